@@ -1,0 +1,69 @@
+/* tessera/autograd.h — reverse-mode automatic differentiation.
+ *
+ * The model of torch.autograd: operations on tensors that require grad record
+ * a graph (each output has a grad_fn); tsr_backward walks it from a root,
+ * most recently created node first, and accumulates gradients into the .grad
+ * of leaves. A version counter shared by a tensor and its views detects
+ * in-place writes to tensors saved for backward (TSR_ERR_AUTOGRAD with
+ * PyTorch's message). Grad mode is per thread.
+ */
+#ifndef TESSERA_AUTOGRAD_H
+#define TESSERA_AUTOGRAD_H
+
+#include "types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* torch.Tensor.requires_grad_(flag) on a leaf. Only floating dtypes can
+ * require grad (TSR_ERR_DTYPE_MISMATCH); turning it off on a non-leaf is
+ * TSR_ERR_AUTOGRAD (use tsr_detach). */
+TSR_API tsr_status tsr_set_requires_grad(tsr_tensor* t, bool requires_grad);
+/* torch.Tensor.requires_grad; false for NULL. */
+TSR_API bool tsr_requires_grad(const tsr_tensor* t);
+/* torch.Tensor.is_leaf: no grad_fn; true for NULL-free tensors not produced
+ * by a recorded op; false for NULL. */
+TSR_API bool tsr_is_leaf(const tsr_tensor* t);
+/* Name of t's grad_fn ("AddBackward0", "MmBackward0", ...) as PyTorch names
+ * it, or NULL for leaves and NULL handles. Static storage. */
+TSR_API const char* tsr_grad_fn_name(const tsr_tensor* t);
+/* torch.Tensor._version: count of in-place writes to t's storage through t or
+ * any view sharing its version counter; -1 for NULL. */
+TSR_API int64_t tsr_version(const tsr_tensor* t);
+
+/* t.grad. *out: a new reference to the gradient tensor, or NULL when t has
+ * no gradient (yet). */
+TSR_API tsr_status tsr_grad(const tsr_tensor* t, tsr_tensor** out);
+/* Sets t.grad = grad (NULL clears it, like `t.grad = None`). grad must have
+ * t's sizes and dtype (TSR_ERR_SHAPE_MISMATCH / TSR_ERR_DTYPE_MISMATCH). */
+TSR_API tsr_status tsr_set_grad(tsr_tensor* t, tsr_tensor* grad);
+/* Fills t.grad with zeros in place if t has one (optimizer.zero_grad with
+ * set_to_none=False); no-op otherwise. */
+TSR_API tsr_status tsr_zero_grad(tsr_tensor* t);
+
+/* torch.Tensor.backward(gradient, retain_graph). gradient may be NULL only
+ * when root has one element (then 1 is used); else it must have root's sizes
+ * (TSR_ERR_SHAPE_MISMATCH). root that does not require grad: TSR_ERR_AUTOGRAD
+ * ("element 0 of tensors does not require grad and does not have a
+ * grad_fn"). A second backward through freed buffers without retain_graph,
+ * or through a tensor modified in place after it was saved:
+ * TSR_ERR_AUTOGRAD with PyTorch's message. On failure no .grad is changed. */
+TSR_API tsr_status tsr_backward(tsr_tensor* root, const tsr_tensor* gradient,
+                                bool retain_graph);
+
+/* torch.Tensor.detach: a view sharing storage and version counter, with no
+ * history and requires_grad false. *out: new reference. */
+TSR_API tsr_status tsr_detach(const tsr_tensor* t, tsr_tensor** out);
+
+/* torch.is_grad_enabled / torch.set_grad_enabled for the calling thread.
+ * tsr_set_grad_enabled returns the previous setting, so a no_grad scope is
+ *   bool prev = tsr_set_grad_enabled(false); ...; tsr_set_grad_enabled(prev);
+ * Never fail. */
+TSR_API bool tsr_is_grad_enabled(void);
+TSR_API bool tsr_set_grad_enabled(bool enabled);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

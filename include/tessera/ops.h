@@ -1,0 +1,99 @@
+/* tessera/ops.h — math on tensors.
+ *
+ * Inputs may have any strides (transposed, sliced, expanded). Binary ops
+ * broadcast with NumPy/PyTorch rules and promote dtypes with PyTorch's
+ * result_type for tensor-tensor operands (bool < integers < floats; int and
+ * float of the same category widen; float16 with bfloat16 gives float32).
+ * Each returns a new contiguous tensor in *out (one reference) unless it is
+ * in place. With grad mode on and an input that requires grad, the output
+ * records a grad_fn (see autograd.h).
+ *
+ * Common statuses, not repeated below:
+ *   TSR_ERR_INVALID_ARGUMENT  NULL handles/out pointers, dims out of range.
+ *   TSR_ERR_SHAPE_MISMATCH    operands that do not broadcast, or matmul sizes
+ *                             that do not agree (message gives both shapes).
+ *   TSR_ERR_DTYPE_MISMATCH    a dtype the op does not take (message says which).
+ *   TSR_ERR_DEVICE_MISMATCH   operands on different devices.
+ *   TSR_ERR_OUT_OF_MEMORY     allocation failed.
+ */
+#ifndef TESSERA_OPS_H
+#define TESSERA_OPS_H
+
+#include "types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- elementwise, broadcasting ----------------------------------------- */
+/* a + b, a - b, a * b. bool operands are TSR_ERR_DTYPE_MISMATCH for sub. */
+TSR_API tsr_status tsr_add(const tsr_tensor* a, const tsr_tensor* b, tsr_tensor** out);
+TSR_API tsr_status tsr_sub(const tsr_tensor* a, const tsr_tensor* b, tsr_tensor** out);
+TSR_API tsr_status tsr_mul(const tsr_tensor* a, const tsr_tensor* b, tsr_tensor** out);
+/* True division, as torch.div: integer operands give float32. */
+TSR_API tsr_status tsr_div(const tsr_tensor* a, const tsr_tensor* b, tsr_tensor** out);
+/* a * scalar and a + scalar keeping a's dtype (for floating a). */
+TSR_API tsr_status tsr_mul_scalar(const tsr_tensor* a, double scalar, tsr_tensor** out);
+TSR_API tsr_status tsr_add_scalar(const tsr_tensor* a, double scalar, tsr_tensor** out);
+
+/* ---- in place (bump the version counter) ------------------------------- *
+ * self must not overlap itself (expand/as_strided views:
+ * TSR_ERR_INVALID_ARGUMENT); a leaf that requires grad with grad mode on is
+ * TSR_ERR_AUTOGRAD ("a leaf Variable that requires grad is being used in an
+ * in-place operation."). */
+/* self += alpha * other, other broadcast to self's sizes and converted to
+ * self's dtype (torch.Tensor.add_(other, alpha=alpha)). Used for SGD steps. */
+TSR_API tsr_status tsr_add_(tsr_tensor* self, const tsr_tensor* other, double alpha);
+/* self *= scalar. */
+TSR_API tsr_status tsr_mul_scalar_(tsr_tensor* self, double scalar);
+/* Every element = value / 0. */
+TSR_API tsr_status tsr_fill_(tsr_tensor* self, double value);
+TSR_API tsr_status tsr_zero_(tsr_tensor* self);
+
+/* ---- unary ------------------------------------------------------------- */
+/* max(x, 0). */
+TSR_API tsr_status tsr_relu(const tsr_tensor* a, tsr_tensor** out);
+/* e^x and natural log; integer/bool inputs give float32 (as torch). */
+TSR_API tsr_status tsr_exp(const tsr_tensor* a, tsr_tensor** out);
+TSR_API tsr_status tsr_log(const tsr_tensor* a, tsr_tensor** out);
+TSR_API tsr_status tsr_neg(const tsr_tensor* a, tsr_tensor** out);
+
+/* ---- linear algebra ---------------------------------------------------- */
+/* torch.matmul for float32/float64 (OpenBLAS): 1-D·1-D dot, 2-D·2-D,
+ * 1-D/2-D mixed, and batched (>2-D, batch dims broadcast). Other dtypes:
+ * TSR_ERR_DTYPE_MISMATCH; different dtypes: TSR_ERR_DTYPE_MISMATCH (as
+ * torch, which does not promote for matmul). */
+TSR_API tsr_status tsr_matmul(const tsr_tensor* a, const tsr_tensor* b, tsr_tensor** out);
+
+/* ---- reductions -------------------------------------------------------- */
+/* Sum / mean over dims (n entries, each in [-ndim, ndim), no repeats);
+ * n == 0 reduces over all dims. keepdim keeps reduced dims as size 1.
+ * sum: bool/integer inputs give int64 (as torch); mean: floating only
+ * (else TSR_ERR_DTYPE_MISMATCH, as torch). */
+TSR_API tsr_status tsr_sum(const tsr_tensor* a, int64_t n, const int64_t* dims, bool keepdim,
+                           tsr_tensor** out);
+TSR_API tsr_status tsr_mean(const tsr_tensor* a, int64_t n, const int64_t* dims, bool keepdim,
+                            tsr_tensor** out);
+/* torch.max(a, dim, keepdim): values (a's dtype) and indices (int64) of the
+ * first maximum along dim. NaN is the maximum, as torch. Either out pointer
+ * may be NULL if not wanted (not both). Empty dim: TSR_ERR_SHAPE_MISMATCH. */
+TSR_API tsr_status tsr_max_dim(const tsr_tensor* a, int64_t dim, bool keepdim,
+                               tsr_tensor** values, tsr_tensor** indices);
+/* torch.max(a): largest element as a 0-dim tensor. Empty: TSR_ERR_SHAPE_MISMATCH. */
+TSR_API tsr_status tsr_max(const tsr_tensor* a, tsr_tensor** out);
+/* torch.argmax(a, dim, keepdim) as int64. */
+TSR_API tsr_status tsr_argmax(const tsr_tensor* a, int64_t dim, bool keepdim, tsr_tensor** out);
+
+/* ---- neural-network functions ----------------------------------------- */
+/* torch.log_softmax(a, dim), floating a. Numerically stable (max-shifted). */
+TSR_API tsr_status tsr_log_softmax(const tsr_tensor* a, int64_t dim, tsr_tensor** out);
+/* torch.nn.functional.cross_entropy(logits, target) with reduction "mean":
+ * logits [N, C] floating, target [N] int64 class indices in [0, C)
+ * (TSR_ERR_INDEX_OUT_OF_RANGE otherwise). Result: 0-dim tensor. */
+TSR_API tsr_status tsr_cross_entropy(const tsr_tensor* logits, const tsr_tensor* target,
+                                     tsr_tensor** out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

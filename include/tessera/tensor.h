@@ -1,0 +1,165 @@
+/* tessera/tensor.h — tensors and storages: handles, queries, factories,
+ * element access.
+ *
+ * A tensor is (storage, storage_offset, sizes, strides, dtype, device), the
+ * model of torch.Tensor. Sizes and strides count elements; storage_offset
+ * counts elements from the start of the storage. Shapes go in as
+ * (int64_t ndim, const int64_t* sizes), copied on entry; ndim may be 0 (a
+ * scalar) and then sizes may be NULL. Strides NULL means contiguous.
+ *
+ * Common statuses, not repeated below:
+ *   TSR_ERR_INVALID_ARGUMENT  a NULL handle/out pointer, ndim < 0 or > 64,
+ *                             a negative size, an unknown enum value, or an
+ *                             element/byte count that overflows int64_t.
+ *   TSR_ERR_UNSUPPORTED       device_type other than TSR_DEVICE_CPU, or
+ *                             device_index other than 0, in this build.
+ *   TSR_ERR_OUT_OF_MEMORY     the allocator could not provide the bytes.
+ * Out parameters are written only on TSR_OK.
+ */
+#ifndef TESSERA_TENSOR_H
+#define TESSERA_TENSOR_H
+
+#include "types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- reference counting ------------------------------------------------ */
+
+/* Adds one reference. NULL is ignored. Thread-safe. */
+TSR_API void tsr_tensor_retain(tsr_tensor* t);
+/* Drops one reference; the last one frees the handle, and the storage when no
+ * other tensor uses it. NULL is ignored. Thread-safe (finalizer threads). */
+TSR_API void tsr_tensor_release(tsr_tensor* t);
+TSR_API void tsr_storage_retain(tsr_storage* s);
+TSR_API void tsr_storage_release(tsr_storage* s);
+
+/* ---- tensor queries ---------------------------------------------------- *
+ * Queries never allocate. On a NULL handle they record
+ * TSR_ERR_INVALID_ARGUMENT and return the sentinel named in each line. */
+
+/* Number of dims; -1 for NULL. */
+TSR_API int64_t tsr_tensor_ndim(const tsr_tensor* t);
+/* Sizes, ndim entries, in elements. Borrowed: valid while t lives (a tensor's
+ * sizes never change). Never NULL for a live tensor, also when ndim == 0.
+ * NULL for a NULL handle. */
+TSR_API const int64_t* tsr_tensor_sizes(const tsr_tensor* t);
+/* Strides, ndim entries, in elements. Borrowed like sizes. */
+TSR_API const int64_t* tsr_tensor_strides(const tsr_tensor* t);
+/* Size / stride of one dim; dim may be negative (counts from the end).
+ * Status TSR_ERR_INVALID_ARGUMENT when dim is out of range. */
+TSR_API tsr_status tsr_tensor_size(const tsr_tensor* t, int64_t dim, int64_t* out);
+TSR_API tsr_status tsr_tensor_stride(const tsr_tensor* t, int64_t dim, int64_t* out);
+/* Offset of element [0,...,0] from the storage start, in elements; -1 for NULL. */
+TSR_API int64_t tsr_tensor_storage_offset(const tsr_tensor* t);
+/* Product of sizes (1 for a scalar); -1 for NULL. */
+TSR_API int64_t tsr_tensor_numel(const tsr_tensor* t);
+/* Bytes per element; -1 for NULL. */
+TSR_API int64_t tsr_tensor_element_size(const tsr_tensor* t);
+/* numel * element_size, in bytes (what a contiguous copy occupies); -1 for NULL. */
+TSR_API int64_t tsr_tensor_nbytes(const tsr_tensor* t);
+/* dtype; (tsr_dtype)-1 for NULL. */
+TSR_API tsr_dtype tsr_tensor_dtype(const tsr_tensor* t);
+/* Device type; (tsr_device_type)-1 for NULL. */
+TSR_API tsr_device_type tsr_tensor_device_type(const tsr_tensor* t);
+/* Device index (0 for CPU); -1 for NULL. */
+TSR_API int32_t tsr_tensor_device_index(const tsr_tensor* t);
+/* Address of element [0,...,0] (storage data + storage_offset*element_size).
+ * Borrowed: valid while t or another user of its storage lives. May be NULL
+ * for a tensor over an empty storage, and for a NULL handle. */
+TSR_API void* tsr_tensor_data_ptr(const tsr_tensor* t);
+
+/* The storage under t. *out: new reference. */
+TSR_API tsr_status tsr_tensor_storage(const tsr_tensor* t, tsr_storage** out);
+/* Storage size in bytes; -1 for NULL. */
+TSR_API int64_t tsr_storage_nbytes(const tsr_storage* s);
+/* Start of the storage's memory. Borrowed: valid while s lives. */
+TSR_API void* tsr_storage_data_ptr(const tsr_storage* s);
+/* Device type of the storage; (tsr_device_type)-1 for NULL. */
+TSR_API tsr_device_type tsr_storage_device_type(const tsr_storage* s);
+/* Number of tensors (not handles) currently using the storage, like
+ * torch's storage use_count minus the storage handles; -1 for NULL. */
+TSR_API int64_t tsr_storage_use_count(const tsr_storage* s);
+
+/* ---- factories --------------------------------------------------------- *
+ * Each returns a new tensor in *out (one reference), requires_grad false.
+ * Semantics of torch.empty/zeros/ones/full/arange/empty_strided. */
+
+/* Uninitialised tensor. memory_format: TSR_CONTIGUOUS_FORMAT, or
+ * TSR_CHANNELS_LAST (ndim must be 4) / TSR_CHANNELS_LAST_3D (ndim must be 5);
+ * TSR_PRESERVE_FORMAT is TSR_ERR_INVALID_ARGUMENT, as in torch.empty. */
+TSR_API tsr_status tsr_empty(int64_t ndim, const int64_t* sizes, tsr_dtype dtype,
+                             tsr_memory_format memory_format,
+                             tsr_device_type device_type, int32_t device_index,
+                             tsr_tensor** out);
+/* Uninitialised tensor with the given strides (elements, may be 0 or any
+ * order; negative is TSR_ERR_INVALID_ARGUMENT). Storage holds exactly the
+ * elements the strides reach, as torch.empty_strided. */
+TSR_API tsr_status tsr_empty_strided(int64_t ndim, const int64_t* sizes,
+                                     const int64_t* strides, tsr_dtype dtype,
+                                     tsr_device_type device_type, int32_t device_index,
+                                     tsr_tensor** out);
+TSR_API tsr_status tsr_zeros(int64_t ndim, const int64_t* sizes, tsr_dtype dtype,
+                             tsr_device_type device_type, int32_t device_index,
+                             tsr_tensor** out);
+TSR_API tsr_status tsr_ones(int64_t ndim, const int64_t* sizes, tsr_dtype dtype,
+                            tsr_device_type device_type, int32_t device_index,
+                            tsr_tensor** out);
+/* Every element = value converted to dtype (C conversion; bool: value != 0). */
+TSR_API tsr_status tsr_full(int64_t ndim, const int64_t* sizes, double value,
+                            tsr_dtype dtype, tsr_device_type device_type,
+                            int32_t device_index, tsr_tensor** out);
+/* 1-D tensor [start, start+step, ...) below end (above end if step < 0);
+ * length ceil((end-start)/step), as torch.arange. step == 0, a non-finite
+ * bound, or a direction that never reaches end with elements:
+ * TSR_ERR_INVALID_ARGUMENT. */
+TSR_API tsr_status tsr_arange(double start, double end, double step, tsr_dtype dtype,
+                              tsr_device_type device_type, int32_t device_index,
+                              tsr_tensor** out);
+/* Contiguous tensor holding a copy of data: C-order, native-endian elements of
+ * dtype. nbytes must equal numel*element_size, else TSR_ERR_SHAPE_MISMATCH.
+ * data may be NULL only when nbytes == 0. CPU. */
+TSR_API tsr_status tsr_from_data(const void* data, size_t nbytes, int64_t ndim,
+                                 const int64_t* sizes, tsr_dtype dtype, tsr_tensor** out);
+/* Tensor over caller memory, no copy (torch.from_blob). strides NULL means
+ * contiguous; storage_offset is 0 and the storage spans the elements the
+ * strides reach. deleter (may be NULL) runs exactly once with (data, ctx):
+ * when the storage dies, or before this function returns a failure. */
+TSR_API tsr_status tsr_from_blob(void* data, int64_t ndim, const int64_t* sizes,
+                                 const int64_t* strides, tsr_dtype dtype,
+                                 tsr_device_type device_type, tsr_deleter deleter,
+                                 void* ctx, tsr_tensor** out);
+
+/* ---- element access ---------------------------------------------------- */
+
+/* Value of a one-element tensor (any ndim) converted to double / int64
+ * (C conversion, truncation toward zero for floats; NaN/inf to int64 is
+ * TSR_ERR_INVALID_ARGUMENT). numel != 1: TSR_ERR_SHAPE_MISMATCH
+ * ("a Tensor with N elements cannot be converted to Scalar"). torch.item. */
+TSR_API tsr_status tsr_item_double(const tsr_tensor* t, double* out);
+TSR_API tsr_status tsr_item_int64(const tsr_tensor* t, int64_t* out);
+/* Read / write one element at index (ndim entries, negative counts from the
+ * end like Python). Index count != t's ndim: TSR_ERR_INVALID_ARGUMENT; an
+ * entry outside its size: TSR_ERR_INDEX_OUT_OF_RANGE. Writes convert value
+ * to t's dtype and bump t's version counter; a write into a tensor that
+ * requires grad (leaf) while grad mode is on is TSR_ERR_AUTOGRAD. */
+TSR_API tsr_status tsr_get_double(const tsr_tensor* t, int64_t ndim, const int64_t* index,
+                                  double* out);
+TSR_API tsr_status tsr_set_double(tsr_tensor* t, int64_t ndim, const int64_t* index,
+                                  double value);
+TSR_API tsr_status tsr_get_int64(const tsr_tensor* t, int64_t ndim, const int64_t* index,
+                                 int64_t* out);
+TSR_API tsr_status tsr_set_int64(tsr_tensor* t, int64_t ndim, const int64_t* index,
+                                 int64_t value);
+/* Copies t's elements, whatever its strides, into dst as a C-order array of
+ * t's dtype. needed_bytes (may be NULL) receives nbytes(t) always, so a call
+ * with capacity 0 asks for the size. capacity_bytes < nbytes(t):
+ * TSR_ERR_INVALID_ARGUMENT and nothing is written to dst. */
+TSR_API tsr_status tsr_copy_to_buffer(const tsr_tensor* t, void* dst, size_t capacity_bytes,
+                                      size_t* needed_bytes);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

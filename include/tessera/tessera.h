@@ -1,0 +1,19 @@
+/* tessera/tessera.h — the whole public C API of tessera.
+ *
+ * tessera: tensors with PyTorch's semantics (storage, views, strides,
+ * memory formats, autograd, caching allocator, safe save/load) behind a stable
+ * C ABI. See README.md for a tour; each sibling header documents its area. */
+#ifndef TESSERA_TESSERA_H
+#define TESSERA_TESSERA_H
+
+#include "types.h"
+#include "version.h"
+#include "error.h"
+#include "tensor.h"
+#include "views.h"
+#include "layout.h"
+#include "random.h"
+#include "ops.h"
+#include "autograd.h"
+
+#endif

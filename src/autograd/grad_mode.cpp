@@ -1,0 +1,13 @@
+#include "autograd/grad_mode.h"
+
+namespace tsr::autograd {
+namespace {
+thread_local bool t_grad_enabled = true;
+}
+bool is_grad_enabled() { return t_grad_enabled; }
+bool set_grad_enabled(bool enabled) {
+  bool prev = t_grad_enabled;
+  t_grad_enabled = enabled;
+  return prev;
+}
+}  // namespace tsr::autograd

@@ -1,0 +1,105 @@
+#include "autograd/node.h"
+
+#include <atomic>
+
+#include "autograd/grad_mode.h"
+
+namespace tsr::autograd {
+
+namespace {
+std::atomic<uint64_t> g_next_sequence_nr{0};
+}
+
+Node::Node() : sequence_nr(g_next_sequence_nr.fetch_add(1, std::memory_order_relaxed)) {}
+
+SavedVariable::SavedVariable(const Tensor& t) {
+  if (!t.defined()) return;
+  data_ = detach(t);
+  saved_version_ = t.version();
+}
+
+Tensor SavedVariable::unpack(const Node& owner) const {
+  TSR_CHECK(!released_, TSR_ERR_AUTOGRAD,
+            "Trying to backward through the graph a second time (or directly access saved "
+            "tensors after they have already been freed). Saved intermediate values of the graph "
+            "are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if "
+            "you need to backward through the graph a second time.");
+  if (!data_.defined()) return data_;
+  int64_t now = data_.version();
+  TSR_CHECK(now == saved_version_, TSR_ERR_AUTOGRAD,
+            "one of the variables needed for gradient computation has been modified by an "
+            "inplace operation: [", dtype_name(data_.dtype()), " ", data_.sizes(),
+            "], which is output 0 of ", owner.name(), ", is at version ", now, "; expected version ",
+            saved_version_, " instead.");
+  return data_;
+}
+
+bool requires_grad(const Tensor& t) {
+  auto* m = t.impl()->autograd.get();
+  return m && (m->requires_grad || m->grad_fn);
+}
+
+bool is_leaf(const Tensor& t) {
+  auto* m = t.impl()->autograd.get();
+  return !m || !m->grad_fn;
+}
+
+const std::shared_ptr<Node>& grad_fn(const Tensor& t) {
+  static const std::shared_ptr<Node> none;
+  auto* m = t.impl()->autograd.get();
+  return m ? m->grad_fn : none;
+}
+
+Edge gradient_edge(const Tensor& t) {
+  auto* m = t.impl()->autograd.get();
+  if (!m) return {};
+  if (m->grad_fn) return {m->grad_fn, m->output_nr};
+  if (!m->requires_grad) return {};
+  auto acc = m->grad_accumulator.lock();
+  if (!acc) {
+    acc = std::make_shared<AccumulateGrad>(t.impl_ptr());
+    acc->outputs.push_back({t.sizes(), t.dtype()});
+    m->grad_accumulator = acc;
+  }
+  return {acc, 0};
+}
+
+bool any_requires_grad(std::initializer_list<const Tensor*> inputs) {
+  if (!is_grad_enabled()) return false;
+  for (const Tensor* t : inputs)
+    if (t && t->defined() && requires_grad(*t)) return true;
+  return false;
+}
+
+void set_history(const std::shared_ptr<Node>& node, std::initializer_list<const Tensor*> inputs,
+                 std::initializer_list<const Tensor*> outputs) {
+  for (const Tensor* t : inputs) node->next_edges.push_back(t && t->defined() ? gradient_edge(*t) : Edge{});
+  uint32_t nr = 0;
+  for (const Tensor* t : outputs) {
+    auto& meta = t->impl()->autograd;
+    if (!meta) meta = std::make_shared<AutogradMeta>();
+    meta->grad_fn = node;
+    meta->output_nr = nr++;
+    node->outputs.push_back({t->sizes(), t->dtype()});
+  }
+}
+
+void set_requires_grad(const Tensor& t, bool flag) {
+  auto& meta = t.impl()->autograd;
+  if (!meta) {
+    if (!flag) return;
+    meta = std::make_shared<AutogradMeta>();
+  }
+  TSR_CHECK(!meta->grad_fn || flag, TSR_ERR_AUTOGRAD,
+            "you can only change requires_grad flags of leaf variables. If you want to use a "
+            "computed variable in a subgraph that doesn't require differentiation use "
+            "var_no_grad = var.detach().");
+  if (meta->grad_fn) return;  // non-leaf already requires grad
+  TSR_CHECK(!flag || is_floating(t.dtype()), TSR_ERR_DTYPE_MISMATCH,
+            "only Tensors of floating point dtype can require gradients, got ", dtype_name(t.dtype()));
+  meta->requires_grad = flag;
+}
+
+Tensor detach(const Tensor& t) { return make_view(t, t.sizes(), t.strides(), t.storage_offset()); }
+
+}  // namespace tsr::autograd

@@ -1,0 +1,103 @@
+// The autograd graph, modelled on torch/csrc/autograd: a Node computes the
+// gradients of its inputs from the gradients of its outputs; its next_edges
+// say where each input gradient flows (the producing node and which of its
+// outputs, or a leaf's AccumulateGrad). Tensors hold their history in
+// AutogradMeta (grad_fn + output_nr, or requires_grad + grad for leaves).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/tensor.h"
+
+namespace tsr::autograd {
+
+struct Node;
+
+struct Edge {
+  std::shared_ptr<Node> fn;
+  uint32_t input_nr = 0;
+  bool valid() const { return fn != nullptr; }
+};
+
+// Shape and dtype of one output of a node: lets the engine make a zero
+// gradient for an output nobody used.
+struct OutputMeta {
+  Shape sizes;
+  tsr_dtype dtype;
+};
+
+struct Node {
+  Node();
+  virtual ~Node() = default;
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+
+  // grads[i] is the gradient of output i (always defined: the engine fills
+  // zeros). Returns one gradient per next_edge (undefined = no gradient).
+  virtual std::vector<Tensor> apply(std::vector<Tensor> grads) = 0;
+  // PyTorch's class name, "MulBackward0".
+  virtual const char* name() const = 0;
+  // Frees saved tensors (after backward without retain_graph).
+  virtual void release_saved() {}
+
+  uint64_t sequence_nr;  // creation order: the engine runs newest first
+  std::vector<Edge> next_edges;
+  std::vector<OutputMeta> outputs;
+};
+
+// A leaf's gradient sink: the engine adds what reaches it into .grad.
+struct AccumulateGrad final : Node {
+  explicit AccumulateGrad(std::shared_ptr<TensorImpl> leaf) : variable(std::move(leaf)) {}
+  std::vector<Tensor> apply(std::vector<Tensor> grads) override { return {}; }
+  const char* name() const override { return "AccumulateGrad"; }
+  std::shared_ptr<TensorImpl> variable;
+};
+
+struct AutogradMeta {
+  bool requires_grad = false;   // leaves only; non-leaves require grad via grad_fn
+  Tensor grad;
+  std::shared_ptr<Node> grad_fn;
+  uint32_t output_nr = 0;
+  std::weak_ptr<AccumulateGrad> grad_accumulator;
+};
+
+// A tensor kept for backward: holds the data without its history (no cycle
+// through the output's own grad_fn) and the version seen at save time.
+class SavedVariable {
+ public:
+  SavedVariable() = default;
+  explicit SavedVariable(const Tensor& t);
+  // The saved data; TSR_ERR_AUTOGRAD if freed by an earlier backward or
+  // modified in place since it was saved (PyTorch's messages).
+  Tensor unpack(const Node& owner) const;
+  void reset() { data_ = Tensor(); released_ = true; }
+  bool defined() const { return data_.defined() || released_; }
+
+ private:
+  Tensor data_;
+  int64_t saved_version_ = 0;
+  bool released_ = false;
+};
+
+// ---- queries and graph wiring used by the ops layer ----------------------
+
+bool requires_grad(const Tensor& t);   // leaf flag or has grad_fn
+bool is_leaf(const Tensor& t);
+const std::shared_ptr<Node>& grad_fn(const Tensor& t);
+// Edge a gradient for t flows along: its grad_fn output, or its leaf's
+// AccumulateGrad (created on first use), or invalid if t needs no grad.
+Edge gradient_edge(const Tensor& t);
+// True when grad mode is on and any input requires grad.
+bool any_requires_grad(std::initializer_list<const Tensor*> inputs);
+// Wires node: next_edges from inputs, then marks each output as produced
+// by node (output_nr = position).
+void set_history(const std::shared_ptr<Node>& node, std::initializer_list<const Tensor*> inputs,
+                 std::initializer_list<const Tensor*> outputs);
+void set_requires_grad(const Tensor& t, bool flag);
+// A new tensor sharing t's storage and version counter, without history.
+Tensor detach(const Tensor& t);
+
+}  // namespace tsr::autograd

@@ -1,0 +1,333 @@
+// C API: handle lifetime, queries, factories, element access (tensor.h).
+#include <cmath>
+#include <cstring>
+
+#include <tessera/tensor.h>
+
+#include "capi/barrier.h"
+#include "capi/handles.h"
+#include "core/factory.h"
+#include "core/layout.h"
+#include "kernels/copy.h"
+#include "ops/inplace.h"
+
+using namespace tsr;
+using namespace tsr::capi;
+
+TSR_EXTERN void tsr_tensor_retain(tsr_tensor* t) { retain(t); }
+TSR_EXTERN void tsr_tensor_release(tsr_tensor* t) { release(t); }
+TSR_EXTERN void tsr_storage_retain(tsr_storage* s) { retain(s); }
+TSR_EXTERN void tsr_storage_release(tsr_storage* s) { release(s); }
+
+// ---- queries ---------------------------------------------------------------
+
+namespace {
+template <typename R, typename Fn>
+R query(const tsr_tensor* t, R fallback, Fn&& fn) {
+  return guarded_value<R>(fallback, [&]() -> R { return fn(tensor_of(t)); });
+}
+// A non-NULL pointer for the sizes/strides of 0-dim tensors.
+const int64_t kNoDims[1] = {0};
+const int64_t* shape_ptr(const Shape& s) { return s.empty() ? kNoDims : s.data(); }
+}  // namespace
+
+TSR_EXTERN int64_t tsr_tensor_ndim(const tsr_tensor* t) {
+  return query<int64_t>(t, -1, [](const Tensor& x) { return x.ndim(); });
+}
+TSR_EXTERN const int64_t* tsr_tensor_sizes(const tsr_tensor* t) {
+  return query<const int64_t*>(t, nullptr, [](const Tensor& x) { return shape_ptr(x.sizes()); });
+}
+TSR_EXTERN const int64_t* tsr_tensor_strides(const tsr_tensor* t) {
+  return query<const int64_t*>(t, nullptr, [](const Tensor& x) { return shape_ptr(x.strides()); });
+}
+TSR_EXTERN tsr_status tsr_tensor_size(const tsr_tensor* t, int64_t dim, int64_t* out) {
+  return guarded([&] {
+    const Tensor& x = tensor_of(t);
+    require(out, "out");
+    TSR_CHECK(x.ndim() > 0, TSR_ERR_INVALID_ARGUMENT, "size(): a 0-dim tensor has no dims");
+    *out = x.size(dim);
+  });
+}
+TSR_EXTERN tsr_status tsr_tensor_stride(const tsr_tensor* t, int64_t dim, int64_t* out) {
+  return guarded([&] {
+    const Tensor& x = tensor_of(t);
+    require(out, "out");
+    TSR_CHECK(x.ndim() > 0, TSR_ERR_INVALID_ARGUMENT, "stride(): a 0-dim tensor has no dims");
+    *out = x.stride(dim);
+  });
+}
+TSR_EXTERN int64_t tsr_tensor_storage_offset(const tsr_tensor* t) {
+  return query<int64_t>(t, -1, [](const Tensor& x) { return x.storage_offset(); });
+}
+TSR_EXTERN int64_t tsr_tensor_numel(const tsr_tensor* t) {
+  return query<int64_t>(t, -1, [](const Tensor& x) { return x.numel(); });
+}
+TSR_EXTERN int64_t tsr_tensor_element_size(const tsr_tensor* t) {
+  return query<int64_t>(t, -1, [](const Tensor& x) { return x.element_size(); });
+}
+TSR_EXTERN int64_t tsr_tensor_nbytes(const tsr_tensor* t) {
+  return query<int64_t>(t, -1, [](const Tensor& x) { return x.nbytes(); });
+}
+TSR_EXTERN tsr_dtype tsr_tensor_dtype(const tsr_tensor* t) {
+  return query<tsr_dtype>(t, tsr_dtype(-1), [](const Tensor& x) { return x.dtype(); });
+}
+TSR_EXTERN tsr_device_type tsr_tensor_device_type(const tsr_tensor* t) {
+  return query<tsr_device_type>(t, tsr_device_type(-1), [](const Tensor& x) { return x.device(); });
+}
+TSR_EXTERN int32_t tsr_tensor_device_index(const tsr_tensor* t) {
+  return query<int32_t>(t, -1, [](const Tensor&) { return 0; });
+}
+TSR_EXTERN void* tsr_tensor_data_ptr(const tsr_tensor* t) {
+  return query<void*>(t, nullptr, [](const Tensor& x) { return x.data_ptr(); });
+}
+
+TSR_EXTERN tsr_status tsr_tensor_storage(const tsr_tensor* t, tsr_storage** out) {
+  return guarded([&] {
+    const Tensor& x = tensor_of(t);
+    require(out, "out");
+    *out = new tsr_storage(x.storage());
+  });
+}
+TSR_EXTERN int64_t tsr_storage_nbytes(const tsr_storage* s) {
+  return guarded_value<int64_t>(-1, [&] { return require(s, "storage")->storage->nbytes(); });
+}
+TSR_EXTERN void* tsr_storage_data_ptr(const tsr_storage* s) {
+  return guarded_value<void*>(nullptr, [&] { return require(s, "storage")->storage->data(); });
+}
+TSR_EXTERN tsr_device_type tsr_storage_device_type(const tsr_storage* s) {
+  return guarded_value<tsr_device_type>(tsr_device_type(-1),
+                                        [&] { return require(s, "storage")->storage->device(); });
+}
+TSR_EXTERN int64_t tsr_storage_use_count(const tsr_storage* s) {
+  return guarded_value<int64_t>(-1, [&] { return require(s, "storage")->storage->use_count(); });
+}
+
+// ---- factories -------------------------------------------------------------
+
+TSR_EXTERN tsr_status tsr_empty(int64_t ndim, const int64_t* sizes, tsr_dtype dtype,
+                                tsr_memory_format fmt, tsr_device_type device_type,
+                                int32_t device_index, tsr_tensor** out) {
+  return guarded([&] {
+    Shape s = sizes_arg(ndim, sizes);
+    require(out, "out");
+    check_dtype(dtype);
+    check_memory_format(fmt);
+    check_device(device_type, device_index);
+    emit(out, empty(s, dtype, fmt, device_type));
+  });
+}
+
+TSR_EXTERN tsr_status tsr_empty_strided(int64_t ndim, const int64_t* sizes, const int64_t* strides,
+                                        tsr_dtype dtype, tsr_device_type device_type,
+                                        int32_t device_index, tsr_tensor** out) {
+  return guarded([&] {
+    Shape s = sizes_arg(ndim, sizes);
+    Shape st = strides ? shape_from(ndim, strides, "strides", false) : contiguous_strides(s);
+    require(out, "out");
+    check_dtype(dtype);
+    check_device(device_type, device_index);
+    emit(out, empty_strided(s, st, dtype, device_type));
+  });
+}
+
+namespace {
+tsr_status filled(int64_t ndim, const int64_t* sizes, double value, tsr_dtype dtype,
+                  tsr_device_type device_type, int32_t device_index, tsr_tensor** out) {
+  return guarded([&] {
+    Shape s = sizes_arg(ndim, sizes);
+    require(out, "out");
+    check_dtype(dtype);
+    check_device(device_type, device_index);
+    Tensor t = empty(s, dtype, TSR_CONTIGUOUS_FORMAT, device_type);
+    kernels::fill(t, value);
+    emit(out, t);
+  });
+}
+}  // namespace
+
+TSR_EXTERN tsr_status tsr_zeros(int64_t ndim, const int64_t* sizes, tsr_dtype dtype,
+                                tsr_device_type dt, int32_t di, tsr_tensor** out) {
+  return filled(ndim, sizes, 0.0, dtype, dt, di, out);
+}
+TSR_EXTERN tsr_status tsr_ones(int64_t ndim, const int64_t* sizes, tsr_dtype dtype,
+                               tsr_device_type dt, int32_t di, tsr_tensor** out) {
+  return filled(ndim, sizes, 1.0, dtype, dt, di, out);
+}
+TSR_EXTERN tsr_status tsr_full(int64_t ndim, const int64_t* sizes, double value, tsr_dtype dtype,
+                               tsr_device_type dt, int32_t di, tsr_tensor** out) {
+  return filled(ndim, sizes, value, dtype, dt, di, out);
+}
+
+TSR_EXTERN tsr_status tsr_arange(double start, double end, double step, tsr_dtype dtype,
+                                 tsr_device_type dt, int32_t di, tsr_tensor** out) {
+  return guarded([&] {
+    require(out, "out");
+    check_dtype(dtype);
+    check_device(dt, di);
+    TSR_CHECK(std::isfinite(start) && std::isfinite(end), TSR_ERR_INVALID_ARGUMENT,
+              "unsupported range: ", start, " -> ", end);
+    TSR_CHECK(step != 0 && std::isfinite(step), TSR_ERR_INVALID_ARGUMENT, "step must be nonzero");
+    TSR_CHECK((step > 0 && end >= start) || (step < 0 && end <= start), TSR_ERR_INVALID_ARGUMENT,
+              "upper bound and larger bound inconsistent with step sign");
+    double n = std::ceil((end - start) / step);
+    TSR_CHECK(n < 9.0e18, TSR_ERR_INVALID_ARGUMENT, "arange: too many elements (", n, ")");
+    int64_t len = int64_t(n);
+    Tensor t = empty({len}, dtype, TSR_CONTIGUOUS_FORMAT, dt);
+    dispatch_all(dtype, [&]<typename T>() {
+      T* p = t.data<T>();
+      for (int64_t i = 0; i < len; ++i) p[i] = convert<T>(start + double(i) * step);
+    });
+    emit(out, t);
+  });
+}
+
+TSR_EXTERN tsr_status tsr_from_data(const void* data, size_t nbytes, int64_t ndim,
+                                    const int64_t* sizes, tsr_dtype dtype, tsr_tensor** out) {
+  return guarded([&] {
+    Shape s = sizes_arg(ndim, sizes);
+    require(out, "out");
+    check_dtype(dtype);
+    int64_t need = checked_mul(checked_numel(s), element_size(dtype), "bytes");
+    TSR_CHECK(uint64_t(need) == nbytes, TSR_ERR_SHAPE_MISMATCH, "from_data: sizes ", s, " of ",
+              dtype_name(dtype), " need ", need, " bytes, got ", nbytes);
+    TSR_CHECK(data || nbytes == 0, TSR_ERR_INVALID_ARGUMENT, "data is NULL");
+    Tensor t = empty(s, dtype);
+    if (nbytes) std::memcpy(t.data_ptr(), data, nbytes);
+    emit(out, t);
+  });
+}
+
+TSR_EXTERN tsr_status tsr_from_blob(void* data, int64_t ndim, const int64_t* sizes,
+                                    const int64_t* strides, tsr_dtype dtype,
+                                    tsr_device_type device_type, tsr_deleter deleter, void* ctx,
+                                    tsr_tensor** out) {
+  // The deleter runs exactly once on every path: before the hand-over this
+  // function runs it on failure; after it, the Storage owns the memory and its
+  // destructor runs it (also when from_blob or emit throws).
+  bool handed_over = false;
+  tsr_status st = guarded([&] {
+    Shape s = sizes_arg(ndim, sizes);
+    Shape st_shape;
+    if (strides) st_shape = shape_from(ndim, strides, "strides", false);
+    require(out, "out");
+    handed_over = true;
+    emit(out, from_blob(data, s, strides ? &st_shape : nullptr, dtype, device_type, deleter, ctx));
+  });
+  if (!handed_over && deleter) deleter(data, ctx);
+  return st;
+}
+
+// ---- element access --------------------------------------------------------
+
+namespace {
+void float_to_int_check(double v) {
+  TSR_CHECK(std::isfinite(v), TSR_ERR_INVALID_ARGUMENT, "cannot convert ", v, " to int64");
+}
+
+// Byte address of t[index...] after bounds checks.
+char* element_address(const Tensor& t, int64_t n, const int64_t* index) {
+  TSR_CHECK(n == t.ndim(), TSR_ERR_INVALID_ARGUMENT, "expected ", t.ndim(), " indices, got ", n);
+  TSR_CHECK(n == 0 || index, TSR_ERR_INVALID_ARGUMENT, "index is NULL");
+  TSR_CHECK(t.numel() > 0, TSR_ERR_INDEX_OUT_OF_RANGE, "tensor of sizes ", t.sizes(),
+            " has no elements");
+  int64_t off = 0;
+  for (int64_t d = 0; d < n; ++d) {
+    int64_t i = index[d], size = t.sizes()[d];
+    TSR_CHECK(i >= -size && i < size, TSR_ERR_INDEX_OUT_OF_RANGE, "index ", i,
+              " is out of bounds for dimension ", d, " with size ", size);
+    off += (i < 0 ? i + size : i) * t.strides()[d];
+  }
+  return static_cast<char*>(t.data_ptr()) + off * t.element_size();
+}
+
+template <typename V>
+V read_as(const Tensor& t, const char* p) {
+  return dispatch_all(t.dtype(), [&]<typename T>() -> V {
+    T v;
+    std::memcpy(&v, p, sizeof(T));
+    if constexpr (std::is_same_v<V, int64_t> && !std::is_integral_v<T>) {
+      float_to_int_check(double(compute_t<T>(v)));
+    }
+    return convert<V>(v);
+  });
+}
+
+template <typename V>
+void write_as(const Tensor& t, char* p, V value) {
+  dispatch_all(t.dtype(), [&]<typename T>() {
+    T v = convert<T>(value);
+    std::memcpy(p, &v, sizeof(T));
+  });
+}
+
+void check_one_element(const Tensor& t) {
+  TSR_CHECK(t.numel() == 1, TSR_ERR_SHAPE_MISMATCH, "a Tensor with ", t.numel(),
+            " elements cannot be converted to Scalar");
+}
+}  // namespace
+
+TSR_EXTERN tsr_status tsr_item_double(const tsr_tensor* t, double* out) {
+  return guarded([&] {
+    const Tensor& x = tensor_of(t);
+    require(out, "out");
+    check_one_element(x);
+    *out = read_as<double>(x, static_cast<const char*>(x.data_ptr()));
+  });
+}
+TSR_EXTERN tsr_status tsr_item_int64(const tsr_tensor* t, int64_t* out) {
+  return guarded([&] {
+    const Tensor& x = tensor_of(t);
+    require(out, "out");
+    check_one_element(x);
+    *out = read_as<int64_t>(x, static_cast<const char*>(x.data_ptr()));
+  });
+}
+TSR_EXTERN tsr_status tsr_get_double(const tsr_tensor* t, int64_t n, const int64_t* index,
+                                     double* out) {
+  return guarded([&] {
+    const Tensor& x = tensor_of(t);
+    require(out, "out");
+    *out = read_as<double>(x, element_address(x, n, index));
+  });
+}
+TSR_EXTERN tsr_status tsr_get_int64(const tsr_tensor* t, int64_t n, const int64_t* index,
+                                    int64_t* out) {
+  return guarded([&] {
+    const Tensor& x = tensor_of(t);
+    require(out, "out");
+    *out = read_as<int64_t>(x, element_address(x, n, index));
+  });
+}
+TSR_EXTERN tsr_status tsr_set_double(tsr_tensor* t, int64_t n, const int64_t* index, double v) {
+  return guarded([&] {
+    const Tensor& x = tensor_of(t);
+    char* p = element_address(x, n, index);
+    ops::check_inplace_allowed(x, "set_double");
+    write_as<double>(x, p, v);
+    x.bump_version();
+  });
+}
+TSR_EXTERN tsr_status tsr_set_int64(tsr_tensor* t, int64_t n, const int64_t* index, int64_t v) {
+  return guarded([&] {
+    const Tensor& x = tensor_of(t);
+    char* p = element_address(x, n, index);
+    ops::check_inplace_allowed(x, "set_int64");
+    write_as<int64_t>(x, p, v);
+    x.bump_version();
+  });
+}
+
+TSR_EXTERN tsr_status tsr_copy_to_buffer(const tsr_tensor* t, void* dst, size_t capacity,
+                                         size_t* needed) {
+  return guarded([&] {
+    const Tensor& x = tensor_of(t);
+    size_t need = size_t(x.nbytes());
+    if (needed) *needed = need;
+    TSR_CHECK(capacity >= need, TSR_ERR_INVALID_ARGUMENT, "copy_to_buffer: buffer holds ", capacity,
+              " bytes, the tensor needs ", need);
+    if (need == 0) return;
+    require(dst, "dst");
+    Tensor view = from_blob(dst, x.sizes(), nullptr, x.dtype(), TSR_DEVICE_CPU, nullptr, nullptr);
+    kernels::copy_strided(view, x);
+  });
+}

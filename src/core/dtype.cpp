@@ -1,0 +1,95 @@
+#include "core/dtype.h"
+
+namespace tsr {
+
+bool is_valid_dtype(int d) {
+  switch (d) {
+    case TSR_BOOL: case TSR_UINT8: case TSR_INT8: case TSR_INT16: case TSR_INT32:
+    case TSR_INT64: case TSR_FLOAT16: case TSR_BFLOAT16: case TSR_FLOAT32: case TSR_FLOAT64:
+      return true;
+  }
+  return false;
+}
+
+void check_dtype(int d) {
+  TSR_CHECK(is_valid_dtype(d), TSR_ERR_INVALID_ARGUMENT, "invalid dtype value ", d);
+}
+
+int64_t element_size(tsr_dtype d) {
+  switch (d) {
+    case TSR_BOOL: case TSR_UINT8: case TSR_INT8: return 1;
+    case TSR_INT16: case TSR_FLOAT16: case TSR_BFLOAT16: return 2;
+    case TSR_INT32: case TSR_FLOAT32: return 4;
+    case TSR_INT64: case TSR_FLOAT64: return 8;
+  }
+  fail(TSR_ERR_INVALID_ARGUMENT, "invalid dtype value ", int(d));
+}
+
+const char* dtype_name(tsr_dtype d) {
+  switch (d) {
+    case TSR_BOOL: return "bool";
+    case TSR_UINT8: return "uint8";
+    case TSR_INT8: return "int8";
+    case TSR_INT16: return "int16";
+    case TSR_INT32: return "int32";
+    case TSR_INT64: return "int64";
+    case TSR_FLOAT16: return "float16";
+    case TSR_BFLOAT16: return "bfloat16";
+    case TSR_FLOAT32: return "float32";
+    case TSR_FLOAT64: return "float64";
+  }
+  return nullptr;
+}
+
+bool is_floating(tsr_dtype d) {
+  return d == TSR_FLOAT16 || d == TSR_BFLOAT16 || d == TSR_FLOAT32 || d == TSR_FLOAT64;
+}
+
+bool is_integral(tsr_dtype d, bool include_bool) {
+  switch (d) {
+    case TSR_UINT8: case TSR_INT8: case TSR_INT16: case TSR_INT32: case TSR_INT64: return true;
+    case TSR_BOOL: return include_bool;
+    default: return false;
+  }
+}
+
+namespace {
+// Rank within a category, for widening.
+int int_rank(tsr_dtype d) {
+  switch (d) {
+    case TSR_INT8: return 1; case TSR_INT16: return 2; case TSR_INT32: return 3;
+    case TSR_INT64: return 4; default: return 0;
+  }
+}
+int float_rank(tsr_dtype d) {
+  switch (d) {
+    case TSR_FLOAT16: case TSR_BFLOAT16: return 1; case TSR_FLOAT32: return 2;
+    case TSR_FLOAT64: return 3; default: return 0;
+  }
+}
+}  // namespace
+
+// c10::promoteTypes restricted to our dtypes: bool < integers < floats;
+// uint8 with a signed int widens to the signed type, uint8 with int8 gives
+// int16; float16 with bfloat16 gives float32.
+tsr_dtype promote_types(tsr_dtype a, tsr_dtype b) {
+  if (a == b) return a;
+  if (a == TSR_BOOL) return b;
+  if (b == TSR_BOOL) return a;
+  bool fa = is_floating(a), fb = is_floating(b);
+  if (fa && fb) {
+    if ((a == TSR_FLOAT16 && b == TSR_BFLOAT16) || (a == TSR_BFLOAT16 && b == TSR_FLOAT16))
+      return TSR_FLOAT32;
+    return float_rank(a) >= float_rank(b) ? a : b;
+  }
+  if (fa) return a;
+  if (fb) return b;
+  // both integral, different
+  if (a == TSR_UINT8 || b == TSR_UINT8) {
+    tsr_dtype other = a == TSR_UINT8 ? b : a;
+    return other == TSR_INT8 ? TSR_INT16 : other;
+  }
+  return int_rank(a) >= int_rank(b) ? a : b;
+}
+
+}  // namespace tsr

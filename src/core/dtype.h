@@ -1,0 +1,102 @@
+// dtypes: sizes, names, categories, and dispatch from a runtime tsr_dtype to a
+// compile-time C++ element type.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include <tessera/types.h>
+
+#include "core/error.h"
+#include "core/half.h"
+
+namespace tsr {
+
+bool is_valid_dtype(int dtype);
+int64_t element_size(tsr_dtype dtype);
+const char* dtype_name(tsr_dtype dtype);  // "float32"; nullptr if invalid
+bool is_floating(tsr_dtype dtype);         // float16, bfloat16, float32, float64
+bool is_integral(tsr_dtype dtype, bool include_bool);
+// Throws TSR_ERR_INVALID_ARGUMENT for values outside the enum.
+void check_dtype(int dtype);
+
+// PyTorch's promoteTypes for two tensor operands.
+tsr_dtype promote_types(tsr_dtype a, tsr_dtype b);
+
+template <typename T> struct dtype_of;
+template <> struct dtype_of<bool> { static constexpr tsr_dtype value = TSR_BOOL; };
+template <> struct dtype_of<uint8_t> { static constexpr tsr_dtype value = TSR_UINT8; };
+template <> struct dtype_of<int8_t> { static constexpr tsr_dtype value = TSR_INT8; };
+template <> struct dtype_of<int16_t> { static constexpr tsr_dtype value = TSR_INT16; };
+template <> struct dtype_of<int32_t> { static constexpr tsr_dtype value = TSR_INT32; };
+template <> struct dtype_of<int64_t> { static constexpr tsr_dtype value = TSR_INT64; };
+template <> struct dtype_of<Half> { static constexpr tsr_dtype value = TSR_FLOAT16; };
+template <> struct dtype_of<BFloat16> { static constexpr tsr_dtype value = TSR_BFLOAT16; };
+template <> struct dtype_of<float> { static constexpr tsr_dtype value = TSR_FLOAT32; };
+template <> struct dtype_of<double> { static constexpr tsr_dtype value = TSR_FLOAT64; };
+
+// Calls fn.template operator()<T>() with T the element type of dtype.
+// Usage: dispatch_all(dtype, [&]<typename T>() { ... });
+template <typename Fn>
+decltype(auto) dispatch_all(tsr_dtype dtype, Fn&& fn) {
+  switch (dtype) {
+    case TSR_BOOL: return fn.template operator()<bool>();
+    case TSR_UINT8: return fn.template operator()<uint8_t>();
+    case TSR_INT8: return fn.template operator()<int8_t>();
+    case TSR_INT16: return fn.template operator()<int16_t>();
+    case TSR_INT32: return fn.template operator()<int32_t>();
+    case TSR_INT64: return fn.template operator()<int64_t>();
+    case TSR_FLOAT16: return fn.template operator()<Half>();
+    case TSR_BFLOAT16: return fn.template operator()<BFloat16>();
+    case TSR_FLOAT32: return fn.template operator()<float>();
+    case TSR_FLOAT64: return fn.template operator()<double>();
+  }
+  fail(TSR_ERR_INVALID_ARGUMENT, "invalid dtype value ", int(dtype));
+}
+
+// Floating types only; others throw TSR_ERR_DTYPE_MISMATCH naming `what`.
+template <typename Fn>
+decltype(auto) dispatch_floating(tsr_dtype dtype, const char* what, Fn&& fn) {
+  switch (dtype) {
+    case TSR_FLOAT16: return fn.template operator()<Half>();
+    case TSR_BFLOAT16: return fn.template operator()<BFloat16>();
+    case TSR_FLOAT32: return fn.template operator()<float>();
+    case TSR_FLOAT64: return fn.template operator()<double>();
+    default: break;
+  }
+  fail(TSR_ERR_DTYPE_MISMATCH, what, " expects a floating point dtype, got ",
+       dtype_name(dtype) ? dtype_name(dtype) : "invalid");
+}
+
+// Computation type for an element type: float for 16-bit floats, else itself.
+template <typename T> struct compute_type { using type = T; };
+template <> struct compute_type<Half> { using type = float; };
+template <> struct compute_type<BFloat16> { using type = float; };
+template <typename T> using compute_t = typename compute_type<T>::type;
+
+// Conversion between element types with C semantics (bool: != 0), going
+// through float for the 16-bit floats.
+template <typename To, typename From>
+inline To convert(From v) {
+  if constexpr (std::is_same_v<To, From>) {
+    return v;
+  } else if constexpr (std::is_same_v<From, Half> || std::is_same_v<From, BFloat16>) {
+    return convert<To>(static_cast<float>(v));
+  } else if constexpr (std::is_same_v<To, bool>) {
+    return v != From(0);
+  } else if constexpr (std::is_same_v<To, Half> || std::is_same_v<To, BFloat16>) {
+    return To(static_cast<float>(v));
+  } else if constexpr (std::is_floating_point_v<From> && std::is_integral_v<To>) {
+    // Out-of-range float->int is UB in C++; PyTorch's result there is
+    // unspecified too, so saturate to keep UBSan quiet and results defined.
+    if (!(v == v)) return To(0);
+    if (v <= static_cast<From>(std::numeric_limits<To>::min())) return std::numeric_limits<To>::min();
+    if (v >= static_cast<From>(std::numeric_limits<To>::max())) return std::numeric_limits<To>::max();
+    return static_cast<To>(v);
+  } else {
+    return static_cast<To>(v);
+  }
+}
+
+}  // namespace tsr

@@ -1,0 +1,66 @@
+// 16-bit floating types stored as bits and computed in float, as PyTorch's
+// c10::Half and c10::BFloat16 do on CPU. Conversions round to nearest even.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+namespace tsr {
+
+inline uint32_t float_bits(float f) { uint32_t u; std::memcpy(&u, &f, 4); return u; }
+inline float bits_float(uint32_t u) { float f; std::memcpy(&f, &u, 4); return f; }
+
+// IEEE binary16 <-> binary32.
+inline float half_to_float(uint16_t h) {
+  uint32_t sign = uint32_t(h & 0x8000) << 16;
+  uint32_t exp = (h >> 10) & 0x1f, man = h & 0x3ff;
+  if (exp == 0x1f) return bits_float(sign | 0x7f800000u | (man << 13));  // inf/nan
+  if (exp == 0) {                                                         // zero/subnormal
+    if (man == 0) return bits_float(sign);
+    float v = float(man) * (1.0f / 16777216.0f);  // man * 2^-24
+    return sign ? -v : v;
+  }
+  return bits_float(sign | ((exp + 112) << 23) | (man << 13));
+}
+
+inline uint16_t float_to_half(float f) {
+  uint32_t x = float_bits(f);
+  uint16_t sign = uint16_t((x >> 16) & 0x8000);
+  uint32_t ax = x & 0x7fffffffu;
+  if (ax >= 0x7f800000u)  // inf or nan (keep nan quiet)
+    return sign | 0x7c00 | (ax > 0x7f800000u ? 0x200 : 0);
+  if (ax >= 0x477ff000u) return sign | 0x7c00;  // rounds to >= 65520: inf
+  if (ax < 0x38800000u) {                       // below 2^-14: subnormal half
+    // Adding 0.5 aligns the mantissa so the FPU's round-to-nearest-even does
+    // the rounding for us (the trick used by c10 and FP16 libraries).
+    float r = bits_float(ax) + 0.5f;
+    return sign | uint16_t(float_bits(r) - 0x3f000000u);
+  }
+  uint32_t mant_odd = (ax >> 13) & 1;
+  ax += 0xc8000fffu + mant_odd;  // rebias exponent (-112<<23) and round
+  return sign | uint16_t(ax >> 13);
+}
+
+inline float bf16_to_float(uint16_t b) { return bits_float(uint32_t(b) << 16); }
+inline uint16_t float_to_bf16(float f) {
+  uint32_t x = float_bits(f);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return uint16_t((x >> 16) | 0x40);  // quiet nan
+  x += 0x7fffu + ((x >> 16) & 1);
+  return uint16_t(x >> 16);
+}
+
+struct Half {
+  uint16_t bits = 0;
+  Half() = default;
+  Half(float f) : bits(float_to_half(f)) {}
+  operator float() const { return half_to_float(bits); }
+};
+
+struct BFloat16 {
+  uint16_t bits = 0;
+  BFloat16() = default;
+  BFloat16(float f) : bits(float_to_bf16(f)) {}
+  operator float() const { return bf16_to_float(bits); }
+};
+
+}  // namespace tsr

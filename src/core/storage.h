@@ -1,0 +1,52 @@
+// Storage: a block of bytes on a device that tensors view. Owned through
+// shared_ptr by every tensor using it (and by tsr_storage handles); the
+// memory goes back to its owner (the caching allocator, or the caller's
+// deleter for from_blob) when the last owner drops it.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+
+#include <tessera/types.h>
+
+namespace tsr {
+
+class Storage {
+ public:
+  // nbytes of fresh memory from the caching allocator for device.
+  static std::shared_ptr<Storage> allocate(int64_t nbytes, tsr_device_type device);
+  // Wraps caller memory; deleter(data, ctx) runs exactly once when the last
+  // owner drops it. Constructing cannot throw after ownership is taken.
+  static std::shared_ptr<Storage> wrap(void* data, int64_t nbytes, tsr_device_type device,
+                                       tsr_deleter deleter, void* ctx);
+
+  ~Storage();
+  Storage(const Storage&) = delete;
+  Storage& operator=(const Storage&) = delete;
+
+  void* data() const { return data_; }
+  int64_t nbytes() const { return nbytes_; }
+  // Only for from_blob, which takes ownership before it has validated sizes.
+  void set_nbytes(int64_t n) { nbytes_ = n; }
+  tsr_device_type device() const { return device_; }
+  // Number of tensors (TensorImpls) using this storage.
+  int64_t use_count() const { return users_.load(std::memory_order_relaxed); }
+  void add_user() { users_.fetch_add(1, std::memory_order_relaxed); }
+  void remove_user() { users_.fetch_sub(1, std::memory_order_relaxed); }
+
+ private:
+  Storage(void* data, int64_t nbytes, tsr_device_type device, tsr_deleter deleter, void* ctx)
+      : data_(data), nbytes_(nbytes), device_(device), deleter_(deleter), ctx_(ctx) {}
+
+  void* data_;
+  int64_t nbytes_;
+  tsr_device_type device_;
+  tsr_deleter deleter_;  // nullptr: memory came from the caching allocator
+  void* ctx_;
+  std::atomic<int64_t> users_{0};
+};
+
+using StoragePtr = std::shared_ptr<Storage>;
+
+}  // namespace tsr

@@ -1,0 +1,88 @@
+// Tensor: a value-semantics handle (shared_ptr) to a TensorImpl, the model of
+// at::Tensor. A TensorImpl is a view: storage, storage_offset, sizes and
+// strides (elements), dtype. Views made from one another share the storage
+// and one version counter (bumped by in-place writes, checked by autograd).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include <tessera/types.h>
+
+#include "core/dtype.h"
+#include "core/shape.h"
+#include "core/storage.h"
+
+namespace tsr {
+
+
+
+namespace autograd { struct AutogradMeta; }
+
+// Counts in-place writes; shared by a tensor and all its views.
+struct VersionCounter {
+  std::atomic<int64_t> version{0};
+};
+
+struct TensorImpl {
+  TensorImpl(StoragePtr storage, int64_t storage_offset, Shape sizes, Shape strides,
+             tsr_dtype dtype, std::shared_ptr<VersionCounter> version);
+  ~TensorImpl();
+  TensorImpl(const TensorImpl&) = delete;
+  TensorImpl& operator=(const TensorImpl&) = delete;
+
+  StoragePtr storage;
+  int64_t storage_offset;
+  Shape sizes;
+  Shape strides;
+  tsr_dtype dtype;
+  int64_t numel;
+  std::shared_ptr<VersionCounter> version;
+  // Null for tensors that never took part in autograd.
+  std::shared_ptr<autograd::AutogradMeta> autograd;
+};
+
+class Tensor {
+ public:
+  Tensor() = default;
+  explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
+
+  bool defined() const { return impl_ != nullptr; }
+  TensorImpl* impl() const { return impl_.get(); }
+  const std::shared_ptr<TensorImpl>& impl_ptr() const { return impl_; }
+
+  int64_t ndim() const { return int64_t(impl_->sizes.size()); }
+  const Shape& sizes() const { return impl_->sizes; }
+  const Shape& strides() const { return impl_->strides; }
+  int64_t size(int64_t dim) const;    // dim may be negative
+  int64_t stride(int64_t dim) const;  // dim may be negative
+  int64_t storage_offset() const { return impl_->storage_offset; }
+  int64_t numel() const { return impl_->numel; }
+  tsr_dtype dtype() const { return impl_->dtype; }
+  int64_t element_size() const { return tsr::element_size(impl_->dtype); }
+  int64_t nbytes() const { return numel() * element_size(); }
+  tsr_device_type device() const { return impl_->storage->device(); }
+  const StoragePtr& storage() const { return impl_->storage; }
+  // Address of element [0,...,0].
+  void* data_ptr() const {
+    char* base = static_cast<char*>(impl_->storage->data());
+    return base ? base + impl_->storage_offset * element_size() : nullptr;
+  }
+  template <typename T> T* data() const { return static_cast<T*>(data_ptr()); }
+
+  int64_t version() const { return impl_->version->version.load(); }
+  void bump_version() const { impl_->version->version.fetch_add(1); }
+
+  bool is_same(const Tensor& o) const { return impl_ == o.impl_; }
+
+ private:
+  std::shared_ptr<TensorImpl> impl_;
+};
+
+// A new TensorImpl over `base`'s storage and version counter with new
+// geometry (no checks: callers validate). No autograd history.
+Tensor make_view(const Tensor& base, Shape sizes, Shape strides, int64_t storage_offset);
+
+}  // namespace tsr

@@ -1,0 +1,375 @@
+#include "core/views.h"
+
+#include <algorithm>
+
+namespace tsr::views {
+
+Shape infer_size(const Shape& sizes, int64_t numel) {
+  Shape res = sizes;
+  int64_t newsize = 1;
+  std::optional<size_t> infer;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] == -1) {
+      TSR_CHECK(!infer, TSR_ERR_INVALID_ARGUMENT, "only one dimension can be inferred");
+      infer = i;
+    } else {
+      TSR_CHECK(sizes[i] >= 0, TSR_ERR_INVALID_ARGUMENT, "invalid shape dimension ", sizes[i]);
+      newsize = checked_mul(newsize, sizes[i], "shape");
+    }
+  }
+  bool ok = numel == newsize || (infer && newsize > 0 && numel % newsize == 0);
+  TSR_CHECK(ok, TSR_ERR_SHAPE_MISMATCH, "shape '", sizes, "' is invalid for input of size ",
+            numel);
+  if (infer) {
+    TSR_CHECK(newsize != 0, TSR_ERR_SHAPE_MISMATCH, "cannot reshape tensor of 0 elements into shape ",
+              sizes, " because the unspecified dimension size -1 can be any value and is ambiguous");
+    res[*infer] = numel / newsize;
+  }
+  return res;
+}
+
+std::optional<Shape> compute_stride(const Shape& oldshape, const Shape& oldstride,
+                                    const Shape& newshape) {
+  if (oldshape.empty()) return Shape(newshape.size(), 1);
+  int64_t numel = 1;
+  for (int64_t s : oldshape) numel *= s;
+  if (numel == 0 && oldshape == newshape) return oldstride;
+  Shape newstride(newshape.size());
+  if (numel == 0) {
+    for (int64_t d = int64_t(newshape.size()) - 1; d >= 0; --d)
+      newstride[d] = d == int64_t(newshape.size()) - 1
+                         ? 1
+                         : std::max<int64_t>(newshape[d + 1], 1) * newstride[d + 1];
+    return newstride;
+  }
+  int64_t view_d = int64_t(newshape.size()) - 1;
+  int64_t chunk_base_stride = oldstride.back();
+  int64_t tensor_numel = 1, view_numel = 1;
+  for (int64_t td = int64_t(oldshape.size()) - 1; td >= 0; --td) {
+    tensor_numel *= oldshape[td];
+    if (td == 0 ||
+        (oldshape[td - 1] != 1 && oldstride[td - 1] != tensor_numel * chunk_base_stride)) {
+      while (view_d >= 0 && (view_numel < tensor_numel || newshape[view_d] == 1)) {
+        newstride[view_d] = view_numel * chunk_base_stride;
+        view_numel *= newshape[view_d];
+        --view_d;
+      }
+      if (view_numel != tensor_numel) return std::nullopt;
+      if (td > 0) {
+        chunk_base_stride = oldstride[td - 1];
+        tensor_numel = 1;
+        view_numel = 1;
+      }
+    }
+  }
+  if (view_d != -1) return std::nullopt;
+  return newstride;
+}
+
+Tensor view(const Tensor& t, const Shape& sizes) {
+  Shape shape = infer_size(sizes, t.numel());
+  auto strides = compute_stride(t.sizes(), t.strides(), shape);
+  TSR_CHECK(strides, TSR_ERR_NOT_VIEWABLE,
+            "view size is not compatible with input tensor's size and stride (at least one "
+            "dimension spans across two contiguous subspaces): cannot view sizes ", t.sizes(),
+            " with strides ", t.strides(), " as sizes ", shape, ". Use .reshape(...) instead.");
+  return make_view(t, shape, *strides, t.storage_offset());
+}
+
+Tensor transpose(const Tensor& t, int64_t dim0, int64_t dim1) {
+  int64_t n = t.ndim();
+  dim0 = wrap_dim(dim0, n);
+  dim1 = wrap_dim(dim1, n);
+  Shape sizes = t.sizes(), strides = t.strides();
+  if (n > 0) {
+    std::swap(sizes[dim0], sizes[dim1]);
+    std::swap(strides[dim0], strides[dim1]);
+  }
+  return make_view(t, sizes, strides, t.storage_offset());
+}
+
+Tensor t(const Tensor& x) {
+  TSR_CHECK(x.ndim() <= 2, TSR_ERR_INVALID_ARGUMENT, "t() expects a tensor with <= 2 dimensions, but self is ",
+            x.ndim(), "D");
+  return x.ndim() < 2 ? make_view(x, x.sizes(), x.strides(), x.storage_offset())
+                      : transpose(x, 0, 1);
+}
+
+Tensor permute(const Tensor& t, const Shape& dims) {
+  int64_t n = t.ndim();
+  TSR_CHECK(int64_t(dims.size()) == n, TSR_ERR_INVALID_ARGUMENT,
+            "permute(sparse_coo): number of dimensions in the tensor input does not match the "
+            "length of the desired ordering of dimensions i.e. input.dim() = ", n,
+            " is not equal to len(dims) = ", dims.size());
+  Shape sizes(n), strides(n);
+  std::vector<bool> seen(n, false);
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t d = wrap_dim(dims[i], n);
+    TSR_CHECK(!seen[d], TSR_ERR_INVALID_ARGUMENT, "permute(): duplicate dims are not allowed: ",
+              dims);
+    seen[d] = true;
+    sizes[i] = t.sizes()[d];
+    strides[i] = t.strides()[d];
+  }
+  return make_view(t, sizes, strides, t.storage_offset());
+}
+
+Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length) {
+  TSR_CHECK(t.ndim() > 0, TSR_ERR_INVALID_ARGUMENT, "narrow() cannot be applied to a 0-dim tensor.");
+  dim = wrap_dim(dim, t.ndim());
+  int64_t cur = t.sizes()[dim];
+  if (start != cur) start = wrap_dim(start, cur);  // start == size is allowed (empty)
+  TSR_CHECK(length >= 0 && start <= cur - length, TSR_ERR_INVALID_ARGUMENT, "start (", start,
+            ") + length (", length, ") exceeds dimension size (", cur, ").");
+  return slice(t, dim, start, start + length, 1);
+}
+
+Tensor slice(const Tensor& t, int64_t dim, int64_t start, int64_t end, int64_t step) {
+  TSR_CHECK(t.ndim() > 0, TSR_ERR_INVALID_ARGUMENT, "slice() cannot be applied to a 0-dim tensor.");
+  TSR_CHECK(step > 0, TSR_ERR_INVALID_ARGUMENT, "slice step must be positive, got ", step);
+  dim = wrap_dim(dim, t.ndim());
+  int64_t size = t.sizes()[dim];
+  if (start < 0) start = start < -size ? 0 : start + size;
+  if (end < 0) end = end < -size ? 0 : end + size;
+  start = std::min(start, size);
+  end = std::clamp(end, start, size);
+  Shape sizes = t.sizes(), strides = t.strides();
+  sizes[dim] = (end - start + step - 1) / step;
+  strides[dim] = checked_mul(strides[dim], step, "slice stride");
+  int64_t offset = t.storage_offset() + start * t.strides()[dim];
+  return make_view(t, sizes, strides, offset);
+}
+
+Tensor select(const Tensor& t, int64_t dim, int64_t index) {
+  TSR_CHECK(t.ndim() > 0, TSR_ERR_INVALID_ARGUMENT, "select() cannot be applied to a 0-dim tensor.");
+  dim = wrap_dim(dim, t.ndim());
+  int64_t size = t.sizes()[dim];
+  TSR_CHECK(index >= -size && index < size, TSR_ERR_INDEX_OUT_OF_RANGE, "select(): index ", index,
+            " out of range for tensor of size ", t.sizes(), " at dimension ", dim);
+  if (index < 0) index += size;
+  Shape sizes = t.sizes(), strides = t.strides();
+  int64_t offset = t.storage_offset() + index * strides[dim];
+  sizes.erase(sizes.begin() + dim);
+  strides.erase(strides.begin() + dim);
+  return make_view(t, sizes, strides, offset);
+}
+
+Tensor expand(const Tensor& t, const Shape& target) {
+  int64_t n = int64_t(target.size()), tn = t.ndim();
+  TSR_CHECK(n >= tn, TSR_ERR_SHAPE_MISMATCH, "expand: the number of sizes provided (", n,
+            ") must be greater or equal to the number of dimensions in the tensor (", tn, ")");
+  Shape sizes(n), strides(n);
+  for (int64_t i = n - 1; i >= 0; --i) {  // ATen's inferExpandGeometry
+    int64_t offset = n - 1 - i, d = tn - 1 - offset;
+    int64_t size = d >= 0 ? t.sizes()[d] : 1;
+    int64_t stride = d >= 0 ? t.strides()[d] : (i + 1 < n ? sizes[i + 1] * strides[i + 1] : 1);
+    int64_t want = target[i];
+    if (want == -1) {
+      TSR_CHECK(d >= 0, TSR_ERR_SHAPE_MISMATCH, "The expanded size of the tensor (-1) isn't allowed in a "
+                "leading, non-existing dimension ", i);
+      want = size;
+    }
+    TSR_CHECK(want >= 0, TSR_ERR_INVALID_ARGUMENT, "expand: invalid size ", want);
+    if (size != want) {
+      TSR_CHECK(size == 1, TSR_ERR_SHAPE_MISMATCH, "The expanded size of the tensor (", want,
+                ") must match the existing size (", size, ") at non-singleton dimension ", i,
+                ".  Target sizes: ", target, ".  Tensor sizes: ", t.sizes());
+      size = want;
+      stride = 0;
+    }
+    sizes[i] = size;
+    strides[i] = stride;
+  }
+  checked_numel(sizes);
+  return make_view(t, sizes, strides, t.storage_offset());
+}
+
+Tensor squeeze(const Tensor& t) {
+  Shape sizes, strides;
+  for (int64_t i = 0; i < t.ndim(); ++i)
+    if (t.sizes()[i] != 1) {
+      sizes.push_back(t.sizes()[i]);
+      strides.push_back(t.strides()[i]);
+    }
+  return make_view(t, sizes, strides, t.storage_offset());
+}
+
+Tensor squeeze_dim(const Tensor& t, int64_t dim) {
+  dim = wrap_dim(dim, t.ndim());
+  Shape sizes = t.sizes(), strides = t.strides();
+  if (t.ndim() > 0 && sizes[dim] == 1) {
+    sizes.erase(sizes.begin() + dim);
+    strides.erase(strides.begin() + dim);
+  }
+  return make_view(t, sizes, strides, t.storage_offset());
+}
+
+Tensor unsqueeze(const Tensor& t, int64_t dim) {
+  dim = wrap_dim(dim, t.ndim() + 1);
+  TSR_CHECK(t.ndim() < kMaxDims, TSR_ERR_INVALID_ARGUMENT, "unsqueeze: too many dims");
+  Shape sizes = t.sizes(), strides = t.strides();
+  int64_t stride = dim >= t.ndim() ? 1 : sizes[dim] * strides[dim];
+  sizes.insert(sizes.begin() + dim, 1);
+  strides.insert(strides.begin() + dim, stride);
+  return make_view(t, sizes, strides, t.storage_offset());
+}
+
+Tensor unflatten(const Tensor& t, int64_t dim, const Shape& sizes) {
+  TSR_CHECK(t.ndim() > 0, TSR_ERR_INVALID_ARGUMENT, "unflatten: Dimension size must be non-zero (0-dim input)");
+  dim = wrap_dim(dim, t.ndim());
+  TSR_CHECK(!sizes.empty(), TSR_ERR_INVALID_ARGUMENT, "unflatten: sizes must be non-empty");
+  TSR_CHECK(t.ndim() - 1 + int64_t(sizes.size()) <= kMaxDims, TSR_ERR_INVALID_ARGUMENT,
+            "unflatten: too many dims");
+  int64_t dsize = t.sizes()[dim];
+  Shape inferred;
+  try {
+    inferred = infer_size(sizes, dsize);
+  } catch (const Error&) {
+    fail(TSR_ERR_SHAPE_MISMATCH, "unflatten: Provided sizes ", sizes,
+         " don't multiply up to the size of dim ", dim, " (", dsize, ") in the input tensor");
+  }
+  Shape new_sizes = t.sizes(), new_strides = t.strides();
+  new_sizes.erase(new_sizes.begin() + dim);
+  new_strides.erase(new_strides.begin() + dim);
+  // Splitting one dim is always a view: contiguous strides scaled by the
+  // dim's stride.
+  Shape sub = contiguous_strides(inferred);
+  for (auto& s : sub) s *= t.strides()[dim];
+  new_sizes.insert(new_sizes.begin() + dim, inferred.begin(), inferred.end());
+  new_strides.insert(new_strides.begin() + dim, sub.begin(), sub.end());
+  return make_view(t, new_sizes, new_strides, t.storage_offset());
+}
+
+Shape movedim_perm(int64_t n, const Shape& src, const Shape& dst) {
+  TSR_CHECK(src.size() == dst.size(), TSR_ERR_INVALID_ARGUMENT,
+            "movedim: Invalid source or destination dims: source (", src,
+            " dims) should contain the same number of dims as destination (", dst, " dims)");
+  Shape perm(std::max<int64_t>(n, 0), -1);
+  std::vector<bool> src_used(n, false), dst_used(n, false);
+  for (size_t i = 0; i < src.size(); ++i) {
+    int64_t s = wrap_dim(src[i], n), d = wrap_dim(dst[i], n);
+    TSR_CHECK(!src_used[s], TSR_ERR_INVALID_ARGUMENT, "movedim: repeated dim in `source` (", src, ")");
+    TSR_CHECK(!dst_used[d], TSR_ERR_INVALID_ARGUMENT, "movedim: repeated dim in `destination` (", dst, ")");
+    src_used[s] = dst_used[d] = true;
+    perm[d] = s;
+  }
+  int64_t next_src = 0;
+  for (int64_t d = 0; d < n; ++d) {
+    if (perm[d] != -1) continue;
+    while (src_used[next_src]) ++next_src;
+    perm[d] = next_src++;
+  }
+  return perm;
+}
+
+Tensor movedim(const Tensor& t, const Shape& source, const Shape& destination) {
+  if (t.ndim() == 0) {
+    movedim_perm(0, source, destination);  // validates
+    return make_view(t, t.sizes(), t.strides(), t.storage_offset());
+  }
+  return permute(t, movedim_perm(t.ndim(), source, destination));
+}
+
+Tensor as_strided(const Tensor& t, const Shape& sizes, const Shape& strides, int64_t offset) {
+  TSR_CHECK(sizes.size() == strides.size(), TSR_ERR_INVALID_ARGUMENT, "mismatch in length of strides and shape");
+  for (int64_t s : strides)
+    TSR_CHECK(s >= 0, TSR_ERR_INVALID_ARGUMENT,
+              "as_strided: Negative strides are not supported at the moment, got strides: ", strides);
+  TSR_CHECK(offset >= 0, TSR_ERR_INVALID_ARGUMENT, "Tensor: invalid storage offset ", offset);
+  checked_numel(sizes);
+  int64_t extent = storage_extent(sizes, strides);
+  int64_t need = 0;
+  if (extent > 0) {
+    int64_t elems;
+    TSR_CHECK(!__builtin_add_overflow(extent, offset, &elems), TSR_ERR_INVALID_ARGUMENT,
+              "as_strided: storage extent overflows");
+    need = checked_mul(elems, t.element_size(), "storage bytes");
+  }
+  TSR_CHECK(need <= t.storage()->nbytes(), TSR_ERR_INVALID_ARGUMENT, "setStorage: sizes ", sizes,
+            ", strides ", strides, ", storage offset ", offset, ", and itemsize ", t.element_size(),
+            " requiring a storage size of ", need, " are out of bounds for storage of size ",
+            t.storage()->nbytes());
+  return make_view(t, sizes, strides, offset);
+}
+
+Tensor unfold(const Tensor& t, int64_t dim, int64_t size, int64_t step) {
+  int64_t n = t.ndim();
+  dim = wrap_dim(dim, n);
+  int64_t max_size = n == 0 ? 1 : t.sizes()[dim];
+  TSR_CHECK(size >= 0 && size <= max_size, TSR_ERR_INVALID_ARGUMENT, "maximum size for tensor at dimension ",
+            dim, " is ", max_size, " but size is ", size);
+  TSR_CHECK(step > 0, TSR_ERR_INVALID_ARGUMENT, "step is ", step, " but must be > 0");
+  TSR_CHECK(n < kMaxDims, TSR_ERR_INVALID_ARGUMENT, "unfold: too many dims");
+  Shape sizes = t.sizes(), strides = t.strides();
+  int64_t dstride = n == 0 ? 1 : strides[dim];
+  if (n > 0) {
+    sizes[dim] = (sizes[dim] - size) / step + 1;
+    strides[dim] = checked_mul(step, strides[dim], "unfold stride");
+  }
+  sizes.push_back(size);
+  strides.push_back(dstride);
+  return make_view(t, sizes, strides, t.storage_offset());
+}
+
+Tensor diagonal(const Tensor& t, int64_t offset, int64_t dim1, int64_t dim2) {
+  int64_t n = t.ndim();
+  TSR_CHECK(n >= 2, TSR_ERR_INVALID_ARGUMENT, "diagonal dimensions requires ndim >= 2, got ", n);
+  dim1 = wrap_dim(dim1, n);
+  dim2 = wrap_dim(dim2, n);
+  TSR_CHECK(dim1 != dim2, TSR_ERR_INVALID_ARGUMENT, "diagonal dimensions cannot be identical ", dim1,
+            ", ", dim2);
+  const Shape& sz = t.sizes();
+  const Shape& st = t.strides();
+  int64_t diag, storage_offset = t.storage_offset();
+  if (offset >= 0) diag = std::max<int64_t>(std::min(sz[dim1], sz[dim2] - offset), 0);
+  else diag = std::max<int64_t>(std::min(sz[dim1] + offset, sz[dim2]), 0);
+  if (diag > 0) {
+    if (offset >= 0) storage_offset += offset * st[dim2];
+    else storage_offset -= offset * st[dim1];
+  }
+  Shape sizes = sz, strides = st;
+  int64_t hi = std::max(dim1, dim2), lo = std::min(dim1, dim2);
+  sizes.erase(sizes.begin() + hi);
+  strides.erase(strides.begin() + hi);
+  sizes.erase(sizes.begin() + lo);
+  strides.erase(strides.begin() + lo);
+  sizes.push_back(diag);
+  strides.push_back(st[dim1] + st[dim2]);
+  return make_view(t, sizes, strides, storage_offset);
+}
+
+std::vector<int64_t> split_sizes(const Tensor& t, int64_t split_size, int64_t dim) {
+  TSR_CHECK(t.ndim() > 0, TSR_ERR_INVALID_ARGUMENT, "split expects at least a 1-dimensional tensor");
+  dim = wrap_dim(dim, t.ndim());
+  TSR_CHECK(split_size >= 0, TSR_ERR_INVALID_ARGUMENT,
+            "split expects split_size be non-negative, but got split_size=", split_size);
+  int64_t size = t.sizes()[dim];
+  TSR_CHECK(split_size > 0 || size == 0, TSR_ERR_INVALID_ARGUMENT,
+            "split_size can only be 0 if dimension size is 0, but got dimension size of ", size);
+  int64_t pieces = split_size == 0 ? 1 : std::max<int64_t>((size + split_size - 1) / split_size, 1);
+  std::vector<int64_t> out(pieces, split_size);
+  if (split_size > 0) out.back() = split_size - (split_size * pieces - size);
+  return out;
+}
+
+std::vector<int64_t> chunk_sizes(const Tensor& t, int64_t chunks, int64_t dim) {
+  TSR_CHECK(t.ndim() > 0, TSR_ERR_INVALID_ARGUMENT, "chunk expects at least a 1-dimensional tensor");
+  TSR_CHECK(chunks > 0, TSR_ERR_INVALID_ARGUMENT, "chunk expects `chunks` to be greater than 0, got: ",
+            chunks);
+  int64_t size = t.sizes()[wrap_dim(dim, t.ndim())];
+  return split_sizes(t, (size + chunks - 1) / chunks, dim);
+}
+
+Shape flatten_shape(const Tensor& t, int64_t start, int64_t end) {
+  if (t.ndim() == 0) return {1};
+  TSR_CHECK(start <= end, TSR_ERR_INVALID_ARGUMENT,
+            "flatten() has invalid args: start_dim cannot come after end_dim");
+  Shape shape(t.sizes().begin(), t.sizes().begin() + start);
+  int64_t prod = 1;
+  for (int64_t i = start; i <= end; ++i) prod *= t.sizes()[i];
+  shape.push_back(prod);
+  shape.insert(shape.end(), t.sizes().begin() + end + 1, t.sizes().end());
+  return shape;
+}
+
+}  // namespace tsr::views

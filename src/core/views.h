@@ -1,0 +1,46 @@
+// View geometry: each function computes the sizes/strides/offset of a view of
+// t and returns a new Tensor over t's storage (make_view). No copies, no
+// autograd (ops/views.cpp records history on top of these). Rules and error
+// messages are ATen's (TensorShape.cpp, TensorUtils.cpp computeStride).
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "core/tensor.h"
+
+namespace tsr::views {
+
+// ATen's infer_size: resolves one -1 against numel.
+Shape infer_size(const Shape& sizes, int64_t numel);
+// ATen's computeStride: strides for viewing (old sizes, strides) as new
+// sizes, or nullopt when a copy is needed.
+std::optional<Shape> compute_stride(const Shape& old_sizes, const Shape& old_strides,
+                                    const Shape& new_sizes);
+
+Tensor view(const Tensor& t, const Shape& sizes);  // TSR_ERR_NOT_VIEWABLE
+Tensor transpose(const Tensor& t, int64_t dim0, int64_t dim1);
+Tensor t(const Tensor& t);
+Tensor permute(const Tensor& t, const Shape& dims);
+Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length);
+Tensor slice(const Tensor& t, int64_t dim, int64_t start, int64_t end, int64_t step);
+Tensor select(const Tensor& t, int64_t dim, int64_t index);
+Tensor expand(const Tensor& t, const Shape& sizes);
+Tensor squeeze(const Tensor& t);
+Tensor squeeze_dim(const Tensor& t, int64_t dim);
+Tensor unsqueeze(const Tensor& t, int64_t dim);
+Tensor unflatten(const Tensor& t, int64_t dim, const Shape& sizes);
+Tensor movedim(const Tensor& t, const Shape& source, const Shape& destination);
+Tensor as_strided(const Tensor& t, const Shape& sizes, const Shape& strides,
+                  int64_t storage_offset);
+Tensor unfold(const Tensor& t, int64_t dim, int64_t size, int64_t step);
+Tensor diagonal(const Tensor& t, int64_t offset, int64_t dim1, int64_t dim2);
+// Sizes of the pieces torch.split / torch.chunk produce along dim.
+std::vector<int64_t> split_sizes(const Tensor& t, int64_t split_size, int64_t dim);
+std::vector<int64_t> chunk_sizes(const Tensor& t, int64_t chunks, int64_t dim);
+// Shape flatten(start_dim, end_dim) produces (dims already wrapped).
+Shape flatten_shape(const Tensor& t, int64_t start_dim, int64_t end_dim);
+// Permutation movedim applies: out dim i is input dim perm[i].
+Shape movedim_perm(int64_t ndim, const Shape& source, const Shape& destination);
+
+}  // namespace tsr::views

@@ -1,0 +1,155 @@
+#include "kernels/copy.h"
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+
+#include "core/factory.h"
+#include "kernels/strided_loop.h"
+
+namespace tsr::kernels {
+
+namespace {
+
+std::vector<int64_t> byte_strides(const Tensor& t) {
+  std::vector<int64_t> s = t.strides();
+  for (auto& v : s) v *= t.element_size();
+  return s;
+}
+
+template <typename To, typename From>
+void convert_run(char* d, int64_t ds, const char* s, int64_t ss, int64_t n) {
+  if constexpr (std::is_same_v<To, From>) {
+    if (ds == int64_t(sizeof(To)) && ss == int64_t(sizeof(To))) {
+      std::memcpy(d, s, size_t(n) * sizeof(To));
+      return;
+    }
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    From v;
+    std::memcpy(&v, s + i * ss, sizeof(From));
+    To w = convert<To>(v);
+    std::memcpy(d + i * ds, &w, sizeof(To));
+  }
+}
+
+// Copies a tile of a 2-D transpose: rows along dim a (dst-contiguous),
+// columns along dim b (src-contiguous).
+template <typename T>
+void copy_tile(char* d, const char* s, int64_t na, int64_t nb, int64_t dsa, int64_t dsb,
+               int64_t ssa, int64_t ssb) {
+  constexpr int64_t B = 64;
+  for (int64_t b0 = 0; b0 < nb; b0 += B)
+    for (int64_t a0 = 0; a0 < na; a0 += B) {
+      int64_t be = std::min(nb, b0 + B), ae = std::min(na, a0 + B);
+      for (int64_t b = b0; b < be; ++b)
+        for (int64_t a = a0; a < ae; ++a)
+          *reinterpret_cast<T*>(d + a * dsa + b * dsb) =
+              *reinterpret_cast<const T*>(s + a * ssa + b * ssb);
+    }
+}
+
+// Same-dtype copy whose innermost dst dim is not innermost in src: iterate
+// the remaining dims and copy 2-D tiles over (dst-inner, src-inner).
+bool try_tiled_copy(const Tensor& dst, const Tensor& src) {
+  auto g = make_geometry<2>(dst.sizes(), {byte_strides(dst), byte_strides(src)});
+  const int64_t es = dst.element_size();
+  if (g.sizes.size() < 2 || g.strides[0][0] != es || g.strides[1][0] == es) return false;
+  size_t b = 1;
+  while (b < g.sizes.size() && g.strides[1][b] != es) ++b;
+  if (b == g.sizes.size() || g.sizes[0] < 16 || g.sizes[b] < 16) return false;
+  // Outer dims: all but 0 and b.
+  LoopGeometry<2> outer;
+  for (size_t d = 1; d < g.sizes.size(); ++d)
+    if (d != b) {
+      outer.sizes.push_back(g.sizes[d]);
+      for (int k = 0; k < 2; ++k) outer.strides[k].push_back(g.strides[k][d]);
+    }
+  if (outer.sizes.empty()) {  // for_each_run wants a leading inner dim
+    outer.sizes.push_back(1);
+    for (int k = 0; k < 2; ++k) outer.strides[k].push_back(0);
+  } else {
+    outer.sizes.insert(outer.sizes.begin(), 1);
+    for (int k = 0; k < 2; ++k) outer.strides[k].insert(outer.strides[k].begin(), 0);
+  }
+  const int64_t na = g.sizes[0], nb = g.sizes[b];
+  const int64_t dsa = g.strides[0][0], dsb = g.strides[0][b];
+  const int64_t ssa = g.strides[1][0], ssb = g.strides[1][b];
+  auto tile = [&](char** p, const int64_t*, int64_t) {
+    switch (es) {
+      case 1: copy_tile<uint8_t>(p[0], p[1], na, nb, dsa, dsb, ssa, ssb); break;
+      case 2: copy_tile<uint16_t>(p[0], p[1], na, nb, dsa, dsb, ssa, ssb); break;
+      case 4: copy_tile<uint32_t>(p[0], p[1], na, nb, dsa, dsb, ssa, ssb); break;
+      default: copy_tile<uint64_t>(p[0], p[1], na, nb, dsa, dsb, ssa, ssb); break;
+    }
+  };
+  for_each_run<2>(outer, {static_cast<char*>(dst.data_ptr()), static_cast<char*>(src.data_ptr())},
+                  tile);
+  return true;
+}
+
+}  // namespace
+
+void copy_strided(const Tensor& dst, const Tensor& src) {
+  if (dst.numel() == 0) return;
+  if (dst.dtype() == src.dtype() && try_tiled_copy(dst, src)) return;
+  auto g = make_geometry<2>(dst.sizes(), {byte_strides(dst), byte_strides(src)});
+  std::array<char*, 2> base{static_cast<char*>(dst.data_ptr()), static_cast<char*>(src.data_ptr())};
+  dispatch_all(dst.dtype(), [&]<typename To>() {
+    dispatch_all(src.dtype(), [&]<typename From>() {
+      for_each_run<2>(g, base, [](char** p, const int64_t* s, int64_t n) {
+        convert_run<To, From>(p[0], s[0], p[1], s[1], n);
+      });
+    });
+  });
+}
+
+void fill(const Tensor& dst, double value) {
+  if (dst.numel() == 0) return;
+  auto g = make_geometry<1>(dst.sizes(), {byte_strides(dst)});
+  dispatch_all(dst.dtype(), [&]<typename T>() {
+    const T v = convert<T>(value);
+    for_each_run<1>(g, {static_cast<char*>(dst.data_ptr())},
+                    [&](char** p, const int64_t* s, int64_t n) {
+                      for (int64_t i = 0; i < n; ++i) std::memcpy(p[0] + i * s[0], &v, sizeof(T));
+                    });
+  });
+}
+
+Tensor contiguous_copy(const Tensor& t, tsr_dtype dtype) {
+  Tensor out = empty(t.sizes(), dtype, TSR_CONTIGUOUS_FORMAT, t.device());
+  copy_strided(out, t);
+  return out;
+}
+
+bool has_internal_overlap(const Tensor& t) {
+  if (t.numel() <= 1) return false;
+  std::vector<std::pair<int64_t, int64_t>> dims;  // (stride, size) with size > 1
+  for (int64_t i = 0; i < t.ndim(); ++i)
+    if (t.sizes()[i] > 1) dims.push_back({t.strides()[i], t.sizes()[i]});
+  std::sort(dims.begin(), dims.end());
+  // Sufficient condition for no overlap: each stride exceeds the span of all
+  // smaller-stride dims. If it fails we report overlap (conservative, as ATen
+  // reports TOO_HARD for such layouts).
+  int64_t span = 0;
+  for (auto [stride, size] : dims) {
+    if (stride <= span) return true;
+    span += stride * (size - 1);
+  }
+  return false;
+}
+
+bool may_overlap(const Tensor& a, const Tensor& b) {
+  if (a.numel() == 0 || b.numel() == 0) return false;
+  if (a.storage().get() != b.storage().get()) return false;
+  auto range = [](const Tensor& t) {
+    int64_t lo = t.storage_offset() * t.element_size();
+    int64_t hi = lo + storage_extent(t.sizes(), t.strides()) * t.element_size();
+    return std::pair{lo, hi};
+  };
+  auto [alo, ahi] = range(a);
+  auto [blo, bhi] = range(b);
+  return alo < bhi && blo < ahi;
+}
+
+}  // namespace tsr::kernels

@@ -1,0 +1,24 @@
+// Copies and fills on CPU tensors, any strides, any dtype pair.
+#pragma once
+
+#include "core/tensor.h"
+
+namespace tsr::kernels {
+
+// dst[i] = convert(src[i]) with src already of dst's sizes (expanded) —
+// no checks, no autograd, no version bump. Tiles 2-D blocks when the two
+// layouts disagree on which dim is innermost (a transpose), so both sides
+// stream through cache.
+void copy_strided(const Tensor& dst, const Tensor& src);
+// Every element of dst = value (converted from double).
+void fill(const Tensor& dst, double value);
+// A contiguous copy of t in the given dtype (no autograd).
+Tensor contiguous_copy(const Tensor& t, tsr_dtype dtype);
+// True when two elements of t share an address (stride 0 with size > 1, or
+// any other overlap), ATen's has_internal_overlap made exact for the
+// non-dense case by sorting strides.
+bool has_internal_overlap(const Tensor& t);
+// True when the memory ranges of a and b intersect.
+bool may_overlap(const Tensor& a, const Tensor& b);
+
+}  // namespace tsr::kernels

@@ -1,0 +1,289 @@
+#include "kernels/elementwise.h"
+
+#include <cmath>
+
+#include "core/factory.h"
+#include "core/layout.h"
+#include "core/views.h"
+#include "kernels/copy.h"
+#include "kernels/strided_loop.h"
+
+namespace tsr::kernels {
+
+Tensor zeros(const Shape& sizes, tsr_dtype dtype) {
+  Tensor t = empty(sizes, dtype);
+  fill(t, 0.0);
+  return t;
+}
+
+namespace {
+
+std::vector<int64_t> byte_strides(const Tensor& t) {
+  std::vector<int64_t> s = t.strides();
+  for (auto& v : s) v *= t.element_size();
+  return s;
+}
+
+// Strides of `t` broadcast to `shape`: 0 where t's dim was size 1 (or absent)
+// and the output's is not (TensorIterator's compute_strides).
+Shape broadcast_strides(const Tensor& t, const Shape& shape) {
+  Shape st(shape.size(), 0);
+  size_t off = shape.size() - size_t(t.ndim());
+  for (size_t i = 0; i < size_t(t.ndim()); ++i)
+    st[off + i] = (t.sizes()[i] == 1 && shape[off + i] != 1) ? 0 : t.strides()[i];
+  return st;
+}
+
+}  // namespace
+
+Shape output_strides(const Shape& shape, const std::vector<const Tensor*>& inputs) {
+  const size_t n = shape.size();
+  // Fast setup: same shapes and all contiguous / all channels_last / all
+  // the same dense strides.
+  bool same_shape = true;
+  for (auto* t : inputs) same_shape &= t->sizes() == shape;
+  if (same_shape && !inputs.empty()) {
+    auto all = [&](auto pred) {
+      for (auto* t : inputs)
+        if (!pred(*t)) return false;
+      return true;
+    };
+    if (all([](const Tensor& t) { return is_contiguous_strides(t.sizes(), t.strides()); }))
+      return contiguous_strides(shape);
+    if (all([](const Tensor& t) { return is_channels_last_contiguous(t.sizes(), t.strides()); }))
+      return strides_for_format(shape, TSR_CHANNELS_LAST);
+    const Shape& s0 = inputs[0]->strides();
+    if (all([&](const Tensor& t) {
+          return t.strides() == s0 && is_non_overlapping_and_dense(t.sizes(), t.strides());
+        }))
+      return s0;
+  }
+  std::vector<Shape> strides;
+  for (auto* t : inputs) strides.push_back(broadcast_strides(*t, shape));
+  // perm[0] is the innermost dim; TensorIterator::reorder_dimensions.
+  std::vector<size_t> perm(n);
+  for (size_t i = 0; i < n; ++i) perm[i] = n - 1 - i;
+  auto should_swap = [&](size_t d0, size_t d1) {
+    for (auto& st : strides) {
+      int64_t s0 = st[d0], s1 = st[d1];
+      if (s0 == 0 || s1 == 0) continue;
+      if (s0 < s1) return -1;
+      if (s0 > s1) return 1;
+      if (shape[d0] > shape[d1]) return 1;
+    }
+    return 0;
+  };
+  for (size_t i = 1; i < n; ++i) {
+    size_t d1 = i;
+    for (size_t j = 1; j <= i; ++j) {
+      size_t d0 = i - j;
+      int c = should_swap(perm[d0], perm[d1]);
+      if (c > 0) {
+        std::swap(perm[d0], perm[d1]);
+        d1 = d0;
+      } else if (c < 0) {
+        break;
+      }
+    }
+  }
+  Shape out(n);
+  int64_t next = 1;
+  for (size_t i = 0; i < n; ++i) {  // compatible_stride over the permuted shape
+    out[perm[i]] = next;
+    next *= shape[perm[i]];
+  }
+  return out;
+}
+
+namespace {
+
+template <typename T, typename F>
+void run_binary(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
+  const Shape& shape = out.sizes();
+  auto g = make_geometry<3>(shape, {byte_strides(out), byte_strides(views::expand(a, shape)),
+                                    byte_strides(views::expand(b, shape))});
+  for_each_run<3>(g, {static_cast<char*>(out.data_ptr()), static_cast<char*>(a.data_ptr()),
+                      static_cast<char*>(b.data_ptr())},
+                  [&](char** p, const int64_t* s, int64_t n) {
+                    T* o = reinterpret_cast<T*>(p[0]);
+                    const T* x = reinterpret_cast<const T*>(p[1]);
+                    const T* y = reinterpret_cast<const T*>(p[2]);
+                    const int64_t so = s[0] / int64_t(sizeof(T)), sx = s[1] / int64_t(sizeof(T)),
+                                  sy = s[2] / int64_t(sizeof(T));
+                    using C = compute_t<T>;
+                    if (so == 1 && sx == 1 && sy == 1) {
+                      for (int64_t i = 0; i < n; ++i) o[i] = T(f(C(x[i]), C(y[i])));
+                    } else if (so == 1 && sx == 1 && sy == 0) {
+                      const C yv = C(y[0]);
+                      for (int64_t i = 0; i < n; ++i) o[i] = T(f(C(x[i]), yv));
+                    } else {
+                      for (int64_t i = 0; i < n; ++i) o[i * so] = T(f(C(x[i * sx]), C(y[i * sy])));
+                    }
+                  });
+}
+
+template <typename T, typename F>
+void run_unary(const Tensor& out, const Tensor& a, F f) {
+  auto g = make_geometry<2>(out.sizes(), {byte_strides(out), byte_strides(a)});
+  for_each_run<2>(g, {static_cast<char*>(out.data_ptr()), static_cast<char*>(a.data_ptr())},
+                  [&](char** p, const int64_t* s, int64_t n) {
+                    T* o = reinterpret_cast<T*>(p[0]);
+                    const T* x = reinterpret_cast<const T*>(p[1]);
+                    const int64_t so = s[0] / int64_t(sizeof(T)), sx = s[1] / int64_t(sizeof(T));
+                    using C = compute_t<T>;
+                    if (so == 1 && sx == 1)
+                      for (int64_t i = 0; i < n; ++i) o[i] = T(f(C(x[i])));
+                    else
+                      for (int64_t i = 0; i < n; ++i) o[i * so] = T(f(C(x[i * sx])));
+                  });
+}
+
+Tensor as_dtype(const Tensor& t, tsr_dtype d) {
+  if (t.dtype() == d) return t;
+  Tensor out = empty_like(t, d, TSR_PRESERVE_FORMAT);
+  copy_strided(out, t);
+  return out;
+}
+
+Tensor new_output(const Shape& shape, const std::vector<const Tensor*>& inputs, tsr_dtype d) {
+  return empty_strided(shape, output_strides(shape, inputs), d, TSR_DEVICE_CPU);
+}
+
+}  // namespace
+
+Tensor binary(BinaryOp op, const Tensor& a0, const Tensor& b0) {
+  TSR_CHECK(a0.device() == b0.device(), TSR_ERR_DEVICE_MISMATCH,
+            "Expected all tensors to be on the same device");
+  tsr_dtype d = promote_types(a0.dtype(), b0.dtype());
+  if (op == BinaryOp::Div && is_integral(d, true)) d = TSR_FLOAT32;
+  TSR_CHECK(!(op == BinaryOp::Sub && d == TSR_BOOL), TSR_ERR_DTYPE_MISMATCH,
+            "Subtraction, the `-` operator, with two bool tensors is not supported. Use the "
+            "`^` or `logical_xor()` operator instead.");
+  Shape shape = broadcast_shapes(a0.sizes(), b0.sizes());
+  Tensor a = as_dtype(a0, d), b = as_dtype(b0, d);
+  Tensor out = new_output(shape, {&a0, &b0}, d);
+  if (out.numel() == 0) return out;
+  dispatch_all(d, [&]<typename T>() {
+    using C = compute_t<T>;
+    if constexpr (std::is_same_v<T, bool>) {
+      switch (op) {  // bool arithmetic as PyTorch: add = or, mul = and
+        case BinaryOp::Add: run_binary<T>(out, a, b, [](C x, C y) { return x || y; }); break;
+        case BinaryOp::Mul: run_binary<T>(out, a, b, [](C x, C y) { return x && y; }); break;
+        default: fail(TSR_ERR_INTERNAL, "unreachable bool op");
+      }
+    } else {
+      switch (op) {
+        case BinaryOp::Add: run_binary<T>(out, a, b, [](C x, C y) { return C(x + y); }); break;
+        case BinaryOp::Sub: run_binary<T>(out, a, b, [](C x, C y) { return C(x - y); }); break;
+        case BinaryOp::Mul: run_binary<T>(out, a, b, [](C x, C y) { return C(x * y); }); break;
+        case BinaryOp::Div: run_binary<T>(out, a, b, [](C x, C y) { return C(x / y); }); break;
+      }
+    }
+  });
+  return out;
+}
+
+Tensor mul_scalar(const Tensor& a, double s) {
+  Tensor out = new_output(a.sizes(), {&a}, a.dtype());
+  if (out.numel() == 0) return out;
+  dispatch_floating(a.dtype(), "mul(scalar)", [&]<typename T>() {
+    using C = compute_t<T>;
+    const C k = C(s);
+    run_unary<T>(out, a, [k](C x) { return C(x * k); });
+  });
+  return out;
+}
+
+Tensor add_scalar(const Tensor& a, double s) {
+  Tensor out = new_output(a.sizes(), {&a}, a.dtype());
+  if (out.numel() == 0) return out;
+  dispatch_floating(a.dtype(), "add(scalar)", [&]<typename T>() {
+    using C = compute_t<T>;
+    const C k = C(s);
+    run_unary<T>(out, a, [k](C x) { return C(x + k); });
+  });
+  return out;
+}
+
+Tensor unary(UnaryOp op, const Tensor& a0) {
+  tsr_dtype d = a0.dtype();
+  if ((op == UnaryOp::Exp || op == UnaryOp::Log) && !is_floating(d)) d = TSR_FLOAT32;
+  TSR_CHECK(!(op == UnaryOp::Neg && d == TSR_BOOL), TSR_ERR_DTYPE_MISMATCH,
+            "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
+            "invert a mask, use the `~` or `logical_not()` operator instead.");
+  Tensor a = as_dtype(a0, d);
+  Tensor out = new_output(a.sizes(), {&a0}, d);
+  if (out.numel() == 0) return out;
+  dispatch_all(d, [&]<typename T>() {
+    using C = compute_t<T>;
+    if constexpr (std::is_same_v<T, bool>) {
+      run_unary<T>(out, a, [](C x) { return x; });  // relu of bool is identity
+    } else {
+      switch (op) {
+        case UnaryOp::Relu: run_unary<T>(out, a, [](C x) { return x > C(0) ? x : C(0); }); break;
+        case UnaryOp::Neg: run_unary<T>(out, a, [](C x) { return C(-x); }); break;
+        case UnaryOp::Exp:
+          if constexpr (std::is_floating_point_v<C>) run_unary<T>(out, a, [](C x) { return C(std::exp(x)); });
+          break;
+        case UnaryOp::Log:
+          if constexpr (std::is_floating_point_v<C>) run_unary<T>(out, a, [](C x) { return C(std::log(x)); });
+          break;
+      }
+    }
+  });
+  return out;
+}
+
+Tensor relu_backward(const Tensor& grad, const Tensor& result) {
+  Tensor r = as_dtype(result, grad.dtype());
+  Shape shape = broadcast_shapes(grad.sizes(), r.sizes());
+  Tensor out = new_output(shape, {&grad, &r}, grad.dtype());
+  if (out.numel() == 0) return out;
+  dispatch_floating(grad.dtype(), "relu backward", [&]<typename T>() {
+    using C = compute_t<T>;
+    run_binary<T>(out, grad, r, [](C g, C x) { return x > C(0) ? g : C(0); });
+  });
+  return out;
+}
+
+void add_into(const Tensor& dst, const Tensor& src0, double alpha) {
+  if (dst.numel() == 0) return;
+  Tensor src = as_dtype(src0, dst.dtype());
+  auto g = make_geometry<2>(dst.sizes(), {byte_strides(dst), byte_strides(src)});
+  dispatch_all(dst.dtype(), [&]<typename T>() {
+    using C = compute_t<T>;
+    for_each_run<2>(g, {static_cast<char*>(dst.data_ptr()), static_cast<char*>(src.data_ptr())},
+                    [&](char** p, const int64_t* s, int64_t n) {
+                      T* o = reinterpret_cast<T*>(p[0]);
+                      const T* x = reinterpret_cast<const T*>(p[1]);
+                      const int64_t so = s[0] / int64_t(sizeof(T)), sx = s[1] / int64_t(sizeof(T));
+                      if constexpr (std::is_same_v<T, bool>) {
+                        for (int64_t i = 0; i < n; ++i) o[i * so] = o[i * so] || (alpha != 0 && x[i * sx]);
+                      } else {
+                        const C k = convert<C>(alpha);
+                        for (int64_t i = 0; i < n; ++i)
+                          o[i * so] = T(C(C(o[i * so]) + k * C(x[i * sx])));
+                      }
+                    });
+  });
+}
+
+void scale_inplace(const Tensor& dst, double s) {
+  if (dst.numel() == 0) return;
+  auto g = make_geometry<1>(dst.sizes(), {byte_strides(dst)});
+  dispatch_all(dst.dtype(), [&]<typename T>() {
+    using C = compute_t<T>;
+    for_each_run<1>(g, {static_cast<char*>(dst.data_ptr())}, [&](char** p, const int64_t* st, int64_t n) {
+      T* o = reinterpret_cast<T*>(p[0]);
+      const int64_t so = st[0] / int64_t(sizeof(T));
+      if constexpr (std::is_same_v<T, bool>) {
+        for (int64_t i = 0; i < n; ++i) o[i * so] = o[i * so] && s != 0;
+      } else {
+        const C k = convert<C>(s);
+        for (int64_t i = 0; i < n; ++i) o[i * so] = T(C(C(o[i * so]) * k));
+      }
+    });
+  });
+}
+
+}  // namespace tsr::kernels

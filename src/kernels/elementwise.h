@@ -1,0 +1,36 @@
+// Elementwise kernels on CPU tensors: broadcasting binary ops, unary ops,
+// in-place accumulation. No autograd, no version bumps (the ops layer does
+// those). Output layouts follow TensorIterator's rules so results have the
+// strides PyTorch gives (e.g. channels_last in, channels_last out).
+#pragma once
+
+#include "core/tensor.h"
+
+namespace tsr::kernels {
+
+enum class BinaryOp { Add, Sub, Mul, Div };
+enum class UnaryOp { Relu, Exp, Log, Neg };
+
+Tensor zeros(const Shape& sizes, tsr_dtype dtype);
+
+// Strides TensorIterator gives a fresh output of `shape` computed from
+// inputs with these sizes/strides (inputs may be broadcast).
+Shape output_strides(const Shape& shape, const std::vector<const Tensor*>& inputs);
+
+// a op b with broadcasting; result dtype = promote_types (Div of integers:
+// float32). Inputs of another dtype are converted first.
+Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b);
+// a * s / a + s in a's dtype (a floating) — also used by backward formulas.
+Tensor mul_scalar(const Tensor& a, double s);
+Tensor add_scalar(const Tensor& a, double s);
+// Unary op; Exp/Log of integer inputs give float32.
+Tensor unary(UnaryOp op, const Tensor& a);
+// grad * (x > 0): ReLU's backward (ATen threshold_backward).
+Tensor relu_backward(const Tensor& grad, const Tensor& result);
+// dst += alpha * src, src already expanded to dst's sizes, converted to
+// dst's dtype. Element by element in order, so an overlapping dst
+// (expand/unfold views of a gradient) accumulates correctly.
+void add_into(const Tensor& dst, const Tensor& src, double alpha);
+void scale_inplace(const Tensor& dst, double s);
+
+}  // namespace tsr::kernels

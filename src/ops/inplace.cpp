@@ -1,0 +1,44 @@
+#include "ops/inplace.h"
+
+#include "autograd/grad_mode.h"
+#include "autograd/node.h"
+#include "core/views.h"
+#include "kernels/copy.h"
+#include "kernels/elementwise.h"
+
+namespace tsr::ops {
+
+void check_inplace_allowed(const Tensor& t, const char* op) {
+  TSR_CHECK(!kernels::has_internal_overlap(t), TSR_ERR_INVALID_ARGUMENT, op,
+            ": unsupported operation: more than one element of the written-to tensor refers to a "
+            "single memory location. Please clone() the tensor before performing the operation.");
+  if (!autograd::is_grad_enabled() || !autograd::requires_grad(t)) return;
+  TSR_CHECK(!autograd::is_leaf(t), TSR_ERR_AUTOGRAD, op,
+            ": a leaf Variable that requires grad is being used in an in-place operation.");
+  fail(TSR_ERR_AUTOGRAD, op, ": in-place operations on tensors that have a grad_fn (",
+       autograd::grad_fn(t)->name(), ") are not supported by this version of tessera; use the "
+       "out-of-place op, or run the update under no_grad");
+}
+
+void add_(const Tensor& self, const Tensor& other, double alpha) {
+  TSR_CHECK(self.device() == other.device(), TSR_ERR_DEVICE_MISMATCH, "add_: devices differ");
+  check_inplace_allowed(self, "add_");
+  Tensor src = views::expand(other, self.sizes());  // SHAPE_MISMATCH if it does not broadcast
+  if (kernels::may_overlap(self, other)) src = kernels::contiguous_copy(src, src.dtype());
+  kernels::add_into(self, src, alpha);
+  self.bump_version();
+}
+
+void mul_scalar_(const Tensor& self, double scalar) {
+  check_inplace_allowed(self, "mul_");
+  kernels::scale_inplace(self, scalar);
+  self.bump_version();
+}
+
+void fill_(const Tensor& self, double value) {
+  check_inplace_allowed(self, "fill_");
+  kernels::fill(self, value);
+  self.bump_version();
+}
+
+}  // namespace tsr::ops
