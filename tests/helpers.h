@@ -1,0 +1,47 @@
+/* Shared assertions for the Criterion tests. */
+#ifndef TSR_TEST_HELPERS_H
+#define TSR_TEST_HELPERS_H
+
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include <tessera/tessera.h>
+
+/* Asserts a call returned TSR_OK, printing the library's message if not. */
+#define TSR_ASSERT_OK(call)                                                        \
+  do {                                                                             \
+    tsr_status st_ = (call);                                                       \
+    cr_assert_eq(st_, TSR_OK, "%s failed: %s: %s", #call, tsr_status_name(st_),    \
+                 tsr_last_error_message());                                        \
+  } while (0)
+
+/* Asserts a call failed with `status` and that the message contains `needle`. */
+#define TSR_ASSERT_FAILS(call, status, needle)                                     \
+  do {                                                                             \
+    tsr_clear_last_error();                                                        \
+    tsr_status st_ = (call);                                                       \
+    cr_assert_eq(st_, (status), "%s: expected %s, got %s (%s)", #call,             \
+                 tsr_status_name(status), tsr_status_name(st_),                    \
+                 tsr_last_error_message());                                        \
+    cr_assert_eq(tsr_last_error_code(), (status));                                 \
+    cr_assert(strstr(tsr_last_error_message(), (needle)) != NULL,                  \
+              "message \"%s\" lacks \"%s\"", tsr_last_error_message(), (needle));  \
+  } while (0)
+
+/* Asserts a tensor's sizes and strides equal the given arrays. */
+static inline void tsr_assert_geometry(const tsr_tensor* t, int64_t ndim, const int64_t* sizes,
+                                       const int64_t* strides) {
+  cr_assert_eq(tsr_tensor_ndim(t), ndim, "ndim %lld != %lld", (long long)tsr_tensor_ndim(t),
+               (long long)ndim);
+  for (int64_t i = 0; i < ndim; ++i) {
+    cr_assert_eq(tsr_tensor_sizes(t)[i], sizes[i], "size[%lld] = %lld, expected %lld",
+                 (long long)i, (long long)tsr_tensor_sizes(t)[i], (long long)sizes[i]);
+    if (strides)
+      cr_assert_eq(tsr_tensor_strides(t)[i], strides[i], "stride[%lld] = %lld, expected %lld",
+                   (long long)i, (long long)tsr_tensor_strides(t)[i], (long long)strides[i]);
+  }
+}
+
+#define TSR_CPU TSR_DEVICE_CPU, 0
+
+#endif
