@@ -42,6 +42,8 @@ struct Node {
   virtual const char* name() const = 0;
   // Frees saved tensors (after backward without retain_graph).
   virtual void release_saved() {}
+  // Whether input i's gradient goes anywhere (skip computing it if not).
+  bool needs_input_grad(size_t i) const { return i < next_edges.size() && next_edges[i].valid(); }
 
   uint64_t sequence_nr;  // creation order: the engine runs newest first
   std::vector<Edge> next_edges;

@@ -1,0 +1,87 @@
+// C API: autograd (autograd.h).
+#include <tessera/autograd.h>
+
+#include "autograd/engine.h"
+#include "autograd/grad_mode.h"
+#include "autograd/node.h"
+#include "capi/barrier.h"
+#include "capi/handles.h"
+#include "kernels/copy.h"
+
+using namespace tsr;
+using namespace tsr::capi;
+
+TSR_EXTERN tsr_status tsr_set_requires_grad(tsr_tensor* t, bool flag) {
+  return guarded([&] { autograd::set_requires_grad(tensor_of(t), flag); });
+}
+TSR_EXTERN bool tsr_requires_grad(const tsr_tensor* t) {
+  return guarded_value<bool>(false, [&] { return autograd::requires_grad(tensor_of(t)); });
+}
+TSR_EXTERN bool tsr_is_leaf(const tsr_tensor* t) {
+  return guarded_value<bool>(false, [&] { return autograd::is_leaf(tensor_of(t)); });
+}
+TSR_EXTERN const char* tsr_grad_fn_name(const tsr_tensor* t) {
+  return guarded_value<const char*>(nullptr, [&]() -> const char* {
+    const auto& fn = autograd::grad_fn(tensor_of(t));
+    return fn ? fn->name() : nullptr;
+  });
+}
+TSR_EXTERN int64_t tsr_version(const tsr_tensor* t) {
+  return guarded_value<int64_t>(-1, [&] { return tensor_of(t).version(); });
+}
+
+TSR_EXTERN tsr_status tsr_grad(const tsr_tensor* t, tsr_tensor** out) {
+  return guarded([&] {
+    const Tensor& x = tensor_of(t);
+    require(out, "out");
+    auto* meta = x.impl()->autograd.get();
+    if (meta && meta->grad.defined()) emit(out, meta->grad);
+    else *out = nullptr;
+  });
+}
+
+TSR_EXTERN tsr_status tsr_set_grad(tsr_tensor* t, tsr_tensor* grad) {
+  return guarded([&] {
+    const Tensor& x = tensor_of(t);
+    if (grad) {
+      const Tensor& g = grad->tensor;
+      TSR_CHECK(g.sizes() == x.sizes(), TSR_ERR_SHAPE_MISMATCH, "assigned grad has data of a different "
+                "size: grad sizes ", g.sizes(), ", tensor sizes ", x.sizes());
+      TSR_CHECK(g.dtype() == x.dtype(), TSR_ERR_DTYPE_MISMATCH, "assigned grad has data of a different "
+                "type: ", dtype_name(g.dtype()), " vs ", dtype_name(x.dtype()));
+      auto& meta = x.impl()->autograd;
+      if (!meta) meta = std::make_shared<autograd::AutogradMeta>();
+      meta->grad = g;
+    } else if (auto* meta = x.impl()->autograd.get()) {
+      meta->grad = Tensor();
+    }
+  });
+}
+
+TSR_EXTERN tsr_status tsr_zero_grad(tsr_tensor* t) {
+  return guarded([&] {
+    auto* meta = tensor_of(t).impl()->autograd.get();
+    if (meta && meta->grad.defined()) {
+      kernels::fill(meta->grad, 0.0);
+      meta->grad.bump_version();
+    }
+  });
+}
+
+TSR_EXTERN tsr_status tsr_backward(tsr_tensor* root, const tsr_tensor* gradient, bool retain_graph) {
+  return guarded([&] {
+    const Tensor& r = tensor_of(root, "root");
+    autograd::backward(r, gradient ? gradient->tensor : Tensor(), retain_graph);
+  });
+}
+
+TSR_EXTERN tsr_status tsr_detach(const tsr_tensor* t, tsr_tensor** out) {
+  return guarded([&] {
+    const Tensor& x = tensor_of(t);
+    require(out, "out");
+    emit(out, autograd::detach(x));
+  });
+}
+
+TSR_EXTERN bool tsr_is_grad_enabled(void) { return autograd::is_grad_enabled(); }
+TSR_EXTERN bool tsr_set_grad_enabled(bool enabled) { return autograd::set_grad_enabled(enabled); }

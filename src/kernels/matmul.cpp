@@ -1,0 +1,110 @@
+#include "kernels/matmul.h"
+
+#include <cblas.h>
+
+#include <algorithm>
+
+#include "core/factory.h"
+#include "core/views.h"
+#include "kernels/copy.h"
+
+namespace tsr::kernels {
+
+namespace {
+
+// A 2-D operand as BLAS wants it: a leading dimension and whether it is
+// transposed; copies to contiguous only when neither dim has stride 1.
+struct BlasOperand {
+  Tensor t;
+  bool trans;
+  int64_t ld;
+};
+
+BlasOperand blas_operand(const Tensor& m) {
+  const int64_t rows = m.sizes()[0], cols = m.sizes()[1];
+  const int64_t s0 = m.strides()[0], s1 = m.strides()[1];
+  if ((s1 == 1 || cols == 1) && s0 >= std::max<int64_t>(1, cols)) return {m, false, s0};
+  if ((s0 == 1 || rows == 1) && s1 >= std::max<int64_t>(1, rows)) return {m, true, s1};
+  Tensor c = contiguous_copy(m, m.dtype());
+  return {c, false, std::max<int64_t>(1, cols)};
+}
+
+// out[M,N] (contiguous) = a[M,K] @ b[K,N].
+void gemm(const Tensor& out, const Tensor& a, const Tensor& b) {
+  const int64_t M = a.sizes()[0], K = a.sizes()[1], N = b.sizes()[1];
+  if (M == 0 || N == 0) return;
+  if (K == 0) {
+    fill(out, 0.0);
+    return;
+  }
+  TSR_CHECK(M <= INT32_MAX && N <= INT32_MAX && K <= INT32_MAX, TSR_ERR_UNSUPPORTED,
+            "matmul: dimensions above 2^31-1 are not supported by the BLAS interface");
+  BlasOperand A = blas_operand(a), B = blas_operand(b);
+  auto ta = A.trans ? CblasTrans : CblasNoTrans, tb = B.trans ? CblasTrans : CblasNoTrans;
+  if (out.dtype() == TSR_FLOAT32)
+    cblas_sgemm(CblasRowMajor, ta, tb, int(M), int(N), int(K), 1.0f, A.t.data<float>(), int(A.ld),
+                B.t.data<float>(), int(B.ld), 0.0f, out.data<float>(), int(N));
+  else
+    cblas_dgemm(CblasRowMajor, ta, tb, int(M), int(N), int(K), 1.0, A.t.data<double>(), int(A.ld),
+                B.t.data<double>(), int(B.ld), 0.0, out.data<double>(), int(N));
+}
+
+[[noreturn]] void size_mismatch(const Shape& a, const Shape& b) {
+  fail(TSR_ERR_SHAPE_MISMATCH, "mat1 and mat2 shapes cannot be multiplied (", a, " and ", b, ")");
+}
+
+}  // namespace
+
+Shape matmul_sizes(const Shape& a, const Shape& b) {
+  TSR_CHECK(!a.empty() && !b.empty(), TSR_ERR_SHAPE_MISMATCH,
+            "both arguments to matmul need to be at least 1D, but they are ", a.size(), "D and ",
+            b.size(), "D");
+  Shape a2 = a.size() == 1 ? Shape{1, a[0]} : a;
+  Shape b2 = b.size() == 1 ? Shape{b[0], 1} : b;
+  if (a2.back() != b2[b2.size() - 2]) size_mismatch(a, b);
+  Shape batch = broadcast_shapes(Shape(a2.begin(), a2.end() - 2), Shape(b2.begin(), b2.end() - 2));
+  Shape out = batch;
+  if (a.size() > 1) out.push_back(a2[a2.size() - 2]);
+  if (b.size() > 1) out.push_back(b2.back());
+  return out;
+}
+
+Tensor matmul(const Tensor& a, const Tensor& b) {
+  TSR_CHECK(a.device() == b.device(), TSR_ERR_DEVICE_MISMATCH,
+            "Expected all tensors to be on the same device");
+  TSR_CHECK(a.dtype() == b.dtype(), TSR_ERR_DTYPE_MISMATCH,
+            "expected scalar type ", dtype_name(a.dtype()), " but found ", dtype_name(b.dtype()));
+  TSR_CHECK(a.dtype() == TSR_FLOAT32 || a.dtype() == TSR_FLOAT64, TSR_ERR_DTYPE_MISMATCH,
+            "matmul supports float32 and float64 in this version, got ", dtype_name(a.dtype()));
+  Shape out_sizes = matmul_sizes(a.sizes(), b.sizes());
+  Tensor a2 = a.ndim() == 1 ? views::unsqueeze(a, 0) : a;
+  Tensor b2 = b.ndim() == 1 ? views::unsqueeze(b, 1) : b;
+  const int64_t M = a2.sizes()[a2.ndim() - 2], N = b2.sizes().back(), K = a2.sizes().back();
+  Shape batch(out_sizes.begin(), out_sizes.begin() + (int64_t(out_sizes.size()) -
+                                                      (a.ndim() > 1) - (b.ndim() > 1)));
+  Shape full = batch;
+  full.push_back(M);
+  full.push_back(N);
+  Tensor out = empty(full, a.dtype());
+  Shape ea = batch, eb = batch;
+  ea.insert(ea.end(), {M, K});
+  eb.insert(eb.end(), {K, N});
+  Tensor A = views::expand(a2, ea), B = views::expand(b2, eb);
+  int64_t nbatch = checked_numel(batch);
+  // Walk the batch with flat indices, selecting one 2-D slice at a time.
+  for (int64_t i = 0; i < nbatch; ++i) {
+    Tensor as = A, bs = B, os = out;
+    int64_t rem = i;
+    for (int64_t d = int64_t(batch.size()) - 1; d >= 0; --d) {
+      int64_t idx = rem % batch[d];
+      rem /= batch[d];
+      as = views::select(as, d, idx);
+      bs = views::select(bs, d, idx);
+      os = views::select(os, d, idx);
+    }
+    gemm(os, as, bs);
+  }
+  return make_view(out, out_sizes, contiguous_strides(out_sizes), 0);
+}
+
+}  // namespace tsr::kernels

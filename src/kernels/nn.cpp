@@ -1,0 +1,125 @@
+#include "kernels/nn.h"
+
+#include <cmath>
+#include <limits>
+
+#include "core/factory.h"
+#include "core/layout.h"
+#include "kernels/copy.h"
+
+namespace tsr::kernels {
+
+namespace {
+// Viewing a contiguous tensor as [outer, len, inner] around dim.
+struct Around {
+  int64_t outer = 1, len = 1, inner = 1;
+};
+Around around(const Tensor& t, int64_t dim) {
+  Around a;
+  for (int64_t i = 0; i < t.ndim(); ++i) {
+    if (i < dim) a.outer *= t.sizes()[i];
+    else if (i == dim) a.len = t.sizes()[i];
+    else a.inner *= t.sizes()[i];
+  }
+  return a;
+}
+Tensor contiguous_input(const Tensor& t) {
+  return is_contiguous_strides(t.sizes(), t.strides()) ? t : contiguous_copy(t, t.dtype());
+}
+}  // namespace
+
+Tensor log_softmax(const Tensor& t0, int64_t dim) {
+  dim = wrap_dim(dim, t0.ndim());
+  Tensor t = contiguous_input(t0);
+  Tensor out = empty(t.sizes(), t.dtype());
+  if (t.numel() == 0) return out;
+  Around a = around(t, t.ndim() == 0 ? 0 : dim);
+  if (t.ndim() == 0) a = Around{};
+  dispatch_floating(t.dtype(), "log_softmax", [&]<typename T>() {
+    using C = std::conditional_t<std::is_same_v<T, double>, double, float>;
+    const T* x = t.data<T>();
+    T* y = out.data<T>();
+    for (int64_t o = 0; o < a.outer; ++o)
+      for (int64_t i = 0; i < a.inner; ++i) {
+        const int64_t base = o * a.len * a.inner + i;
+        C mx = -std::numeric_limits<C>::infinity();
+        for (int64_t k = 0; k < a.len; ++k) mx = std::max(mx, C(x[base + k * a.inner]));
+        C s = 0;
+        for (int64_t k = 0; k < a.len; ++k) s += std::exp(C(x[base + k * a.inner]) - mx);
+        const C lse = mx + std::log(s);
+        for (int64_t k = 0; k < a.len; ++k) y[base + k * a.inner] = T(C(x[base + k * a.inner]) - lse);
+      }
+  });
+  return out;
+}
+
+Tensor log_softmax_backward(const Tensor& grad0, const Tensor& output, int64_t dim) {
+  Tensor g = contiguous_input(grad0);
+  Tensor out = empty(output.sizes(), output.dtype());
+  if (out.numel() == 0) return out;
+  Around a = output.ndim() == 0 ? Around{} : around(output, dim);
+  dispatch_floating(output.dtype(), "log_softmax backward", [&]<typename T>() {
+    using C = std::conditional_t<std::is_same_v<T, double>, double, float>;
+    const T* gy = g.data<T>();
+    const T* y = output.data<T>();
+    T* gx = out.data<T>();
+    for (int64_t o = 0; o < a.outer; ++o)
+      for (int64_t i = 0; i < a.inner; ++i) {
+        const int64_t base = o * a.len * a.inner + i;
+        C s = 0;
+        for (int64_t k = 0; k < a.len; ++k) s += C(gy[base + k * a.inner]);
+        for (int64_t k = 0; k < a.len; ++k) {
+          const int64_t j = base + k * a.inner;
+          gx[j] = T(C(gy[j]) - std::exp(C(y[j])) * s);
+        }
+      }
+  });
+  return out;
+}
+
+namespace {
+void check_nll_args(const Tensor& logp, const Tensor& target) {
+  TSR_CHECK(logp.ndim() == 2, TSR_ERR_SHAPE_MISMATCH, "cross_entropy: expected logits of 2 dims [N, C], got ",
+            logp.sizes());
+  TSR_CHECK(target.ndim() == 1 && target.sizes()[0] == logp.sizes()[0], TSR_ERR_SHAPE_MISMATCH,
+            "Expected input batch_size (", logp.sizes()[0], ") to match target batch_size (",
+            target.ndim() == 1 ? target.sizes()[0] : -1, "); target sizes ", target.sizes());
+  TSR_CHECK(target.dtype() == TSR_INT64, TSR_ERR_DTYPE_MISMATCH,
+            "cross_entropy: expected target of dtype int64 (class indices), got ",
+            dtype_name(target.dtype()));
+}
+}  // namespace
+
+Tensor nll_loss(const Tensor& logp0, const Tensor& target0) {
+  check_nll_args(logp0, target0);
+  Tensor logp = contiguous_input(logp0), target = contiguous_input(target0);
+  const int64_t N = logp.sizes()[0], C = logp.sizes()[1];
+  const int64_t* tg = target.data<int64_t>();
+  for (int64_t i = 0; i < N; ++i)
+    TSR_CHECK(tg[i] >= 0 && tg[i] < C, TSR_ERR_INDEX_OUT_OF_RANGE, "Target ", tg[i],
+              " is out of bounds (", C, " classes) at batch index ", i);
+  Tensor out = empty({}, logp.dtype());
+  dispatch_floating(logp.dtype(), "cross_entropy", [&]<typename T>() {
+    const T* x = logp.data<T>();
+    double s = 0;
+    for (int64_t i = 0; i < N; ++i) s += double(compute_t<T>(x[i * C + tg[i]]));
+    *out.data<T>() = T(compute_t<T>(-s / double(N)));  // N == 0: nan, as torch
+  });
+  return out;
+}
+
+Tensor nll_loss_backward(const Tensor& grad, const Tensor& logp, const Tensor& target0) {
+  Tensor target = contiguous_input(target0);
+  const int64_t N = logp.sizes()[0], C = logp.sizes()[1];
+  Tensor out = empty(logp.sizes(), logp.dtype());
+  fill(out, 0.0);
+  const int64_t* tg = target.data<int64_t>();
+  dispatch_floating(logp.dtype(), "cross_entropy backward", [&]<typename T>() {
+    const double g = double(compute_t<T>(*grad.data<T>()));
+    T* o = out.data<T>();
+    for (int64_t i = 0; i < N; ++i) o[i * C + tg[i]] = T(compute_t<T>(-g / double(N)));
+  });
+  return out;
+}
+
+}  // namespace tsr::kernels

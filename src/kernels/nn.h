@@ -1,0 +1,20 @@
+// Neural-network kernels: log_softmax and nll_loss forward/backward (no
+// autograd; ops/nn.cpp wires them).
+#pragma once
+
+#include "core/tensor.h"
+
+namespace tsr::kernels {
+
+// Contiguous log_softmax of t along dim (max-shifted, computed in at least
+// float precision).
+Tensor log_softmax(const Tensor& t, int64_t dim);
+// grad_input = grad - exp(output) * sum(grad, dim)  (ATen's formula).
+Tensor log_softmax_backward(const Tensor& grad, const Tensor& output, int64_t dim);
+// Mean negative log-likelihood: -(1/N) * sum_i logp[i, target[i]].
+// logp [N, C] floating, target [N] int64 in [0, C).
+Tensor nll_loss(const Tensor& logp, const Tensor& target);
+// d/dlogp of nll_loss: -(grad/N) at [i, target[i]], else 0.
+Tensor nll_loss_backward(const Tensor& grad, const Tensor& logp, const Tensor& target);
+
+}  // namespace tsr::kernels

@@ -1,0 +1,163 @@
+#include "kernels/reduce.h"
+
+#include <cmath>
+
+#include "core/factory.h"
+#include "core/views.h"
+#include "kernels/copy.h"
+#include "kernels/strided_loop.h"
+
+namespace tsr::kernels {
+
+std::vector<bool> reduction_mask(const Tensor& t, const Shape& dims) {
+  const int64_t n = t.ndim();
+  std::vector<bool> mask(n, dims.empty());
+  for (int64_t d : dims) {
+    int64_t w = wrap_dim(d, n);
+    if (n == 0) continue;  // reducing a scalar over dim 0/-1 is the identity
+    TSR_CHECK(!mask[w], TSR_ERR_INVALID_ARGUMENT, "dim ", w,
+              " appears multiple times in the list of dims ", dims);
+    mask[w] = true;
+  }
+  return mask;
+}
+
+Shape reduced_sizes(const Shape& sizes, const std::vector<bool>& mask, bool keepdim) {
+  Shape out;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (!mask[i]) out.push_back(sizes[i]);
+    else if (keepdim) out.push_back(1);
+  }
+  return out;
+}
+
+namespace {
+
+// acc (contiguous, keepdim sizes) += every element of t: acc is broadcast to
+// t's sizes with stride 0 on reduced dims, so the inner loop accumulates.
+template <typename Acc>
+void accumulate_into(const Tensor& acc, const Tensor& t) {
+  Shape acc_strides(t.ndim());
+  for (int64_t i = 0; i < t.ndim(); ++i)
+    acc_strides[i] = acc.sizes()[i] == 1 ? 0 : acc.strides()[i] * int64_t(sizeof(Acc));
+  Shape in_strides = t.strides();
+  for (auto& s : in_strides) s *= t.element_size();
+  auto g = make_geometry<2>(t.sizes(), {acc_strides, in_strides});
+  dispatch_all(t.dtype(), [&]<typename T>() {
+    for_each_run<2>(g, {static_cast<char*>(acc.data_ptr()), static_cast<char*>(t.data_ptr())},
+                    [](char** p, const int64_t* s, int64_t n) {
+                      Acc* o = reinterpret_cast<Acc*>(p[0]);
+                      const T* x = reinterpret_cast<const T*>(p[1]);
+                      const int64_t so = s[0] / int64_t(sizeof(Acc)), sx = s[1] / int64_t(sizeof(T));
+                      if (so == 0) {
+                        Acc total = 0;
+                        for (int64_t i = 0; i < n; ++i) total += convert<Acc>(x[i * sx]);
+                        *o += total;
+                      } else {
+                        for (int64_t i = 0; i < n; ++i) o[i * so] += convert<Acc>(x[i * sx]);
+                      }
+                    });
+  });
+}
+
+// The accumulated sum with keepdim sizes, in double or int64.
+Tensor wide_sum(const Tensor& t, const std::vector<bool>& mask) {
+  bool fp = is_floating(t.dtype());
+  Tensor acc = empty(reduced_sizes(t.sizes(), mask, true), fp ? TSR_FLOAT64 : TSR_INT64);
+  fill(acc, 0.0);
+  if (t.numel() > 0) {
+    if (fp) accumulate_into<double>(acc, t);
+    else accumulate_into<int64_t>(acc, t);
+  }
+  return acc;
+}
+
+Tensor finish(const Tensor& acc, const std::vector<bool>& mask, bool keepdim, tsr_dtype dtype) {
+  Tensor out = empty(acc.sizes(), dtype);
+  copy_strided(out, acc);
+  if (keepdim) return out;
+  return make_view(out, reduced_sizes(out.sizes(), mask, false),
+                   contiguous_strides(reduced_sizes(out.sizes(), mask, false)), 0);
+}
+
+}  // namespace
+
+Tensor sum(const Tensor& t, const std::vector<bool>& mask, bool keepdim) {
+  tsr_dtype d = is_floating(t.dtype()) ? t.dtype() : TSR_INT64;
+  return finish(wide_sum(t, mask), mask, keepdim, d);
+}
+
+Tensor mean(const Tensor& t, const std::vector<bool>& mask, bool keepdim) {
+  TSR_CHECK(is_floating(t.dtype()), TSR_ERR_DTYPE_MISMATCH,
+            "mean(): could not infer output dtype. Input dtype must be either a floating point or "
+            "complex dtype. Got: ", dtype_name(t.dtype()));
+  Tensor acc = wide_sum(t, mask);
+  int64_t count = 1;
+  for (int64_t i = 0; i < t.ndim(); ++i)
+    if (mask[i]) count *= t.sizes()[i];
+  double* p = acc.data<double>();
+  for (int64_t i = 0; i < acc.numel(); ++i) p[i] /= double(count);  // 0/0 -> nan, as torch
+  return finish(acc, mask, keepdim, t.dtype());
+}
+
+std::pair<Tensor, Tensor> max_dim(const Tensor& t, int64_t dim, bool keepdim) {
+  const int64_t n = t.ndim();
+  dim = wrap_dim(dim, n);
+  const int64_t len = n == 0 ? 1 : t.sizes()[dim];
+  TSR_CHECK(len > 0, TSR_ERR_SHAPE_MISMATCH, "max(): Expected reduction dim ", dim,
+            " to have non-zero size.");
+  std::vector<bool> mask(n, false);
+  if (n > 0) mask[dim] = true;
+  Shape out_sizes = reduced_sizes(t.sizes(), mask, keepdim);
+  Tensor values = empty(out_sizes, t.dtype()), indices = empty(out_sizes, TSR_INT64);
+  // Iterate the kept dims (the input with dim removed) alongside the outputs.
+  Tensor rows = n == 0 ? t : views::select(t, dim, 0);
+  const int64_t step = n == 0 ? 0 : t.strides()[dim] * t.element_size();
+  Shape vs = contiguous_strides(rows.sizes()), is = vs, rs = rows.strides();
+  for (auto& s : vs) s *= t.element_size();
+  for (auto& s : is) s *= 8;
+  for (auto& s : rs) s *= t.element_size();
+  if (rows.numel() == 0) return {values, indices};
+  auto g = make_geometry<3>(rows.sizes(), {vs, is, rs});
+  dispatch_all(t.dtype(), [&]<typename T>() {
+    using C = compute_t<T>;
+    for_each_run<3>(g, {static_cast<char*>(values.data_ptr()), static_cast<char*>(indices.data_ptr()),
+                        static_cast<char*>(rows.data_ptr())},
+                    [&](char** p, const int64_t* s, int64_t count) {
+                      for (int64_t r = 0; r < count; ++r) {
+                        const char* row = p[2] + r * s[2];
+                        C best = C(*reinterpret_cast<const T*>(row));
+                        int64_t arg = 0;
+                        for (int64_t k = 1; k < len; ++k) {
+                          C v = C(*reinterpret_cast<const T*>(row + k * step));
+                          bool nan_best = false, nan_v = false;
+                          if constexpr (std::is_floating_point_v<C>) {
+                            nan_best = std::isnan(best);
+                            nan_v = std::isnan(v);
+                          }
+                          if (nan_best) break;
+                          if (nan_v || v > best) {
+                            best = v;
+                            arg = k;
+                          }
+                        }
+                        *reinterpret_cast<T*>(p[0] + r * s[0]) = T(best);
+                        *reinterpret_cast<int64_t*>(p[1] + r * s[1]) = arg;
+                      }
+                    });
+  });
+  return {values, indices};
+}
+
+Tensor sum_to_size(const Tensor& t, const Shape& sizes) {
+  if (t.sizes() == sizes) return t;
+  const int64_t lead = t.ndim() - int64_t(sizes.size());
+  TSR_CHECK(lead >= 0, TSR_ERR_INTERNAL, "sum_to_size: ", t.sizes(), " to ", sizes);
+  std::vector<bool> mask(t.ndim(), false);
+  for (int64_t i = 0; i < t.ndim(); ++i)
+    mask[i] = i < lead || (sizes[i - lead] == 1 && t.sizes()[i] != 1);
+  Tensor s = sum(t, mask, true);
+  return make_view(s, sizes, contiguous_strides(sizes), s.storage_offset());
+}
+
+}  // namespace tsr::kernels

@@ -1,0 +1,35 @@
+// Differentiable math: kernels plus autograd history. The C API's ops.h
+// entry points call these. Backward formulas are PyTorch's
+// (tools/autograd/derivatives.yaml) and nodes carry PyTorch's names.
+#pragma once
+
+#include <utility>
+
+#include "core/tensor.h"
+
+namespace tsr::ops {
+
+Tensor add(const Tensor& a, const Tensor& b);
+Tensor sub(const Tensor& a, const Tensor& b);
+Tensor mul(const Tensor& a, const Tensor& b);
+Tensor div(const Tensor& a, const Tensor& b);
+Tensor mul_scalar(const Tensor& a, double s);
+Tensor add_scalar(const Tensor& a, double s);
+Tensor neg(const Tensor& a);
+Tensor relu(const Tensor& a);
+Tensor exp(const Tensor& a);
+Tensor log(const Tensor& a);
+
+Tensor matmul(const Tensor& a, const Tensor& b);
+
+Tensor sum(const Tensor& a, const Shape& dims, bool keepdim);
+Tensor mean(const Tensor& a, const Shape& dims, bool keepdim);
+std::pair<Tensor, Tensor> max_dim(const Tensor& a, int64_t dim, bool keepdim);
+Tensor max(const Tensor& a);
+Tensor argmax(const Tensor& a, int64_t dim, bool keepdim);
+
+Tensor log_softmax(const Tensor& a, int64_t dim);
+Tensor nll_loss(const Tensor& logp, const Tensor& target);
+Tensor cross_entropy(const Tensor& logits, const Tensor& target);
+
+}  // namespace tsr::ops
