@@ -15,5 +15,7 @@
 #include "random.h"
 #include "ops.h"
 #include "autograd.h"
+#include "io.h"
+#include "allocator.h"
 
 #endif

@@ -1,0 +1,195 @@
+/* tessera/io.h — saving and loading named tensors (safetensors files).
+ *
+ * A file holds named tensors plus string metadata in the safetensors layout
+ * (huggingface/safetensors, safetensors/src/tensor.rs):
+ *
+ *   8 bytes   N, the header length, unsigned little-endian
+ *   N bytes   UTF-8 JSON: {"__metadata__": {str: str},
+ *                          name: {"dtype": "F32", "shape": [...],
+ *                                 "data_offsets": [begin, end]}, ...}
+ *             padded with spaces so the data starts 8-byte aligned
+ *   the rest  the data buffer; offsets count bytes from its start; the
+ *             tensors tile it exactly (no gaps, no overlaps, nothing after)
+ *
+ * dtype names: BOOL U8 I8 I16 I32 I64 F16 BF16 F32 F64. Data is C-order,
+ * little-endian. Tensors are laid out as the reference writer lays them out
+ * (by element alignment, largest first, then by name), so a plain file is
+ * byte-identical to what safetensors' serialize() writes for the same
+ * tensors and metadata.
+ *
+ * Two modes (tsr_compression):
+ *  - TSR_COMPRESSION_NONE: a plain safetensors file, readable by safetensors,
+ *    torch, numpy-based readers.
+ *  - TSR_COMPRESSION_ZSTD: the same header and layout, but each tensor's
+ *    bytes are one zstd frame (content size recorded, XXH64 checksum on)
+ *    and data_offsets delimit the compressed frames. __metadata__ holds
+ *    "tessera.compression": "zstd". A plain safetensors reader rejects such
+ *    a file: for every tensor end - begin != numel*element_size (the
+ *    reference's TensorInvalidInfo check), because the writer guarantees
+ *    the frame length differs from the raw length (if they would be equal it
+ *    writes that frame without its 4-byte checksum). A reader that ignores
+ *    data_offsets' end and reads numel*element_size bytes at begin cannot
+ *    be protected against; the metadata key tells it what the file is.
+ *
+ * Loading treats the file as untrusted: every inconsistency is
+ * TSR_ERR_CORRUPT_FILE with a message naming the tensor and the numbers,
+ * and nothing is allocated before the sizes it depends on were checked
+ * against the file.
+ */
+#ifndef TESSERA_IO_H
+#define TESSERA_IO_H
+
+#include "types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* How tensor bytes are stored. Values are only appended. */
+typedef enum tsr_compression {
+  TSR_COMPRESSION_NONE = 0, /* plain safetensors                      */
+  TSR_COMPRESSION_ZSTD = 1  /* one zstd frame per tensor (see above)  */
+} tsr_compression;
+
+/* Options for tsr_save. Set struct_size = sizeof(tsr_save_options) (or use
+ * TSR_SAVE_OPTIONS_INIT); a library newer than the caller's header reads
+ * only the fields that struct_size covers and defaults the rest. */
+typedef struct tsr_save_options {
+  size_t struct_size;
+  tsr_compression compression;
+  /* zstd level for TSR_COMPRESSION_ZSTD: 0 means zstd's default (3);
+   * otherwise in [-131072, 22] (negative: zstd's fast levels). Ignored for
+   * TSR_COMPRESSION_NONE. */
+  int32_t level;
+  /* n_metadata string pairs written to "__metadata__" (keys unique,
+   * non-empty, valid UTF-8; keys starting with "tessera." are reserved).
+   * The arrays may be NULL when n_metadata == 0. */
+  int64_t n_metadata;
+  const char* const* metadata_keys;
+  const char* const* metadata_values;
+} tsr_save_options;
+
+#define TSR_SAVE_OPTIONS_INIT \
+  { sizeof(tsr_save_options), TSR_COMPRESSION_NONE, 0, 0, NULL, NULL }
+
+/* Options for tsr_load; struct_size as for tsr_save_options. */
+typedef struct tsr_load_options {
+  size_t struct_size;
+  /* Most bytes of tensor data (sum of numel*element_size over the file) the
+   * load may allocate; 0 = no cap. A plain file can never ask for more than
+   * its own size; a compressed one can ask for up to ~32768 times its size
+   * (zstd's RLE blocks), so set this when loading compressed files from
+   * untrusted sources. */
+  int64_t max_bytes;
+} tsr_load_options;
+
+#define TSR_LOAD_OPTIONS_INIT { sizeof(tsr_load_options), 0 }
+
+/* The tensors of a loaded file, in file order (by data offset; tensors at
+ * the same offset, which are empty, by name), and its metadata. Immutable:
+ * safe to read from several threads at once. Reference-counted. */
+typedef struct tsr_tensor_map tsr_tensor_map;
+
+/* Writes n named tensors to path, replacing any file there atomically.
+ *
+ * names[i] names tensors[i]; each is a non-empty UTF-8 string other than
+ * "__metadata__", all distinct. tensors may have any sizes (0-dim and empty
+ * included), strides and storage_offset; what is written is their C-order
+ * contents, bit for bit. They must be CPU tensors. n == 0 writes a file
+ * with no tensors. opts NULL means TSR_SAVE_OPTIONS_INIT (plain, no
+ * metadata). Bool tensors must hold bytes 0 or 1 only.
+ *
+ * The file is written to a temporary file in path's directory, fsync'ed,
+ * renamed over path, and the directory fsync'ed; on any failure the
+ * temporary is removed and an existing file at path is left untouched. If
+ * path is a symbolic link, the file it points to is replaced (the link
+ * stays). A new file gets mode 0666 & ~umask; a replaced file keeps its
+ * permission bits.
+ *
+ * Statuses:
+ *   TSR_ERR_INVALID_ARGUMENT  NULL path, n < 0, NULL names/tensors (n > 0) or
+ *                             entries, an empty/duplicate/reserved/non-UTF-8
+ *                             name or metadata key, a bad opts->struct_size,
+ *                             compression or level, a bool tensor holding a
+ *                             byte other than 0/1.
+ *   TSR_ERR_UNSUPPORTED       a tensor not on the CPU.
+ *   TSR_ERR_IO                creating, writing, syncing or renaming failed
+ *                             (the message has the path and strerror).
+ *   TSR_ERR_OUT_OF_MEMORY     buffers for a contiguous copy or compression.
+ * Thread-safety: tensors must not be written by other threads meanwhile. */
+TSR_API tsr_status tsr_save(const char* path, int64_t n, const char* const* names,
+                            tsr_tensor* const* tensors, const tsr_save_options* opts);
+
+/* Reads the file at path (plain or zstd-compressed, detected from
+ * "__metadata__") into a new tensor map: *out, one reference. Every tensor
+ * is a new contiguous CPU tensor with its own storage, dtype and sizes as in
+ * the file, contents bit-exact. opts NULL means TSR_LOAD_OPTIONS_INIT.
+ *
+ * Statuses:
+ *   TSR_ERR_INVALID_ARGUMENT  NULL path/out, a bad opts->struct_size or a
+ *                             negative max_bytes.
+ *   TSR_ERR_IO                path cannot be opened or read, or is not a
+ *                             regular file (message has strerror).
+ *   TSR_ERR_CORRUPT_FILE      shorter than 8 bytes; header length above
+ *                             100000000 bytes (the reference's cap) or past
+ *                             the end of the file; header not UTF-8 JSON, not
+ *                             an object, with duplicate keys or unknown
+ *                             fields; a dtype that is no safetensors dtype;
+ *                             shape entries that are not integers in
+ *                             [0, 2^63) or whose product (times the element
+ *                             size) overflows int64; offsets that are not
+ *                             [begin, end] with begin <= end, that leave gaps
+ *                             or overlap, or do not end where the file ends;
+ *                             end - begin != numel*element_size (plain); a
+ *                             zstd frame that is malformed, fails its
+ *                             checksum or does not decompress to exactly
+ *                             numel*element_size bytes; a bool byte other
+ *                             than 0/1; the data needing more than
+ *                             opts->max_bytes. The file changing size while
+ *                             being read reads as truncated.
+ *   TSR_ERR_UNSUPPORTED       a safetensors dtype tessera lacks (U16, U32,
+ *                             U64, F8_*, ...), or an unknown
+ *                             "tessera.compression" codec.
+ *   TSR_ERR_OUT_OF_MEMORY     the allocator could not provide the bytes. */
+TSR_API tsr_status tsr_load(const char* path, const tsr_load_options* opts,
+                            tsr_tensor_map** out);
+
+/* Adds / drops one reference; the last release frees the map and drops its
+ * references to the tensors. NULL is ignored. Thread-safe. */
+TSR_API void tsr_tensor_map_retain(tsr_tensor_map* m);
+TSR_API void tsr_tensor_map_release(tsr_tensor_map* m);
+
+/* Number of tensors; -1 (and TSR_ERR_INVALID_ARGUMENT recorded) for NULL. */
+TSR_API int64_t tsr_tensor_map_count(const tsr_tensor_map* m);
+/* Name of tensor i, 0 <= i < count. Borrowed: valid while m lives. NULL on
+ * a NULL map (TSR_ERR_INVALID_ARGUMENT recorded) or i out of range
+ * (TSR_ERR_INDEX_OUT_OF_RANGE recorded). */
+TSR_API const char* tsr_tensor_map_name(const tsr_tensor_map* m, int64_t i);
+/* Index of the tensor called name, or -1 when there is none (nothing
+ * recorded) or m/name is NULL (TSR_ERR_INVALID_ARGUMENT recorded). */
+TSR_API int64_t tsr_tensor_map_find(const tsr_tensor_map* m, const char* name);
+/* Tensor i: *out is a new handle (one reference) to the map's tensor, so
+ * writes through it are seen by later gets, as with a state_dict's tensors.
+ * i out of range: TSR_ERR_INDEX_OUT_OF_RANGE; NULL m/out:
+ * TSR_ERR_INVALID_ARGUMENT. */
+TSR_API tsr_status tsr_tensor_map_get(const tsr_tensor_map* m, int64_t i, tsr_tensor** out);
+/* The tensor called name, as tsr_tensor_map_get. No such tensor:
+ * TSR_ERR_INVALID_ARGUMENT ("no tensor named ..."). */
+TSR_API tsr_status tsr_tensor_map_get_by_name(const tsr_tensor_map* m, const char* name,
+                                              tsr_tensor** out);
+
+/* The file's "__metadata__" pairs, sorted by key (bytewise), including the
+ * "tessera.compression" entry of a compressed file. Count: -1 for NULL m.
+ * Key / value i: borrowed, valid while m lives; NULL (error recorded as for
+ * tsr_tensor_map_name) on a NULL map or i out of range. */
+TSR_API int64_t tsr_tensor_map_metadata_count(const tsr_tensor_map* m);
+TSR_API const char* tsr_tensor_map_metadata_key(const tsr_tensor_map* m, int64_t i);
+TSR_API const char* tsr_tensor_map_metadata_value(const tsr_tensor_map* m, int64_t i);
+/* Value for key, borrowed while m lives; NULL when absent (nothing
+ * recorded) or m/key NULL (TSR_ERR_INVALID_ARGUMENT recorded). */
+TSR_API const char* tsr_tensor_map_metadata_get(const tsr_tensor_map* m, const char* key);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TESSERA_IO_H */

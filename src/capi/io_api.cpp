@@ -1,0 +1,175 @@
+// C API: save/load of named tensors and the loaded-collection handle (io.h).
+#include <cstddef>
+#include <string>
+#include <unordered_map>
+
+#include <tessera/io.h>
+
+#include "capi/barrier.h"
+#include "capi/handles.h"
+#include "io/load.h"
+#include "io/save.h"
+
+struct tsr_tensor_map {
+  explicit tsr_tensor_map(tsr::io::LoadedFile f) : file(std::move(f)) {
+    for (size_t i = 0; i < file.names.size(); ++i) index.emplace(file.names[i], int64_t(i));
+    for (const auto& kv : file.metadata) metadata.push_back(&kv);
+  }
+  std::atomic<int64_t> refs{1};
+  tsr::io::LoadedFile file;
+  std::unordered_map<std::string, int64_t> index;
+  // file.metadata's entries in key order, for access by position.
+  std::vector<const std::pair<const std::string, std::string>*> metadata;
+};
+
+using namespace tsr;
+using namespace tsr::capi;
+
+namespace {
+
+// Options structs grow by appending fields: a caller's struct_size must
+// cover at least the first version's fields; fields past it keep defaults.
+template <typename Opts>
+void check_struct_size(const Opts* o, const char* what) {
+  TSR_CHECK(o->struct_size >= sizeof(Opts), TSR_ERR_INVALID_ARGUMENT, what, "->struct_size is ",
+            o->struct_size, ", expected at least ", sizeof(Opts));
+}
+
+io::SaveSettings save_settings(const tsr_save_options* o) {
+  io::SaveSettings s;
+  if (!o) return s;
+  check_struct_size(o, "save options");
+  s.compression = o->compression;
+  s.level = o->level;
+  TSR_CHECK(o->n_metadata >= 0, TSR_ERR_INVALID_ARGUMENT, "n_metadata is ", o->n_metadata);
+  if (o->n_metadata > 0) {
+    require(o->metadata_keys, "metadata_keys");
+    require(o->metadata_values, "metadata_values");
+  }
+  for (int64_t i = 0; i < o->n_metadata; ++i) {
+    const char* k = o->metadata_keys[i];
+    const char* v = o->metadata_values[i];
+    TSR_CHECK(k && v, TSR_ERR_INVALID_ARGUMENT, "metadata entry ", i, " has a NULL ",
+              k ? "value" : "key");
+    TSR_CHECK(s.metadata.emplace(k, v).second, TSR_ERR_INVALID_ARGUMENT, "duplicate metadata key \"",
+              k, "\"");
+  }
+  return s;
+}
+
+const tsr_tensor_map& map_of(const tsr_tensor_map* m) { return *require(m, "tensor map"); }
+
+int64_t checked_index(const std::vector<std::string>& v, int64_t i, const char* what) {
+  TSR_CHECK(i >= 0 && i < int64_t(v.size()), TSR_ERR_INDEX_OUT_OF_RANGE, what, " index ", i,
+            " is out of range for ", v.size(), " entries");
+  return i;
+}
+
+}  // namespace
+
+TSR_EXTERN tsr_status tsr_save(const char* path, int64_t n, const char* const* names,
+                               tsr_tensor* const* tensors, const tsr_save_options* opts) {
+  return guarded([&] {
+    require(path, "path");
+    TSR_CHECK(n >= 0, TSR_ERR_INVALID_ARGUMENT, "number of tensors is ", n);
+    if (n > 0) {
+      require(names, "names");
+      require(tensors, "tensors");
+    }
+    std::vector<io::SaveItem> items;
+    items.reserve(size_t(n));
+    for (int64_t i = 0; i < n; ++i) {
+      TSR_CHECK(names[i], TSR_ERR_INVALID_ARGUMENT, "names[", i, "] is NULL");
+      TSR_CHECK(tensors[i], TSR_ERR_INVALID_ARGUMENT, "tensors[", i, "] is NULL");
+      items.push_back(io::SaveItem{names[i], tensors[i]->tensor});
+    }
+    io::save_file(path, std::move(items), save_settings(opts));
+  });
+}
+
+TSR_EXTERN tsr_status tsr_load(const char* path, const tsr_load_options* opts,
+                               tsr_tensor_map** out) {
+  return guarded([&] {
+    require(path, "path");
+    require(out, "out");
+    int64_t max_bytes = 0;
+    if (opts) {
+      check_struct_size(opts, "load options");
+      max_bytes = opts->max_bytes;
+      TSR_CHECK(max_bytes >= 0, TSR_ERR_INVALID_ARGUMENT, "max_bytes is ", max_bytes,
+                " (0 means no limit)");
+    }
+    io::LoadedFile f = io::load_file(path, max_bytes);
+    *out = new tsr_tensor_map(std::move(f));
+  });
+}
+
+TSR_EXTERN void tsr_tensor_map_retain(tsr_tensor_map* m) { retain(m); }
+TSR_EXTERN void tsr_tensor_map_release(tsr_tensor_map* m) { release(m); }
+
+TSR_EXTERN int64_t tsr_tensor_map_count(const tsr_tensor_map* m) {
+  return guarded_value<int64_t>(-1, [&] { return int64_t(map_of(m).file.names.size()); });
+}
+
+TSR_EXTERN const char* tsr_tensor_map_name(const tsr_tensor_map* m, int64_t i) {
+  return guarded_value<const char*>(nullptr, [&] {
+    const auto& names = map_of(m).file.names;
+    return names[size_t(checked_index(names, i, "tensor"))].c_str();
+  });
+}
+
+TSR_EXTERN int64_t tsr_tensor_map_find(const tsr_tensor_map* m, const char* name) {
+  return guarded_value<int64_t>(-1, [&] {
+    const auto& idx = map_of(m).index;
+    auto it = idx.find(require(name, "name"));
+    return it == idx.end() ? int64_t(-1) : it->second;
+  });
+}
+
+TSR_EXTERN tsr_status tsr_tensor_map_get(const tsr_tensor_map* m, int64_t i, tsr_tensor** out) {
+  return guarded([&] {
+    const auto& f = map_of(m).file;
+    require(out, "out");
+    emit(out, f.tensors[size_t(checked_index(f.names, i, "tensor"))]);
+  });
+}
+
+TSR_EXTERN tsr_status tsr_tensor_map_get_by_name(const tsr_tensor_map* m, const char* name,
+                                                 tsr_tensor** out) {
+  return guarded([&] {
+    const tsr_tensor_map& map = map_of(m);
+    require(name, "name");
+    require(out, "out");
+    auto it = map.index.find(name);
+    TSR_CHECK(it != map.index.end(), TSR_ERR_INVALID_ARGUMENT, "no tensor named \"", name,
+              "\" in the map (", map.file.names.size(), " tensors)");
+    emit(out, map.file.tensors[size_t(it->second)]);
+  });
+}
+
+namespace {
+// The i-th metadata pair in key order.
+const std::pair<const std::string, std::string>& metadata_at(const tsr_tensor_map* m, int64_t i) {
+  const auto& md = map_of(m).metadata;
+  TSR_CHECK(i >= 0 && i < int64_t(md.size()), TSR_ERR_INDEX_OUT_OF_RANGE, "metadata index ", i,
+            " is out of range for ", md.size(), " entries");
+  return *md[size_t(i)];
+}
+}  // namespace
+
+TSR_EXTERN int64_t tsr_tensor_map_metadata_count(const tsr_tensor_map* m) {
+  return guarded_value<int64_t>(-1, [&] { return int64_t(map_of(m).file.metadata.size()); });
+}
+TSR_EXTERN const char* tsr_tensor_map_metadata_key(const tsr_tensor_map* m, int64_t i) {
+  return guarded_value<const char*>(nullptr, [&] { return metadata_at(m, i).first.c_str(); });
+}
+TSR_EXTERN const char* tsr_tensor_map_metadata_value(const tsr_tensor_map* m, int64_t i) {
+  return guarded_value<const char*>(nullptr, [&] { return metadata_at(m, i).second.c_str(); });
+}
+TSR_EXTERN const char* tsr_tensor_map_metadata_get(const tsr_tensor_map* m, const char* key) {
+  return guarded_value<const char*>(nullptr, [&]() -> const char* {
+    const auto& md = map_of(m).file.metadata;
+    auto it = md.find(require(key, "key"));
+    return it == md.end() ? nullptr : it->second.c_str();
+  });
+}

@@ -1,0 +1,110 @@
+#include "io/load.h"
+
+#include <bit>
+#include <limits>
+
+#include "core/dtype.h"
+#include "core/error.h"
+#include "core/factory.h"
+#include "io/bool_bytes.h"
+#include "io/header.h"
+#include "io/posix_file.h"
+#include "io/zstd_frame.h"
+
+namespace tsr::io {
+
+// safetensors data is little-endian and is copied into tensors as is.
+static_assert(std::endian::native == std::endian::little,
+              "tsr::io reads little-endian data without byte swapping");
+
+namespace {
+
+// Reads and parses the header; returns it with its length N.
+Header read_header(const ReadFile& f, uint64_t* header_len) {
+  TSR_CHECK(f.size() >= 8, TSR_ERR_CORRUPT_FILE, "file is ", f.size(),
+            " bytes, shorter than the 8-byte header length");
+  unsigned char len_bytes[8];
+  f.read_at(len_bytes, 8, 0);
+  uint64_t n = 0;
+  for (int i = 7; i >= 0; --i) n = (n << 8) | len_bytes[i];
+  TSR_CHECK(n <= kMaxHeaderBytes, TSR_ERR_CORRUPT_FILE, "header length ", n, " exceeds the limit of ",
+            kMaxHeaderBytes, " bytes");
+  TSR_CHECK(n <= f.size() - 8, TSR_ERR_CORRUPT_FILE, "header length ", n,
+            " runs past the end of the ", f.size(), "-byte file");
+  std::string text(n, '\0');
+  f.read_at(text.data(), n, 8);
+  *header_len = n;
+  return parse_header(text);
+}
+
+bool is_compressed(const Header& h) {
+  auto it = h.metadata.find(kCompressionKey);
+  if (it == h.metadata.end()) return false;
+  TSR_CHECK(it->second == kCompressionZstd, TSR_ERR_UNSUPPORTED, "unknown compression \"",
+            it->second, "\" (", kCompressionKey, "); this build reads \"", kCompressionZstd, "\"");
+  return true;
+}
+
+void check_bools(const Tensor& t, const std::string& name) {
+  if (t.dtype() != TSR_BOOL) return;
+  int64_t bad = first_non_bool_byte(t.data_ptr(), t.nbytes());
+  TSR_CHECK(bad < 0, TSR_ERR_CORRUPT_FILE, "tensor \"", name, "\": bool element ", bad,
+            " is byte ", int(static_cast<const unsigned char*>(t.data_ptr())[bad]),
+            ", not 0 or 1");
+}
+
+LoadedFile load_checked(const std::string& path, int64_t max_bytes) {
+  ReadFile f(path);
+  uint64_t n = 0;
+  Header h = read_header(f, &n);
+  const bool zstd = is_compressed(h);
+  const uint64_t data_start = 8 + n;
+  validate_layout(h, f.size() - data_start, zstd);
+
+  int64_t total = 0;
+  for (const TensorEntry& e : h.tensors) {
+    TSR_CHECK(e.nbytes <= std::numeric_limits<int64_t>::max() - total, TSR_ERR_CORRUPT_FILE,
+              "tensors need more than 2^63-1 bytes in total");
+    total += e.nbytes;
+  }
+  TSR_CHECK(max_bytes == 0 || total <= max_bytes, TSR_ERR_CORRUPT_FILE, "tensors need ", total,
+            " bytes, above the limit max_bytes = ", max_bytes);
+
+  LoadedFile out;
+  out.names.reserve(h.tensors.size());
+  out.tensors.reserve(h.tensors.size());
+  std::vector<char> frame;
+  for (const TensorEntry& e : h.tensors) {
+    const uint64_t len = e.end - e.begin;
+    Tensor t;
+    if (zstd) {
+      frame.resize(len);  // <= the file size, checked by validate_layout
+      f.read_at(frame.data(), len, data_start + e.begin);
+      check_frame(frame.data(), len, size_t(e.nbytes), e.name);
+      t = empty(e.shape, e.dtype);
+      decompress_frame(frame.data(), len, t.data_ptr(), size_t(e.nbytes), e.name);
+    } else {
+      t = empty(e.shape, e.dtype);  // e.nbytes == len <= the file size
+      f.read_at(t.data_ptr(), len, data_start + e.begin);
+    }
+    check_bools(t, e.name);
+    out.names.push_back(e.name);
+    out.tensors.push_back(std::move(t));
+  }
+  out.metadata = std::move(h.metadata);
+  return out;
+}
+
+}  // namespace
+
+LoadedFile load_file(const std::string& path, int64_t max_bytes) {
+  try {
+    return load_checked(path, max_bytes);
+  } catch (const Error& e) {
+    if (e.status() != TSR_ERR_CORRUPT_FILE && e.status() != TSR_ERR_UNSUPPORTED) throw;
+    // Name the file; I/O messages already do.
+    throw Error(e.status(), str("'", path, "': ", e.what()));
+  }
+}
+
+}  // namespace tsr::io

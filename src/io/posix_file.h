@@ -1,0 +1,59 @@
+// POSIX file access for save/load: reading exact byte ranges, and writing a
+// file atomically (temporary file in the same directory, fsync, rename,
+// fsync of the directory). Failures throw TSR_ERR_IO with the path and
+// strerror; a file that ends early while reading is TSR_ERR_CORRUPT_FILE.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace tsr::io {
+
+// Throws TSR_ERR_IO: "<what> '<path>': <strerror(err)>".
+[[noreturn]] void fail_io(const char* what, const std::string& path, int err);
+
+// A regular file opened for reading.
+class ReadFile {
+ public:
+  // Opens path; TSR_ERR_IO if it cannot be opened or is not a regular file
+  // (FIFOs are opened non-blocking, so they cannot hang us).
+  explicit ReadFile(const std::string& path);
+  ~ReadFile();
+  ReadFile(const ReadFile&) = delete;
+  ReadFile& operator=(const ReadFile&) = delete;
+
+  uint64_t size() const { return size_; }
+  // Reads exactly n bytes at offset into dst. The file ending before that
+  // (it shrank since open) is TSR_ERR_CORRUPT_FILE.
+  void read_at(void* dst, uint64_t n, uint64_t offset) const;
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+  uint64_t size_ = 0;
+};
+
+// Writes a file that replaces `path` only when commit() succeeds. Until
+// then the data goes to a temporary file next to the target; destroying an
+// uncommitted writer removes it, leaving any old file untouched.
+class AtomicWriter {
+ public:
+  explicit AtomicWriter(const std::string& path);
+  ~AtomicWriter();
+  AtomicWriter(const AtomicWriter&) = delete;
+  AtomicWriter& operator=(const AtomicWriter&) = delete;
+
+  void write(const void* data, size_t n);
+  // fsync, close, rename over the target, fsync the directory.
+  void commit();
+
+ private:
+  std::string target_;  // path with a symbolic link resolved
+  std::string dir_;
+  std::string tmp_;
+  int fd_ = -1;
+  bool committed_ = false;
+};
+
+}  // namespace tsr::io

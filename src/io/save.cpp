@@ -1,0 +1,128 @@
+#include "io/save.h"
+
+#include <algorithm>
+#include <set>
+
+#include "core/dtype.h"
+#include "core/error.h"
+#include "core/layout.h"
+#include "io/bool_bytes.h"
+#include "io/header.h"
+#include "io/posix_file.h"
+#include "io/st_dtype.h"
+#include "io/utf8.h"
+#include "io/zstd_frame.h"
+#include "kernels/copy.h"
+
+namespace tsr::io {
+
+namespace {
+
+void check_text(const std::string& s, const char* what) {
+  size_t bad = first_invalid_utf8(s);
+  TSR_CHECK(bad == std::string::npos, TSR_ERR_INVALID_ARGUMENT, what, " is not valid UTF-8 (byte ",
+            bad, ")");
+}
+
+void validate(const std::vector<SaveItem>& items, const SaveSettings& settings) {
+  std::set<std::string> seen;
+  for (const SaveItem& it : items) {
+    TSR_CHECK(!it.name.empty(), TSR_ERR_INVALID_ARGUMENT, "tensor names must not be empty");
+    check_text(it.name, "tensor name");
+    TSR_CHECK(it.name != "__metadata__", TSR_ERR_INVALID_ARGUMENT,
+              "\"__metadata__\" is reserved by safetensors and cannot name a tensor");
+    TSR_CHECK(seen.insert(it.name).second, TSR_ERR_INVALID_ARGUMENT, "duplicate tensor name \"",
+              it.name, "\"");
+    TSR_CHECK(it.tensor.device() == TSR_DEVICE_CPU, TSR_ERR_UNSUPPORTED, "tensor \"", it.name,
+              "\" is not on the CPU; only CPU tensors can be saved");
+  }
+  for (const auto& [k, v] : settings.metadata) {
+    TSR_CHECK(!k.empty(), TSR_ERR_INVALID_ARGUMENT, "metadata keys must not be empty");
+    check_text(k, "metadata key");
+    check_text(v, "metadata value");
+    TSR_CHECK(k.rfind("tessera.", 0) != 0, TSR_ERR_INVALID_ARGUMENT, "metadata key \"", k,
+              "\" uses the reserved prefix \"tessera.\"");
+  }
+  TSR_CHECK(settings.compression == TSR_COMPRESSION_NONE ||
+                settings.compression == TSR_COMPRESSION_ZSTD,
+            TSR_ERR_INVALID_ARGUMENT, "unknown compression ", int(settings.compression));
+  if (settings.compression == TSR_COMPRESSION_ZSTD) check_zstd_level(settings.level);
+}
+
+// The C-order bytes of t: its own memory when it is contiguous, otherwise
+// a contiguous copy kept alive in `hold`. Checks bool bytes.
+const char* c_order_bytes(const SaveItem& it, Tensor& hold) {
+  const Tensor& t = it.tensor;
+  const char* p;
+  if (is_contiguous_strides(t.sizes(), t.strides())) {
+    p = static_cast<const char*>(t.data_ptr());
+  } else {
+    hold = kernels::contiguous_copy(t, t.dtype());
+    p = static_cast<const char*>(hold.data_ptr());
+  }
+  if (t.dtype() == TSR_BOOL) {
+    int64_t bad = first_non_bool_byte(p, t.nbytes());
+    TSR_CHECK(bad < 0, TSR_ERR_INVALID_ARGUMENT, "bool tensor \"", it.name, "\" holds byte ",
+              int(static_cast<unsigned char>(p[bad])),
+              " at element ", bad, " (C order); bools must be 0 or 1");
+  }
+  return p;
+}
+
+std::string length_prefix(uint64_t n) {
+  std::string s(8, '\0');
+  for (int i = 0; i < 8; ++i) s[i] = char((n >> (8 * i)) & 0xff);
+  return s;
+}
+
+}  // namespace
+
+void save_file(const std::string& path, std::vector<SaveItem> items, const SaveSettings& settings) {
+  validate(items, settings);
+  // The reference writer's order: largest alignment first, then by name,
+  // so each tensor starts aligned to its element size.
+  std::sort(items.begin(), items.end(), [](const SaveItem& a, const SaveItem& b) {
+    int ra = st_dtype_rank(a.tensor.dtype()), rb = st_dtype_rank(b.tensor.dtype());
+    return ra != rb ? ra > rb : a.name < b.name;
+  });
+  const bool zstd = settings.compression == TSR_COMPRESSION_ZSTD;
+
+  Header h;
+  h.metadata = settings.metadata;
+  if (zstd) h.metadata[kCompressionKey] = kCompressionZstd;
+  // Compressed sizes are known only after compressing, so frames are built
+  // before the header; plain data streams straight from the tensors.
+  std::vector<std::vector<char>> frames;
+  uint64_t offset = 0;
+  for (const SaveItem& it : items) {
+    const Tensor& t = it.tensor;
+    uint64_t len = uint64_t(t.nbytes());
+    if (zstd) {
+      Tensor hold;
+      const char* p = c_order_bytes(it, hold);
+      frames.push_back(compress_frame(p, size_t(t.nbytes()), settings.level));
+      len = frames.back().size();
+    }
+    h.tensors.push_back(TensorEntry{it.name, t.dtype(), t.sizes(), t.numel(), t.nbytes(), offset,
+                                    offset + len});
+    offset += len;
+  }
+  std::string header = serialize_header(h);
+
+  AtomicWriter w(path);
+  std::string prefix = length_prefix(header.size());
+  w.write(prefix.data(), prefix.size());
+  w.write(header.data(), header.size());
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (zstd) {
+      w.write(frames[i].data(), frames[i].size());
+    } else {
+      Tensor hold;
+      const char* p = c_order_bytes(items[i], hold);
+      w.write(p, size_t(items[i].tensor.nbytes()));
+    }
+  }
+  w.commit();
+}
+
+}  // namespace tsr::io

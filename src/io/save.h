@@ -1,0 +1,31 @@
+// Saving named tensors as a safetensors file, plain or zstd-compressed
+// (the format is described in include/tessera/io.h).
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include <tessera/io.h>
+
+#include "core/tensor.h"
+
+namespace tsr::io {
+
+struct SaveItem {
+  std::string name;
+  Tensor tensor;
+};
+
+struct SaveSettings {
+  tsr_compression compression = TSR_COMPRESSION_NONE;
+  int level = 0;  // zstd level, 0 = default
+  std::map<std::string, std::string> metadata;
+};
+
+// Validates names, metadata and tensors (TSR_ERR_INVALID_ARGUMENT /
+// TSR_ERR_UNSUPPORTED as documented at tsr_save), then writes the file
+// atomically (TSR_ERR_IO on failure, the old file untouched).
+void save_file(const std::string& path, std::vector<SaveItem> items, const SaveSettings& settings);
+
+}  // namespace tsr::io
