@@ -16,6 +16,5 @@
 #include "ops.h"
 #include "autograd.h"
 #include "io.h"
-#include "allocator.h"
 
 #endif
