@@ -16,5 +16,6 @@
 #include "ops.h"
 #include "autograd.h"
 #include "io.h"
+#include "allocator.h"
 
 #endif

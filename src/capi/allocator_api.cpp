@@ -1,0 +1,125 @@
+// C API: caching-allocator statistics, cache control and memory limit
+// (allocator.h). The allocator itself is alloc/cpu_caching_allocator.cpp.
+#include <cstring>
+
+#include <tessera/allocator.h>
+
+#include "alloc/cpu_allocator.h"
+#include "capi/barrier.h"
+#include "capi/handles.h"
+#include "core/factory.h"
+
+using namespace tsr;
+using namespace tsr::capi;
+
+namespace {
+
+tsr_memory_stat_t to_c(const alloc::Stat& s) { return {s.current, s.peak, s.allocated, s.freed}; }
+
+// Validates the device (same rules and messages as the factories) and returns
+// a snapshot of its statistics.
+alloc::MemoryStats stats_of(tsr_device_type device_type, int32_t device_index) {
+  check_device(device_type, device_index);
+  return alloc::cpu_memory_stats();
+}
+
+template <typename Pick>
+tsr_status query(tsr_device_type device_type, int32_t device_index, int64_t* out, Pick&& pick) {
+  return guarded([&] {
+    const alloc::MemoryStats s = stats_of(device_type, device_index);
+    require(out, "out");
+    *out = pick(s);
+  });
+}
+
+}  // namespace
+
+TSR_EXTERN tsr_status tsr_memory_stats(tsr_device_type device_type, int32_t device_index,
+                                       tsr_memory_stats_t* out) {
+  return guarded([&] {
+    const alloc::MemoryStats s = stats_of(device_type, device_index);
+    require(out, "out");
+    TSR_CHECK(out->struct_size >= sizeof(tsr_memory_stats_t), TSR_ERR_INVALID_ARGUMENT,
+              "tsr_memory_stats: out->struct_size is ", out->struct_size, ", expected at least ",
+              sizeof(tsr_memory_stats_t), " (set it to sizeof(tsr_memory_stats_t))");
+    tsr_memory_stats_t c;
+    c.struct_size = sizeof c;
+    c.allocation = to_c(s.allocation);
+    c.segment = to_c(s.segment);
+    c.active = to_c(s.active);
+    c.inactive_split = to_c(s.inactive_split);
+    c.allocated_bytes = to_c(s.allocated_bytes);
+    c.reserved_bytes = to_c(s.reserved_bytes);
+    c.active_bytes = to_c(s.active_bytes);
+    c.inactive_split_bytes = to_c(s.inactive_split_bytes);
+    c.requested_bytes = to_c(s.requested_bytes);
+    c.num_alloc_retries = s.num_alloc_retries;
+    c.num_ooms = s.num_ooms;
+    c.num_device_alloc = s.num_device_alloc;
+    c.num_device_free = s.num_device_free;
+    // A caller with a newer, larger struct gets this version's fields; its
+    // struct_size then tells it how many bytes were filled.
+    std::memcpy(out, &c, sizeof c);
+  });
+}
+
+TSR_EXTERN tsr_status tsr_memory_allocated(tsr_device_type device_type, int32_t device_index,
+                                           int64_t* out) {
+  return query(device_type, device_index, out,
+               [](const alloc::MemoryStats& s) { return s.allocated_bytes.current; });
+}
+TSR_EXTERN tsr_status tsr_max_memory_allocated(tsr_device_type device_type,
+                                               int32_t device_index, int64_t* out) {
+  return query(device_type, device_index, out,
+               [](const alloc::MemoryStats& s) { return s.allocated_bytes.peak; });
+}
+TSR_EXTERN tsr_status tsr_memory_reserved(tsr_device_type device_type, int32_t device_index,
+                                          int64_t* out) {
+  return query(device_type, device_index, out,
+               [](const alloc::MemoryStats& s) { return s.reserved_bytes.current; });
+}
+TSR_EXTERN tsr_status tsr_max_memory_reserved(tsr_device_type device_type,
+                                              int32_t device_index, int64_t* out) {
+  return query(device_type, device_index, out,
+               [](const alloc::MemoryStats& s) { return s.reserved_bytes.peak; });
+}
+
+TSR_EXTERN tsr_status tsr_reset_peak_memory_stats(tsr_device_type device_type,
+                                                  int32_t device_index) {
+  return guarded([&] {
+    check_device(device_type, device_index);
+    alloc::cpu_reset_peak_memory_stats();
+  });
+}
+TSR_EXTERN tsr_status tsr_reset_accumulated_memory_stats(tsr_device_type device_type,
+                                                         int32_t device_index) {
+  return guarded([&] {
+    check_device(device_type, device_index);
+    alloc::cpu_reset_accumulated_memory_stats();
+  });
+}
+
+TSR_EXTERN tsr_status tsr_empty_cache(tsr_device_type device_type, int32_t device_index) {
+  return guarded([&] {
+    check_device(device_type, device_index);
+    alloc::cpu_empty_cache();
+  });
+}
+
+TSR_EXTERN tsr_status tsr_set_memory_limit(tsr_device_type device_type, int32_t device_index,
+                                           int64_t bytes) {
+  return guarded([&] {
+    check_device(device_type, device_index);
+    TSR_CHECK(bytes >= 0, TSR_ERR_INVALID_ARGUMENT, "memory limit must be >= 0 bytes, got ",
+              bytes);
+    alloc::cpu_set_memory_limit(size_t(bytes));
+  });
+}
+TSR_EXTERN tsr_status tsr_memory_limit(tsr_device_type device_type, int32_t device_index,
+                                       int64_t* out) {
+  return guarded([&] {
+    check_device(device_type, device_index);
+    require(out, "out");
+    *out = int64_t(alloc::cpu_memory_limit());
+  });
+}
