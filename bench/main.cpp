@@ -1,0 +1,59 @@
+// tsr_bench: tessera (through its C API only) side by side with memcpy and
+// libtorch C++ in one process. Prints figures and ratios; never passes or
+// fails. Usage: tsr_bench [--quick]   (--quick: few rounds, a smoke run)
+//
+// Threads: tessera is single-threaded in this version, so the main tables pin
+// torch to one thread (at::set_num_threads(1)) to compare like for like. The
+// copy tables are then repeated with torch at its own default thread count
+// and at one thread per core, labelled as such.
+#include <ATen/ATen.h>
+#include <ATen/Parallel.h>
+#include <torch/csrc/api/include/torch/version.h>
+
+#include <cstring>
+#include <string>
+#include <thread>
+
+#include "bench_util.h"
+#include "call_bench.h"
+#include "copy_bench.h"
+
+int main(int argc, char** argv) {
+  bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  const int copy_warmup = quick ? 1 : 3, copy_rounds = quick ? 3 : 21;
+  const int call_warmup = quick ? 1 : 5, call_rounds = quick ? 5 : 41;
+  const int call_batch = quick ? 2000 : 20000;
+
+  const int torch_default_threads = at::get_num_threads();
+  const int cores = int(std::thread::hardware_concurrency());
+  std::printf("tessera %s (C API), libtorch %s (C++), %d hardware threads\n",
+              tsr_version_string(), TORCH_VERSION, cores);
+  std::printf("torch default intra-op threads: %d; ATen parallel backend:\n%s",
+              torch_default_threads, at::get_parallel_info().c_str());
+  std::printf(
+      "Figures: median and min over %d rounds (copies) / %d batches of %d calls, contenders\n"
+      "interleaved within each round. wall = steady clock; cpu = this thread's CPU time\n"
+      "(user+sys, leaves out time spent waiting for a core on a loaded machine; '-' where\n"
+      "torch may use other threads). ratio = median over rounds of (tessera's time / this\n"
+      "row's time) in the same round: > 1 means tessera is slower. GB/s counts bytes read +\n"
+      "bytes written (2 x tensor bytes).\n",
+      copy_rounds, call_rounds, call_batch);
+
+  at::set_num_threads(1);
+  bench::bench_transpose_copy(copy_warmup, copy_rounds, "torch 1 thread");
+  bench::bench_channels_last_copy(copy_warmup, copy_rounds, "torch 1 thread");
+  bench::bench_call_costs(call_warmup, call_rounds, call_batch);
+
+  // The same copies with torch free to use threads (tessera still uses one).
+  std::string label = "torch default: " + std::to_string(torch_default_threads) + " thread(s)";
+  at::set_num_threads(torch_default_threads);
+  bench::bench_transpose_copy(copy_warmup, copy_rounds, label.c_str());
+  bench::bench_channels_last_copy(copy_warmup, copy_rounds, label.c_str());
+  if (cores > 1 && cores != torch_default_threads) {
+    label = "torch " + std::to_string(cores) + " threads, one per core";
+    at::set_num_threads(cores);
+    bench::bench_transpose_copy(copy_warmup, copy_rounds, label.c_str());
+    bench::bench_channels_last_copy(copy_warmup, copy_rounds, label.c_str());
+  }
+  return 0;
+}
