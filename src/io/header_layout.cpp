@@ -7,6 +7,7 @@
 #include "core/dtype.h"
 #include "core/error.h"
 #include "io/header.h"
+#include "io/quote.h"
 #include "io/st_dtype.h"
 
 namespace tsr::io {
@@ -24,21 +25,21 @@ void validate_layout(Header& h, uint64_t buffer_bytes, bool compressed) {
   const std::string* prev = nullptr;
   for (const TensorEntry& e : ts) {
     if (e.end < e.begin)
-      fail(TSR_ERR_CORRUPT_FILE, "tensor \"", e.name, "\" has data_offsets [", e.begin, ", ",
+      fail(TSR_ERR_CORRUPT_FILE, "tensor ", json_quoted(e.name), " has data_offsets [", e.begin, ", ",
            e.end, "]: end before begin");
     if (e.begin > expected)
-      fail(TSR_ERR_CORRUPT_FILE, "gap of ", e.begin - expected, " bytes before tensor \"",
-           e.name, "\" (data_offsets [", e.begin, ", ", e.end, "]; ",
-           prev ? str("previous tensor \"", *prev, "\" ends at ") : std::string("buffer starts at "),
+      fail(TSR_ERR_CORRUPT_FILE, "gap of ", e.begin - expected, " bytes before tensor ",
+           json_quoted(e.name), " (data_offsets [", e.begin, ", ", e.end, "]; ",
+           prev ? str("previous tensor ", json_quoted(*prev), " ends at ") : std::string("buffer starts at "),
            expected, ")");
     if (e.begin < expected)
-      fail(TSR_ERR_CORRUPT_FILE, "tensor \"", e.name, "\" (data_offsets [", e.begin, ", ", e.end,
-           "]) overlaps tensor \"", *prev, "\", which ends at ", expected);
+      fail(TSR_ERR_CORRUPT_FILE, "tensor ", json_quoted(e.name), " (data_offsets [", e.begin, ", ", e.end,
+           "]) overlaps tensor ", json_quoted(*prev), ", which ends at ", expected);
     if (e.end > buffer_bytes)
-      fail(TSR_ERR_CORRUPT_FILE, "tensor \"", e.name, "\" data_offsets [", e.begin, ", ", e.end,
+      fail(TSR_ERR_CORRUPT_FILE, "tensor ", json_quoted(e.name), " data_offsets [", e.begin, ", ", e.end,
            "] run past the end of the ", buffer_bytes, "-byte data buffer");
     if (!compressed && e.end - e.begin != uint64_t(e.nbytes))
-      fail(TSR_ERR_CORRUPT_FILE, "tensor \"", e.name, "\": ", st_dtype_name(e.dtype), " shape ",
+      fail(TSR_ERR_CORRUPT_FILE, "tensor ", json_quoted(e.name), ": ", st_dtype_name(e.dtype), " shape ",
            e.shape, " needs ", e.nbytes, " bytes but data_offsets [", e.begin, ", ", e.end,
            "] hold ", e.end - e.begin);
     expected = e.end;
@@ -49,11 +50,6 @@ void validate_layout(Header& h, uint64_t buffer_bytes, bool compressed) {
          expected, " (", buffer_bytes - expected, " trailing bytes)");
 }
 
-namespace {
-// A JSON string literal, escaped as serde_json and nlohmann both do.
-std::string quoted(const std::string& s) { return nlohmann::json(s).dump(); }
-}  // namespace
-
 std::string serialize_header(const Header& h) {
   std::string out = "{";
   bool first = true;
@@ -62,7 +58,7 @@ std::string serialize_header(const Header& h) {
     bool first_kv = true;
     for (const auto& [k, v] : h.metadata) {
       if (!first_kv) out += ',';
-      out += quoted(k) + ':' + quoted(v);
+      out += json_quoted(k) + ':' + json_quoted(v);
       first_kv = false;
     }
     out += '}';
@@ -71,7 +67,7 @@ std::string serialize_header(const Header& h) {
   for (const TensorEntry& e : h.tensors) {
     if (!first) out += ',';
     first = false;
-    out += quoted(e.name);
+    out += json_quoted(e.name);
     out += ":{\"dtype\":\"";
     out += st_dtype_name(e.dtype);
     out += "\",\"shape\":[";

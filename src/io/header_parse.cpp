@@ -10,6 +10,7 @@
 #include "core/dtype.h"
 #include "core/error.h"
 #include "io/header.h"
+#include "io/quote.h"
 #include "io/st_dtype.h"
 
 namespace tsr::io {
@@ -46,13 +47,13 @@ class HeaderSax {
     TensorEntry& e = out_.tensors.back();
     if (state_ == State::kShape) {
       if (int64_t(e.shape.size()) >= kMaxDims)
-        return error(TSR_ERR_UNSUPPORTED, "tensor \"", e.name, "\" has more than ", kMaxDims,
+        return error(TSR_ERR_UNSUPPORTED, "tensor ", json_quoted(e.name), " has more than ", kMaxDims,
                      " dims, the most tessera supports");
       e.shape.push_back(int64_t(v));
     } else {
       if (offsets_seen_ >= 2)
-        return error(TSR_ERR_CORRUPT_FILE, "tensor \"", e.name,
-                     "\": data_offsets must hold exactly 2 numbers, got more");
+        return error(TSR_ERR_CORRUPT_FILE, "tensor ", json_quoted(e.name),
+                     ": data_offsets must hold exactly 2 numbers, got more");
       (offsets_seen_ == 0 ? e.begin : e.end) = v;
       ++offsets_seen_;
     }
@@ -88,7 +89,7 @@ class HeaderSax {
                               : !(fields_ & kOffsetsBit) ? "data_offsets"
                                                          : nullptr;
         if (missing)
-          return error(TSR_ERR_CORRUPT_FILE, "tensor \"", e.name, "\" has no \"", missing,
+          return error(TSR_ERR_CORRUPT_FILE, "tensor ", json_quoted(e.name), " has no \"", missing,
                        "\" field");
         state_ = State::kRoot;
         return true;
@@ -109,8 +110,8 @@ class HeaderSax {
     if (state_ == State::kShape) { state_ = State::kTensor; return true; }
     if (state_ == State::kOffsets) {
       if (offsets_seen_ != 2)
-        return error(TSR_ERR_CORRUPT_FILE, "tensor \"", out_.tensors.back().name,
-                     "\": data_offsets must hold exactly 2 numbers, got ", offsets_seen_);
+        return error(TSR_ERR_CORRUPT_FILE, "tensor ", json_quoted(out_.tensors.back().name),
+                     ": data_offsets must hold exactly 2 numbers, got ", offsets_seen_);
       state_ = State::kTensor;
       return true;
     }
@@ -121,7 +122,7 @@ class HeaderSax {
     switch (state_) {
       case State::kRoot:
         if (!root_keys_.insert(k).second)
-          return error(TSR_ERR_CORRUPT_FILE, "duplicate key \"", k, "\" in the header");
+          return error(TSR_ERR_CORRUPT_FILE, "duplicate key ", json_quoted(k), " in the header");
         if (k == "__metadata__") {
           state_ = State::kMetaValue;
         } else {
@@ -131,7 +132,7 @@ class HeaderSax {
         return true;
       case State::kMeta:
         if (out_.metadata.count(k))
-          return error(TSR_ERR_CORRUPT_FILE, "duplicate key \"", k, "\" in __metadata__");
+          return error(TSR_ERR_CORRUPT_FILE, "duplicate key ", json_quoted(k), " in __metadata__");
         pending_key_ = std::move(k);
         state_ = State::kMetaString;
         return true;
@@ -142,7 +143,8 @@ class HeaderSax {
 
   bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& ex) {
     if (status == TSR_OK)  // keep our own, more precise error if we aborted
-      error(TSR_ERR_CORRUPT_FILE, "header is not valid JSON (byte ", position, "): ", ex.what());
+      error(TSR_ERR_CORRUPT_FILE, "header is not valid JSON (byte ", position, "): ",
+            printable(ex.what()));
     return false;
   }
 
@@ -165,14 +167,14 @@ class HeaderSax {
     switch (state_) {
       case State::kStart: return "the header root (must be an object)";
       case State::kMetaValue: return "__metadata__ (must be an object of strings)";
-      case State::kMetaString: return str("__metadata__[\"", pending_key_, "\"] (must be a string)");
-      case State::kTensorValue: return str("tensor \"", out_.tensors.back().name, "\" (must be an object)");
-      case State::kDtype: return str("tensor \"", out_.tensors.back().name, "\" dtype (must be a string)");
+      case State::kMetaString: return str("__metadata__[", json_quoted(pending_key_), "] (must be a string)");
+      case State::kTensorValue: return str("tensor ", json_quoted(out_.tensors.back().name), " (must be an object)");
+      case State::kDtype: return str("tensor ", json_quoted(out_.tensors.back().name), " dtype (must be a string)");
       case State::kShapeStart: case State::kShape:
-        return str("tensor \"", out_.tensors.back().name, "\" shape (must be an array of integers)");
+        return str("tensor ", json_quoted(out_.tensors.back().name), " shape (must be an array of integers)");
       case State::kOffsetsStart: case State::kOffsets:
-        return str("tensor \"", out_.tensors.back().name,
-                   "\" data_offsets (must be an array of 2 integers)");
+        return str("tensor ", json_quoted(out_.tensors.back().name),
+                   " data_offsets (must be an array of 2 integers)");
       default: return "the header";
     }
   }
@@ -191,9 +193,9 @@ class HeaderSax {
     if (k == "dtype") { bit = kDtypeBit; next = State::kDtype; }
     else if (k == "shape") { bit = kShapeBit; next = State::kShapeStart; }
     else if (k == "data_offsets") { bit = kOffsetsBit; next = State::kOffsetsStart; }
-    else return error(TSR_ERR_CORRUPT_FILE, "tensor \"", name, "\" has unknown field \"", k, "\"");
+    else return error(TSR_ERR_CORRUPT_FILE, "tensor ", json_quoted(name), " has unknown field ", json_quoted(k));
     if (fields_ & bit)
-      return error(TSR_ERR_CORRUPT_FILE, "tensor \"", name, "\" has duplicate field \"", k, "\"");
+      return error(TSR_ERR_CORRUPT_FILE, "tensor ", json_quoted(name), " has duplicate field ", json_quoted(k));
     fields_ |= bit;
     state_ = next;
     return true;
@@ -204,11 +206,11 @@ class HeaderSax {
     switch (st_dtype_from_name(v, &e.dtype)) {
       case DtypeLookup::kFound: state_ = State::kTensor; return true;
       case DtypeLookup::kUnsupported:
-        return error(TSR_ERR_UNSUPPORTED, "tensor \"", e.name, "\" has dtype \"", v,
-                     "\", which tessera does not support");
+        return error(TSR_ERR_UNSUPPORTED, "tensor ", json_quoted(e.name), " has dtype ", json_quoted(v),
+                     ", which tessera does not support");
       case DtypeLookup::kUnknown: break;
     }
-    return error(TSR_ERR_CORRUPT_FILE, "tensor \"", e.name, "\" has unknown dtype \"", v, "\"");
+    return error(TSR_ERR_CORRUPT_FILE, "tensor ", json_quoted(e.name), " has unknown dtype ", json_quoted(v));
   }
 
   Header& out_;
@@ -220,19 +222,24 @@ class HeaderSax {
 };
 
 // numel and nbytes of e, with the overflow checks the reference does
-// (ValidationOverflow), in int64 since tessera's sizes are int64.
+// (ValidationOverflow), in int64 since tessera's sizes are int64. The
+// product of the non-zero sizes must fit too (tessera's core requires it:
+// contiguous strides are built from it), so [0, 2^62, 4] is rejected.
 void count_elements(TensorEntry& e) {
   constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
   int64_t n = 1;
+  bool zero = false;
   for (int64_t s : e.shape) {
-    if (s != 0 && n > kMax / s)
-      fail(TSR_ERR_CORRUPT_FILE, "tensor \"", e.name, "\" shape ", e.shape,
+    if (s == 0) { zero = true; continue; }
+    if (n > kMax / s)
+      fail(TSR_ERR_CORRUPT_FILE, "tensor ", json_quoted(e.name), " shape ", e.shape,
            " has more than 2^63-1 elements");
     n *= s;
   }
+  if (zero) n = 0;
   int64_t size = element_size(e.dtype);
   if (n > kMax / size)
-    fail(TSR_ERR_CORRUPT_FILE, "tensor \"", e.name, "\" shape ", e.shape, " of ",
+    fail(TSR_ERR_CORRUPT_FILE, "tensor ", json_quoted(e.name), " shape ", e.shape, " of ",
          dtype_name(e.dtype), " needs more than 2^63-1 bytes");
   e.numel = n;
   e.nbytes = n * size;
@@ -241,6 +248,11 @@ void count_elements(TensorEntry& e) {
 }  // namespace
 
 Header parse_header(std::string_view text) {
+  // nlohmann's lexer reads a NUL byte as the end of the input, which would
+  // accept "{}\0<anything>"; NUL is never valid in JSON text, so refuse it.
+  size_t nul = text.find('\0');
+  TSR_CHECK(nul == std::string_view::npos, TSR_ERR_CORRUPT_FILE,
+            "header is not valid JSON: NUL byte at offset ", nul);
   Header h;
   HeaderSax sax(h);
   bool ok = json::sax_parse(text.begin(), text.end(), &sax, nlohmann::detail::input_format_t::json,

@@ -8,6 +8,7 @@
 #include "core/factory.h"
 #include "io/bool_bytes.h"
 #include "io/header.h"
+#include "io/quote.h"
 #include "io/posix_file.h"
 #include "io/zstd_frame.h"
 
@@ -40,15 +41,15 @@ Header read_header(const ReadFile& f, uint64_t* header_len) {
 bool is_compressed(const Header& h) {
   auto it = h.metadata.find(kCompressionKey);
   if (it == h.metadata.end()) return false;
-  TSR_CHECK(it->second == kCompressionZstd, TSR_ERR_UNSUPPORTED, "unknown compression \"",
-            it->second, "\" (", kCompressionKey, "); this build reads \"", kCompressionZstd, "\"");
+  TSR_CHECK(it->second == kCompressionZstd, TSR_ERR_UNSUPPORTED, "unknown compression ",
+            json_quoted(it->second), " (", kCompressionKey, "); this build reads ", json_quoted(kCompressionZstd), "");
   return true;
 }
 
 void check_bools(const Tensor& t, const std::string& name) {
   if (t.dtype() != TSR_BOOL) return;
   int64_t bad = first_non_bool_byte(t.data_ptr(), t.nbytes());
-  TSR_CHECK(bad < 0, TSR_ERR_CORRUPT_FILE, "tensor \"", name, "\": bool element ", bad,
+  TSR_CHECK(bad < 0, TSR_ERR_CORRUPT_FILE, "tensor ", json_quoted(name), ": bool element ", bad,
             " is byte ", int(static_cast<const unsigned char*>(t.data_ptr())[bad]),
             ", not 0 or 1");
 }

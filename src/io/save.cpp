@@ -8,6 +8,7 @@
 #include "core/layout.h"
 #include "io/bool_bytes.h"
 #include "io/header.h"
+#include "io/quote.h"
 #include "io/posix_file.h"
 #include "io/st_dtype.h"
 #include "io/utf8.h"
@@ -31,17 +32,17 @@ void validate(const std::vector<SaveItem>& items, const SaveSettings& settings) 
     check_text(it.name, "tensor name");
     TSR_CHECK(it.name != "__metadata__", TSR_ERR_INVALID_ARGUMENT,
               "\"__metadata__\" is reserved by safetensors and cannot name a tensor");
-    TSR_CHECK(seen.insert(it.name).second, TSR_ERR_INVALID_ARGUMENT, "duplicate tensor name \"",
-              it.name, "\"");
-    TSR_CHECK(it.tensor.device() == TSR_DEVICE_CPU, TSR_ERR_UNSUPPORTED, "tensor \"", it.name,
-              "\" is not on the CPU; only CPU tensors can be saved");
+    TSR_CHECK(seen.insert(it.name).second, TSR_ERR_INVALID_ARGUMENT, "duplicate tensor name ",
+              json_quoted(it.name));
+    TSR_CHECK(it.tensor.device() == TSR_DEVICE_CPU, TSR_ERR_UNSUPPORTED, "tensor ", json_quoted(it.name),
+              " is not on the CPU; only CPU tensors can be saved");
   }
   for (const auto& [k, v] : settings.metadata) {
     TSR_CHECK(!k.empty(), TSR_ERR_INVALID_ARGUMENT, "metadata keys must not be empty");
     check_text(k, "metadata key");
     check_text(v, "metadata value");
-    TSR_CHECK(k.rfind("tessera.", 0) != 0, TSR_ERR_INVALID_ARGUMENT, "metadata key \"", k,
-              "\" uses the reserved prefix \"tessera.\"");
+    TSR_CHECK(k.rfind("tessera.", 0) != 0, TSR_ERR_INVALID_ARGUMENT, "metadata key ", json_quoted(k),
+              " uses the reserved prefix \"tessera.\"");
   }
   TSR_CHECK(settings.compression == TSR_COMPRESSION_NONE ||
                 settings.compression == TSR_COMPRESSION_ZSTD,
@@ -62,7 +63,7 @@ const char* c_order_bytes(const SaveItem& it, Tensor& hold) {
   }
   if (t.dtype() == TSR_BOOL) {
     int64_t bad = first_non_bool_byte(p, t.nbytes());
-    TSR_CHECK(bad < 0, TSR_ERR_INVALID_ARGUMENT, "bool tensor \"", it.name, "\" holds byte ",
+    TSR_CHECK(bad < 0, TSR_ERR_INVALID_ARGUMENT, "bool tensor ", json_quoted(it.name), " holds byte ",
               int(static_cast<unsigned char>(p[bad])),
               " at element ", bad, " (C order); bools must be 0 or 1");
   }

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "core/error.h"
+#include "io/quote.h"
 #include "io/zstd_frame.h"
 
 namespace tsr::io {
@@ -55,23 +56,23 @@ void check_frame(const char* src, size_t len, size_t expected, const std::string
   ZSTD_frameHeader fh;
   size_t rc = ZSTD_getFrameHeader(&fh, src, len);
   if (ZSTD_isError(rc))
-    fail(TSR_ERR_CORRUPT_FILE, "tensor \"", name, "\": not a zstd frame (", ZSTD_getErrorName(rc), ")");
+    fail(TSR_ERR_CORRUPT_FILE, "tensor ", json_quoted(name), ": not a zstd frame (", ZSTD_getErrorName(rc), ")");
   if (rc != 0)
-    fail(TSR_ERR_CORRUPT_FILE, "tensor \"", name, "\": zstd frame header truncated (", len,
+    fail(TSR_ERR_CORRUPT_FILE, "tensor ", json_quoted(name), ": zstd frame header truncated (", len,
          " bytes, needs ", rc, ")");
   if (fh.frameType != ZSTD_frame)
-    fail(TSR_ERR_CORRUPT_FILE, "tensor \"", name, "\": skippable zstd frame instead of data");
+    fail(TSR_ERR_CORRUPT_FILE, "tensor ", json_quoted(name), ": skippable zstd frame instead of data");
   if (fh.frameContentSize == ZSTD_CONTENTSIZE_UNKNOWN)
-    fail(TSR_ERR_CORRUPT_FILE, "tensor \"", name, "\": zstd frame does not record its content size");
+    fail(TSR_ERR_CORRUPT_FILE, "tensor ", json_quoted(name), ": zstd frame does not record its content size");
   if (fh.frameContentSize != expected)
-    fail(TSR_ERR_CORRUPT_FILE, "tensor \"", name, "\": zstd frame decompresses to ",
+    fail(TSR_ERR_CORRUPT_FILE, "tensor ", json_quoted(name), ": zstd frame decompresses to ",
          fh.frameContentSize, " bytes but dtype and shape need ", expected);
   size_t frame_len = ZSTD_findFrameCompressedSize(src, len);
   if (ZSTD_isError(frame_len))
-    fail(TSR_ERR_CORRUPT_FILE, "tensor \"", name, "\": malformed zstd frame (",
+    fail(TSR_ERR_CORRUPT_FILE, "tensor ", json_quoted(name), ": malformed zstd frame (",
          ZSTD_getErrorName(frame_len), ")");
   if (frame_len != len)
-    fail(TSR_ERR_CORRUPT_FILE, "tensor \"", name, "\": zstd frame is ", frame_len,
+    fail(TSR_ERR_CORRUPT_FILE, "tensor ", json_quoted(name), ": zstd frame is ", frame_len,
          " bytes but data_offsets span ", len);
   // Walk the blocks (structure already verified by findFrameCompressedSize)
   // for the most they can produce: raw and RLE blocks their stated size,
@@ -90,10 +91,10 @@ void check_frame(const char* src, size_t len, size_t expected, const std::string
     if (type == kBlockRaw) { bound += size; pos += size; }
     else if (type == kBlockRle) { bound += size; pos += 1; }
     else if (type == kBlockCompressed) { bound += fh.blockSizeMax; pos += size; }
-    else fail(TSR_ERR_CORRUPT_FILE, "tensor \"", name, "\": reserved zstd block type");
+    else fail(TSR_ERR_CORRUPT_FILE, "tensor ", json_quoted(name), ": reserved zstd block type");
   }
   if (bound < expected)
-    fail(TSR_ERR_CORRUPT_FILE, "tensor \"", name, "\": zstd frame claims ", expected,
+    fail(TSR_ERR_CORRUPT_FILE, "tensor ", json_quoted(name), ": zstd frame claims ", expected,
          " bytes but its blocks can hold at most ", bound);
 }
 
@@ -104,10 +105,10 @@ void decompress_frame(const char* src, size_t len, void* dst, size_t expected,
   char dummy;
   size_t rc = ZSTD_decompressDCtx(dctx.get(), expected ? dst : &dummy, expected, src, len);
   if (ZSTD_isError(rc))
-    fail(TSR_ERR_CORRUPT_FILE, "tensor \"", name, "\": zstd data is corrupt (",
+    fail(TSR_ERR_CORRUPT_FILE, "tensor ", json_quoted(name), ": zstd data is corrupt (",
          ZSTD_getErrorName(rc), ")");
   if (rc != expected)
-    fail(TSR_ERR_CORRUPT_FILE, "tensor \"", name, "\": zstd frame decompressed to ", rc,
+    fail(TSR_ERR_CORRUPT_FILE, "tensor ", json_quoted(name), ": zstd frame decompressed to ", rc,
          " bytes, expected ", expected);
 }
 
