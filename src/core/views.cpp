@@ -162,7 +162,11 @@ Tensor expand(const Tensor& t, const Shape& target) {
   for (int64_t i = n - 1; i >= 0; --i) {  // ATen's inferExpandGeometry
     int64_t offset = n - 1 - i, d = tn - 1 - offset;
     int64_t size = d >= 0 ? t.sizes()[d] : 1;
-    int64_t stride = d >= 0 ? t.strides()[d] : (i + 1 < n ? sizes[i + 1] * strides[i + 1] : 1);
+    // A new dim takes the stride of the dim inside it times its size. For a
+    // 0-dim input the innermost dim is new too: ATen then reads one past the
+    // end of its (zeroed) buffers and PyTorch 1.13 reports stride 0, so a
+    // scalar expands with stride 0 everywhere (torch.tensor(5.).expand(1)).
+    int64_t stride = d >= 0 ? t.strides()[d] : (i + 1 < n ? sizes[i + 1] * strides[i + 1] : 0);
     int64_t want = target[i];
     if (want == -1) {
       TSR_CHECK(d >= 0, TSR_ERR_SHAPE_MISMATCH, "The expanded size of the tensor (-1) isn't allowed in a "
@@ -228,31 +232,37 @@ Tensor unflatten(const Tensor& t, int64_t dim, const Shape& sizes) {
     fail(TSR_ERR_SHAPE_MISMATCH, "unflatten: Provided sizes ", sizes,
          " don't multiply up to the size of dim ", dim, " (", dsize, ") in the input tensor");
   }
-  Shape new_sizes = t.sizes(), new_strides = t.strides();
-  new_sizes.erase(new_sizes.begin() + dim);
-  new_strides.erase(new_strides.begin() + dim);
-  // Splitting one dim is always a view: contiguous strides scaled by the
-  // dim's stride.
-  Shape sub = contiguous_strides(inferred);
-  for (auto& s : sub) s *= t.strides()[dim];
-  new_sizes.insert(new_sizes.begin() + dim, inferred.begin(), inferred.end());
-  new_strides.insert(new_strides.begin() + dim, sub.begin(), sub.end());
-  return make_view(t, new_sizes, new_strides, t.storage_offset());
+  // ATen's unflatten is self.view(shape): strides come from computeStride,
+  // which also re-strides size-1 dims elsewhere in the tensor and uses
+  // contiguous strides when the tensor has no elements.
+  Shape shape = t.sizes();
+  shape.erase(shape.begin() + dim);
+  shape.insert(shape.begin() + dim, inferred.begin(), inferred.end());
+  return view(t, shape);
 }
 
 Shape movedim_perm(int64_t n, const Shape& src, const Shape& dst) {
   TSR_CHECK(src.size() == dst.size(), TSR_ERR_INVALID_ARGUMENT,
             "movedim: Invalid source or destination dims: source (", src,
             " dims) should contain the same number of dims as destination (", dst, " dims)");
-  Shape perm(std::max<int64_t>(n, 0), -1);
-  std::vector<bool> src_used(n, false), dst_used(n, false);
-  for (size_t i = 0; i < src.size(); ++i) {
-    int64_t s = wrap_dim(src[i], n), d = wrap_dim(dst[i], n);
-    TSR_CHECK(!src_used[s], TSR_ERR_INVALID_ARGUMENT, "movedim: repeated dim in `source` (", src, ")");
-    TSR_CHECK(!dst_used[d], TSR_ERR_INVALID_ARGUMENT, "movedim: repeated dim in `destination` (", dst, ")");
-    src_used[s] = dst_used[d] = true;
-    perm[d] = s;
+  // ATen's order: wrap every source dim, then every destination dim, then
+  // check each list for repeats. A 0-dim tensor accepts dims -1 and 0
+  // (wrap_dim's scalar rule) and has nothing to permute.
+  Shape s(src.size()), d(dst.size());
+  for (size_t i = 0; i < src.size(); ++i) s[i] = wrap_dim(src[i], n);
+  for (size_t i = 0; i < dst.size(); ++i) d[i] = wrap_dim(dst[i], n);
+  std::vector<bool> src_used(std::max<int64_t>(n, 1), false), dst_used(src_used);
+  for (int64_t v : s) {
+    TSR_CHECK(!src_used[v], TSR_ERR_INVALID_ARGUMENT, "movedim: repeated dim in `source` (", src, ")");
+    src_used[v] = true;
   }
+  for (int64_t v : d) {
+    TSR_CHECK(!dst_used[v], TSR_ERR_INVALID_ARGUMENT, "movedim: repeated dim in `destination` (", dst, ")");
+    dst_used[v] = true;
+  }
+  Shape perm(n, -1);
+  if (n == 0) return perm;
+  for (size_t i = 0; i < s.size(); ++i) perm[d[i]] = s[i];
   int64_t next_src = 0;
   for (int64_t d = 0; d < n; ++d) {
     if (perm[d] != -1) continue;
@@ -357,6 +367,9 @@ std::vector<int64_t> chunk_sizes(const Tensor& t, int64_t chunks, int64_t dim) {
   TSR_CHECK(chunks > 0, TSR_ERR_INVALID_ARGUMENT, "chunk expects `chunks` to be greater than 0, got: ",
             chunks);
   int64_t size = t.sizes()[wrap_dim(dim, t.ndim())];
+  // ATen's chunk goes through split_with_sizes when the dim is empty, so an
+  // empty dim gives `chunks` empty pieces (split would give one).
+  if (size == 0) return std::vector<int64_t>(chunks, 0);
   return split_sizes(t, (size + chunks - 1) / chunks, dim);
 }
 

@@ -1,0 +1,348 @@
+/* Views: geometry of every view op against PyTorch goldens
+ * (tests/golden/views_golden.h, from gen_views.py), plus the seed examples
+ * of the issue written out by hand: write-through, t() not contiguous,
+ * view-after-transpose failing where reshape copies, slicing offsets. */
+#include "helpers.h"
+
+#include <stdio.h>
+
+#include "golden/views_golden.h"
+
+#define SENTINEL ((tsr_tensor*)(uintptr_t)0x5e5e5e5e)
+
+/* x = arange(base_numel, float64).as_strided(sizes, strides, offset). */
+static void make_input(int64_t base_numel, int64_t ndim, const int64_t* sizes,
+                       const int64_t* strides, int64_t offset, tsr_tensor** base,
+                       tsr_tensor** x) {
+  TSR_ASSERT_OK(tsr_arange(0, (double)base_numel, 1, TSR_FLOAT64, TSR_CPU, base));
+  TSR_ASSERT_OK(tsr_as_strided(*base, ndim, sizes, strides, offset, x));
+}
+
+static tsr_status apply_step(const tsr_tensor* x, const tsr_gv_step* s, tsr_tensor** out) {
+  const int64_t* a = s->args;
+  switch (s->op) {
+    case TSR_GV_VIEW: return tsr_view(x, s->nargs, a, out);
+    case TSR_GV_RESHAPE: return tsr_reshape(x, s->nargs, a, out);
+    case TSR_GV_TRANSPOSE: return tsr_transpose(x, a[0], a[1], out);
+    case TSR_GV_T: return tsr_t(x, out);
+    case TSR_GV_PERMUTE: return tsr_permute(x, s->nargs, a, out);
+    case TSR_GV_NARROW: return tsr_narrow(x, a[0], a[1], a[2], out);
+    case TSR_GV_SLICE: return tsr_slice(x, a[0], a[1], a[2], a[3], out);
+    case TSR_GV_SELECT: return tsr_select(x, a[0], a[1], out);
+    case TSR_GV_EXPAND: return tsr_expand(x, s->nargs, a, out);
+    case TSR_GV_SQUEEZE: return tsr_squeeze(x, out);
+    case TSR_GV_SQUEEZE_DIM: return tsr_squeeze_dim(x, a[0], out);
+    case TSR_GV_UNSQUEEZE: return tsr_unsqueeze(x, a[0], out);
+    case TSR_GV_FLATTEN: return tsr_flatten(x, a[0], a[1], out);
+    case TSR_GV_UNFLATTEN: return tsr_unflatten(x, a[0], s->nargs - 1, a + 1, out);
+    case TSR_GV_MOVEDIM: return tsr_movedim(x, a[0], a + 1, a + 1 + a[0], out);
+    case TSR_GV_AS_STRIDED:
+      return tsr_as_strided(x, a[0], a + 1, a + 1 + a[0], a[1 + 2 * a[0]], out);
+    case TSR_GV_UNFOLD: return tsr_unfold(x, a[0], a[1], a[2], out);
+    case TSR_GV_DIAGONAL: return tsr_diagonal(x, a[0], a[1], a[2], out);
+  }
+  cr_assert_fail("unknown golden op %d", s->op);
+  return TSR_ERR_INTERNAL;
+}
+
+static void check_flag(const tsr_tensor* y, tsr_memory_format fmt, int expected, const char* name,
+                       const char* what) {
+  bool got = !expected;
+  TSR_ASSERT_OK(tsr_is_contiguous(y, fmt, &got));
+  cr_expect_eq(got, (bool)expected, "%s: is_contiguous(%s) = %d, torch says %d", name, what, got,
+               expected);
+}
+
+/* Runs one golden case; every mismatch is reported (cr_expect) with the
+ * case's name, so one run lists all differences from PyTorch. */
+static void run_golden_case(const tsr_gv_case* c) {
+  tsr_tensor *base, *x;
+  make_input(c->base_numel, c->in_ndim, c->in_sizes, c->in_strides, c->in_offset, &base, &x);
+  for (int i = 0; i < c->nsteps; ++i) {
+    tsr_tensor* y = SENTINEL;
+    tsr_status st = apply_step(x, &c->steps[i], &y);
+    if (i == c->nsteps - 1 && c->error) {
+      cr_expect_neq(st, TSR_OK, "%s: PyTorch raises, tessera returned TSR_OK", c->name);
+      if (st == TSR_OK) tsr_tensor_release(y);
+      else {
+        cr_expect_eq(tsr_last_error_code(), st, "%s", c->name);
+        cr_expect(strlen(tsr_last_error_message()) > 0, "%s: empty message", c->name);
+        cr_expect_eq(y, SENTINEL, "%s: out written on failure", c->name);
+        if (c->nsteps == 1) /* the input is untouched */
+          tsr_assert_geometry(x, c->in_ndim, c->in_sizes, c->in_strides);
+      }
+      tsr_tensor_release(x);
+      tsr_tensor_release(base);
+      return;
+    }
+    cr_expect_eq(st, TSR_OK, "%s: step %d failed: %s: %s", c->name, i, tsr_status_name(st),
+                 tsr_last_error_message());
+    if (st != TSR_OK) {
+      tsr_tensor_release(x);
+      tsr_tensor_release(base);
+      return;
+    }
+    tsr_tensor_release(x);
+    x = y;
+  }
+  const char* n = c->name;
+  int64_t ndim = tsr_tensor_ndim(x);
+  cr_expect_eq(ndim, c->ndim, "%s: ndim %lld, torch %lld", n, (long long)ndim, (long long)c->ndim);
+  for (int64_t d = 0; d < c->ndim && d < ndim; ++d) {
+    cr_expect_eq(tsr_tensor_sizes(x)[d], c->sizes[d], "%s: size[%lld] %lld, torch %lld", n,
+                 (long long)d, (long long)tsr_tensor_sizes(x)[d], (long long)c->sizes[d]);
+    cr_expect_eq(tsr_tensor_strides(x)[d], c->strides[d], "%s: stride[%lld] %lld, torch %lld", n,
+                 (long long)d, (long long)tsr_tensor_strides(x)[d], (long long)c->strides[d]);
+  }
+  cr_expect_eq(tsr_tensor_storage_offset(x), c->offset, "%s: storage_offset %lld, torch %lld", n,
+               (long long)tsr_tensor_storage_offset(x), (long long)c->offset);
+  cr_expect_eq(tsr_tensor_numel(x), c->numel, "%s: numel", n);
+  bool shares = !c->shares_storage;
+  TSR_ASSERT_OK(tsr_shares_storage(x, base, &shares));
+  cr_expect_eq(shares, (bool)c->shares_storage, "%s: shares storage %d, torch %d", n, shares,
+               c->shares_storage);
+  check_flag(x, TSR_CONTIGUOUS_FORMAT, c->contiguous, n, "contiguous_format");
+  check_flag(x, TSR_CHANNELS_LAST, c->channels_last, n, "channels_last");
+  check_flag(x, TSR_CHANNELS_LAST_3D, c->channels_last_3d, n, "channels_last_3d");
+  bool dense = !c->non_overlapping_and_dense;
+  TSR_ASSERT_OK(tsr_is_non_overlapping_and_dense(x, &dense));
+  cr_expect_eq(dense, (bool)c->non_overlapping_and_dense,
+               "%s: non_overlapping_and_dense %d, torch %d", n, dense,
+               c->non_overlapping_and_dense);
+  tsr_memory_format fmt = TSR_PRESERVE_FORMAT;
+  TSR_ASSERT_OK(tsr_suggest_memory_format(x, &fmt));
+  cr_expect_eq((int)fmt, c->suggest_memory_format, "%s: suggest_memory_format %d, torch %d", n,
+               (int)fmt, c->suggest_memory_format);
+  if (c->values_start >= 0 && c->numel > 0 && ndim == c->ndim) {
+    double got[TSR_GV_MAX_VALUES];
+    cr_assert(c->numel <= TSR_GV_MAX_VALUES);
+    size_t need = 0;
+    TSR_ASSERT_OK(tsr_copy_to_buffer(x, got, sizeof got, &need));
+    cr_expect_eq(need, (size_t)c->numel * sizeof(double), "%s: needed bytes", n);
+    for (int64_t i = 0; i < c->numel; ++i)
+      cr_expect_eq(got[i], (double)tsr_gv_values[c->values_start + i],
+                   "%s: value[%lld] %g, torch %lld", n, (long long)i, got[i],
+                   (long long)tsr_gv_values[c->values_start + i]);
+  }
+  tsr_tensor_release(x);
+  tsr_tensor_release(base);
+}
+
+/* Runs every golden case whose last step is `op` (chains of several steps
+ * run under TSR_GV_CHAIN), so a failure names the op. */
+#define TSR_GV_CHAIN (-1)
+static void run_golden(int op) {
+  int ran = 0;
+  for (size_t i = 0; i < TSR_GV_NCASES; ++i) {
+    const tsr_gv_case* c = &tsr_gv_cases[i];
+    int key = c->nsteps > 1 ? TSR_GV_CHAIN : c->steps[0].op;
+    if (key != op) continue;
+    run_golden_case(c);
+    ++ran;
+  }
+  cr_assert_gt(ran, 0, "no golden cases for op %d", op);
+}
+
+Test(views_golden, view) { run_golden(TSR_GV_VIEW); }
+Test(views_golden, reshape) { run_golden(TSR_GV_RESHAPE); }
+Test(views_golden, transpose) { run_golden(TSR_GV_TRANSPOSE); }
+Test(views_golden, t) { run_golden(TSR_GV_T); }
+Test(views_golden, permute) { run_golden(TSR_GV_PERMUTE); }
+Test(views_golden, narrow) { run_golden(TSR_GV_NARROW); }
+Test(views_golden, slice) { run_golden(TSR_GV_SLICE); }
+Test(views_golden, select) { run_golden(TSR_GV_SELECT); }
+Test(views_golden, expand) { run_golden(TSR_GV_EXPAND); }
+Test(views_golden, squeeze) { run_golden(TSR_GV_SQUEEZE); }
+Test(views_golden, squeeze_dim) { run_golden(TSR_GV_SQUEEZE_DIM); }
+Test(views_golden, unsqueeze) { run_golden(TSR_GV_UNSQUEEZE); }
+Test(views_golden, flatten) { run_golden(TSR_GV_FLATTEN); }
+Test(views_golden, unflatten) { run_golden(TSR_GV_UNFLATTEN); }
+Test(views_golden, movedim) { run_golden(TSR_GV_MOVEDIM); }
+Test(views_golden, as_strided) { run_golden(TSR_GV_AS_STRIDED); }
+Test(views_golden, unfold) { run_golden(TSR_GV_UNFOLD); }
+Test(views_golden, diagonal) { run_golden(TSR_GV_DIAGONAL); }
+Test(views_golden, views_of_views) { run_golden(TSR_GV_CHAIN); }
+
+/* ---- split / chunk -------------------------------------------------------- */
+
+static void run_split_case(const tsr_gs_case* c) {
+  tsr_tensor *base, *x;
+  make_input(c->base_numel, c->in_ndim, c->in_sizes, c->in_strides, c->in_offset, &base, &x);
+  tsr_tensor* outs[TSR_GS_MAX_PIECES + 1];
+  for (int i = 0; i <= TSR_GS_MAX_PIECES; ++i) outs[i] = SENTINEL;
+  int64_t count = -7;
+  tsr_status st = c->chunk ? tsr_chunk(x, c->arg, c->dim, outs, TSR_GS_MAX_PIECES + 1, &count)
+                           : tsr_split(x, c->arg, c->dim, outs, TSR_GS_MAX_PIECES + 1, &count);
+  if (c->error) {
+    cr_expect_neq(st, TSR_OK, "%s: PyTorch raises, tessera returned TSR_OK", c->name);
+    cr_expect_eq(count, -7, "%s: count written on failure", c->name);
+    for (int i = 0; i <= TSR_GS_MAX_PIECES; ++i)
+      cr_expect_eq(outs[i], SENTINEL, "%s: handle written on failure", c->name);
+  } else {
+    cr_expect_eq(st, TSR_OK, "%s: %s", c->name, tsr_last_error_message());
+    cr_expect_eq(count, c->count, "%s: %lld pieces, torch %lld", c->name, (long long)count,
+                 (long long)c->count);
+    for (int64_t p = 0; st == TSR_OK && p < count && p < TSR_GS_MAX_PIECES; ++p) {
+      if (p < c->count) {
+        cr_expect_eq(tsr_tensor_storage_offset(outs[p]), c->offsets[p],
+                     "%s: piece %lld offset %lld, torch %lld", c->name, (long long)p,
+                     (long long)tsr_tensor_storage_offset(outs[p]), (long long)c->offsets[p]);
+        tsr_assert_geometry(outs[p], c->in_ndim, c->sizes[p], c->strides[p]);
+        bool shares = false;
+        TSR_ASSERT_OK(tsr_shares_storage(outs[p], base, &shares));
+        cr_expect(shares, "%s: piece %lld is not a view", c->name, (long long)p);
+      }
+      tsr_tensor_release(outs[p]);
+    }
+    if (st == TSR_OK && count <= TSR_GS_MAX_PIECES)
+      cr_expect_eq(outs[count], SENTINEL, "%s: wrote past the pieces", c->name);
+  }
+  tsr_tensor_release(x);
+  tsr_tensor_release(base);
+}
+
+Test(views_golden, split_and_chunk) {
+  for (size_t i = 0; i < TSR_GS_NCASES; ++i) run_split_case(&tsr_gs_cases[i]);
+}
+
+Test(views, split_capacity_query_writes_count_but_no_handles) {
+  tsr_tensor* x;
+  TSR_ASSERT_OK(tsr_arange(0, 10, 1, TSR_FLOAT32, TSR_CPU, &x));
+  int64_t count = -1;
+  /* capacity 0 with NULL outs asks for the count */
+  TSR_ASSERT_FAILS(tsr_split(x, 3, 0, NULL, 0, &count), TSR_ERR_INVALID_ARGUMENT, "capacity");
+  cr_assert_eq(count, 4);  /* torch.arange(10).split(3): sizes 3, 3, 3, 1 */
+  tsr_tensor* outs[3] = {SENTINEL, SENTINEL, SENTINEL};
+  count = -1;
+  TSR_ASSERT_FAILS(tsr_chunk(x, 4, 0, outs, 3, &count), TSR_ERR_INVALID_ARGUMENT, "capacity");
+  cr_assert_eq(count, 4);  /* torch.arange(10).chunk(4): sizes 3, 3, 3, 1 */
+  for (int i = 0; i < 3; ++i) cr_assert_eq(outs[i], SENTINEL);
+  tsr_tensor_release(x);
+}
+
+/* ---- the seed examples ------------------------------------------------------ */
+
+/* a = torch.zeros(4); b = a.view(2, 2); b[0][0] = 99  ->  a[0] == 99 */
+Test(views, seed_view_writes_through) {
+  tsr_tensor *a, *b;
+  const int64_t four[] = {4}, two_two[] = {2, 2};
+  TSR_ASSERT_OK(tsr_zeros(1, four, TSR_FLOAT32, TSR_CPU, &a));
+  TSR_ASSERT_OK(tsr_view(a, 2, two_two, &b));
+  const int64_t i00[] = {0, 0}, i1[] = {1, 1}, a0[] = {0}, a3[] = {3};
+  TSR_ASSERT_OK(tsr_set_double(b, 2, i00, 99));
+  double v = 0;
+  TSR_ASSERT_OK(tsr_get_double(a, 1, a0, &v));
+  cr_assert_eq(v, 99.0);
+  /* and the other way round: a write through a shows in b */
+  TSR_ASSERT_OK(tsr_set_double(a, 1, a3, -5));
+  TSR_ASSERT_OK(tsr_get_double(b, 2, i1, &v));
+  cr_assert_eq(v, -5.0);
+  cr_assert_eq(tsr_tensor_data_ptr(a), tsr_tensor_data_ptr(b));
+  tsr_tensor_release(b);
+  tsr_tensor_release(a);
+}
+
+/* x = torch.empty(2, 3); x.t().is_contiguous() is False, x.is_contiguous() True */
+Test(views, seed_t_is_not_contiguous) {
+  tsr_tensor *x, *xt;
+  const int64_t s[] = {2, 3};
+  TSR_ASSERT_OK(tsr_empty(2, s, TSR_FLOAT32, TSR_CONTIGUOUS_FORMAT, TSR_CPU, &x));
+  TSR_ASSERT_OK(tsr_t(x, &xt));
+  bool c = true;
+  TSR_ASSERT_OK(tsr_is_contiguous(xt, TSR_CONTIGUOUS_FORMAT, &c));
+  cr_assert(!c);
+  TSR_ASSERT_OK(tsr_is_contiguous(x, TSR_CONTIGUOUS_FORMAT, &c));
+  cr_assert(c);
+  const int64_t ts[] = {3, 2}, tst[] = {1, 3};
+  tsr_assert_geometry(xt, 2, ts, tst);
+  tsr_tensor_release(xt);
+  tsr_tensor_release(x);
+}
+
+/* x = torch.arange(6.).view(2, 3).t()
+ * x.view(6)    -> RuntimeError: view size is not compatible with input tensor's
+ *                 size and stride ... Use .reshape(...) instead.
+ * x.reshape(6) -> a copy: tensor([0., 3., 1., 4., 2., 5.]) in new storage
+ * torch.arange(6.).reshape(3, 2) -> a view of the same storage */
+Test(views, seed_view_after_transpose_fails_reshape_copies) {
+  tsr_tensor *a, *x, *v = SENTINEL, *r, *r2;
+  const int64_t s23[] = {2, 3}, six[] = {6}, s32[] = {3, 2};
+  TSR_ASSERT_OK(tsr_arange(0, 6, 1, TSR_FLOAT32, TSR_CPU, &a));
+  tsr_tensor* a23;
+  TSR_ASSERT_OK(tsr_view(a, 2, s23, &a23));
+  TSR_ASSERT_OK(tsr_t(a23, &x));
+  TSR_ASSERT_FAILS(tsr_view(x, 1, six, &v), TSR_ERR_NOT_VIEWABLE, "Use .reshape(...) instead");
+  cr_assert_eq(v, SENTINEL);
+  const char* msg = tsr_last_error_message();
+  cr_expect(strstr(msg, "view size is not compatible with input tensor's size and stride"), "%s",
+            msg);
+  cr_expect(strstr(msg, "[3, 2]"), "message lacks the sizes: %s", msg);
+  cr_expect(strstr(msg, "[1, 3]"), "message lacks the strides: %s", msg);
+  cr_expect(strstr(msg, "[6]"), "message lacks the requested shape: %s", msg);
+
+  TSR_ASSERT_OK(tsr_reshape(x, 1, six, &r));
+  bool shares = true;
+  TSR_ASSERT_OK(tsr_shares_storage(r, x, &shares));
+  cr_assert(!shares, "reshape of a transposed tensor must copy");
+  float got[6];
+  TSR_ASSERT_OK(tsr_copy_to_buffer(r, got, sizeof got, NULL));
+  const float want[6] = {0, 3, 1, 4, 2, 5};
+  cr_assert_arr_eq(got, want, sizeof want);
+
+  TSR_ASSERT_OK(tsr_reshape(a, 2, s32, &r2));
+  TSR_ASSERT_OK(tsr_shares_storage(r2, a, &shares));
+  cr_assert(shares, "reshape of a contiguous tensor is a view");
+  const int64_t st32[] = {2, 1};
+  tsr_assert_geometry(r2, 2, s32, st32);
+  tsr_tensor_release(r2);
+  tsr_tensor_release(r);
+  tsr_tensor_release(x);
+  tsr_tensor_release(a23);
+  tsr_tensor_release(a);
+}
+
+/* x = torch.arange(10.); x[3:8].storage_offset() == 3, x[3:8][0] == 3 */
+Test(views, seed_slice_storage_offset) {
+  tsr_tensor *x, *y;
+  TSR_ASSERT_OK(tsr_arange(0, 10, 1, TSR_FLOAT32, TSR_CPU, &x));
+  TSR_ASSERT_OK(tsr_slice(x, 0, 3, 8, 1, &y));
+  cr_assert_eq(tsr_tensor_storage_offset(y), 3);
+  cr_assert_eq(tsr_tensor_numel(y), 5);
+  double v;
+  const int64_t i0[] = {0};
+  TSR_ASSERT_OK(tsr_get_double(y, 1, i0, &v));
+  cr_assert_eq(v, 3.0);
+  cr_assert_eq((char*)tsr_tensor_data_ptr(y), (char*)tsr_tensor_data_ptr(x) + 3 * sizeof(float));
+  tsr_tensor_release(y);
+  tsr_tensor_release(x);
+}
+
+/* torch.empty(2, 3).stride() == (3, 1);
+ * torch.empty(32, 3, 224, 224).stride() == (150528, 50176, 224, 1) */
+Test(views, seed_contiguous_strides) {
+  tsr_tensor *a, *b;
+  const int64_t s23[] = {2, 3}, st23[] = {3, 1};
+  const int64_t big[] = {32, 3, 224, 224}, stbig[] = {150528, 50176, 224, 1};
+  TSR_ASSERT_OK(tsr_empty(2, s23, TSR_FLOAT32, TSR_CONTIGUOUS_FORMAT, TSR_CPU, &a));
+  TSR_ASSERT_OK(tsr_empty(4, big, TSR_FLOAT32, TSR_CONTIGUOUS_FORMAT, TSR_CPU, &b));
+  tsr_assert_geometry(a, 2, s23, st23);
+  tsr_assert_geometry(b, 4, big, stbig);
+  tsr_tensor_release(a);
+  tsr_tensor_release(b);
+}
+
+/* Views share the version counter: torch.zeros(3).view(3).add_(1) bumps the
+ * base's _version. Here through tsr_set_double on a slice. */
+Test(views, views_share_version_counter) {
+  tsr_tensor *a, *s;
+  const int64_t four[] = {4}, i0[] = {0};
+  TSR_ASSERT_OK(tsr_zeros(1, four, TSR_FLOAT32, TSR_CPU, &a));
+  TSR_ASSERT_OK(tsr_slice(a, 0, 1, 3, 1, &s));
+  int64_t v0 = tsr_version(a);
+  cr_assert_eq(tsr_version(s), v0);
+  TSR_ASSERT_OK(tsr_set_double(s, 1, i0, 7));
+  cr_assert_eq(tsr_version(a), v0 + 1);
+  cr_assert_eq(tsr_version(s), v0 + 1);
+  tsr_tensor_release(s);
+  tsr_tensor_release(a);
+}
