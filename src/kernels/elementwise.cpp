@@ -151,14 +151,72 @@ Tensor new_output(const Shape& shape, const std::vector<const Tensor*>& inputs, 
 
 }  // namespace
 
+namespace {
+
+// torch.result_type for two tensors: a 0-dim operand only takes part when
+// its category (bool < integer < floating) is above the dimensioned
+// operands' (ATen's ResultTypeState / combine_categories), so
+// float32[3] + float64[] is float32 but int32[3] + float64[] is float64.
+tsr_dtype result_type(const Tensor& a, const Tensor& b) {
+  if ((a.ndim() == 0) == (b.ndim() == 0)) return promote_types(a.dtype(), b.dtype());
+  const tsr_dtype dim = a.ndim() ? a.dtype() : b.dtype();
+  const tsr_dtype zero = a.ndim() ? b.dtype() : a.dtype();
+  if (is_floating(dim)) return dim;
+  if (dim == TSR_BOOL || is_floating(zero)) return promote_types(dim, zero);
+  return dim;
+}
+
+// Integer add/sub/mul/neg wrap modulo 2^bits as in torch; done in the
+// unsigned type so that int32/int64 overflow is defined behaviour.
+template <typename C>
+C wrap_add(C x, C y) {
+  if constexpr (std::is_integral_v<C>) {
+    using U = std::make_unsigned_t<C>;
+    return C(U(U(x) + U(y)));
+  } else {
+    return C(x + y);
+  }
+}
+template <typename C>
+C wrap_sub(C x, C y) {
+  if constexpr (std::is_integral_v<C>) {
+    using U = std::make_unsigned_t<C>;
+    return C(U(U(x) - U(y)));
+  } else {
+    return C(x - y);
+  }
+}
+template <typename C>
+C wrap_neg(C x) {
+  if constexpr (std::is_integral_v<C>) return wrap_sub(C(0), x);
+  else return C(-x);  // keeps -0.0
+}
+template <typename C>
+C wrap_mul(C x, C y) {
+  if constexpr (std::is_integral_v<C>) {
+    // Through uint64_t: U(x) * U(y) for 8/16-bit U would promote to int
+    // and could overflow it.
+    return C(std::make_unsigned_t<C>(uint64_t(std::make_unsigned_t<C>(x)) *
+                                     uint64_t(std::make_unsigned_t<C>(y))));
+  } else {
+    return C(x * y);
+  }
+}
+
+}  // namespace
+
 Tensor binary(BinaryOp op, const Tensor& a0, const Tensor& b0) {
   TSR_CHECK(a0.device() == b0.device(), TSR_ERR_DEVICE_MISMATCH,
             "Expected all tensors to be on the same device");
-  tsr_dtype d = promote_types(a0.dtype(), b0.dtype());
+  tsr_dtype d = result_type(a0, b0);
   if (op == BinaryOp::Div && is_integral(d, true)) d = TSR_FLOAT32;
   TSR_CHECK(!(op == BinaryOp::Sub && d == TSR_BOOL), TSR_ERR_DTYPE_MISMATCH,
             "Subtraction, the `-` operator, with two bool tensors is not supported. Use the "
             "`^` or `logical_xor()` operator instead.");
+  TSR_CHECK(!(op == BinaryOp::Sub && (a0.dtype() == TSR_BOOL || b0.dtype() == TSR_BOOL)),
+            TSR_ERR_DTYPE_MISMATCH,
+            "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+            "trying to invert a mask, use the `~` or `logical_not()` operator instead.");
   Shape shape = broadcast_shapes(a0.sizes(), b0.sizes());
   Tensor a = as_dtype(a0, d), b = as_dtype(b0, d);
   Tensor out = new_output(shape, {&a0, &b0}, d);
@@ -173,9 +231,9 @@ Tensor binary(BinaryOp op, const Tensor& a0, const Tensor& b0) {
       }
     } else {
       switch (op) {
-        case BinaryOp::Add: run_binary<T>(out, a, b, [](C x, C y) { return C(x + y); }); break;
-        case BinaryOp::Sub: run_binary<T>(out, a, b, [](C x, C y) { return C(x - y); }); break;
-        case BinaryOp::Mul: run_binary<T>(out, a, b, [](C x, C y) { return C(x * y); }); break;
+        case BinaryOp::Add: run_binary<T>(out, a, b, [](C x, C y) { return wrap_add(x, y); }); break;
+        case BinaryOp::Sub: run_binary<T>(out, a, b, [](C x, C y) { return wrap_sub(x, y); }); break;
+        case BinaryOp::Mul: run_binary<T>(out, a, b, [](C x, C y) { return wrap_mul(x, y); }); break;
         case BinaryOp::Div: run_binary<T>(out, a, b, [](C x, C y) { return C(x / y); }); break;
       }
     }
@@ -211,17 +269,20 @@ Tensor unary(UnaryOp op, const Tensor& a0) {
   TSR_CHECK(!(op == UnaryOp::Neg && d == TSR_BOOL), TSR_ERR_DTYPE_MISMATCH,
             "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
             "invert a mask, use the `~` or `logical_not()` operator instead.");
+  TSR_CHECK(!(op == UnaryOp::Relu && d == TSR_BOOL), TSR_ERR_DTYPE_MISMATCH,
+            "Boolean inputs not supported for relu");
   Tensor a = as_dtype(a0, d);
   Tensor out = new_output(a.sizes(), {&a0}, d);
   if (out.numel() == 0) return out;
   dispatch_all(d, [&]<typename T>() {
     using C = compute_t<T>;
     if constexpr (std::is_same_v<T, bool>) {
-      run_unary<T>(out, a, [](C x) { return x; });  // relu of bool is identity
+      fail(TSR_ERR_INTERNAL, "unreachable bool unary op");  // exp/log went to float32
     } else {
       switch (op) {
-        case UnaryOp::Relu: run_unary<T>(out, a, [](C x) { return x > C(0) ? x : C(0); }); break;
-        case UnaryOp::Neg: run_unary<T>(out, a, [](C x) { return C(-x); }); break;
+        // NaN propagates (torch's clamp_min): only x <= 0 becomes 0.
+        case UnaryOp::Relu: run_unary<T>(out, a, [](C x) { return x <= C(0) ? C(0) : x; }); break;
+        case UnaryOp::Neg: run_unary<T>(out, a, [](C x) { return wrap_neg(x); }); break;
         case UnaryOp::Exp:
           if constexpr (std::is_floating_point_v<C>) run_unary<T>(out, a, [](C x) { return C(std::exp(x)); });
           break;
@@ -241,7 +302,8 @@ Tensor relu_backward(const Tensor& grad, const Tensor& result) {
   if (out.numel() == 0) return out;
   dispatch_floating(grad.dtype(), "relu backward", [&]<typename T>() {
     using C = compute_t<T>;
-    run_binary<T>(out, grad, r, [](C g, C x) { return x > C(0) ? g : C(0); });
+    // threshold_backward: zero where result <= 0; a NaN result passes g.
+    run_binary<T>(out, grad, r, [](C g, C x) { return x <= C(0) ? C(0) : g; });
   });
   return out;
 }
@@ -262,7 +324,7 @@ void add_into(const Tensor& dst, const Tensor& src0, double alpha) {
                       } else {
                         const C k = convert<C>(alpha);
                         for (int64_t i = 0; i < n; ++i)
-                          o[i * so] = T(C(C(o[i * so]) + k * C(x[i * sx])));
+                          o[i * so] = T(wrap_add(C(o[i * so]), wrap_mul(k, C(x[i * sx]))));
                       }
                     });
   });
@@ -280,7 +342,7 @@ void scale_inplace(const Tensor& dst, double s) {
         for (int64_t i = 0; i < n; ++i) o[i * so] = o[i * so] && s != 0;
       } else {
         const C k = convert<C>(s);
-        for (int64_t i = 0; i < n; ++i) o[i * so] = T(C(C(o[i * so]) * k));
+        for (int64_t i = 0; i < n; ++i) o[i * so] = T(wrap_mul(C(o[i * so]), k));
       }
     });
   });

@@ -1,0 +1,256 @@
+/* Replays a golden program (tests/golden/opsprog.py) through the C API.
+ *
+ * A program is a few input tensors and a list of steps; step k applies one
+ * tessera op to earlier registers and stores its result in register
+ * ninputs + k. PyTorch ran the same program to produce the expected result,
+ * the grad_fn name of every step and the gradients, so the C side only has to
+ * map each op code to the tsr_ call of the same name. */
+#ifndef TSR_TESTS_OPS_PROGRAM_H
+#define TSR_TESTS_OPS_PROGRAM_H
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "helpers.h"
+#include <criterion/parameterized.h>
+
+#define TG_MAXDIM 6
+#define TG_MAXIN 6
+#define TG_MAXSTEP 16
+#define TG_MAXARGS 16
+
+typedef enum tg_op {
+  TG_ADD, TG_SUB, TG_MUL, TG_DIV, TG_MUL_SCALAR, TG_ADD_SCALAR, TG_NEG, TG_RELU, TG_EXP,
+  TG_LOG, TG_MATMUL, TG_SUM, TG_MEAN, TG_MAX_DIM_VALUES, TG_MAX_DIM_INDICES, TG_ARGMAX, TG_MAX,
+  TG_LOG_SOFTMAX, TG_CROSS_ENTROPY, TG_TRANSPOSE, TG_T, TG_PERMUTE, TG_NARROW, TG_SLICE,
+  TG_SELECT, TG_EXPAND, TG_SQUEEZE, TG_SQUEEZE_DIM, TG_UNSQUEEZE, TG_VIEW, TG_RESHAPE,
+  TG_FLATTEN, TG_AS_STRIDED, TG_UNFOLD, TG_DIAGONAL, TG_CLONE, TG_CONTIGUOUS, TG_TO_DTYPE
+} tg_op;
+
+/* x = base.as_strided(sizes, strides, offset), base a 1-D contiguous tensor
+ * of dtype holding storage[0..storage_numel). */
+typedef struct {
+  tsr_dtype dtype;
+  int64_t ndim;
+  int64_t sizes[TG_MAXDIM];
+  int64_t strides[TG_MAXDIM];
+  int64_t offset;
+  int64_t storage_numel;
+  const double* storage;
+  bool requires_grad;
+} tg_input;
+
+/* A tensor torch produced: values in C order, converted to double. */
+typedef struct {
+  tsr_dtype dtype;
+  int64_t ndim;
+  int64_t sizes[TG_MAXDIM];
+  int64_t strides[TG_MAXDIM];
+  int64_t numel;
+  const double* values; /* NULL: no tensor (an input without .grad) */
+} tg_value;
+
+typedef struct {
+  tg_op op;
+  int a, b; /* registers; -1 when unused */
+  int64_t nargs;
+  int64_t args[TG_MAXARGS];
+  double scalar;
+  bool keepdim;
+  /* What torch says about the result: */
+  const char* grad_fn; /* type(y.grad_fn).__name__, NULL when None */
+  bool requires_grad;
+  bool is_leaf;
+} tg_step;
+
+typedef struct {
+  const char* name;
+  int ninputs;
+  tg_input inputs[TG_MAXIN];
+  int nsteps;
+  tg_step steps[TG_MAXSTEP];
+  tg_value out;
+  bool check_strides;
+  double rtol, atol;
+  /* Autograd cases: the gradient given to backward (out's sizes, C order),
+   * NULL for a 0-dim result (implicit 1); grads[k] is input k's .grad. */
+  const double* grad_out;
+  tg_value grads[TG_MAXIN];
+} tg_case;
+
+#define TG_REGS (TG_MAXIN + TG_MAXSTEP)
+
+/* A parameterized test over the cases of a golden table. Criterion hands
+ * parameters to the test process by value (BoxFort re-executes the binary,
+ * so the tables' addresses differ there), hence indices, not case pointers.
+ * The body sees `c`, the case. */
+#define TG_PARAMETERIZED(suite, name, table, count)                     \
+  ParameterizedTestParameters(suite, name) {                            \
+    static size_t idx[count];                                           \
+    for (size_t i = 0; i < (count); ++i) idx[i] = i;                    \
+    return cr_make_param_array(size_t, idx, (count));                   \
+  }                                                                     \
+  static void suite##_##name##_body(const tg_case* c);                  \
+  ParameterizedTest(const size_t* i, suite, name) { suite##_##name##_body(&(table)[*i]); } \
+  static void suite##_##name##_body(const tg_case* c)
+
+/* Registers of one run. bases hold the inputs' storages. */
+typedef struct {
+  tsr_tensor* bases[TG_MAXIN];
+  tsr_tensor* regs[TG_REGS];
+  int nregs;
+} tg_run;
+
+static inline tsr_tensor* tg_from_doubles(const double* v, int64_t n, tsr_dtype dtype) {
+  tsr_tensor *f64, *t;
+  TSR_ASSERT_OK(tsr_from_data(v, (size_t)n * sizeof(double), 1, &n, TSR_FLOAT64, &f64));
+  TSR_ASSERT_OK(tsr_to_dtype(f64, dtype, &t));
+  tsr_tensor_release(f64);
+  return t;
+}
+
+static inline void tg_make_input(const tg_input* in, tsr_tensor** base, tsr_tensor** x) {
+  *base = tg_from_doubles(in->storage, in->storage_numel, in->dtype);
+  TSR_ASSERT_OK(tsr_as_strided(*base, in->ndim, in->sizes, in->strides, in->offset, x));
+  if (in->requires_grad) TSR_ASSERT_OK(tsr_set_requires_grad(*x, true));
+}
+
+/* Applies one step; returns its status (the result in *out on TSR_OK). */
+static inline tsr_status tg_apply(tsr_tensor* const* r, const tg_step* s, tsr_tensor** out) {
+  const tsr_tensor* a = r[s->a];
+  const tsr_tensor* b = s->b >= 0 ? r[s->b] : NULL;
+  const int64_t* g = s->args;
+  switch (s->op) {
+    case TG_ADD: return tsr_add(a, b, out);
+    case TG_SUB: return tsr_sub(a, b, out);
+    case TG_MUL: return tsr_mul(a, b, out);
+    case TG_DIV: return tsr_div(a, b, out);
+    case TG_MUL_SCALAR: return tsr_mul_scalar(a, s->scalar, out);
+    case TG_ADD_SCALAR: return tsr_add_scalar(a, s->scalar, out);
+    case TG_NEG: return tsr_neg(a, out);
+    case TG_RELU: return tsr_relu(a, out);
+    case TG_EXP: return tsr_exp(a, out);
+    case TG_LOG: return tsr_log(a, out);
+    case TG_MATMUL: return tsr_matmul(a, b, out);
+    case TG_SUM: return tsr_sum(a, s->nargs, g, s->keepdim, out);
+    case TG_MEAN: return tsr_mean(a, s->nargs, g, s->keepdim, out);
+    case TG_MAX_DIM_VALUES: return tsr_max_dim(a, g[0], s->keepdim, out, NULL);
+    case TG_MAX_DIM_INDICES: return tsr_max_dim(a, g[0], s->keepdim, NULL, out);
+    case TG_ARGMAX: return tsr_argmax(a, g[0], s->keepdim, out);
+    case TG_MAX: return tsr_max(a, out);
+    case TG_LOG_SOFTMAX: return tsr_log_softmax(a, g[0], out);
+    case TG_CROSS_ENTROPY: return tsr_cross_entropy(a, b, out);
+    case TG_TRANSPOSE: return tsr_transpose(a, g[0], g[1], out);
+    case TG_T: return tsr_t(a, out);
+    case TG_PERMUTE: return tsr_permute(a, s->nargs, g, out);
+    case TG_NARROW: return tsr_narrow(a, g[0], g[1], g[2], out);
+    case TG_SLICE: return tsr_slice(a, g[0], g[1], g[2], g[3], out);
+    case TG_SELECT: return tsr_select(a, g[0], g[1], out);
+    case TG_EXPAND: return tsr_expand(a, s->nargs, g, out);
+    case TG_SQUEEZE: return tsr_squeeze(a, out);
+    case TG_SQUEEZE_DIM: return tsr_squeeze_dim(a, g[0], out);
+    case TG_UNSQUEEZE: return tsr_unsqueeze(a, g[0], out);
+    case TG_VIEW: return tsr_view(a, s->nargs, g, out);
+    case TG_RESHAPE: return tsr_reshape(a, s->nargs, g, out);
+    case TG_FLATTEN: return tsr_flatten(a, g[0], g[1], out);
+    case TG_AS_STRIDED: return tsr_as_strided(a, g[0], g + 1, g + 1 + g[0], g[1 + 2 * g[0]], out);
+    case TG_UNFOLD: return tsr_unfold(a, g[0], g[1], g[2], out);
+    case TG_DIAGONAL: return tsr_diagonal(a, g[0], g[1], g[2], out);
+    case TG_CLONE: return tsr_clone(a, (tsr_memory_format)g[0], out);
+    case TG_CONTIGUOUS: return tsr_contiguous(a, (tsr_memory_format)g[0], out);
+    case TG_TO_DTYPE: return tsr_to_dtype(a, (tsr_dtype)g[0], out);
+  }
+  cr_assert_fail("unknown golden op %d", (int)s->op);
+  return TSR_ERR_INTERNAL;
+}
+
+/* Builds the inputs and runs every step, checking each step's autograd
+ * metadata against torch's. */
+static inline void tg_run_program(const tg_case* c, tg_run* run) {
+  for (int k = 0; k < c->ninputs; ++k) tg_make_input(&c->inputs[k], &run->bases[k], &run->regs[k]);
+  run->nregs = c->ninputs;
+  for (int k = 0; k < c->nsteps; ++k) {
+    const tg_step* s = &c->steps[k];
+    tsr_tensor* y = NULL;
+    tsr_status st = tg_apply(run->regs, s, &y);
+    cr_assert_eq(st, TSR_OK, "%s: step %d (op %d) failed: %s: %s", c->name, k, (int)s->op,
+                 tsr_status_name(st), tsr_last_error_message());
+    run->regs[run->nregs++] = y;
+    const char* name = tsr_grad_fn_name(y);
+    if (s->grad_fn)
+      cr_expect(name && strcmp(name, s->grad_fn) == 0, "%s: step %d grad_fn %s, torch says %s",
+                c->name, k, name ? name : "NULL", s->grad_fn);
+    else
+      cr_expect(name == NULL, "%s: step %d grad_fn %s, torch says None", c->name, k, name);
+    cr_expect_eq(tsr_requires_grad(y), s->requires_grad, "%s: step %d requires_grad %d", c->name,
+                 k, tsr_requires_grad(y));
+    cr_expect_eq(tsr_is_leaf(y), s->is_leaf, "%s: step %d is_leaf %d", c->name, k,
+                 tsr_is_leaf(y));
+  }
+}
+
+static inline void tg_release(tg_run* run, int ninputs) {
+  for (int k = 0; k < run->nregs; ++k) tsr_tensor_release(run->regs[k]);
+  for (int k = 0; k < ninputs; ++k) tsr_tensor_release(run->bases[k]);
+}
+
+static inline bool tg_close(double got, double want, double rtol, double atol) {
+  if (isnan(want)) return isnan(got);
+  if (isinf(want)) return got == want;
+  return fabs(got - want) <= atol + rtol * fabs(want);
+}
+
+/* Elements of t in C order as doubles (caller frees). */
+static inline double* tg_values(const tsr_tensor* t) {
+  bool prev = tsr_set_grad_enabled(false);
+  tsr_tensor* f64;
+  TSR_ASSERT_OK(tsr_to_dtype(t, TSR_FLOAT64, &f64));
+  tsr_set_grad_enabled(prev);
+  int64_t n = tsr_tensor_numel(t);
+  double* v = malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
+  cr_assert(v);
+  size_t needed = 0;
+  TSR_ASSERT_OK(tsr_copy_to_buffer(f64, v, (size_t)n * sizeof(double), &needed));
+  tsr_tensor_release(f64);
+  return v;
+}
+
+/* Compares dtype, sizes, (strides) and values of t with torch's. */
+static inline void tg_check_value(const tsr_tensor* t, const tg_value* want, bool strides,
+                                  double rtol, double atol, const char* name, const char* what) {
+  cr_assert(t != NULL, "%s: %s is NULL", name, what);
+  cr_expect_eq(tsr_tensor_dtype(t), want->dtype, "%s: %s dtype %s, torch says %s", name, what,
+               tsr_dtype_name(tsr_tensor_dtype(t)), tsr_dtype_name(want->dtype));
+  cr_assert_eq(tsr_tensor_ndim(t), want->ndim, "%s: %s ndim %lld, torch says %lld", name, what,
+               (long long)tsr_tensor_ndim(t), (long long)want->ndim);
+  for (int64_t i = 0; i < want->ndim; ++i) {
+    cr_assert_eq(tsr_tensor_sizes(t)[i], want->sizes[i], "%s: %s size[%lld] = %lld, torch %lld",
+                 name, what, (long long)i, (long long)tsr_tensor_sizes(t)[i],
+                 (long long)want->sizes[i]);
+    if (strides)
+      cr_expect_eq(tsr_tensor_strides(t)[i], want->strides[i],
+                   "%s: %s stride[%lld] = %lld, torch %lld", name, what, (long long)i,
+                   (long long)tsr_tensor_strides(t)[i], (long long)want->strides[i]);
+  }
+  double* v = tg_values(t);
+  int bad = 0;
+  for (int64_t i = 0; i < want->numel && bad < 5; ++i)
+    if (!tg_close(v[i], want->values[i], rtol, atol)) {
+      cr_expect_fail("%s: %s[%lld] = %.17g, torch says %.17g", name, what, (long long)i, v[i],
+                     want->values[i]);
+      ++bad;
+    }
+  free(v);
+}
+
+/* The forward check: replay, then compare the result with torch's. */
+static inline void tg_check_forward(const tg_case* c) {
+  tg_run run;
+  tg_run_program(c, &run);
+  tg_check_value(run.regs[run.nregs - 1], &c->out, c->check_strides, c->rtol, c->atol, c->name,
+                 "result");
+  tg_release(&run, c->ninputs);
+}
+
+#endif
