@@ -76,8 +76,10 @@ def suggest_memory_format(x):
     py_code = {torch.contiguous_format: 0, torch.channels_last: 2, torch.channels_last_3d: 3}[py]
     if x.dim() not in (4, 5) or x.numel() == 0:
         return py_code
-    xf = x.float() if x.dtype != torch.float32 else x
-    # .float() on a float tensor returns x itself, keeping its strides.
+    # upsample must see x itself: a dtype conversion first would re-lay-out a
+    # non-dense x (to() keeps only the dim order), changing the answer.
+    assert x.dtype in (torch.float32, torch.float64), x.dtype
+    xf = x
     if x.dim() == 4:
         out = torch._C._nn.upsample_nearest2d(xf, list(x.shape[2:]))
         cl = torch.empty(x.shape, memory_format=torch.channels_last).stride()
