@@ -106,14 +106,19 @@ TSR_API tsr_status tsr_zeros(int64_t ndim, const int64_t* sizes, tsr_dtype dtype
 TSR_API tsr_status tsr_ones(int64_t ndim, const int64_t* sizes, tsr_dtype dtype,
                             tsr_device_type device_type, int32_t device_index,
                             tsr_tensor** out);
-/* Every element = value converted to dtype (C conversion; bool: value != 0). */
+/* Every element = value converted to dtype (C conversion; bool: value != 0).
+ * A value outside dtype's finite range (NaN for integer dtypes) is
+ * TSR_ERR_INVALID_ARGUMENT ("value cannot be converted to type int8_t without
+ * overflow"), as torch.full. */
 TSR_API tsr_status tsr_full(int64_t ndim, const int64_t* sizes, double value,
                             tsr_dtype dtype, tsr_device_type device_type,
                             int32_t device_index, tsr_tensor** out);
 /* 1-D tensor [start, start+step, ...) below end (above end if step < 0);
- * length ceil((end-start)/step), as torch.arange. step == 0, a non-finite
- * bound, or a direction that never reaches end with elements:
- * TSR_ERR_INVALID_ARGUMENT. */
+ * length ceil((end-start)/step), as torch.arange. For integer dtypes start,
+ * end and step are first truncated to int64, as torch does (so
+ * arange(0.5, 5, 1.5, int32) is [0, 1, 2]). step == 0 (after truncation), a
+ * non-finite bound, or a direction that never reaches end with elements:
+ * TSR_ERR_INVALID_ARGUMENT. TSR_BOOL: TSR_ERR_DTYPE_MISMATCH. */
 TSR_API tsr_status tsr_arange(double start, double end, double step, tsr_dtype dtype,
                               tsr_device_type device_type, int32_t device_index,
                               tsr_tensor** out);
@@ -142,8 +147,11 @@ TSR_API tsr_status tsr_item_int64(const tsr_tensor* t, int64_t* out);
 /* Read / write one element at index (ndim entries, negative counts from the
  * end like Python). Index count != t's ndim: TSR_ERR_INVALID_ARGUMENT; an
  * entry outside its size: TSR_ERR_INDEX_OUT_OF_RANGE. Writes convert value
- * to t's dtype and bump t's version counter; a write into a tensor that
- * requires grad (leaf) while grad mode is on is TSR_ERR_AUTOGRAD. */
+ * to t's dtype (a value outside the dtype's range: TSR_ERR_INVALID_ARGUMENT,
+ * as torch's t[i] = v; tsr_set_int64 lets negative values wrap into unsigned
+ * dtypes down to -max, as torch) and bump t's version counter; a write into
+ * a tensor that requires grad (leaf) while grad mode is on is
+ * TSR_ERR_AUTOGRAD. */
 TSR_API tsr_status tsr_get_double(const tsr_tensor* t, int64_t ndim, const int64_t* index,
                                   double* out);
 TSR_API tsr_status tsr_set_double(tsr_tensor* t, int64_t ndim, const int64_t* index,

@@ -138,6 +138,7 @@ tsr_status filled(int64_t ndim, const int64_t* sizes, double value, tsr_dtype dt
     require(out, "out");
     check_dtype(dtype);
     check_device(device_type, device_index);
+    check_scalar_fits(value, dtype);  // torch.full raises on overflow (checked_convert)
     Tensor t = empty(s, dtype, TSR_CONTIGUOUS_FORMAT, device_type);
     kernels::fill(t, value);
     emit(out, t);
@@ -158,26 +159,78 @@ TSR_EXTERN tsr_status tsr_full(int64_t ndim, const int64_t* sizes, double value,
   return filled(ndim, sizes, value, dtype, dt, di, out);
 }
 
+namespace {
+// torch.arange's CPU rules (ATen RangeFactories.cpp, 1.13). start, end and
+// step are first converted to the dtype's accumulation type with c10's
+// overflow check: int64 for every integer dtype (so 0.5 becomes 0 and a step
+// of 0.5 becomes 0: "step must be nonzero"), float for float16/bfloat16,
+// double for float32/float64. The checks then run on the converted values.
+// The length is ceil((end - start) / step) from the original doubles, except
+// for int64, where it is computed exactly from the converted integers.
+// Element i is start + step * i in the accumulation type.
+template <typename Acc>
+Acc arange_bound(double v, tsr_dtype dtype) {
+  if constexpr (std::is_same_v<Acc, int64_t>) {
+    check_scalar_fits(v, TSR_INT64);
+    return convert<int64_t>(v);
+  } else if constexpr (std::is_same_v<Acc, float>) {
+    check_scalar_fits(v, TSR_FLOAT32);
+    return float(v);
+  } else {
+    return v;
+  }
+}
+
+template <typename T>
+Tensor arange_typed(double start, double end, double step, tsr_dtype dtype, tsr_device_type dt) {
+  using Acc = std::conditional_t<std::is_integral_v<T>, int64_t,
+                                 std::conditional_t<std::is_same_v<T, double> ||
+                                                        std::is_same_v<T, float>,
+                                                    double, float>>;
+  Acc xstart = arange_bound<Acc>(start, dtype), xend = arange_bound<Acc>(end, dtype),
+      xstep = arange_bound<Acc>(step, dtype);
+  TSR_CHECK(xstep > 0 || xstep < 0, TSR_ERR_INVALID_ARGUMENT, "step must be nonzero");
+  TSR_CHECK(std::isfinite(double(xstart)) && std::isfinite(double(xend)),
+            TSR_ERR_INVALID_ARGUMENT, "unsupported range: ", xstart, " -> ", xend);
+  TSR_CHECK((xstep > 0 && xend >= xstart) || (xstep < 0 && xend <= xstart),
+            TSR_ERR_INVALID_ARGUMENT, "upper bound and larger bound inconsistent with step sign");
+  int64_t len;
+  if constexpr (std::is_same_v<T, int64_t>) {
+    int64_t sgn = xstep > 0 ? 1 : -1, num;
+    bool overflow = __builtin_sub_overflow(xend, xstart, &num) ||
+                    __builtin_add_overflow(num, xstep - sgn, &num);
+    TSR_CHECK(!overflow, TSR_ERR_INVALID_ARGUMENT, "invalid size, possible overflow?");
+    len = num / xstep;
+  } else {
+    double size_d = std::ceil((end - start) / step);
+    TSR_CHECK(size_d >= 0 && size_d <= 9.2233720368547748e18, TSR_ERR_INVALID_ARGUMENT,
+              "invalid size, possible overflow?");
+    len = int64_t(size_d);
+  }
+  Tensor t = empty({len}, dtype, TSR_CONTIGUOUS_FORMAT, dt);
+  T* p = t.data<T>();
+  for (int64_t i = 0; i < len; ++i) {
+    if constexpr (std::is_integral_v<T>)  // int64 arithmetic wraps like ATen's
+      p[i] = T(uint64_t(xstart) + uint64_t(xstep) * uint64_t(i));
+    else
+      p[i] = convert<T>(xstart + xstep * Acc(i));
+  }
+  return t;
+}
+}  // namespace
+
 TSR_EXTERN tsr_status tsr_arange(double start, double end, double step, tsr_dtype dtype,
                                  tsr_device_type dt, int32_t di, tsr_tensor** out) {
   return guarded([&] {
     require(out, "out");
     check_dtype(dtype);
     check_device(dt, di);
-    TSR_CHECK(std::isfinite(start) && std::isfinite(end), TSR_ERR_INVALID_ARGUMENT,
-              "unsupported range: ", start, " -> ", end);
-    TSR_CHECK(step != 0 && std::isfinite(step), TSR_ERR_INVALID_ARGUMENT, "step must be nonzero");
-    TSR_CHECK((step > 0 && end >= start) || (step < 0 && end <= start), TSR_ERR_INVALID_ARGUMENT,
-              "upper bound and larger bound inconsistent with step sign");
-    double n = std::ceil((end - start) / step);
-    TSR_CHECK(n < 9.0e18, TSR_ERR_INVALID_ARGUMENT, "arange: too many elements (", n, ")");
-    int64_t len = int64_t(n);
-    Tensor t = empty({len}, dtype, TSR_CONTIGUOUS_FORMAT, dt);
-    dispatch_all(dtype, [&]<typename T>() {
-      T* p = t.data<T>();
-      for (int64_t i = 0; i < len; ++i) p[i] = convert<T>(start + double(i) * step);
-    });
-    emit(out, t);
+    TSR_CHECK(dtype != TSR_BOOL, TSR_ERR_DTYPE_MISMATCH,
+              "\"arange_cpu\" not implemented for 'Bool'");
+    emit(out, dispatch_all(dtype, [&]<typename T>() -> Tensor {
+      if constexpr (std::is_same_v<T, bool>) fail(TSR_ERR_DTYPE_MISMATCH, "arange: bool");
+      else return arange_typed<T>(start, end, step, dtype, dt);
+    }));
   });
 }
 
@@ -303,6 +356,7 @@ TSR_EXTERN tsr_status tsr_set_double(tsr_tensor* t, int64_t n, const int64_t* in
     const Tensor& x = tensor_of(t);
     char* p = element_address(x, n, index);
     ops::check_inplace_allowed(x, "set_double");
+    check_scalar_fits(v, x.dtype());  // t[i] = v raises on overflow, as in torch
     write_as<double>(x, p, v);
     x.bump_version();
   });
@@ -312,6 +366,7 @@ TSR_EXTERN tsr_status tsr_set_int64(tsr_tensor* t, int64_t n, const int64_t* ind
     const Tensor& x = tensor_of(t);
     char* p = element_address(x, n, index);
     ops::check_inplace_allowed(x, "set_int64");
+    check_scalar_fits(v, x.dtype());
     write_as<int64_t>(x, p, v);
     x.bump_version();
   });

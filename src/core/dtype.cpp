@@ -1,5 +1,8 @@
 #include "core/dtype.h"
 
+#include <cmath>
+#include <limits>
+
 namespace tsr {
 
 bool is_valid_dtype(int d) {
@@ -51,6 +54,82 @@ bool is_integral(tsr_dtype d, bool include_bool) {
     case TSR_BOOL: return include_bool;
     default: return false;
   }
+}
+
+namespace {
+// The names c10's Scalar accessors pass to checked_convert (its messages).
+const char* c10_type_name(tsr_dtype d) {
+  switch (d) {
+    case TSR_BOOL: return "bool";
+    case TSR_UINT8: return "uint8_t";
+    case TSR_INT8: return "int8_t";
+    case TSR_INT16: return "int16_t";
+    case TSR_INT32: return "int";
+    case TSR_INT64: return "int64_t";
+    case TSR_FLOAT16: return "at::Half";
+    case TSR_BFLOAT16: return "at::BFloat16";
+    case TSR_FLOAT32: return "float";
+    case TSR_FLOAT64: return "double";
+  }
+  return "invalid";
+}
+
+// Largest finite value of a floating dtype (numeric_limits<T>::max()).
+double floating_max(tsr_dtype d) {
+  switch (d) {
+    case TSR_FLOAT16: return 65504.0;
+    case TSR_BFLOAT16: return 3.3895313892515355e38;  // 0x7f7f
+    case TSR_FLOAT32: return double(std::numeric_limits<float>::max());
+    default: return std::numeric_limits<double>::max();
+  }
+}
+
+[[noreturn]] void report_overflow(tsr_dtype d) {
+  fail(TSR_ERR_INVALID_ARGUMENT, "value cannot be converted to type ", c10_type_name(d),
+       " without overflow");
+}
+}  // namespace
+
+void check_scalar_fits(double v, tsr_dtype d) {
+  check_dtype(d);
+  if (d == TSR_BOOL) return;  // checked_convert skips bool
+  if (is_floating(d)) {
+    // c10::overflows<To, double>: infinities and NaN fit a floating type.
+    if (std::isinf(v) || v != v) return;
+    if (v < -floating_max(d) || v > floating_max(d)) report_overflow(d);
+    return;
+  }
+  if (v != v) report_overflow(d);  // integers have no NaN
+  bool ok = dispatch_all(d, [&]<typename T>() {
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)
+      return v >= double(std::numeric_limits<T>::lowest()) &&
+             v <= double(std::numeric_limits<T>::max());
+    return true;
+  });
+  if (!ok) report_overflow(d);
+}
+
+void check_scalar_fits(int64_t v, tsr_dtype d) {
+  check_dtype(d);
+  if (d == TSR_BOOL) return;
+  bool ok = dispatch_all(d, [&]<typename T>() {
+    if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
+      // c10::greater_than_max: int64 has more digits than these types, so
+      // the comparison is made against their largest finite value.
+      double m = floating_max(d);
+      return double(v) >= -m && double(v) <= m;
+    } else if constexpr (std::is_floating_point_v<T>) {
+      return true;
+    } else if constexpr (std::is_unsigned_v<T>) {
+      // negative values may wrap (two's complement), down to -max
+      if (v < 0) return uint64_t(0) - uint64_t(v) <= uint64_t(std::numeric_limits<T>::max());
+      return uint64_t(v) <= uint64_t(std::numeric_limits<T>::max());
+    } else {
+      return v >= int64_t(std::numeric_limits<T>::lowest()) &&
+             v <= int64_t(std::numeric_limits<T>::max());
+    }
+  });
+  if (!ok) report_overflow(d);
 }
 
 namespace {

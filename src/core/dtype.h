@@ -21,6 +21,16 @@ bool is_integral(tsr_dtype dtype, bool include_bool);
 // Throws TSR_ERR_INVALID_ARGUMENT for values outside the enum.
 void check_dtype(int dtype);
 
+// c10::checked_convert's overflow rule for writing a Python-style scalar into
+// an element of dtype (torch.full, fill_, t[i] = v): throws
+// TSR_ERR_INVALID_ARGUMENT "value cannot be converted to type <c10 name>
+// without overflow" when value lies outside the dtype's finite range. NaN
+// and infinities pass for floating dtypes, NaN fails for integers; bool
+// accepts anything; an integer may wrap into an unsigned dtype from below
+// (uint8: -1 -> 255, as c10 allows "a - b" to wrap) but not past -max.
+void check_scalar_fits(double value, tsr_dtype dtype);
+void check_scalar_fits(int64_t value, tsr_dtype dtype);
+
 // PyTorch's promoteTypes for two tensor operands.
 tsr_dtype promote_types(tsr_dtype a, tsr_dtype b);
 
