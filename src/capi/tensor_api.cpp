@@ -277,12 +277,12 @@ void float_to_int_check(double v) {
   TSR_CHECK(std::isfinite(v), TSR_ERR_INVALID_ARGUMENT, "cannot convert ", v, " to int64");
 }
 
-// Byte address of t[index...] after bounds checks.
-char* element_address(const Tensor& t, int64_t n, const int64_t* index) {
+// Offset in elements from t's first element to t[index...], after bounds
+// checks. A tensor with no elements fails on its size-0 dim, with torch's
+// message ("index 0 is out of bounds for dimension 0 with size 0").
+int64_t element_offset(const Tensor& t, int64_t n, const int64_t* index) {
   TSR_CHECK(n == t.ndim(), TSR_ERR_INVALID_ARGUMENT, "expected ", t.ndim(), " indices, got ", n);
   TSR_CHECK(n == 0 || index, TSR_ERR_INVALID_ARGUMENT, "index is NULL");
-  TSR_CHECK(t.numel() > 0, TSR_ERR_INDEX_OUT_OF_RANGE, "tensor of sizes ", t.sizes(),
-            " has no elements");
   int64_t off = 0;
   for (int64_t d = 0; d < n; ++d) {
     int64_t i = index[d], size = t.sizes()[d];
@@ -290,7 +290,24 @@ char* element_address(const Tensor& t, int64_t n, const int64_t* index) {
               " is out of bounds for dimension ", d, " with size ", size);
     off += (i < 0 ? i + size : i) * t.strides()[d];
   }
-  return static_cast<char*>(t.data_ptr()) + off * t.element_size();
+  return off;
+}
+
+char* element_address(const Tensor& t, int64_t n, const int64_t* index) {
+  return static_cast<char*>(t.data_ptr()) + element_offset(t, n, index) * t.element_size();
+}
+
+// Checks that t[index] = v may be written and returns its address. One
+// element never overlaps itself, so torch allows the write through an
+// expanded tensor (b.expand(2, 3)[0, 0] = 1 writes b[0]); only the autograd
+// rule of ops::check_inplace_allowed applies. It is checked on a one-element
+// view that carries t's autograd state, so the messages are the ops layer's.
+char* writable_element(const Tensor& t, int64_t n, const int64_t* index, const char* op) {
+  int64_t off = element_offset(t, n, index);
+  Tensor elem = make_view(t, {}, {}, t.storage_offset() + off);
+  elem.impl()->autograd = t.impl()->autograd;
+  ops::check_inplace_allowed(elem, op);
+  return static_cast<char*>(elem.data_ptr());
 }
 
 template <typename V>
@@ -354,8 +371,7 @@ TSR_EXTERN tsr_status tsr_get_int64(const tsr_tensor* t, int64_t n, const int64_
 TSR_EXTERN tsr_status tsr_set_double(tsr_tensor* t, int64_t n, const int64_t* index, double v) {
   return guarded([&] {
     const Tensor& x = tensor_of(t);
-    char* p = element_address(x, n, index);
-    ops::check_inplace_allowed(x, "set_double");
+    char* p = writable_element(x, n, index, "set_double");
     check_scalar_fits(v, x.dtype());  // t[i] = v raises on overflow, as in torch
     write_as<double>(x, p, v);
     x.bump_version();
@@ -364,8 +380,7 @@ TSR_EXTERN tsr_status tsr_set_double(tsr_tensor* t, int64_t n, const int64_t* in
 TSR_EXTERN tsr_status tsr_set_int64(tsr_tensor* t, int64_t n, const int64_t* index, int64_t v) {
   return guarded([&] {
     const Tensor& x = tensor_of(t);
-    char* p = element_address(x, n, index);
-    ops::check_inplace_allowed(x, "set_int64");
+    char* p = writable_element(x, n, index, "set_int64");
     check_scalar_fits(v, x.dtype());
     write_as<int64_t>(x, p, v);
     x.bump_version();
