@@ -47,6 +47,19 @@ Test(ops, int64_wraps_around) {
   TSR_ASSERT_OK(tsr_neg(a, &r));
   expect_i64(r, i64_neg, n, "-a");
   tsr_tensor_release(r);
+  /* sum over dim 0 of [a; b] wraps the same way (int64 accumulator). */
+  int64_t both[16];
+  for (int64_t i = 0; i < n; ++i) {
+    both[i] = i64_a[i];
+    both[n + i] = i64_b[i];
+  }
+  const int64_t s2[] = {2, n}, dim0[] = {0};
+  tsr_tensor* ab;
+  TSR_ASSERT_OK(tsr_from_data(both, (size_t)(2 * n) * sizeof(int64_t), 2, s2, TSR_INT64, &ab));
+  TSR_ASSERT_OK(tsr_sum(ab, 1, dim0, false, &r));
+  expect_i64(r, i64_sum, n, "sum([a; b], 0)");
+  tsr_tensor_release(r);
+  tsr_tensor_release(ab);
   tsr_tensor_release(a);
   tsr_tensor_release(b);
 }

@@ -46,8 +46,12 @@ Tensor log_softmax(const Tensor& t0, int64_t dim) {
         for (int64_t k = 0; k < a.len; ++k) mx = std::max(mx, C(x[base + k * a.inner]));
         C s = 0;
         for (int64_t k = 0; k < a.len; ++k) s += std::exp(C(x[base + k * a.inner]) - mx);
-        const C lse = mx + std::log(s);
-        for (int64_t k = 0; k < a.len; ++k) y[base + k * a.inner] = T(C(x[base + k * a.inner]) - lse);
+        // (x - max) - log(s), as ATen: folding max into one lse = max +
+        // log(s) first rounds away log(s)'s low bits when |max| is large
+        // (1e4 in float32 keeps only ~1e-3 of it).
+        const C log_s = std::log(s);
+        for (int64_t k = 0; k < a.len; ++k)
+          y[base + k * a.inner] = T(C(C(x[base + k * a.inner]) - mx) - log_s);
       }
   });
   return out;

@@ -33,6 +33,14 @@ Shape reduced_sizes(const Shape& sizes, const std::vector<bool>& mask, bool keep
 
 namespace {
 
+// a + b; int64 sums wrap modulo 2^64 like torch's (unsigned, so overflow
+// is not undefined behaviour).
+template <typename Acc>
+Acc acc_add(Acc a, Acc b) {
+  if constexpr (std::is_integral_v<Acc>) return Acc(uint64_t(a) + uint64_t(b));
+  else return a + b;
+}
+
 // acc (contiguous, keepdim sizes) += every element of t: acc is broadcast to
 // t's sizes with stride 0 on reduced dims, so the inner loop accumulates.
 template <typename Acc>
@@ -51,10 +59,11 @@ void accumulate_into(const Tensor& acc, const Tensor& t) {
                       const int64_t so = s[0] / int64_t(sizeof(Acc)), sx = s[1] / int64_t(sizeof(T));
                       if (so == 0) {
                         Acc total = 0;
-                        for (int64_t i = 0; i < n; ++i) total += convert<Acc>(x[i * sx]);
-                        *o += total;
+                        for (int64_t i = 0; i < n; ++i) total = acc_add(total, convert<Acc>(x[i * sx]));
+                        *o = acc_add(*o, total);
                       } else {
-                        for (int64_t i = 0; i < n; ++i) o[i * so] += convert<Acc>(x[i * sx]);
+                        for (int64_t i = 0; i < n; ++i)
+                          o[i * so] = acc_add(o[i * so], convert<Acc>(x[i * sx]));
                       }
                     });
   });
