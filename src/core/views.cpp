@@ -322,12 +322,14 @@ Tensor unfold(const Tensor& t, int64_t dim, int64_t size, int64_t step) {
 }
 
 Tensor diagonal(const Tensor& t, int64_t offset, int64_t dim1, int64_t dim2) {
+  // ATen wraps both dims first (a 0-D or 1-D input fails there with "Dimension
+  // out of range") and names the dims as given when they coincide.
   int64_t n = t.ndim();
-  TSR_CHECK(n >= 2, TSR_ERR_INVALID_ARGUMENT, "diagonal dimensions requires ndim >= 2, got ", n);
+  const int64_t dim1_arg = dim1, dim2_arg = dim2;
   dim1 = wrap_dim(dim1, n);
   dim2 = wrap_dim(dim2, n);
-  TSR_CHECK(dim1 != dim2, TSR_ERR_INVALID_ARGUMENT, "diagonal dimensions cannot be identical ", dim1,
-            ", ", dim2);
+  TSR_CHECK(dim1 != dim2, TSR_ERR_INVALID_ARGUMENT, "diagonal dimensions cannot be identical ",
+            dim1_arg, ", ", dim2_arg);
   const Shape& sz = t.sizes();
   const Shape& st = t.strides();
   int64_t diag, storage_offset = t.storage_offset();
