@@ -123,19 +123,13 @@ Tensor contiguous_copy(const Tensor& t, tsr_dtype dtype) {
 }
 
 bool has_internal_overlap(const Tensor& t) {
-  if (t.numel() <= 1) return false;
-  std::vector<std::pair<int64_t, int64_t>> dims;  // (stride, size) with size > 1
+  // ATen's has_internal_overlap says Yes only for a dim of size > 1 with
+  // stride 0; every other layout is No or TooHard, and in-place ops refuse
+  // only Yes. Anything stricter refuses writes torch allows, such as
+  // as_strided((2, 3), (3, 2)), whose elements 0 2 4 / 3 5 7 are distinct
+  // although no stride exceeds the span of the smaller ones.
   for (int64_t i = 0; i < t.ndim(); ++i)
-    if (t.sizes()[i] > 1) dims.push_back({t.strides()[i], t.sizes()[i]});
-  std::sort(dims.begin(), dims.end());
-  // Sufficient condition for no overlap: each stride exceeds the span of all
-  // smaller-stride dims. If it fails we report overlap (conservative, as ATen
-  // reports TOO_HARD for such layouts).
-  int64_t span = 0;
-  for (auto [stride, size] : dims) {
-    if (stride <= span) return true;
-    span += stride * (size - 1);
-  }
+    if (t.sizes()[i] > 1 && t.strides()[i] == 0) return true;
   return false;
 }
 

@@ -14,9 +14,10 @@ void copy_strided(const Tensor& dst, const Tensor& src);
 void fill(const Tensor& dst, double value);
 // A contiguous copy of t in the given dtype (no autograd).
 Tensor contiguous_copy(const Tensor& t, tsr_dtype dtype);
-// True when two elements of t share an address (stride 0 with size > 1, or
-// any other overlap), ATen's has_internal_overlap made exact for the
-// non-dense case by sorting strides.
+// True when t certainly has elements sharing an address, by ATen's rule
+// (has_internal_overlap == Yes): a dim of size > 1 with stride 0. Other
+// overlapping layouts (unfold windows, small as_strided strides) are
+// "too hard" for ATen and allowed, as in torch.
 bool has_internal_overlap(const Tensor& t);
 // True when the memory ranges of a and b intersect.
 bool may_overlap(const Tensor& a, const Tensor& b);

@@ -145,14 +145,16 @@ Tensor div(const Tensor& a, const Tensor& b) {
 Tensor mul_scalar(const Tensor& a, double s) {
   Tensor out = kernels::mul_scalar(a, s);
   if (autograd::any_requires_grad({&a}))
-    autograd::set_history(std::make_shared<ScalarBackward>("MulBackward1", s), {&a}, {&out});
+    // Python's x * 2 and torch.mul(x, 2) wrap the scalar in a tensor and
+    // give MulBackward0 (MulBackward1 is the C++-only Scalar overload).
+    autograd::set_history(std::make_shared<ScalarBackward>("MulBackward0", s), {&a}, {&out});
   return out;
 }
 
 Tensor add_scalar(const Tensor& a, double s) {
   Tensor out = kernels::add_scalar(a, s);
   if (autograd::any_requires_grad({&a}))
-    autograd::set_history(std::make_shared<ScalarBackward>("AddBackward1", 1.0), {&a}, {&out});
+    autograd::set_history(std::make_shared<ScalarBackward>("AddBackward0", 1.0), {&a}, {&out});
   return out;
 }
 

@@ -23,7 +23,18 @@ void check_inplace_allowed(const Tensor& t, const char* op) {
 void add_(const Tensor& self, const Tensor& other, double alpha) {
   TSR_CHECK(self.device() == other.device(), TSR_ERR_DEVICE_MISMATCH, "add_: devices differ");
   check_inplace_allowed(self, "add_");
-  Tensor src = views::expand(other, self.sizes());  // SHAPE_MISMATCH if it does not broadcast
+  // torch gives x.add_(y) the autograd history of x + y; that is not
+  // implemented for in-place ops, so refuse rather than drop y's gradient.
+  TSR_CHECK(!autograd::any_requires_grad({&other}), TSR_ERR_AUTOGRAD,
+            "add_: other requires grad and self does not; in-place operations that would record "
+            "history are not supported by this version of tessera (use tsr_add, or run under "
+            "no_grad)");
+  // torch's messages: operands that do not broadcast, then a broadcast
+  // shape that is not self's.
+  Shape bshape = broadcast_shapes(self.sizes(), other.sizes());
+  TSR_CHECK(bshape == self.sizes(), TSR_ERR_SHAPE_MISMATCH, "output with shape ", self.sizes(),
+            " doesn't match the broadcast shape ", bshape);
+  Tensor src = views::expand(other, self.sizes());
   if (kernels::may_overlap(self, other)) src = kernels::contiguous_copy(src, src.dtype());
   kernels::add_into(self, src, alpha);
   self.bump_version();

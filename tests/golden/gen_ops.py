@@ -307,8 +307,8 @@ def inplace_tables():
     def arr(name, t, ctype="double"):
         vals = t.detach().to(torch.float64).flatten().tolist() if ctype == "double" else \
             [int(v) for v in t.flatten().tolist()]
-        fmt = c_double if ctype == "double" else (lambda v: f"INT64_C({v})" if ctype == "int64_t"
-                                                  else str(v))
+        fmt = c_double if ctype == "double" else (
+            lambda v: "INT64_MIN" if v == -2 ** 63 else f"INT64_C({v})")
         out.append(c_table(name, ctype, vals, fmt))
 
     # add_(other [3], alpha=-0.5) into [2,3]: broadcasting.
@@ -342,6 +342,12 @@ def inplace_tables():
     f.select(0, 1).zero_()
     f.t().mul_(3.0)
     arr("ip_fill_zero_mul_result", f)
+    # add_ into as_strided((2, 3), (3, 2)) of 8 zeros: elements 0 2 4 / 3 5 7,
+    # no two alike, so torch allows it (its overlap check says "too hard",
+    # not "yes").
+    z = torch.zeros(8)
+    z.as_strided((2, 3), (3, 2)).add_(torch.ones(3))
+    arr("ip_interleaved_result", z)
     # Integer self: add_ wraps like the out-of-place op.
     w = torch.tensor([2 ** 63 - 1, -2 ** 63, 5], dtype=torch.int64)
     w.add_(torch.tensor([1, -1, 2 ** 63 - 1], dtype=torch.int64))
