@@ -535,7 +535,7 @@ Test(allocator, stats_struct_size_rules) {
 
 /* ---- threads --------------------------------------------------------------- */
 
-enum { kThreads = 4, kRounds = 10000, kHeld = 8 };
+enum { kThreads = 4, kRounds = 4000, kHeld = 8 };
 
 /* Each thread keeps a few tensors alive, fills each with its own byte and
  * checks it before releasing: two threads handed overlapping blocks would

@@ -16,15 +16,24 @@ namespace {
 
 tsr_memory_stat_t to_c(const alloc::Stat& s) { return {s.current, s.peak, s.allocated, s.freed}; }
 
-// Validates the device (same rules and messages as the factories) and returns
-// a snapshot of its statistics.
-alloc::MemoryStats stats_of(tsr_device_type device_type, int32_t device_index) {
-  check_device(device_type, device_index);
+// Validates the device with the factories' rules and messages. A C caller may
+// pass any int as the enum; loading a value outside the enum's range as the
+// C++ enum type is undefined (UBSan: -fsanitize=enum), so read its bits.
+void check_device_arg(const tsr_device_type& device_type, int32_t device_index) {
+  int code;
+  static_assert(sizeof code == sizeof device_type);
+  std::memcpy(&code, &device_type, sizeof code);
+  check_device(code, device_index);
+}
+
+alloc::MemoryStats stats_of(const tsr_device_type& device_type, int32_t device_index) {
+  check_device_arg(device_type, device_index);
   return alloc::cpu_memory_stats();
 }
 
 template <typename Pick>
-tsr_status query(tsr_device_type device_type, int32_t device_index, int64_t* out, Pick&& pick) {
+tsr_status query(const tsr_device_type& device_type, int32_t device_index, int64_t* out,
+                 Pick&& pick) {
   return guarded([&] {
     const alloc::MemoryStats s = stats_of(device_type, device_index);
     require(out, "out");
@@ -87,21 +96,21 @@ TSR_EXTERN tsr_status tsr_max_memory_reserved(tsr_device_type device_type,
 TSR_EXTERN tsr_status tsr_reset_peak_memory_stats(tsr_device_type device_type,
                                                   int32_t device_index) {
   return guarded([&] {
-    check_device(device_type, device_index);
+    check_device_arg(device_type, device_index);
     alloc::cpu_reset_peak_memory_stats();
   });
 }
 TSR_EXTERN tsr_status tsr_reset_accumulated_memory_stats(tsr_device_type device_type,
                                                          int32_t device_index) {
   return guarded([&] {
-    check_device(device_type, device_index);
+    check_device_arg(device_type, device_index);
     alloc::cpu_reset_accumulated_memory_stats();
   });
 }
 
 TSR_EXTERN tsr_status tsr_empty_cache(tsr_device_type device_type, int32_t device_index) {
   return guarded([&] {
-    check_device(device_type, device_index);
+    check_device_arg(device_type, device_index);
     alloc::cpu_empty_cache();
   });
 }
@@ -109,7 +118,7 @@ TSR_EXTERN tsr_status tsr_empty_cache(tsr_device_type device_type, int32_t devic
 TSR_EXTERN tsr_status tsr_set_memory_limit(tsr_device_type device_type, int32_t device_index,
                                            int64_t bytes) {
   return guarded([&] {
-    check_device(device_type, device_index);
+    check_device_arg(device_type, device_index);
     TSR_CHECK(bytes >= 0, TSR_ERR_INVALID_ARGUMENT, "memory limit must be >= 0 bytes, got ",
               bytes);
     alloc::cpu_set_memory_limit(size_t(bytes));
@@ -118,7 +127,7 @@ TSR_EXTERN tsr_status tsr_set_memory_limit(tsr_device_type device_type, int32_t 
 TSR_EXTERN tsr_status tsr_memory_limit(tsr_device_type device_type, int32_t device_index,
                                        int64_t* out) {
   return guarded([&] {
-    check_device(device_type, device_index);
+    check_device_arg(device_type, device_index);
     require(out, "out");
     *out = int64_t(alloc::cpu_memory_limit());
   });
