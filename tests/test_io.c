@@ -147,11 +147,13 @@ static const tsr_dtype kAllDtypes[] = {TSR_BOOL,    TSR_UINT8,   TSR_INT8,    TS
 /* A [3, 4] tensor of dtype with varied values; floats also hold NaN, inf
  * and -0.0. */
 static tsr_tensor* sample(tsr_dtype dtype) {
-  tsr_tensor *r = NULL, *t = NULL;
-  TSR_ASSERT_OK(tsr_arange(-7.5, 7.5, 1.25, dtype == TSR_BOOL ? TSR_FLOAT32 : dtype, TSR_CPU, &r));
+  tsr_tensor *r = NULL, *c = NULL, *t = NULL;
+  TSR_ASSERT_OK(tsr_arange(-7.5, 7.5, 1.25, TSR_FLOAT64, TSR_CPU, &r)); /* 12 values */
+  TSR_ASSERT_OK(tsr_to_dtype(r, dtype == TSR_BOOL ? TSR_FLOAT32 : dtype, &c));
   int64_t sizes[2] = {3, 4};
-  TSR_ASSERT_OK(tsr_reshape(r, 2, sizes, &t));
+  TSR_ASSERT_OK(tsr_reshape(c, 2, sizes, &t));
   tsr_tensor_release(r);
+  tsr_tensor_release(c);
   if (dtype == TSR_BOOL) { /* alternate 0/1 */
     tsr_tensor* b = NULL;
     TSR_ASSERT_OK(tsr_zeros(2, sizes, TSR_BOOL, TSR_CPU, &b));
@@ -1049,6 +1051,51 @@ Test(io, unknown_codec_is_unsupported) {
   TMP(p, "z.safetensors");
   craft(p, "{\"__metadata__\":{\"tessera.compression\":\"lz4\"}}", NULL, 0);
   expect_load_fails(p, TSR_ERR_UNSUPPORTED, "unknown compression \"lz4\"");
+  unlink(p);
+}
+
+/* The writer never lets a frame's length equal the raw length (a plain
+ * reader's size check must reject it). Inputs of one incompressible 128 KiB
+ * block (raw block, +3 bytes) and a 1000-byte block starting with k zeros
+ * (compressed once that pays, one byte shorter per extra zero) give frame
+ * lengths that step through the raw length as k grows; the frame that
+ * would match it is written without its checksum instead. */
+Test(io, zstd_frame_never_matches_raw_length) {
+  enum { B = 131072, N = B + 1000 };
+  static unsigned char data[N];
+  TMP(p, "collide.safetensors");
+  int found = -1;
+  for (int k = 0; k < 60; ++k) {
+    uint32_t x = 12345;
+    for (int i = 0; i < N; ++i) { /* LCG bytes, k zeros at B */
+      x = x * 1103515245u + 12345u;
+      data[i] = (i >= B && i < B + k) ? 0 : (unsigned char)(x >> 24);
+    }
+    tsr_tensor* t = NULL;
+    TSR_ASSERT_OK(tsr_from_data(data, N, 1, (int64_t[]){N}, TSR_UINT8, &t));
+    TSR_ASSERT_OK(tsr_save(p, 1, (const char*[]){"w"}, &t, &kZstd));
+    size_t n;
+    unsigned char* buf = read_bytes(p, &n);
+    uint64_t hl = 0;
+    for (int i = 7; i >= 0; --i) hl = hl << 8 | buf[i];
+    size_t frame_len = n - 8 - (size_t)hl;
+    cr_assert_neq(frame_len, (size_t)N, "k = %d: frame as long as the raw data", k);
+    bool has_checksum = (buf[8 + hl + 4] & 0x04) != 0; /* frame header descriptor bit 2 */
+    if (!has_checksum) {
+      cr_assert_eq(found, -1, "k = %d: a second frame without checksum", k);
+      found = k;
+      cr_assert_eq(frame_len, (size_t)N - 4, "k = %d: frame of %zu bytes", k, frame_len);
+      tsr_tensor_map* m = NULL;
+      TSR_ASSERT_OK(tsr_load(p, NULL, &m));
+      tsr_tensor* back = get(m, "w");
+      assert_same(t, back);
+      tsr_tensor_release(back);
+      tsr_tensor_map_release(m);
+    }
+    free(buf);
+    tsr_tensor_release(t);
+  }
+  cr_assert_geq(found, 0, "no input in the scan compressed to exactly its own size");
   unlink(p);
 }
 

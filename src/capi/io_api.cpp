@@ -1,5 +1,6 @@
 // C API: save/load of named tensors and the loaded-collection handle (io.h).
 #include <cstddef>
+#include <cstring>
 #include <string>
 #include <unordered_map>
 
@@ -39,7 +40,14 @@ io::SaveSettings save_settings(const tsr_save_options* o) {
   io::SaveSettings s;
   if (!o) return s;
   check_struct_size(o, "save options");
-  s.compression = o->compression;
+  // Read the enum's bytes as an int: a C caller may pass any value, and
+  // loading an out-of-range value as the C++ enum type is undefined.
+  int compression;
+  static_assert(sizeof compression == sizeof o->compression);
+  std::memcpy(&compression, &o->compression, sizeof compression);
+  TSR_CHECK(compression == TSR_COMPRESSION_NONE || compression == TSR_COMPRESSION_ZSTD,
+            TSR_ERR_INVALID_ARGUMENT, "unknown compression ", compression);
+  s.compression = tsr_compression(compression);
   s.level = o->level;
   TSR_CHECK(o->n_metadata >= 0, TSR_ERR_INVALID_ARGUMENT, "n_metadata is ", o->n_metadata);
   if (o->n_metadata > 0) {

@@ -74,16 +74,13 @@ LoadedFile load_checked(const std::string& path, int64_t max_bytes) {
   LoadedFile out;
   out.names.reserve(h.tensors.size());
   out.tensors.reserve(h.tensors.size());
-  std::vector<char> frame;
   for (const TensorEntry& e : h.tensors) {
     const uint64_t len = e.end - e.begin;
     Tensor t;
     if (zstd) {
-      frame.resize(len);  // <= the file size, checked by validate_layout
-      f.read_at(frame.data(), len, data_start + e.begin);
-      check_frame(frame.data(), len, size_t(e.nbytes), e.name);
-      t = empty(e.shape, e.dtype);
-      decompress_frame(frame.data(), len, t.data_ptr(), size_t(e.nbytes), e.name);
+      check_frame(f, data_start + e.begin, len, size_t(e.nbytes), e.name);
+      t = empty(e.shape, e.dtype);  // the frame's blocks can produce e.nbytes
+      decompress_frame(f, data_start + e.begin, len, t.data_ptr(), size_t(e.nbytes), e.name);
     } else {
       t = empty(e.shape, e.dtype);  // e.nbytes == len <= the file size
       f.read_at(t.data_ptr(), len, data_start + e.begin);

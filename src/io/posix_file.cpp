@@ -93,15 +93,16 @@ std::string temp_suffix() {
   return str(".tmp.", ::getpid(), '.', counter.fetch_add(1), '.', t % 1000000007u);
 }
 
-void write_all(int fd, const char* p, size_t n, const std::string& path) {
+void write_all(int fd, const char* p, size_t n, uint64_t offset, const std::string& path) {
   while (n > 0) {
-    ssize_t w = ::write(fd, p, std::min<size_t>(n, 1u << 30));
+    ssize_t w = ::pwrite(fd, p, std::min<size_t>(n, 1u << 30), off_t(offset));
     if (w < 0) {
       if (errno == EINTR) continue;
       fail_io("cannot write", path, errno);
     }
     p += w;
     n -= size_t(w);
+    offset += uint64_t(w);
   }
 }
 }  // namespace
@@ -132,7 +133,12 @@ AtomicWriter::~AtomicWriter() {
 }
 
 void AtomicWriter::write(const void* data, size_t n) {
-  write_all(fd_, static_cast<const char*>(data), n, tmp_);
+  write_all(fd_, static_cast<const char*>(data), n, offset_, tmp_);
+  offset_ += n;
+}
+
+void AtomicWriter::truncate(uint64_t size) {
+  if (::ftruncate(fd_, off_t(size)) != 0) fail_io("cannot truncate", tmp_, errno);
 }
 
 void AtomicWriter::commit() {

@@ -44,7 +44,13 @@ class AtomicWriter {
   AtomicWriter(const AtomicWriter&) = delete;
   AtomicWriter& operator=(const AtomicWriter&) = delete;
 
+  // Writes n bytes at the current offset and advances it.
   void write(const void* data, size_t n);
+  uint64_t offset() const { return offset_; }
+  // Moves the offset (to rewrite a region already written).
+  void seek(uint64_t offset) { offset_ = offset; }
+  // Cuts the file to size bytes (drops bytes a shorter rewrite left behind).
+  void truncate(uint64_t size);
   // fsync, close, rename over the target, fsync the directory.
   void commit();
 
@@ -53,6 +59,7 @@ class AtomicWriter {
   std::string dir_;
   std::string tmp_;
   int fd_ = -1;
+  uint64_t offset_ = 0;
   bool committed_ = false;
 };
 

@@ -1,6 +1,7 @@
 #include "io/save.h"
 
 #include <algorithm>
+#include <limits>
 #include <set>
 
 #include "core/dtype.h"
@@ -91,37 +92,45 @@ void save_file(const std::string& path, std::vector<SaveItem> items, const SaveS
   Header h;
   h.metadata = settings.metadata;
   if (zstd) h.metadata[kCompressionKey] = kCompressionZstd;
-  // Compressed sizes are known only after compressing, so frames are built
-  // before the header; plain data streams straight from the tensors.
-  std::vector<std::vector<char>> frames;
   uint64_t offset = 0;
   for (const SaveItem& it : items) {
     const Tensor& t = it.tensor;
-    uint64_t len = uint64_t(t.nbytes());
-    if (zstd) {
-      Tensor hold;
-      const char* p = c_order_bytes(it, hold);
-      frames.push_back(compress_frame(p, size_t(t.nbytes()), settings.level));
-      len = frames.back().size();
-    }
-    h.tensors.push_back(TensorEntry{it.name, t.dtype(), t.sizes(), t.numel(), t.nbytes(), offset,
-                                    offset + len});
-    offset += len;
+    // Plain: the offsets are final. Compressed: placeholders with the most
+    // digits an offset can have, so the header written after the frames
+    // (padded with spaces, which JSON ignores) fits the space reserved now.
+    uint64_t b = zstd ? uint64_t(std::numeric_limits<int64_t>::max()) : offset;
+    uint64_t e = zstd ? b : offset + uint64_t(t.nbytes());
+    h.tensors.push_back(TensorEntry{it.name, t.dtype(), t.sizes(), t.numel(), t.nbytes(), b, e});
+    offset = e;
   }
-  std::string header = serialize_header(h);
+  const std::string header = serialize_header(h);
 
   AtomicWriter w(path);
-  std::string prefix = length_prefix(header.size());
+  const std::string prefix = length_prefix(header.size());
   w.write(prefix.data(), prefix.size());
   w.write(header.data(), header.size());
+  const uint64_t data_start = w.offset();
   for (size_t i = 0; i < items.size(); ++i) {
-    if (zstd) {
-      w.write(frames[i].data(), frames[i].size());
-    } else {
-      Tensor hold;
-      const char* p = c_order_bytes(items[i], hold);
-      w.write(p, size_t(items[i].tensor.nbytes()));
+    Tensor hold;
+    const char* p = c_order_bytes(items[i], hold);
+    size_t n = size_t(items[i].tensor.nbytes());
+    if (!zstd) {
+      w.write(p, n);
+      continue;
     }
+    TensorEntry& e = h.tensors[i];
+    e.begin = w.offset() - data_start;
+    e.end = e.begin + write_frame(w, p, n, settings.level);
+  }
+  if (zstd) {
+    const uint64_t data_end = w.offset();
+    std::string final_header = serialize_header(h);
+    TSR_CHECK(final_header.size() <= header.size(), TSR_ERR_INTERNAL, "header grew from ",
+              header.size(), " to ", final_header.size(), " bytes");
+    final_header.resize(header.size(), ' ');
+    w.seek(prefix.size());
+    w.write(final_header.data(), final_header.size());
+    w.truncate(data_end);
   }
   w.commit();
 }

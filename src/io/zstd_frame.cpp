@@ -1,11 +1,14 @@
-// ZSTD_getFrameHeader is in zstd's "static linking only" section; it has
-// been stable since zstd 1.3 and libzstd.so exports it.
+// ZSTD_getFrameHeader, ZSTD_d_stableOutBuffer and ZSTD_WINDOWLOG_MAX are in
+// zstd's "static linking only" section; they have been stable since zstd
+// 1.4 and libzstd.so exports them.
 #define ZSTD_STATIC_LINKING_ONLY
 #include <zstd.h>
 
+#include <algorithm>
 #include <memory>
 
 #include "core/error.h"
+#include "io/posix_file.h"
 #include "io/quote.h"
 #include "io/zstd_frame.h"
 
@@ -19,10 +22,29 @@ void zcheck(size_t rc, const char* what) {
   if (ZSTD_isError(rc)) fail(TSR_ERR_INTERNAL, "zstd ", what, ": ", ZSTD_getErrorName(rc));
 }
 
-// Frame format constants from RFC 8878 §3.1.1.2.
+// Compressed bytes move through a buffer of this size in both directions.
+constexpr size_t kChunk = size_t(1) << 20;
+
+// Frame format constants from RFC 8878 §3.1.1.
 constexpr size_t kBlockHeaderBytes = 3;
 constexpr size_t kChecksumBytes = 4;
 constexpr unsigned kBlockRaw = 0, kBlockRle = 1, kBlockCompressed = 2;
+
+uint64_t compress_into(ZSTD_CCtx* cctx, AtomicWriter& w, const void* src, size_t n, char* buf) {
+  static const char kEmpty = 0;  // zstd wants a valid pointer even for 0 bytes
+  zcheck(ZSTD_CCtx_setPledgedSrcSize(cctx, n), "pledged size");
+  ZSTD_inBuffer in{n ? src : &kEmpty, n, 0};
+  uint64_t total = 0;
+  size_t remaining;
+  do {
+    ZSTD_outBuffer out{buf, kChunk, 0};
+    remaining = ZSTD_compressStream2(cctx, &out, &in, ZSTD_e_end);
+    zcheck(remaining, "compress");
+    w.write(buf, out.pos);
+    total += out.pos;
+  } while (remaining != 0);
+  return total;
+}
 }  // namespace
 
 void check_zstd_level(int level) {
@@ -31,85 +53,117 @@ void check_zstd_level(int level) {
             ZSTD_maxCLevel(), "] (0 = default)");
 }
 
-std::vector<char> compress_frame(const void* src, size_t n, int level) {
+uint64_t write_frame(AtomicWriter& w, const void* src, size_t n, int level) {
   std::unique_ptr<ZSTD_CCtx, CCtxFree> cctx(ZSTD_createCCtx());
   if (!cctx) fail(TSR_ERR_OUT_OF_MEMORY, "zstd: cannot create a compression context");
   zcheck(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel,
                                 level == 0 ? ZSTD_CLEVEL_DEFAULT : level), "level");
   zcheck(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_contentSizeFlag, 1), "content size flag");
-  std::vector<char> out(ZSTD_compressBound(n));
-  static const char kEmpty = 0;  // zstd wants a valid pointer even for 0 bytes
-  const void* in = n ? src : &kEmpty;
-  size_t len = 0;
+  auto buf = std::make_unique_for_overwrite<char[]>(kChunk);
+  const uint64_t start = w.offset();
+  uint64_t len = 0;
   for (int checksum : {1, 0}) {
     zcheck(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_checksumFlag, checksum), "checksum flag");
-    len = ZSTD_compress2(cctx.get(), out.data(), out.size(), in, n);
-    zcheck(len, "compress");
+    w.seek(start);
+    len = compress_into(cctx.get(), w, src, n, buf.get());
     if (len != n) break;
   }
   TSR_CHECK(len != n, TSR_ERR_INTERNAL, "zstd frame length equals the raw length ", n);
-  out.resize(len);
-  return out;
+  return len;
 }
 
-void check_frame(const char* src, size_t len, size_t expected, const std::string& name) {
+void check_frame(const ReadFile& f, uint64_t offset, uint64_t len, size_t expected,
+                 const std::string& name) {
+  unsigned char head[ZSTD_FRAMEHEADERSIZE_MAX];
+  size_t head_len = size_t(std::min<uint64_t>(len, sizeof head));
+  f.read_at(head, head_len, offset);
   ZSTD_frameHeader fh;
-  size_t rc = ZSTD_getFrameHeader(&fh, src, len);
+  size_t rc = ZSTD_getFrameHeader(&fh, head, head_len);
   if (ZSTD_isError(rc))
-    fail(TSR_ERR_CORRUPT_FILE, "tensor ", json_quoted(name), ": not a zstd frame (", ZSTD_getErrorName(rc), ")");
+    fail(TSR_ERR_CORRUPT_FILE, "tensor ", json_quoted(name), ": not a zstd frame (",
+         ZSTD_getErrorName(rc), ")");
   if (rc != 0)
-    fail(TSR_ERR_CORRUPT_FILE, "tensor ", json_quoted(name), ": zstd frame header truncated (", len,
-         " bytes, needs ", rc, ")");
+    fail(TSR_ERR_CORRUPT_FILE, "tensor ", json_quoted(name), ": zstd frame header truncated (",
+         len, " bytes, needs ", rc, ")");
   if (fh.frameType != ZSTD_frame)
     fail(TSR_ERR_CORRUPT_FILE, "tensor ", json_quoted(name), ": skippable zstd frame instead of data");
   if (fh.frameContentSize == ZSTD_CONTENTSIZE_UNKNOWN)
-    fail(TSR_ERR_CORRUPT_FILE, "tensor ", json_quoted(name), ": zstd frame does not record its content size");
+    fail(TSR_ERR_CORRUPT_FILE, "tensor ", json_quoted(name),
+         ": zstd frame does not record its content size");
   if (fh.frameContentSize != expected)
     fail(TSR_ERR_CORRUPT_FILE, "tensor ", json_quoted(name), ": zstd frame decompresses to ",
          fh.frameContentSize, " bytes but dtype and shape need ", expected);
-  size_t frame_len = ZSTD_findFrameCompressedSize(src, len);
-  if (ZSTD_isError(frame_len))
-    fail(TSR_ERR_CORRUPT_FILE, "tensor ", json_quoted(name), ": malformed zstd frame (",
-         ZSTD_getErrorName(frame_len), ")");
-  if (frame_len != len)
-    fail(TSR_ERR_CORRUPT_FILE, "tensor ", json_quoted(name), ": zstd frame is ", frame_len,
-         " bytes but data_offsets span ", len);
-  // Walk the blocks (structure already verified by findFrameCompressedSize)
-  // for the most they can produce: raw and RLE blocks their stated size,
+  // Walk the block headers (RFC 8878 §3.1.1.2) for the frame's length and
+  // the most its blocks can produce: raw and RLE blocks their stated size,
   // compressed blocks at most blockSizeMax.
-  unsigned long long bound = 0;
-  size_t pos = fh.headerSize;
-  const size_t body_end = len - (fh.checksumFlag ? kChecksumBytes : 0);
-  const auto* p = reinterpret_cast<const unsigned char*>(src);
-  bool last = false;
-  while (!last && pos + kBlockHeaderBytes <= body_end) {
-    uint32_t bh = uint32_t(p[pos]) | uint32_t(p[pos + 1]) << 8 | uint32_t(p[pos + 2]) << 16;
+  uint64_t pos = fh.headerSize, bound = 0;
+  for (bool last = false; !last;) {
+    if (len - pos < kBlockHeaderBytes)
+      fail(TSR_ERR_CORRUPT_FILE, "tensor ", json_quoted(name), ": zstd frame truncated at block "
+           "header (byte ", pos, " of ", len, ")");
+    unsigned char b[kBlockHeaderBytes];
+    f.read_at(b, kBlockHeaderBytes, offset + pos);
+    uint32_t bh = uint32_t(b[0]) | uint32_t(b[1]) << 8 | uint32_t(b[2]) << 16;
     last = bh & 1;
     unsigned type = (bh >> 1) & 3;
-    size_t size = bh >> 3;
+    uint64_t size = bh >> 3;
     pos += kBlockHeaderBytes;
-    if (type == kBlockRaw) { bound += size; pos += size; }
-    else if (type == kBlockRle) { bound += size; pos += 1; }
-    else if (type == kBlockCompressed) { bound += fh.blockSizeMax; pos += size; }
-    else fail(TSR_ERR_CORRUPT_FILE, "tensor ", json_quoted(name), ": reserved zstd block type");
+    if ((type != kBlockRaw && type != kBlockRle && type != kBlockCompressed) ||
+        size > fh.blockSizeMax)
+      fail(TSR_ERR_CORRUPT_FILE, "tensor ", json_quoted(name), ": invalid zstd block (type ", type,
+           ", size ", size, ", block maximum ", fh.blockSizeMax, ")");
+    uint64_t body = type == kBlockRle ? 1 : size;
+    if (len - pos < body)
+      fail(TSR_ERR_CORRUPT_FILE, "tensor ", json_quoted(name), ": zstd block at byte ", pos,
+           " runs past the frame's ", len, " bytes");
+    pos += body;
+    bound += type == kBlockCompressed ? fh.blockSizeMax : size;
   }
+  pos += fh.checksumFlag ? kChecksumBytes : 0;
+  if (pos != len)
+    fail(TSR_ERR_CORRUPT_FILE, "tensor ", json_quoted(name), ": zstd frame is ", pos,
+         " bytes but data_offsets span ", len);
   if (bound < expected)
     fail(TSR_ERR_CORRUPT_FILE, "tensor ", json_quoted(name), ": zstd frame claims ", expected,
          " bytes but its blocks can hold at most ", bound);
 }
 
-void decompress_frame(const char* src, size_t len, void* dst, size_t expected,
-                      const std::string& name) {
+void decompress_frame(const ReadFile& f, uint64_t offset, uint64_t len, void* dst,
+                      size_t expected, const std::string& name) {
   std::unique_ptr<ZSTD_DCtx, DCtxFree> dctx(ZSTD_createDCtx());
   if (!dctx) fail(TSR_ERR_OUT_OF_MEMORY, "zstd: cannot create a decompression context");
+  // Decode straight into the tensor (no window buffer), so any window size
+  // the format allows costs nothing extra.
+  zcheck(ZSTD_DCtx_setParameter(dctx.get(), ZSTD_d_stableOutBuffer, 1), "stable output");
+  zcheck(ZSTD_DCtx_setParameter(dctx.get(), ZSTD_d_windowLogMax, ZSTD_WINDOWLOG_MAX), "window");
+  auto buf = std::make_unique_for_overwrite<char[]>(kChunk);
   char dummy;
-  size_t rc = ZSTD_decompressDCtx(dctx.get(), expected ? dst : &dummy, expected, src, len);
-  if (ZSTD_isError(rc))
-    fail(TSR_ERR_CORRUPT_FILE, "tensor ", json_quoted(name), ": zstd data is corrupt (",
-         ZSTD_getErrorName(rc), ")");
-  if (rc != expected)
-    fail(TSR_ERR_CORRUPT_FILE, "tensor ", json_quoted(name), ": zstd frame decompressed to ", rc,
-         " bytes, expected ", expected);
+  ZSTD_outBuffer out{expected ? dst : &dummy, expected, 0};
+  uint64_t done = 0;
+  size_t rc = 1;
+  while (done < len) {
+    size_t chunk = size_t(std::min<uint64_t>(kChunk, len - done));
+    f.read_at(buf.get(), chunk, offset + done);
+    done += chunk;
+    ZSTD_inBuffer in{buf.get(), chunk, 0};
+    while (in.pos < in.size) {
+      const size_t in_before = in.pos, out_before = out.pos;
+      rc = ZSTD_decompressStream(dctx.get(), &out, &in);
+      if (ZSTD_isError(rc))
+        fail(TSR_ERR_CORRUPT_FILE, "tensor ", json_quoted(name), ": zstd data is corrupt (",
+             ZSTD_getErrorName(rc), ")");
+      if (rc == 0 && in.pos < in.size)
+        fail(TSR_ERR_CORRUPT_FILE, "tensor ", json_quoted(name), ": zstd frame ends before its ",
+             len, " bytes");
+      // No progress with input left: the output (the tensor) is full.
+      if (in.pos == in_before && out.pos == out_before)
+        fail(TSR_ERR_CORRUPT_FILE, "tensor ", json_quoted(name), ": zstd frame holds more than ",
+             expected, " bytes");
+    }
+  }
+  if (rc != 0 || out.pos != expected)
+    fail(TSR_ERR_CORRUPT_FILE, "tensor ", json_quoted(name), ": zstd frame decompressed to ",
+         out.pos, " bytes, expected ", expected);
 }
 
 }  // namespace tsr::io

@@ -1,33 +1,42 @@
-// One zstd frame per tensor: compression for the writer, and for the reader
-// a validation that runs before any allocation, then decompression.
+// One zstd frame per tensor, streamed: the writer compresses straight into
+// the output file and the reader decompresses straight into the tensor,
+// through fixed-size chunks, so neither holds a whole compressed tensor in
+// memory. The reader validates a frame before the tensor is allocated.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
-#include <vector>
 
 namespace tsr::io {
+
+class AtomicWriter;
+class ReadFile;
 
 // Throws TSR_ERR_INVALID_ARGUMENT unless level is 0 (zstd's default) or in
 // [ZSTD_minCLevel(), ZSTD_maxCLevel()].
 void check_zstd_level(int level);
 
-// Compresses n bytes into one frame that records its content size and, in
-// all but one case, an XXH64 checksum. The result's length is never n, so a
-// plain safetensors reader's "end - begin == numel * element size" check
-// always rejects the frame: if the frame with checksum would be exactly n
-// bytes, it is written without the checksum (4 bytes shorter).
-std::vector<char> compress_frame(const void* src, size_t n, int level);
+// Compresses n bytes into one frame written at w's current position and
+// returns its length. The frame records its content size and, in all but
+// one case, an XXH64 checksum. Its length is never n, so a plain
+// safetensors reader's "end - begin == numel * element size" check always
+// rejects it: if the frame with checksum comes out exactly n bytes, it is
+// rewritten in place without the checksum (4 bytes shorter).
+uint64_t write_frame(AtomicWriter& w, const void* src, size_t n, int level);
 
-// Checks that [src, src+len) is exactly one zstd frame (not skippable) whose
-// recorded content size is `expected` and whose blocks could hold that many
-// bytes (so a tiny frame cannot make us allocate a huge tensor).
-// TSR_ERR_CORRUPT_FILE naming `name` and the numbers otherwise.
-void check_frame(const char* src, size_t len, size_t expected, const std::string& name);
+// Checks, reading only headers, that the len bytes at offset in f are
+// exactly one zstd frame (not skippable) whose recorded content size is
+// `expected` and whose blocks could hold that many bytes, so that a tiny
+// frame cannot make us allocate a huge tensor. TSR_ERR_CORRUPT_FILE naming
+// `name` and the numbers otherwise.
+void check_frame(const ReadFile& f, uint64_t offset, uint64_t len, size_t expected,
+                 const std::string& name);
 
 // Decompresses a frame that passed check_frame into dst (expected bytes),
-// verifying its checksum. TSR_ERR_CORRUPT_FILE on any zstd error.
-void decompress_frame(const char* src, size_t len, void* dst, size_t expected,
-                      const std::string& name);
+// verifying its checksum. TSR_ERR_CORRUPT_FILE on any zstd error, or if the
+// frame ends before or after the len bytes.
+void decompress_frame(const ReadFile& f, uint64_t offset, uint64_t len, void* dst,
+                      size_t expected, const std::string& name);
 
 }  // namespace tsr::io

@@ -1,0 +1,95 @@
+/* io_bench: file sizes and save/load throughput of tsr_save / tsr_load.
+ *
+ * Not part of the test suite (tests/CMakeLists.txt builds test_*.c only).
+ * Build against a build tree and run:
+ *   cc -O2 -I include tests/tools/io_bench.c -L BUILD/src -ltessera \
+ *      -Wl,-rpath,$PWD/BUILD/src -o /tmp/io_bench
+ *   /tmp/io_bench DIR [MEGABYTES]
+ * Writes DIR/io_bench.safetensors (removed at the end). Tensors: randn
+ * float32 of MEGABYTES MB (default 256), its bfloat16 conversion, and an
+ * all-zeros float32 of the same size. Throughput is tensor bytes (raw, not
+ * file bytes) per second; save includes the fsyncs, load reads through the
+ * page cache (the file was just written). Each figure is the best of 3. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <tessera/tessera.h>
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void check(tsr_status st, const char* what) {
+  if (st != TSR_OK) {
+    fprintf(stderr, "%s: %s: %s\n", what, tsr_status_name(st), tsr_last_error_message());
+    exit(1);
+  }
+}
+
+static void measure(const char* label, const char* path, tsr_tensor* t, tsr_compression c,
+                    int level) {
+  tsr_save_options o = TSR_SAVE_OPTIONS_INIT;
+  o.compression = c;
+  o.level = level;
+  const char* names[1] = {"w"};
+  double raw = (double)tsr_tensor_nbytes(t);
+  double best_save = 1e30, best_load = 1e30;
+  for (int rep = 0; rep < 3; ++rep) {
+    double t0 = now();
+    check(tsr_save(path, 1, names, &t, &o), "save");
+    double t1 = now();
+    tsr_tensor_map* m = NULL;
+    check(tsr_load(path, NULL, &m), "load");
+    double t2 = now();
+    tsr_tensor_map_release(m);
+    if (t1 - t0 < best_save) best_save = t1 - t0;
+    if (t2 - t1 < best_load) best_load = t2 - t1;
+  }
+  struct stat st;
+  stat(path, &st);
+  printf("%-26s %-9s lvl %2d  raw %8.1f MB  file %8.1f MB  ratio %5.3f  save %7.0f MB/s  "
+         "load %7.0f MB/s\n",
+         label, c == TSR_COMPRESSION_ZSTD ? "zstd" : "plain", level, raw / 1e6,
+         (double)st.st_size / 1e6, (double)st.st_size / raw, raw / 1e6 / best_save,
+         raw / 1e6 / best_load);
+}
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    fprintf(stderr, "usage: %s DIR [MEGABYTES]\n", argv[0]);
+    return 2;
+  }
+  char path[4096];
+  snprintf(path, sizeof path, "%s/io_bench.safetensors", argv[1]);
+  int64_t mb = argc > 2 ? atoll(argv[2]) : 256;
+  int64_t n = mb * 1000 * 1000 / 4;
+  int64_t sizes[2] = {n / 1000, 1000};
+
+  tsr_generator* g = NULL;
+  check(tsr_generator_create(0, &g), "generator");
+  tsr_tensor *f32 = NULL, *bf16 = NULL, *zeros = NULL;
+  check(tsr_randn(2, sizes, TSR_FLOAT32, g, &f32), "randn");
+  check(tsr_to_dtype(f32, TSR_BFLOAT16, &bf16), "to bf16");
+  check(tsr_zeros(2, sizes, TSR_FLOAT32, TSR_DEVICE_CPU, 0, &zeros), "zeros");
+
+  measure("randn float32", path, f32, TSR_COMPRESSION_NONE, 0);
+  measure("randn float32", path, f32, TSR_COMPRESSION_ZSTD, 1);
+  measure("randn float32", path, f32, TSR_COMPRESSION_ZSTD, 3);
+  measure("randn float32", path, f32, TSR_COMPRESSION_ZSTD, 9);
+  measure("randn -> bfloat16", path, bf16, TSR_COMPRESSION_NONE, 0);
+  measure("randn -> bfloat16", path, bf16, TSR_COMPRESSION_ZSTD, 3);
+  measure("zeros float32", path, zeros, TSR_COMPRESSION_NONE, 0);
+  measure("zeros float32", path, zeros, TSR_COMPRESSION_ZSTD, 3);
+
+  unlink(path);
+  tsr_tensor_release(f32);
+  tsr_tensor_release(bf16);
+  tsr_tensor_release(zeros);
+  tsr_generator_release(g);
+  return 0;
+}
