@@ -94,6 +94,19 @@ void run_case(const char* title, const at::Tensor& base, const at::Tensor& src_t
          keep(tsr_tensor_data_ptr(out));
          tsr_tensor_release(out);
        }},
+      // tessera's caching allocator hands the previous call's block back, so
+      // the row above pays no page faults after warm-up; torch's CPU
+      // allocator returns large blocks to the OS and pays them every call.
+      // This row first empties tessera's cache (unmapping the block the row
+      // above left there), so its own result lands on fresh pages, as
+      // torch's does; the block it frees stays cached for the row above.
+      {"tessera tsr_empty_cache + tsr_contiguous", [&] {
+         BENCH_TSR(tsr_empty_cache(TSR_DEVICE_CPU, 0));
+         tsr_tensor* out = nullptr;
+         BENCH_TSR(tsr_contiguous(src_tsr, fmt, &out));
+         keep(tsr_tensor_data_ptr(out));
+         tsr_tensor_release(out);
+       }},
       {"memcpy, preallocated dst (bandwidth bound)", [&] {
          std::memcpy(dst.data_ptr(), base.data_ptr(), n);
          keep(dst.data_ptr());

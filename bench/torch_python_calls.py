@@ -4,10 +4,13 @@ also pays the CPython interpreter, so compare it with tsr_bench's figures as
 "what a Python user of torch pays", not as a like-for-like kernel comparison.
 
 Usage: /usr/bin/python3 bench/torch_python_calls.py [--quick]
-Prints median and min ns per call over repeated timeit batches.
+Prints ns per call over repeated timeit batches: median and min by wall clock,
+and the median by this thread's CPU time (which leaves out time spent
+waiting for a core on a loaded machine, like tsr_bench's cpu columns).
 """
 import statistics
 import sys
+import time
 import timeit
 
 import torch
@@ -35,13 +38,18 @@ def main() -> None:
     print(f"\n4. torch {torch.__version__} Python API, SEPARATE PROCESS "
           f"(/usr/bin/python3 {sys.version.split()[0]}), torch threads "
           f"{torch.get_num_threads()}; {repeat} batches of {number} calls")
-    print(f"  {'call':<52} {'median ns':>11} {'min ns':>11}")
-    print("  " + "-" * 76)
+    print(f"  {'call':<52} {'wall med ns':>11} {'wall min ns':>11} {'cpu med ns':>11}")
+    print("  " + "-" * 88)
     for name, stmt, setup in cases:
         timer = timeit.Timer(stmt, setup=setup, globals=env)
         timer.timeit(number)  # warm-up
-        per_call = [s / number * 1e9 for s in timer.repeat(repeat, number)]
-        print(f"  {name:<52} {statistics.median(per_call):>11.1f} {min(per_call):>11.1f}")
+        wall, cpu = [], []
+        for _ in range(repeat):
+            c0 = time.thread_time()
+            wall.append(timer.timeit(number) / number * 1e9)
+            cpu.append((time.thread_time() - c0) / number * 1e9)
+        print(f"  {name:<52} {statistics.median(wall):>11.1f} {min(wall):>11.1f} "
+              f"{statistics.median(cpu):>11.1f}")
 
 
 if __name__ == "__main__":
