@@ -9,6 +9,7 @@
  * Something may have allocated before a test runs, so every test measures
  * differences from baseline(), which empties the cache and resets peaks. */
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -504,6 +505,20 @@ Test(allocator, bad_devices_and_null_outs_fail_and_change_nothing) {
 
   tsr_memory_stats_t after = stats();
   cr_assert_eq(memcmp(&after, &before, sizeof after), 0, "a failed call changed the stats");
+}
+
+/* The struct crosses the ABI: fields are only appended, never moved. */
+Test(allocator, stats_struct_layout_is_pinned) {
+  cr_assert_eq(sizeof(tsr_memory_stat_t), 32);
+  cr_assert_eq(offsetof(tsr_memory_stat_t, peak), 8);
+  cr_assert_eq(offsetof(tsr_memory_stat_t, freed), 24);
+  cr_assert_eq(offsetof(tsr_memory_stats_t, struct_size), 0);
+  cr_assert_eq(offsetof(tsr_memory_stats_t, allocation), 8);
+  cr_assert_eq(offsetof(tsr_memory_stats_t, allocated_bytes), 8 + 4 * 32);
+  cr_assert_eq(offsetof(tsr_memory_stats_t, requested_bytes), 8 + 8 * 32);
+  cr_assert_eq(offsetof(tsr_memory_stats_t, num_alloc_retries), 8 + 9 * 32);
+  cr_assert_eq(offsetof(tsr_memory_stats_t, num_device_free), 8 + 9 * 32 + 3 * 8);
+  cr_assert_eq(sizeof(tsr_memory_stats_t), 8 + 9 * 32 + 4 * 8);
 }
 
 Test(allocator, stats_struct_size_rules) {

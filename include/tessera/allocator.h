@@ -8,10 +8,11 @@
  * back to the OS. The rules, which the statistics below expose:
  *   - A request of n bytes becomes a block of n rounded up to a multiple of
  *     512 bytes (at least 512). Blocks are 64-byte aligned.
- *   - Requests of at most 1 MiB (1048576 bytes) share 2 MiB segments (the
- *     small pool); requests above 1 MiB and below 10 MiB get a 20 MiB segment
- *     that later large requests may share; requests of 10 MiB or more get a
- *     segment of their size rounded up to a multiple of 2 MiB.
+ *   - Blocks of at most 1 MiB (1048576 bytes) share 2 MiB segments (the
+ *     small pool). Larger blocks form the large pool: a block below 10 MiB
+ *     gets a 20 MiB segment that later large blocks may share; a block of
+ *     10 MiB or more a segment of its size rounded up to a multiple of 2 MiB
+ *     (so a request of 10 MiB - 1 byte, whose block is 10 MiB, gets 10 MiB).
  *   - A request takes the smallest cached free block that fits (lowest address
  *     among equals). The rest of the block is split off when it is at least
  *     512 bytes (small pool) or more than 1 MiB (large pool); otherwise the
