@@ -260,7 +260,7 @@ void* CachingAllocator::hand_out(Block* block, size_t size, size_t nbytes) {
   allocated_.emplace(block->ptr, block);
 
   const bool was_split = block->is_split();
-  take_free(block);
+  take_free(block);  // out of the set before its key (size) changes
   if (rest) {
     block->size = size;
     rest->prev = block;
