@@ -253,4 +253,36 @@ static inline void tg_check_forward(const tg_case* c) {
   tg_release(&run, c->ninputs);
 }
 
+/* The gradient check: replay, backward (torch's gradient, or the implicit 1
+ * for a 0-dim result), then compare every input's .grad with torch's. */
+static inline void tg_check_backward(const tg_case* c) {
+  tg_run run;
+  tg_run_program(c, &run);
+  tsr_tensor* out = run.regs[run.nregs - 1];
+  tg_check_value(out, &c->out, c->check_strides, c->rtol, c->atol, c->name, "result");
+  tsr_tensor* gout = NULL;
+  if (c->grad_out) {
+    tsr_tensor* flat = tg_from_doubles(c->grad_out, c->out.numel, c->out.dtype);
+    TSR_ASSERT_OK(tsr_reshape(flat, c->out.ndim, c->out.sizes, &gout));
+    tsr_tensor_release(flat);
+  }
+  tsr_status st = tsr_backward(out, gout, false);
+  cr_assert_eq(st, TSR_OK, "%s: backward failed: %s: %s", c->name, tsr_status_name(st),
+               tsr_last_error_message());
+  for (int k = 0; k < c->ninputs; ++k) {
+    tsr_tensor* g = (tsr_tensor*)(uintptr_t)1;
+    TSR_ASSERT_OK(tsr_grad(run.regs[k], &g));
+    char what[32];
+    snprintf(what, sizeof what, "grad of input %d", k);
+    if (c->grads[k].values) {
+      tg_check_value(g, &c->grads[k], c->check_strides, c->rtol, c->atol, c->name, what);
+    } else {
+      cr_expect_null(g, "%s: %s exists, torch has None", c->name, what);
+    }
+    tsr_tensor_release(g);
+  }
+  tsr_tensor_release(gout);
+  tg_release(&run, c->ninputs);
+}
+
 #endif

@@ -44,7 +44,8 @@ TSR_API tsr_status tsr_zero_grad(tsr_tensor* t);
 
 /* torch.Tensor.backward(gradient, retain_graph). gradient may be NULL only
  * when root has one element (then 1 is used); else it must have root's sizes
- * (TSR_ERR_SHAPE_MISMATCH). root that does not require grad: TSR_ERR_AUTOGRAD
+ * (TSR_ERR_SHAPE_MISMATCH); another dtype is converted to root's, as torch
+ * does. root that does not require grad: TSR_ERR_AUTOGRAD
  * ("element 0 of tensors does not require grad and does not have a
  * grad_fn"). A second backward through freed buffers without retain_graph,
  * or through a tensor modified in place after it was saved:

@@ -72,8 +72,10 @@ void backward(const Tensor& root, const Tensor& gradient, bool retain_graph) {
   } else {
     TSR_CHECK(grad_root.sizes() == root.sizes(), TSR_ERR_SHAPE_MISMATCH, "Mismatch in shape: grad_output[0] has "
               "a shape of ", grad_root.sizes(), " and output[0] has a shape of ", root.sizes(), ".");
-    TSR_CHECK(grad_root.dtype() == root.dtype(), TSR_ERR_DTYPE_MISMATCH, "backward: gradient dtype ",
-              dtype_name(grad_root.dtype()), " differs from the root's ", dtype_name(root.dtype()));
+    // torch converts a gradient of another dtype to the root's
+    // (validate_outputs), e.g. a float64 gradient for a float32 root.
+    if (grad_root.dtype() != root.dtype())
+      grad_root = kernels::contiguous_copy(grad_root, root.dtype());
   }
 
   NoGradGuard no_grad;

@@ -20,10 +20,23 @@ struct MatmulBackward final : autograd::Node {
   MatmulBackward(const Tensor& a, const Tensor& b)
       : a_(a), b_(b), sa_(autograd::requires_grad(b) ? a : Tensor()),
         sb_(autograd::requires_grad(a) ? b : Tensor()) {
-    if (a.ndim() == 1 && b.ndim() == 1) name_ = "DotBackward0";
-    else if (a.ndim() == 2 && b.ndim() == 1) name_ = "MvBackward0";
-    else if (a.ndim() == 2 && b.ndim() == 2) name_ = "MmBackward0";
-    else name_ = "MatmulBackward0";
+    name_ = torch_name(a, b);
+  }
+  // The grad_fn torch 1.13's matmul leaves on its result: the last op of
+  // its decomposition (mv/dot/mm, squeeze after 1-D x 2-D, _unsafe_view
+  // after a folded or batched mm). For 2-D x batched it ends with
+  // .mT().contiguous(): a clone, or the transpose itself when that is
+  // already contiguous (M or N is 1); this is torch's name for contiguous
+  // operands (for a transposed b torch folds differently).
+  static const char* torch_name(const Tensor& a, const Tensor& b) {
+    const int64_t da = a.ndim(), db = b.ndim();
+    if (da == 1 && db == 1) return "DotBackward0";
+    if (da == 2 && db == 1) return "MvBackward0";
+    if (da == 1 && db == 2) return "SqueezeBackward3";
+    if (da == 2 && db == 2) return "MmBackward0";
+    if (da == 2) return a.sizes()[0] == 1 || b.sizes().back() == 1 ? "TransposeBackward0"
+                                                                      : "CloneBackward0";
+    return "UnsafeViewBackward0";
   }
   std::vector<Tensor> apply(std::vector<Tensor> g) override {
     // The output gradient with the 1-D operands' dims restored.

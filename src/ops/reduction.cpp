@@ -116,8 +116,11 @@ Tensor sum(const Tensor& a, const Shape& dims, bool keepdim) {
   auto mask = kernels::reduction_mask(a, dims);
   Tensor out = kernels::sum(a, mask, keepdim);
   if (autograd::any_requires_grad({&a}))
-    autograd::set_history(std::make_shared<ReduceBackward>(dims.empty() ? "SumBackward0" : "SumBackward1",
-                                                           a, mask, keepdim, 1.0),
+    // torch: x.sum() is SumBackward0; sum over dims (also all of them with
+    // keepdim) is SumBackward1. Same for mean.
+    autograd::set_history(std::make_shared<ReduceBackward>(
+                              dims.empty() && !keepdim ? "SumBackward0" : "SumBackward1", a,
+                              mask, keepdim, 1.0),
                           {&a}, {&out});
   return out;
 }
@@ -129,8 +132,9 @@ Tensor mean(const Tensor& a, const Shape& dims, bool keepdim) {
     int64_t count = 1;
     for (int64_t i = 0; i < a.ndim(); ++i)
       if (mask[i]) count *= a.sizes()[i];
-    autograd::set_history(std::make_shared<ReduceBackward>(dims.empty() ? "MeanBackward0" : "MeanBackward1",
-                                                           a, mask, keepdim, 1.0 / double(count)),
+    autograd::set_history(std::make_shared<ReduceBackward>(
+                              dims.empty() && !keepdim ? "MeanBackward0" : "MeanBackward1", a,
+                              mask, keepdim, 1.0 / double(count)),
                           {&a}, {&out});
   }
   return out;

@@ -64,12 +64,16 @@ Tensor view(const Tensor& t, const Shape& sizes) {
   return record_regroup("ViewBackward0", t, views::view(t, sizes));
 }
 
+// grad_fn names are torch 1.13's for reshape: _reshape_alias when viewable
+// (ReshapeAliasBackward0), else clone + _unsafe_view (UnsafeViewBackward0).
 Tensor reshape(const Tensor& t, const Shape& sizes) {
   Shape shape = views::infer_size(sizes, t.numel());
   if (auto strides = views::compute_stride(t.sizes(), t.strides(), shape))
-    return record_regroup("ViewBackward0", t, make_view(t, shape, *strides, t.storage_offset()));
+    return record_regroup("ReshapeAliasBackward0", t,
+                          make_view(t, shape, *strides, t.storage_offset()));
   // Needs a copy: clone (differentiable) into contiguous memory, then view.
-  return view(clone(t, TSR_CONTIGUOUS_FORMAT), shape);
+  Tensor c = clone(t, TSR_CONTIGUOUS_FORMAT);
+  return record_regroup("UnsafeViewBackward0", c, views::view(c, shape));
 }
 
 Tensor transpose(const Tensor& t, int64_t d0, int64_t d1) {

@@ -27,23 +27,23 @@ def I(dtype, sizes, strides=None, offset=0, kind="randn", **kw):  # noqa: E743
     return Input(dtype, sizes, strides, offset, kind=kind_for(dtype, kind), **kw)
 
 
-def transposed(dtype, m, n, kind="randn"):
+def transposed(dtype, m, n, kind="randn", **kw):
     """[m, n] with strides (1, m): the transpose of a contiguous [n, m]."""
-    return I(dtype, [m, n], [1, m], kind=kind)
+    return I(dtype, [m, n], [1, m], kind=kind, **kw)
 
 
-def stepped(dtype, m, n, kind="randn"):
+def stepped(dtype, m, n, kind="randn", **kw):
     """[m, n] = base[m, 2n][:, 1::2]: strides (2n, 2), offset 1."""
-    return I(dtype, [m, n], [2 * n, 2], 1, kind=kind)
+    return I(dtype, [m, n], [2 * n, 2], 1, kind=kind, **kw)
 
 
-def expanded(dtype, m, n, kind="randn"):
+def expanded(dtype, m, n, kind="randn", **kw):
     """[m, n] = base[n].expand(m, n): strides (0, 1)."""
-    return I(dtype, [m, n], [0, 1], kind=kind)
+    return I(dtype, [m, n], [0, 1], kind=kind, **kw)
 
 
-def channels_last(dtype, N, C, H, W, kind="randn"):
-    return I(dtype, [N, C, H, W], [H * W * C, 1, W * C, C], kind=kind)
+def channels_last(dtype, N, C, H, W, kind="randn", **kw):
+    return I(dtype, [N, C, H, W], [H * W * C, 1, W * C, C], kind=kind, **kw)
 
 
 def binary(name, op, a, b, **kw):
