@@ -8,6 +8,7 @@
 #include <tessera/version.h>
 
 #include "capi/barrier.h"
+#include "capi/handles.h"
 #include "core/dtype.h"
 #include "core/error.h"
 
@@ -53,8 +54,8 @@ TSR_EXTERN void tsr_clear_last_error(void) {
   tsr::capi::t_message.clear();
 }
 
-TSR_EXTERN const char* tsr_status_name(tsr_status s) {
-  switch (s) {
+TSR_EXTERN const char* tsr_status_name(tsr_status status) {
+  switch (tsr::capi::enum_arg(status)) {  // any int may arrive from C
     case TSR_OK: return "TSR_OK";
     case TSR_ERR_INVALID_ARGUMENT: return "TSR_ERR_INVALID_ARGUMENT";
     case TSR_ERR_SHAPE_MISMATCH: return "TSR_ERR_SHAPE_MISMATCH";
@@ -72,7 +73,10 @@ TSR_EXTERN const char* tsr_status_name(tsr_status s) {
   return "TSR_UNKNOWN_STATUS";
 }
 
-TSR_EXTERN const char* tsr_dtype_name(tsr_dtype d) { return tsr::dtype_name(d); }
+TSR_EXTERN const char* tsr_dtype_name(tsr_dtype dtype) {
+  int d = tsr::capi::enum_arg(dtype);  // any int may arrive from C
+  return tsr::is_valid_dtype(d) ? tsr::dtype_name(tsr_dtype(d)) : nullptr;
+}
 TSR_EXTERN void tsr_free_string(char* s) { std::free(s); }
 
 #define TSR_STR2(x) #x

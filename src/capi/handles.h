@@ -4,6 +4,8 @@
 #pragma once
 
 #include <atomic>
+#include <cstring>
+#include <type_traits>
 
 #include <tessera/types.h>
 
@@ -46,6 +48,18 @@ inline const Tensor& tensor_of(const tsr_tensor* h, const char* what = "tensor")
   return require(h, what)->tensor;
 }
 
+// The int value of an enum argument from C, read through its bytes. A C
+// caller may pass any int as a tsr_dtype/tsr_memory_format/...; loading a
+// value outside the enum's range as the C++ enum type is undefined (UBSan's
+// -fsanitize=enum aborts on it), so entry points take such arguments by
+// reference and validate enum_arg(x) before any other use of x.
+template <typename E>
+int enum_arg(const E& e) {
+  std::underlying_type_t<E> v;
+  static_assert(sizeof v == sizeof e && sizeof v <= sizeof(int));
+  std::memcpy(&v, &e, sizeof v);
+  return static_cast<int>(v);
+}
 // Boxes t in a new handle and stores it in *out (the last step of a call, so
 // a failure before it leaves *out untouched).
 inline void emit(tsr_tensor** out, Tensor t) { *out = new tsr_tensor(std::move(t)); }

@@ -3,6 +3,7 @@
 
 #include "capi/barrier.h"
 #include "capi/handles.h"
+#include "core/dtype.h"
 #include "core/layout.h"
 #include "ops/layout.h"
 
@@ -13,7 +14,7 @@ TSR_EXTERN tsr_status tsr_is_contiguous(const tsr_tensor* t, tsr_memory_format f
   return guarded([&] {
     const Tensor& x = tensor_of(t);
     require(out, "out");
-    check_memory_format(fmt);
+    check_memory_format(enum_arg(fmt));
     *out = is_contiguous_as(x.sizes(), x.strides(), fmt);
   });
 }
@@ -35,7 +36,7 @@ TSR_EXTERN tsr_status tsr_contiguous(const tsr_tensor* t, tsr_memory_format fmt,
   return guarded([&] {
     const Tensor& x = tensor_of(t);
     require(out, "out");
-    check_memory_format(fmt);
+    check_memory_format(enum_arg(fmt));
     emit(out, ops::contiguous(x, fmt));
   });
 }
@@ -43,6 +44,7 @@ TSR_EXTERN tsr_status tsr_clone(const tsr_tensor* t, tsr_memory_format fmt, tsr_
   return guarded([&] {
     const Tensor& x = tensor_of(t);
     require(out, "out");
+    check_memory_format(enum_arg(fmt));
     emit(out, ops::clone(x, fmt));
   });
 }
@@ -50,6 +52,7 @@ TSR_EXTERN tsr_status tsr_to_dtype(const tsr_tensor* t, tsr_dtype dtype, tsr_ten
   return guarded([&] {
     const Tensor& x = tensor_of(t);
     require(out, "out");
+    check_dtype(enum_arg(dtype));
     emit(out, ops::to_dtype(x, dtype));
   });
 }

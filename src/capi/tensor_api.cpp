@@ -69,10 +69,13 @@ TSR_EXTERN int64_t tsr_tensor_nbytes(const tsr_tensor* t) {
   return query<int64_t>(t, -1, [](const Tensor& x) { return x.nbytes(); });
 }
 TSR_EXTERN tsr_dtype tsr_tensor_dtype(const tsr_tensor* t) {
-  return query<tsr_dtype>(t, tsr_dtype(-1), [](const Tensor& x) { return x.dtype(); });
+  // The -1 sentinels lie outside the enums: they are made from an int in the
+  // return expression and never held in an enum-typed object (see enum_arg).
+  return static_cast<tsr_dtype>(query<int>(t, -1, [](const Tensor& x) { return int(x.dtype()); }));
 }
 TSR_EXTERN tsr_device_type tsr_tensor_device_type(const tsr_tensor* t) {
-  return query<tsr_device_type>(t, tsr_device_type(-1), [](const Tensor& x) { return x.device(); });
+  return static_cast<tsr_device_type>(
+      query<int>(t, -1, [](const Tensor& x) { return int(x.device()); }));
 }
 TSR_EXTERN int32_t tsr_tensor_device_index(const tsr_tensor* t) {
   return query<int32_t>(t, -1, [](const Tensor&) { return 0; });
@@ -95,8 +98,8 @@ TSR_EXTERN void* tsr_storage_data_ptr(const tsr_storage* s) {
   return guarded_value<void*>(nullptr, [&] { return require(s, "storage")->storage->data(); });
 }
 TSR_EXTERN tsr_device_type tsr_storage_device_type(const tsr_storage* s) {
-  return guarded_value<tsr_device_type>(tsr_device_type(-1),
-                                        [&] { return require(s, "storage")->storage->device(); });
+  return static_cast<tsr_device_type>(
+      guarded_value<int>(-1, [&] { return int(require(s, "storage")->storage->device()); }));
 }
 TSR_EXTERN int64_t tsr_storage_use_count(const tsr_storage* s) {
   return guarded_value<int64_t>(-1, [&] { return require(s, "storage")->storage->use_count(); });
@@ -110,9 +113,9 @@ TSR_EXTERN tsr_status tsr_empty(int64_t ndim, const int64_t* sizes, tsr_dtype dt
   return guarded([&] {
     Shape s = sizes_arg(ndim, sizes);
     require(out, "out");
-    check_dtype(dtype);
-    check_memory_format(fmt);
-    check_device(device_type, device_index);
+    check_dtype(enum_arg(dtype));
+    check_memory_format(enum_arg(fmt));
+    check_device(enum_arg(device_type), device_index);
     emit(out, empty(s, dtype, fmt, device_type));
   });
 }
@@ -124,20 +127,22 @@ TSR_EXTERN tsr_status tsr_empty_strided(int64_t ndim, const int64_t* sizes, cons
     Shape s = sizes_arg(ndim, sizes);
     Shape st = strides ? shape_from(ndim, strides, "strides", false) : contiguous_strides(s);
     require(out, "out");
-    check_dtype(dtype);
-    check_device(device_type, device_index);
+    check_dtype(enum_arg(dtype));
+    check_device(enum_arg(device_type), device_index);
     emit(out, empty_strided(s, st, dtype, device_type));
   });
 }
 
 namespace {
-tsr_status filled(int64_t ndim, const int64_t* sizes, double value, tsr_dtype dtype,
-                  tsr_device_type device_type, int32_t device_index, tsr_tensor** out) {
+// dtype and device_type by reference: they are validated before being read
+// as enums (enum_arg).
+tsr_status filled(int64_t ndim, const int64_t* sizes, double value, const tsr_dtype& dtype,
+                  const tsr_device_type& device_type, int32_t device_index, tsr_tensor** out) {
   return guarded([&] {
     Shape s = sizes_arg(ndim, sizes);
     require(out, "out");
-    check_dtype(dtype);
-    check_device(device_type, device_index);
+    check_dtype(enum_arg(dtype));
+    check_device(enum_arg(device_type), device_index);
     check_scalar_fits(value, dtype);  // torch.full raises on overflow (checked_convert)
     Tensor t = empty(s, dtype, TSR_CONTIGUOUS_FORMAT, device_type);
     kernels::fill(t, value);
@@ -223,8 +228,8 @@ TSR_EXTERN tsr_status tsr_arange(double start, double end, double step, tsr_dtyp
                                  tsr_device_type dt, int32_t di, tsr_tensor** out) {
   return guarded([&] {
     require(out, "out");
-    check_dtype(dtype);
-    check_device(dt, di);
+    check_dtype(enum_arg(dtype));
+    check_device(enum_arg(dt), di);
     TSR_CHECK(dtype != TSR_BOOL, TSR_ERR_DTYPE_MISMATCH,
               "\"arange_cpu\" not implemented for 'Bool'");
     emit(out, dispatch_all(dtype, [&]<typename T>() -> Tensor {
@@ -239,7 +244,7 @@ TSR_EXTERN tsr_status tsr_from_data(const void* data, size_t nbytes, int64_t ndi
   return guarded([&] {
     Shape s = sizes_arg(ndim, sizes);
     require(out, "out");
-    check_dtype(dtype);
+    check_dtype(enum_arg(dtype));
     int64_t need = checked_mul(checked_numel(s), element_size(dtype), "bytes");
     TSR_CHECK(uint64_t(need) == nbytes, TSR_ERR_SHAPE_MISMATCH, "from_data: sizes ", s, " of ",
               dtype_name(dtype), " need ", need, " bytes, got ", nbytes);
@@ -263,6 +268,8 @@ TSR_EXTERN tsr_status tsr_from_blob(void* data, int64_t ndim, const int64_t* siz
     Shape st_shape;
     if (strides) st_shape = shape_from(ndim, strides, "strides", false);
     require(out, "out");
+    check_dtype(enum_arg(dtype));
+    check_device(enum_arg(device_type), 0);
     handed_over = true;
     emit(out, from_blob(data, s, strides ? &st_shape : nullptr, dtype, device_type, deleter, ctx));
   });
