@@ -36,7 +36,9 @@ TSR_API tsr_status tsr_contiguous(const tsr_tensor* t, tsr_memory_format memory_
                                   tsr_tensor** out);
 /* torch.clone(memory_format): always a copy with new storage. With
  * TSR_PRESERVE_FORMAT the copy keeps t's strides if t is non-overlapping and
- * dense, else takes suggest_memory_format's layout. *out: new reference. */
+ * dense, else gets dense strides in t's dim order (ATen's empty_like and
+ * infer_dense_strides: a sliced or expanded input keeps its permutation).
+ * *out: new reference. */
 TSR_API tsr_status tsr_clone(const tsr_tensor* t, tsr_memory_format memory_format,
                              tsr_tensor** out);
 /* torch.Tensor.to(dtype): the same tensor (new handle) if dtype matches, else

@@ -93,8 +93,10 @@ TSR_API tsr_status tsr_diagonal(const tsr_tensor* t, int64_t offset, int64_t dim
  * most capacity handles to outs and the number of pieces to *count (always,
  * also when capacity is too small: then TSR_ERR_INVALID_ARGUMENT and no handle
  * is written, so a first call with capacity 0 asks the count). Each written
- * handle is a new reference. split_size <= 0 / chunks <= 0:
- * TSR_ERR_INVALID_ARGUMENT. */
+ * handle is a new reference. Pieces along dim have split_size elements (the
+ * last may be smaller); chunk uses split_size = ceil(size / chunks), so it may
+ * return fewer than chunks pieces, as torch. split_size < 0, split_size 0 on a
+ * non-empty dim, chunks <= 0, or a 0-dim t: TSR_ERR_INVALID_ARGUMENT. */
 TSR_API tsr_status tsr_split(const tsr_tensor* t, int64_t split_size, int64_t dim,
                              tsr_tensor** outs, int64_t capacity, int64_t* count);
 TSR_API tsr_status tsr_chunk(const tsr_tensor* t, int64_t chunks, int64_t dim,
