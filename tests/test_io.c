@@ -1047,6 +1047,30 @@ Test(io, corrupt_zstd_not_a_frame) {
   unlink(p);
 }
 
+/* A valid frame of 20000 empty blocks: the header walk reads through a
+ * buffer, not once per block, and accepts it. */
+Test(io, zstd_frame_of_many_empty_blocks_loads) {
+  enum { BLOCKS = 20000 };
+  size_t n = 6 + 3 * (size_t)BLOCKS;
+  unsigned char* frame = calloc(n, 1);
+  memcpy(frame, "\x28\xb5\x2f\xfd\x20\x00", 6); /* single segment, content size 0 */
+  frame[n - 3] = 0x01;                            /* the last block */
+  char hdr[256];
+  snprintf(hdr, sizeof hdr,
+           "{\"__metadata__\":{\"tessera.compression\":\"zstd\"},"
+           "\"w\":{\"dtype\":\"F32\",\"shape\":[0],\"data_offsets\":[0,%zu]}}", n);
+  TMP(p, "z.safetensors");
+  craft(p, hdr, frame, n);
+  tsr_tensor_map* m = NULL;
+  TSR_ASSERT_OK(tsr_load(p, NULL, &m));
+  tsr_tensor* t = get(m, "w");
+  cr_assert_eq(tsr_tensor_numel(t), 0);
+  tsr_tensor_release(t);
+  tsr_tensor_map_release(m);
+  free(frame);
+  unlink(p);
+}
+
 Test(io, unknown_codec_is_unsupported) {
   TMP(p, "z.safetensors");
   craft(p, "{\"__metadata__\":{\"tessera.compression\":\"lz4\"}}", NULL, 0);

@@ -23,7 +23,9 @@
  *  - TSR_COMPRESSION_ZSTD: the same header and layout, but each tensor's
  *    bytes are one zstd frame (content size recorded, XXH64 checksum on)
  *    and data_offsets delimit the compressed frames. __metadata__ holds
- *    "tessera.compression": "zstd". A plain safetensors reader rejects such
+ *    "tessera.compression": "zstd". Frames are streamed to the file, so the
+ *    header is written last into space reserved first and may end in more
+ *    padding spaces than alignment needs. A plain safetensors reader rejects such
  *    a file: for every tensor end - begin != numel*element_size (the
  *    reference's TensorInvalidInfo check), because the writer guarantees
  *    the frame length differs from the raw length (if they would be equal it

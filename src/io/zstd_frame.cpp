@@ -5,6 +5,7 @@
 #include <zstd.h>
 
 #include <algorithm>
+#include <cstring>
 #include <memory>
 
 #include "core/error.h"
@@ -29,6 +30,31 @@ constexpr size_t kChunk = size_t(1) << 20;
 constexpr size_t kBlockHeaderBytes = 3;
 constexpr size_t kChecksumBytes = 4;
 constexpr unsigned kBlockRaw = 0, kBlockRle = 1, kBlockCompressed = 2;
+
+// Reads small pieces of a frame through a buffer, so walking the block
+// headers of a frame made of many tiny blocks costs one read per chunk,
+// not one per block.
+class FrameCursor {
+ public:
+  FrameCursor(const ReadFile& f, uint64_t offset, uint64_t len)
+      : f_(f), offset_(offset), len_(len), buf_(std::make_unique_for_overwrite<char[]>(kChunk)) {}
+  // Copies n bytes at frame position pos (pos + n <= len) into dst.
+  void read(uint64_t pos, size_t n, void* dst) {
+    if (pos < start_ || pos + n > start_ + filled_) {
+      filled_ = size_t(std::min<uint64_t>(kChunk, len_ - pos));
+      f_.read_at(buf_.get(), filled_, offset_ + pos);
+      start_ = pos;
+    }
+    std::memcpy(dst, buf_.get() + (pos - start_), n);
+  }
+
+ private:
+  const ReadFile& f_;
+  uint64_t offset_, len_;
+  std::unique_ptr<char[]> buf_;
+  uint64_t start_ = 0;
+  size_t filled_ = 0;
+};
 
 uint64_t compress_into(ZSTD_CCtx* cctx, AtomicWriter& w, const void* src, size_t n, char* buf) {
   static const char kEmpty = 0;  // zstd wants a valid pointer even for 0 bytes
@@ -97,12 +123,13 @@ void check_frame(const ReadFile& f, uint64_t offset, uint64_t len, size_t expect
   // the most its blocks can produce: raw and RLE blocks their stated size,
   // compressed blocks at most blockSizeMax.
   uint64_t pos = fh.headerSize, bound = 0;
+  FrameCursor cursor(f, offset, len);
   for (bool last = false; !last;) {
     if (len - pos < kBlockHeaderBytes)
       fail(TSR_ERR_CORRUPT_FILE, "tensor ", json_quoted(name), ": zstd frame truncated at block "
            "header (byte ", pos, " of ", len, ")");
     unsigned char b[kBlockHeaderBytes];
-    f.read_at(b, kBlockHeaderBytes, offset + pos);
+    cursor.read(pos, kBlockHeaderBytes, b);
     uint32_t bh = uint32_t(b[0]) | uint32_t(b[1]) << 8 | uint32_t(b[2]) << 16;
     last = bh & 1;
     unsigned type = (bh >> 1) & 3;
