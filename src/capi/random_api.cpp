@@ -15,7 +15,13 @@ struct tsr_generator {
 };
 
 TSR_EXTERN tsr_status tsr_generator_create(uint64_t seed, tsr_generator** out) {
-  return guarded([&] { *require(out, "out") = new tsr_generator(seed); });
+  return guarded([&] {
+    // Check out first: in `*require(out) = new ...` the new-expression runs
+    // before require (C++17 sequences the right operand of = first), so a
+    // NULL out leaked the generator.
+    require(out, "out");
+    *out = new tsr_generator(seed);
+  });
 }
 TSR_EXTERN void tsr_generator_retain(tsr_generator* g) { retain(g); }
 TSR_EXTERN void tsr_generator_release(tsr_generator* g) { release(g); }
@@ -25,13 +31,15 @@ TSR_EXTERN tsr_status tsr_generator_manual_seed(tsr_generator* g, uint64_t seed)
 
 namespace {
 template <typename Fn>
-tsr_status random_tensor(int64_t ndim, const int64_t* sizes, tsr_dtype dtype, tsr_generator* g,
-                         tsr_tensor** out, Fn&& fn) {
+tsr_status random_tensor(int64_t ndim, const int64_t* sizes, const tsr_dtype& dtype,
+                         tsr_generator* g, tsr_tensor** out, Fn&& fn) {
   return guarded([&] {
     Shape s = shape_from(ndim, sizes, "sizes", true);
     require(g, "generator");
     require(out, "out");
-    check_dtype(dtype);
+    // By reference and through its bytes: a value outside the enum must
+    // not be loaded as a tsr_dtype before it is validated (enum_arg).
+    check_dtype(enum_arg(dtype));
     TSR_CHECK(is_floating(dtype), TSR_ERR_DTYPE_MISMATCH, "expected a floating point dtype, got ",
               dtype_name(dtype));
     emit(out, fn(g->gen, s, dtype));
