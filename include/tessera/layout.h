@@ -51,7 +51,10 @@ TSR_API tsr_status tsr_to_dtype(const tsr_tensor* t, tsr_dtype dtype, tsr_tensor
  * (expand, as_strided): TSR_ERR_INVALID_ARGUMENT with PyTorch's "more than
  * one element of the written-to tensor refers to a single memory location".
  * dst a leaf requiring grad with grad mode on: TSR_ERR_AUTOGRAD. src and dst
- * may overlap in memory (handled through a temporary). */
+ * that are different dense views partly sharing memory:
+ * TSR_ERR_INVALID_ARGUMENT, as torch ("some elements of the input tensor and
+ * the written-to tensor refer to a single memory location"); other overlaps
+ * are handled through a temporary. */
 TSR_API tsr_status tsr_copy_(tsr_tensor* dst, const tsr_tensor* src);
 /* True when a and b use the same storage (torch's untyped_storage identity). */
 TSR_API tsr_status tsr_shares_storage(const tsr_tensor* a, const tsr_tensor* b, bool* out);

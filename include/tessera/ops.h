@@ -37,12 +37,21 @@ TSR_API tsr_status tsr_mul_scalar(const tsr_tensor* a, double scalar, tsr_tensor
 TSR_API tsr_status tsr_add_scalar(const tsr_tensor* a, double scalar, tsr_tensor** out);
 
 /* ---- in place (bump the version counter) ------------------------------- *
- * self must not overlap itself (expand/as_strided views:
- * TSR_ERR_INVALID_ARGUMENT); a leaf that requires grad with grad mode on is
- * TSR_ERR_AUTOGRAD ("a leaf Variable that requires grad is being used in an
- * in-place operation."). */
+ * self must not overlap itself (a size > 1 dim with stride 0, from expand
+ * or as_strided: TSR_ERR_INVALID_ARGUMENT, torch's "more than one element of
+ * the written-to tensor refers to a single memory location"); a leaf that
+ * requires grad with grad mode on is TSR_ERR_AUTOGRAD ("a leaf Variable that
+ * requires grad is being used in an in-place operation."), and so is any
+ * in-place op that would need autograd history (self with a grad_fn, or
+ * add_'s other requiring grad) while grad mode is on. */
 /* self += alpha * other, other broadcast to self's sizes and converted to
- * self's dtype (torch.Tensor.add_(other, alpha=alpha)). Used for SGD steps. */
+ * self's dtype (torch.Tensor.add_(other, alpha=alpha)). Used for SGD steps.
+ * other that does not broadcast to self's sizes: TSR_ERR_SHAPE_MISMATCH
+ * (torch's "output with shape [3] doesn't match the broadcast shape [2, 3]").
+ * self and other different dense views partly sharing memory:
+ * TSR_ERR_INVALID_ARGUMENT, as torch ("some elements of the input tensor and
+ * the written-to tensor refer to a single memory location"); other overlaps
+ * (x += x, interleaved views) are read before writing. */
 TSR_API tsr_status tsr_add_(tsr_tensor* self, const tsr_tensor* other, double alpha);
 /* self *= scalar. */
 TSR_API tsr_status tsr_mul_scalar_(tsr_tensor* self, double scalar);

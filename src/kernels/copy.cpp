@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "core/factory.h"
+#include "core/layout.h"
 #include "kernels/strided_loop.h"
 
 namespace tsr::kernels {
@@ -131,6 +132,18 @@ bool has_internal_overlap(const Tensor& t) {
   for (int64_t i = 0; i < t.ndim(); ++i)
     if (t.sizes()[i] > 1 && t.strides()[i] == 0) return true;
   return false;
+}
+
+bool partial_overlap(const Tensor& a, const Tensor& b) {
+  if (a.is_same(b) || a.numel() == 0 || b.numel() == 0) return false;
+  if (a.storage().get() != b.storage().get()) return false;
+  if (!is_non_overlapping_and_dense(a.sizes(), a.strides()) ||
+      !is_non_overlapping_and_dense(b.sizes(), b.strides()))
+    return false;  // ATen: TooHard, allowed
+  const int64_t ab = a.storage_offset() * a.element_size(), ae = ab + a.nbytes();
+  const int64_t bb = b.storage_offset() * b.element_size(), be = bb + b.nbytes();
+  if (ab == bb && ae == be) return a.strides() != b.strides();  // same bytes: Full unless reordered
+  return ab < be && bb < ae;
 }
 
 bool may_overlap(const Tensor& a, const Tensor& b) {

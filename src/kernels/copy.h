@@ -19,6 +19,12 @@ Tensor contiguous_copy(const Tensor& t, tsr_dtype dtype);
 // overlapping layouts (unfold windows, small as_strided strides) are
 // "too hard" for ATen and allowed, as in torch.
 bool has_internal_overlap(const Tensor& t);
+// ATen's get_overlap_status(a, b) == Partial: a and b are different,
+// non-overlapping and dense views of one storage whose byte ranges intersect
+// without being the same elements in the same order. In-place ops refuse
+// that (assert_no_partial_overlap); other overlaps ("too hard" for ATen) are
+// allowed and handled by reading through a temporary (may_overlap).
+bool partial_overlap(const Tensor& a, const Tensor& b);
 // True when the memory ranges of a and b intersect.
 bool may_overlap(const Tensor& a, const Tensor& b);
 

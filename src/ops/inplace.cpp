@@ -34,6 +34,10 @@ void add_(const Tensor& self, const Tensor& other, double alpha) {
   Shape bshape = broadcast_shapes(self.sizes(), other.sizes());
   TSR_CHECK(bshape == self.sizes(), TSR_ERR_SHAPE_MISMATCH, "output with shape ", self.sizes(),
             " doesn't match the broadcast shape ", bshape);
+  TSR_CHECK(!kernels::partial_overlap(self, other), TSR_ERR_INVALID_ARGUMENT,
+            "add_: unsupported operation: some elements of the input tensor and the written-to "
+            "tensor refer to a single memory location. Please clone() the tensor before "
+            "performing the operation.");
   Tensor src = views::expand(other, self.sizes());
   if (kernels::may_overlap(self, other)) src = kernels::contiguous_copy(src, src.dtype());
   kernels::add_into(self, src, alpha);

@@ -55,6 +55,12 @@ void copy_(const Tensor& dst, const Tensor& src) {
   TSR_CHECK(dst.device() == src.device(), TSR_ERR_DEVICE_MISMATCH, "copy_: devices differ");
   Tensor from = views::expand(src, dst.sizes());
   check_inplace_allowed(dst, "copy_");
+  // torch refuses dense views that partly share memory (ATen's
+  // assert_no_partial_overlap); other overlaps go through a temporary.
+  TSR_CHECK(!kernels::partial_overlap(dst, src), TSR_ERR_INVALID_ARGUMENT,
+            "copy_: unsupported operation: some elements of the input tensor and the written-to "
+            "tensor refer to a single memory location. Please clone() the tensor before "
+            "performing the operation.");
   // Overlapping source and destination: read everything before writing.
   if (kernels::may_overlap(dst, src)) from = kernels::contiguous_copy(from, from.dtype());
   kernels::copy_strided(dst, from);
