@@ -406,6 +406,28 @@ Test(factories, from_blob_without_deleter_and_empty) {
 
 /* ---- storage use_count ------------------------------------------------------- */
 
+/* A NULL deleter means tessera never frees the memory: wrapping a live
+ * tessera tensor's memory and releasing the wrapper must not hand that
+ * block back to the caching allocator (where the next allocation of the same
+ * size would reuse it while x still owns it). */
+Test(factories, from_blob_without_deleter_never_frees_the_memory) {
+  int64_t sizes[1] = {1024};
+  tsr_tensor *x = NULL, *wrapper = NULL, *y = NULL;
+  TSR_ASSERT_OK(tsr_zeros(1, sizes, TSR_FLOAT32, TSR_CPU, &x));
+  TSR_ASSERT_OK(tsr_from_blob(tsr_tensor_data_ptr(x), 1, sizes, NULL, TSR_FLOAT32, TSR_DEVICE_CPU,
+                              NULL, NULL, &wrapper));
+  tsr_tensor_release(wrapper);
+  TSR_ASSERT_OK(tsr_ones(1, sizes, TSR_FLOAT32, TSR_CPU, &y));
+  cr_assert_neq(tsr_tensor_data_ptr(y), tsr_tensor_data_ptr(x),
+                "x's block was returned to the cache and reused while x lives");
+  int64_t i0[1] = {0};
+  double v = -1;
+  TSR_ASSERT_OK(tsr_get_double(x, 1, i0, &v));
+  cr_assert_eq(v, 0.0);
+  tsr_tensor_release(y);
+  tsr_tensor_release(x);
+}
+
 Test(factories, storage_use_count_follows_views) {
   const int64_t s[] = {4, 4};
   tsr_tensor *x, *v1, *v2, *c;

@@ -13,7 +13,7 @@ StoragePtr Storage::allocate(int64_t nbytes, tsr_device_type device) {
   TSR_CHECK(nbytes >= 0, TSR_ERR_INVALID_ARGUMENT, "negative storage size ", nbytes);
   void* p = alloc::cpu_allocate(size_t(nbytes));
   try {
-    return StoragePtr(new Storage(p, nbytes, device, nullptr, nullptr));
+    return StoragePtr(new Storage(p, nbytes, device, /*from_allocator=*/true, nullptr, nullptr));
   } catch (...) {
     alloc::cpu_free(p);
     throw;
@@ -26,7 +26,7 @@ StoragePtr Storage::wrap(void* data, int64_t nbytes, tsr_device_type device,
   // then deletes the Storage, whose destructor runs the deleter: exactly once.
   Storage* raw;
   try {
-    raw = new Storage(data, nbytes, device, deleter, ctx);
+    raw = new Storage(data, nbytes, device, /*from_allocator=*/false, deleter, ctx);
   } catch (...) {
     if (deleter) deleter(data, ctx);
     throw;
@@ -35,8 +35,8 @@ StoragePtr Storage::wrap(void* data, int64_t nbytes, tsr_device_type device,
 }
 
 Storage::~Storage() {
-  if (deleter_) deleter_(data_, ctx_);
-  else alloc::cpu_free(data_);
+  if (from_allocator_) alloc::cpu_free(data_);
+  else if (deleter_) deleter_(data_, ctx_);
 }
 
 }  // namespace tsr

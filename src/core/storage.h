@@ -36,13 +36,18 @@ class Storage {
   void remove_user() { users_.fetch_sub(1, std::memory_order_relaxed); }
 
  private:
-  Storage(void* data, int64_t nbytes, tsr_device_type device, tsr_deleter deleter, void* ctx)
-      : data_(data), nbytes_(nbytes), device_(device), deleter_(deleter), ctx_(ctx) {}
+  Storage(void* data, int64_t nbytes, tsr_device_type device, bool from_allocator,
+          tsr_deleter deleter, void* ctx)
+      : data_(data), nbytes_(nbytes), device_(device), from_allocator_(from_allocator),
+        deleter_(deleter), ctx_(ctx) {}
 
   void* data_;
   int64_t nbytes_;
   tsr_device_type device_;
-  tsr_deleter deleter_;  // nullptr: memory came from the caching allocator
+  // Who gets the memory back: the caching allocator, or the caller's
+  // deleter (which may be NULL: caller memory tessera must never free).
+  bool from_allocator_;
+  tsr_deleter deleter_;
   void* ctx_;
   std::atomic<int64_t> users_{0};
 };
