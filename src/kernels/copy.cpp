@@ -7,6 +7,7 @@
 #include "core/factory.h"
 #include "core/layout.h"
 #include "kernels/strided_loop.h"
+#include "kernels/transpose_tiles.h"
 
 namespace tsr::kernels {
 
@@ -34,20 +35,42 @@ void convert_run(char* d, int64_t ds, const char* s, int64_t ss, int64_t n) {
   }
 }
 
-// Copies a tile of a 2-D transpose: rows along dim a (dst-contiguous),
-// columns along dim b (src-contiguous).
-template <typename T>
-void copy_tile(char* d, const char* s, int64_t na, int64_t nb, int64_t dsa, int64_t dsb,
-               int64_t ssa, int64_t ssb) {
-  constexpr int64_t B = 64;
-  for (int64_t b0 = 0; b0 < nb; b0 += B)
-    for (int64_t a0 = 0; a0 < na; a0 += B) {
-      int64_t be = std::min(nb, b0 + B), ae = std::min(na, a0 + B);
-      for (int64_t b = b0; b < be; ++b)
-        for (int64_t a = a0; a < ae; ++a)
-          *reinterpret_cast<T*>(d + a * dsa + b * dsb) =
-              *reinterpret_cast<const T*>(s + a * ssa + b * ssb);
+// Copies a 2-D transpose: rows along dim a (dst-contiguous, dsa == sizeof T),
+// columns along dim b (src-contiguous, ssb == sizeof T); dsb/ssa are the
+// other byte strides. Blocks of B x B elements, micro-tiles of M x M inside,
+// a plain loop for the ragged edges.
+template <typename T, int M, typename Micro>
+void copy_tile_micro(char* d, const char* s, int64_t na, int64_t nb, int64_t dsb, int64_t ssa,
+                     Micro micro) {
+  constexpr int64_t B = 128;  // a 128x128 block of both sides stays in L2
+  constexpr int64_t es = sizeof(T);
+  auto plain = [&](int64_t a0, int64_t ae, int64_t b0, int64_t be) {
+    for (int64_t b = b0; b < be; ++b)
+      for (int64_t a = a0; a < ae; ++a) std::memcpy(d + a * es + b * dsb, s + a * ssa + b * es, es);
+  };
+  for (int64_t a0 = 0; a0 < na; a0 += B)
+    for (int64_t b0 = 0; b0 < nb; b0 += B) {
+      const int64_t ae = std::min(na, a0 + B), be = std::min(nb, b0 + B);
+      const int64_t am = a0 + (ae - a0) / M * M, bm = b0 + (be - b0) / M * M;
+      for (int64_t b = b0; b < bm; b += M)
+        for (int64_t a = a0; a < am; a += M) micro(d + a * es + b * dsb, dsb, s + a * ssa + b * es, ssa);
+      plain(am, ae, b0, be);
+      plain(a0, am, bm, be);
     }
+}
+
+template <typename T>
+void copy_tile(char* d, const char* s, int64_t na, int64_t nb, int64_t dsb, int64_t ssa) {
+#if defined(__x86_64__)
+  if constexpr (sizeof(T) == 4) {
+    static const bool avx = __builtin_cpu_supports("avx");
+    if (avx)
+      return copy_tile_micro<T, 8>(d, s, na, nb, dsb, ssa, micro_tile_avx_8x8);
+    return copy_tile_micro<T, 4>(d, s, na, nb, dsb, ssa, micro_tile_sse2_4x4);
+  }
+#endif
+  constexpr int M = sizeof(T) == 8 ? 4 : 8;
+  copy_tile_micro<T, M>(d, s, na, nb, dsb, ssa, micro_tile<T, M>);
 }
 
 // Same-dtype copy whose innermost dst dim is not innermost in src: iterate
@@ -74,14 +97,14 @@ bool try_tiled_copy(const Tensor& dst, const Tensor& src) {
     for (int k = 0; k < 2; ++k) outer.strides[k].insert(outer.strides[k].begin(), 0);
   }
   const int64_t na = g.sizes[0], nb = g.sizes[b];
-  const int64_t dsa = g.strides[0][0], dsb = g.strides[0][b];
-  const int64_t ssa = g.strides[1][0], ssb = g.strides[1][b];
+  // The checks above made dst's stride on dim 0 and src's on dim b == es.
+  const int64_t dsb = g.strides[0][b], ssa = g.strides[1][0];
   auto tile = [&](char** p, const int64_t*, int64_t) {
     switch (es) {
-      case 1: copy_tile<uint8_t>(p[0], p[1], na, nb, dsa, dsb, ssa, ssb); break;
-      case 2: copy_tile<uint16_t>(p[0], p[1], na, nb, dsa, dsb, ssa, ssb); break;
-      case 4: copy_tile<uint32_t>(p[0], p[1], na, nb, dsa, dsb, ssa, ssb); break;
-      default: copy_tile<uint64_t>(p[0], p[1], na, nb, dsa, dsb, ssa, ssb); break;
+      case 1: copy_tile<uint8_t>(p[0], p[1], na, nb, dsb, ssa); break;
+      case 2: copy_tile<uint16_t>(p[0], p[1], na, nb, dsb, ssa); break;
+      case 4: copy_tile<uint32_t>(p[0], p[1], na, nb, dsb, ssa); break;
+      default: copy_tile<uint64_t>(p[0], p[1], na, nb, dsb, ssa); break;
     }
   };
   for_each_run<2>(outer, {static_cast<char*>(dst.data_ptr()), static_cast<char*>(src.data_ptr())},

@@ -1,0 +1,72 @@
+// Register-level transposes of small square tiles, the inner step of the
+// tiled transpose copy in copy.cpp. A tile is M source rows of M elements
+// (row stride lds bytes) written as M destination rows (row stride ldd).
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+namespace tsr::kernels {
+
+// Transposes one M x M micro-tile through registers: M loads of M
+// source-contiguous elements, M stores of M destination-contiguous ones.
+// Only M source rows are live at once: when the row stride is a multiple of
+// 4 KiB (a 4096-float matrix), all rows fall in one L1 set of 8 ways, so a
+// taller column of reads evicts itself before the next column reuses its
+// cache lines.
+template <typename T, int M>
+inline void micro_tile(char* d, int64_t ldd, const char* s, int64_t lds) {
+  T r[M][M];
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < M; ++j) std::memcpy(&r[i][j], s + i * lds + j * int64_t(sizeof(T)), sizeof(T));
+  for (int j = 0; j < M; ++j)
+    for (int i = 0; i < M; ++i) std::memcpy(d + j * ldd + i * int64_t(sizeof(T)), &r[i][j], sizeof(T));
+}
+
+#if defined(__x86_64__)
+// 4-byte elements: SSE2 (baseline x86-64) 4x4 shuffle transpose.
+inline void micro_tile_sse2_4x4(char* d, int64_t ldd, const char* s, int64_t lds) {
+  __m128 r0 = _mm_loadu_ps(reinterpret_cast<const float*>(s));
+  __m128 r1 = _mm_loadu_ps(reinterpret_cast<const float*>(s + lds));
+  __m128 r2 = _mm_loadu_ps(reinterpret_cast<const float*>(s + 2 * lds));
+  __m128 r3 = _mm_loadu_ps(reinterpret_cast<const float*>(s + 3 * lds));
+  _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+  _mm_storeu_ps(reinterpret_cast<float*>(d), r0);
+  _mm_storeu_ps(reinterpret_cast<float*>(d + ldd), r1);
+  _mm_storeu_ps(reinterpret_cast<float*>(d + 2 * ldd), r2);
+  _mm_storeu_ps(reinterpret_cast<float*>(d + 3 * ldd), r3);
+}
+// 4-byte elements: AVX 8x8 transpose (chosen at run time).
+__attribute__((target("avx"))) inline void micro_tile_avx_8x8(char* d, int64_t ldd,
+                                                             const char* s, int64_t lds) {
+  const float* f = reinterpret_cast<const float*>(s);
+  const int64_t ls = lds / 4;
+  __m256 r0 = _mm256_loadu_ps(f), r1 = _mm256_loadu_ps(f + ls), r2 = _mm256_loadu_ps(f + 2 * ls),
+         r3 = _mm256_loadu_ps(f + 3 * ls), r4 = _mm256_loadu_ps(f + 4 * ls),
+         r5 = _mm256_loadu_ps(f + 5 * ls), r6 = _mm256_loadu_ps(f + 6 * ls),
+         r7 = _mm256_loadu_ps(f + 7 * ls);
+  __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
+  __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
+  __m256 t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5);
+  __m256 t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);
+  __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+  __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+  __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+  __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+  float* o = reinterpret_cast<float*>(d);
+  const int64_t ld = ldd / 4;
+  _mm256_storeu_ps(o, _mm256_permute2f128_ps(u0, u4, 0x20));
+  _mm256_storeu_ps(o + ld, _mm256_permute2f128_ps(u1, u5, 0x20));
+  _mm256_storeu_ps(o + 2 * ld, _mm256_permute2f128_ps(u2, u6, 0x20));
+  _mm256_storeu_ps(o + 3 * ld, _mm256_permute2f128_ps(u3, u7, 0x20));
+  _mm256_storeu_ps(o + 4 * ld, _mm256_permute2f128_ps(u0, u4, 0x31));
+  _mm256_storeu_ps(o + 5 * ld, _mm256_permute2f128_ps(u1, u5, 0x31));
+  _mm256_storeu_ps(o + 6 * ld, _mm256_permute2f128_ps(u2, u6, 0x31));
+  _mm256_storeu_ps(o + 7 * ld, _mm256_permute2f128_ps(u3, u7, 0x31));
+}
+#endif
+
+}  // namespace tsr::kernels
