@@ -54,7 +54,8 @@ TSR_API tsr_status tsr_to_dtype(const tsr_tensor* t, tsr_dtype dtype, tsr_tensor
  * that are different dense views partly sharing memory:
  * TSR_ERR_INVALID_ARGUMENT, as torch ("some elements of the input tensor and
  * the written-to tensor refer to a single memory location"); other overlaps
- * are handled through a temporary. */
+ * (non-dense views) are handled through a temporary: all of src is read
+ * before dst is written, where torch's result depends on its loop order. */
 TSR_API tsr_status tsr_copy_(tsr_tensor* dst, const tsr_tensor* src);
 /* True when a and b use the same storage (torch's untyped_storage identity). */
 TSR_API tsr_status tsr_shares_storage(const tsr_tensor* a, const tsr_tensor* b, bool* out);
