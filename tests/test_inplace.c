@@ -303,11 +303,14 @@ Test(inplace, tensors_with_history_refused) {
   TSR_ASSERT_FAILS(tsr_zero_(view), TSR_ERR_AUTOGRAD, "in-place");
   expect_all(w, 2, 0);
   /* x (no grad) += w (requires grad): torch records AddBackward0 on x; tessera
-   * cannot, so it refuses instead of dropping w's gradient. */
+   * cannot, so it refuses instead of dropping w's gradient (copy_ too). */
   TSR_ASSERT_OK(tsr_zeros(1, s, TSR_FLOAT32, TSR_CPU, &x));
   TSR_ASSERT_FAILS(tsr_add_(x, w, 1.0), TSR_ERR_AUTOGRAD, "requires grad");
   expect_all(x, 0, 0);
   cr_expect(!tsr_requires_grad(x));
+  /* Same for x.copy_(w) (torch: CopyBackwards on x). */
+  TSR_ASSERT_FAILS(tsr_copy_(x, w), TSR_ERR_AUTOGRAD, "requires grad");
+  expect_all(x, 0, 0);
   bool prev = tsr_set_grad_enabled(false);
   TSR_ASSERT_OK(tsr_add_(x, w, 1.0));  /* fine without grad mode */
   tsr_set_grad_enabled(prev);
