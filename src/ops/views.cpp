@@ -105,10 +105,13 @@ Tensor unsqueeze(const Tensor& t, int64_t dim) {
   return record_regroup("UnsqueezeBackward0", t, views::unsqueeze(t, dim));
 }
 Tensor flatten(const Tensor& t, int64_t start, int64_t end) {
-  if (t.ndim() == 0) return reshape(t, {1});
+  // Dims are checked first, also for a 0-dim tensor (which accepts 0 / -1).
   start = wrap_dim(start, t.ndim());
   end = wrap_dim(end, t.ndim());
-  if (start == end && start <= end) return t;  // PyTorch returns self
+  TSR_CHECK(start <= end, TSR_ERR_INVALID_ARGUMENT,
+            "flatten() has invalid args: start_dim cannot come after end_dim");
+  if (t.ndim() == 0) return reshape(t, {1});
+  if (start == end) return t;  // PyTorch returns self
   return reshape(t, views::flatten_shape(t, start, end));
 }
 Tensor unflatten(const Tensor& t, int64_t dim, const Shape& sizes) {
