@@ -356,3 +356,37 @@ Test(autograd, sgd_step) {
   tsr_tensor* all[] = {w, t, d, sq, loss, g};
   for (int k = 0; k < 6; ++k) tsr_tensor_release(all[k]);
 }
+
+/* The in-place error names the op that produced the saved tensor, as torch:
+ * "[..], which is output 0 of ExpBackward0, is at version 1" for exp's saved
+ * result, and no such clause for a leaf (a plain input x of w * x). */
+Test(autograd_messages, modified_saved_tensor_names_its_producer) {
+  const int64_t s[1] = {3};
+  tsr_tensor *w, *x, *y, *ys, *a, *e, *es;
+  TSR_ASSERT_OK(tsr_ones(1, s, TSR_FLOAT32, TSR_CPU, &w));
+  TSR_ASSERT_OK(tsr_ones(1, s, TSR_FLOAT32, TSR_CPU, &x));
+  TSR_ASSERT_OK(tsr_set_requires_grad(w, true));
+  TSR_ASSERT_OK(tsr_mul(w, x, &y));
+  TSR_ASSERT_OK(tsr_sum(y, 0, NULL, false, &ys));
+  bool prev = tsr_set_grad_enabled(false);
+  TSR_ASSERT_OK(tsr_add_scalar(x, 1.0, &a)); /* not in place: keep x's version */
+  TSR_ASSERT_OK(tsr_fill_(x, 2.0));
+  tsr_set_grad_enabled(prev);
+  TSR_ASSERT_FAILS(tsr_backward(ys, NULL, false), TSR_ERR_AUTOGRAD,
+                   "[float32 [3]] is at version 1; expected version 0 instead.");
+  cr_assert_null(strstr(tsr_last_error_message(), "which is output"));
+
+  tsr_tensor_release(a);
+  TSR_ASSERT_OK(tsr_ones(1, s, TSR_FLOAT32, TSR_CPU, &a));
+  TSR_ASSERT_OK(tsr_set_requires_grad(a, true));
+  TSR_ASSERT_OK(tsr_exp(a, &e));
+  TSR_ASSERT_OK(tsr_sum(e, 0, NULL, false, &es));
+  prev = tsr_set_grad_enabled(false);
+  TSR_ASSERT_OK(tsr_mul_scalar_(e, 2.0));
+  tsr_set_grad_enabled(prev);
+  TSR_ASSERT_FAILS(tsr_backward(es, NULL, false), TSR_ERR_AUTOGRAD,
+                   "[float32 [3]], which is output 0 of ExpBackward0, is at version 1; expected "
+                   "version 0 instead.");
+  tsr_tensor* all[] = {w, x, y, ys, a, e, es};
+  for (int i = 0; i < 7; ++i) tsr_tensor_release(all[i]);
+}

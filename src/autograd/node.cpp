@@ -12,10 +12,17 @@ std::atomic<uint64_t> g_next_sequence_nr{0};
 
 Node::Node() : sequence_nr(g_next_sequence_nr.fetch_add(1, std::memory_order_relaxed)) {}
 
-SavedVariable::SavedVariable(const Tensor& t) {
+SavedVariable::SavedVariable(const Tensor& t, int32_t output_nr) {
   if (!t.defined()) return;
   data_ = detach(t);
   saved_version_ = t.version();
+  if (output_nr >= 0) {
+    is_owner_output_ = true;
+    output_nr_ = output_nr;
+  } else if (auto* m = t.impl()->autograd.get(); m && m->grad_fn) {
+    producer_ = m->grad_fn->name();
+    output_nr_ = int32_t(m->output_nr);
+  }
 }
 
 Tensor SavedVariable::unpack(const Node& owner) const {
@@ -26,11 +33,15 @@ Tensor SavedVariable::unpack(const Node& owner) const {
             "you need to backward through the graph a second time.");
   if (!data_.defined()) return data_;
   int64_t now = data_.version();
-  TSR_CHECK(now == saved_version_, TSR_ERR_AUTOGRAD,
-            "one of the variables needed for gradient computation has been modified by an "
-            "inplace operation: [", dtype_name(data_.dtype()), " ", data_.sizes(),
-            "], which is output 0 of ", owner.name(), ", is at version ", now, "; expected version ",
-            saved_version_, " instead.");
+  if (now == saved_version_) return data_;
+  // PyTorch's message: "..., which is output N of FooBackward0," only for
+  // tensors produced by an op; leaves have no such clause.
+  const char* producer = is_owner_output_ ? owner.name() : producer_;
+  std::string origin = producer ? str(", which is output ", output_nr_, " of ", producer, ",") : "";
+  fail(TSR_ERR_AUTOGRAD,
+       "one of the variables needed for gradient computation has been modified by an "
+       "inplace operation: [", dtype_name(data_.dtype()), " ", data_.sizes(), "]", origin,
+       " is at version ", now, "; expected version ", saved_version_, " instead.");
   return data_;
 }
 

@@ -71,7 +71,9 @@ struct AutogradMeta {
 class SavedVariable {
  public:
   SavedVariable() = default;
-  explicit SavedVariable(const Tensor& t);
+  // output_nr >= 0: t is that output of the node saving it (the owner), as
+  // relu and exp save their results; -1: t is an input (or other tensor).
+  explicit SavedVariable(const Tensor& t, int32_t output_nr = -1);
   // The saved data; TSR_ERR_AUTOGRAD if freed by an earlier backward or
   // modified in place since it was saved (PyTorch's messages).
   Tensor unpack(const Node& owner) const;
@@ -82,6 +84,11 @@ class SavedVariable {
   Tensor data_;
   int64_t saved_version_ = 0;
   bool released_ = false;
+  // Where the saved tensor came from, for the in-place error message:
+  // producer_ names its grad_fn (static string) when it is not the owner.
+  const char* producer_ = nullptr;
+  int32_t output_nr_ = -1;
+  bool is_owner_output_ = false;
 };
 
 // ---- queries and graph wiring used by the ops layer ----------------------

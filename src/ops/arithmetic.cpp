@@ -75,7 +75,8 @@ struct ScalarBackward final : Node {  // d(a*s)/da = s, d(a+s)/da = 1
 
 // relu and exp save their result; log saves its input.
 struct UnaryBackward final : Node {
-  UnaryBackward(UnaryOp op, const Tensor& saved) : op(op), saved(saved) {}
+  UnaryBackward(UnaryOp op, const Tensor& saved)
+      : op(op), saved(saved, op == UnaryOp::Log ? -1 : 0) {}
   std::vector<Tensor> apply(std::vector<Tensor> g) override {
     Tensor s = saved.unpack(*this);
     switch (op) {

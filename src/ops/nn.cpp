@@ -9,7 +9,7 @@ namespace tsr::ops {
 namespace {
 
 struct LogSoftmaxBackward final : autograd::Node {
-  LogSoftmaxBackward(const Tensor& result, int64_t dim) : result(result), dim(dim) {}
+  LogSoftmaxBackward(const Tensor& result, int64_t dim) : result(result, 0), dim(dim) {}
   std::vector<Tensor> apply(std::vector<Tensor> g) override {
     return {kernels::log_softmax_backward(g[0], result.unpack(*this), dim)};
   }

@@ -45,7 +45,7 @@ struct ReduceBackward final : autograd::Node {
 // max(dim): the gradient goes to the position of each maximum.
 struct MaxDimBackward final : autograd::Node {
   MaxDimBackward(const Tensor& in, int64_t dim, bool keepdim, const Tensor& indices)
-      : in_(in), dim(dim), keepdim(keepdim), indices(indices) {}
+      : in_(in), dim(dim), keepdim(keepdim), indices(indices, 1) {}
   std::vector<Tensor> apply(std::vector<Tensor> g) override {
     Tensor idx = indices.unpack(*this);
     Tensor out = kernels::zeros(in_.sizes, g[0].dtype());
@@ -87,7 +87,7 @@ struct MaxDimBackward final : autograd::Node {
 // max(): the gradient split evenly among all maximal elements
 // (torch's evenly_distribute_backward).
 struct MaxAllBackward final : autograd::Node {
-  MaxAllBackward(const Tensor& in, const Tensor& result) : input(in), result(result) {}
+  MaxAllBackward(const Tensor& in, const Tensor& result) : input(in), result(result, 0) {}
   std::vector<Tensor> apply(std::vector<Tensor> g) override {
     Tensor x = kernels::contiguous_copy(input.unpack(*this), g[0].dtype());
     Tensor out = kernels::zeros(x.sizes(), x.dtype());
