@@ -1158,7 +1158,7 @@ Test(io, truncation_at_every_byte_zstd) { truncations_fail_cleanly(&kZstd); }
 
 /* ---- interop with an independent reader ------------------------------------------------ */
 
-#define CHECKER TSR_TEST_DATA_DIR "/../tools/check_safetensors.py"
+#define CHECKER TSR_TEST_TOOLS_DIR "/check_safetensors.py"
 
 /* Runs the checker; returns its exit status, output in out (cap bytes). */
 static int run_checker(const char* args, char* out, size_t cap) {
