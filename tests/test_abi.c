@@ -1,4 +1,6 @@
 /* Pins every enum value and the version functions: the ABI must not move. */
+#include <stdio.h>
+
 #include "helpers.h"
 
 Test(abi, status_values_are_pinned) {
