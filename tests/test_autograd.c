@@ -390,3 +390,37 @@ Test(autograd_messages, modified_saved_tensor_names_its_producer) {
   tsr_tensor* all[] = {w, x, y, ys, a, e, es};
   for (int i = 0; i < 7; ++i) tsr_tensor_release(all[i]);
 }
+
+/* torch: (x + 2).sum() can be backwarded twice (nothing saved; x.grad
+ * accumulates to [2, 2]), (x * 2).sum() cannot (mul saves the scalar). */
+Test(autograd_messages, second_backward_through_scalar_ops_like_torch) {
+  const int64_t s[1] = {2};
+  tsr_tensor *x, *y, *ys, *g;
+  TSR_ASSERT_OK(tsr_ones(1, s, TSR_FLOAT32, TSR_CPU, &x));
+  TSR_ASSERT_OK(tsr_set_requires_grad(x, true));
+  TSR_ASSERT_OK(tsr_add_scalar(x, 2.0, &y));
+  TSR_ASSERT_OK(tsr_sum(y, 0, NULL, false, &ys));
+  TSR_ASSERT_OK(tsr_backward(ys, NULL, false));
+  TSR_ASSERT_OK(tsr_backward(ys, NULL, false));
+  TSR_ASSERT_OK(tsr_grad(x, &g));
+  const int64_t i0[1] = {0};
+  double v = 0;
+  TSR_ASSERT_OK(tsr_get_double(g, 1, i0, &v));
+  cr_assert_eq(v, 2.0);
+  tsr_tensor_release(g);
+  tsr_tensor_release(ys);
+  tsr_tensor_release(y);
+
+  TSR_ASSERT_OK(tsr_mul_scalar(x, 2.0, &y));
+  TSR_ASSERT_OK(tsr_sum(y, 0, NULL, false, &ys));
+  TSR_ASSERT_OK(tsr_backward(ys, NULL, false));
+  TSR_ASSERT_FAILS(tsr_backward(ys, NULL, false), TSR_ERR_AUTOGRAD,
+                   "Trying to backward through the graph a second time");
+  TSR_ASSERT_OK(tsr_grad(x, &g));
+  TSR_ASSERT_OK(tsr_get_double(g, 1, i0, &v));
+  cr_assert_eq(v, 4.0, "the failed second backward changed .grad: %g", v);
+  tsr_tensor_release(g);
+  tsr_tensor_release(ys);
+  tsr_tensor_release(y);
+  tsr_tensor_release(x);
+}

@@ -25,12 +25,16 @@ SavedVariable::SavedVariable(const Tensor& t, int32_t output_nr) {
   }
 }
 
+void fail_freed_graph() {
+  fail(TSR_ERR_AUTOGRAD,
+       "Trying to backward through the graph a second time (or directly access saved "
+       "tensors after they have already been freed). Saved intermediate values of the graph "
+       "are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if "
+       "you need to backward through the graph a second time.");
+}
+
 Tensor SavedVariable::unpack(const Node& owner) const {
-  TSR_CHECK(!released_, TSR_ERR_AUTOGRAD,
-            "Trying to backward through the graph a second time (or directly access saved "
-            "tensors after they have already been freed). Saved intermediate values of the graph "
-            "are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if "
-            "you need to backward through the graph a second time.");
+  if (released_) fail_freed_graph();
   if (!data_.defined()) return data_;
   int64_t now = data_.version();
   if (now == saved_version_) return data_;

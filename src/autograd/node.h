@@ -91,6 +91,10 @@ class SavedVariable {
   bool is_owner_output_ = false;
 };
 
+// Throws PyTorch's "Trying to backward through the graph a second time"
+// error (TSR_ERR_AUTOGRAD): for saved values already freed by a backward.
+[[noreturn]] void fail_freed_graph();
+
 // ---- queries and graph wiring used by the ops layer ----------------------
 
 bool requires_grad(const Tensor& t);   // leaf flag or has grad_fn

@@ -63,14 +63,22 @@ struct DivBackward final : Node {
   SavedVariable sa_, sb_;
 };
 
-struct ScalarBackward final : Node {  // d(a*s)/da = s, d(a+s)/da = 1
-  ScalarBackward(const char* n, double scale) : name_(n), scale(scale) {}
+// d(a*s)/da = s, d(a+s)/da = 1. torch's mul saves the scalar as a tensor,
+// so a second backward through it without retain_graph fails; add saves
+// nothing and may run again. `saves_scalar` keeps that difference.
+struct ScalarBackward final : Node {
+  ScalarBackward(const char* n, double scale, bool saves_scalar)
+      : name_(n), scale(scale), saves_scalar(saves_scalar) {}
   std::vector<Tensor> apply(std::vector<Tensor> g) override {
+    if (freed) autograd::fail_freed_graph();
     return {scale == 1.0 ? g[0] : kernels::mul_scalar(g[0], scale)};
   }
+  void release_saved() override { freed = saves_scalar; }
   const char* name() const override { return name_; }
   const char* name_;
   double scale;
+  bool saves_scalar;
+  bool freed = false;
 };
 
 // relu and exp save their result; log saves its input.
@@ -148,14 +156,14 @@ Tensor mul_scalar(const Tensor& a, double s) {
   if (autograd::any_requires_grad({&a}))
     // Python's x * 2 and torch.mul(x, 2) wrap the scalar in a tensor and
     // give MulBackward0 (MulBackward1 is the C++-only Scalar overload).
-    autograd::set_history(std::make_shared<ScalarBackward>("MulBackward0", s), {&a}, {&out});
+    autograd::set_history(std::make_shared<ScalarBackward>("MulBackward0", s, true), {&a}, {&out});
   return out;
 }
 
 Tensor add_scalar(const Tensor& a, double s) {
   Tensor out = kernels::add_scalar(a, s);
   if (autograd::any_requires_grad({&a}))
-    autograd::set_history(std::make_shared<ScalarBackward>("AddBackward0", 1.0), {&a}, {&out});
+    autograd::set_history(std::make_shared<ScalarBackward>("AddBackward0", 1.0, false), {&a}, {&out});
   return out;
 }
 
