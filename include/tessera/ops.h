@@ -2,10 +2,14 @@
  *
  * Inputs may have any strides (transposed, sliced, expanded). Binary ops
  * broadcast with NumPy/PyTorch rules and promote dtypes with PyTorch's
- * result_type for tensor-tensor operands (bool < integers < floats; int and
- * float of the same category widen; float16 with bfloat16 gives float32).
- * Each returns a new contiguous tensor in *out (one reference) unless it is
- * in place. With grad mode on and an input that requires grad, the output
+ * result_type (bool < integers < floats; within a category the wider type
+ * wins; float16 with bfloat16 gives float32; a 0-dim operand does not widen
+ * a dimensioned one of the same category).
+ * Each returns a new tensor in *out (one reference) unless it is in place.
+ * Elementwise results are dense with the strides TensorIterator gives them
+ * (inputs in channels_last give a channels_last result, a transposed input a
+ * transposed-order result); reductions, matmul and the nn functions return
+ * contiguous tensors. With grad mode on and an input that requires grad, the output
  * records a grad_fn (see autograd.h).
  *
  * Common statuses, not repeated below:
