@@ -13,12 +13,6 @@ namespace tsr::kernels {
 
 namespace {
 
-std::vector<int64_t> byte_strides(const Tensor& t) {
-  std::vector<int64_t> s = t.strides();
-  for (auto& v : s) v *= t.element_size();
-  return s;
-}
-
 template <typename To, typename From>
 void convert_run(char* d, int64_t ds, const char* s, int64_t ss, int64_t n) {
   if constexpr (std::is_same_v<To, From>) {

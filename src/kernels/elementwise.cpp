@@ -18,12 +18,6 @@ Tensor zeros(const Shape& sizes, tsr_dtype dtype) {
 
 namespace {
 
-std::vector<int64_t> byte_strides(const Tensor& t) {
-  std::vector<int64_t> s = t.strides();
-  for (auto& v : s) v *= t.element_size();
-  return s;
-}
-
 // Strides of `t` broadcast to `shape`: 0 where t's dim was size 1 (or absent)
 // and the output's is not (TensorIterator's compute_strides).
 Shape broadcast_strides(const Tensor& t, const Shape& shape) {

@@ -48,9 +48,7 @@ void accumulate_into(const Tensor& acc, const Tensor& t) {
   Shape acc_strides(t.ndim());
   for (int64_t i = 0; i < t.ndim(); ++i)
     acc_strides[i] = acc.sizes()[i] == 1 ? 0 : acc.strides()[i] * int64_t(sizeof(Acc));
-  Shape in_strides = t.strides();
-  for (auto& s : in_strides) s *= t.element_size();
-  auto g = make_geometry<2>(t.sizes(), {acc_strides, in_strides});
+  auto g = make_geometry<2>(t.sizes(), {acc_strides, byte_strides(t)});
   dispatch_all(t.dtype(), [&]<typename T>() {
     for_each_run<2>(g, {static_cast<char*>(acc.data_ptr()), static_cast<char*>(t.data_ptr())},
                     [](char** p, const int64_t* s, int64_t n) {
@@ -122,12 +120,12 @@ std::pair<Tensor, Tensor> max_dim(const Tensor& t, int64_t dim, bool keepdim) {
   // Iterate the kept dims (the input with dim removed) alongside the outputs.
   Tensor rows = n == 0 ? t : views::select(t, dim, 0);
   const int64_t step = n == 0 ? 0 : t.strides()[dim] * t.element_size();
-  Shape vs = contiguous_strides(rows.sizes()), is = vs, rs = rows.strides();
-  for (auto& s : vs) s *= t.element_size();
-  for (auto& s : is) s *= 8;
-  for (auto& s : rs) s *= t.element_size();
   if (rows.numel() == 0) return {values, indices};
-  auto g = make_geometry<3>(rows.sizes(), {vs, is, rs});
+  // values and indices are contiguous over the kept dims.
+  const Shape kept = contiguous_strides(rows.sizes());
+  auto g = make_geometry<3>(rows.sizes(), {scaled_strides(kept, t.element_size()),
+                                           scaled_strides(kept, int64_t(sizeof(int64_t))),
+                                           byte_strides(rows)});
   dispatch_all(t.dtype(), [&]<typename T>() {
     using C = compute_t<T>;
     for_each_run<3>(g, {static_cast<char*>(values.data_ptr()), static_cast<char*>(indices.data_ptr()),

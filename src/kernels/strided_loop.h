@@ -12,7 +12,18 @@
 #include <numeric>
 #include <vector>
 
+#include "core/tensor.h"
+
 namespace tsr::kernels {
+
+// Element strides times an element size: the byte strides the loops take.
+inline std::vector<int64_t> scaled_strides(std::vector<int64_t> strides, int64_t bytes) {
+  for (auto& s : strides) s *= bytes;
+  return strides;
+}
+inline std::vector<int64_t> byte_strides(const Tensor& t) {
+  return scaled_strides(t.strides(), t.element_size());
+}
 
 template <size_t N>
 struct LoopGeometry {
