@@ -140,21 +140,22 @@ Shape strides_for_format(const Shape& sizes, tsr_memory_format fmt) {
        " cannot be used to allocate a tensor (preserve_format needs an input)");
 }
 
-Shape infer_dense_strides(const Shape& sizes, const Shape& strides) {
+std::vector<size_t> dim_order(const Shape& sizes, const std::vector<Shape>& strides) {
   const size_t n = sizes.size();
-  if (n == 0) return {};
-  if (n == 1) return {1};
   std::vector<size_t> perm(n);
   for (size_t i = 0; i < n; ++i) perm[i] = n - 1 - i;  // innermost first
-  // -1: dim0 before dim1, 1: after, 0: ambiguous (TensorIterator's rule).
+  // -1: d0 before d1, 1: after, 0: undecided.
   auto should_swap = [&](size_t d0, size_t d1) {
-    int64_t s0 = strides[d0], s1 = strides[d1];
-    if (s0 == 0 || s1 == 0) return 0;
-    if (s0 < s1) return -1;
-    if (s0 > s1) return 1;
-    return sizes[d0] > sizes[d1] ? 1 : 0;
+    for (const Shape& st : strides) {
+      int64_t s0 = st[d0], s1 = st[d1];
+      if (s0 == 0 || s1 == 0) continue;
+      if (s0 < s1) return -1;
+      if (s0 > s1) return 1;
+      if (sizes[d0] > sizes[d1]) return 1;
+    }
+    return 0;
   };
-  for (size_t i = 1; i < n; ++i) {  // stable insertion sort
+  for (size_t i = 1; i < n; ++i) {
     size_t d1 = i;
     for (size_t j = 1; j <= i; ++j) {
       size_t d0 = i - j;
@@ -167,11 +168,18 @@ Shape infer_dense_strides(const Shape& sizes, const Shape& strides) {
       }
     }
   }
+  return perm;
+}
+
+Shape infer_dense_strides(const Shape& sizes, const Shape& strides) {
+  const size_t n = sizes.size();
+  if (n == 0) return {};
+  if (n == 1) return {1};
   Shape out(n);
   int64_t cur = 1;
-  for (size_t idx : perm) {
+  for (size_t idx : dim_order(sizes, {strides})) {
     out[idx] = cur;
-    if (sizes[idx] > 1) cur *= sizes[idx];
+    if (sizes[idx] > 1) cur *= sizes[idx];  // size 0 counts as 1: numel is 0 anyway
   }
   return out;
 }

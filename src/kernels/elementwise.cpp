@@ -54,32 +54,7 @@ Shape output_strides(const Shape& shape, const std::vector<const Tensor*>& input
   }
   std::vector<Shape> strides;
   for (auto* t : inputs) strides.push_back(broadcast_strides(*t, shape));
-  // perm[0] is the innermost dim; TensorIterator::reorder_dimensions.
-  std::vector<size_t> perm(n);
-  for (size_t i = 0; i < n; ++i) perm[i] = n - 1 - i;
-  auto should_swap = [&](size_t d0, size_t d1) {
-    for (auto& st : strides) {
-      int64_t s0 = st[d0], s1 = st[d1];
-      if (s0 == 0 || s1 == 0) continue;
-      if (s0 < s1) return -1;
-      if (s0 > s1) return 1;
-      if (shape[d0] > shape[d1]) return 1;
-    }
-    return 0;
-  };
-  for (size_t i = 1; i < n; ++i) {
-    size_t d1 = i;
-    for (size_t j = 1; j <= i; ++j) {
-      size_t d0 = i - j;
-      int c = should_swap(perm[d0], perm[d1]);
-      if (c > 0) {
-        std::swap(perm[d0], perm[d1]);
-        d1 = d0;
-      } else if (c < 0) {
-        break;
-      }
-    }
-  }
+  const std::vector<size_t> perm = dim_order(shape, strides);
   Shape out(n);
   int64_t next = 1;
   for (size_t i = 0; i < n; ++i) {  // compatible_stride over the permuted shape
