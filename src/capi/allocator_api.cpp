@@ -16,14 +16,10 @@ namespace {
 
 tsr_memory_stat_t to_c(const alloc::Stat& s) { return {s.current, s.peak, s.allocated, s.freed}; }
 
-// Validates the device with the factories' rules and messages. A C caller may
-// pass any int as the enum; loading a value outside the enum's range as the
-// C++ enum type is undefined (UBSan: -fsanitize=enum), so read its bits.
+// Validates the device with the factories' rules and messages (enum_arg:
+// a C caller may pass any int as the enum).
 void check_device_arg(const tsr_device_type& device_type, int32_t device_index) {
-  int code;
-  static_assert(sizeof code == sizeof device_type);
-  std::memcpy(&code, &device_type, sizeof code);
-  check_device(code, device_index);
+  check_device(enum_arg(device_type), device_index);
 }
 
 alloc::MemoryStats stats_of(const tsr_device_type& device_type, int32_t device_index) {
