@@ -24,22 +24,16 @@ struct NewestFirst {
   bool operator()(const Node* a, const Node* b) const { return a->sequence_nr < b->sequence_nr; }
 };
 
+// How many edges reach each node from root (root itself is never reached:
+// the graph is acyclic). A node is new the first time its count goes up.
 std::unordered_map<Node*, int> count_dependencies(Node* root) {
   std::unordered_map<Node*, int> deps;
   std::vector<Node*> stack{root};
-  std::unordered_map<Node*, bool> seen{{root, true}};
   while (!stack.empty()) {
     Node* n = stack.back();
     stack.pop_back();
-    for (auto& e : n->next_edges) {
-      if (!e.valid()) continue;
-      Node* next = e.fn.get();
-      ++deps[next];
-      if (!seen[next]) {
-        seen[next] = true;
-        stack.push_back(next);
-      }
-    }
+    for (auto& e : n->next_edges)
+      if (e.valid() && deps[e.fn.get()]++ == 0) stack.push_back(e.fn.get());
   }
   return deps;
 }
@@ -79,6 +73,8 @@ void backward(const Tensor& root, const Tensor& gradient, bool retain_graph) {
   }
 
   NoGradGuard no_grad;
+  // root_edge owns the start node; every other node lives through the edges
+  // that reach it, which nothing changes during the pass.
   Edge root_edge = gradient_edge(root);
   Node* start = root_edge.fn.get();
   auto deps = count_dependencies(start);
@@ -87,7 +83,6 @@ void backward(const Tensor& root, const Tensor& gradient, bool retain_graph) {
   buffers[start][root_edge.input_nr] = grad_root;
 
   std::vector<std::pair<AccumulateGrad*, Tensor>> leaf_grads;
-  std::vector<std::shared_ptr<Node>> keep_alive{root_edge.fn};
   std::priority_queue<Node*, std::vector<Node*>, NewestFirst> ready;
   ready.push(start);
   while (!ready.empty()) {
@@ -111,7 +106,6 @@ void backward(const Tensor& root, const Tensor& gradient, bool retain_graph) {
       auto& buf = buffers[e.fn.get()];
       if (buf.empty()) buf.resize(e.fn->outputs.size());
       accumulate(buf[e.input_nr], outputs[i]);
-      keep_alive.push_back(e.fn);
       if (--deps[e.fn.get()] == 0) ready.push(e.fn.get());
     }
   }
