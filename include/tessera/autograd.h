@@ -22,8 +22,9 @@ extern "C" {
 TSR_API tsr_status tsr_set_requires_grad(tsr_tensor* t, bool requires_grad);
 /* torch.Tensor.requires_grad; false for NULL. */
 TSR_API bool tsr_requires_grad(const tsr_tensor* t);
-/* torch.Tensor.is_leaf: no grad_fn; true for NULL-free tensors not produced
- * by a recorded op; false for NULL. */
+/* torch.Tensor.is_leaf: true when t has no grad_fn (it was not produced by
+ * a recorded op: a factory result, a tensor made under no_grad, a detach);
+ * false for NULL (TSR_ERR_INVALID_ARGUMENT recorded). */
 TSR_API bool tsr_is_leaf(const tsr_tensor* t);
 /* Name of t's grad_fn ("AddBackward0", "MmBackward0", ...) as PyTorch names
  * it, or NULL for leaves and NULL handles. Static storage. */

@@ -32,6 +32,10 @@ TSR_API void tsr_tensor_retain(tsr_tensor* t);
 /* Drops one reference; the last one frees the handle, and the storage when no
  * other tensor uses it. NULL is ignored. Thread-safe (finalizer threads). */
 TSR_API void tsr_tensor_release(tsr_tensor* t);
+/* Storage handles (tsr_tensor_storage) follow the same rules: retain adds
+ * one reference, release drops one; the memory goes back (to the caching
+ * allocator, or to a from_blob deleter) when no tensor and no storage handle
+ * uses it. NULL is ignored. Thread-safe. */
 TSR_API void tsr_storage_retain(tsr_storage* s);
 TSR_API void tsr_storage_release(tsr_storage* s);
 
