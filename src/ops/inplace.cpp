@@ -20,27 +20,29 @@ void check_inplace_allowed(const Tensor& t, const char* op) {
        "out-of-place op, or run the update under no_grad");
 }
 
-void add_(const Tensor& self, const Tensor& other, double alpha) {
-  TSR_CHECK(self.device() == other.device(), TSR_ERR_DEVICE_MISMATCH, "add_: devices differ");
-  check_inplace_allowed(self, "add_");
-  // torch gives x.add_(y) the autograd history of x + y; that is not
-  // implemented for in-place ops, so refuse rather than drop y's gradient.
-  TSR_CHECK(!autograd::any_requires_grad({&other}), TSR_ERR_AUTOGRAD,
-            "add_: other requires grad and self does not; in-place operations that would record "
-            "history are not supported by this version of tessera (use tsr_add, or run under "
-            "no_grad)");
+Tensor inplace_source(const Tensor& self, const Tensor& other, const char* op,
+                      const char* other_name, const char* out_of_place) {
+  TSR_CHECK(self.device() == other.device(), TSR_ERR_DEVICE_MISMATCH, op, ": devices differ");
+  check_inplace_allowed(self, op);
+  TSR_CHECK(!autograd::any_requires_grad({&other}), TSR_ERR_AUTOGRAD, op, ": ", other_name,
+            " requires grad and self does not; in-place operations that would record history "
+            "are not supported by this version of tessera (use ", out_of_place,
+            ", or run under no_grad)");
   // torch's messages: operands that do not broadcast, then a broadcast
   // shape that is not self's.
   Shape bshape = broadcast_shapes(self.sizes(), other.sizes());
   TSR_CHECK(bshape == self.sizes(), TSR_ERR_SHAPE_MISMATCH, "output with shape ", self.sizes(),
             " doesn't match the broadcast shape ", bshape);
-  TSR_CHECK(!kernels::partial_overlap(self, other), TSR_ERR_INVALID_ARGUMENT,
-            "add_: unsupported operation: some elements of the input tensor and the written-to "
+  TSR_CHECK(!kernels::partial_overlap(self, other), TSR_ERR_INVALID_ARGUMENT, op,
+            ": unsupported operation: some elements of the input tensor and the written-to "
             "tensor refer to a single memory location. Please clone() the tensor before "
             "performing the operation.");
   Tensor src = views::expand(other, self.sizes());
-  if (kernels::may_overlap(self, other)) src = kernels::contiguous_copy(src, src.dtype());
-  kernels::add_into(self, src, alpha);
+  return kernels::may_overlap(self, other) ? kernels::contiguous_copy(src, src.dtype()) : src;
+}
+
+void add_(const Tensor& self, const Tensor& other, double alpha) {
+  kernels::add_into(self, inplace_source(self, other, "add_", "other", "tsr_add"), alpha);
   self.bump_version();
 }
 

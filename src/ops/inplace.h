@@ -11,6 +11,17 @@ namespace tsr::ops {
 // on tensors with history is not supported in this version).
 void check_inplace_allowed(const Tensor& t, const char* op);
 
+// What an in-place op on self reads from `other`: other broadcast to self's
+// sizes, after torch's checks in torch's order — same device, writable self
+// (check_inplace_allowed), other not requiring grad in grad mode (the op would
+// need history, which in-place ops do not record yet: TSR_ERR_AUTOGRAD
+// suggesting `out_of_place`), torch's broadcast messages
+// (TSR_ERR_SHAPE_MISMATCH), no partial overlap of dense views
+// (TSR_ERR_INVALID_ARGUMENT). When other shares memory with self the result
+// is a snapshot, so the op reads all of it before writing.
+Tensor inplace_source(const Tensor& self, const Tensor& other, const char* op,
+                      const char* other_name, const char* out_of_place);
+
 // self += alpha * other (other broadcast to self, converted to its dtype).
 void add_(const Tensor& self, const Tensor& other, double alpha);
 void mul_scalar_(const Tensor& self, double scalar);

@@ -3,7 +3,6 @@
 #include "autograd/node.h"
 #include "core/factory.h"
 #include "core/layout.h"
-#include "core/views.h"
 #include "kernels/copy.h"
 #include "ops/inplace.h"
 
@@ -52,24 +51,7 @@ Tensor to_dtype(const Tensor& t, tsr_dtype dtype) {
 }
 
 void copy_(const Tensor& dst, const Tensor& src) {
-  TSR_CHECK(dst.device() == src.device(), TSR_ERR_DEVICE_MISMATCH, "copy_: devices differ");
-  Tensor from = views::expand(src, dst.sizes());
-  check_inplace_allowed(dst, "copy_");
-  // torch gives dst.copy_(src) CopyBackwards history when src requires
-  // grad; without in-place history, refuse rather than drop the gradient.
-  TSR_CHECK(!autograd::any_requires_grad({&src}), TSR_ERR_AUTOGRAD,
-            "copy_: src requires grad and dst does not; in-place operations that would record "
-            "history are not supported by this version of tessera (use tsr_clone/tsr_to_dtype, "
-            "or run under no_grad)");
-  // torch refuses dense views that partly share memory (ATen's
-  // assert_no_partial_overlap); other overlaps go through a temporary.
-  TSR_CHECK(!kernels::partial_overlap(dst, src), TSR_ERR_INVALID_ARGUMENT,
-            "copy_: unsupported operation: some elements of the input tensor and the written-to "
-            "tensor refer to a single memory location. Please clone() the tensor before "
-            "performing the operation.");
-  // Overlapping source and destination: read everything before writing.
-  if (kernels::may_overlap(dst, src)) from = kernels::contiguous_copy(from, from.dtype());
-  kernels::copy_strided(dst, from);
+  kernels::copy_strided(dst, inplace_source(dst, src, "copy_", "src", "tsr_clone/tsr_to_dtype"));
   dst.bump_version();
 }
 
