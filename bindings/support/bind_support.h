@@ -1,0 +1,181 @@
+/* bindings/support/bind_support.h — small C helpers the SWIG wrappers share.
+ *
+ * They exist only because a handful of C API shapes do not map onto one
+ * method call per language: int64/double/byte arrays coming back (returned
+ * here as {pointer, length} structs that each language's out-typemap copies
+ * into a native array), a list of tensors (split/chunk results, save input),
+ * and the save options. Everything here uses only the public C API, so the
+ * bindings stay a client of include/tessera like any other program.
+ */
+#ifndef TESSERA_BIND_SUPPORT_H
+#define TESSERA_BIND_SUPPORT_H
+
+#include <stdlib.h>
+#include <string.h>
+#include <tessera/tessera.h>
+
+/* Aliases SWIG sees as the class names, so its %extend helpers are called
+ * TsrTensor_ndim and not tsr_tensor_ndim (which would collide with the API). */
+typedef struct tsr_tensor TsrTensor;
+typedef struct tsr_storage TsrStorage;
+typedef struct tsr_generator TsrGenerator;
+typedef struct tsr_tensor_map TsrTensorMap;
+typedef int64_t tsr_i64; /* int64_t behind a pointer, see bindings.md */
+
+/* An int64 array handed back to the language. Borrowed (sizes, strides: valid
+ * while the tensor lives) unless owned, then malloc'd and freed by the
+ * out-typemap after copying. length -1 means the call failed (error set). */
+typedef struct tsr_i64_array {
+  const int64_t* data;
+  int64_t length;
+  int owned;
+} tsr_i64_array;
+
+/* A malloc'd double array handed back; the out-typemap copies and frees it. */
+typedef struct tsr_f64_array {
+  double* data;
+  int64_t length;
+} tsr_f64_array;
+
+/* A malloc'd byte buffer handed back; the out-typemap copies and frees it. */
+typedef struct tsr_bytes {
+  char* data;
+  int64_t length;
+} tsr_bytes;
+
+/* An ordered list of tensor references, each with an optional name, plus
+ * string metadata: what split/chunk return and what save takes. It owns one
+ * reference per tensor and copies of the strings. */
+typedef struct TsrTensorList {
+  tsr_tensor** items;
+  char** names;
+  int64_t size;
+  int64_t capacity;
+  char** meta_keys;
+  char** meta_values;
+  int64_t meta_size;
+} TsrTensorList;
+
+/* Errors the binding glue itself detects (a list index out of range, malloc
+ * failing) are kept beside the library's thread-local record, so each
+ * language's %exception block asks one place: tsr_bind_error. */
+static __thread tsr_status tsr_bind_code = TSR_OK;
+static __thread const char* tsr_bind_message = "";
+
+/* Called before every wrapped call: clears both records. */
+static inline void tsr_bind_clear(void) {
+  tsr_bind_code = TSR_OK;
+  if (tsr_last_error_code() != TSR_OK) tsr_clear_last_error();
+}
+
+/* message must be a string literal (static storage). */
+static inline void tsr_bind_fail(tsr_status code, const char* message) {
+  tsr_bind_code = code;
+  tsr_bind_message = message;
+}
+
+/* Called after every wrapped call: the status of the failure it recorded, or
+ * TSR_OK. *message (borrowed, valid until the next wrapped call on this
+ * thread) receives the text. Reading it here, in the same native call as the
+ * failure, keeps Go's goroutine-moves-threads problem away (bindings.md). */
+static inline tsr_status tsr_bind_error(const char** message) {
+  if (tsr_bind_code != TSR_OK) {
+    *message = tsr_bind_message;
+    return tsr_bind_code;
+  }
+  tsr_status code = tsr_last_error_code();
+  *message = code != TSR_OK ? tsr_last_error_message() : "";
+  return code;
+}
+
+static inline char* tsr_bind_strdup(const char* s) {
+  if (!s) return NULL;
+  size_t n = strlen(s) + 1;
+  char* c = (char*)malloc(n);
+  if (c) memcpy(c, s, n);
+  return c;
+}
+
+static inline TsrTensorList* tsr_bind_list_new(void) {
+  return (TsrTensorList*)calloc(1, sizeof(TsrTensorList));
+}
+
+static inline void tsr_bind_list_free(TsrTensorList* l) {
+  if (!l) return;
+  for (int64_t i = 0; i < l->size; ++i) {
+    tsr_tensor_release(l->items[i]);
+    free(l->names[i]);
+  }
+  for (int64_t i = 0; i < l->meta_size; ++i) {
+    free(l->meta_keys[i]);
+    free(l->meta_values[i]);
+  }
+  free(l->items);
+  free(l->names);
+  free(l->meta_keys);
+  free(l->meta_values);
+  free(l);
+}
+
+/* Takes over one reference to t (the caller's). 0 on success, -1 on OOM
+ * (then t is released). */
+static inline int tsr_bind_list_push(TsrTensorList* l, tsr_tensor* t, const char* name) {
+  if (l->size == l->capacity) {
+    int64_t cap = l->capacity ? 2 * l->capacity : 4;
+    tsr_tensor** items = (tsr_tensor**)realloc(l->items, (size_t)cap * sizeof *items);
+    if (items) l->items = items;
+    char** names = items ? (char**)realloc(l->names, (size_t)cap * sizeof *names) : NULL;
+    if (names) l->names = names;
+    if (!items || !names) {
+      tsr_tensor_release(t);
+      tsr_bind_fail(TSR_ERR_OUT_OF_MEMORY, "out of memory growing a TensorList");
+      return -1;
+    }
+    l->capacity = cap;
+  }
+  char* copy = NULL;
+  if (name && !(copy = tsr_bind_strdup(name))) {
+    tsr_tensor_release(t);
+    tsr_bind_fail(TSR_ERR_OUT_OF_MEMORY, "out of memory copying a tensor name");
+    return -1;
+  }
+  l->items[l->size] = t;
+  l->names[l->size] = copy;
+  l->size++;
+  return 0;
+}
+
+/* Runs split or chunk (which fill a caller array) into a new list. */
+typedef tsr_status (*tsr_bind_pieces_fn)(const tsr_tensor*, int64_t, int64_t, tsr_tensor**,
+                                         int64_t, int64_t*);
+static inline TsrTensorList* tsr_bind_pieces(tsr_bind_pieces_fn fn, const tsr_tensor* t,
+                                             int64_t arg, int64_t dim) {
+  /* The first call, with capacity 0, only asks the count: it fails with
+   * TSR_ERR_INVALID_ARGUMENT whenever there is a piece, but writes the count;
+   * a count left at -1 means the arguments themselves were refused. */
+  int64_t count = -1;
+  if (fn(t, arg, dim, NULL, 0, &count) != TSR_OK) {
+    if (count < 0) return NULL;
+    tsr_clear_last_error();
+  }
+  TsrTensorList* l = tsr_bind_list_new();
+  tsr_tensor** outs = (tsr_tensor**)calloc((size_t)(count ? count : 1), sizeof *outs);
+  if (!l || !outs) tsr_bind_fail(TSR_ERR_OUT_OF_MEMORY, "out of memory listing pieces");
+  if (!l || !outs || fn(t, arg, dim, outs, count, &count) != TSR_OK) {
+    free(outs);
+    tsr_bind_list_free(l);
+    return NULL;
+  }
+  for (int64_t i = 0; i < count; ++i) {
+    if (tsr_bind_list_push(l, outs[i], NULL) != 0) {
+      for (int64_t j = i + 1; j < count; ++j) tsr_tensor_release(outs[j]);
+      free(outs);
+      tsr_bind_list_free(l);
+      return NULL;
+    }
+  }
+  free(outs);
+  return l;
+}
+
+#endif /* TESSERA_BIND_SUPPORT_H */

@@ -1,0 +1,925 @@
+/* bindings/tessera.i — the one SWIG interface behind the Python, Java, C# and
+ * Go bindings.
+ *
+ * Layout of this file:
+ *   1. the language's own file (bindings/<lang>/<lang>.i): its %exception
+ *      block, array typemaps and naming rules, which must come before the
+ *      declarations they apply to;
+ *   2. the enums and plain structs, taken from the public headers themselves;
+ *   3. the handle classes (Tensor, Storage, Generator, TensorMap, TensorList)
+ *      as empty structs with %extend methods over the C API;
+ *   4. module-level functions (grad mode, allocator, save, version).
+ *
+ * Conventions every language file implements:
+ *   - Errors: each wrapped call is bracketed by tsr_bind_clear() before and
+ *     tsr_bind_error(&msg) after (bind_support.h); a non-OK status becomes the
+ *     language's exception / Go error carrying the status and the message.
+ *     Methods below therefore just call the C API and return its out value.
+ *   - Arrays in: (const tsr_i64* array, int64_t length) for int64 lists,
+ *     (const double* darray, int64_t dlength) for doubles and
+ *     (const void* bytes, size_t nbytes) for raw bytes. %apply maps the other
+ *     parameter names used below onto these three.
+ *   - Arrays out: tsr_i64_array, tsr_f64_array and tsr_bytes returned by value,
+ *     copied into a native array (and freed when owned).
+ *   - A released handle is NULL on the native side; passing it on makes the
+ *     library record TSR_ERR_INVALID_ARGUMENT, which the check above raises.
+ * Names are snake_case here; each language file renames to its convention.
+ */
+%module tessera
+
+%include <stdint.i>
+
+%{
+#include <tessera/tessera.h>
+#include "support/bind_support.h"
+%}
+
+/* Default arguments turn into `...interface{}` overloads in Go; Go's
+ * hand-written package supplies its own defaults instead. */
+#ifdef SWIGGO
+#define TSR_DEFAULT(value)
+#else
+#define TSR_DEFAULT(value) = value
+#endif
+
+#if defined(SWIGPYTHON)
+%include "python/python.i"
+#elif defined(SWIGJAVA)
+%include "java/java.i"
+#elif defined(SWIGCSHARP)
+%include "csharp/csharp.i"
+#elif defined(SWIGGO)
+%include "go/go.i"
+#endif
+
+/* ---- 2. enums and plain structs, from the headers -------------------------- */
+/* Only the declarations: every tsr_ function is wrapped by hand below. */
+%rename("$ignore", %$isfunction, regextarget=1) "^tsr_";
+%ignore tsr_deleter;
+%ignore tsr_save_options;
+%ignore tsr_load_options;
+%ignore tsr_memory_stats_t::struct_size;
+#define TSR_API
+%rename(Status) tsr_status;
+%rename(DType) tsr_dtype;
+%rename(DeviceType) tsr_device_type;
+%rename(MemoryFormat) tsr_memory_format;
+%rename(Compression) tsr_compression;
+%rename(MemoryStat) tsr_memory_stat_t;
+%rename(MemoryStats) tsr_memory_stats_t;
+%rename("%(strip:[TSR_])s", regextarget=1, %$isenumitem) "^TSR_";
+%include "tessera/types.h"
+%include "tessera/io.h"
+%include "tessera/allocator.h"
+
+/* ---- 3. handle classes ---------------------------------------------------- */
+/* tsr_i64 (int64_t behind a pointer) stays opaque to SWIG on purpose: stdint.i
+ * makes int64_t `long long`, which is not `long` on LP64 (bindings.md). */
+
+typedef struct { const int64_t* data; int64_t length; int owned; } tsr_i64_array;
+typedef struct { double* data; int64_t length; } tsr_f64_array;
+typedef struct { char* data; int64_t length; } tsr_bytes;
+
+%apply (const tsr_i64* array, int64_t length) {
+  (const tsr_i64* sizes, int64_t ndim),
+  (const tsr_i64* strides, int64_t nstrides),
+  (const tsr_i64* dims, int64_t ndims),
+  (const tsr_i64* index, int64_t nindex),
+  (const tsr_i64* source, int64_t nsource),
+  (const tsr_i64* destination, int64_t ndestination),
+  (const tsr_i64* values, int64_t nvalues)
+};
+
+%rename(Tensor) TsrTensor;
+%rename(Storage) TsrStorage;
+%rename(Generator) TsrGenerator;
+%rename(TensorMap) TsrTensorMap;
+%rename(TensorList) TsrTensorList;
+
+%nodefaultctor TsrTensor;
+%nodefaultctor TsrStorage;
+%nodefaultctor TsrTensorMap;
+typedef struct {} TsrTensor;
+typedef struct {} TsrStorage;
+typedef struct {} TsrGenerator;
+typedef struct {} TsrTensorMap;
+typedef struct {} TsrTensorList;
+
+/* Every method returning a handle returns a new reference the proxy owns. */
+%newobject TsrTensor::empty;
+%newobject TsrTensor::empty_strided;
+%newobject TsrTensor::zeros;
+%newobject TsrTensor::ones;
+%newobject TsrTensor::full;
+%newobject TsrTensor::arange;
+%newobject TsrTensor::from_bytes;
+%newobject TsrTensor::from_float64;
+%newobject TsrTensor::from_int64;
+%newobject TsrTensor::rand;
+%newobject TsrTensor::randn;
+%newobject TsrTensor::randperm;
+%newobject TsrTensor::storage;
+%newobject TsrTensor::view;
+%newobject TsrTensor::reshape;
+%newobject TsrTensor::transpose;
+%newobject TsrTensor::t;
+%newobject TsrTensor::permute;
+%newobject TsrTensor::narrow;
+%newobject TsrTensor::slice;
+%newobject TsrTensor::select;
+%newobject TsrTensor::expand;
+%newobject TsrTensor::squeeze;
+%newobject TsrTensor::squeeze_dim;
+%newobject TsrTensor::unsqueeze;
+%newobject TsrTensor::flatten;
+%newobject TsrTensor::unflatten;
+%newobject TsrTensor::movedim;
+%newobject TsrTensor::as_strided;
+%newobject TsrTensor::unfold;
+%newobject TsrTensor::diagonal;
+%newobject TsrTensor::split;
+%newobject TsrTensor::chunk;
+%newobject TsrTensor::contiguous;
+%newobject TsrTensor::clone;
+%newobject TsrTensor::to;
+%newobject TsrTensor::add;
+%newobject TsrTensor::sub;
+%newobject TsrTensor::mul;
+%newobject TsrTensor::div;
+%newobject TsrTensor::mul_scalar;
+%newobject TsrTensor::add_scalar;
+%newobject TsrTensor::relu;
+%newobject TsrTensor::exp;
+%newobject TsrTensor::log;
+%newobject TsrTensor::neg;
+%newobject TsrTensor::matmul;
+%newobject TsrTensor::sum;
+%newobject TsrTensor::mean;
+%newobject TsrTensor::max_dim;
+%newobject TsrTensor::max;
+%newobject TsrTensor::argmax;
+%newobject TsrTensor::log_softmax;
+%newobject TsrTensor::cross_entropy;
+%newobject TsrTensor::grad;
+%newobject TsrTensor::detach;
+%newobject TsrTensorMap::load;
+%newobject TsrTensorMap::get;
+%newobject TsrTensorMap::get_by_name;
+%newobject TsrTensorMap::to_list;
+%newobject TsrTensorList::get;
+
+/* ---- Tensor: torch.Tensor over tsr_tensor --------------------------------- */
+%extend TsrTensor {
+  ~TsrTensor() { tsr_tensor_release($self); }
+
+  /* Factories (torch.empty, zeros, ...): CPU device 0 unless told. */
+  static TsrTensor* empty(const tsr_i64* sizes, int64_t ndim, tsr_dtype dtype TSR_DEFAULT(TSR_FLOAT32),
+                          tsr_memory_format memory_format TSR_DEFAULT(TSR_CONTIGUOUS_FORMAT),
+                          tsr_device_type device_type TSR_DEFAULT(TSR_DEVICE_CPU),
+                          int32_t device_index TSR_DEFAULT(0)) {
+    tsr_tensor* out = NULL;
+    tsr_empty(ndim, sizes, dtype, memory_format, device_type, device_index, &out);
+    return out;
+  }
+  static TsrTensor* empty_strided(const tsr_i64* sizes, int64_t ndim, const tsr_i64* strides,
+                                  int64_t nstrides, tsr_dtype dtype TSR_DEFAULT(TSR_FLOAT32),
+                                  tsr_device_type device_type TSR_DEFAULT(TSR_DEVICE_CPU),
+                                  int32_t device_index TSR_DEFAULT(0)) {
+    tsr_tensor* out = NULL;
+    if (nstrides != ndim) {
+      tsr_bind_fail(TSR_ERR_INVALID_ARGUMENT, "empty_strided: sizes and strides differ in length");
+      return NULL;
+    }
+    tsr_empty_strided(ndim, sizes, strides, dtype, device_type, device_index, &out);
+    return out;
+  }
+  static TsrTensor* zeros(const tsr_i64* sizes, int64_t ndim, tsr_dtype dtype TSR_DEFAULT(TSR_FLOAT32),
+                          tsr_device_type device_type TSR_DEFAULT(TSR_DEVICE_CPU),
+                          int32_t device_index TSR_DEFAULT(0)) {
+    tsr_tensor* out = NULL;
+    tsr_zeros(ndim, sizes, dtype, device_type, device_index, &out);
+    return out;
+  }
+  static TsrTensor* ones(const tsr_i64* sizes, int64_t ndim, tsr_dtype dtype TSR_DEFAULT(TSR_FLOAT32),
+                         tsr_device_type device_type TSR_DEFAULT(TSR_DEVICE_CPU),
+                         int32_t device_index TSR_DEFAULT(0)) {
+    tsr_tensor* out = NULL;
+    tsr_ones(ndim, sizes, dtype, device_type, device_index, &out);
+    return out;
+  }
+  static TsrTensor* full(const tsr_i64* sizes, int64_t ndim, double value,
+                         tsr_dtype dtype TSR_DEFAULT(TSR_FLOAT32),
+                         tsr_device_type device_type TSR_DEFAULT(TSR_DEVICE_CPU),
+                         int32_t device_index TSR_DEFAULT(0)) {
+    tsr_tensor* out = NULL;
+    tsr_full(ndim, sizes, value, dtype, device_type, device_index, &out);
+    return out;
+  }
+  static TsrTensor* arange(double start, double end, double step TSR_DEFAULT(1.0),
+                           tsr_dtype dtype TSR_DEFAULT(TSR_INT64),
+                           tsr_device_type device_type TSR_DEFAULT(TSR_DEVICE_CPU),
+                           int32_t device_index TSR_DEFAULT(0)) {
+    tsr_tensor* out = NULL;
+    tsr_arange(start, end, step, dtype, device_type, device_index, &out);
+    return out;
+  }
+  /* A copy of C-order native-endian elements of dtype (tsr_from_data). */
+  static TsrTensor* from_bytes(const void* bytes, size_t nbytes, const tsr_i64* sizes, int64_t ndim,
+                               tsr_dtype dtype) {
+    tsr_tensor* out = NULL;
+    tsr_from_data(bytes, nbytes, ndim, sizes, dtype, &out);
+    return out;
+  }
+  /* A tensor of sizes and dtype holding darray's values (C order) converted
+   * to dtype as tsr_copy_ converts. */
+  static TsrTensor* from_float64(const double* darray, int64_t dlength, const tsr_i64* sizes,
+                                 int64_t ndim, tsr_dtype dtype TSR_DEFAULT(TSR_FLOAT32)) {
+    tsr_tensor *f64 = NULL, *out = NULL;
+    if (tsr_from_data(darray, (size_t)dlength * sizeof(double), ndim, sizes, TSR_FLOAT64, &f64) != TSR_OK)
+      return NULL;
+    tsr_to_dtype(f64, dtype, &out);
+    tsr_tensor_release(f64);
+    return out;
+  }
+  static TsrTensor* from_int64(const tsr_i64* values, int64_t nvalues, const tsr_i64* sizes,
+                               int64_t ndim, tsr_dtype dtype TSR_DEFAULT(TSR_INT64)) {
+    tsr_tensor *i64 = NULL, *out = NULL;
+    if (tsr_from_data(values, (size_t)nvalues * sizeof(int64_t), ndim, sizes, TSR_INT64, &i64) != TSR_OK)
+      return NULL;
+    tsr_to_dtype(i64, dtype, &out);
+    tsr_tensor_release(i64);
+    return out;
+  }
+  /* torch.rand / randn / randperm with generator=g. */
+  static TsrTensor* rand(const tsr_i64* sizes, int64_t ndim, TsrGenerator* generator,
+                         tsr_dtype dtype TSR_DEFAULT(TSR_FLOAT32)) {
+    tsr_tensor* out = NULL;
+    tsr_rand(ndim, sizes, dtype, generator, &out);
+    return out;
+  }
+  static TsrTensor* randn(const tsr_i64* sizes, int64_t ndim, TsrGenerator* generator,
+                          tsr_dtype dtype TSR_DEFAULT(TSR_FLOAT32)) {
+    tsr_tensor* out = NULL;
+    tsr_randn(ndim, sizes, dtype, generator, &out);
+    return out;
+  }
+  static TsrTensor* randperm(int64_t n, TsrGenerator* generator) {
+    tsr_tensor* out = NULL;
+    tsr_randperm(n, generator, &out);
+    return out;
+  }
+
+  /* Queries. */
+  int64_t ndim() { return tsr_tensor_ndim($self); }
+  tsr_i64_array sizes() {
+    tsr_i64_array a = {tsr_tensor_sizes($self), tsr_tensor_ndim($self), 0};
+    return a;
+  }
+  tsr_i64_array strides() {
+    tsr_i64_array a = {tsr_tensor_strides($self), tsr_tensor_ndim($self), 0};
+    return a;
+  }
+  int64_t size(int64_t dim) {
+    int64_t out = 0;
+    tsr_tensor_size($self, dim, &out);
+    return out;
+  }
+  int64_t stride(int64_t dim) {
+    int64_t out = 0;
+    tsr_tensor_stride($self, dim, &out);
+    return out;
+  }
+  int64_t storage_offset() { return tsr_tensor_storage_offset($self); }
+  int64_t numel() { return tsr_tensor_numel($self); }
+  int64_t element_size() { return tsr_tensor_element_size($self); }
+  int64_t nbytes() { return tsr_tensor_nbytes($self); }
+  tsr_dtype dtype() { return tsr_tensor_dtype($self); }
+  tsr_device_type device_type() { return tsr_tensor_device_type($self); }
+  int32_t device_index() { return tsr_tensor_device_index($self); }
+  /* Address of element [0,...,0] as an integer (for ctypes, NumPy, ...). */
+  uint64_t data_ptr() { return (uint64_t)(uintptr_t)tsr_tensor_data_ptr($self); }
+  TsrStorage* storage() {
+    tsr_storage* out = NULL;
+    tsr_tensor_storage($self, &out);
+    return out;
+  }
+
+  /* Elements. */
+  double item_double() {
+    double out = 0;
+    tsr_item_double($self, &out);
+    return out;
+  }
+  int64_t item_int64() {
+    int64_t out = 0;
+    tsr_item_int64($self, &out);
+    return out;
+  }
+  double get_double(const tsr_i64* index, int64_t nindex) {
+    double out = 0;
+    tsr_get_double($self, nindex, index, &out);
+    return out;
+  }
+  int64_t get_int64(const tsr_i64* index, int64_t nindex) {
+    int64_t out = 0;
+    tsr_get_int64($self, nindex, index, &out);
+    return out;
+  }
+  void set_double(const tsr_i64* index, int64_t nindex, double value) {
+    tsr_set_double($self, nindex, index, value);
+  }
+  void set_int64(const tsr_i64* index, int64_t nindex, int64_t value) {
+    tsr_set_int64($self, nindex, index, value);
+  }
+  /* All elements in C order, as raw bytes of the tensor's dtype
+   * (tsr_copy_to_buffer), as doubles, or as int64s. */
+  tsr_bytes to_bytes() {
+    tsr_bytes b = {NULL, -1};
+    int64_t n = tsr_tensor_nbytes($self);
+    if (n < 0) return b;
+    char* data = (char*)malloc(n ? (size_t)n : 1);
+    if (!data) {
+      tsr_bind_fail(TSR_ERR_OUT_OF_MEMORY, "out of memory copying a tensor's bytes");
+      return b;
+    }
+    if (tsr_copy_to_buffer($self, data, (size_t)n, NULL) != TSR_OK) {
+      free(data);
+      return b;
+    }
+    b.data = data;
+    b.length = n;
+    return b;
+  }
+  tsr_f64_array to_float64() {
+    tsr_f64_array a = {NULL, -1};
+    tsr_tensor* f64 = NULL;
+    if (tsr_to_dtype($self, TSR_FLOAT64, &f64) != TSR_OK) return a;
+    int64_t n = tsr_tensor_numel(f64);
+    double* data = (double*)malloc(n ? (size_t)n * sizeof(double) : 1);
+    if (!data) tsr_bind_fail(TSR_ERR_OUT_OF_MEMORY, "out of memory copying a tensor's values");
+    if (data && tsr_copy_to_buffer(f64, data, (size_t)n * sizeof(double), NULL) == TSR_OK) {
+      a.data = data;
+      a.length = n;
+    } else {
+      free(data);
+    }
+    tsr_tensor_release(f64);
+    return a;
+  }
+  tsr_i64_array to_int64() {
+    tsr_i64_array a = {NULL, -1, 1};
+    tsr_tensor* i64 = NULL;
+    if (tsr_to_dtype($self, TSR_INT64, &i64) != TSR_OK) return a;
+    int64_t n = tsr_tensor_numel(i64);
+    int64_t* data = (int64_t*)malloc(n ? (size_t)n * sizeof(int64_t) : 1);
+    if (!data) tsr_bind_fail(TSR_ERR_OUT_OF_MEMORY, "out of memory copying a tensor's values");
+    if (data && tsr_copy_to_buffer(i64, data, (size_t)n * sizeof(int64_t), NULL) == TSR_OK) {
+      a.data = data;
+      a.length = n;
+    } else {
+      free(data);
+    }
+    tsr_tensor_release(i64);
+    return a;
+  }
+
+  /* Views (torch.Tensor.view, reshape, ...). */
+  TsrTensor* view(const tsr_i64* sizes, int64_t ndim) {
+    tsr_tensor* out = NULL;
+    tsr_view($self, ndim, sizes, &out);
+    return out;
+  }
+  TsrTensor* reshape(const tsr_i64* sizes, int64_t ndim) {
+    tsr_tensor* out = NULL;
+    tsr_reshape($self, ndim, sizes, &out);
+    return out;
+  }
+  TsrTensor* transpose(int64_t dim0, int64_t dim1) {
+    tsr_tensor* out = NULL;
+    tsr_transpose($self, dim0, dim1, &out);
+    return out;
+  }
+  TsrTensor* t() {
+    tsr_tensor* out = NULL;
+    tsr_t($self, &out);
+    return out;
+  }
+  TsrTensor* permute(const tsr_i64* dims, int64_t ndims) {
+    tsr_tensor* out = NULL;
+    tsr_permute($self, ndims, dims, &out);
+    return out;
+  }
+  TsrTensor* narrow(int64_t dim, int64_t start, int64_t length) {
+    tsr_tensor* out = NULL;
+    tsr_narrow($self, dim, start, length, &out);
+    return out;
+  }
+  TsrTensor* slice(int64_t dim, int64_t start, int64_t end, int64_t step TSR_DEFAULT(1)) {
+    tsr_tensor* out = NULL;
+    tsr_slice($self, dim, start, end, step, &out);
+    return out;
+  }
+  TsrTensor* select(int64_t dim, int64_t index) {
+    tsr_tensor* out = NULL;
+    tsr_select($self, dim, index, &out);
+    return out;
+  }
+  TsrTensor* expand(const tsr_i64* sizes, int64_t ndim) {
+    tsr_tensor* out = NULL;
+    tsr_expand($self, ndim, sizes, &out);
+    return out;
+  }
+  TsrTensor* squeeze() {
+    tsr_tensor* out = NULL;
+    tsr_squeeze($self, &out);
+    return out;
+  }
+  TsrTensor* squeeze_dim(int64_t dim) {
+    tsr_tensor* out = NULL;
+    tsr_squeeze_dim($self, dim, &out);
+    return out;
+  }
+  TsrTensor* unsqueeze(int64_t dim) {
+    tsr_tensor* out = NULL;
+    tsr_unsqueeze($self, dim, &out);
+    return out;
+  }
+  TsrTensor* flatten(int64_t start_dim TSR_DEFAULT(0), int64_t end_dim TSR_DEFAULT(-1)) {
+    tsr_tensor* out = NULL;
+    tsr_flatten($self, start_dim, end_dim, &out);
+    return out;
+  }
+  TsrTensor* unflatten(int64_t dim, const tsr_i64* sizes, int64_t ndim) {
+    tsr_tensor* out = NULL;
+    tsr_unflatten($self, dim, ndim, sizes, &out);
+    return out;
+  }
+  TsrTensor* movedim(const tsr_i64* source, int64_t nsource, const tsr_i64* destination,
+                     int64_t ndestination) {
+    tsr_tensor* out = NULL;
+    if (nsource != ndestination) {
+      tsr_bind_fail(TSR_ERR_INVALID_ARGUMENT,
+                    "movedim: Invalid source or destination dims: source and destination differ in length");
+      return NULL;
+    }
+    tsr_movedim($self, nsource, source, destination, &out);
+    return out;
+  }
+  TsrTensor* as_strided(const tsr_i64* sizes, int64_t ndim, const tsr_i64* strides, int64_t nstrides,
+                        int64_t storage_offset TSR_DEFAULT(0)) {
+    tsr_tensor* out = NULL;
+    if (nstrides != ndim) {
+      tsr_bind_fail(TSR_ERR_INVALID_ARGUMENT, "as_strided: sizes and strides differ in length");
+      return NULL;
+    }
+    tsr_as_strided($self, ndim, sizes, strides, storage_offset, &out);
+    return out;
+  }
+  TsrTensor* unfold(int64_t dim, int64_t size, int64_t step) {
+    tsr_tensor* out = NULL;
+    tsr_unfold($self, dim, size, step, &out);
+    return out;
+  }
+  TsrTensor* diagonal(int64_t offset TSR_DEFAULT(0), int64_t dim1 TSR_DEFAULT(0),
+                      int64_t dim2 TSR_DEFAULT(1)) {
+    tsr_tensor* out = NULL;
+    tsr_diagonal($self, offset, dim1, dim2, &out);
+    return out;
+  }
+  TsrTensorList* split(int64_t split_size, int64_t dim TSR_DEFAULT(0)) {
+    return tsr_bind_pieces(tsr_split, $self, split_size, dim);
+  }
+  TsrTensorList* chunk(int64_t chunks, int64_t dim TSR_DEFAULT(0)) {
+    return tsr_bind_pieces(tsr_chunk, $self, chunks, dim);
+  }
+
+  /* Layout. */
+  bool is_contiguous(tsr_memory_format memory_format TSR_DEFAULT(TSR_CONTIGUOUS_FORMAT)) {
+    bool out = false;
+    tsr_is_contiguous($self, memory_format, &out);
+    return out;
+  }
+  bool is_non_overlapping_and_dense() {
+    bool out = false;
+    tsr_is_non_overlapping_and_dense($self, &out);
+    return out;
+  }
+  tsr_memory_format suggest_memory_format() {
+    tsr_memory_format out = TSR_CONTIGUOUS_FORMAT;
+    tsr_suggest_memory_format($self, &out);
+    return out;
+  }
+  TsrTensor* contiguous(tsr_memory_format memory_format TSR_DEFAULT(TSR_CONTIGUOUS_FORMAT)) {
+    tsr_tensor* out = NULL;
+    tsr_contiguous($self, memory_format, &out);
+    return out;
+  }
+  TsrTensor* clone(tsr_memory_format memory_format TSR_DEFAULT(TSR_PRESERVE_FORMAT)) {
+    tsr_tensor* out = NULL;
+    tsr_clone($self, memory_format, &out);
+    return out;
+  }
+  TsrTensor* to(tsr_dtype dtype) {
+    tsr_tensor* out = NULL;
+    tsr_to_dtype($self, dtype, &out);
+    return out;
+  }
+  void copy_(TsrTensor* src) { tsr_copy_($self, src); }
+  bool shares_storage(TsrTensor* other) {
+    bool out = false;
+    tsr_shares_storage($self, other, &out);
+    return out;
+  }
+
+  /* Arithmetic and functions (torch.add, ...). */
+  TsrTensor* add(TsrTensor* other) {
+    tsr_tensor* out = NULL;
+    tsr_add($self, other, &out);
+    return out;
+  }
+  TsrTensor* sub(TsrTensor* other) {
+    tsr_tensor* out = NULL;
+    tsr_sub($self, other, &out);
+    return out;
+  }
+  TsrTensor* mul(TsrTensor* other) {
+    tsr_tensor* out = NULL;
+    tsr_mul($self, other, &out);
+    return out;
+  }
+  TsrTensor* div(TsrTensor* other) {
+    tsr_tensor* out = NULL;
+    tsr_div($self, other, &out);
+    return out;
+  }
+  TsrTensor* mul_scalar(double scalar) {
+    tsr_tensor* out = NULL;
+    tsr_mul_scalar($self, scalar, &out);
+    return out;
+  }
+  TsrTensor* add_scalar(double scalar) {
+    tsr_tensor* out = NULL;
+    tsr_add_scalar($self, scalar, &out);
+    return out;
+  }
+  void add_(TsrTensor* other, double alpha TSR_DEFAULT(1.0)) { tsr_add_($self, other, alpha); }
+  void mul_scalar_(double scalar) { tsr_mul_scalar_($self, scalar); }
+  void fill_(double value) { tsr_fill_($self, value); }
+  void zero_() { tsr_zero_($self); }
+  TsrTensor* relu() {
+    tsr_tensor* out = NULL;
+    tsr_relu($self, &out);
+    return out;
+  }
+  TsrTensor* exp() {
+    tsr_tensor* out = NULL;
+    tsr_exp($self, &out);
+    return out;
+  }
+  TsrTensor* log() {
+    tsr_tensor* out = NULL;
+    tsr_log($self, &out);
+    return out;
+  }
+  TsrTensor* neg() {
+    tsr_tensor* out = NULL;
+    tsr_neg($self, &out);
+    return out;
+  }
+  TsrTensor* matmul(TsrTensor* other) {
+    tsr_tensor* out = NULL;
+    tsr_matmul($self, other, &out);
+    return out;
+  }
+  /* Reductions: an empty dims list reduces over every dim. */
+  TsrTensor* sum(const tsr_i64* dims, int64_t ndims, bool keepdim TSR_DEFAULT(false)) {
+    tsr_tensor* out = NULL;
+    tsr_sum($self, ndims, dims, keepdim, &out);
+    return out;
+  }
+  TsrTensor* mean(const tsr_i64* dims, int64_t ndims, bool keepdim TSR_DEFAULT(false)) {
+    tsr_tensor* out = NULL;
+    tsr_mean($self, ndims, dims, keepdim, &out);
+    return out;
+  }
+  /* torch.max(dim, keepdim): a two-tensor list [values, indices]. */
+  TsrTensorList* max_dim(int64_t dim, bool keepdim TSR_DEFAULT(false)) {
+    tsr_tensor *values = NULL, *indices = NULL;
+    if (tsr_max_dim($self, dim, keepdim, &values, &indices) != TSR_OK) return NULL;
+    TsrTensorList* l = tsr_bind_list_new();
+    if (!l) {
+      tsr_bind_fail(TSR_ERR_OUT_OF_MEMORY, "out of memory listing max results");
+      tsr_tensor_release(values);
+      tsr_tensor_release(indices);
+      return NULL;
+    }
+    if (tsr_bind_list_push(l, values, "values") != 0) {
+      tsr_tensor_release(indices);
+      tsr_bind_list_free(l);
+      return NULL;
+    }
+    if (tsr_bind_list_push(l, indices, "indices") != 0) {
+      tsr_bind_list_free(l);
+      return NULL;
+    }
+    return l;
+  }
+  TsrTensor* max() {
+    tsr_tensor* out = NULL;
+    tsr_max($self, &out);
+    return out;
+  }
+  TsrTensor* argmax(int64_t dim, bool keepdim TSR_DEFAULT(false)) {
+    tsr_tensor* out = NULL;
+    tsr_argmax($self, dim, keepdim, &out);
+    return out;
+  }
+  TsrTensor* log_softmax(int64_t dim) {
+    tsr_tensor* out = NULL;
+    tsr_log_softmax($self, dim, &out);
+    return out;
+  }
+  /* self: logits [N, C]; target: [N] int64. */
+  TsrTensor* cross_entropy(TsrTensor* target) {
+    tsr_tensor* out = NULL;
+    tsr_cross_entropy($self, target, &out);
+    return out;
+  }
+
+  /* Autograd. */
+  void set_requires_grad(bool requires_grad) { tsr_set_requires_grad($self, requires_grad); }
+  bool requires_grad() {
+    /* false for a live tensor is not an error; NULL records one. */
+    return tsr_requires_grad($self);
+  }
+  bool is_leaf() { return tsr_is_leaf($self); }
+  /* NULL (None/null/nil) for leaves. */
+  const char* grad_fn_name() { return tsr_grad_fn_name($self); }
+  int64_t version() { return tsr_version($self); }
+  /* NULL (None/null/nil) when there is no gradient. */
+  TsrTensor* grad() {
+    tsr_tensor* out = NULL;
+    tsr_grad($self, &out);
+    return out;
+  }
+  void set_grad(TsrTensor* grad) { tsr_set_grad($self, grad); }
+  void zero_grad() { tsr_zero_grad($self); }
+  void backward(TsrTensor* gradient TSR_DEFAULT(NULL), bool retain_graph TSR_DEFAULT(false)) {
+    tsr_backward($self, gradient, retain_graph);
+  }
+  TsrTensor* detach() {
+    tsr_tensor* out = NULL;
+    tsr_detach($self, &out);
+    return out;
+  }
+}
+
+/* ---- Storage --------------------------------------------------------------- */
+%extend TsrStorage {
+  ~TsrStorage() { tsr_storage_release($self); }
+  int64_t nbytes() { return tsr_storage_nbytes($self); }
+  uint64_t data_ptr() { return (uint64_t)(uintptr_t)tsr_storage_data_ptr($self); }
+  tsr_device_type device_type() { return tsr_storage_device_type($self); }
+  int64_t use_count() { return tsr_storage_use_count($self); }
+}
+
+/* ---- Generator: torch.Generator ------------------------------------------- */
+%extend TsrGenerator {
+  TsrGenerator(uint64_t seed) {
+    tsr_generator* out = NULL;
+    tsr_generator_create(seed, &out);
+    return out;
+  }
+  ~TsrGenerator() { tsr_generator_release($self); }
+  void manual_seed(uint64_t seed) { tsr_generator_manual_seed($self, seed); }
+}
+
+/* ---- TensorList: split/chunk results, max_dim results, save input ---------- */
+%extend TsrTensorList {
+  TsrTensorList() {
+    TsrTensorList* l = tsr_bind_list_new();
+    if (!l) tsr_bind_fail(TSR_ERR_OUT_OF_MEMORY, "out of memory creating a TensorList");
+    return l;
+  }
+  ~TsrTensorList() { tsr_bind_list_free($self); }
+  int64_t size() {
+    if (!$self) {
+      tsr_bind_fail(TSR_ERR_INVALID_ARGUMENT, "TensorList is closed");
+      return -1;
+    }
+    return $self->size;
+  }
+  /* Appends a new reference to tensor, with an optional name (save needs names). */
+  void append(TsrTensor* tensor, const char* name TSR_DEFAULT(NULL)) {
+    if (!$self || !tensor) {
+      tsr_bind_fail(TSR_ERR_INVALID_ARGUMENT, "TensorList.append: closed list or tensor");
+      return;
+    }
+    tsr_tensor_retain(tensor);
+    tsr_bind_list_push($self, tensor, name);
+  }
+  TsrTensor* get(int64_t i) {
+    if (!$self) {
+      tsr_bind_fail(TSR_ERR_INVALID_ARGUMENT, "TensorList is closed");
+      return NULL;
+    }
+    if (i < 0 || i >= $self->size) {
+      tsr_bind_fail(TSR_ERR_INDEX_OUT_OF_RANGE, "TensorList index out of range");
+      return NULL;
+    }
+    tsr_tensor_retain($self->items[i]);
+    return $self->items[i];
+  }
+  /* NULL when tensor i has no name. */
+  const char* name(int64_t i) {
+    if (!$self) {
+      tsr_bind_fail(TSR_ERR_INVALID_ARGUMENT, "TensorList is closed");
+      return NULL;
+    }
+    if (i < 0 || i >= $self->size) {
+      tsr_bind_fail(TSR_ERR_INDEX_OUT_OF_RANGE, "TensorList index out of range");
+      return NULL;
+    }
+    return $self->names[i];
+  }
+  /* A "__metadata__" pair for save. */
+  void set_metadata(const char* key, const char* value) {
+    if (!$self || !key || !value) {
+      tsr_bind_fail(TSR_ERR_INVALID_ARGUMENT, "TensorList.set_metadata: closed list, key or value");
+      return;
+    }
+    int64_t n = $self->meta_size;
+    char** keys = (char**)realloc($self->meta_keys, (size_t)(n + 1) * sizeof(char*));
+    if (keys) $self->meta_keys = keys;
+    char** values = keys ? (char**)realloc($self->meta_values, (size_t)(n + 1) * sizeof(char*)) : NULL;
+    if (values) $self->meta_values = values;
+    char* k = values ? tsr_bind_strdup(key) : NULL;
+    char* v = k ? tsr_bind_strdup(value) : NULL;
+    if (!v) {
+      free(k);
+      tsr_bind_fail(TSR_ERR_OUT_OF_MEMORY, "out of memory adding metadata");
+      return;
+    }
+    keys[n] = k;
+    values[n] = v;
+    $self->meta_size = n + 1;
+  }
+}
+
+/* ---- TensorMap: what load returns ------------------------------------------ */
+%extend TsrTensorMap {
+  ~TsrTensorMap() { tsr_tensor_map_release($self); }
+  /* tsr_load. max_bytes: cap on the tensor bytes a load may allocate, 0 = none. */
+  static TsrTensorMap* load(const char* path, int64_t max_bytes TSR_DEFAULT(0)) {
+    tsr_load_options opts = {sizeof(tsr_load_options), max_bytes};
+    tsr_tensor_map* out = NULL;
+    tsr_load(path, &opts, &out);
+    return out;
+  }
+  int64_t size() { return tsr_tensor_map_count($self); }
+  const char* name(int64_t i) { return tsr_tensor_map_name($self, i); }
+  /* -1 when absent. */
+  int64_t find(const char* name) { return tsr_tensor_map_find($self, name); }
+  TsrTensor* get(int64_t i) {
+    tsr_tensor* out = NULL;
+    tsr_tensor_map_get($self, i, &out);
+    return out;
+  }
+  TsrTensor* get_by_name(const char* name) {
+    tsr_tensor* out = NULL;
+    tsr_tensor_map_get_by_name($self, name, &out);
+    return out;
+  }
+  int64_t metadata_size() { return tsr_tensor_map_metadata_count($self); }
+  const char* metadata_key(int64_t i) { return tsr_tensor_map_metadata_key($self, i); }
+  const char* metadata_value(int64_t i) { return tsr_tensor_map_metadata_value($self, i); }
+  /* NULL when absent. */
+  const char* metadata_get(const char* key) { return tsr_tensor_map_metadata_get($self, key); }
+}
+
+/* ---- 4. module functions --------------------------------------------------- */
+%{
+
+/* torch.is_grad_enabled / set_grad_enabled (per thread); set returns the
+ * previous setting, which a no_grad scope restores. */
+static bool bind_is_grad_enabled(void) { return tsr_is_grad_enabled(); }
+static bool bind_set_grad_enabled(bool enabled) { return tsr_set_grad_enabled(enabled); }
+
+/* tsr_save of every tensor in list, under its name, with list's metadata.
+ * level 0 means zstd's default. */
+static void bind_save(const char* path, TsrTensorList* list,
+                 tsr_compression compression,
+                 int32_t level) {
+  if (!list) {
+    tsr_bind_fail(TSR_ERR_INVALID_ARGUMENT, "save: the TensorList is NULL or closed");
+    return;
+  }
+  for (int64_t i = 0; i < list->size; ++i) {
+    if (!list->names[i]) {
+      tsr_bind_fail(TSR_ERR_INVALID_ARGUMENT, "save: every tensor needs a name");
+      return;
+    }
+  }
+  tsr_save_options opts;
+  memset(&opts, 0, sizeof opts);
+  opts.struct_size = sizeof opts;
+  opts.compression = compression;
+  opts.level = level;
+  opts.n_metadata = list->meta_size;
+  opts.metadata_keys = (const char* const*)list->meta_keys;
+  opts.metadata_values = (const char* const*)list->meta_values;
+  tsr_save(path, list->size, (const char* const*)list->names, list->items, &opts);
+}
+
+/* Allocator (torch.cuda.memory_* names), per device. */
+static tsr_memory_stats_t bind_memory_stats(tsr_device_type device_type,
+                                       int32_t device_index) {
+  tsr_memory_stats_t s;
+  memset(&s, 0, sizeof s);
+  s.struct_size = sizeof s;
+  tsr_memory_stats(device_type, device_index, &s);
+  return s;
+}
+static int64_t bind_memory_allocated(tsr_device_type device_type,
+                                int32_t device_index) {
+  int64_t out = 0;
+  tsr_memory_allocated(device_type, device_index, &out);
+  return out;
+}
+static int64_t bind_max_memory_allocated(tsr_device_type device_type,
+                                    int32_t device_index) {
+  int64_t out = 0;
+  tsr_max_memory_allocated(device_type, device_index, &out);
+  return out;
+}
+static int64_t bind_memory_reserved(tsr_device_type device_type,
+                               int32_t device_index) {
+  int64_t out = 0;
+  tsr_memory_reserved(device_type, device_index, &out);
+  return out;
+}
+static int64_t bind_max_memory_reserved(tsr_device_type device_type,
+                                   int32_t device_index) {
+  int64_t out = 0;
+  tsr_max_memory_reserved(device_type, device_index, &out);
+  return out;
+}
+static void bind_reset_peak_memory_stats(tsr_device_type device_type,
+                                    int32_t device_index) {
+  tsr_reset_peak_memory_stats(device_type, device_index);
+}
+static void bind_reset_accumulated_memory_stats(tsr_device_type device_type,
+                                           int32_t device_index) {
+  tsr_reset_accumulated_memory_stats(device_type, device_index);
+}
+static void bind_empty_cache(tsr_device_type device_type,
+                        int32_t device_index) {
+  tsr_empty_cache(device_type, device_index);
+}
+/* 0 removes the cap. */
+static void bind_set_memory_limit(int64_t bytes, tsr_device_type device_type,
+                             int32_t device_index) {
+  tsr_set_memory_limit(device_type, device_index, bytes);
+}
+
+/* The loaded library's version (TSR_VERSION_NUMBER = major*10000+minor*100+patch). */
+static int32_t bind_version_number(void) { return tsr_version_number(); }
+static const char* bind_version_string(void) { return tsr_version_string(); }
+/* TSR_ERR_... name of a status (for messages). */
+static const char* bind_status_name(tsr_status status) { return tsr_status_name(status); }
+static const char* bind_dtype_name(tsr_dtype dtype) { return tsr_dtype_name(dtype); }
+%}
+
+/* What SWIG wraps (with the defaults the implementations above cannot carry). */
+%rename(is_grad_enabled) bind_is_grad_enabled;
+bool bind_is_grad_enabled(void);
+%rename(set_grad_enabled) bind_set_grad_enabled;
+bool bind_set_grad_enabled(bool enabled);
+%rename(save) bind_save;
+void bind_save(const char* path, TsrTensorList* list, tsr_compression compression TSR_DEFAULT(TSR_COMPRESSION_NONE), int32_t level TSR_DEFAULT(0));
+%rename(memory_stats) bind_memory_stats;
+tsr_memory_stats_t bind_memory_stats(tsr_device_type device_type TSR_DEFAULT(TSR_DEVICE_CPU), int32_t device_index TSR_DEFAULT(0));
+%rename(memory_allocated) bind_memory_allocated;
+int64_t bind_memory_allocated(tsr_device_type device_type TSR_DEFAULT(TSR_DEVICE_CPU), int32_t device_index TSR_DEFAULT(0));
+%rename(max_memory_allocated) bind_max_memory_allocated;
+int64_t bind_max_memory_allocated(tsr_device_type device_type TSR_DEFAULT(TSR_DEVICE_CPU), int32_t device_index TSR_DEFAULT(0));
+%rename(memory_reserved) bind_memory_reserved;
+int64_t bind_memory_reserved(tsr_device_type device_type TSR_DEFAULT(TSR_DEVICE_CPU), int32_t device_index TSR_DEFAULT(0));
+%rename(max_memory_reserved) bind_max_memory_reserved;
+int64_t bind_max_memory_reserved(tsr_device_type device_type TSR_DEFAULT(TSR_DEVICE_CPU), int32_t device_index TSR_DEFAULT(0));
+%rename(reset_peak_memory_stats) bind_reset_peak_memory_stats;
+void bind_reset_peak_memory_stats(tsr_device_type device_type TSR_DEFAULT(TSR_DEVICE_CPU), int32_t device_index TSR_DEFAULT(0));
+%rename(reset_accumulated_memory_stats) bind_reset_accumulated_memory_stats;
+void bind_reset_accumulated_memory_stats(tsr_device_type device_type TSR_DEFAULT(TSR_DEVICE_CPU), int32_t device_index TSR_DEFAULT(0));
+%rename(empty_cache) bind_empty_cache;
+void bind_empty_cache(tsr_device_type device_type TSR_DEFAULT(TSR_DEVICE_CPU), int32_t device_index TSR_DEFAULT(0));
+%rename(set_memory_limit) bind_set_memory_limit;
+void bind_set_memory_limit(int64_t bytes, tsr_device_type device_type TSR_DEFAULT(TSR_DEVICE_CPU), int32_t device_index TSR_DEFAULT(0));
+%rename(version_number) bind_version_number;
+int32_t bind_version_number(void);
+%rename(version_string) bind_version_string;
+const char* bind_version_string(void);
+%rename(status_name) bind_status_name;
+const char* bind_status_name(tsr_status status);
+%rename(dtype_name) bind_dtype_name;
+const char* bind_dtype_name(tsr_dtype dtype);
