@@ -882,6 +882,13 @@ static void bind_set_memory_limit(int64_t bytes, tsr_device_type device_type,
   tsr_set_memory_limit(device_type, device_index, bytes);
 }
 
+/* The cap set by set_memory_limit, in bytes; 0 when there is none. */
+static int64_t bind_memory_limit(tsr_device_type device_type, int32_t device_index) {
+  int64_t out = 0;
+  tsr_memory_limit(device_type, device_index, &out);
+  return out;
+}
+
 /* The loaded library's version (TSR_VERSION_NUMBER = major*10000+minor*100+patch). */
 static int32_t bind_version_number(void) { return tsr_version_number(); }
 static const char* bind_version_string(void) { return tsr_version_string(); }
@@ -915,6 +922,8 @@ void bind_reset_accumulated_memory_stats(tsr_device_type device_type TSR_DEFAULT
 void bind_empty_cache(tsr_device_type device_type TSR_DEFAULT(TSR_DEVICE_CPU), int32_t device_index TSR_DEFAULT(0));
 %rename(set_memory_limit) bind_set_memory_limit;
 void bind_set_memory_limit(int64_t bytes, tsr_device_type device_type TSR_DEFAULT(TSR_DEVICE_CPU), int32_t device_index TSR_DEFAULT(0));
+%rename(memory_limit) bind_memory_limit;
+int64_t bind_memory_limit(tsr_device_type device_type TSR_DEFAULT(TSR_DEVICE_CPU), int32_t device_index TSR_DEFAULT(0));
 %rename(version_number) bind_version_number;
 int32_t bind_version_number(void);
 %rename(version_string) bind_version_string;
