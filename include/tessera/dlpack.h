@@ -1,0 +1,122 @@
+/* tessera/dlpack.h — zero-copy exchange with other array libraries through
+ * DLPack (https://dmlc.github.io/dlpack/latest/): PyTorch, NumPy, JAX, CuPy.
+ *
+ * Not included by tessera.h: only programs that include this header need
+ * <dlpack/dlpack.h> (Debian: libdlpack-dev; header only). The functions exist
+ * in every build of libtessera; the *_versioned pair exists only when the
+ * library and the caller were both compiled against a DLPack >= 1.0 header
+ * (see TSR_HAS_DLPACK_VERSIONED below).
+ *
+ * Semantics are PyTorch's at::toDLPack / at::fromDLPack
+ * (aten/src/ATen/DLConvertor.cpp), checked against torch 1.13:
+ *
+ *   dtype         DLPack {code, bits, lanes}
+ *   uint8         {kDLUInt   1,  8, 1}
+ *   int8/16/32/64 {kDLInt    0, bits, 1}
+ *   float16/32/64 {kDLFloat  2, bits, 1}
+ *   bfloat16      {kDLBfloat 4, 16, 1}   (as torch 1.13)
+ *   bool          {kDLBool   6,  8, 1}   (DLPack >= 0.8 and torch >= 2.0;
+ *                                         torch 1.13 refuses bool both ways)
+ *
+ * Device: CPU only, {kDLCPU, 0}.
+ *
+ * What a tessera -> DLPack -> tessera round trip keeps: sizes, the strides
+ * of every dim of size >= 2, dtype and the address of element [0,...,0]
+ * (so writes through either side are seen through the other). What it does
+ * not keep: storage_offset (the import starts its storage at element
+ * [0,...,0], offset 0, spanning exactly the elements the view reaches), the
+ * strides of dims of size 0 or 1 (exported as 1, as torch does since
+ * gh-83069), requires_grad and autograd history. The reason: torch 1.13's
+ * from_dlpack ignores DLTensor.byte_offset, so an export that put the
+ * storage start in `data` and the offset in `byte_offset` would make torch
+ * read the wrong elements; tessera therefore exports data = address of
+ * element [0,...,0] and byte_offset = 0, exactly as at::toDLPack does.
+ */
+#ifndef TESSERA_DLPACK_H
+#define TESSERA_DLPACK_H
+
+#include <dlpack/dlpack.h>
+
+#include "types.h"
+
+/* 1 when <dlpack/dlpack.h> defines DLManagedTensorVersioned (DLPack >= 1.0;
+ * Debian 12's libdlpack-dev 0.6 does not). */
+#if defined(DLPACK_MAJOR_VERSION) && DLPACK_MAJOR_VERSION >= 1
+#define TSR_HAS_DLPACK_VERSIONED 1
+#else
+#define TSR_HAS_DLPACK_VERSIONED 0
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Exports t as a DLManagedTensor without copying (at::toDLPack).
+ *
+ * *out: a new DLManagedTensor describing t: data = address of t's element
+ * [0,...,0] (tsr_tensor_data_ptr; NULL for a tensor over an empty storage),
+ * byte_offset = 0, device {kDLCPU, 0}, ndim = t's ndim, shape = t's sizes,
+ * strides = t's strides in elements (never NULL, also for ndim 0), except
+ * that a dim of size 0 or 1 gets stride 1. shape and strides live inside the
+ * managed allocation. dtype as in the table above.
+ *
+ * Ownership: the DLManagedTensor holds its own reference to t's storage, so
+ * the memory stays valid after the caller releases t, until the consumer
+ * calls (*out)->deleter(*out) exactly once; that call frees the
+ * DLManagedTensor and drops the reference. Writes through the consumer are
+ * writes into t's storage (tessera's version counter does not see them).
+ * requires_grad and grad history are not exported.
+ *
+ * Statuses: TSR_ERR_INVALID_ARGUMENT for a NULL t or out;
+ * TSR_ERR_OUT_OF_MEMORY. *out is written only on TSR_OK. */
+TSR_API tsr_status tsr_to_dlpack(const tsr_tensor* t, DLManagedTensor** out);
+
+/* Imports a DLManagedTensor without copying (at::fromDLPack).
+ *
+ * *out: a new tensor (one reference, requires_grad false, its own version
+ * counter) over the producer's memory: element [0,...,0] at
+ * src->dl_tensor.data + byte_offset (byte_offset is honoured, as the DLPack
+ * spec says; torch 1.13 ignores it), sizes = shape, strides = strides in
+ * elements (NULL strides mean compact row-major, as DLPack <= 0.6 allows),
+ * storage_offset 0, and a storage spanning exactly the elements the strides
+ * reach (as tsr_from_blob). Sizes with 0 elements work (data may be NULL).
+ *
+ * Ownership: tessera takes src in every case except src == NULL. On TSR_OK,
+ * src->deleter(src) (when not NULL) runs exactly once, when the last tessera
+ * tensor or storage handle using that storage is released. On any failure it
+ * runs exactly once before this function returns, so the caller never calls
+ * it. The producer's memory must stay valid and must not be freed until then.
+ *
+ * Statuses (message names the numbers; *out untouched on failure):
+ *   TSR_ERR_INVALID_ARGUMENT  src NULL (nothing is called), out NULL,
+ *                             ndim < 0 or > 64, shape NULL with ndim > 0,
+ *                             a negative size, an element count or byte
+ *                             extent overflowing int64, data NULL for a
+ *                             tensor with elements, data + byte_offset not
+ *                             aligned to the element size or wrapping around.
+ *   TSR_ERR_UNSUPPORTED       lanes != 1; a {code, bits} outside the table
+ *                             above (complex, float8, uint16/32/64, ...); a
+ *                             device other than {kDLCPU, 0} (this build has no
+ *                             CUDA); a negative stride (tessera has none).
+ *   TSR_ERR_OUT_OF_MEMORY. */
+TSR_API tsr_status tsr_from_dlpack(DLManagedTensor* src, tsr_tensor** out);
+
+#if TSR_HAS_DLPACK_VERSIONED
+/* As tsr_to_dlpack, for DLPack >= 1.0's DLManagedTensorVersioned
+ * (at::toDLPackVersioned): version = {DLPACK_MAJOR_VERSION,
+ * DLPACK_MINOR_VERSION} of the header libtessera was built with, flags 0
+ * (writable, not a copy). */
+TSR_API tsr_status tsr_to_dlpack_versioned(const tsr_tensor* t,
+                                           DLManagedTensorVersioned** out);
+/* As tsr_from_dlpack, for DLManagedTensorVersioned. Also refused, after the
+ * deleter ran once: a version.major other than the DLPACK_MAJOR_VERSION
+ * libtessera was built with (the DLPack spec forbids reading the other
+ * fields then), and DLPACK_FLAG_BITMASK_READ_ONLY (tessera tensors are
+ * always writable): TSR_ERR_UNSUPPORTED. */
+TSR_API tsr_status tsr_from_dlpack_versioned(DLManagedTensorVersioned* src, tsr_tensor** out);
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TESSERA_DLPACK_H */
