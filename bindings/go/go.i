@@ -1,0 +1,192 @@
+/* bindings/go/go.i — Go specifics of bindings/tessera.i, included before the
+ * declarations. SWIG generates the internal package tessera.dev/tessera/
+ * internal/capi from it (swig -go -cgo -intgosize 64 -package capi); the
+ * hand-written package tessera (bindings/go/*.go) is what users import.
+ *
+ * Errors. A non-OK status calls tsr_go_fail (internal/capi/failure.go, an
+ * exported Go function), which copies the status and message into a
+ * *capi.Failure and panics with it. The panic unwinds the C wrapper (C, so no
+ * destructors are skipped) back into Go, where every method of the
+ * hand-written package recovers it and returns an *tessera.Error. The message
+ * is copied inside that callback, in the same cgo call that failed, on the
+ * same OS thread (a goroutine may move to another thread between two calls).
+ * Nothing a wrapper allocates is live at that point: no typemap below
+ * allocates before the call (strings and slices point into Go memory for the
+ * call's duration), and results are only copied out after the check.
+ *
+ * Handles. Every handle pointer is a plain uintptr in Go (not SWIG's
+ * interface, which would box each result on the heap); the hand-written
+ * package keeps it in a small struct carrying the finalizer.
+ */
+
+%{
+/* failure.go exports it; the wrapper only declares it (cgo's rule for files
+ * with //export). */
+extern void tsr_go_fail(int status, char* message);
+
+/* A non-NULL address for an empty Go slice: the library reads no element but
+ * may refuse a NULL array. */
+static const int64_t tsr_go_no_int64s[1] = {0};
+static const double tsr_go_no_doubles[1] = {0};
+static const char tsr_go_no_bytes[1] = {0};
+%}
+
+/* The bracket of tessera.i's header comment. tsr_go_fail does not return. */
+%exception {
+  tsr_bind_clear();
+  $action
+  {
+    const char* tsr_message;
+    tsr_status tsr_code = tsr_bind_error(&tsr_message);
+    if (tsr_code != TSR_OK) tsr_go_fail((int)tsr_code, (char*)tsr_message);
+  }
+}
+/* Releasing never fails, and a finalizer must never panic. */
+%noexception TsrTensor::~TsrTensor;
+%noexception TsrStorage::~TsrStorage;
+%noexception TsrGenerator::~TsrGenerator;
+%noexception TsrTensorMap::~TsrTensorMap;
+%noexception TsrTensorList::~TsrTensorList;
+
+/* select is a Go keyword (SWIG would say Xselect). */
+%rename(Select) TsrTensor::select;
+
+/* ---- handles as uintptr ---------------------------------------------------- */
+%typemap(gotype) TsrTensor*, TsrStorage*, TsrGenerator*, TsrTensorMap*, TsrTensorList* "uintptr"
+
+/* ---- arrays in: Go slices, read in place for the call ----------------------- */
+%typemap(gotype) (const tsr_i64* array, int64_t length) "[]int64"
+%typemap(in) (const tsr_i64* array, int64_t length) %{
+  $1 = ($1_ltype)($input.len ? $input.array : (void*)tsr_go_no_int64s);
+  $2 = (int64_t)$input.len;
+%}
+
+%typemap(gotype) (const double* darray, int64_t dlength) "[]float64"
+%typemap(in) (const double* darray, int64_t dlength) %{
+  $1 = ($1_ltype)($input.len ? $input.array : (void*)tsr_go_no_doubles);
+  $2 = (int64_t)$input.len;
+%}
+
+%typemap(gotype) (const void* bytes, size_t nbytes) "[]byte"
+%typemap(in) (const void* bytes, size_t nbytes) %{
+  $1 = ($1_ltype)($input.len ? $input.array : (void*)tsr_go_no_bytes);
+  $2 = (size_t)$input.len;
+%}
+
+/* ---- strings in: NUL-terminated by the Go side, read in place ---------------
+ * SWIG's default mallocs a C copy and frees it after the call, which a
+ * failure's panic would skip (a leak per failed save/load). The hand-written
+ * package refuses strings with an embedded NUL before they get here. */
+%typemap(gotype) const char* "string"
+%typemap(goin) const char* %{
+  $result = $input + "\x00"
+%}
+%typemap(in) const char* %{
+  $1 = ($1_ltype)$input.p;
+%}
+%typemap(freearg) const char* ""
+
+/* ---- strings out: every const char* returned is borrowed (static, or valid
+ * while its handle lives), so Go copies it without a free. NULL arrives as
+ * length -1 and becomes "". */
+%typemap(out) const char* %{
+  $result.p = (char*)$1;
+  $result.n = $1 ? (intgo)strlen($1) : -1;
+%}
+%typemap(goout) const char* %{
+  $result = tsrCopyString($1)
+%}
+
+/* ---- arrays out ---------------------------------------------------------------
+ * The C side hands back {data, length, owned} in a _goslice_ (array, len, and
+ * cap carrying the ownership flag); the Go side copies into a Go slice and
+ * frees the C buffer when it was owned. Borrowed arrays (sizes, strides) cost
+ * no allocation and no second cgo call. */
+%typemap(gotype) tsr_i64_array "[]int64"
+%typemap(out) tsr_i64_array %{
+  $result.array = (void*)$1.data;
+  $result.len = (intgo)$1.length;
+  $result.cap = (intgo)$1.owned;
+%}
+%typemap(goout) tsr_i64_array %{
+  $result = tsrTakeInt64s($1)
+%}
+
+%typemap(gotype) tsr_f64_array "[]float64"
+%typemap(out) tsr_f64_array %{
+  $result.array = (void*)$1.data;
+  $result.len = (intgo)$1.length;
+  $result.cap = 1;
+%}
+%typemap(goout) tsr_f64_array %{
+  $result = tsrTakeFloat64s($1)
+%}
+
+%typemap(gotype) tsr_bytes "[]byte"
+%typemap(out) tsr_bytes %{
+  $result.array = (void*)$1.data;
+  $result.len = (intgo)$1.length;
+  $result.cap = 1;
+%}
+%typemap(goout) tsr_bytes %{
+  $result = tsrTakeBytes($1)
+%}
+
+/* ---- Go side of the above ------------------------------------------------------ */
+%insert(cgo_comment_typedefs) %{
+#cgo pkg-config: tessera
+%}
+
+%insert(go_wrapper) %{
+
+// Failure is the value a wrapper panics with when its call failed: the
+// status (a tsr_status) and the message, copied while still inside the
+// failing cgo call. Package tessera recovers it into a *tessera.Error.
+type Failure struct {
+	Status  int
+	Message string
+}
+
+//export tsr_go_fail
+func tsr_go_fail(status C.int, message *C.char) {
+	panic(&Failure{Status: int(status), Message: C.GoString(message)})
+}
+
+// tsrCArray is the layout of a _goslice_ as the out typemaps fill it: a C
+// array, its length, and in place of the capacity whether Go must free it.
+type tsrCArray struct {
+	data   unsafe.Pointer
+	length int
+	owned  int
+}
+
+// tsrTake copies the C array an out typemap filled into a new Go slice and
+// frees the C array when it was owned.
+func tsrTake[T any](p unsafe.Pointer) []T {
+	a := (*tsrCArray)(p)
+	out := make([]T, a.length)
+	if a.length > 0 {
+		copy(out, unsafe.Slice((*T)(a.data), a.length))
+	}
+	if a.owned != 0 {
+		Swig_free(uintptr(a.data))
+	}
+	return out
+}
+
+func tsrTakeInt64s(s []int64) []int64       { return tsrTake[int64](unsafe.Pointer(&s)) }
+func tsrTakeFloat64s(s []float64) []float64 { return tsrTake[float64](unsafe.Pointer(&s)) }
+func tsrTakeBytes(s []byte) []byte          { return tsrTake[byte](unsafe.Pointer(&s)) }
+
+// tsrCopyString copies a borrowed C string ("" for NULL, sent as length -1).
+func tsrCopyString(s string) string {
+	h := (*struct {
+		data unsafe.Pointer
+		n    int
+	})(unsafe.Pointer(&s))
+	if h.n <= 0 {
+		return ""
+	}
+	return string(unsafe.Slice((*byte)(h.data), h.n))
+}
+%}

@@ -1,0 +1,3 @@
+module tessera.dev/tessera
+
+go 1.19

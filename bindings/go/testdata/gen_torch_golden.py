@@ -1,0 +1,142 @@
+"""Writes torch_golden.json: what PyTorch 1.13 says for the Go binding's tests.
+
+Run from anywhere with the system interpreter (Debian's python3-torch):
+    /usr/bin/python3 bindings/go/testdata/gen_torch_golden.py
+The Go tests replay the same operations through tessera and compare.
+"""
+import json
+import os
+
+import torch
+
+# Each layout case: a contiguous float32 arange of `base` sizes, then `ops`
+# applied in order. Op names are the Go test's (layout_test.go).
+LAYOUT_CASES = [
+    ("contiguous", [2, 3, 4, 5], []),
+    ("transpose", [2, 3, 4, 5], [["transpose", 1, 2]]),
+    ("permute_to_nhwc", [2, 3, 4, 5], [["permute", 0, 2, 3, 1]]),
+    ("clone_channels_last", [2, 3, 4, 5], [["clone_channels_last"]]),
+    ("channels_last_narrow_w", [2, 3, 4, 5], [["clone_channels_last"], ["narrow", 3, 1, 3]]),
+    ("narrow", [2, 3, 4, 5], [["narrow", 2, 1, 2]]),
+    ("select", [2, 3, 4, 5], [["select", 1, 2]]),
+    ("slice_step", [2, 3, 4, 5], [["slice", 3, 0, 5, 2]]),
+    ("expand", [3, 1], [["expand", 3, 4]]),
+    ("unsqueeze", [3, 4], [["unsqueeze", 1]]),
+    ("t", [3, 5], [["t"]]),
+    ("diagonal", [4, 4], [["diagonal", 1, 0, 1]]),
+    ("unfold", [10], [["unfold", 0, 3, 2]]),
+    ("movedim", [2, 3, 4], [["movedim", 0, 2]]),
+    ("flatten_view", [2, 3, 4], [["flatten", 1, 2]]),
+    ("view_of_narrow", [4, 6], [["narrow", 0, 1, 2], ["view", 2, 2, 3]]),
+    ("as_strided", [12], [["as_strided", [3, 2], [1, 3], 1]]),
+    ("size_one_channel", [2, 1, 3, 3], []),
+]
+
+
+def apply(t, op):
+    name, args = op[0], op[1:]
+    if name == "transpose":
+        return t.transpose(*args)
+    if name == "permute":
+        return t.permute(*args)
+    if name == "clone_channels_last":
+        return t.clone(memory_format=torch.channels_last)
+    if name == "narrow":
+        return t.narrow(*args)
+    if name == "select":
+        return t.select(*args)
+    if name == "slice":
+        dim, start, end, step = args
+        index = [slice(None)] * t.dim()
+        index[dim] = slice(start, end, step)
+        return t[tuple(index)]
+    if name == "expand":
+        return t.expand(*args)
+    if name == "unsqueeze":
+        return t.unsqueeze(*args)
+    if name == "t":
+        return t.t()
+    if name == "diagonal":
+        return t.diagonal(*args)
+    if name == "unfold":
+        return t.unfold(*args)
+    if name == "movedim":
+        return t.movedim(*args)
+    if name == "flatten":
+        return t.flatten(*args)
+    if name == "view":
+        return t.view(*args)
+    if name == "as_strided":
+        return t.as_strided(*args)
+    raise ValueError(name)
+
+
+def layout(name, base, ops):
+    t = torch.arange(float(torch.tensor(base).prod()), dtype=torch.float32).view(base)
+    for op in ops:
+        t = apply(t, op)
+    return {
+        "name": name,
+        "base": base,
+        "ops": ops,
+        "sizes": list(t.size()),
+        "strides": list(t.stride()),
+        "storage_offset": t.storage_offset(),
+        "is_contiguous": t.is_contiguous(),
+        "is_channels_last": t.is_contiguous(memory_format=torch.channels_last),
+        "values": t.flatten().tolist(),
+    }
+
+
+def view_error():
+    t = torch.arange(12.0).view(3, 4).t()
+    try:
+        t.view(12)
+    except RuntimeError as e:
+        return {"base": [3, 4], "view": [12], "message": str(e)}
+    raise AssertionError("view of a transpose should need a copy")
+
+
+def autograd():
+    # loss = cross_entropy(relu(x @ w + b), target) + 0.1 * sum(relu(...) * x2)
+    x = [[1.0, -2.0, 3.0], [0.5, 4.0, -1.0]]
+    w = [[0.1, 0.2], [0.3, -0.4], [-0.5, 0.6]]
+    b = [0.05, -0.1]
+    target = [1, 0]
+    tx = torch.tensor(x, requires_grad=True)
+    tw = torch.tensor(w, requires_grad=True)
+    tb = torch.tensor(b, requires_grad=True)
+    h = torch.relu(tx @ tw + tb)
+    loss = torch.nn.functional.cross_entropy(h, torch.tensor(target)) + (h * h).sum() * 0.1
+    loss.backward()
+    return {
+        "x": x, "w": w, "b": b, "target": target,
+        "loss": loss.item(),
+        "grad_x": tx.grad.tolist(), "grad_w": tw.grad.tolist(), "grad_b": tb.grad.tolist(),
+    }
+
+
+def main():
+    golden = {
+        "torch_version": torch.__version__,
+        "layout": [layout(*case) for case in LAYOUT_CASES],
+        "view_error": view_error(),
+        "autograd": autograd(),
+    }
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "torch_golden.json")
+    # One case per line: small diffs when torch or a case changes.
+    with open(path, "w") as f:
+        f.write("{\n")
+        items = list(golden.items())
+        for i, (key, value) in enumerate(items):
+            f.write(f" {json.dumps(key)}: ")
+            if isinstance(value, list):
+                f.write("[\n" + ",\n".join("  " + json.dumps(v) for v in value) + "\n ]")
+            else:
+                f.write(json.dumps(value))
+            f.write(",\n" if i + 1 < len(items) else "\n")
+        f.write("}\n")
+
+
+if __name__ == "__main__":
+    main()
