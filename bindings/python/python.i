@@ -1,5 +1,19 @@
 /* bindings/python/python.i — Python specifics of bindings/tessera.i:
- * exceptions, array typemaps. Included by tessera.i before the declarations. */
+ * exceptions, array typemaps, handle objects of the package's own classes,
+ * close(), DLPack capsules. Included by tessera.i before the declarations.
+ *
+ * The module is generated with -builtin (handles are C-level types, several
+ * times cheaper per call than SWIG's Python proxy classes) as tessera._core;
+ * the package (tessera/__init__.py) subclasses those types in Python to add
+ * the torch-like surface, and registers the subclasses here (_set_class) so
+ * every handle a call returns is already a tessera.Tensor, not a bare
+ * _core.Tensor. */
+
+/* Our own SWIG type table, so another SWIG module in the process never
+ * shares (and version-clashes with) ours. */
+%begin %{
+#define SWIG_TYPE_TABLE tessera_python
+%}
 
 %{
 /* Exception classes by status, registered by the package's __init__.py
@@ -130,3 +144,173 @@ static void _set_error_classes(PyObject* classes) {
   free($1.data);
   if (!$result) SWIG_fail;
 }
+
+/* ---- handles: the package's classes, close() ------------------------------ */
+%{
+/* Python subclasses (tessera.Tensor, ...) registered by the package, one per
+ * handle type; NULL until registered (then SWIG's own type is used). */
+typedef struct {
+  swig_type_info** descriptor;
+  PyTypeObject* cls;
+} tsr_py_class_slot;
+static tsr_py_class_slot tsr_py_classes[] = {
+    {&SWIGTYPE_p_TsrTensor, NULL},     {&SWIGTYPE_p_TsrStorage, NULL},
+    {&SWIGTYPE_p_TsrGenerator, NULL},  {&SWIGTYPE_p_TsrTensorMap, NULL},
+    {&SWIGTYPE_p_TsrTensorList, NULL},
+};
+enum { TSR_PY_NCLASSES = sizeof tsr_py_classes / sizeof tsr_py_classes[0] };
+
+/* Wraps a handle a call returned. The object is allocated with the class's
+ * own tp_alloc (not SWIG's PyObject_New): a Python subclass is a garbage
+ * collected type whose instances need the GC header tp_alloc gives them.
+ * A constructor (flags has SWIG_BUILTIN_TP_INIT) fills in `self`, which
+ * Python already allocated, as SWIG does. */
+static PyObject* tsr_py_new_handle(PyObject* self, void* ptr, swig_type_info* ty, int flags) {
+  if (flags & SWIG_BUILTIN_TP_INIT) return SWIG_Python_NewPointerObj(self, ptr, ty, flags);
+  if (!ptr) Py_RETURN_NONE;
+  int own = flags & SWIG_POINTER_OWN;
+  PyTypeObject* cls = NULL;
+  for (int i = 0; i < TSR_PY_NCLASSES; ++i)
+    if (*tsr_py_classes[i].descriptor == ty) cls = tsr_py_classes[i].cls;
+  if (!cls) return SWIG_Python_NewPointerObj(NULL, ptr, ty, own);
+  SwigPyObject* obj = (SwigPyObject*)cls->tp_alloc(cls, 0);
+  if (!obj) return NULL; /* the caller releases ptr */
+  obj->ptr = ptr;
+  obj->ty = ty;
+  obj->own = own;
+  obj->next = NULL;
+  obj->dict = NULL;
+  return (PyObject*)obj;
+}
+
+/* Drops the native reference a handle object owns, once: the object keeps a
+ * NULL pointer, which the library reports as TSR_ERR_INVALID_ARGUMENT on any
+ * later use, and which its deallocator then skips. */
+static void tsr_py_release_handle(swig_type_info* ty, void* ptr) {
+  if (ty == SWIGTYPE_p_TsrTensor) tsr_tensor_release((tsr_tensor*)ptr);
+  else if (ty == SWIGTYPE_p_TsrStorage) tsr_storage_release((tsr_storage*)ptr);
+  else if (ty == SWIGTYPE_p_TsrGenerator) tsr_generator_release((tsr_generator*)ptr);
+  else if (ty == SWIGTYPE_p_TsrTensorMap) tsr_tensor_map_release((tsr_tensor_map*)ptr);
+  else if (ty == SWIGTYPE_p_TsrTensorList) tsr_bind_list_free((TsrTensorList*)ptr);
+}
+%}
+
+/* Every handle returned comes back as the registered class. On failure the
+ * %exception block has already raised before this runs. */
+%typemap(out) TsrTensor*, TsrStorage*, TsrGenerator*, TsrTensorMap*, TsrTensorList* {
+  $result = tsr_py_new_handle(self, (void*)$1, $descriptor, $owner);
+  if (!$result) {
+    if ($owner & SWIG_POINTER_OWN) tsr_py_release_handle($descriptor, (void*)$1);
+    SWIG_fail;
+  }
+}
+
+%inline %{
+/* Called once per handle class by the package: cls must subclass one of the
+ * native handle types without adding instance fields (__slots__ = ()). */
+static void _set_class(PyObject* cls) {
+  if (!PyType_Check(cls)) {
+    tsr_bind_fail(TSR_ERR_INVALID_ARGUMENT, "_set_class: expected a class");
+    return;
+  }
+  PyTypeObject* type = (PyTypeObject*)cls;
+  for (int i = 0; i < TSR_PY_NCLASSES; ++i) {
+    SwigPyClientData* data = (SwigPyClientData*)(*tsr_py_classes[i].descriptor)->clientdata;
+    PyTypeObject* native = data ? data->pytype : NULL;
+    if (native && type->tp_base == native) {
+      if (type->tp_basicsize != native->tp_basicsize || type->tp_itemsize != 0) {
+        tsr_bind_fail(TSR_ERR_INVALID_ARGUMENT, "_set_class: the class adds instance fields; give it __slots__ = ()");
+        return;
+      }
+      Py_INCREF(cls);
+      Py_XDECREF((PyObject*)tsr_py_classes[i].cls);
+      tsr_py_classes[i].cls = type;
+      return;
+    }
+  }
+  tsr_bind_fail(TSR_ERR_INVALID_ARGUMENT, "_set_class: not a direct subclass of a tessera handle type");
+}
+
+/* close(): releases the handle now instead of when the object is collected.
+ * A second close, or close of a handle the object does not own, does nothing. */
+static void _release(PyObject* handle) {
+  SwigPyObject* obj = SWIG_Python_GetSwigThis(handle);
+  if (!obj) {
+    tsr_bind_fail(TSR_ERR_INVALID_ARGUMENT, "close: not a tessera handle");
+    return;
+  }
+  void* ptr = obj->ptr;
+  int own = obj->own;
+  obj->ptr = NULL;
+  obj->own = 0;
+  if (own && ptr) tsr_py_release_handle(obj->ty, ptr);
+}
+
+/* True while the object still holds its handle (not closed). */
+static bool _is_open(PyObject* handle) {
+  SwigPyObject* obj = SWIG_Python_GetSwigThis(handle);
+  return obj && obj->ptr;
+}
+%}
+
+/* close() as a C method of each handle class (a Python-level close costs a
+ * frame per call). py_self is the handle object itself: in -builtin wrappers
+ * the Python object is the wrapper's `self`. */
+%typemap(in, numinputs=0) PyObject* tsr_py_self "$1 = self;"
+%define TSR_PY_CLOSABLE(Class)
+%extend Class {
+  /* Releases the handle now; later calls on the object raise
+   * InvalidArgumentError. A second close does nothing. */
+  void close(PyObject* tsr_py_self) { _release(tsr_py_self); }
+}
+%enddef
+TSR_PY_CLOSABLE(TsrTensor)
+TSR_PY_CLOSABLE(TsrStorage)
+TSR_PY_CLOSABLE(TsrGenerator)
+TSR_PY_CLOSABLE(TsrTensorMap)
+TSR_PY_CLOSABLE(TsrTensorList)
+
+/* ---- DLPack (the Python protocol of DLPack's python_spec) ------------------ */
+%{
+#include <tessera/dlpack.h>
+
+/* A capsule's destructor: a capsule still named "dltensor" was never
+ * consumed, so its DLManagedTensor is still ours to delete; a consumer
+ * renames it "used_dltensor" and takes over the deleter. */
+static void tsr_py_dltensor_capsule_destructor(PyObject* capsule) {
+  if (!PyCapsule_IsValid(capsule, "dltensor")) return;
+  DLManagedTensor* managed = (DLManagedTensor*)PyCapsule_GetPointer(capsule, "dltensor");
+  if (managed && managed->deleter) managed->deleter(managed);
+}
+%}
+
+%newobject _from_dlpack_capsule;
+%inline %{
+/* Tensor.__dlpack__: a "dltensor" capsule owning a DLManagedTensor that
+ * holds a reference to the tensor's storage (tsr_to_dlpack). */
+static PyObject* _to_dlpack(TsrTensor* tensor) {
+  DLManagedTensor* managed = NULL;
+  if (tsr_to_dlpack(tensor, &managed) != TSR_OK) return NULL; /* raised by %exception */
+  PyObject* capsule = PyCapsule_New(managed, "dltensor", tsr_py_dltensor_capsule_destructor);
+  if (!capsule) managed->deleter(managed);
+  return capsule;
+}
+
+/* tessera.from_dlpack's last step: takes over an unconsumed "dltensor"
+ * capsule (renamed "used_dltensor" first, so that its destructor leaves the
+ * DLManagedTensor alone) and imports it without copying. tsr_from_dlpack
+ * owns the DLManagedTensor from then on, also when it fails. */
+static TsrTensor* _from_dlpack_capsule(PyObject* capsule) {
+  if (!PyCapsule_IsValid(capsule, "dltensor")) {
+    tsr_bind_fail(TSR_ERR_INVALID_ARGUMENT,
+                  "from_dlpack: expected a DLPack capsule named \"dltensor\" (one that was "
+                  "not consumed yet)");
+    return NULL;
+  }
+  DLManagedTensor* managed = (DLManagedTensor*)PyCapsule_GetPointer(capsule, "dltensor");
+  PyCapsule_SetName(capsule, "used_dltensor"); /* cannot fail on a valid capsule */
+  tsr_tensor* out = NULL;
+  tsr_from_dlpack(managed, &out);
+  return out;
+}
+%}

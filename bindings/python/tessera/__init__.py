@@ -1,0 +1,41 @@
+"""tessera: tensors with PyTorch's semantics behind a stable C ABI.
+
+    import tessera
+    x = tessera.arange(6, dtype=tessera.float32).view(2, 3)
+    w = tessera.ones(3, 2, requires_grad=True)
+    loss = (x @ w).sum()
+    loss.backward()
+    with tessera.no_grad():
+        w -= w.grad * 0.1
+    tessera.save({"w": w}, "w.tsr", compression="zstd", metadata={"step": "1"})
+    tessera.load("w.tsr")["w"]
+
+Failures raise tessera.Error subclasses carrying the C status and message.
+Tensors are released when collected, or at once with close() / a with
+block. Tensors exchange memory with NumPy and PyTorch through DLPack
+(tessera.from_dlpack, numpy.from_dlpack(t), torch.from_dlpack(t)).
+"""
+from . import _core
+from .errors import *  # noqa: F401,F403  (registers the classes with _core first)
+from . import errors
+from ._dtypes import dtype, memory_format, device, DeviceType
+from ._tensor import Tensor
+from ._handles import Storage
+from ._random import Generator, default_generator, manual_seed, rand, randn, randperm
+from ._factories import (empty, empty_strided, zeros, ones, full, arange, tensor, empty_like,
+                         zeros_like, ones_like, full_like)
+from ._functions import *  # noqa: F401,F403
+from ._grad import no_grad, enable_grad, set_grad_enabled, is_grad_enabled
+from ._memory import (memory_stats, memory_allocated, max_memory_allocated, memory_reserved,
+                      max_memory_reserved, reset_peak_memory_stats,
+                      reset_accumulated_memory_stats, empty_cache, set_memory_limit)
+from ._serialization import save, load, LoadedTensors
+from ._dlpack import from_dlpack, from_numpy
+
+__version__ = _core.version_string()
+version_number = _core.version_number  # major*10000 + minor*100 + patch of the loaded library
+
+# torch-style module attributes: tessera.float32, tessera.channels_last, ...
+globals().update({d.name: d for d in dtype})
+globals().update({alias: d for alias, d in _dtypes.ALIASES.items()})
+globals().update({f.name: f for f in memory_format})

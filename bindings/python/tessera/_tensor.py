@@ -1,0 +1,516 @@
+"""tessera.Tensor: torch.Tensor's surface over the native handle.
+
+Tensor subclasses the native type tessera._core.Tensor (a SWIG -builtin
+type, whose methods are the C API's) without adding instance fields, and is
+registered with the native module so that every tensor a call returns is a
+tessera.Tensor. Queries that need no translation (numel, storage_offset,
+is_contiguous, ...) are the native methods themselves; the methods defined
+here translate arguments or results into PyTorch's conventions.
+
+A Tensor owns one reference to the native tensor. It is released when the
+object is collected, or at once by close() / a with block; any use after
+that raises InvalidArgumentError.
+"""
+import collections
+import numbers
+import operator
+import sys
+
+from . import _core
+from ._dtypes import (CPU, DTYPE_OF, STRUCT_FORMAT, DeviceType, device, dtype as _dtype,
+                      memory_format as _memory_format)
+from .errors import InvalidArgumentError, UnsupportedError
+
+_N = _core.Tensor
+_FLOATING_CODES = frozenset({_core.FLOAT16, _core.FLOAT32, _core.FLOAT64, _core.BFLOAT16})
+_INT64_MAX = (1 << 63) - 1
+
+# torch.max(t, dim) returns a named (values, indices) pair.
+MaxResult = collections.namedtuple("max", ["values", "indices"])
+
+
+class Closable:
+    """close() on leaving a with block."""
+    __slots__ = ()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.close()
+
+
+def sizes_arg(args):
+    """view(2, 3) and view((2, 3)) both mean sizes (2, 3), as in torch."""
+    if len(args) == 1 and hasattr(args[0], "__len__"):
+        return args[0]
+    return args
+
+
+def dims_arg(dim):
+    """A reduction's dim argument as a list: None (all dims), an int, or a
+    sequence of ints."""
+    if dim is None:
+        return ()
+    if hasattr(dim, "__len__"):
+        return dim
+    return (dim,)
+
+
+def _is_number(value):
+    return isinstance(value, numbers.Real)
+
+
+def _numpy_bool_type():
+    """numpy.bool_ when NumPy is loaded (it is not a Python bool)."""
+    numpy = sys.modules.get("numpy")
+    return numpy.bool_ if numpy is not None else bool
+
+
+def scalar_tensor(value, like):
+    """value as a 0-dim tensor whose dtype is the one torch gives a Python
+    number in an op with `like`: like's dtype when the number's kind (bool <
+    int < float) fits it, else the default dtype of the number's kind."""
+    code = _N.dtype(like)
+    if isinstance(value, (bool, _numpy_bool_type())):
+        kind = 0
+    elif isinstance(value, numbers.Integral):
+        kind = 1
+    elif isinstance(value, numbers.Real):
+        kind = 2
+    else:
+        raise TypeError(f"expected a Tensor or a number, got {type(value).__name__}")
+    like_kind = 2 if code in _FLOATING_CODES else 0 if code == _core.BOOL else 1
+    if kind > like_kind:
+        code = (_core.BOOL, _core.INT64, _core.FLOAT32)[kind]
+    if kind == 2 or code in _FLOATING_CODES:
+        return _N.from_float64([float(value)], (), code)
+    return _N.from_int64([int(value)], (), code)
+
+
+class Tensor(_N, Closable):
+    """A strided view of typed elements, with PyTorch's semantics.
+
+    Create tensors with the factories (tessera.zeros, tessera.tensor, ...);
+    the constructor is not public.
+    """
+    __slots__ = ()
+
+    # ---- layout -----------------------------------------------------------
+    shape = property(_N.sizes, doc="Sizes as a tuple (torch.Tensor.shape).")
+    ndim = property(_N.ndim, doc="Number of dims.")
+    dim = _N.ndim
+    nbytes = property(_N.nbytes, doc="numel() * element size, in bytes.")
+    itemsize = property(_N.element_size, doc="Bytes per element.")
+    nelement = _N.numel
+
+    def size(self, dim=None):
+        """Sizes as a tuple, or the size of one dim."""
+        return _N.sizes(self) if dim is None else _N.size(self, dim)
+
+    def stride(self, dim=None):
+        """Strides (in elements) as a tuple, or the stride of one dim."""
+        return _N.strides(self) if dim is None else _N.stride(self, dim)
+
+    @property
+    def dtype(self):
+        return DTYPE_OF[_N.dtype(self)]
+
+    @property
+    def device(self):
+        kind = _N.device_type(self)
+        if kind == _core.DEVICE_CPU:
+            return CPU
+        return device(DeviceType(kind).name, _N.device_index(self))
+
+    @property
+    def is_cpu(self):
+        return _N.device_type(self) == _core.DEVICE_CPU
+
+    def is_floating_point(self):
+        return _N.dtype(self) in _FLOATING_CODES
+
+    @property
+    def T(self):
+        """Dims reversed (t() for up to 2 dims)."""
+        n = _N.ndim(self)
+        return _N.t(self) if n <= 2 else _N.permute(self, range(n - 1, -1, -1))
+
+    # ---- views --------------------------------------------------------------
+    def view(self, *shape):
+        """Same storage, new sizes; NotViewableError when that needs a copy."""
+        return _N.view(self, sizes_arg(shape))
+
+    def reshape(self, *shape):
+        """A view when possible, else a copy."""
+        return _N.reshape(self, sizes_arg(shape))
+
+    def permute(self, *dims):
+        return _N.permute(self, sizes_arg(dims))
+
+    def expand(self, *sizes):
+        return _N.expand(self, sizes_arg(sizes))
+
+    def squeeze(self, dim=None):
+        return _N.squeeze(self) if dim is None else _N.squeeze_dim(self, dim)
+
+    def movedim(self, source, destination):
+        return _N.movedim(self, dims_arg(source), dims_arg(destination))
+
+    def as_strided(self, size, stride, storage_offset=None):
+        """storage_offset None keeps this tensor's (as torch)."""
+        if storage_offset is None:
+            storage_offset = _N.storage_offset(self)
+        return _N.as_strided(self, size, stride, storage_offset)
+
+    def split(self, split_size, dim=0):
+        """Views of split_size elements along dim (the last may be shorter)."""
+        return _pieces(_N.split(self, split_size, dim))
+
+    def chunk(self, chunks, dim=0):
+        return _pieces(_N.chunk(self, chunks, dim))
+
+    def unbind(self, dim=0):
+        return tuple(_N.select(self, dim, i) for i in range(_N.size(self, dim)))
+
+    # ---- conversions ----------------------------------------------------------
+    def to(self, *args, dtype=None, copy=False):
+        """t.to(dtype), t.to(device), t.to(device, dtype): a tensor of another
+        dtype, or self when nothing changes and copy is False. Only the
+        tensor's own device can be named in this build."""
+        for arg in args:
+            if isinstance(arg, _dtype):
+                dtype = arg
+            elif device(arg) != self.device:
+                raise UnsupportedError(int(_core.ERR_UNSUPPORTED),
+                                       f"to: cannot move a {self.device} tensor to {arg}")
+        if dtype is None or (int(dtype) == _N.dtype(self) and not copy):
+            return _N.clone(self) if copy else self
+        return _N.to(self, dtype)
+
+    def type(self, dtype=None):
+        return self.dtype if dtype is None else self.to(dtype)
+
+    def float(self):
+        return self.to(_dtype.float32)
+
+    def double(self):
+        return self.to(_dtype.float64)
+
+    def half(self):
+        return self.to(_dtype.float16)
+
+    def bfloat16(self):
+        return self.to(_dtype.bfloat16)
+
+    def long(self):
+        return self.to(_dtype.int64)
+
+    def int(self):
+        return self.to(_dtype.int32)
+
+    def bool(self):
+        return self.to(_dtype.bool)
+
+    def cpu(self):
+        return self
+
+    def item(self):
+        """The single element as a Python float, int or bool."""
+        code = _N.dtype(self)
+        if code in _FLOATING_CODES:
+            return _N.item_double(self)
+        if code == _core.BOOL:
+            return _N.item_int64(self) != 0
+        return _N.item_int64(self)
+
+    def tolist(self):
+        """Elements as (nested) Python lists; a 0-dim tensor gives a number."""
+        code = _N.dtype(self)
+        if code in (_core.FLOAT16, _core.BFLOAT16):  # exact in float32
+            return _N.to(self, _core.FLOAT32).tolist()
+        sizes = _N.sizes(self)
+        if not sizes:
+            return self.item()
+        if 0 in sizes:
+            return _empty_nested(sizes)
+        return memoryview(_N.to_bytes(self)).cast(STRUCT_FORMAT[code], sizes).tolist()
+
+    def numpy(self):
+        """A NumPy array sharing this tensor's memory (through DLPack)."""
+        if _N.requires_grad(self):
+            raise InvalidArgumentError(
+                int(_core.ERR_AUTOGRAD),
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        import numpy
+        return numpy.from_dlpack(self)
+
+    def __array__(self, dtype=None):
+        array = self.numpy()
+        return array if dtype is None else array.astype(dtype)
+
+    # ---- autograd ------------------------------------------------------------
+    requires_grad = property(_N.requires_grad, _N.set_requires_grad,
+                             doc="Whether autograd records operations on this tensor.")
+    is_leaf = property(_N.is_leaf)
+    _version = property(_N.version)
+
+    def requires_grad_(self, requires_grad=True):
+        _N.set_requires_grad(self, requires_grad)
+        return self
+
+    @property
+    def grad_fn(self):
+        """Name of the function that made this tensor ("MulBackward0"), or
+        None for a leaf."""
+        return _N.grad_fn_name(self)
+
+    @property
+    def grad(self):
+        """Accumulated gradient (None until backward reaches this tensor)."""
+        return _N.grad(self)
+
+    @grad.setter
+    def grad(self, value):
+        _check_open(value, "grad")
+        _N.set_grad(self, value)
+
+    @grad.deleter
+    def grad(self):
+        _N.set_grad(self, None)
+
+    def backward(self, gradient=None, retain_graph=False):
+        _check_open(gradient, "gradient")
+        _N.backward(self, gradient, retain_graph)
+
+    # ---- math ----------------------------------------------------------------
+    def add(self, other, alpha=1):
+        if alpha != 1:
+            other = other * alpha
+        return self + other
+
+    def sub(self, other, alpha=1):
+        if alpha != 1:
+            other = other * alpha
+        return self - other
+
+    def mul(self, other):
+        return self * other
+
+    def div(self, other):
+        return self / other
+
+    def sum(self, dim=None, keepdim=False, dtype=None):
+        source = self if dtype is None else self.to(dtype)
+        return _N.sum(source, dims_arg(dim), keepdim)
+
+    def mean(self, dim=None, keepdim=False, dtype=None):
+        source = self if dtype is None else self.to(dtype)
+        return _N.mean(source, dims_arg(dim), keepdim)
+
+    def max(self, dim=None, keepdim=False):
+        """The largest element (0-dim), or (values, indices) along dim."""
+        if dim is None:
+            return _N.max(self)
+        return MaxResult(*_pieces(_N.max_dim(self, dim, keepdim)))
+
+    def argmax(self, dim=None, keepdim=False):
+        """Index of the first maximum along dim (of the flattened tensor
+        when dim is None)."""
+        if dim is None:
+            return _N.argmax(_N.reshape(self, (-1,)), 0, False)
+        return _N.argmax(self, dim, keepdim)
+
+    def softmax(self, dim):
+        return _N.exp(_N.log_softmax(self, dim))
+
+    # ---- in place (return self, as torch) ------------------------------------------
+    def add_(self, other, alpha=1):
+        if not isinstance(other, _N):
+            other = scalar_tensor(other, self)
+        _N.add_(self, other, alpha)
+        return self
+
+    def sub_(self, other, alpha=1):
+        return self.add_(other, -alpha)
+
+    def mul_(self, other):
+        """Multiplies by a number in place."""
+        if isinstance(other, _N):
+            raise TypeError("mul_ takes a number; use t.copy_(t * other) for a tensor")
+        _N.mul_scalar_(self, other)
+        return self
+
+    def fill_(self, value):
+        _N.fill_(self, value)
+        return self
+
+    def zero_(self):
+        _N.zero_(self)
+        return self
+
+    def copy_(self, src):
+        _N.copy_(self, src)
+        return self
+
+    def __iadd__(self, other):
+        return self.add_(other)
+
+    def __isub__(self, other):
+        return self.sub_(other)
+
+    def __imul__(self, other):
+        if isinstance(other, _N):
+            return NotImplemented  # falls back to self * other, a new tensor
+        return self.mul_(other)
+
+    # ---- operators --------------------------------------------------------------
+    def __add__(self, other):
+        if isinstance(other, _N):
+            return _N.add(self, other)
+        if _N.dtype(self) in _FLOATING_CODES and _is_number(other):
+            return _N.add_scalar(self, other)
+        return _N.add(self, scalar_tensor(other, self))
+
+    __radd__ = __add__
+
+    def __sub__(self, other):
+        if isinstance(other, _N):
+            return _N.sub(self, other)
+        if _N.dtype(self) in _FLOATING_CODES and _is_number(other):
+            return _N.add_scalar(self, -other)
+        return _N.sub(self, scalar_tensor(other, self))
+
+    def __rsub__(self, other):
+        return _N.sub(scalar_tensor(other, self), self)
+
+    def __mul__(self, other):
+        if isinstance(other, _N):
+            return _N.mul(self, other)
+        if _N.dtype(self) in _FLOATING_CODES and _is_number(other):
+            return _N.mul_scalar(self, other)
+        return _N.mul(self, scalar_tensor(other, self))
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, other):
+        if not isinstance(other, _N):
+            other = scalar_tensor(other, self)
+        return _N.div(self, other)
+
+    def __rtruediv__(self, other):
+        return _N.div(scalar_tensor(other, self), self)
+
+    __matmul__ = _N.matmul
+    __neg__ = _N.neg
+
+    def __pos__(self):
+        return self
+
+    # ---- Python protocols -------------------------------------------------------------
+    def __len__(self):
+        if _N.ndim(self) == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return _N.size(self, 0)
+
+    def __iter__(self):
+        if _N.ndim(self) == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (_N.select(self, 0, i) for i in range(_N.size(self, 0)))
+
+    def __getitem__(self, key):
+        """Basic indexing: ints, slices (step >= 1), None and ...; always a view."""
+        return _index(self, key)
+
+    def __setitem__(self, key, value):
+        target = _index(self, key)
+        if isinstance(value, _N):
+            _N.copy_(target, value)
+        else:
+            _N.fill_(target, value)
+
+    def __bool__(self):
+        return bool(self._single("Boolean value"))
+
+    def __float__(self):
+        return float(self._single("float()"))
+
+    def __int__(self):
+        return int(self._single("int()"))
+
+    def _single(self, what):
+        if _N.numel(self) != 1:
+            raise InvalidArgumentError(
+                int(_core.ERR_INVALID_ARGUMENT),
+                f"{what} of Tensor with more than one value is ambiguous")
+        return self.item()
+
+    def __repr__(self):
+        if not _core._is_open(self):
+            return "tensor(<closed>)"
+        from ._format import format_tensor
+        return format_tensor(self)
+
+    __hash__ = object.__hash__
+
+    # ---- DLPack -----------------------------------------------------------------------
+    def __dlpack__(self, stream=None):
+        """A "dltensor" capsule sharing this tensor's memory (DLPack)."""
+        if stream is not None and stream != -1:
+            raise InvalidArgumentError(int(_core.ERR_INVALID_ARGUMENT),
+                                       "__dlpack__: CPU tensors take no stream")
+        return _core._to_dlpack(self)
+
+    def __dlpack_device__(self):
+        return (_N.device_type(self), _N.device_index(self))
+
+
+def _check_open(tensor, what):
+    """None is allowed; a closed tensor is not (it would read as None)."""
+    if tensor is not None and not _core._is_open(tensor):
+        raise InvalidArgumentError(int(_core.ERR_INVALID_ARGUMENT), f"{what}: tensor is closed")
+
+
+def _pieces(tensor_list):
+    """A native TensorList as a tuple of tensors; the list is closed."""
+    with tensor_list:
+        return tuple(tensor_list.get(i) for i in range(tensor_list.size()))
+
+
+def _empty_nested(sizes):
+    if len(sizes) == 1:
+        return []
+    return [_empty_nested(sizes[1:]) for _ in range(sizes[0])]
+
+
+def _index(tensor, key):
+    if not isinstance(key, tuple):
+        key = (key,)
+    if sum(1 for k in key if k is Ellipsis) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    consumed = sum(1 for k in key if k is not None and k is not Ellipsis)
+    ndim = _N.ndim(tensor)
+    if consumed > ndim:
+        raise IndexError(f"too many indices for tensor of dimension {ndim}")
+    result, dim = tensor, 0
+    for k in key:
+        if k is None:
+            result = _N.unsqueeze(result, dim)
+            dim += 1
+        elif k is Ellipsis:
+            dim += ndim - consumed
+        elif isinstance(k, slice):
+            step = 1 if k.step is None else operator.index(k.step)
+            start = 0 if k.start is None else operator.index(k.start)
+            stop = _INT64_MAX if k.stop is None else operator.index(k.stop)
+            result = _N.slice(result, dim, start, stop, step)
+            dim += 1
+        elif isinstance(k, bool) or isinstance(k, _N) or not hasattr(k, "__index__"):
+            raise TypeError("only integers, slices (`:`), ellipsis (`...`) and None are "
+                            f"valid indices (got {type(k).__name__})")
+        else:
+            result = _N.select(result, dim, operator.index(k))
+    return result
+
+
+_core._set_class(Tensor)
