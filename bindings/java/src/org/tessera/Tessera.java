@@ -1,0 +1,227 @@
+package org.tessera;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Map;
+
+/**
+ * Module-level functions of tessera with Java names: factories (torch.zeros, ...), grad mode and
+ * the no_grad scope, allocator statistics, save/load, version. Tensors come back as {@link Tensor}
+ * proxies: close them (try-with-resources) to release memory at once; the Cleaner releases the
+ * ones left to the garbage collector. Every failure throws {@link TesseraException}.
+ */
+public final class Tessera {
+  private Tessera() {}
+
+  // ---- version --------------------------------------------------------------
+
+  /** The loaded library's version, major*10000 + minor*100 + patch. */
+  public static int versionNumber() {
+    return NativeTessera.version_number();
+  }
+
+  public static String versionString() {
+    return NativeTessera.version_string();
+  }
+
+  /** The C name of a status, e.g. "TSR_ERR_NOT_VIEWABLE". */
+  public static String statusName(Status status) {
+    return NativeTessera.status_name(status);
+  }
+
+  public static String dtypeName(DType dtype) {
+    return NativeTessera.dtype_name(dtype);
+  }
+
+  // ---- grad mode --------------------------------------------------------------
+
+  /** torch.is_grad_enabled() for this thread. */
+  public static boolean isGradEnabled() {
+    return NativeTessera.is_grad_enabled();
+  }
+
+  /** torch.set_grad_enabled(enabled) for this thread; returns the previous setting. */
+  public static boolean setGradEnabled(boolean enabled) {
+    return NativeTessera.set_grad_enabled(enabled);
+  }
+
+  /** torch.no_grad(): {@code try (var g = Tessera.noGrad()) { ... }} restores the setting after. */
+  public static GradScope noGrad() {
+    return new GradScope(false);
+  }
+
+  /** torch.enable_grad() as a scope. */
+  public static GradScope enableGrad() {
+    return new GradScope(true);
+  }
+
+  // ---- factories ----------------------------------------------------------------
+
+  /** torch.empty(sizes): float32, uninitialised. */
+  public static Tensor empty(long... sizes) {
+    return Tensor.empty(sizes);
+  }
+
+  public static Tensor empty(long[] sizes, DType dtype) {
+    return Tensor.empty(sizes, dtype);
+  }
+
+  public static Tensor zeros(long... sizes) {
+    return Tensor.zeros(sizes);
+  }
+
+  public static Tensor zeros(long[] sizes, DType dtype) {
+    return Tensor.zeros(sizes, dtype);
+  }
+
+  public static Tensor ones(long... sizes) {
+    return Tensor.ones(sizes);
+  }
+
+  public static Tensor ones(long[] sizes, DType dtype) {
+    return Tensor.ones(sizes, dtype);
+  }
+
+  public static Tensor full(long[] sizes, double value) {
+    return Tensor.full(sizes, value);
+  }
+
+  public static Tensor full(long[] sizes, double value, DType dtype) {
+    return Tensor.full(sizes, value, dtype);
+  }
+
+  /** torch.arange(end): int64 0, 1, ..., end-1. */
+  public static Tensor arange(double end) {
+    return Tensor.arange(0, end);
+  }
+
+  public static Tensor arange(double start, double end, double step, DType dtype) {
+    return Tensor.arange(start, end, step, dtype);
+  }
+
+  /** torch.rand(sizes, generator=g): float32 uniform on [0, 1). */
+  public static Tensor rand(Generator generator, long... sizes) {
+    return Tensor.rand(sizes, generator);
+  }
+
+  /** torch.randn(sizes, generator=g): float32 standard normal. */
+  public static Tensor randn(Generator generator, long... sizes) {
+    return Tensor.randn(sizes, generator);
+  }
+
+  /** torch.randperm(n, generator=g): int64. */
+  public static Tensor randperm(long n, Generator generator) {
+    return Tensor.randperm(n, generator);
+  }
+
+  /** A float32 tensor of sizes holding values (C order), copied. */
+  public static Tensor tensor(float[] values, long... sizes) {
+    ByteBuffer bytes = ByteBuffer.allocate(values.length * Float.BYTES).order(ByteOrder.nativeOrder());
+    bytes.asFloatBuffer().put(values);
+    return Tensor.fromBytes(bytes.array(), sizes, DType.FLOAT32);
+  }
+
+  /** A float64 tensor of sizes holding values (C order), copied. */
+  public static Tensor tensor(double[] values, long... sizes) {
+    return Tensor.fromFloat64(values, sizes, DType.FLOAT64);
+  }
+
+  /** An int64 tensor of sizes holding values (C order), copied. */
+  public static Tensor tensor(long[] values, long... sizes) {
+    return Tensor.fromInt64(values, sizes, DType.INT64);
+  }
+
+  // ---- allocator (torch.cuda.memory_* names; CPU device 0 unless told) ---------
+
+  public static MemoryStats memoryStats() {
+    return NativeTessera.memory_stats(DeviceType.DEVICE_CPU, 0);
+  }
+
+  public static MemoryStats memoryStats(DeviceType deviceType, int deviceIndex) {
+    return NativeTessera.memory_stats(deviceType, deviceIndex);
+  }
+
+  /** Bytes of tensor memory handed out now. */
+  public static long memoryAllocated() {
+    return NativeTessera.memory_allocated(DeviceType.DEVICE_CPU, 0);
+  }
+
+  public static long memoryAllocated(DeviceType deviceType, int deviceIndex) {
+    return NativeTessera.memory_allocated(deviceType, deviceIndex);
+  }
+
+  public static long maxMemoryAllocated() {
+    return NativeTessera.max_memory_allocated(DeviceType.DEVICE_CPU, 0);
+  }
+
+  /** Bytes the caching allocator holds from the OS. */
+  public static long memoryReserved() {
+    return NativeTessera.memory_reserved(DeviceType.DEVICE_CPU, 0);
+  }
+
+  public static long maxMemoryReserved() {
+    return NativeTessera.max_memory_reserved(DeviceType.DEVICE_CPU, 0);
+  }
+
+  public static void resetPeakMemoryStats() {
+    NativeTessera.reset_peak_memory_stats(DeviceType.DEVICE_CPU, 0);
+  }
+
+  public static void resetAccumulatedMemoryStats() {
+    NativeTessera.reset_accumulated_memory_stats(DeviceType.DEVICE_CPU, 0);
+  }
+
+  /** Returns cached, unused segments to the OS. */
+  public static void emptyCache() {
+    NativeTessera.empty_cache(DeviceType.DEVICE_CPU, 0);
+  }
+
+  /** Caps the bytes the allocator may hold (0 removes the cap). */
+  public static void setMemoryLimit(long bytes) {
+    NativeTessera.set_memory_limit(bytes, DeviceType.DEVICE_CPU, 0);
+  }
+
+  public static long memoryLimit() {
+    return NativeTessera.memory_limit(DeviceType.DEVICE_CPU, 0);
+  }
+
+  // ---- save / load ------------------------------------------------------------------
+
+  /** Saves tensors under their names, in the map's iteration order, uncompressed. */
+  public static void save(String path, Map<String, Tensor> tensors) {
+    save(path, tensors, Map.of(), Compression.COMPRESSION_NONE, 0);
+  }
+
+  public static void save(String path, Map<String, Tensor> tensors, Map<String, String> metadata) {
+    save(path, tensors, metadata, Compression.COMPRESSION_NONE, 0);
+  }
+
+  public static void save(String path, Map<String, Tensor> tensors, Map<String, String> metadata,
+      Compression compression) {
+    save(path, tensors, metadata, compression, 0);
+  }
+
+  /**
+   * Saves tensors (name to tensor) and string metadata to path, replacing it atomically.
+   *
+   * @param level zstd level, 0 for zstd's default
+   */
+  public static void save(String path, Map<String, Tensor> tensors, Map<String, String> metadata,
+      Compression compression, int level) {
+    try (TensorList list = new TensorList()) {
+      for (Map.Entry<String, Tensor> e : tensors.entrySet()) list.append(e.getValue(), e.getKey());
+      for (Map.Entry<String, String> e : metadata.entrySet()) list.setMetadata(e.getKey(), e.getValue());
+      NativeTessera.save(path, list, compression, level);
+    }
+  }
+
+  /** Loads a file written by save; close the map (and the tensors taken from it) when done. */
+  public static TensorMap load(String path) {
+    return TensorMap.load(path);
+  }
+
+  /** As load, refusing files whose tensors would need more than maxBytes (0: no cap). */
+  public static TensorMap load(String path, long maxBytes) {
+    return TensorMap.load(path, maxBytes);
+  }
+}
