@@ -233,6 +233,10 @@ TSR_CS_PROPERTY(TsrTensorMap::metadata_get, NativeMetadataGet)
 %typemap(csclassmodifiers) TsrTensor, TsrStorage, TsrGenerator, TsrTensorMap, TsrTensorList,
                            tsr_memory_stats_t, tsr_memory_stat_t "public partial class"
 
+/* Statistics come only from Tessera.MemoryStats(). */
+%nodefaultctor tsr_memory_stats_t;
+%nodefaultctor tsr_memory_stat_t;
+
 /* A MemoryStat read from MemoryStats points into it: keep the parent alive
  * while the child is used, or the collector could free it first. */
 %typemap(csvarout, excode=SWIGEXCODE2) tsr_memory_stat_t, tsr_memory_stat_t * %{
