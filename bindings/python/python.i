@@ -9,6 +9,12 @@
  * every handle a call returns is already a tessera.Tensor, not a bare
  * _core.Tensor. */
 
+/* Default arguments handled inside one wrapper instead of one overload per
+ * count, so that keyword arguments work (t.clone(memory_format=...),
+ * t.flatten(start_dim=1)); the names are tessera.i's, which are torch's. */
+%feature("compactdefaultargs");
+%feature("kwargs");
+
 /* Our own SWIG type table, so another SWIG module in the process never
  * shares (and version-clashes with) ours. */
 %begin %{
@@ -205,6 +211,23 @@ static void tsr_py_release_handle(swig_type_info* ty, void* ptr) {
   }
 }
 
+%{
+/* The instance dict lives in SwigPyObject (the native type's tp_dictoffset),
+ * which Python's default traversal of a subclass leaves to the (non-GC)
+ * native type: without these, a reference cycle through a handle's
+ * attributes (t.me = t) would never be collected. A heap type also visits
+ * its type. */
+static int tsr_py_traverse(PyObject* self, visitproc visit, void* arg) {
+  Py_VISIT(((SwigPyObject*)self)->dict);
+  Py_VISIT(Py_TYPE(self));
+  return 0;
+}
+static int tsr_py_clear(PyObject* self) {
+  Py_CLEAR(((SwigPyObject*)self)->dict);
+  return 0;
+}
+%}
+
 %inline %{
 /* Called once per handle class by the package: cls must subclass one of the
  * native handle types without adding instance fields (__slots__ = ()). */
@@ -221,6 +244,10 @@ static void _set_class(PyObject* cls) {
       if (type->tp_basicsize != native->tp_basicsize || type->tp_itemsize != 0) {
         tsr_bind_fail(TSR_ERR_INVALID_ARGUMENT, "_set_class: the class adds instance fields; give it __slots__ = ()");
         return;
+      }
+      if (PyType_IS_GC(type)) {
+        type->tp_traverse = tsr_py_traverse;
+        type->tp_clear = tsr_py_clear;
       }
       Py_INCREF(cls);
       Py_XDECREF((PyObject*)tsr_py_classes[i].cls);

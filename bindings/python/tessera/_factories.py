@@ -25,11 +25,16 @@ def _float_default(dtype):
 
 def empty(*size, dtype=None, memory_format=_CONTIGUOUS, device=None, requires_grad=False):
     """Uninitialised elements."""
-    if device is None:  # the common case, kept short
-        t = _N.empty(sizes_arg(size), _float_default(dtype), memory_format)
+    # Written out rather than through the helpers: the most frequent factory.
+    if len(size) == 1 and hasattr(size[0], "__len__"):
+        size = size[0]
+    if device is None:
+        t = _N.empty(size, _core.FLOAT32 if dtype is None else dtype, memory_format)
     else:
-        t = _N.empty(sizes_arg(size), _float_default(dtype), memory_format, *device_args(device))
-    return _finish(t, requires_grad)
+        t = _N.empty(size, _float_default(dtype), memory_format, *device_args(device))
+    if requires_grad:
+        t.requires_grad = True
+    return t
 
 
 def empty_strided(size, stride, dtype=None, device=None, requires_grad=False):

@@ -35,16 +35,18 @@ class Status(enum.IntEnum):
     INDEX_OUT_OF_RANGE = _core.ERR_INDEX_OUT_OF_RANGE
 
 
+_STATUS_OF = {int(s): s for s in Status}
+
+
 class Error(RuntimeError):
     """A tessera call failed. ``status`` is the :class:`Status`, ``message``
     the library's text (also ``str(error)``)."""
 
     def __init__(self, status, message):
         super().__init__(message)
-        try:
-            self.status = Status(status)
-        except ValueError:  # a newer library's status this module predates
-            self.status = int(status)
+        # A dict lookup (IntEnum's constructor is slow); a status newer than
+        # this module stays a plain int.
+        self.status = _STATUS_OF.get(status, status)
         self.message = message
 
     def __str__(self):
