@@ -1,0 +1,163 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"tessera.dev/tessera"
+)
+
+// geometry prints what PyTorch users know about a tensor's layout.
+func geometry(what string, t *tessera.Tensor) error {
+	contiguous, err := t.IsContiguous(tessera.ContiguousFormat)
+	if err != nil {
+		return err
+	}
+	channelsLast, err := t.IsContiguous(tessera.ChannelsLast)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("  %-32s sizes %v  strides %v  contiguous=%s channels_last=%s\n", what,
+		t.Sizes(), t.Strides(), lowerYesNo(contiguous), lowerYesNo(channelsLast))
+	return nil
+}
+
+// layoutTour shows sizes, strides, channels_last, a transposed view and its
+// contiguous copy on the images.
+func layoutTour(X *tessera.Tensor) error {
+	fmt.Println("\nlayout of the images (sizes and strides count elements):")
+	if err := geometry("X", X); err != nil {
+		return err
+	}
+	// contiguous(channels_last) copies only when needed; with one channel the
+	// NCHW strides already satisfy NHWC (size-1 dims are ignored), so it hands
+	// back the same tensor. clone(channels_last) always writes NHWC strides.
+	same, err := X.Contiguous(tessera.ChannelsLast)
+	if err != nil {
+		return err
+	}
+	defer same.Close()
+	p1, _ := same.DataPtr()
+	p2, err := X.DataPtr()
+	if err != nil {
+		return err
+	}
+	if p1 == p2 {
+		fmt.Println("  X.contiguous(channels_last)      is X itself: with C == 1, X is contiguous in both formats")
+	} else {
+		fmt.Println("  X.contiguous(channels_last)      is a copy")
+	}
+	cl, err := X.Clone(tessera.ChannelsLast)
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	if err := geometry("X.clone(channels_last)", cl); err != nil {
+		return err
+	}
+
+	// A transposed view swaps strides and shares storage: no copy, but no
+	// longer contiguous; Contiguous then makes a fresh row-major copy.
+	xt, err := X.Transpose(2, 3)
+	if err != nil {
+		return err
+	}
+	defer xt.Close()
+	if err := geometry("X.transpose(2, 3)", xt); err != nil {
+		return err
+	}
+	dense, err := xt.Contiguous(tessera.ContiguousFormat)
+	if err != nil {
+		return err
+	}
+	defer dense.Close()
+	if err := geometry("X.transpose(2, 3).contiguous()", dense); err != nil {
+		return err
+	}
+	viewShares, _ := X.SharesStorage(xt)
+	copyShares, err := X.SharesStorage(dense)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("  transpose shares X's storage: %s; its contiguous copy does: %s\n",
+		lowerYesNo(viewShares), lowerYesNo(copyShares))
+	a, _ := X.At(0, 0, 2, 5)
+	b, _ := xt.At(0, 0, 5, 2)
+	c, err := dense.At(0, 0, 5, 2)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("  X[0,0,2,5] = %.4f = X.transpose(2,3)[0,0,5,2] = %.4f = copy[0,0,5,2] = %.4f\n", a, b, c)
+	return nil
+}
+
+func lowerYesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+func kib(bytes int64) float64 { return float64(bytes) / 1024 }
+
+// printAllocatorStats: what the caching allocator did for the run so far.
+func printAllocatorStats() error {
+	s, err := tessera.ReadMemoryStats(tessera.CPU)
+	if err != nil {
+		return err
+	}
+	fmt.Println("\nallocator (CPU caching allocator, sizes in KiB):")
+	fmt.Printf("  allocated  %10.1f now, %10.1f peak  (%d blocks live)\n",
+		kib(s.AllocatedBytes.Current), kib(s.AllocatedBytes.Peak), s.Allocation.Current)
+	fmt.Printf("  reserved   %10.1f now, %10.1f peak  (segments held: %d)\n",
+		kib(s.ReservedBytes.Current), kib(s.ReservedBytes.Peak), s.Segment.Current)
+	fmt.Printf("  %d allocations served, %d of them needed a new segment\n",
+		s.Allocation.Allocated, s.NumDeviceAlloc)
+	return nil
+}
+
+func saveCheckpoint(m *mlp, path string) error {
+	tensors := map[string]*tessera.Tensor{}
+	var raw int64
+	for i, p := range m.params {
+		tensors[paramNames[i]] = p
+		n, err := p.Nbytes()
+		if err != nil {
+			return err
+		}
+		raw += n
+	}
+	err := tessera.Save(path, tensors, &tessera.SaveOptions{
+		Compression: tessera.Zstd,
+		Metadata:    map[string]string{"model": "digits-mlp-64-128-10"},
+	})
+	if err != nil {
+		return err
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("\ncheckpoint %s: %d bytes on disk (zstd, header included) for %d bytes of float32 parameters (%.3fx)\n",
+		path, info.Size(), raw, float64(raw)/float64(info.Size()))
+	return nil
+}
+
+// loadCheckpoint reads path into a fresh model (parameters not requiring grad).
+func loadCheckpoint(path string) (*mlp, error) {
+	loaded, err := tessera.Load(path, nil)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Printf("reloaded %d tensors, model %q\n", len(loaded.Names), loaded.Metadata["model"])
+	m := &mlp{}
+	for _, name := range paramNames {
+		p, found := loaded.Tensors[name]
+		if !found {
+			loaded.Close()
+			return nil, fmt.Errorf("%s: no tensor %q", path, name)
+		}
+		m.params = append(m.params, p)
+	}
+	return m, nil
+}
