@@ -19,7 +19,7 @@ import sys
 from . import _core
 from ._dtypes import (CPU, DTYPE_OF, STRUCT_FORMAT, DeviceType, device, dtype as _dtype,
                       memory_format as _memory_format)
-from .errors import InvalidArgumentError, UnsupportedError
+from .errors import AutogradError, InvalidArgumentError, UnsupportedError
 
 _N = _core.Tensor
 _FLOATING_CODES = frozenset({_core.FLOAT16, _core.FLOAT32, _core.FLOAT64, _core.BFLOAT16})
@@ -237,13 +237,15 @@ class Tensor(_N, Closable):
         return memoryview(_N.to_bytes(self)).cast(STRUCT_FORMAT[code], sizes).tolist()
 
     def numpy(self):
-        """A NumPy array sharing this tensor's memory (through DLPack)."""
+        """A writable NumPy array sharing this tensor's memory (same sizes and
+        strides), as torch's numpy(). The array holds its own reference to
+        the storage, so it stays valid after this tensor is closed."""
         if _N.requires_grad(self):
-            raise InvalidArgumentError(
+            raise AutogradError(
                 int(_core.ERR_AUTOGRAD),
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
         import numpy
-        return numpy.from_dlpack(self)
+        return numpy.asarray(_ArrayView(_N.detach(self)))
 
     def __array__(self, dtype=None):
         array = self.numpy()
@@ -465,6 +467,36 @@ class Tensor(_N, Closable):
         return (_N.device_type(self), _N.device_index(self))
 
 
+# NumPy's array-interface type string of each dtype NumPy has.
+_ENDIAN = "<" if sys.byteorder == "little" else ">"
+_TYPESTR = {_core.UINT8: "|u1", _core.INT8: "|i1", _core.INT16: _ENDIAN + "i2",
+            _core.INT32: _ENDIAN + "i4", _core.INT64: _ENDIAN + "i8", _core.FLOAT16: _ENDIAN + "f2",
+            _core.FLOAT32: _ENDIAN + "f4", _core.FLOAT64: _ENDIAN + "f8", _core.BOOL: "|b1"}
+
+
+class _ArrayView:
+    """What numpy() hands NumPy: the array interface of a tensor this object
+    alone references, so the array (whose base it becomes) keeps the
+    storage alive whatever happens to the user's tensor."""
+    __slots__ = ("tensor", "__array_interface__")
+
+    def __init__(self, tensor):
+        code = _N.dtype(tensor)
+        if code not in _TYPESTR:
+            raise UnsupportedError(int(_core.ERR_UNSUPPORTED),
+                                   f"numpy() of a {DTYPE_OF[code]!r} tensor: NumPy has no such dtype")
+        itemsize = _N.element_size(tensor)
+        self.tensor = tensor
+        self.__array_interface__ = {
+            "version": 3,
+            "shape": _N.sizes(tensor),
+            "typestr": _TYPESTR[code],
+            "strides": tuple(s * itemsize for s in _N.strides(tensor)),
+            # An empty tensor may have no memory at all; NumPy wants an address.
+            "data": (_N.data_ptr(tensor) or _N.data_ptr(_EMPTY_FLOAT64), False),
+        }
+
+
 def _check_open(tensor, what):
     """None is allowed; a closed tensor is not (it would read as None)."""
     if tensor is not None and not _core._is_open(tensor):
@@ -514,3 +546,4 @@ def _index(tensor, key):
 
 
 _core._set_class(Tensor)
+_EMPTY_FLOAT64 = _N.empty((1,), _core.FLOAT64)  # a valid address for empty arrays
