@@ -245,6 +245,8 @@ class Tensor(_N, Closable):
                 int(_core.ERR_AUTOGRAD),
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
         import numpy
+        if _N.numel(self) == 0:  # no memory to share, maybe no address at all
+            return numpy.empty(_N.sizes(self), dtype=_array_typestr(_N.dtype(self)))
         return numpy.asarray(_ArrayView(_N.detach(self)))
 
     def __array__(self, dtype=None):
@@ -481,20 +483,22 @@ class _ArrayView:
     __slots__ = ("tensor", "__array_interface__")
 
     def __init__(self, tensor):
-        code = _N.dtype(tensor)
-        if code not in _TYPESTR:
-            raise UnsupportedError(int(_core.ERR_UNSUPPORTED),
-                                   f"numpy() of a {DTYPE_OF[code]!r} tensor: NumPy has no such dtype")
         itemsize = _N.element_size(tensor)
         self.tensor = tensor
         self.__array_interface__ = {
             "version": 3,
             "shape": _N.sizes(tensor),
-            "typestr": _TYPESTR[code],
+            "typestr": _array_typestr(_N.dtype(tensor)),
             "strides": tuple(s * itemsize for s in _N.strides(tensor)),
-            # An empty tensor may have no memory at all; NumPy wants an address.
-            "data": (_N.data_ptr(tensor) or _N.data_ptr(_EMPTY_FLOAT64), False),
+            "data": (_N.data_ptr(tensor), False),  # False: writable
         }
+
+
+def _array_typestr(code):
+    if code not in _TYPESTR:
+        raise UnsupportedError(int(_core.ERR_UNSUPPORTED),
+                               f"numpy() of a {DTYPE_OF[code]!r} tensor: NumPy has no such dtype")
+    return _TYPESTR[code]
 
 
 def _check_open(tensor, what):
@@ -546,4 +550,3 @@ def _index(tensor, key):
 
 
 _core._set_class(Tensor)
-_EMPTY_FLOAT64 = _N.empty((1,), _core.FLOAT64)  # a valid address for empty arrays
