@@ -233,21 +233,42 @@ TSR_CS_PROPERTY(TsrTensorMap::metadata_get, NativeMetadataGet)
 %typemap(csclassmodifiers) TsrTensor, TsrStorage, TsrGenerator, TsrTensorMap, TsrTensorList,
                            tsr_memory_stats_t, tsr_memory_stat_t "public partial class"
 
-/* Statistics come only from Tessera.MemoryStats(). */
+/* Statistics come only from Tessera.MemoryStats(), read-only. */
 %nodefaultctor tsr_memory_stats_t;
 %nodefaultctor tsr_memory_stat_t;
+%immutable tsr_memory_stat_t::current;
+%immutable tsr_memory_stat_t::peak;
+%immutable tsr_memory_stat_t::allocated;
+%immutable tsr_memory_stat_t::freed;
+%immutable tsr_memory_stats_t::allocation;
+%immutable tsr_memory_stats_t::segment;
+%immutable tsr_memory_stats_t::active;
+%immutable tsr_memory_stats_t::inactive_split;
+%immutable tsr_memory_stats_t::allocated_bytes;
+%immutable tsr_memory_stats_t::reserved_bytes;
+%immutable tsr_memory_stats_t::active_bytes;
+%immutable tsr_memory_stats_t::inactive_split_bytes;
+%immutable tsr_memory_stats_t::requested_bytes;
+%immutable tsr_memory_stats_t::num_alloc_retries;
+%immutable tsr_memory_stats_t::num_ooms;
+%immutable tsr_memory_stats_t::num_device_alloc;
+%immutable tsr_memory_stats_t::num_device_free;
 
-/* A MemoryStat read from MemoryStats points into it: keep the parent alive
- * while the child is used, or the collector could free it first. */
-%typemap(csvarout, excode=SWIGEXCODE2) tsr_memory_stat_t, tsr_memory_stat_t * %{
+/* A MemoryStat read from MemoryStats is a copy of its own, so it outlives
+ * the snapshot it came from, disposed or collected. */
+%typemap(out) tsr_memory_stat_t * %{ $result = $1 ? new tsr_memory_stat_t(*$1) : 0; %}
+%typemap(csvarout, excode=SWIGEXCODE2) tsr_memory_stat_t * %{
     get {
       global::System.IntPtr cPtr = $imcall;$excode
-      $csclassname ret = (cPtr == global::System.IntPtr.Zero) ? null : new $csclassname(cPtr, $owner);
-      if (ret != null) ret.parent = this;
-      return ret;
+      return (cPtr == global::System.IntPtr.Zero) ? null : new $csclassname(cPtr, true);
     } %}
-%typemap(cscode) tsr_memory_stat_t %{
-  internal object parent;
+
+/* A disposed snapshot is NULL: the library's error, not a NULL dereference. */
+%typemap(check, canthrow=1) tsr_memory_stats_t *self, tsr_memory_stat_t *self %{
+  if (!$1) {
+    tsr_cs_raise(TSR_ERR_INVALID_ARGUMENT, "the memory statistics were disposed");
+    return $null;
+  }
 %}
 
 /* Tensor proxies report each native reference they take and release to

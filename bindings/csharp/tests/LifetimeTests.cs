@@ -31,6 +31,7 @@ public static class LifetimeTests {
     var g = new Generator(1);
     g.Dispose();
     Check.Throws(Status.InvalidArgument, () => Tensor.Rand(new long[] {2}, g), "disposed generator");
+    Check.Throws(Status.InvalidArgument, () => g.ManualSeed(3), "seeding a disposed generator");
   }
 
   [Test]
@@ -44,6 +45,12 @@ public static class LifetimeTests {
       using (y) s = y.Storage();
       using (s) Check.Equal(16L, s.Nbytes, "storage alive after its tensor and map were disposed");
       Check.Throws(Status.InvalidArgument, () => { var n = s.Nbytes; }, "storage after Dispose");
+      var map2 = Tessera.Load(path);
+      map2.Dispose();
+      Check.Throws(Status.InvalidArgument, () => { var c = map2.Count; }, "map after Dispose");
+      Check.Throws(Status.InvalidArgument, () => { var t = map2["x"]; }, "map lookup after Dispose");
+      Check.Throws(Status.InvalidArgument, () => { var m = map2.Metadata; }, "map metadata after Dispose");
+      map2.Dispose();
     } finally {
       File.Delete(path);
     }

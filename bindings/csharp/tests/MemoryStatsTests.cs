@@ -39,11 +39,19 @@ public static class MemoryStatsTests {
   }
 
   [Test]
-  public static void StatOutlivesItsSnapshotVariable() {
-    MemoryStat stat = Tessera.MemoryStats().AllocatedBytes;   // the snapshot is garbage now
+  public static void StatOutlivesItsSnapshot() {
+    MemoryStat collected = Tessera.MemoryStats().AllocatedBytes;   // the snapshot is garbage now
     System.GC.Collect();
     System.GC.WaitForPendingFinalizers();
-    Check.True(stat.Current >= 0 && stat.Peak >= stat.Current, "a stat keeps its snapshot alive");
+    Check.True(collected.Current >= 0 && collected.Peak >= collected.Current, "a stat is a copy");
+    MemoryStat disposed;
+    var stats = Tessera.MemoryStats();
+    using (stats) disposed = stats.ReservedBytes;
+    Check.True(disposed.Current >= 0 && disposed.Peak >= disposed.Current, "after its snapshot was disposed");
+    Check.Throws(Status.InvalidArgument, () => { var s = stats.Segment; }, "a disposed snapshot");
+    Check.Throws(Status.InvalidArgument, () => { var n = stats.NumOoms; }, "a disposed snapshot's counter");
+    disposed.Dispose();
+    Check.Throws(Status.InvalidArgument, () => { var c = disposed.Current; }, "a disposed stat");
   }
 }
 
