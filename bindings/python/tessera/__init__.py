@@ -28,7 +28,8 @@ from ._functions import *  # noqa: F401,F403
 from ._grad import no_grad, enable_grad, set_grad_enabled, is_grad_enabled
 from ._memory import (memory_stats, memory_allocated, max_memory_allocated, memory_reserved,
                       max_memory_reserved, reset_peak_memory_stats,
-                      reset_accumulated_memory_stats, empty_cache, set_memory_limit)
+                      reset_accumulated_memory_stats, empty_cache, set_memory_limit,
+                      memory_limit)
 from ._serialization import save, load, LoadedTensors
 from ._dlpack import from_dlpack, from_numpy
 

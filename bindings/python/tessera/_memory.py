@@ -57,3 +57,8 @@ def empty_cache(device=None):
 def set_memory_limit(nbytes, device=None):
     """Caps reserved bytes (0 removes the cap)."""
     _core.set_memory_limit(nbytes, *device_args(device))
+
+
+def memory_limit(device=None):
+    """The cap set by set_memory_limit, in bytes (0: none)."""
+    return _core.memory_limit(*device_args(device))

@@ -55,6 +55,7 @@ class NativeErrors(unittest.TestCase):
     def test_out_of_memory_under_a_limit(self):
         try:
             ts.set_memory_limit(64 << 20)
+            self.assertEqual(ts.memory_limit(), 64 << 20)
             with self.assertRaises(ts.OutOfMemoryError) as caught:
                 ts.empty(256 << 20, dtype=ts.uint8)
             self.assertIsInstance(caught.exception, MemoryError)
