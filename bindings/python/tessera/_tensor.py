@@ -457,6 +457,12 @@ class Tensor(_N, Closable):
 
     __hash__ = object.__hash__
 
+    def __reduce__(self):
+        """pickle and copy.deepcopy: the values, sizes, dtype and
+        requires_grad (not the strides or autograd history, as torch)."""
+        return (_rebuild, (_N.to_bytes(self), _N.sizes(self), _N.dtype(self),
+                           _N.requires_grad(self)))
+
     # ---- DLPack -----------------------------------------------------------------------
     def __dlpack__(self, stream=None):
         """A "dltensor" capsule sharing this tensor's memory (DLPack)."""
@@ -499,6 +505,13 @@ def _array_typestr(code):
         raise UnsupportedError(int(_core.ERR_UNSUPPORTED),
                                f"numpy() of a {DTYPE_OF[code]!r} tensor: NumPy has no such dtype")
     return _TYPESTR[code]
+
+
+def _rebuild(data, sizes, code, requires_grad):
+    tensor = _N.from_bytes(data, sizes, code)
+    if requires_grad:
+        _N.set_requires_grad(tensor, True)
+    return tensor
 
 
 def _check_open(tensor, what):

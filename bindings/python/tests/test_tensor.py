@@ -54,6 +54,30 @@ class Construction(unittest.TestCase):
         copy[0] = 5
         self.assertEqual(source.tolist(), [0.0, 0.0, 0.0])
 
+    def test_no_public_constructor(self):
+        with self.assertRaises(TypeError):
+            ts.Tensor()
+
+    def test_pickle_and_deepcopy(self):
+        import copy
+        import pickle
+        t = ts.arange(6.0).view(2, 3).t().requires_grad_()
+        u = pickle.loads(pickle.dumps(t))
+        self.assertEqual((u.tolist(), u.dtype, u.requires_grad), (t.tolist(), ts.float32, True))
+        v = copy.deepcopy(ts.zeros(2, 0, 3, dtype=ts.bfloat16))
+        self.assertEqual((v.shape, v.dtype), ((2, 0, 3), ts.bfloat16))
+        w = copy.deepcopy(t)
+        self.assertFalse(w.shares_storage(t))
+
+    def test_keyword_arguments(self):
+        t = ts.zeros(2, 3, 4)
+        self.assertEqual(t.flatten(start_dim=1).shape, (2, 12))
+        self.assertEqual(t.transpose(dim0=0, dim1=2).shape, (4, 3, 2))
+        self.assertEqual(t.clone(memory_format=ts.preserve_format).shape, (2, 3, 4))
+        self.assertEqual(ts.arange(10).unfold(0, size=4, step=3).shape, (3, 4))
+        with self.assertRaises(TypeError):
+            t.view(foo=2)
+
     def test_generator_is_seeded(self):
         a = ts.rand(5, generator=ts.Generator(42)).tolist()
         b = ts.rand(5, generator=ts.Generator(42)).tolist()
