@@ -288,7 +288,10 @@ static bool _is_open(PyObject* handle) {
 %extend Class {
   /* Releases the handle now; later calls on the object raise
    * InvalidArgumentError. A second close does nothing. */
-  void close(PyObject* tsr_py_self) { _release(tsr_py_self); }
+  void close(PyObject* tsr_py_self) {
+    (void)$self; /* the object itself is what close needs */
+    _release(tsr_py_self);
+  }
 }
 %enddef
 TSR_PY_CLOSABLE(TsrTensor)
