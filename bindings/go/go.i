@@ -3,8 +3,8 @@
  * internal/capi from it (swig -go -cgo -intgosize 64 -package capi); the
  * hand-written package tessera (bindings/go/*.go) is what users import.
  *
- * Errors. A non-OK status calls tsr_go_fail (internal/capi/failure.go, an
- * exported Go function), which copies the status and message into a
+ * Errors. A non-OK status calls tsr_go_fail (an exported Go function, at the
+ * end of this file, so in the generated Go file), which copies the status and message into a
  * *capi.Failure and panics with it. The panic unwinds the C wrapper (C, so no
  * destructors are skipped) back into Go, where every method of the
  * hand-written package recovers it and returns an *tessera.Error. The message
@@ -20,8 +20,7 @@
  */
 
 %{
-/* failure.go exports it; the wrapper only declares it (cgo's rule for files
- * with //export). */
+/* The generated Go file exports it (//export below); C only declares it. */
 extern void tsr_go_fail(int status, char* message);
 
 /* A non-NULL address for an empty Go slice: the library reads no element but
