@@ -60,10 +60,10 @@ extern "C" {
  * that a dim of size 0 or 1 gets stride 1. shape and strides live inside the
  * managed allocation. dtype as in the table above.
  *
- * Ownership: the DLManagedTensor holds its own reference to t's storage, so
- * the memory stays valid after the caller releases t, until the consumer
- * calls (*out)->deleter(*out) exactly once; that call frees the
- * DLManagedTensor and drops the reference. Writes through the consumer are
+ * Ownership: the DLManagedTensor holds a tensor of its own over t's storage
+ * (tsr_storage_use_count counts it), so the memory stays valid after the
+ * caller releases t, until the consumer calls (*out)->deleter(*out) exactly
+ * once; that call frees the DLManagedTensor and drops its tensor. Writes through the consumer are
  * writes into t's storage (tessera's version counter does not see them).
  * requires_grad and grad history are not exported.
  *

@@ -123,7 +123,7 @@ struct Imported {
   tsr_dtype dtype;
 };
 
-void check_device(const DLDevice& device) {
+void check_dl_device(const DLDevice& device) {
   // Any int may arrive as device_type: read it through its bytes (enum_arg).
   int type = enum_arg(device.device_type);
   TSR_CHECK(type == kDLCPU, TSR_ERR_UNSUPPORTED, "DLPack device type ", type,
@@ -135,7 +135,7 @@ void check_device(const DLDevice& device) {
 
 Imported read_dl_tensor(const DLTensor& dl) {
   Imported in{};
-  check_device(dl.device);  // device, then dtype: at::fromDLPack's order
+  check_dl_device(dl.device);  // device, then dtype: at::fromDLPack's order
   in.dtype = dtype_from_dl(dl.dtype);
   TSR_CHECK(dl.ndim >= 0 && dl.ndim <= kMaxDims, TSR_ERR_INVALID_ARGUMENT,
             "ndim must be in [0, ", kMaxDims, "], got ", dl.ndim);
