@@ -5,6 +5,11 @@ from ._tensor import Tensor
 
 _N = _core.Tensor
 
+__all__ = ["is_tensor", "add", "sub", "mul", "div", "matmul", "relu", "exp", "log", "neg", "sum",
+           "mean", "max", "argmax", "log_softmax", "softmax", "cross_entropy", "transpose", "t",
+           "reshape", "permute", "narrow", "select", "squeeze", "unsqueeze", "flatten", "movedim",
+           "as_strided", "split", "chunk", "clone", "detach", "numel"]
+
 
 def is_tensor(obj):
     return isinstance(obj, _N)

@@ -17,8 +17,7 @@ import operator
 import sys
 
 from . import _core
-from ._dtypes import (CPU, DTYPE_OF, STRUCT_FORMAT, DeviceType, device, dtype as _dtype,
-                      memory_format as _memory_format)
+from ._dtypes import CPU, DTYPE_OF, STRUCT_FORMAT, DeviceType, device, dtype as _dtype
 from .errors import AutogradError, InvalidArgumentError, UnsupportedError
 
 _N = _core.Tensor
