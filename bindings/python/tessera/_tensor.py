@@ -463,12 +463,18 @@ class Tensor(_N, Closable):
                            _N.requires_grad(self)))
 
     # ---- DLPack -----------------------------------------------------------------------
-    def __dlpack__(self, stream=None):
-        """A "dltensor" capsule sharing this tensor's memory (DLPack)."""
+    def __dlpack__(self, stream=None, *, max_version=None, dl_device=None, copy=None):
+        """A "dltensor" capsule sharing this tensor's memory (DLPack). The
+        keywords of newer consumers are understood: max_version is answered
+        with the unversioned capsule (DLPack 0.x, which the spec allows),
+        copy=True exports a copy, dl_device must be this tensor's device."""
         if stream is not None and stream != -1:
             raise InvalidArgumentError(int(_core.ERR_INVALID_ARGUMENT),
                                        "__dlpack__: CPU tensors take no stream")
-        return _core._to_dlpack(self)
+        if dl_device is not None and tuple(dl_device) != self.__dlpack_device__():
+            raise UnsupportedError(int(_core.ERR_UNSUPPORTED),
+                                   f"__dlpack__: cannot export a {self.device} tensor to {dl_device}")
+        return _core._to_dlpack(_N.clone(self) if copy else self)
 
     def __dlpack_device__(self):
         return (_N.device_type(self), _N.device_index(self))

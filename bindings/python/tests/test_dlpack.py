@@ -144,10 +144,17 @@ class TesseraToTorch(unittest.TestCase):
         gc.collect()
         self.assertEqual(ts.memory_allocated(), baseline)
 
-    def test_device(self):
-        self.assertEqual(ts.zeros(1).__dlpack_device__(), (1, 0))  # kDLCPU, 0
+    def test_device_and_newer_keywords(self):
+        t = ts.zeros(3)
+        self.assertEqual(t.__dlpack_device__(), (1, 0))  # kDLCPU, 0
         with self.assertRaises(ts.InvalidArgumentError):
-            ts.zeros(1).__dlpack__(stream=1)
+            t.__dlpack__(stream=1)
+        with self.assertRaises(ts.UnsupportedError):
+            t.__dlpack__(dl_device=(2, 0))
+        shared = torch.from_dlpack(t.__dlpack__(max_version=(1, 0), dl_device=(1, 0)))
+        copied = torch_dlpack.from_dlpack(t.__dlpack__(copy=True))
+        t.fill_(1.0)
+        self.assertEqual((shared.tolist(), copied.tolist()), ([1.0] * 3, [0.0] * 3))
 
 
 class NumPy(unittest.TestCase):
