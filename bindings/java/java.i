@@ -20,6 +20,9 @@
  * locals, whose destructor frees them on every return. */
 
 %include "enums.swg"
+/* Enum values as Java compile-time constants (they are literals in the
+ * headers), not fetched through JNI when each enum class loads. */
+%javaconst(1);
 
 %{
 #include <jni.h>
