@@ -23,15 +23,19 @@ def _float_default(dtype):
     return _core.FLOAT32 if dtype is None else dtype
 
 
-def empty(*size, dtype=None, memory_format=_CONTIGUOUS, device=None, requires_grad=False):
-    """Uninitialised elements."""
-    # Written out rather than through the helpers: the most frequent factory.
-    if len(size) == 1 and hasattr(size[0], "__len__"):
+def empty(*size, dtype=None, memory_format=None, device=None, requires_grad=False):
+    """Uninitialised elements (memory_format None: contiguous)."""
+    # Written out rather than through the helpers: the most frequent factory,
+    # and every argument passed to the native call costs time to parse.
+    if len(size) == 1 and (size[0].__class__ in (tuple, list) or hasattr(size[0], "__len__")):
         size = size[0]
-    if device is None:
-        t = _N.empty(size, _core.FLOAT32 if dtype is None else dtype, memory_format)
+    if dtype is None:
+        dtype = _core.FLOAT32
+    if memory_format is None and device is None:
+        t = _N.empty(size, dtype)
     else:
-        t = _N.empty(size, _float_default(dtype), memory_format, *device_args(device))
+        t = _N.empty(size, dtype, _CONTIGUOUS if memory_format is None else memory_format,
+                     *device_args(device))
     if requires_grad:
         t.requires_grad = True
     return t
