@@ -2,7 +2,7 @@
  * bracket, array and string typemaps, proxies owned by a Cleaner, names in
  * lowerCamelCase. Included by tessera.i before the declarations.
  *
- * Generated with `swig -java -package org.tessera -module NativeTessera`: the
+ * Generated with `swig -c++ -java -package org.tessera -module NativeTessera`: the
  * module functions land in the package-private class NativeTessera (their
  * names are fixed by tessera.i's own %renames), behind the hand-written
  * public facade Tessera with Java names. The natives are in NativeTesseraJNI.
@@ -11,8 +11,8 @@
  *
  * Generated as C++ (swig -c++): only then does SWIG's Java module turn
  * default arguments into overloads (zeros(sizes), zeros(sizes, dtype), ...);
- * tessera.i's code is plain C that also compiles as C++. JNI calls go
- * through SWIG's JCALLn macros, which read right in both languages.
+ * tessera.i's code is plain C that also compiles as C++. Typemaps call JNI
+ * through SWIG's JCALLn macros; the helpers in %{ %} are C++.
  *
  * Early return: a failed call throws and `return $null`s straight out of the
  * wrapper, skipping SWIG's freearg typemaps. So no typemap here keeps
