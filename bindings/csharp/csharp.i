@@ -113,6 +113,13 @@ TSR_CS_ARRAY_IN((const tsr_i64* array, int64_t length), int64_t, long)
 TSR_CS_ARRAY_IN((const double* darray, int64_t dlength), double, double)
 TSR_CS_ARRAY_IN((const void* bytes, size_t nbytes), unsigned char, byte)
 
+/* ---- strings in ------------------------------------------------------------ */
+/* The marshaller would cut a string at an embedded NUL (a path "a\0b" would
+ * open "a"): refuse it before the call, as the library's invalid argument. */
+%typemap(csin, pre="    if ($csinput != null && $csinput.IndexOf('\\0') >= 0)\n"
+                   "      throw new TesseraException(Status.InvalidArgument, \"string argument contains a NUL character\");")
+    const char* "$csinput"
+
 /* ---- arrays out ------------------------------------------------------------ */
 /* The {data, length} struct crosses by value as a blittable C# struct
  * (NativeArrays.cs), which copies it into a managed array and frees owned

@@ -85,6 +85,13 @@ static int tsr_java_c_string(JNIEnv* jenv, jbyteArray utf8, char** out) {
   }
   jenv->GetByteArrayRegion(utf8, 0, n, (jbyte*)s);
   s[n] = '\0';
+  /* A NUL inside would silently cut the string short (a path "a\0b" would
+   * open "a"): refuse it, as Go's binding and Python's open() do. */
+  if (memchr(s, '\0', (size_t)n)) {
+    free(s);
+    tsr_java_throw(jenv, TSR_ERR_INVALID_ARGUMENT, "string argument contains a NUL character");
+    return -1;
+  }
   *out = s;
   return 0;
 }

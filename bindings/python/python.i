@@ -122,6 +122,22 @@ static void _set_error_classes(PyObject* classes) {
   if (tsr_have_view$argnum) PyBuffer_Release(&tsr_view$argnum);
 }
 
+/* ---- strings in ------------------------------------------------------- */
+/* str (UTF-8) or None (NULL). A NUL inside would silently cut the string
+ * short (a path "a\0b" would open "a"): refused as open() refuses it. */
+%typemap(in, fragment="SWIG_AsCharPtrAndSize") const char* (char* tsr_chars = NULL, size_t tsr_size = 0, int tsr_alloc = 0) {
+  int res = SWIG_AsCharPtrAndSize($input, &tsr_chars, &tsr_size, &tsr_alloc);
+  if (!SWIG_IsOK(res)) SWIG_exception_fail(SWIG_ArgError(res), "in method '$symname', argument $argnum of type '$type'");
+  if (tsr_chars && strlen(tsr_chars) + 1 != tsr_size) {
+    tsr_py_raise(TSR_ERR_INVALID_ARGUMENT, "string argument contains a NUL character");
+    SWIG_fail;
+  }
+  $1 = tsr_chars;
+}
+%typemap(freearg) const char* {
+  if (tsr_alloc$argnum == SWIG_NEWOBJ) free(tsr_chars$argnum);
+}
+
 /* ---- arrays out -------------------------------------------------------- */
 %typemap(out) tsr_i64_array {
   if ($1.length < 0) {

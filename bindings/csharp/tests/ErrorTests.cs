@@ -24,6 +24,13 @@ public static class ErrorTests {
   }
 
   [Test]
+  public static void StringWithANulIsRefused() {
+    // The marshaller would cut it short: Load("a\0b") would open "a".
+    var e = Check.Throws(Status.InvalidArgument, () => Tessera.Load("/tmp/a\0b"), "a path with a NUL");
+    Check.True(e.Message.Contains("NUL"), "the message says why, got: " + e.Message);
+  }
+
+  [Test]
   public static void StatusesByCause() {
     using (var a = Tensor.Zeros(new long[] {2, 3}))
     using (var b = Tensor.Zeros(new long[] {4}))

@@ -72,6 +72,17 @@ class NativeErrors(unittest.TestCase):
         finally:
             os.unlink(path)
 
+    def test_string_with_a_nul_is_refused(self):
+        # It would otherwise be cut short: load("a\0b") would open "a".
+        for call in (lambda: ts.load("/tmp/a\0b"),
+                     lambda: ts.save({"a\0b": ts.ones(1)}, "/tmp/never-written.tsr"),
+                     lambda: ts.save({"a": ts.ones(1)}, "/tmp/never-written.tsr",
+                                     metadata={"k": "v\0"})):
+            with self.assertRaises(ts.InvalidArgumentError) as caught:
+                call()
+            self.assertIn("NUL", str(caught.exception))
+        self.assertFalse(os.path.exists("/tmp/never-written.tsr"))
+
 
 class Lifetimes(unittest.TestCase):
     def test_use_after_close_raises(self):

@@ -22,6 +22,7 @@ final class ErrorTests {
     r.add("errors: a failed call changes nothing and allocates nothing", ErrorTests::failedCallChangesNothing);
     r.add("errors: null arrays are NullPointerException", ErrorTests::nullArrays);
     r.add("errors: unchecked, a RuntimeException", ErrorTests::unchecked);
+    r.add("errors: a string with a NUL is ERR_INVALID_ARGUMENT, not cut short", ErrorTests::nulInString);
   }
 
   static void notViewable(Goldens g) {
@@ -71,6 +72,16 @@ final class ErrorTests {
     throwsType(NullPointerException.class, () -> Tessera.zeros((long[]) null), "zeros(null)");
     try (Tensor x = Tessera.zeros(2, 2)) {
       throwsType(NullPointerException.class, () -> x.view(null), "view(null)");
+    }
+  }
+
+  static void nulInString() {
+    // Cut at the NUL, load("a\0b") would open "a".
+    throwsStatus(Status.ERR_INVALID_ARGUMENT, () -> Tessera.load("/tmp/a\0b"), "load path with a NUL");
+    try (Tensor x = Tessera.zeros(2);
+        TensorList list = new TensorList()) {
+      throwsStatus(Status.ERR_INVALID_ARGUMENT, () -> list.append(x, "a\0b"), "tensor name with a NUL");
+      equal(0L, list.size(), "nothing appended");
     }
   }
 
