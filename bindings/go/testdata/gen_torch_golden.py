@@ -10,7 +10,7 @@ import os
 import torch
 
 # Each layout case: a contiguous float32 arange of `base` sizes, then `ops`
-# applied in order. Op names are the Go test's (layout_test.go).
+# applied in order. Op names are those of applyOp in golden_test.go.
 LAYOUT_CASES = [
     ("contiguous", [2, 3, 4, 5], []),
     ("transpose", [2, 3, 4, 5], [["transpose", 1, 2]]),
@@ -35,40 +35,15 @@ LAYOUT_CASES = [
 
 def apply(t, op):
     name, args = op[0], op[1:]
-    if name == "transpose":
-        return t.transpose(*args)
-    if name == "permute":
-        return t.permute(*args)
     if name == "clone_channels_last":
         return t.clone(memory_format=torch.channels_last)
-    if name == "narrow":
-        return t.narrow(*args)
-    if name == "select":
-        return t.select(*args)
     if name == "slice":
         dim, start, end, step = args
         index = [slice(None)] * t.dim()
         index[dim] = slice(start, end, step)
         return t[tuple(index)]
-    if name == "expand":
-        return t.expand(*args)
-    if name == "unsqueeze":
-        return t.unsqueeze(*args)
-    if name == "t":
-        return t.t()
-    if name == "diagonal":
-        return t.diagonal(*args)
-    if name == "unfold":
-        return t.unfold(*args)
-    if name == "movedim":
-        return t.movedim(*args)
-    if name == "flatten":
-        return t.flatten(*args)
-    if name == "view":
-        return t.view(*args)
-    if name == "as_strided":
-        return t.as_strided(*args)
-    raise ValueError(name)
+    # Every other op is the torch.Tensor method of that name.
+    return getattr(t, name)(*args)
 
 
 def layout(name, base, ops):
@@ -98,7 +73,7 @@ def view_error():
 
 
 def autograd():
-    # loss = cross_entropy(relu(x @ w + b), target) + 0.1 * sum(relu(...) * x2)
+    # loss = cross_entropy(h, target) + 0.1 * sum(h * h), h = relu(x @ w + b)
     x = [[1.0, -2.0, 3.0], [0.5, 4.0, -1.0]]
     w = [[0.1, 0.2], [0.3, -0.4], [-0.5, 0.6]]
     b = [0.05, -0.1]
