@@ -19,7 +19,8 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from golden_common import c_array, c_int, c_string, header_preamble, write  # noqa: E402
+from golden_common import (c_array, c_int, c_string, c_table, header_preamble,  # noqa: E402
+                           write)
 
 DT = {
     torch.bool: "TSR_BOOL", torch.uint8: "TSR_UINT8", torch.int8: "TSR_INT8",
@@ -163,10 +164,7 @@ typedef struct {{
   int64_t length;
   double values[{MAX_ARANGE}];
 }} tsr_gf_arange;
-static const tsr_gf_arange tsr_gf_aranges[] = {{
-{chr(10).join(arange)}
-}};
-#define TSR_GF_NARANGE (sizeof tsr_gf_aranges / sizeof tsr_gf_aranges[0])
+{c_table("tsr_gf_arange", "tsr_gf_aranges", "TSR_GF_NARANGE", arange)}
 
 /* torch.full((1,), value, dtype=dtype), value a Python float: the element's
  * bits, or error when c10::checked_convert overflows. any_nan: the result is
@@ -179,10 +177,7 @@ typedef struct {{
   int any_nan;
   uint64_t bits;
 }} tsr_gf_full;
-static const tsr_gf_full tsr_gf_fulls[] = {{
-{chr(10).join(full)}
-}};
-#define TSR_GF_NFULL (sizeof tsr_gf_fulls / sizeof tsr_gf_fulls[0])
+{c_table("tsr_gf_full", "tsr_gf_fulls", "TSR_GF_NFULL", full)}
 
 /* t = torch.zeros(2, dtype=dtype); t[0] = value (a Python int). */
 typedef struct {{
@@ -191,10 +186,7 @@ typedef struct {{
   int error;
   uint64_t bits;
 }} tsr_gf_set_int;
-static const tsr_gf_set_int tsr_gf_set_ints[] = {{
-{chr(10).join(seti)}
-}};
-#define TSR_GF_NSET_INT (sizeof tsr_gf_set_ints / sizeof tsr_gf_set_ints[0])
+{c_table("tsr_gf_set_int", "tsr_gf_set_ints", "TSR_GF_NSET_INT", seti)}
 
 /* torch.empty(sizes, memory_format=format).stride() */
 typedef struct {{
@@ -203,10 +195,7 @@ typedef struct {{
   int error;
   int64_t strides[6];
 }} tsr_gf_empty;
-static const tsr_gf_empty tsr_gf_empties[] = {{
-{chr(10).join(empty)}
-}};
-#define TSR_GF_NEMPTY (sizeof tsr_gf_empties / sizeof tsr_gf_empties[0])
+{c_table("tsr_gf_empty", "tsr_gf_empties", "TSR_GF_NEMPTY", empty)}
 
 /* torch.empty_strided(sizes, strides, dtype=dtype).storage().nbytes() */
 typedef struct {{
@@ -214,20 +203,14 @@ typedef struct {{
   tsr_dtype dtype;
   int64_t storage_nbytes;
 }} tsr_gf_strided;
-static const tsr_gf_strided tsr_gf_strideds[] = {{
-{chr(10).join(strided)}
-}};
-#define TSR_GF_NSTRIDED (sizeof tsr_gf_strideds / sizeof tsr_gf_strideds[0])
+{c_table("tsr_gf_strided", "tsr_gf_strideds", "TSR_GF_NSTRIDED", strided)}
 
 /* torch.empty(0, dtype=dtype).element_size() */
 typedef struct {{
   tsr_dtype dtype;
   int64_t element_size;
 }} tsr_gf_dtype;
-static const tsr_gf_dtype tsr_gf_dtypes[] = {{
-{chr(10).join(esz)}
-}};
-#define TSR_GF_NDTYPES (sizeof tsr_gf_dtypes / sizeof tsr_gf_dtypes[0])
+{c_table("tsr_gf_dtype", "tsr_gf_dtypes", "TSR_GF_NDTYPES", esz)}
 
 #endif
 """

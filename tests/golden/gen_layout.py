@@ -16,8 +16,8 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from golden_common import (c_array, c_int, c_string, flags, header_preamble,  # noqa: E402
-                           write)
+from golden_common import (c_array, c_int, c_string, c_table, flags,  # noqa: E402
+                           header_preamble, write)
 
 MAX_DIMS = 5
 
@@ -322,10 +322,7 @@ typedef struct {{
   int64_t to_float32_strides[TSR_GL_MAX_DIMS];
 }} tsr_gl_layout;
 
-static const tsr_gl_layout tsr_gl_layouts[] = {{
-{chr(10).join(lrows)}
-}};
-#define TSR_GL_NLAYOUTS (sizeof tsr_gl_layouts / sizeof tsr_gl_layouts[0])
+{c_table("tsr_gl_layout", "tsr_gl_layouts", "TSR_GL_NLAYOUTS", lrows)}
 
 /* torch.tensor(values, dtype=src).to(dst), element bit patterns (little
  * endian integers of the element's bytes; bool is 0/1). */
@@ -336,10 +333,7 @@ typedef struct {{
   uint64_t dst_bits[32];
 }} tsr_gl_conversion;
 
-static const tsr_gl_conversion tsr_gl_conversions[] = {{
-{chr(10).join(crows)}
-}};
-#define TSR_GL_NCONVERSIONS (sizeof tsr_gl_conversions / sizeof tsr_gl_conversions[0])
+{c_table("tsr_gl_conversion", "tsr_gl_conversions", "TSR_GL_NCONVERSIONS", crows)}
 
 /* dst.copy_(src). dst = arange(dst_base_numel) in dst_dtype (bool: odd
  * elements true) viewed with dst_{{ndim,sizes,strides,offset}}. src is a view of
@@ -362,10 +356,7 @@ typedef struct {{
   double dst_after[100];
 }} tsr_gl_copy;
 
-static const tsr_gl_copy tsr_gl_copies[] = {{
-{chr(10).join(prows)}
-}};
-#define TSR_GL_NCOPIES (sizeof tsr_gl_copies / sizeof tsr_gl_copies[0])
+{c_table("tsr_gl_copy", "tsr_gl_copies", "TSR_GL_NCOPIES", prows)}
 
 #endif
 """

@@ -16,8 +16,8 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from golden_common import (c_array, c_int, c_string, flags, header_preamble,  # noqa: E402
-                           write)
+from golden_common import (c_array, c_int, c_string, c_table, flags,  # noqa: E402
+                           header_preamble, write)
 
 MAX_DIMS = 8
 MAX_ARGS = 24
@@ -460,10 +460,7 @@ typedef struct {{
   int64_t values_start;      /* index into tsr_gv_values of numel C-order values, -1: not kept */
 }} tsr_gv_case;
 
-static const tsr_gv_case tsr_gv_cases[] = {{
-{chr(10).join(rows)}
-}};
-#define TSR_GV_NCASES (sizeof tsr_gv_cases / sizeof tsr_gv_cases[0])
+{c_table("tsr_gv_case", "tsr_gv_cases", "TSR_GV_NCASES", rows)}
 
 /* torch.split(split_size, dim) / torch.chunk(chunks, dim) of one input. */
 #define TSR_GS_MAX_PIECES {MAX_PIECES}
@@ -480,10 +477,7 @@ typedef struct {{
   int64_t offsets[TSR_GS_MAX_PIECES];
 }} tsr_gs_case;
 
-static const tsr_gs_case tsr_gs_cases[] = {{
-{chr(10).join(split_rows())}
-}};
-#define TSR_GS_NCASES (sizeof tsr_gs_cases / sizeof tsr_gs_cases[0])
+{c_table("tsr_gs_case", "tsr_gs_cases", "TSR_GS_NCASES", split_rows())}
 
 static const int64_t tsr_gv_values[] = {c_array(values) if values else "{0}"};
 

@@ -53,6 +53,13 @@ def c_int(v):
     return f"INT64_C({v})"
 
 
+def c_table(ctype, name, count, rows):
+    """A static const array of ctype, one row (an initializer line) a line,
+    and a macro `count` for its length."""
+    return (f"static const {ctype} {name}[] = {{\n" + "\n".join(rows) + "\n};\n"
+            f"#define {count} (sizeof {name} / sizeof {name}[0])")
+
+
 def c_string(s):
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
