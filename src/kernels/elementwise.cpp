@@ -4,7 +4,6 @@
 
 #include "core/factory.h"
 #include "core/layout.h"
-#include "core/views.h"
 #include "kernels/copy.h"
 #include "kernels/strided_loop.h"
 
@@ -68,9 +67,12 @@ namespace {
 
 template <typename T, typename F>
 void run_binary(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
+  // a and b read through their broadcast strides (0 on broadcast dims):
+  // the geometry of expand(a, shape) without building the view.
   const Shape& shape = out.sizes();
-  auto g = make_geometry<3>(shape, {byte_strides(out), byte_strides(views::expand(a, shape)),
-                                    byte_strides(views::expand(b, shape))});
+  auto g = make_geometry<3>(shape, {byte_strides(out),
+                                    scaled_strides(broadcast_strides(a, shape), a.element_size()),
+                                    scaled_strides(broadcast_strides(b, shape), b.element_size())});
   for_each_run<3>(g, {static_cast<char*>(out.data_ptr()), static_cast<char*>(a.data_ptr()),
                       static_cast<char*>(b.data_ptr())},
                   [&](char** p, const int64_t* s, int64_t n) {
