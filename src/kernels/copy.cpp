@@ -68,9 +68,9 @@ void copy_tile(char* d, const char* s, int64_t na, int64_t nb, int64_t dsb, int6
 }
 
 // Same-dtype copy whose innermost dst dim is not innermost in src: iterate
-// the remaining dims and copy 2-D tiles over (dst-inner, src-inner).
-bool try_tiled_copy(const Tensor& dst, const Tensor& src) {
-  auto g = make_geometry<2>(dst.sizes(), {byte_strides(dst), byte_strides(src)});
+// the remaining dims and copy 2-D tiles over (dst-inner, src-inner). `g` is
+// the copy's geometry (dst operand 0), shared with the plain loop.
+bool try_tiled_copy(const LoopGeometry<2>& g, const Tensor& dst, const Tensor& src) {
   const int64_t es = dst.element_size();
   if (g.sizes.size() < 2 || g.strides[0][0] != es || g.strides[1][0] == es) return false;
   size_t b = 1;
@@ -110,8 +110,8 @@ bool try_tiled_copy(const Tensor& dst, const Tensor& src) {
 
 void copy_strided(const Tensor& dst, const Tensor& src) {
   if (dst.numel() == 0) return;
-  if (dst.dtype() == src.dtype() && try_tiled_copy(dst, src)) return;
   auto g = make_geometry<2>(dst.sizes(), {byte_strides(dst), byte_strides(src)});
+  if (dst.dtype() == src.dtype() && try_tiled_copy(g, dst, src)) return;
   std::array<char*, 2> base{static_cast<char*>(dst.data_ptr()), static_cast<char*>(src.data_ptr())};
   dispatch_all(dst.dtype(), [&]<typename To>() {
     dispatch_all(src.dtype(), [&]<typename From>() {
