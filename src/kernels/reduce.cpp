@@ -128,6 +128,10 @@ std::pair<Tensor, Tensor> max_dim(const Tensor& t, int64_t dim, bool keepdim) {
                                            byte_strides(rows)});
   dispatch_all(t.dtype(), [&]<typename T>() {
     using C = compute_t<T>;
+    auto is_nan = [](C x) {
+      if constexpr (std::is_floating_point_v<C>) return std::isnan(x);
+      else return false;
+    };
     for_each_run<3>(g, {static_cast<char*>(values.data_ptr()), static_cast<char*>(indices.data_ptr()),
                         static_cast<char*>(rows.data_ptr())},
                     [&](char** p, const int64_t* s, int64_t count) {
@@ -135,19 +139,19 @@ std::pair<Tensor, Tensor> max_dim(const Tensor& t, int64_t dim, bool keepdim) {
                         const char* row = p[2] + r * s[2];
                         C best = C(*reinterpret_cast<const T*>(row));
                         int64_t arg = 0;
-                        for (int64_t k = 1; k < len; ++k) {
-                          C v = C(*reinterpret_cast<const T*>(row + k * step));
-                          bool nan_best = false, nan_v = false;
-                          if constexpr (std::is_floating_point_v<C>) {
-                            nan_best = std::isnan(best);
-                            nan_v = std::isnan(v);
+                        // The first NaN is the maximum: nothing after it can win.
+                        if (!is_nan(best))
+                          for (int64_t k = 1; k < len; ++k) {
+                            C v = C(*reinterpret_cast<const T*>(row + k * step));
+                            if (v > best) {
+                              best = v;
+                              arg = k;
+                            } else if (is_nan(v)) {
+                              best = v;
+                              arg = k;
+                              break;
+                            }
                           }
-                          if (nan_best) break;
-                          if (nan_v || v > best) {
-                            best = v;
-                            arg = k;
-                          }
-                        }
                         *reinterpret_cast<T*>(p[0] + r * s[0]) = T(best);
                         *reinterpret_cast<int64_t*>(p[1] + r * s[1]) = arg;
                       }
