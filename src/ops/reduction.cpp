@@ -3,6 +3,7 @@
 
 #include "autograd/node.h"
 #include "core/factory.h"
+#include "core/layout.h"
 #include "core/views.h"
 #include "kernels/elementwise.h"
 #include "kernels/reduce.h"
@@ -152,8 +153,12 @@ Tensor max(const Tensor& a) {
   TSR_CHECK(a.numel() > 0, TSR_ERR_SHAPE_MISMATCH,
             "max(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
             "reduction dim with the 'dim' argument.");
-  Tensor flat = kernels::contiguous_copy(a, a.dtype());
-  flat = make_view(flat, {a.numel()}, {1}, 0);
+  // One flat row in C order (the order the first NaN is picked in); a
+  // contiguous input is viewed as it is rather than copied first.
+  Tensor dense = is_contiguous_strides(a.sizes(), a.strides())
+                     ? a
+                     : kernels::contiguous_copy(a, a.dtype());
+  Tensor flat = make_view(dense, {a.numel()}, {1}, dense.storage_offset());
   Tensor out = kernels::max_dim(flat, 0, false).first;
   if (autograd::any_requires_grad({&a}))
     autograd::set_history(std::make_shared<MaxAllBackward>(a, out), {&a}, {&out});
