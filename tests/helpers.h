@@ -44,4 +44,18 @@ static inline void tsr_assert_geometry(const tsr_tensor* t, int64_t ndim, const 
 
 #define TSR_CPU TSR_DEVICE_CPU, 0
 
+/* x = arange(base_numel, float64).as_strided(sizes, strides, offset), the
+ * input of the layout and view goldens. The caller releases x and *base;
+ * base == NULL releases the arange here (x keeps its storage alive). */
+static inline tsr_tensor* tsr_strided_arange(int64_t base_numel, int64_t ndim,
+                                             const int64_t* sizes, const int64_t* strides,
+                                             int64_t offset, tsr_tensor** base) {
+  tsr_tensor *b, *x;
+  TSR_ASSERT_OK(tsr_arange(0, (double)base_numel, 1, TSR_FLOAT64, TSR_CPU, &b));
+  TSR_ASSERT_OK(tsr_as_strided(b, ndim, sizes, strides, offset, &x));
+  if (base) *base = b;
+  else tsr_tensor_release(b);
+  return x;
+}
+
 #endif

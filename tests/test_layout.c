@@ -11,12 +11,6 @@
 
 #define SENTINEL ((tsr_tensor*)(uintptr_t)0x5e5e5e5e)
 
-static tsr_tensor* arange_f64(int64_t n) {
-  tsr_tensor* t;
-  TSR_ASSERT_OK(tsr_arange(0, (double)n, 1, TSR_FLOAT64, TSR_CPU, &t));
-  return t;
-}
-
 static tsr_tensor* strided(const tsr_tensor* base, int64_t ndim, const int64_t* sizes,
                            const int64_t* strides, int64_t offset) {
   tsr_tensor* x;
@@ -72,8 +66,8 @@ static tsr_memory_format cl_format_for(int64_t ndim) {
 Test(layout_golden, contiguity_flags_and_suggest_memory_format) {
   for (size_t i = 0; i < TSR_GL_NLAYOUTS; ++i) {
     const tsr_gl_layout* c = &tsr_gl_layouts[i];
-    tsr_tensor* base = arange_f64(c->base_numel);
-    tsr_tensor* x = strided(base, c->ndim, c->sizes, c->strides, c->offset);
+    tsr_tensor* x =
+        tsr_strided_arange(c->base_numel, c->ndim, c->sizes, c->strides, c->offset, NULL);
     const struct { tsr_memory_format fmt; int want; const char* name; } fl[] = {
         {TSR_CONTIGUOUS_FORMAT, c->contiguous, "contiguous_format"},
         {TSR_CHANNELS_LAST, c->channels_last, "channels_last"},
@@ -94,7 +88,6 @@ Test(layout_golden, contiguity_flags_and_suggest_memory_format) {
     cr_expect_eq((int)fmt, c->suggest_memory_format, "%s: suggest_memory_format %d, torch %d",
                  c->name, (int)fmt, c->suggest_memory_format);
     tsr_tensor_release(x);
-    tsr_tensor_release(base);
   }
 }
 
@@ -103,8 +96,8 @@ Test(layout_golden, contiguity_flags_and_suggest_memory_format) {
 Test(layout_golden, clone_preserve_format_strides) {
   for (size_t i = 0; i < TSR_GL_NLAYOUTS; ++i) {
     const tsr_gl_layout* c = &tsr_gl_layouts[i];
-    tsr_tensor* base = arange_f64(c->base_numel);
-    tsr_tensor* x = strided(base, c->ndim, c->sizes, c->strides, c->offset);
+    tsr_tensor* x =
+        tsr_strided_arange(c->base_numel, c->ndim, c->sizes, c->strides, c->offset, NULL);
     tsr_tensor* y;
     TSR_ASSERT_OK(tsr_clone(x, TSR_PRESERVE_FORMAT, &y));
     expect_strides(y, c->ndim, c->clone_preserve_strides, c->name, "clone(preserve_format)");
@@ -119,7 +112,6 @@ Test(layout_golden, clone_preserve_format_strides) {
       tsr_tensor_release(y);
     }
     tsr_tensor_release(x);
-    tsr_tensor_release(base);
   }
 }
 
@@ -144,15 +136,14 @@ static void check_contiguous(const tsr_gl_layout* c, const tsr_tensor* x, tsr_me
 Test(layout_golden, contiguous_returns_self_or_a_copy_in_the_format) {
   for (size_t i = 0; i < TSR_GL_NLAYOUTS; ++i) {
     const tsr_gl_layout* c = &tsr_gl_layouts[i];
-    tsr_tensor* base = arange_f64(c->base_numel);
-    tsr_tensor* x = strided(base, c->ndim, c->sizes, c->strides, c->offset);
+    tsr_tensor* x =
+        tsr_strided_arange(c->base_numel, c->ndim, c->sizes, c->strides, c->offset, NULL);
     check_contiguous(c, x, TSR_CONTIGUOUS_FORMAT, c->contiguous_strides, c->contiguous_same,
                      "contiguous()");
     if (c->ndim == 4 || c->ndim == 5)
       check_contiguous(c, x, cl_format_for(c->ndim), c->cl_contiguous_strides,
                        c->cl_contiguous_same, "contiguous(channels_last)");
     tsr_tensor_release(x);
-    tsr_tensor_release(base);
   }
 }
 
@@ -161,8 +152,8 @@ Test(layout_golden, contiguous_returns_self_or_a_copy_in_the_format) {
 Test(layout_golden, to_dtype_preserves_layout_like_torch) {
   for (size_t i = 0; i < TSR_GL_NLAYOUTS; ++i) {
     const tsr_gl_layout* c = &tsr_gl_layouts[i];
-    tsr_tensor* base = arange_f64(c->base_numel);
-    tsr_tensor* x = strided(base, c->ndim, c->sizes, c->strides, c->offset);
+    tsr_tensor* x =
+        tsr_strided_arange(c->base_numel, c->ndim, c->sizes, c->strides, c->offset, NULL);
     tsr_tensor* y;
     TSR_ASSERT_OK(tsr_to_dtype(x, TSR_FLOAT32, &y));
     cr_expect_eq(tsr_tensor_dtype(y), TSR_FLOAT32);
@@ -176,7 +167,6 @@ Test(layout_golden, to_dtype_preserves_layout_like_torch) {
               "%s: to(same dtype) copied", c->name);
     tsr_tensor_release(y);
     tsr_tensor_release(x);
-    tsr_tensor_release(base);
   }
 }
 
@@ -424,7 +414,8 @@ Test(layout, copy_of_non_broadcastable_source_is_a_shape_mismatch) {
  * single memory location" (ATen's assert_no_partial_overlap for dense
  * operands) and leaves b alone. */
 Test(layout, copy_between_partially_overlapping_dense_views_fails_like_torch) {
-  tsr_tensor* b = arange_f64(10);
+  tsr_tensor* b;
+  TSR_ASSERT_OK(tsr_arange(0, 10, 1, TSR_FLOAT64, TSR_CPU, &b));
   const int64_t six[] = {6}, one[] = {1};
   tsr_tensor* dst = strided(b, 1, six, one, 2);
   tsr_tensor* src = strided(b, 1, six, one, 0);

@@ -10,14 +10,6 @@
 
 #define SENTINEL ((tsr_tensor*)(uintptr_t)0x5e5e5e5e)
 
-/* x = arange(base_numel, float64).as_strided(sizes, strides, offset). */
-static void make_input(int64_t base_numel, int64_t ndim, const int64_t* sizes,
-                       const int64_t* strides, int64_t offset, tsr_tensor** base,
-                       tsr_tensor** x) {
-  TSR_ASSERT_OK(tsr_arange(0, (double)base_numel, 1, TSR_FLOAT64, TSR_CPU, base));
-  TSR_ASSERT_OK(tsr_as_strided(*base, ndim, sizes, strides, offset, x));
-}
-
 static tsr_status apply_step(const tsr_tensor* x, const tsr_gv_step* s, tsr_tensor** out) {
   const int64_t* a = s->args;
   switch (s->op) {
@@ -56,8 +48,9 @@ static void check_flag(const tsr_tensor* y, tsr_memory_format fmt, int expected,
 /* Runs one golden case; every mismatch is reported (cr_expect) with the
  * case's name, so one run lists all differences from PyTorch. */
 static void run_golden_case(const tsr_gv_case* c) {
-  tsr_tensor *base, *x;
-  make_input(c->base_numel, c->in_ndim, c->in_sizes, c->in_strides, c->in_offset, &base, &x);
+  tsr_tensor* base;
+  tsr_tensor* x = tsr_strided_arange(c->base_numel, c->in_ndim, c->in_sizes, c->in_strides,
+                                     c->in_offset, &base);
   for (int i = 0; i < c->nsteps; ++i) {
     tsr_tensor* y = SENTINEL;
     tsr_status st = apply_step(x, &c->steps[i], &y);
@@ -166,8 +159,9 @@ Test(views_golden, views_of_views) { run_golden(TSR_GV_CHAIN); }
 /* ---- split / chunk -------------------------------------------------------- */
 
 static void run_split_case(const tsr_gs_case* c) {
-  tsr_tensor *base, *x;
-  make_input(c->base_numel, c->in_ndim, c->in_sizes, c->in_strides, c->in_offset, &base, &x);
+  tsr_tensor* base;
+  tsr_tensor* x = tsr_strided_arange(c->base_numel, c->in_ndim, c->in_sizes, c->in_strides,
+                                     c->in_offset, &base);
   tsr_tensor* outs[TSR_GS_MAX_PIECES + 1];
   for (int i = 0; i <= TSR_GS_MAX_PIECES; ++i) outs[i] = SENTINEL;
   int64_t count = -7;
