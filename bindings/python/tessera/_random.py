@@ -5,6 +5,7 @@ Each generator is an mt19937_64 engine; the same seed gives the same numbers
 as tessera's C API. A generator must not be used from two threads at once
 (the default one included)."""
 from . import _core
+from ._factories import _finish, _float_default
 from ._tensor import Closable, sizes_arg
 
 # torch's default seed (torch.initial_seed() in a fresh process).
@@ -38,23 +39,17 @@ def manual_seed(seed):
     return default_generator.manual_seed(seed)
 
 
-def _finish(tensor, requires_grad):
-    if requires_grad:
-        tensor.requires_grad = True
-    return tensor
-
-
 def rand(*size, generator=None, dtype=None, requires_grad=False):
     """Uniform on [0, 1)."""
     g = default_generator if generator is None else generator
-    t = _core.Tensor.rand(sizes_arg(size), g, _core.FLOAT32 if dtype is None else dtype)
+    t = _core.Tensor.rand(sizes_arg(size), g, _float_default(dtype))
     return _finish(t, requires_grad)
 
 
 def randn(*size, generator=None, dtype=None, requires_grad=False):
     """Standard normal."""
     g = default_generator if generator is None else generator
-    t = _core.Tensor.randn(sizes_arg(size), g, _core.FLOAT32 if dtype is None else dtype)
+    t = _core.Tensor.randn(sizes_arg(size), g, _float_default(dtype))
     return _finish(t, requires_grad)
 
 
