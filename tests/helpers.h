@@ -3,6 +3,7 @@
 #define TSR_TEST_HELPERS_H
 
 #include <criterion/criterion.h>
+#include <stdint.h>
 #include <string.h>
 
 #include <tessera/tessera.h>
@@ -43,6 +44,9 @@ static inline void tsr_assert_geometry(const tsr_tensor* t, int64_t ndim, const 
 }
 
 #define TSR_CPU TSR_DEVICE_CPU, 0
+
+/* A non-NULL out value a failing call must leave untouched. */
+#define SENTINEL ((tsr_tensor*)(uintptr_t)0x5e5e5e5e)
 
 /* x = arange(base_numel, float64).as_strided(sizes, strides, offset), the
  * input of the layout and view goldens. The caller releases x and *base;

@@ -11,8 +11,6 @@
 #include "helpers.h"
 #include "ops_program.h"
 
-#define SENTINEL ((tsr_tensor*)(uintptr_t)0x5e5e5e5e)
-
 TG_PARAMETERIZED(autograd, golden, tg_grads, TG_GRADS_N) { tg_check_backward(c); }
 
 /* ---- helpers ----------------------------------------------------------- */

@@ -9,8 +9,6 @@
 
 #include "golden/factories_golden.h"
 
-#define SENTINEL ((tsr_tensor*)(uintptr_t)0x5e5e5e5e)
-
 static const tsr_dtype kAllDtypes[] = {TSR_BOOL,    TSR_UINT8,    TSR_INT8,    TSR_INT16,
                                        TSR_INT32,   TSR_INT64,    TSR_FLOAT16, TSR_BFLOAT16,
                                        TSR_FLOAT32, TSR_FLOAT64};

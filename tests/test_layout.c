@@ -9,8 +9,6 @@
 
 #include "golden/layout_golden.h"
 
-#define SENTINEL ((tsr_tensor*)(uintptr_t)0x5e5e5e5e)
-
 static tsr_tensor* strided(const tsr_tensor* base, int64_t ndim, const int64_t* sizes,
                            const int64_t* strides, int64_t offset) {
   tsr_tensor* x;

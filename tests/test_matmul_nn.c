@@ -7,8 +7,6 @@
 #include "helpers.h"
 #include "ops_program.h"
 
-#define SENTINEL ((tsr_tensor*)(uintptr_t)0x5e5e5e5e)
-
 TG_PARAMETERIZED(matmul_nn, golden, tg_matmul_nn, TG_MATMUL_NN_N) { tg_check_forward(c); }
 
 static tsr_tensor* ones(int64_t ndim, const int64_t* sizes, tsr_dtype dtype) {

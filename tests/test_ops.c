@@ -9,8 +9,6 @@
 #include "helpers.h"
 #include "ops_program.h"
 
-#define SENTINEL ((tsr_tensor*)(uintptr_t)0x5e5e5e5e)
-
 TG_PARAMETERIZED(ops, golden, tg_elementwise, TG_ELEMENTWISE_N) { tg_check_forward(c); }
 
 static tsr_tensor* i64_tensor(const int64_t* v, int64_t n) {

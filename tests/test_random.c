@@ -8,8 +8,6 @@
 #include "helpers.h"
 #include "ops_program.h"
 
-#define SENTINEL ((tsr_tensor*)(uintptr_t)0x5e5e5e5e)
-
 static const tsr_dtype kFloating[] = {TSR_FLOAT16, TSR_BFLOAT16, TSR_FLOAT32, TSR_FLOAT64};
 
 static tsr_generator* gen(uint64_t seed) {

@@ -8,8 +8,6 @@
 #include "helpers.h"
 #include "ops_program.h"
 
-#define SENTINEL ((tsr_tensor*)(uintptr_t)0x5e5e5e5e)
-
 TG_PARAMETERIZED(reductions, golden, tg_reductions, TG_REDUCTIONS_N) { tg_check_forward(c); }
 
 static tsr_tensor* arange(int64_t ndim, const int64_t* sizes, tsr_dtype dtype) {

@@ -8,8 +8,6 @@
 
 #include "golden/views_golden.h"
 
-#define SENTINEL ((tsr_tensor*)(uintptr_t)0x5e5e5e5e)
-
 static tsr_status apply_step(const tsr_tensor* x, const tsr_gv_step* s, tsr_tensor** out) {
   const int64_t* a = s->args;
   switch (s->op) {
