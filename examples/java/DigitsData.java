@@ -6,6 +6,8 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.zip.GZIPInputStream;
 
 /**
@@ -33,25 +35,29 @@ final class DigitsData {
   }
 
   static DigitsData load(Path path) throws IOException {
-    FloatList pixels = new FloatList();
-    LongList labels = new LongList();
+    List<int[]> rows = new ArrayList<>(); // each row's 65 checked values
     try (BufferedReader in = new BufferedReader(new InputStreamReader(
         new GZIPInputStream(Files.newInputStream(path)), StandardCharsets.US_ASCII))) {
       String line;
-      int row = 0;
       while ((line = in.readLine()) != null) {
-        ++row;
+        int row = rows.size() + 1;
         String[] fields = line.split(",", -1);
         if (fields.length != PIXELS + 1) throw bad(path, row, "expected 65 fields, got " + fields.length);
-        for (int i = 0; i < PIXELS; ++i) {
-          int v = parse(fields[i], 0, 16, path, row);
-          pixels.add(v / 16.0f);
-        }
-        labels.add(parse(fields[PIXELS], 0, CLASSES - 1, path, row));
+        int[] values = new int[PIXELS + 1];
+        for (int i = 0; i < PIXELS; ++i) values[i] = parse(fields[i], 0, 16, path, row);
+        values[PIXELS] = parse(fields[PIXELS], 0, CLASSES - 1, path, row);
+        rows.add(values);
       }
     }
-    if (labels.size == 0) throw new IOException(path + ": no rows");
-    return new DigitsData(pixels.toArray(), labels.toArray());
+    if (rows.isEmpty()) throw new IOException(path + ": no rows");
+    float[] pixels = new float[rows.size() * PIXELS];
+    long[] labels = new long[rows.size()];
+    for (int r = 0; r < rows.size(); ++r) {
+      int[] values = rows.get(r);
+      for (int i = 0; i < PIXELS; ++i) pixels[r * PIXELS + i] = values[i] / 16.0f;
+      labels[r] = values[PIXELS];
+    }
+    return new DigitsData(pixels, labels);
   }
 
   private static int parse(String field, int min, int max, Path path, int row) throws IOException {
@@ -66,34 +72,5 @@ final class DigitsData {
 
   private static IOException bad(Path path, int row, String what) {
     return new IOException(path + ":" + row + ": " + what);
-  }
-
-  /** Growable primitive arrays (no boxing for 115,000 pixels). */
-  private static final class FloatList {
-    float[] a = new float[1 << 16];
-    int size;
-
-    void add(float v) {
-      if (size == a.length) a = java.util.Arrays.copyOf(a, 2 * size);
-      a[size++] = v;
-    }
-
-    float[] toArray() {
-      return java.util.Arrays.copyOf(a, size);
-    }
-  }
-
-  private static final class LongList {
-    long[] a = new long[1 << 11];
-    int size;
-
-    void add(long v) {
-      if (size == a.length) a = java.util.Arrays.copyOf(a, 2 * size);
-      a[size++] = v;
-    }
-
-    long[] toArray() {
-      return java.util.Arrays.copyOf(a, size);
-    }
   }
 }
