@@ -132,7 +132,10 @@ public final class Tessera {
   }
 
   // ---- allocator (torch.cuda.memory_* names; CPU device 0 unless told) ---------
+  // Semantics: include/tessera/allocator.h. All sizes are in bytes, counting blocks rounded up to
+  // 512 bytes. A device other than (DEVICE_CPU, 0) throws TesseraException(ERR_UNSUPPORTED).
 
+  /** torch.cuda.memory_stats(): a consistent snapshot, an immutable Java value (nothing to close). */
   public static MemoryStats memoryStats() {
     return NativeTessera.memory_stats(DeviceType.DEVICE_CPU, 0);
   }
@@ -141,7 +144,7 @@ public final class Tessera {
     return NativeTessera.memory_stats(deviceType, deviceIndex);
   }
 
-  /** Bytes of tensor memory handed out now. */
+  /** Bytes of tensor memory handed out now (allocated_bytes.current). */
   public static long memoryAllocated() {
     return NativeTessera.memory_allocated(DeviceType.DEVICE_CPU, 0);
   }
@@ -150,37 +153,46 @@ public final class Tessera {
     return NativeTessera.memory_allocated(deviceType, deviceIndex);
   }
 
+  /** Peak of memoryAllocated() since start or resetPeakMemoryStats(), in bytes. */
   public static long maxMemoryAllocated() {
     return NativeTessera.max_memory_allocated(DeviceType.DEVICE_CPU, 0);
   }
 
-  /** Bytes the caching allocator holds from the OS. */
+  /** Bytes the caching allocator holds from the OS, in use or cached (reserved_bytes.current). */
   public static long memoryReserved() {
     return NativeTessera.memory_reserved(DeviceType.DEVICE_CPU, 0);
   }
 
+  /** Peak of memoryReserved() since start or resetPeakMemoryStats(), in bytes. */
   public static long maxMemoryReserved() {
     return NativeTessera.max_memory_reserved(DeviceType.DEVICE_CPU, 0);
   }
 
+  /** Every stat's peak becomes its current value. */
   public static void resetPeakMemoryStats() {
     NativeTessera.reset_peak_memory_stats(DeviceType.DEVICE_CPU, 0);
   }
 
+  /** Every stat's allocated and freed totals and the four event counters become 0. */
   public static void resetAccumulatedMemoryStats() {
     NativeTessera.reset_accumulated_memory_stats(DeviceType.DEVICE_CPU, 0);
   }
 
-  /** Returns cached, unused segments to the OS. */
+  /** Returns cached segments that hold no allocated block to the OS; memory in use is untouched. */
   public static void emptyCache() {
     NativeTessera.empty_cache(DeviceType.DEVICE_CPU, 0);
   }
 
-  /** Caps the bytes the allocator may hold (0 removes the cap). */
+  /**
+   * Caps the bytes the allocator may hold from the OS, process-wide (0 removes the cap): an
+   * allocation that would pass it throws ERR_OUT_OF_MEMORY after the cache is emptied. Negative
+   * bytes: ERR_INVALID_ARGUMENT, cap unchanged.
+   */
   public static void setMemoryLimit(long bytes) {
     NativeTessera.set_memory_limit(bytes, DeviceType.DEVICE_CPU, 0);
   }
 
+  /** The cap set by setMemoryLimit, in bytes; 0 when there is none. */
   public static long memoryLimit() {
     return NativeTessera.memory_limit(DeviceType.DEVICE_CPU, 0);
   }
