@@ -53,28 +53,40 @@ public static class Tessera {
   public static TensorMap Load(string path, long maxBytes = 0) => TensorMap.Load(path, maxBytes);
 
   // ---- allocator (torch.cuda.memory_* names) ---------------------------------
+  // Semantics: include/tessera/allocator.h. Sizes are in bytes, counting blocks
+  // rounded up to 512 bytes. A device other than (Cpu, 0) throws
+  // TesseraException(Status.Unsupported).
 
-  /// <summary>A snapshot of the caching allocator's statistics.</summary>
+  /// <summary>A consistent snapshot of the caching allocator's statistics;
+  /// dispose it or leave it to the finalizer (the MemoryStat values read
+  /// from it are copies that outlive it).</summary>
   public static MemoryStats MemoryStats(DeviceType device = DeviceType.Cpu, int index = 0) =>
       TesseraNative.memory_stats(device, index);
   /// <summary>Bytes in blocks handed out to tensors now.</summary>
   public static long MemoryAllocated(DeviceType device = DeviceType.Cpu, int index = 0) =>
       TesseraNative.memory_allocated(device, index);
+  /// <summary>Peak of MemoryAllocated since start or ResetPeakMemoryStats, in bytes.</summary>
   public static long MaxMemoryAllocated(DeviceType device = DeviceType.Cpu, int index = 0) =>
       TesseraNative.max_memory_allocated(device, index);
   /// <summary>Bytes held from the OS (allocated plus cached).</summary>
   public static long MemoryReserved(DeviceType device = DeviceType.Cpu, int index = 0) =>
       TesseraNative.memory_reserved(device, index);
+  /// <summary>Peak of MemoryReserved since start or ResetPeakMemoryStats, in bytes.</summary>
   public static long MaxMemoryReserved(DeviceType device = DeviceType.Cpu, int index = 0) =>
       TesseraNative.max_memory_reserved(device, index);
+  /// <summary>Every stat's peak becomes its current value.</summary>
   public static void ResetPeakMemoryStats(DeviceType device = DeviceType.Cpu, int index = 0) =>
       TesseraNative.reset_peak_memory_stats(device, index);
+  /// <summary>Every stat's Allocated and Freed totals and the four event
+  /// counters become 0.</summary>
   public static void ResetAccumulatedMemoryStats(DeviceType device = DeviceType.Cpu, int index = 0) =>
       TesseraNative.reset_accumulated_memory_stats(device, index);
   /// <summary>Returns cached segments with no allocated block to the OS.</summary>
   public static void EmptyCache(DeviceType device = DeviceType.Cpu, int index = 0) =>
       TesseraNative.empty_cache(device, index);
-  /// <summary>Caps reserved bytes; 0 removes the cap.</summary>
+  /// <summary>Caps reserved bytes, process-wide; 0 removes the cap. An
+  /// allocation that would pass it throws Status.OutOfMemory after the cache
+  /// is emptied; negative bytes throw Status.InvalidArgument, cap unchanged.</summary>
   public static void SetMemoryLimit(long bytes, DeviceType device = DeviceType.Cpu, int index = 0) =>
       TesseraNative.set_memory_limit(bytes, device, index);
   /// <summary>The cap set by SetMemoryLimit; 0 when there is none.</summary>
