@@ -234,21 +234,13 @@ typedef struct {} TsrTensorList;
    * to dtype as tsr_copy_ converts. */
   static TsrTensor* from_float64(const double* darray, int64_t dlength, const tsr_i64* sizes,
                                  int64_t ndim, tsr_dtype dtype TSR_DEFAULT(TSR_FLOAT32)) {
-    tsr_tensor *f64 = NULL, *out = NULL;
-    if (tsr_from_data(darray, (size_t)dlength * sizeof(double), ndim, sizes, TSR_FLOAT64, &f64) != TSR_OK)
-      return NULL;
-    tsr_to_dtype(f64, dtype, &out);
-    tsr_tensor_release(f64);
-    return out;
+    return tsr_bind_from_data_as(darray, (size_t)dlength * sizeof(double), ndim, sizes,
+                                 TSR_FLOAT64, dtype);
   }
   static TsrTensor* from_int64(const tsr_i64* values, int64_t nvalues, const tsr_i64* sizes,
                                int64_t ndim, tsr_dtype dtype TSR_DEFAULT(TSR_INT64)) {
-    tsr_tensor *i64 = NULL, *out = NULL;
-    if (tsr_from_data(values, (size_t)nvalues * sizeof(int64_t), ndim, sizes, TSR_INT64, &i64) != TSR_OK)
-      return NULL;
-    tsr_to_dtype(i64, dtype, &out);
-    tsr_tensor_release(i64);
-    return out;
+    return tsr_bind_from_data_as(values, (size_t)nvalues * sizeof(int64_t), ndim, sizes,
+                                 TSR_INT64, dtype);
   }
   /* torch.rand / randn / randperm with generator=g. */
   static TsrTensor* rand(const tsr_i64* sizes, int64_t ndim, TsrGenerator* generator,
@@ -335,51 +327,17 @@ typedef struct {} TsrTensorList;
    * (tsr_copy_to_buffer), as doubles, or as int64s. */
   tsr_bytes to_bytes() {
     tsr_bytes b = {NULL, -1};
-    int64_t n = tsr_tensor_nbytes($self);
-    if (n < 0) return b;
-    char* data = (char*)malloc(n ? (size_t)n : 1);
-    if (!data) {
-      tsr_bind_fail(TSR_ERR_OUT_OF_MEMORY, "out of memory copying a tensor's bytes");
-      return b;
-    }
-    if (tsr_copy_to_buffer($self, data, (size_t)n, NULL) != TSR_OK) {
-      free(data);
-      return b;
-    }
-    b.data = data;
-    b.length = n;
+    b.data = (char*)tsr_bind_copy_elements($self, &b.length);
     return b;
   }
   tsr_f64_array to_float64() {
     tsr_f64_array a = {NULL, -1};
-    tsr_tensor* f64 = NULL;
-    if (tsr_to_dtype($self, TSR_FLOAT64, &f64) != TSR_OK) return a;
-    int64_t n = tsr_tensor_numel(f64);
-    double* data = (double*)malloc(n ? (size_t)n * sizeof(double) : 1);
-    if (!data) tsr_bind_fail(TSR_ERR_OUT_OF_MEMORY, "out of memory copying a tensor's values");
-    if (data && tsr_copy_to_buffer(f64, data, (size_t)n * sizeof(double), NULL) == TSR_OK) {
-      a.data = data;
-      a.length = n;
-    } else {
-      free(data);
-    }
-    tsr_tensor_release(f64);
+    a.data = (double*)tsr_bind_copy_elements_as($self, TSR_FLOAT64, &a.length);
     return a;
   }
   tsr_i64_array to_int64() {
     tsr_i64_array a = {NULL, -1, 1};
-    tsr_tensor* i64 = NULL;
-    if (tsr_to_dtype($self, TSR_INT64, &i64) != TSR_OK) return a;
-    int64_t n = tsr_tensor_numel(i64);
-    int64_t* data = (int64_t*)malloc(n ? (size_t)n * sizeof(int64_t) : 1);
-    if (!data) tsr_bind_fail(TSR_ERR_OUT_OF_MEMORY, "out of memory copying a tensor's values");
-    if (data && tsr_copy_to_buffer(i64, data, (size_t)n * sizeof(int64_t), NULL) == TSR_OK) {
-      a.data = data;
-      a.length = n;
-    } else {
-      free(data);
-    }
-    tsr_tensor_release(i64);
+    a.data = (const int64_t*)tsr_bind_copy_elements_as($self, TSR_INT64, &a.length);
     return a;
   }
 
@@ -719,27 +677,13 @@ typedef struct {} TsrTensorList;
     tsr_bind_list_push($self, tensor, name);
   }
   TsrTensor* get(int64_t i) {
-    if (!$self) {
-      tsr_bind_fail(TSR_ERR_INVALID_ARGUMENT, "TensorList is closed");
-      return NULL;
-    }
-    if (i < 0 || i >= $self->size) {
-      tsr_bind_fail(TSR_ERR_INDEX_OUT_OF_RANGE, "TensorList index out of range");
-      return NULL;
-    }
+    if (tsr_bind_list_check($self, i) != 0) return NULL;
     tsr_tensor_retain($self->items[i]);
     return $self->items[i];
   }
   /* NULL when tensor i has no name. */
   const char* name(int64_t i) {
-    if (!$self) {
-      tsr_bind_fail(TSR_ERR_INVALID_ARGUMENT, "TensorList is closed");
-      return NULL;
-    }
-    if (i < 0 || i >= $self->size) {
-      tsr_bind_fail(TSR_ERR_INDEX_OUT_OF_RANGE, "TensorList index out of range");
-      return NULL;
-    }
+    if (tsr_bind_list_check($self, i) != 0) return NULL;
     return $self->names[i];
   }
   /* A "__metadata__" pair for save. */

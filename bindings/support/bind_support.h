@@ -145,6 +145,67 @@ static inline int tsr_bind_list_push(TsrTensorList* l, tsr_tensor* t, const char
   return 0;
 }
 
+/* 0 when l is open and 0 <= i < size; else records why (a closed list,
+ * TSR_ERR_INVALID_ARGUMENT; i out of range, TSR_ERR_INDEX_OUT_OF_RANGE) and
+ * returns -1. */
+static inline int tsr_bind_list_check(const TsrTensorList* l, int64_t i) {
+  if (!l) {
+    tsr_bind_fail(TSR_ERR_INVALID_ARGUMENT, "TensorList is closed");
+    return -1;
+  }
+  if (i < 0 || i >= l->size) {
+    tsr_bind_fail(TSR_ERR_INDEX_OUT_OF_RANGE, "TensorList index out of range");
+    return -1;
+  }
+  return 0;
+}
+
+/* t's elements, whatever its strides, as a C-order array of t's dtype
+ * (tsr_copy_to_buffer) in a malloc'd buffer the caller frees; *nbytes
+ * receives its size in bytes. NULL on failure, with the error recorded and
+ * *nbytes unchanged. */
+static inline void* tsr_bind_copy_elements(const tsr_tensor* t, int64_t* nbytes) {
+  int64_t n = tsr_tensor_nbytes(t);
+  if (n < 0) return NULL;
+  void* data = malloc(n ? (size_t)n : 1);
+  if (!data) {
+    tsr_bind_fail(TSR_ERR_OUT_OF_MEMORY, "out of memory copying a tensor's elements");
+    return NULL;
+  }
+  if (tsr_copy_to_buffer(t, data, (size_t)n, NULL) != TSR_OK) {
+    free(data);
+    return NULL;
+  }
+  *nbytes = n;
+  return data;
+}
+
+/* The same for t converted to dtype first (tsr_to_dtype: no copy when t
+ * already has it); *numel receives the element count. */
+static inline void* tsr_bind_copy_elements_as(const tsr_tensor* t, tsr_dtype dtype,
+                                              int64_t* numel) {
+  tsr_tensor* converted = NULL;
+  if (tsr_to_dtype(t, dtype, &converted) != TSR_OK) return NULL;
+  int64_t nbytes = 0;
+  void* data = tsr_bind_copy_elements(converted, &nbytes);
+  if (data) *numel = tsr_tensor_numel(converted);
+  tsr_tensor_release(converted);
+  return data;
+}
+
+/* A new tensor of sizes (ndim of them) holding data, nbytes of C-order
+ * elements of dtype source (tsr_from_data), converted to dtype as
+ * tsr_to_dtype converts. NULL on failure, with the error recorded. */
+static inline tsr_tensor* tsr_bind_from_data_as(const void* data, size_t nbytes, int64_t ndim,
+                                                const int64_t* sizes, tsr_dtype source,
+                                                tsr_dtype dtype) {
+  tsr_tensor *raw = NULL, *out = NULL;
+  if (tsr_from_data(data, nbytes, ndim, sizes, source, &raw) != TSR_OK) return NULL;
+  tsr_to_dtype(raw, dtype, &out);
+  tsr_tensor_release(raw);
+  return out;
+}
+
 /* Runs split or chunk (which fill a caller array) into a new list. */
 typedef tsr_status (*tsr_bind_pieces_fn)(const tsr_tensor*, int64_t, int64_t, tsr_tensor**,
                                          int64_t, int64_t*);
