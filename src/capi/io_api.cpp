@@ -1,6 +1,5 @@
 // C API: save/load of named tensors and the loaded-collection handle (io.h).
 #include <cstddef>
-#include <cstring>
 #include <string>
 #include <unordered_map>
 
@@ -40,11 +39,7 @@ io::SaveSettings save_settings(const tsr_save_options* o) {
   io::SaveSettings s;
   if (!o) return s;
   check_struct_size(o, "save options");
-  // Read the enum's bytes as an int: a C caller may pass any value, and
-  // loading an out-of-range value as the C++ enum type is undefined.
-  int compression;
-  static_assert(sizeof compression == sizeof o->compression);
-  std::memcpy(&compression, &o->compression, sizeof compression);
+  const int compression = enum_arg(o->compression);  // any int may arrive from C
   TSR_CHECK(compression == TSR_COMPRESSION_NONE || compression == TSR_COMPRESSION_ZSTD,
             TSR_ERR_INVALID_ARGUMENT, "unknown compression ", compression);
   s.compression = tsr_compression(compression);
