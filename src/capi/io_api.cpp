@@ -62,10 +62,12 @@ io::SaveSettings save_settings(const tsr_save_options* o) {
 
 const tsr_tensor_map& map_of(const tsr_tensor_map* m) { return *require(m, "tensor map"); }
 
-int64_t checked_index(const std::vector<std::string>& v, int64_t i, const char* what) {
-  TSR_CHECK(i >= 0 && i < int64_t(v.size()), TSR_ERR_INDEX_OUT_OF_RANGE, what, " index ", i,
-            " is out of range for ", v.size(), " entries");
-  return i;
+// i as a position in a list of `count` entries; TSR_ERR_INDEX_OUT_OF_RANGE
+// naming `what` otherwise.
+size_t checked_index(int64_t i, size_t count, const char* what) {
+  TSR_CHECK(i >= 0 && uint64_t(i) < count, TSR_ERR_INDEX_OUT_OF_RANGE, what, " index ", i,
+            " is out of range for ", count, " entries");
+  return size_t(i);
 }
 
 }  // namespace
@@ -117,7 +119,7 @@ TSR_EXTERN int64_t tsr_tensor_map_count(const tsr_tensor_map* m) {
 TSR_EXTERN const char* tsr_tensor_map_name(const tsr_tensor_map* m, int64_t i) {
   return guarded_value<const char*>(nullptr, [&] {
     const auto& names = map_of(m).file.names;
-    return names[size_t(checked_index(names, i, "tensor"))].c_str();
+    return names[checked_index(i, names.size(), "tensor")].c_str();
   });
 }
 
@@ -133,7 +135,7 @@ TSR_EXTERN tsr_status tsr_tensor_map_get(const tsr_tensor_map* m, int64_t i, tsr
   return guarded([&] {
     const auto& f = map_of(m).file;
     require(out, "out");
-    emit(out, f.tensors[size_t(checked_index(f.names, i, "tensor"))]);
+    emit(out, f.tensors[checked_index(i, f.tensors.size(), "tensor")]);
   });
 }
 
@@ -154,9 +156,7 @@ namespace {
 // The i-th metadata pair in key order.
 const std::pair<const std::string, std::string>& metadata_at(const tsr_tensor_map* m, int64_t i) {
   const auto& md = map_of(m).metadata;
-  TSR_CHECK(i >= 0 && i < int64_t(md.size()), TSR_ERR_INDEX_OUT_OF_RANGE, "metadata index ", i,
-            " is out of range for ", md.size(), " entries");
-  return *md[size_t(i)];
+  return *md[checked_index(i, md.size(), "metadata")];
 }
 }  // namespace
 
