@@ -45,9 +45,6 @@ void validate(const std::vector<SaveItem>& items, const SaveSettings& settings) 
     TSR_CHECK(k.rfind("tessera.", 0) != 0, TSR_ERR_INVALID_ARGUMENT, "metadata key ", json_quoted(k),
               " uses the reserved prefix \"tessera.\"");
   }
-  TSR_CHECK(settings.compression == TSR_COMPRESSION_NONE ||
-                settings.compression == TSR_COMPRESSION_ZSTD,
-            TSR_ERR_INVALID_ARGUMENT, "unknown compression ", int(settings.compression));
   if (settings.compression == TSR_COMPRESSION_ZSTD) check_zstd_level(settings.level);
 }
 

@@ -18,6 +18,8 @@ struct SaveItem {
 };
 
 struct SaveSettings {
+  // A valid enum value: the C API checks the caller's int before it becomes
+  // a tsr_compression (enum_arg).
   tsr_compression compression = TSR_COMPRESSION_NONE;
   int level = 0;  // zstd level, 0 = default
   std::map<std::string, std::string> metadata;
