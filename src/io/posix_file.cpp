@@ -20,26 +20,29 @@ void fail_io(const char* what, const std::string& path, int err) {
   fail(TSR_ERR_IO, what, " '", path, "': ", std::strerror(err));
 }
 
-// ---- reading ---------------------------------------------------------------
+FileDescriptor::~FileDescriptor() { close(); }
 
-ReadFile::ReadFile(const std::string& path) : path_(path) {
-  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd_ < 0) fail_io("cannot open", path, errno);
-  struct stat st;
-  if (::fstat(fd_, &st) != 0) {
-    int err = errno;
-    ::close(fd_);
-    fail_io("cannot stat", path, err);
-  }
-  if (!S_ISREG(st.st_mode)) {
-    ::close(fd_);
-    fail(TSR_ERR_IO, "cannot load '", path, "': not a regular file");
-  }
-  size_ = uint64_t(st.st_size);
+void FileDescriptor::reset(int fd) {
+  close();
+  fd_ = fd;
 }
 
-ReadFile::~ReadFile() {
-  if (fd_ >= 0) ::close(fd_);
+int FileDescriptor::close() {
+  if (fd_ < 0) return 0;
+  int fd = fd_;
+  fd_ = -1;
+  return ::close(fd);
+}
+
+// ---- reading ---------------------------------------------------------------
+
+ReadFile::ReadFile(const std::string& path)
+    : path_(path), fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK)) {
+  if (fd_.get() < 0) fail_io("cannot open", path, errno);
+  struct stat st;
+  if (::fstat(fd_.get(), &st) != 0) fail_io("cannot stat", path, errno);
+  if (!S_ISREG(st.st_mode)) fail(TSR_ERR_IO, "cannot load '", path, "': not a regular file");
+  size_ = uint64_t(st.st_size);
 }
 
 void ReadFile::read_at(void* dst, uint64_t n, uint64_t offset) const {
@@ -48,7 +51,7 @@ void ReadFile::read_at(void* dst, uint64_t n, uint64_t offset) const {
   while (done < n) {
     // Linux transfers at most 0x7ffff000 bytes per call; ask for less.
     size_t chunk = size_t(std::min<uint64_t>(n - done, 1u << 30));
-    ssize_t got = ::pread(fd_, p + done, chunk, off_t(offset + done));
+    ssize_t got = ::pread(fd_.get(), p + done, chunk, off_t(offset + done));
     if (got < 0) {
       if (errno == EINTR) continue;
       fail_io("cannot read", path_, errno);
@@ -110,42 +113,38 @@ void write_all(int fd, const char* p, size_t n, uint64_t offset, const std::stri
 AtomicWriter::AtomicWriter(const std::string& path) {
   target_ = resolve_target(path);
   dir_ = dirname_of(target_);
-  for (int attempt = 0; fd_ < 0; ++attempt) {
+  for (int attempt = 0; fd_.get() < 0; ++attempt) {
     tmp_ = dir_ + "/." + basename_of(target_) + temp_suffix();
     // 0666 & ~umask, like any new file; a replaced file's bits are copied below.
-    fd_ = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd_ < 0 && (errno != EEXIST || attempt >= 100))
+    fd_.reset(::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666));
+    if (fd_.get() < 0 && (errno != EEXIST || attempt >= 100))
       fail_io("cannot create temporary file", tmp_, errno);
   }
   struct stat st;
   if (::stat(target_.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
-      ::fchmod(fd_, st.st_mode & 07777) != 0) {
+      ::fchmod(fd_.get(), st.st_mode & 07777) != 0) {
     int err = errno;
-    ::close(fd_);  // no destructor runs for a throwing constructor
-    ::unlink(tmp_.c_str());
+    ::unlink(tmp_.c_str());  // no destructor runs for a throwing constructor
     fail_io("cannot set permissions of", tmp_, err);
   }
 }
 
 AtomicWriter::~AtomicWriter() {
-  if (fd_ >= 0) ::close(fd_);
   if (!committed_) ::unlink(tmp_.c_str());
 }
 
 void AtomicWriter::write(const void* data, size_t n) {
-  write_all(fd_, static_cast<const char*>(data), n, offset_, tmp_);
+  write_all(fd_.get(), static_cast<const char*>(data), n, offset_, tmp_);
   offset_ += n;
 }
 
 void AtomicWriter::truncate(uint64_t size) {
-  if (::ftruncate(fd_, off_t(size)) != 0) fail_io("cannot truncate", tmp_, errno);
+  if (::ftruncate(fd_.get(), off_t(size)) != 0) fail_io("cannot truncate", tmp_, errno);
 }
 
 void AtomicWriter::commit() {
-  if (::fsync(fd_) != 0) fail_io("cannot fsync", tmp_, errno);
-  int fd = fd_;
-  fd_ = -1;
-  if (::close(fd) != 0) fail_io("cannot close", tmp_, errno);
+  if (::fsync(fd_.get()) != 0) fail_io("cannot fsync", tmp_, errno);
+  if (fd_.close() != 0) fail_io("cannot close", tmp_, errno);
   if (::rename(tmp_.c_str(), target_.c_str()) != 0) {
     int err = errno;
     fail(TSR_ERR_IO, "cannot rename '", tmp_, "' to '", target_, "': ", std::strerror(err));
@@ -153,11 +152,10 @@ void AtomicWriter::commit() {
   committed_ = true;
   // Make the rename itself durable. The new file is in place whatever
   // happens here, so a failure is reported but cannot be rolled back.
-  int dfd = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd < 0) fail_io("saved, but cannot open directory to fsync it", dir_, errno);
-  int rc = ::fsync(dfd);
+  FileDescriptor dir(::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (dir.get() < 0) fail_io("saved, but cannot open directory to fsync it", dir_, errno);
+  int rc = ::fsync(dir.get());
   int err = errno;
-  ::close(dfd);
   // EINVAL: the filesystem does not support syncing directories.
   if (rc != 0 && err != EINVAL) fail_io("saved, but cannot fsync directory", dir_, err);
 }

@@ -13,15 +13,31 @@ namespace tsr::io {
 // Throws TSR_ERR_IO: "<what> '<path>': <strerror(err)>".
 [[noreturn]] void fail_io(const char* what, const std::string& path, int err);
 
+// An owned file descriptor, closed when destroyed (also when the
+// constructor of the object holding it throws). -1: none.
+class FileDescriptor {
+ public:
+  explicit FileDescriptor(int fd = -1) : fd_(fd) {}
+  ~FileDescriptor();
+  FileDescriptor(const FileDescriptor&) = delete;
+  FileDescriptor& operator=(const FileDescriptor&) = delete;
+
+  int get() const { return fd_; }
+  // Closes the descriptor held, if any, and takes fd.
+  void reset(int fd);
+  // Closes now; returns close()'s result (0, or -1 with errno set).
+  int close();
+
+ private:
+  int fd_;
+};
+
 // A regular file opened for reading.
 class ReadFile {
  public:
   // Opens path; TSR_ERR_IO if it cannot be opened or is not a regular file
   // (FIFOs are opened non-blocking, so they cannot hang us).
   explicit ReadFile(const std::string& path);
-  ~ReadFile();
-  ReadFile(const ReadFile&) = delete;
-  ReadFile& operator=(const ReadFile&) = delete;
 
   uint64_t size() const { return size_; }
   // Reads exactly n bytes at offset into dst. The file ending before that
@@ -30,7 +46,7 @@ class ReadFile {
 
  private:
   std::string path_;
-  int fd_ = -1;
+  FileDescriptor fd_;
   uint64_t size_ = 0;
 };
 
@@ -58,7 +74,7 @@ class AtomicWriter {
   std::string target_;  // path with a symbolic link resolved
   std::string dir_;
   std::string tmp_;
-  int fd_ = -1;
+  FileDescriptor fd_;
   uint64_t offset_ = 0;
   bool committed_ = false;
 };
