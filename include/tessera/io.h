@@ -102,11 +102,13 @@ typedef struct tsr_tensor_map tsr_tensor_map;
  * metadata). Bool tensors must hold bytes 0 or 1 only.
  *
  * The file is written to a temporary file in path's directory, fsync'ed,
- * renamed over path, and the directory fsync'ed; on any failure the
- * temporary is removed and an existing file at path is left untouched. If
- * path is a symbolic link, the file it points to is replaced (the link
- * stays). A new file gets mode 0666 & ~umask; a replaced file keeps its
- * permission bits.
+ * renamed over path, and the directory fsync'ed; on any failure before the
+ * rename the temporary is removed and an existing file at path is left
+ * untouched. A failure to open or fsync the directory after the rename is
+ * still TSR_ERR_IO ("saved, but cannot fsync directory ..."), with the new
+ * file already in place (it may not survive a crash). If path is a
+ * symbolic link, the file it points to is replaced (the link stays). A new
+ * file gets mode 0666 & ~umask; a replaced file keeps its permission bits.
  *
  * Statuses:
  *   TSR_ERR_INVALID_ARGUMENT  NULL path, n < 0, NULL names/tensors (n > 0) or
@@ -116,7 +118,8 @@ typedef struct tsr_tensor_map tsr_tensor_map;
  *                             byte other than 0/1.
  *   TSR_ERR_UNSUPPORTED       a tensor not on the CPU.
  *   TSR_ERR_IO                creating, writing, syncing or renaming failed
- *                             (the message has the path and strerror).
+ *                             (the message has the path and strerror; see
+ *                             above for the directory fsync).
  *   TSR_ERR_OUT_OF_MEMORY     buffers for a contiguous copy or compression.
  * Thread-safety: tensors must not be written by other threads meanwhile. */
 TSR_API tsr_status tsr_save(const char* path, int64_t n, const char* const* names,
