@@ -37,7 +37,10 @@ TSR_API int64_t tsr_version(const tsr_tensor* t);
  * no gradient (yet). */
 TSR_API tsr_status tsr_grad(const tsr_tensor* t, tsr_tensor** out);
 /* Sets t.grad = grad (NULL clears it, like `t.grad = None`). grad must have
- * t's sizes and dtype (TSR_ERR_SHAPE_MISMATCH / TSR_ERR_DTYPE_MISMATCH). */
+ * t's sizes and dtype (TSR_ERR_SHAPE_MISMATCH / TSR_ERR_DTYPE_MISMATCH).
+ * t.grad then is grad's tensor itself, not a copy (tsr_grad returns a handle
+ * to it; later accumulation writes into it); the caller keeps its own
+ * reference to grad and releases it as usual. */
 TSR_API tsr_status tsr_set_grad(tsr_tensor* t, tsr_tensor* grad);
 /* Fills t.grad with zeros in place if t has one (optimizer.zero_grad with
  * set_to_none=False); no-op otherwise. */

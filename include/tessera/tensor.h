@@ -78,7 +78,8 @@ TSR_API void* tsr_tensor_data_ptr(const tsr_tensor* t);
 TSR_API tsr_status tsr_tensor_storage(const tsr_tensor* t, tsr_storage** out);
 /* Storage size in bytes; -1 for NULL. */
 TSR_API int64_t tsr_storage_nbytes(const tsr_storage* s);
-/* Start of the storage's memory. Borrowed: valid while s lives. */
+/* Start of the storage's memory. Borrowed: valid while s lives. May be NULL
+ * for an empty storage; NULL for a NULL handle. */
 TSR_API void* tsr_storage_data_ptr(const tsr_storage* s);
 /* Device type of the storage; (tsr_device_type)-1 for NULL. */
 TSR_API tsr_device_type tsr_storage_device_type(const tsr_storage* s);
