@@ -73,20 +73,16 @@ static tsr_tensor* case_empty(void) { /* zeros(0,3) */
   TSR_ASSERT_OK(tsr_zeros(2, s, TSR_FLOAT32, TSR_CPU, &z));
   return z;
 }
-static tsr_tensor* case_empty_narrowed(void) { /* arange(6.).view(2,3).narrow(0,1,0) */
+/* arange(6.).view(2,3).narrow(0,1,length) */
+static tsr_tensor* second_row_narrowed(int64_t length) {
   tsr_tensor* a, *n = NULL;
   TSR_ASSERT_OK(tsr_arange(0, 6, 1, TSR_FLOAT32, TSR_CPU, &a));
   const int64_t s[] = {2, 3};
   tsr_tensor* v = viewed(a, 2, s);
-  return then_release(v, tsr_narrow(v, 0, 1, 0, &n), &n);
+  return then_release(v, tsr_narrow(v, 0, 1, length, &n), &n);
 }
-static tsr_tensor* case_size_one(void) { /* arange(6.).view(2,3).narrow(0,1,1) */
-  tsr_tensor* a, *n = NULL;
-  TSR_ASSERT_OK(tsr_arange(0, 6, 1, TSR_FLOAT32, TSR_CPU, &a));
-  const int64_t s[] = {2, 3};
-  tsr_tensor* v = viewed(a, 2, s);
-  return then_release(v, tsr_narrow(v, 0, 1, 1, &n), &n);
-}
+static tsr_tensor* case_empty_narrowed(void) { return second_row_narrowed(0); }
+static tsr_tensor* case_size_one(void) { return second_row_narrowed(1); }
 
 typedef struct {
   const char* name;
