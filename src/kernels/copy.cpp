@@ -76,20 +76,14 @@ bool try_tiled_copy(const LoopGeometry<2>& g, const Tensor& dst, const Tensor& s
   size_t b = 1;
   while (b < g.sizes.size() && g.strides[1][b] != es) ++b;
   if (b == g.sizes.size() || g.sizes[0] < 16 || g.sizes[b] < 16) return false;
-  // Outer dims: all but 0 and b.
-  LoopGeometry<2> outer;
+  // Outer dims: all but 0 and b, after a size-1 leading dim that stands for
+  // for_each_run's inner run (one tile per call).
+  LoopGeometry<2> outer{{1}, {{{0}, {0}}}};
   for (size_t d = 1; d < g.sizes.size(); ++d)
     if (d != b) {
       outer.sizes.push_back(g.sizes[d]);
       for (int k = 0; k < 2; ++k) outer.strides[k].push_back(g.strides[k][d]);
     }
-  if (outer.sizes.empty()) {  // for_each_run wants a leading inner dim
-    outer.sizes.push_back(1);
-    for (int k = 0; k < 2; ++k) outer.strides[k].push_back(0);
-  } else {
-    outer.sizes.insert(outer.sizes.begin(), 1);
-    for (int k = 0; k < 2; ++k) outer.strides[k].insert(outer.strides[k].begin(), 0);
-  }
   const int64_t na = g.sizes[0], nb = g.sizes[b];
   // The checks above made dst's stride on dim 0 and src's on dim b == es.
   const int64_t dsb = g.strides[0][b], ssa = g.strides[1][0];
