@@ -2,7 +2,6 @@ package tessera
 
 import (
 	"runtime"
-	"sync/atomic"
 
 	"tessera.dev/tessera/internal/capi"
 )
@@ -17,21 +16,13 @@ type Generator struct {
 func NewGenerator(seed uint64) (g *Generator, err error) {
 	defer recoverFailure(&err)
 	h := capi.NewGenerator(seed).Swigcptr()
-	g = &Generator{handle: capi.SwigcptrGenerator(h)}
-	runtime.SetFinalizer(g, (*Generator).release)
-	return g, nil
+	return own(&Generator{handle: capi.SwigcptrGenerator(h)}, (*Generator).Close), nil
 }
 
-func (g *Generator) release() { capi.DeleteGenerator(g.handle) }
-
-// Close releases the generator; idempotent.
+// Close releases the generator; idempotent, and nil is fine.
 func (g *Generator) Close() error {
-	if g == nil {
-		return nil
-	}
-	if h := atomic.SwapUintptr((*uintptr)(&g.handle), 0); h != 0 {
-		runtime.SetFinalizer(g, nil)
-		capi.DeleteGenerator(capi.SwigcptrGenerator(h))
+	if g != nil {
+		release(g, &g.handle, func(h capi.SwigcptrGenerator) { capi.DeleteGenerator(h) })
 	}
 	return nil
 }

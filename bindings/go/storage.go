@@ -2,7 +2,6 @@ package tessera
 
 import (
 	"runtime"
-	"sync/atomic"
 
 	"tessera.dev/tessera/internal/capi"
 )
@@ -17,21 +16,13 @@ func newStorage(h uintptr) *Storage {
 	if h == 0 {
 		return nil
 	}
-	s := &Storage{handle: capi.SwigcptrStorage(h)}
-	runtime.SetFinalizer(s, (*Storage).release)
-	return s
+	return own(&Storage{handle: capi.SwigcptrStorage(h)}, (*Storage).Close)
 }
 
-func (s *Storage) release() { capi.DeleteStorage(s.handle) }
-
-// Close releases the handle; idempotent.
+// Close releases the handle; idempotent, and nil is fine.
 func (s *Storage) Close() error {
-	if s == nil {
-		return nil
-	}
-	if h := atomic.SwapUintptr((*uintptr)(&s.handle), 0); h != 0 {
-		runtime.SetFinalizer(s, nil)
-		capi.DeleteStorage(capi.SwigcptrStorage(h))
+	if s != nil {
+		release(s, &s.handle, func(h capi.SwigcptrStorage) { capi.DeleteStorage(h) })
 	}
 	return nil
 }

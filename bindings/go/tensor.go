@@ -3,7 +3,6 @@ package tessera
 import (
 	"fmt"
 	"runtime"
-	"sync/atomic"
 
 	"tessera.dev/tessera/internal/capi"
 )
@@ -23,23 +22,14 @@ func newTensor(h uintptr) *Tensor {
 	if h == 0 {
 		return nil
 	}
-	t := &Tensor{handle: capi.SwigcptrTensor(h)}
-	runtime.SetFinalizer(t, (*Tensor).release)
-	return t
+	return own(&Tensor{handle: capi.SwigcptrTensor(h)}, (*Tensor).Close)
 }
-
-func (t *Tensor) release() { capi.DeleteTensor(t.handle) }
 
 // Close drops this handle's reference now. Closing twice, or closing nil, does
 // nothing. It always returns nil (it satisfies io.Closer).
 func (t *Tensor) Close() error {
-	if t == nil {
-		return nil
-	}
-	h := atomic.SwapUintptr((*uintptr)(&t.handle), 0)
-	if h != 0 {
-		runtime.SetFinalizer(t, nil)
-		capi.DeleteTensor(capi.SwigcptrTensor(h))
+	if t != nil {
+		release(t, &t.handle, func(h capi.SwigcptrTensor) { capi.DeleteTensor(h) })
 	}
 	return nil
 }
