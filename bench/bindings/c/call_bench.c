@@ -1,7 +1,8 @@
 /* bench/bindings/c/call_bench.c — the C baseline of the per-call benchmark
  * the language bindings run (bench/bindings/<lang>/): the same five cases on
  * a float32 [4, 4] tensor, the same protocol (median over 15 batches of
- * 200,000 calls, monotonic clock), the same output line per case:
+ * 200,000 calls after one warm-up batch, monotonic clock), the same output
+ * line per case:
  *   tessera-bench c CASE MEDIAN_NS
  * bench/bindings/run puts the languages side by side as ratios to these. */
 #define _POSIX_C_SOURCE 199309L
@@ -50,7 +51,7 @@ static void case_create_release(void) {
   tsr_tensor_release(out);
 }
 static void case_error(void) {
-  /* view of a transposed tensor needs a copy: TSR_ERR_NOT_VIEWABLE, and the
+  /* 16 elements cannot be viewed as [7]: TSR_ERR_SHAPE_MISMATCH, and the
    * caller reads the message as a binding does. */
   static const int64_t sizes[1] = {7};
   tsr_tensor* out = NULL;
@@ -59,6 +60,7 @@ static void case_error(void) {
 
 static void measure(const char* name, void (*fn)(void)) {
   double per_call[BATCHES];
+  for (int i = 0; i < CALLS; ++i) fn(); /* warm-up: caches, allocator, branch predictors */
   for (int b = 0; b < BATCHES; ++b) {
     double start = now_ns();
     for (int i = 0; i < CALLS; ++i) fn();
