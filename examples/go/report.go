@@ -37,9 +37,9 @@ func layoutTour(X *tessera.Tensor) error {
 		return err
 	}
 	defer same.Close()
-	p1, _ := same.DataPtr()
-	p2, err := X.DataPtr()
-	if err != nil {
+	p1, err1 := same.DataPtr()
+	p2, err2 := X.DataPtr()
+	if err := firstErr(err1, err2); err != nil {
 		return err
 	}
 	if p1 == p2 {
@@ -74,20 +74,31 @@ func layoutTour(X *tessera.Tensor) error {
 	if err := geometry("X.transpose(2, 3).contiguous()", dense); err != nil {
 		return err
 	}
-	viewShares, _ := X.SharesStorage(xt)
-	copyShares, err := X.SharesStorage(dense)
-	if err != nil {
+	viewShares, err1 := X.SharesStorage(xt)
+	copyShares, err2 := X.SharesStorage(dense)
+	if err := firstErr(err1, err2); err != nil {
 		return err
 	}
 	fmt.Printf("  transpose shares X's storage: %s; its contiguous copy does: %s\n",
 		lowerYesNo(viewShares), lowerYesNo(copyShares))
-	a, _ := X.At(0, 0, 2, 5)
-	b, _ := xt.At(0, 0, 5, 2)
-	c, err := dense.At(0, 0, 5, 2)
-	if err != nil {
+	a, err1 := X.At(0, 0, 2, 5)
+	b, err2 := xt.At(0, 0, 5, 2)
+	c, err3 := dense.At(0, 0, 5, 2)
+	if err := firstErr(err1, err2, err3); err != nil {
 		return err
 	}
 	fmt.Printf("  X[0,0,2,5] = %.4f = X.transpose(2,3)[0,0,5,2] = %.4f = copy[0,0,5,2] = %.4f\n", a, b, c)
+	return nil
+}
+
+// firstErr is the first non-nil error of a group of calls whose results are
+// only printed together (errors.Join is Go 1.20).
+func firstErr(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
