@@ -12,11 +12,18 @@
 // *Error carrying the library's Status (NotViewable, ShapeMismatch, ...) and
 // its message. No panic escapes the package: the generated wrapper
 // (internal/capi) panics when a call fails and each method here recovers it.
+// Which statuses a call returns, and when, is documented on the C function it
+// wraps, in include/tessera/*.h: Transpose wraps tsr_transpose, AddInPlace
+// tsr_add_, Item tsr_item_double, Save tsr_save, and so on. The binding adds
+// only InvalidArgument for a string holding a NUL byte (C would cut it there)
+// and OutOfMemory when its own copies (element arrays, names) cannot be made.
 //
 // # Releasing memory
 //
-// Tensors, generators, storages hold native memory the Go garbage collector
-// does not see. Close releases it at once and is idempotent; a Tensor that is
+// Every *Tensor, *Storage and *Generator a function returns is a new handle
+// that the caller owns, views and Grad included (each holds its own
+// reference). Handles hold native memory the Go garbage collector does not
+// see. Close releases it at once and is idempotent; a Tensor that is
 // never closed is released by a finalizer after it becomes unreachable, which
 // may be much later (the collector runs on Go heap growth, not native memory).
 // Close what you create in loops. Using a closed tensor returns the library's
