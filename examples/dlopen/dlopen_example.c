@@ -61,9 +61,16 @@ static int load_symbol(void* lib, const char* name, void* fn_slot) {
 }
 #define LOAD(api, lib, field) load_symbol((lib), "tsr_" #field, (void*)&(api)->field)
 
-static int load_api(void* lib, tessera_api* api) {
-  return LOAD(api, lib, version_number) && LOAD(api, lib, version_string) &&
-         LOAD(api, lib, arange) && LOAD(api, lib, view) && LOAD(api, lib, transpose) &&
+/* The version functions come first, alone: a library of another major
+ * version may lack the rest, and is then reported as incompatible rather than
+ * as a missing symbol. */
+static int load_version_api(void* lib, tessera_api* api) {
+  return LOAD(api, lib, version_number) && LOAD(api, lib, version_string);
+}
+
+/* Everything else the demo calls, once the version is known to be compatible. */
+static int load_demo_api(void* lib, tessera_api* api) {
+  return LOAD(api, lib, arange) && LOAD(api, lib, view) && LOAD(api, lib, transpose) &&
          LOAD(api, lib, tensor_ndim) && LOAD(api, lib, tensor_sizes) &&
          LOAD(api, lib, tensor_strides) && LOAD(api, lib, is_contiguous) &&
          LOAD(api, lib, status_name) && LOAD(api, lib, last_error_message) &&
@@ -128,12 +135,12 @@ int main(int argc, char** argv) {
   printf("loaded %s\n", path);
   tessera_api api;
   int status = 1;
-  if (!LOAD(&api, lib, version_number) || !LOAD(&api, lib, version_string)) goto done;
+  if (!load_version_api(lib, &api)) goto done;
   if (!check_version(&api)) {
     status = 2;
     goto done;
   }
-  if (!load_api(lib, &api)) goto done;
+  if (!load_demo_api(lib, &api)) goto done;
   status = demo(&api) ? 0 : 1;
 done:
   dlclose(lib);
