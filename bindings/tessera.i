@@ -32,6 +32,18 @@
 %{
 #include <tessera/tessera.h>
 #include "support/bind_support.h"
+
+/* Most C API calls return a status and write their result through an out
+ * parameter. TSR_RETURN_OUT declares `out` (of type, set to init), runs call,
+ * which passes &out, and returns out: init when the call failed, whose
+ * status the error bracket then raises. */
+#define TSR_RETURN_OUT(type, init, call) \
+  do {                                   \
+    type out = init;                     \
+    call;                                \
+    return out;                          \
+  } while (0)
+#define TSR_RETURN_TENSOR(call) TSR_RETURN_OUT(tsr_tensor*, NULL, call)
 %}
 
 /* Default arguments turn into `...interface{}` overloads in Go; Go's
@@ -177,58 +189,44 @@ typedef struct {} TsrTensorList;
                           tsr_memory_format memory_format TSR_DEFAULT(TSR_CONTIGUOUS_FORMAT),
                           tsr_device_type device_type TSR_DEFAULT(TSR_DEVICE_CPU),
                           int32_t device_index TSR_DEFAULT(0)) {
-    tsr_tensor* out = NULL;
-    tsr_empty(ndim, sizes, dtype, memory_format, device_type, device_index, &out);
-    return out;
+    TSR_RETURN_TENSOR(tsr_empty(ndim, sizes, dtype, memory_format, device_type, device_index, &out));
   }
   static TsrTensor* empty_strided(const tsr_i64* sizes, int64_t ndim, const tsr_i64* strides,
                                   int64_t nstrides, tsr_dtype dtype TSR_DEFAULT(TSR_FLOAT32),
                                   tsr_device_type device_type TSR_DEFAULT(TSR_DEVICE_CPU),
                                   int32_t device_index TSR_DEFAULT(0)) {
-    tsr_tensor* out = NULL;
     if (nstrides != ndim) {
       tsr_bind_fail(TSR_ERR_INVALID_ARGUMENT, "empty_strided: sizes and strides differ in length");
       return NULL;
     }
-    tsr_empty_strided(ndim, sizes, strides, dtype, device_type, device_index, &out);
-    return out;
+    TSR_RETURN_TENSOR(tsr_empty_strided(ndim, sizes, strides, dtype, device_type, device_index, &out));
   }
   static TsrTensor* zeros(const tsr_i64* sizes, int64_t ndim, tsr_dtype dtype TSR_DEFAULT(TSR_FLOAT32),
                           tsr_device_type device_type TSR_DEFAULT(TSR_DEVICE_CPU),
                           int32_t device_index TSR_DEFAULT(0)) {
-    tsr_tensor* out = NULL;
-    tsr_zeros(ndim, sizes, dtype, device_type, device_index, &out);
-    return out;
+    TSR_RETURN_TENSOR(tsr_zeros(ndim, sizes, dtype, device_type, device_index, &out));
   }
   static TsrTensor* ones(const tsr_i64* sizes, int64_t ndim, tsr_dtype dtype TSR_DEFAULT(TSR_FLOAT32),
                          tsr_device_type device_type TSR_DEFAULT(TSR_DEVICE_CPU),
                          int32_t device_index TSR_DEFAULT(0)) {
-    tsr_tensor* out = NULL;
-    tsr_ones(ndim, sizes, dtype, device_type, device_index, &out);
-    return out;
+    TSR_RETURN_TENSOR(tsr_ones(ndim, sizes, dtype, device_type, device_index, &out));
   }
   static TsrTensor* full(const tsr_i64* sizes, int64_t ndim, double value,
                          tsr_dtype dtype TSR_DEFAULT(TSR_FLOAT32),
                          tsr_device_type device_type TSR_DEFAULT(TSR_DEVICE_CPU),
                          int32_t device_index TSR_DEFAULT(0)) {
-    tsr_tensor* out = NULL;
-    tsr_full(ndim, sizes, value, dtype, device_type, device_index, &out);
-    return out;
+    TSR_RETURN_TENSOR(tsr_full(ndim, sizes, value, dtype, device_type, device_index, &out));
   }
   static TsrTensor* arange(double start, double end, double step TSR_DEFAULT(1.0),
                            tsr_dtype dtype TSR_DEFAULT(TSR_INT64),
                            tsr_device_type device_type TSR_DEFAULT(TSR_DEVICE_CPU),
                            int32_t device_index TSR_DEFAULT(0)) {
-    tsr_tensor* out = NULL;
-    tsr_arange(start, end, step, dtype, device_type, device_index, &out);
-    return out;
+    TSR_RETURN_TENSOR(tsr_arange(start, end, step, dtype, device_type, device_index, &out));
   }
   /* A copy of C-order native-endian elements of dtype (tsr_from_data). */
   static TsrTensor* from_bytes(const void* bytes, size_t nbytes, const tsr_i64* sizes, int64_t ndim,
                                tsr_dtype dtype) {
-    tsr_tensor* out = NULL;
-    tsr_from_data(bytes, nbytes, ndim, sizes, dtype, &out);
-    return out;
+    TSR_RETURN_TENSOR(tsr_from_data(bytes, nbytes, ndim, sizes, dtype, &out));
   }
   /* A tensor of sizes and dtype holding darray's values (C order) converted
    * to dtype as tsr_copy_ converts. */
@@ -245,20 +243,14 @@ typedef struct {} TsrTensorList;
   /* torch.rand / randn / randperm with generator=g. */
   static TsrTensor* rand(const tsr_i64* sizes, int64_t ndim, TsrGenerator* generator,
                          tsr_dtype dtype TSR_DEFAULT(TSR_FLOAT32)) {
-    tsr_tensor* out = NULL;
-    tsr_rand(ndim, sizes, dtype, generator, &out);
-    return out;
+    TSR_RETURN_TENSOR(tsr_rand(ndim, sizes, dtype, generator, &out));
   }
   static TsrTensor* randn(const tsr_i64* sizes, int64_t ndim, TsrGenerator* generator,
                           tsr_dtype dtype TSR_DEFAULT(TSR_FLOAT32)) {
-    tsr_tensor* out = NULL;
-    tsr_randn(ndim, sizes, dtype, generator, &out);
-    return out;
+    TSR_RETURN_TENSOR(tsr_randn(ndim, sizes, dtype, generator, &out));
   }
   static TsrTensor* randperm(int64_t n, TsrGenerator* generator) {
-    tsr_tensor* out = NULL;
-    tsr_randperm(n, generator, &out);
-    return out;
+    TSR_RETURN_TENSOR(tsr_randperm(n, generator, &out));
   }
 
   /* Queries. */
@@ -271,16 +263,8 @@ typedef struct {} TsrTensorList;
     tsr_i64_array a = {tsr_tensor_strides($self), tsr_tensor_ndim($self), 0};
     return a;
   }
-  int64_t size(int64_t dim) {
-    int64_t out = 0;
-    tsr_tensor_size($self, dim, &out);
-    return out;
-  }
-  int64_t stride(int64_t dim) {
-    int64_t out = 0;
-    tsr_tensor_stride($self, dim, &out);
-    return out;
-  }
+  int64_t size(int64_t dim) { TSR_RETURN_OUT(int64_t, 0, tsr_tensor_size($self, dim, &out)); }
+  int64_t stride(int64_t dim) { TSR_RETURN_OUT(int64_t, 0, tsr_tensor_stride($self, dim, &out)); }
   int64_t storage_offset() { return tsr_tensor_storage_offset($self); }
   int64_t numel() { return tsr_tensor_numel($self); }
   int64_t element_size() { return tsr_tensor_element_size($self); }
@@ -290,32 +274,16 @@ typedef struct {} TsrTensorList;
   int32_t device_index() { return tsr_tensor_device_index($self); }
   /* Address of element [0,...,0] as an integer (for ctypes, NumPy, ...). */
   uint64_t data_ptr() { return (uint64_t)(uintptr_t)tsr_tensor_data_ptr($self); }
-  TsrStorage* storage() {
-    tsr_storage* out = NULL;
-    tsr_tensor_storage($self, &out);
-    return out;
-  }
+  TsrStorage* storage() { TSR_RETURN_OUT(tsr_storage*, NULL, tsr_tensor_storage($self, &out)); }
 
   /* Elements. */
-  double item_double() {
-    double out = 0;
-    tsr_item_double($self, &out);
-    return out;
-  }
-  int64_t item_int64() {
-    int64_t out = 0;
-    tsr_item_int64($self, &out);
-    return out;
-  }
+  double item_double() { TSR_RETURN_OUT(double, 0, tsr_item_double($self, &out)); }
+  int64_t item_int64() { TSR_RETURN_OUT(int64_t, 0, tsr_item_int64($self, &out)); }
   double get_double(const tsr_i64* index, int64_t nindex) {
-    double out = 0;
-    tsr_get_double($self, nindex, index, &out);
-    return out;
+    TSR_RETURN_OUT(double, 0, tsr_get_double($self, nindex, index, &out));
   }
   int64_t get_int64(const tsr_i64* index, int64_t nindex) {
-    int64_t out = 0;
-    tsr_get_int64($self, nindex, index, &out);
-    return out;
+    TSR_RETURN_OUT(int64_t, 0, tsr_get_int64($self, nindex, index, &out));
   }
   void set_double(const tsr_i64* index, int64_t nindex, double value) {
     tsr_set_double($self, nindex, index, value);
@@ -343,106 +311,62 @@ typedef struct {} TsrTensorList;
 
   /* Views (torch.Tensor.view, reshape, ...). */
   TsrTensor* view(const tsr_i64* sizes, int64_t ndim) {
-    tsr_tensor* out = NULL;
-    tsr_view($self, ndim, sizes, &out);
-    return out;
+    TSR_RETURN_TENSOR(tsr_view($self, ndim, sizes, &out));
   }
   TsrTensor* reshape(const tsr_i64* sizes, int64_t ndim) {
-    tsr_tensor* out = NULL;
-    tsr_reshape($self, ndim, sizes, &out);
-    return out;
+    TSR_RETURN_TENSOR(tsr_reshape($self, ndim, sizes, &out));
   }
   TsrTensor* transpose(int64_t dim0, int64_t dim1) {
-    tsr_tensor* out = NULL;
-    tsr_transpose($self, dim0, dim1, &out);
-    return out;
+    TSR_RETURN_TENSOR(tsr_transpose($self, dim0, dim1, &out));
   }
-  TsrTensor* t() {
-    tsr_tensor* out = NULL;
-    tsr_t($self, &out);
-    return out;
-  }
+  TsrTensor* t() { TSR_RETURN_TENSOR(tsr_t($self, &out)); }
   TsrTensor* permute(const tsr_i64* dims, int64_t ndims) {
-    tsr_tensor* out = NULL;
-    tsr_permute($self, ndims, dims, &out);
-    return out;
+    TSR_RETURN_TENSOR(tsr_permute($self, ndims, dims, &out));
   }
   TsrTensor* narrow(int64_t dim, int64_t start, int64_t length) {
-    tsr_tensor* out = NULL;
-    tsr_narrow($self, dim, start, length, &out);
-    return out;
+    TSR_RETURN_TENSOR(tsr_narrow($self, dim, start, length, &out));
   }
   TsrTensor* slice(int64_t dim, int64_t start, int64_t end, int64_t step TSR_DEFAULT(1)) {
-    tsr_tensor* out = NULL;
-    tsr_slice($self, dim, start, end, step, &out);
-    return out;
+    TSR_RETURN_TENSOR(tsr_slice($self, dim, start, end, step, &out));
   }
   TsrTensor* select(int64_t dim, int64_t index) {
-    tsr_tensor* out = NULL;
-    tsr_select($self, dim, index, &out);
-    return out;
+    TSR_RETURN_TENSOR(tsr_select($self, dim, index, &out));
   }
   TsrTensor* expand(const tsr_i64* sizes, int64_t ndim) {
-    tsr_tensor* out = NULL;
-    tsr_expand($self, ndim, sizes, &out);
-    return out;
+    TSR_RETURN_TENSOR(tsr_expand($self, ndim, sizes, &out));
   }
-  TsrTensor* squeeze() {
-    tsr_tensor* out = NULL;
-    tsr_squeeze($self, &out);
-    return out;
-  }
-  TsrTensor* squeeze_dim(int64_t dim) {
-    tsr_tensor* out = NULL;
-    tsr_squeeze_dim($self, dim, &out);
-    return out;
-  }
-  TsrTensor* unsqueeze(int64_t dim) {
-    tsr_tensor* out = NULL;
-    tsr_unsqueeze($self, dim, &out);
-    return out;
-  }
+  TsrTensor* squeeze() { TSR_RETURN_TENSOR(tsr_squeeze($self, &out)); }
+  TsrTensor* squeeze_dim(int64_t dim) { TSR_RETURN_TENSOR(tsr_squeeze_dim($self, dim, &out)); }
+  TsrTensor* unsqueeze(int64_t dim) { TSR_RETURN_TENSOR(tsr_unsqueeze($self, dim, &out)); }
   TsrTensor* flatten(int64_t start_dim TSR_DEFAULT(0), int64_t end_dim TSR_DEFAULT(-1)) {
-    tsr_tensor* out = NULL;
-    tsr_flatten($self, start_dim, end_dim, &out);
-    return out;
+    TSR_RETURN_TENSOR(tsr_flatten($self, start_dim, end_dim, &out));
   }
   TsrTensor* unflatten(int64_t dim, const tsr_i64* sizes, int64_t ndim) {
-    tsr_tensor* out = NULL;
-    tsr_unflatten($self, dim, ndim, sizes, &out);
-    return out;
+    TSR_RETURN_TENSOR(tsr_unflatten($self, dim, ndim, sizes, &out));
   }
   TsrTensor* movedim(const tsr_i64* source, int64_t nsource, const tsr_i64* destination,
                      int64_t ndestination) {
-    tsr_tensor* out = NULL;
     if (nsource != ndestination) {
       tsr_bind_fail(TSR_ERR_INVALID_ARGUMENT,
                     "movedim: Invalid source or destination dims: source and destination differ in length");
       return NULL;
     }
-    tsr_movedim($self, nsource, source, destination, &out);
-    return out;
+    TSR_RETURN_TENSOR(tsr_movedim($self, nsource, source, destination, &out));
   }
   TsrTensor* as_strided(const tsr_i64* sizes, int64_t ndim, const tsr_i64* strides, int64_t nstrides,
                         int64_t storage_offset TSR_DEFAULT(0)) {
-    tsr_tensor* out = NULL;
     if (nstrides != ndim) {
       tsr_bind_fail(TSR_ERR_INVALID_ARGUMENT, "as_strided: sizes and strides differ in length");
       return NULL;
     }
-    tsr_as_strided($self, ndim, sizes, strides, storage_offset, &out);
-    return out;
+    TSR_RETURN_TENSOR(tsr_as_strided($self, ndim, sizes, strides, storage_offset, &out));
   }
   TsrTensor* unfold(int64_t dim, int64_t size, int64_t step) {
-    tsr_tensor* out = NULL;
-    tsr_unfold($self, dim, size, step, &out);
-    return out;
+    TSR_RETURN_TENSOR(tsr_unfold($self, dim, size, step, &out));
   }
   TsrTensor* diagonal(int64_t offset TSR_DEFAULT(0), int64_t dim1 TSR_DEFAULT(0),
                       int64_t dim2 TSR_DEFAULT(1)) {
-    tsr_tensor* out = NULL;
-    tsr_diagonal($self, offset, dim1, dim2, &out);
-    return out;
+    TSR_RETURN_TENSOR(tsr_diagonal($self, offset, dim1, dim2, &out));
   }
   TsrTensorList* split(int64_t split_size, int64_t dim TSR_DEFAULT(0)) {
     return tsr_bind_pieces(tsr_split, $self, split_size, dim);
@@ -453,112 +377,48 @@ typedef struct {} TsrTensorList;
 
   /* Layout. */
   bool is_contiguous(tsr_memory_format memory_format TSR_DEFAULT(TSR_CONTIGUOUS_FORMAT)) {
-    bool out = false;
-    tsr_is_contiguous($self, memory_format, &out);
-    return out;
+    TSR_RETURN_OUT(bool, false, tsr_is_contiguous($self, memory_format, &out));
   }
   bool is_non_overlapping_and_dense() {
-    bool out = false;
-    tsr_is_non_overlapping_and_dense($self, &out);
-    return out;
+    TSR_RETURN_OUT(bool, false, tsr_is_non_overlapping_and_dense($self, &out));
   }
   tsr_memory_format suggest_memory_format() {
-    tsr_memory_format out = TSR_CONTIGUOUS_FORMAT;
-    tsr_suggest_memory_format($self, &out);
-    return out;
+    TSR_RETURN_OUT(tsr_memory_format, TSR_CONTIGUOUS_FORMAT, tsr_suggest_memory_format($self, &out));
   }
   TsrTensor* contiguous(tsr_memory_format memory_format TSR_DEFAULT(TSR_CONTIGUOUS_FORMAT)) {
-    tsr_tensor* out = NULL;
-    tsr_contiguous($self, memory_format, &out);
-    return out;
+    TSR_RETURN_TENSOR(tsr_contiguous($self, memory_format, &out));
   }
   TsrTensor* clone(tsr_memory_format memory_format TSR_DEFAULT(TSR_PRESERVE_FORMAT)) {
-    tsr_tensor* out = NULL;
-    tsr_clone($self, memory_format, &out);
-    return out;
+    TSR_RETURN_TENSOR(tsr_clone($self, memory_format, &out));
   }
-  TsrTensor* to(tsr_dtype dtype) {
-    tsr_tensor* out = NULL;
-    tsr_to_dtype($self, dtype, &out);
-    return out;
-  }
+  TsrTensor* to(tsr_dtype dtype) { TSR_RETURN_TENSOR(tsr_to_dtype($self, dtype, &out)); }
   void copy_(TsrTensor* src) { tsr_copy_($self, src); }
   bool shares_storage(TsrTensor* other) {
-    bool out = false;
-    tsr_shares_storage($self, other, &out);
-    return out;
+    TSR_RETURN_OUT(bool, false, tsr_shares_storage($self, other, &out));
   }
 
   /* Arithmetic and functions (torch.add, ...). */
-  TsrTensor* add(TsrTensor* other) {
-    tsr_tensor* out = NULL;
-    tsr_add($self, other, &out);
-    return out;
-  }
-  TsrTensor* sub(TsrTensor* other) {
-    tsr_tensor* out = NULL;
-    tsr_sub($self, other, &out);
-    return out;
-  }
-  TsrTensor* mul(TsrTensor* other) {
-    tsr_tensor* out = NULL;
-    tsr_mul($self, other, &out);
-    return out;
-  }
-  TsrTensor* div(TsrTensor* other) {
-    tsr_tensor* out = NULL;
-    tsr_div($self, other, &out);
-    return out;
-  }
-  TsrTensor* mul_scalar(double scalar) {
-    tsr_tensor* out = NULL;
-    tsr_mul_scalar($self, scalar, &out);
-    return out;
-  }
-  TsrTensor* add_scalar(double scalar) {
-    tsr_tensor* out = NULL;
-    tsr_add_scalar($self, scalar, &out);
-    return out;
-  }
+  TsrTensor* add(TsrTensor* other) { TSR_RETURN_TENSOR(tsr_add($self, other, &out)); }
+  TsrTensor* sub(TsrTensor* other) { TSR_RETURN_TENSOR(tsr_sub($self, other, &out)); }
+  TsrTensor* mul(TsrTensor* other) { TSR_RETURN_TENSOR(tsr_mul($self, other, &out)); }
+  TsrTensor* div(TsrTensor* other) { TSR_RETURN_TENSOR(tsr_div($self, other, &out)); }
+  TsrTensor* mul_scalar(double scalar) { TSR_RETURN_TENSOR(tsr_mul_scalar($self, scalar, &out)); }
+  TsrTensor* add_scalar(double scalar) { TSR_RETURN_TENSOR(tsr_add_scalar($self, scalar, &out)); }
   void add_(TsrTensor* other, double alpha TSR_DEFAULT(1.0)) { tsr_add_($self, other, alpha); }
   void mul_scalar_(double scalar) { tsr_mul_scalar_($self, scalar); }
   void fill_(double value) { tsr_fill_($self, value); }
   void zero_() { tsr_zero_($self); }
-  TsrTensor* relu() {
-    tsr_tensor* out = NULL;
-    tsr_relu($self, &out);
-    return out;
-  }
-  TsrTensor* exp() {
-    tsr_tensor* out = NULL;
-    tsr_exp($self, &out);
-    return out;
-  }
-  TsrTensor* log() {
-    tsr_tensor* out = NULL;
-    tsr_log($self, &out);
-    return out;
-  }
-  TsrTensor* neg() {
-    tsr_tensor* out = NULL;
-    tsr_neg($self, &out);
-    return out;
-  }
-  TsrTensor* matmul(TsrTensor* other) {
-    tsr_tensor* out = NULL;
-    tsr_matmul($self, other, &out);
-    return out;
-  }
+  TsrTensor* relu() { TSR_RETURN_TENSOR(tsr_relu($self, &out)); }
+  TsrTensor* exp() { TSR_RETURN_TENSOR(tsr_exp($self, &out)); }
+  TsrTensor* log() { TSR_RETURN_TENSOR(tsr_log($self, &out)); }
+  TsrTensor* neg() { TSR_RETURN_TENSOR(tsr_neg($self, &out)); }
+  TsrTensor* matmul(TsrTensor* other) { TSR_RETURN_TENSOR(tsr_matmul($self, other, &out)); }
   /* Reductions: an empty dims list reduces over every dim. */
   TsrTensor* sum(const tsr_i64* dims, int64_t ndims, bool keepdim TSR_DEFAULT(false)) {
-    tsr_tensor* out = NULL;
-    tsr_sum($self, ndims, dims, keepdim, &out);
-    return out;
+    TSR_RETURN_TENSOR(tsr_sum($self, ndims, dims, keepdim, &out));
   }
   TsrTensor* mean(const tsr_i64* dims, int64_t ndims, bool keepdim TSR_DEFAULT(false)) {
-    tsr_tensor* out = NULL;
-    tsr_mean($self, ndims, dims, keepdim, &out);
-    return out;
+    TSR_RETURN_TENSOR(tsr_mean($self, ndims, dims, keepdim, &out));
   }
   /* torch.max(dim, keepdim): a two-tensor list [values, indices]. */
   TsrTensorList* max_dim(int64_t dim, bool keepdim TSR_DEFAULT(false)) {
@@ -582,26 +442,14 @@ typedef struct {} TsrTensorList;
     }
     return l;
   }
-  TsrTensor* max() {
-    tsr_tensor* out = NULL;
-    tsr_max($self, &out);
-    return out;
-  }
+  TsrTensor* max() { TSR_RETURN_TENSOR(tsr_max($self, &out)); }
   TsrTensor* argmax(int64_t dim, bool keepdim TSR_DEFAULT(false)) {
-    tsr_tensor* out = NULL;
-    tsr_argmax($self, dim, keepdim, &out);
-    return out;
+    TSR_RETURN_TENSOR(tsr_argmax($self, dim, keepdim, &out));
   }
-  TsrTensor* log_softmax(int64_t dim) {
-    tsr_tensor* out = NULL;
-    tsr_log_softmax($self, dim, &out);
-    return out;
-  }
+  TsrTensor* log_softmax(int64_t dim) { TSR_RETURN_TENSOR(tsr_log_softmax($self, dim, &out)); }
   /* self: logits [N, C]; target: [N] int64. */
   TsrTensor* cross_entropy(TsrTensor* target) {
-    tsr_tensor* out = NULL;
-    tsr_cross_entropy($self, target, &out);
-    return out;
+    TSR_RETURN_TENSOR(tsr_cross_entropy($self, target, &out));
   }
 
   /* Autograd. */
@@ -615,21 +463,13 @@ typedef struct {} TsrTensorList;
   const char* grad_fn_name() { return tsr_grad_fn_name($self); }
   int64_t version() { return tsr_version($self); }
   /* NULL (None/null/nil) when there is no gradient. */
-  TsrTensor* grad() {
-    tsr_tensor* out = NULL;
-    tsr_grad($self, &out);
-    return out;
-  }
+  TsrTensor* grad() { TSR_RETURN_TENSOR(tsr_grad($self, &out)); }
   void set_grad(TsrTensor* grad) { tsr_set_grad($self, grad); }
   void zero_grad() { tsr_zero_grad($self); }
   void backward(TsrTensor* gradient TSR_DEFAULT(NULL), bool retain_graph TSR_DEFAULT(false)) {
     tsr_backward($self, gradient, retain_graph);
   }
-  TsrTensor* detach() {
-    tsr_tensor* out = NULL;
-    tsr_detach($self, &out);
-    return out;
-  }
+  TsrTensor* detach() { TSR_RETURN_TENSOR(tsr_detach($self, &out)); }
 }
 
 /* ---- Storage --------------------------------------------------------------- */
@@ -644,9 +484,7 @@ typedef struct {} TsrTensorList;
 /* ---- Generator: torch.Generator ------------------------------------------- */
 %extend TsrGenerator {
   TsrGenerator(uint64_t seed) {
-    tsr_generator* out = NULL;
-    tsr_generator_create(seed, &out);
-    return out;
+    TSR_RETURN_OUT(tsr_generator*, NULL, tsr_generator_create(seed, &out));
   }
   ~TsrGenerator() { tsr_generator_release($self); }
   void manual_seed(uint64_t seed) { tsr_generator_manual_seed($self, seed); }
@@ -716,23 +554,15 @@ typedef struct {} TsrTensorList;
   /* tsr_load. max_bytes: cap on the tensor bytes a load may allocate, 0 = none. */
   static TsrTensorMap* load(const char* path, int64_t max_bytes TSR_DEFAULT(0)) {
     tsr_load_options opts = {sizeof(tsr_load_options), max_bytes};
-    tsr_tensor_map* out = NULL;
-    tsr_load(path, &opts, &out);
-    return out;
+    TSR_RETURN_OUT(tsr_tensor_map*, NULL, tsr_load(path, &opts, &out));
   }
   int64_t size() { return tsr_tensor_map_count($self); }
   const char* name(int64_t i) { return tsr_tensor_map_name($self, i); }
   /* -1 when absent. */
   int64_t find(const char* name) { return tsr_tensor_map_find($self, name); }
-  TsrTensor* get(int64_t i) {
-    tsr_tensor* out = NULL;
-    tsr_tensor_map_get($self, i, &out);
-    return out;
-  }
+  TsrTensor* get(int64_t i) { TSR_RETURN_TENSOR(tsr_tensor_map_get($self, i, &out)); }
   TsrTensor* get_by_name(const char* name) {
-    tsr_tensor* out = NULL;
-    tsr_tensor_map_get_by_name($self, name, &out);
-    return out;
+    TSR_RETURN_TENSOR(tsr_tensor_map_get_by_name($self, name, &out));
   }
   int64_t metadata_size() { return tsr_tensor_map_metadata_count($self); }
   const char* metadata_key(int64_t i) { return tsr_tensor_map_metadata_key($self, i); }
@@ -786,27 +616,19 @@ static tsr_memory_stats_t bind_memory_stats(tsr_device_type device_type,
 }
 static int64_t bind_memory_allocated(tsr_device_type device_type,
                                 int32_t device_index) {
-  int64_t out = 0;
-  tsr_memory_allocated(device_type, device_index, &out);
-  return out;
+  TSR_RETURN_OUT(int64_t, 0, tsr_memory_allocated(device_type, device_index, &out));
 }
 static int64_t bind_max_memory_allocated(tsr_device_type device_type,
                                     int32_t device_index) {
-  int64_t out = 0;
-  tsr_max_memory_allocated(device_type, device_index, &out);
-  return out;
+  TSR_RETURN_OUT(int64_t, 0, tsr_max_memory_allocated(device_type, device_index, &out));
 }
 static int64_t bind_memory_reserved(tsr_device_type device_type,
                                int32_t device_index) {
-  int64_t out = 0;
-  tsr_memory_reserved(device_type, device_index, &out);
-  return out;
+  TSR_RETURN_OUT(int64_t, 0, tsr_memory_reserved(device_type, device_index, &out));
 }
 static int64_t bind_max_memory_reserved(tsr_device_type device_type,
                                    int32_t device_index) {
-  int64_t out = 0;
-  tsr_max_memory_reserved(device_type, device_index, &out);
-  return out;
+  TSR_RETURN_OUT(int64_t, 0, tsr_max_memory_reserved(device_type, device_index, &out));
 }
 static void bind_reset_peak_memory_stats(tsr_device_type device_type,
                                     int32_t device_index) {
@@ -828,9 +650,7 @@ static void bind_set_memory_limit(int64_t bytes, tsr_device_type device_type,
 
 /* The cap set by set_memory_limit, in bytes; 0 when there is none. */
 static int64_t bind_memory_limit(tsr_device_type device_type, int32_t device_index) {
-  int64_t out = 0;
-  tsr_memory_limit(device_type, device_index, &out);
-  return out;
+  TSR_RETURN_OUT(int64_t, 0, tsr_memory_limit(device_type, device_index, &out));
 }
 
 /* The loaded library's version (TSR_VERSION_NUMBER = major*10000+minor*100+patch). */
