@@ -35,9 +35,6 @@ internal static class TensorBackpressure {
     Interlocked.Decrement(ref owned);
   }
 
-  /// References owned by live or not yet finalized Tensor proxies.
-  internal static long Owned => Volatile.Read(ref owned);
-
   static void Relieve() {
     lock (relieving) {
       if (Volatile.Read(ref owned) <= Volatile.Read(ref threshold)) return;   // another thread did it
