@@ -12,8 +12,6 @@
 
 #include <tessera/dlpack.h>
 
-#define SENTINEL ((tsr_tensor*)(uintptr_t)0x5e5e5e5e)
-
 /* ---- export: geometry and round trip ------------------------------------------ */
 
 /* arange(24.) as float32, the base of most cases. */

@@ -9,8 +9,6 @@
 #include <pthread.h>
 #include <stdio.h>
 
-#define SENTINEL ((tsr_tensor*)(uintptr_t)0x5e5e5e5e)
-
 /* Asserts call fails with status and a message containing needle, and that
  * the tensor out parameter `out` (initialised to SENTINEL) was not written. */
 #define EXPECT_FAILS_UNTOUCHED(call, out, status, needle) \
