@@ -19,4 +19,16 @@ class NoGradGuard {
   bool prev_;
 };
 
+// RAII scope with grad mode set to `enabled` (torch.set_grad_enabled).
+class GradModeGuard {
+ public:
+  explicit GradModeGuard(bool enabled) : prev_(set_grad_enabled(enabled)) {}
+  ~GradModeGuard() { set_grad_enabled(prev_); }
+  GradModeGuard(const GradModeGuard&) = delete;
+  GradModeGuard& operator=(const GradModeGuard&) = delete;
+
+ private:
+  bool prev_;
+};
+
 }  // namespace tsr::autograd

@@ -2,6 +2,7 @@
 
 #include <atomic>
 
+#include "autograd/checkpoint.h"
 #include "autograd/grad_mode.h"
 
 namespace tsr::autograd {
@@ -14,8 +15,10 @@ Node::Node() : sequence_nr(g_next_sequence_nr.fetch_add(1, std::memory_order_rel
 
 SavedVariable::SavedVariable(const Tensor& t, int32_t output_nr) {
   if (!t.defined()) return;
-  data_ = detach(t);
   saved_version_ = t.version();
+  // Inside a checkpoint region, values the region can recompute are not
+  // kept: a stand-in replays the region's tape when backward needs them.
+  if (!(packed_ = checkpoint::pack(t))) data_ = detach(t);
   if (output_nr >= 0) {
     is_owner_output_ = true;
     output_nr_ = output_nr;
@@ -33,20 +36,25 @@ void fail_freed_graph() {
        "you need to backward through the graph a second time.");
 }
 
+void fail_modified(const Tensor& t, int64_t now, int64_t expected, const std::string& origin) {
+  fail(TSR_ERR_AUTOGRAD,
+       "one of the variables needed for gradient computation has been modified by an "
+       "inplace operation: [", dtype_name(t.dtype()), " ", t.sizes(), "]", origin,
+       " is at version ", now, "; expected version ", expected, " instead.");
+}
+
 Tensor SavedVariable::unpack(const Node& owner) const {
   if (released_) fail_freed_graph();
+  // A recomputed value is checked against its recomputation by the packer.
+  if (packed_) return packed_->unpack();
   if (!data_.defined()) return data_;
   int64_t now = data_.version();
   if (now == saved_version_) return data_;
   // PyTorch's message: "..., which is output N of FooBackward0," only for
   // tensors produced by an op; leaves have no such clause.
   const char* producer = is_owner_output_ ? owner.name() : producer_;
-  std::string origin = producer ? str(", which is output ", output_nr_, " of ", producer, ",") : "";
-  fail(TSR_ERR_AUTOGRAD,
-       "one of the variables needed for gradient computation has been modified by an "
-       "inplace operation: [", dtype_name(data_.dtype()), " ", data_.sizes(), "]", origin,
-       " is at version ", now, "; expected version ", saved_version_, " instead.");
-  return data_;
+  fail_modified(data_, now, saved_version_,
+                producer ? str(", which is output ", output_nr_, " of ", producer, ",") : "");
 }
 
 bool requires_grad(const Tensor& t) {
@@ -70,6 +78,7 @@ Edge gradient_edge(const Tensor& t) {
   if (!m) return {};
   if (m->grad_fn) return {m->grad_fn, m->output_nr};
   if (!m->requires_grad) return {};
+  std::lock_guard lock(m->mutex);
   auto acc = m->grad_accumulator.lock();
   if (!acc) {
     acc = std::make_shared<AccumulateGrad>(t.impl_ptr());
@@ -79,23 +88,26 @@ Edge gradient_edge(const Tensor& t) {
   return {acc, 0};
 }
 
-bool any_requires_grad(std::initializer_list<const Tensor*> inputs) {
+bool any_requires_grad(const std::vector<Tensor>& inputs) {
   if (!is_grad_enabled()) return false;
-  for (const Tensor* t : inputs)
-    if (t && t->defined() && requires_grad(*t)) return true;
+  for (const Tensor& t : inputs)
+    if (t.defined() && requires_grad(t)) return true;
   return false;
 }
 
-void set_history(const std::shared_ptr<Node>& node, std::initializer_list<const Tensor*> inputs,
-                 std::initializer_list<const Tensor*> outputs) {
-  for (const Tensor* t : inputs) node->next_edges.push_back(t && t->defined() ? gradient_edge(*t) : Edge{});
+void set_history(const std::shared_ptr<Node>& node, const std::vector<Tensor>& inputs,
+                 const std::vector<Tensor>& outputs) {
+  for (const Tensor& t : inputs) node->next_edges.push_back(t.defined() ? gradient_edge(t) : Edge{});
   uint32_t nr = 0;
-  for (const Tensor* t : outputs) {
-    auto& meta = t->impl()->autograd;
-    if (!meta) meta = std::make_shared<AutogradMeta>();
-    meta->grad_fn = node;
-    meta->output_nr = nr++;
-    node->outputs.push_back({t->sizes(), t->dtype()});
+  for (const Tensor& t : outputs) {
+    node->outputs.push_back({t.sizes(), t.dtype()});
+    if (is_floating(t.dtype())) {
+      auto& meta = t.impl()->autograd;
+      if (!meta) meta = std::make_shared<AutogradMeta>();
+      meta->grad_fn = node;
+      meta->output_nr = nr;
+    }
+    ++nr;
   }
 }
 

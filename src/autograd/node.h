@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -59,6 +60,9 @@ struct AccumulateGrad final : Node {
 };
 
 struct AutogradMeta {
+  // Guards grad and grad_accumulator: two threads may run backward (or
+  // forward) through one leaf at once, as in PyTorch's AccumulateGrad.
+  std::mutex mutex;
   bool requires_grad = false;   // leaves only; non-leaves require grad via grad_fn
   Tensor grad;
   std::shared_ptr<Node> grad_fn;
@@ -66,8 +70,16 @@ struct AutogradMeta {
   std::weak_ptr<AccumulateGrad> grad_accumulator;
 };
 
+// A saved tensor whose data lives elsewhere until backward asks for it: a
+// checkpoint region recomputes it (autograd/checkpoint.h).
+struct PackedTensor {
+  virtual ~PackedTensor() = default;
+  virtual Tensor unpack() = 0;
+};
+
 // A tensor kept for backward: holds the data without its history (no cycle
-// through the output's own grad_fn) and the version seen at save time.
+// through the output's own grad_fn) and the version seen at save time, or
+// a PackedTensor standing in for it.
 class SavedVariable {
  public:
   SavedVariable() = default;
@@ -77,11 +89,16 @@ class SavedVariable {
   // The saved data; TSR_ERR_AUTOGRAD if freed by an earlier backward or
   // modified in place since it was saved (PyTorch's messages).
   Tensor unpack(const Node& owner) const;
-  void reset() { data_ = Tensor(); released_ = true; }
-  bool defined() const { return data_.defined() || released_; }
+  void reset() {
+    data_ = Tensor();
+    packed_.reset();
+    released_ = true;
+  }
+  bool defined() const { return data_.defined() || packed_ || released_; }
 
  private:
   Tensor data_;
+  std::shared_ptr<PackedTensor> packed_;
   int64_t saved_version_ = 0;
   bool released_ = false;
   // Where the saved tensor came from, for the in-place error message:
@@ -94,6 +111,11 @@ class SavedVariable {
 // Throws PyTorch's "Trying to backward through the graph a second time"
 // error (TSR_ERR_AUTOGRAD): for saved values already freed by a backward.
 [[noreturn]] void fail_freed_graph();
+// Throws PyTorch's "modified by an inplace operation" error for t, saved at
+// version `expected` and now at `now`; origin is ", which is output N of
+// FooBackward0," or empty.
+[[noreturn]] void fail_modified(const Tensor& t, int64_t now, int64_t expected,
+                                const std::string& origin);
 
 // ---- queries and graph wiring used by the ops layer ----------------------
 
@@ -104,11 +126,12 @@ const std::shared_ptr<Node>& grad_fn(const Tensor& t);
 // AccumulateGrad (created on first use), or invalid if t needs no grad.
 Edge gradient_edge(const Tensor& t);
 // True when grad mode is on and any input requires grad.
-bool any_requires_grad(std::initializer_list<const Tensor*> inputs);
+bool any_requires_grad(const std::vector<Tensor>& inputs);
 // Wires node: next_edges from inputs, then marks each output as produced
-// by node (output_nr = position).
-void set_history(const std::shared_ptr<Node>& node, std::initializer_list<const Tensor*> inputs,
-                 std::initializer_list<const Tensor*> outputs);
+// by node (output_nr = position). Outputs of a dtype that cannot require
+// grad (max's indices) keep no history but still count in output_nr.
+void set_history(const std::shared_ptr<Node>& node, const std::vector<Tensor>& inputs,
+                 const std::vector<Tensor>& outputs);
 void set_requires_grad(const Tensor& t, bool flag);
 // A new tensor sharing t's storage and version counter, without history.
 Tensor detach(const Tensor& t);

@@ -1,7 +1,7 @@
 // C API: autograd (autograd.h).
 #include <tessera/autograd.h>
 
-#include "autograd/engine.h"
+#include "engine/backward.h"
 #include "autograd/grad_mode.h"
 #include "autograd/node.h"
 #include "capi/barrier.h"
@@ -71,7 +71,7 @@ TSR_EXTERN tsr_status tsr_zero_grad(tsr_tensor* t) {
 TSR_EXTERN tsr_status tsr_backward(tsr_tensor* root, const tsr_tensor* gradient, bool retain_graph) {
   return guarded([&] {
     const Tensor& r = tensor_of(root, "root");
-    autograd::backward(r, gradient ? gradient->tensor : Tensor(), retain_graph);
+    engine::backward(r, gradient ? gradient->tensor : Tensor(), retain_graph);
   });
 }
 

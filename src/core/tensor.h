@@ -16,9 +16,6 @@
 #include "core/storage.h"
 
 namespace tsr {
-
-
-
 namespace autograd { struct AutogradMeta; }
 
 // Counts in-place writes; shared by a tensor and all its views.
@@ -42,6 +39,11 @@ struct TensorImpl {
   std::shared_ptr<VersionCounter> version;
   // Null for tensors that never took part in autograd.
   std::shared_ptr<autograd::AutogradMeta> autograd;
+  // Where a checkpoint region's tape (autograd/checkpoint.h) produced this
+  // tensor: the region frame's serial and the value's index on its tape.
+  // 0 / -1 for tensors made outside any region.
+  uint64_t tape_frame = 0;
+  int64_t tape_value = -1;
 };
 
 class Tensor {

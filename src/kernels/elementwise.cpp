@@ -176,11 +176,19 @@ C wrap_mul(C x, C y) {
 
 }  // namespace
 
+tsr_dtype binary_result_dtype(BinaryOp op, const Tensor& a, const Tensor& b) {
+  tsr_dtype d = result_type(a, b);
+  return op == BinaryOp::Div && is_integral(d, true) ? TSR_FLOAT32 : d;
+}
+
+tsr_dtype unary_result_dtype(UnaryOp op, tsr_dtype d) {
+  return (op == UnaryOp::Exp || op == UnaryOp::Log) && !is_floating(d) ? TSR_FLOAT32 : d;
+}
+
 Tensor binary(BinaryOp op, const Tensor& a0, const Tensor& b0) {
   TSR_CHECK(a0.device() == b0.device(), TSR_ERR_DEVICE_MISMATCH,
             "Expected all tensors to be on the same device");
-  tsr_dtype d = result_type(a0, b0);
-  if (op == BinaryOp::Div && is_integral(d, true)) d = TSR_FLOAT32;
+  const tsr_dtype d = binary_result_dtype(op, a0, b0);
   TSR_CHECK(!(op == BinaryOp::Sub && d == TSR_BOOL), TSR_ERR_DTYPE_MISMATCH,
             "Subtraction, the `-` operator, with two bool tensors is not supported. Use the "
             "`^` or `logical_xor()` operator instead.");
@@ -235,8 +243,7 @@ Tensor add_scalar(const Tensor& a, double s) {
 }
 
 Tensor unary(UnaryOp op, const Tensor& a0) {
-  tsr_dtype d = a0.dtype();
-  if ((op == UnaryOp::Exp || op == UnaryOp::Log) && !is_floating(d)) d = TSR_FLOAT32;
+  const tsr_dtype d = unary_result_dtype(op, a0.dtype());
   TSR_CHECK(!(op == UnaryOp::Neg && d == TSR_BOOL), TSR_ERR_DTYPE_MISMATCH,
             "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
             "invert a mask, use the `~` or `logical_not()` operator instead.");

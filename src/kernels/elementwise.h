@@ -17,6 +17,10 @@ Tensor zeros(const Shape& sizes, tsr_dtype dtype);
 // inputs with these sizes/strides (inputs may be broadcast).
 Shape output_strides(const Shape& shape, const std::vector<const Tensor*>& inputs);
 
+// The dtype binary()/unary() give (torch.result_type, with integer
+// division and exp/log of integers giving float32).
+tsr_dtype binary_result_dtype(BinaryOp op, const Tensor& a, const Tensor& b);
+tsr_dtype unary_result_dtype(UnaryOp op, tsr_dtype input);
 // a op b with broadcasting; result dtype = promote_types (Div of integers:
 // float32). Inputs of another dtype are converted first.
 Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b);

@@ -112,13 +112,13 @@ Tensor nll_loss(const Tensor& logp0, const Tensor& target0) {
   return out;
 }
 
-Tensor nll_loss_backward(const Tensor& grad, const Tensor& logp, const Tensor& target0) {
+Tensor nll_loss_backward(const Tensor& grad, const Shape& logp_sizes, const Tensor& target0) {
   Tensor target = contiguous_input(target0);
-  const int64_t N = logp.sizes()[0], C = logp.sizes()[1];
-  Tensor out = empty(logp.sizes(), logp.dtype());
+  const int64_t N = logp_sizes[0], C = logp_sizes[1];
+  Tensor out = empty(logp_sizes, grad.dtype());
   fill(out, 0.0);
   const int64_t* tg = target.data<int64_t>();
-  dispatch_floating(logp.dtype(), "cross_entropy backward", [&]<typename T>() {
+  dispatch_floating(grad.dtype(), "cross_entropy backward", [&]<typename T>() {
     const double g = double(compute_t<T>(*grad.data<T>()));
     T* o = out.data<T>();
     for (int64_t i = 0; i < N; ++i) o[i * C + tg[i]] = T(compute_t<T>(-g / double(N)));

@@ -14,7 +14,8 @@ Tensor log_softmax_backward(const Tensor& grad, const Tensor& output, int64_t di
 // Mean negative log-likelihood: -(1/N) * sum_i logp[i, target[i]].
 // logp [N, C] floating, target [N] int64 in [0, C).
 Tensor nll_loss(const Tensor& logp, const Tensor& target);
-// d/dlogp of nll_loss: -(grad/N) at [i, target[i]], else 0.
-Tensor nll_loss_backward(const Tensor& grad, const Tensor& logp, const Tensor& target);
+// d/dlogp of nll_loss: -(grad/N) at [i, target[i]], else 0; logp_sizes
+// [N, C], grad 0-dim in logp's dtype.
+Tensor nll_loss_backward(const Tensor& grad, const Shape& logp_sizes, const Tensor& target);
 
 }  // namespace tsr::kernels

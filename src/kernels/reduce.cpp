@@ -171,4 +171,62 @@ Tensor sum_to_size(const Tensor& t, const Shape& sizes) {
   return make_view(s, sizes, contiguous_strides(sizes), s.storage_offset());
 }
 
+Tensor unsqueeze_reduced(const Tensor& g, const std::vector<bool>& mask, bool keepdim) {
+  if (keepdim) return g;
+  Tensor r = g;
+  for (size_t d = 0; d < mask.size(); ++d)
+    if (mask[d]) r = views::unsqueeze(r, int64_t(d));
+  return r;
+}
+
+Tensor max_dim_backward(const Tensor& grad, const Tensor& indices, const Shape& input_sizes,
+                        int64_t dim, bool keepdim) {
+  Tensor out = empty(input_sizes, grad.dtype());
+  fill(out, 0.0);
+  if (out.numel() == 0) return out;
+  std::vector<bool> mask(input_sizes.size(), false);
+  if (!mask.empty()) mask[dim] = true;
+  // Walk every output position: out[..., idx, ...] = g[..., 0, ...].
+  Tensor gk = unsqueeze_reduced(grad, mask, keepdim);
+  Tensor ik = unsqueeze_reduced(indices, mask, keepdim);
+  Tensor gi = contiguous_copy(gk, gk.dtype());
+  Tensor ii = contiguous_copy(ik, TSR_INT64);
+  const int64_t nd = int64_t(input_sizes.size());
+  const int64_t ostride = nd ? out.strides()[dim] : 0;
+  dispatch_floating(out.dtype(), "max backward", [&]<typename T>() {
+    const T* gp = gi.data<T>();
+    const int64_t* ip = ii.data<int64_t>();
+    T* op = out.data<T>();
+    for (int64_t k = 0; k < gi.numel(); ++k) {
+      int64_t off = 0, rem = k;
+      for (int64_t d = nd - 1; d >= 0; --d) {
+        int64_t size = gi.sizes()[d];
+        off += (rem % size) * out.strides()[d];
+        rem /= size;
+      }
+      op[off + ip[k] * ostride] = gp[k];
+    }
+  });
+  return out;
+}
+
+Tensor max_all_backward(const Tensor& grad, const Tensor& input, const Tensor& result) {
+  Tensor x = contiguous_copy(input, grad.dtype());
+  Tensor out = empty(x.sizes(), x.dtype());
+  fill(out, 0.0);
+  dispatch_floating(x.dtype(), "max backward", [&]<typename T>() {
+    using C = compute_t<T>;
+    const C m = C(*contiguous_copy(result, grad.dtype()).data<T>());
+    const C gv = C(*grad.data<T>());
+    const T* xp = x.data<T>();
+    T* op = out.data<T>();
+    const bool nan = m != m;
+    int64_t count = 0;
+    for (int64_t i = 0; i < x.numel(); ++i) count += nan ? C(xp[i]) != C(xp[i]) : C(xp[i]) == m;
+    for (int64_t i = 0; i < x.numel(); ++i)
+      if (nan ? C(xp[i]) != C(xp[i]) : C(xp[i]) == m) op[i] = T(C(gv / C(count)));
+  });
+  return out;
+}
+
 }  // namespace tsr::kernels

@@ -25,5 +25,18 @@ Tensor mean(const Tensor& t, const std::vector<bool>& mask, bool keepdim);
 std::pair<Tensor, Tensor> max_dim(const Tensor& t, int64_t dim, bool keepdim);
 // Sums `t` down to `sizes` (the inverse of broadcasting `sizes` to t).
 Tensor sum_to_size(const Tensor& t, const Shape& sizes);
+// The dtype sum() gives for an input dtype.
+inline tsr_dtype sum_result_dtype(tsr_dtype d) { return is_floating(d) ? d : TSR_INT64; }
+
+// Backward of max(dim): zeros of input_sizes with grad[..., 0, ...] put at
+// each maximum's index along dim (ATen's value_selecting_reduction_backward).
+Tensor max_dim_backward(const Tensor& grad, const Tensor& indices, const Shape& input_sizes,
+                        int64_t dim, bool keepdim);
+// Backward of max(): grad split evenly among all maximal elements of input
+// (torch's evenly_distribute_backward; NaN maxima when result is NaN).
+Tensor max_all_backward(const Tensor& grad, const Tensor& input, const Tensor& result);
+// A keepdim=false reduction's result with the reduced dims put back as
+// size 1, so it broadcasts against the input (a view).
+Tensor unsqueeze_reduced(const Tensor& g, const std::vector<bool>& mask, bool keepdim);
 
 }  // namespace tsr::kernels

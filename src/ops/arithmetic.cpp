@@ -1,103 +1,138 @@
-// add, sub, mul, div, scalar variants, neg, relu, exp, log with autograd.
-#include "autograd/node.h"
+// Elementwise arithmetic primitives: add, sub, mul, div (broadcasting, type
+// promotion), their scalar forms, and neg, relu, exp, log. Backward
+// formulas are PyTorch's (tools/autograd/derivatives.yaml).
+#include "autograd/grad_mode.h"
+#include "autograd/run.h"
 #include "kernels/elementwise.h"
 #include "ops/grad_util.h"
-#include "ops/math.h"
 
 namespace tsr::ops {
 
-using autograd::Node;
-using autograd::SavedVariable;
+using autograd::run1;
 using kernels::BinaryOp;
 using kernels::UnaryOp;
+using prim::BackwardContext;
+using prim::TensorMeta;
+using prim::Tensors;
 
 namespace {
 
-struct AddSubBackward final : Node {
-  AddSubBackward(const Tensor& a, const Tensor& b, bool sub) : a_(a), b_(b), sub_(sub) {}
-  std::vector<Tensor> apply(std::vector<Tensor> g) override {
-    Tensor gb = sub_ ? kernels::unary(UnaryOp::Neg, g[0]) : g[0];
-    return {to_input(g[0], a_), to_input(gb, b_)};
+class Binary final : public prim::Primitive {
+ public:
+  explicit Binary(BinaryOp op) : op_(op) {}
+  const char* name() const override {
+    switch (op_) {
+      case BinaryOp::Add: return "AddBackward0";
+      case BinaryOp::Sub: return "SubBackward0";
+      case BinaryOp::Mul: return "MulBackward0";
+      case BinaryOp::Div: break;
+    }
+    return "DivBackward0";
   }
-  const char* name() const override { return sub_ ? "SubBackward0" : "AddBackward0"; }
-  InputInfo a_, b_;
-  bool sub_;
-};
-
-// Saves each operand only when the other one needs a gradient, as PyTorch
-// does: an in-place change to a tensor that was not saved is not an error.
-struct MulBackward final : Node {
-  MulBackward(const Tensor& a, const Tensor& b)
-      : a_(a), b_(b), sa_(autograd::requires_grad(b) ? a : Tensor()),
-        sb_(autograd::requires_grad(a) ? b : Tensor()) {}
-  std::vector<Tensor> apply(std::vector<Tensor> g) override {
+  const char* op() const override {
+    switch (op_) {
+      case BinaryOp::Add: return "add";
+      case BinaryOp::Sub: return "sub";
+      case BinaryOp::Mul: return "mul";
+      case BinaryOp::Div: break;
+    }
+    return "div";
+  }
+  std::vector<TensorMeta> output_meta(const Tensors& in) const override {
+    return {{broadcast_shapes(in[0].sizes(), in[1].sizes()), kernels::binary_result_dtype(op_, in[0], in[1])}};
+  }
+  Tensors eval_cpu(const Tensors& in) override { return {kernels::binary(op_, in[0], in[1])}; }
+  // mul saves each operand only when the other one needs a gradient, as
+  // PyTorch does: an in-place change to a tensor that was not saved is not
+  // an error. div always needs b.
+  prim::SaveSpec save_spec(const std::vector<bool>& rg) const override {
+    switch (op_) {
+      case BinaryOp::Add:
+      case BinaryOp::Sub: return {};
+      case BinaryOp::Mul: return {(rg[1] ? bit(0) : 0) | (rg[0] ? bit(1) : 0), 0};
+      case BinaryOp::Div: break;
+    }
+    return {bit(1) | (rg[1] ? bit(0) : 0), 0};
+  }
+  Tensors backward(const BackwardContext& ctx) override {
+    const Tensor& g = ctx.grad(0);
+    const TensorMeta &ma = ctx.input_meta(0), &mb = ctx.input_meta(1);
     Tensor ga, gb;
-    if (needs_input_grad(0)) ga = to_input(kernels::binary(BinaryOp::Mul, g[0], sb_.unpack(*this)), a_);
-    if (needs_input_grad(1)) gb = to_input(kernels::binary(BinaryOp::Mul, g[0], sa_.unpack(*this)), b_);
+    switch (op_) {
+      case BinaryOp::Add:
+      case BinaryOp::Sub:
+        if (ctx.needs_input_grad(0)) ga = to_input(g, ma);
+        if (ctx.needs_input_grad(1)) gb = to_input(op_ == BinaryOp::Sub ? neg(g) : g, mb);
+        break;
+      case BinaryOp::Mul:
+        if (ctx.needs_input_grad(0)) ga = to_input(mul(g, ctx.input(1)), ma);
+        if (ctx.needs_input_grad(1)) gb = to_input(mul(g, ctx.input(0)), mb);
+        break;
+      case BinaryOp::Div: {
+        Tensor b = ctx.input(1);
+        Tensor g_over_b = div(g, b);
+        if (ctx.needs_input_grad(0)) ga = to_input(g_over_b, ma);
+        // d(a/b)/db = -a / b^2 = -(g/b) * (a/b)
+        if (ctx.needs_input_grad(1)) gb = to_input(neg(mul(g_over_b, div(ctx.input(0), b))), mb);
+        break;
+      }
+    }
     return {ga, gb};
   }
-  void release_saved() override { sa_.reset(); sb_.reset(); }
-  const char* name() const override { return "MulBackward0"; }
-  InputInfo a_, b_;
-  SavedVariable sa_, sb_;
-};
 
-struct DivBackward final : Node {
-  DivBackward(const Tensor& a, const Tensor& b)
-      : a_(a), b_(b), sa_(autograd::requires_grad(b) ? a : Tensor()), sb_(b) {}
-  std::vector<Tensor> apply(std::vector<Tensor> g) override {
-    Tensor b = sb_.unpack(*this);
-    Tensor ga = kernels::binary(BinaryOp::Div, g[0], b), gb;
-    if (needs_input_grad(1)) {
-      // d(a/b)/db = -a / b^2 = -(g/b) * (a/b)
-      Tensor a = sa_.unpack(*this);
-      gb = to_input(kernels::unary(UnaryOp::Neg, kernels::binary(BinaryOp::Mul, ga,
-                                                                  kernels::binary(BinaryOp::Div, a, b))),
-                    b_);
-    }
-    return {needs_input_grad(0) ? to_input(ga, a_) : Tensor(), gb};
-  }
-  void release_saved() override { sa_.reset(); sb_.reset(); }
-  const char* name() const override { return "DivBackward0"; }
-  InputInfo a_, b_;
-  SavedVariable sa_, sb_;
+ private:
+  BinaryOp op_;
 };
 
 // d(a*s)/da = s, d(a+s)/da = 1. torch's mul saves the scalar as a tensor,
 // so a second backward through it without retain_graph fails; add saves
-// nothing and may run again. `saves_scalar` keeps that difference.
-struct ScalarBackward final : Node {
-  ScalarBackward(const char* n, double scale, bool saves_scalar)
-      : name_(n), scale(scale), saves_scalar(saves_scalar) {}
-  std::vector<Tensor> apply(std::vector<Tensor> g) override {
-    if (freed) autograd::fail_freed_graph();
-    return {scale == 1.0 ? g[0] : kernels::mul_scalar(g[0], scale)};
+// nothing and may run again.
+class Scalar final : public prim::Primitive {
+ public:
+  Scalar(bool is_mul, double s) : is_mul_(is_mul), s_(s) {}
+  // Python's x * 2 and torch.mul(x, 2) wrap the scalar in a tensor and
+  // give MulBackward0 (MulBackward1 is the C++-only Scalar overload).
+  const char* name() const override { return is_mul_ ? "MulBackward0" : "AddBackward0"; }
+  const char* op() const override { return is_mul_ ? "mul" : "add"; }
+  std::vector<TensorMeta> output_meta(const Tensors& in) const override { return {prim::meta_of(in[0])}; }
+  Tensors eval_cpu(const Tensors& in) override {
+    return {is_mul_ ? kernels::mul_scalar(in[0], s_) : kernels::add_scalar(in[0], s_)};
   }
-  void release_saved() override { freed = saves_scalar; }
-  const char* name() const override { return name_; }
-  const char* name_;
-  double scale;
-  bool saves_scalar;
-  bool freed = false;
+  bool saves_scalar() const override { return is_mul_; }
+  Tensors backward(const BackwardContext& ctx) override {
+    const Tensor& g = ctx.grad(0);
+    return {!is_mul_ || s_ == 1.0 ? g : mul_scalar(g, s_)};
+  }
+
+ private:
+  bool is_mul_;
+  double s_;
 };
 
-// relu and exp save their result; log saves its input.
-struct UnaryBackward final : Node {
-  UnaryBackward(UnaryOp op, const Tensor& saved)
-      : op(op), saved(saved, op == UnaryOp::Log ? -1 : 0) {}
-  std::vector<Tensor> apply(std::vector<Tensor> g) override {
-    Tensor s = saved.unpack(*this);
-    switch (op) {
-      case UnaryOp::Relu: return {kernels::relu_backward(g[0], s)};
-      case UnaryOp::Exp: return {kernels::binary(BinaryOp::Mul, g[0], s)};
-      case UnaryOp::Log: return {kernels::binary(BinaryOp::Div, g[0], s)};
-      case UnaryOp::Neg: break;
-    }
-    return {kernels::unary(UnaryOp::Neg, g[0])};
+// grad * (result > 0): ReLU's backward as its own primitive (ATen's
+// threshold_backward), linear in grad, so it has a backward too.
+class ReluBackwardOp final : public prim::Primitive {
+ public:
+  const char* name() const override { return "ThresholdBackwardBackward0"; }
+  const char* op() const override { return "threshold_backward"; }
+  std::vector<TensorMeta> output_meta(const Tensors& in) const override {
+    return {{broadcast_shapes(in[0].sizes(), in[1].sizes()), in[0].dtype()}};
   }
-  void release_saved() override { saved.reset(); }
+  Tensors eval_cpu(const Tensors& in) override { return {kernels::relu_backward(in[0], in[1])}; }
+  prim::SaveSpec save_spec(const std::vector<bool>&) const override { return {bit(1), 0}; }
+  Tensors backward(const BackwardContext& ctx) override {
+    Tensor gg;
+    if (ctx.needs_input_grad(0)) gg = run1<ReluBackwardOp>({ctx.grad(0), ctx.input(1)});
+    return {gg, Tensor()};
+  }
+};
+
+// relu and exp save their result; log saves its input; neg saves nothing.
+class Unary final : public prim::Primitive {
+ public:
+  explicit Unary(UnaryOp op) : op_(op) {}
   const char* name() const override {
-    switch (op) {
+    switch (op_) {
       case UnaryOp::Relu: return "ReluBackward0";
       case UnaryOp::Exp: return "ExpBackward0";
       case UnaryOp::Log: return "LogBackward0";
@@ -105,71 +140,54 @@ struct UnaryBackward final : Node {
     }
     return "NegBackward0";
   }
-  UnaryOp op;
-  SavedVariable saved;
-};
-
-Tensor unary_op(UnaryOp op, const Tensor& a) {
-  Tensor out = kernels::unary(op, a);
-  if (autograd::any_requires_grad({&a})) {
-    const Tensor& saved = (op == UnaryOp::Log) ? a : out;
-    // Saving the output before it has history keeps no cycle (SavedVariable
-    // stores a history-free alias).
-    autograd::set_history(std::make_shared<UnaryBackward>(op, op == UnaryOp::Neg ? Tensor() : saved),
-                          {&a}, {&out});
+  const char* op() const override {
+    switch (op_) {
+      case UnaryOp::Relu: return "relu";
+      case UnaryOp::Exp: return "exp";
+      case UnaryOp::Log: return "log";
+      case UnaryOp::Neg: break;
+    }
+    return "neg";
   }
-  return out;
-}
+  std::vector<TensorMeta> output_meta(const Tensors& in) const override {
+    return {{in[0].sizes(), kernels::unary_result_dtype(op_, in[0].dtype())}};
+  }
+  Tensors eval_cpu(const Tensors& in) override { return {kernels::unary(op_, in[0])}; }
+  prim::SaveSpec save_spec(const std::vector<bool>&) const override {
+    switch (op_) {
+      case UnaryOp::Relu:
+      case UnaryOp::Exp: return {0, bit(0)};
+      case UnaryOp::Log: return {bit(0), 0};
+      case UnaryOp::Neg: break;
+    }
+    return {};
+  }
+  Tensors backward(const BackwardContext& ctx) override {
+    const Tensor& g = ctx.grad(0);
+    switch (op_) {
+      case UnaryOp::Relu: return {run1<ReluBackwardOp>({g, ctx.output(0)})};
+      case UnaryOp::Exp: return {mul(g, ctx.output(0))};
+      case UnaryOp::Log: return {div(g, ctx.input(0))};
+      case UnaryOp::Neg: break;
+    }
+    return {neg(g)};
+  }
+
+ private:
+  UnaryOp op_;
+};
 
 }  // namespace
 
-Tensor add(const Tensor& a, const Tensor& b) {
-  Tensor out = kernels::binary(BinaryOp::Add, a, b);
-  if (autograd::any_requires_grad({&a, &b}))
-    autograd::set_history(std::make_shared<AddSubBackward>(a, b, false), {&a, &b}, {&out});
-  return out;
-}
-
-Tensor sub(const Tensor& a, const Tensor& b) {
-  Tensor out = kernels::binary(BinaryOp::Sub, a, b);
-  if (autograd::any_requires_grad({&a, &b}))
-    autograd::set_history(std::make_shared<AddSubBackward>(a, b, true), {&a, &b}, {&out});
-  return out;
-}
-
-Tensor mul(const Tensor& a, const Tensor& b) {
-  Tensor out = kernels::binary(BinaryOp::Mul, a, b);
-  if (autograd::any_requires_grad({&a, &b}))
-    autograd::set_history(std::make_shared<MulBackward>(a, b), {&a, &b}, {&out});
-  return out;
-}
-
-Tensor div(const Tensor& a, const Tensor& b) {
-  Tensor out = kernels::binary(BinaryOp::Div, a, b);
-  if (autograd::any_requires_grad({&a, &b}))
-    autograd::set_history(std::make_shared<DivBackward>(a, b), {&a, &b}, {&out});
-  return out;
-}
-
-Tensor mul_scalar(const Tensor& a, double s) {
-  Tensor out = kernels::mul_scalar(a, s);
-  if (autograd::any_requires_grad({&a}))
-    // Python's x * 2 and torch.mul(x, 2) wrap the scalar in a tensor and
-    // give MulBackward0 (MulBackward1 is the C++-only Scalar overload).
-    autograd::set_history(std::make_shared<ScalarBackward>("MulBackward0", s, true), {&a}, {&out});
-  return out;
-}
-
-Tensor add_scalar(const Tensor& a, double s) {
-  Tensor out = kernels::add_scalar(a, s);
-  if (autograd::any_requires_grad({&a}))
-    autograd::set_history(std::make_shared<ScalarBackward>("AddBackward0", 1.0, false), {&a}, {&out});
-  return out;
-}
-
-Tensor neg(const Tensor& a) { return unary_op(UnaryOp::Neg, a); }
-Tensor relu(const Tensor& a) { return unary_op(UnaryOp::Relu, a); }
-Tensor exp(const Tensor& a) { return unary_op(UnaryOp::Exp, a); }
-Tensor log(const Tensor& a) { return unary_op(UnaryOp::Log, a); }
+Tensor add(const Tensor& a, const Tensor& b) { return run1<Binary>({a, b}, BinaryOp::Add); }
+Tensor sub(const Tensor& a, const Tensor& b) { return run1<Binary>({a, b}, BinaryOp::Sub); }
+Tensor mul(const Tensor& a, const Tensor& b) { return run1<Binary>({a, b}, BinaryOp::Mul); }
+Tensor div(const Tensor& a, const Tensor& b) { return run1<Binary>({a, b}, BinaryOp::Div); }
+Tensor mul_scalar(const Tensor& a, double s) { return run1<Scalar>({a}, true, s); }
+Tensor add_scalar(const Tensor& a, double s) { return run1<Scalar>({a}, false, s); }
+Tensor neg(const Tensor& a) { return run1<Unary>({a}, UnaryOp::Neg); }
+Tensor relu(const Tensor& a) { return run1<Unary>({a}, UnaryOp::Relu); }
+Tensor exp(const Tensor& a) { return run1<Unary>({a}, UnaryOp::Exp); }
+Tensor log(const Tensor& a) { return run1<Unary>({a}, UnaryOp::Log); }
 
 }  // namespace tsr::ops

@@ -1,25 +1,21 @@
-// Helpers shared by backward formulas.
+// Helpers shared by backward formulas. They use ops (differentiable), so a
+// backward run under create_graph records history.
 #pragma once
 
-#include "core/tensor.h"
-#include "kernels/copy.h"
-#include "kernels/reduce.h"
+#include "ops/layout.h"
+#include "ops/math.h"
+#include "primitive/primitive.h"
 
 namespace tsr::ops {
 
-// What a backward formula needs to know about an input: its sizes (to undo
-// broadcasting) and dtype (to undo promotion).
-struct InputInfo {
-  Shape sizes;
-  tsr_dtype dtype;
-  explicit InputInfo(const Tensor& t) : sizes(t.sizes()), dtype(t.dtype()) {}
-};
-
 // The gradient of a broadcast, promoted input: summed to its sizes and
 // converted to its dtype.
-inline Tensor to_input(const Tensor& g, const InputInfo& in) {
-  Tensor r = kernels::sum_to_size(g, in.sizes);
-  return r.dtype() == in.dtype ? r : kernels::contiguous_copy(r, in.dtype);
+inline Tensor to_input(const Tensor& g, const prim::TensorMeta& in) {
+  Tensor r = sum_to_size(g, in.sizes);
+  return r.dtype() == in.dtype ? r : to_dtype(r, in.dtype);
 }
+
+// Bits for SaveSpec: input/output i.
+constexpr uint32_t bit(size_t i) { return 1u << i; }
 
 }  // namespace tsr::ops

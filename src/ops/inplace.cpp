@@ -1,6 +1,8 @@
 #include "ops/inplace.h"
+#include "ops/layout.h"
 
 #include "autograd/grad_mode.h"
+#include "autograd/run.h"
 #include "autograd/node.h"
 #include "core/views.h"
 #include "kernels/copy.h"
@@ -24,7 +26,7 @@ Tensor inplace_source(const Tensor& self, const Tensor& other, const char* op,
                       const char* other_name, const char* out_of_place) {
   TSR_CHECK(self.device() == other.device(), TSR_ERR_DEVICE_MISMATCH, op, ": devices differ");
   check_inplace_allowed(self, op);
-  TSR_CHECK(!autograd::any_requires_grad({&other}), TSR_ERR_AUTOGRAD, op, ": ", other_name,
+  TSR_CHECK(!autograd::any_requires_grad({other}), TSR_ERR_AUTOGRAD, op, ": ", other_name,
             " requires grad and self does not; in-place operations that would record history "
             "are not supported by this version of tessera (use ", out_of_place,
             ", or run under no_grad)");
@@ -41,21 +43,83 @@ Tensor inplace_source(const Tensor& self, const Tensor& other, const char* op,
   return kernels::may_overlap(self, other) ? kernels::contiguous_copy(src, src.dtype()) : src;
 }
 
-void add_(const Tensor& self, const Tensor& other, double alpha) {
-  kernels::add_into(self, inplace_source(self, other, "add_", "other", "tsr_add"), alpha);
-  self.bump_version();
-}
+namespace {
 
-void mul_scalar_(const Tensor& self, double scalar) {
-  check_inplace_allowed(self, "mul_");
-  kernels::scale_inplace(self, scalar);
-  self.bump_version();
-}
+// An in-place primitive writes its input 0 and returns it as output 0. It
+// records no history (in-place ops on tensors that need it are refused by
+// check_inplace_allowed), but runs through autograd::run so that a
+// checkpoint region can replay it on the tensors it recomputes.
+class InPlace : public prim::Primitive {
+ public:
+  int inplace_input() const override { return 0; }
+  std::vector<prim::TensorMeta> output_meta(const prim::Tensors& in) const override {
+    return {prim::meta_of(in[0])};
+  }
+};
 
-void fill_(const Tensor& self, double value) {
-  check_inplace_allowed(self, "fill_");
-  kernels::fill(self, value);
-  self.bump_version();
-}
+class AddInPlace final : public InPlace {
+ public:
+  explicit AddInPlace(double alpha) : alpha_(alpha) {}
+  const char* name() const override { return "AddBackward0"; }
+  const char* op() const override { return "add_"; }
+  prim::Tensors eval_cpu(const prim::Tensors& in) override {
+    kernels::add_into(in[0], inplace_source(in[0], in[1], "add_", "other", "tsr_add"), alpha_);
+    in[0].bump_version();
+    return {in[0]};
+  }
+
+ private:
+  double alpha_;
+};
+
+class MulScalarInPlace final : public InPlace {
+ public:
+  explicit MulScalarInPlace(double s) : s_(s) {}
+  const char* name() const override { return "MulBackward0"; }
+  const char* op() const override { return "mul_"; }
+  prim::Tensors eval_cpu(const prim::Tensors& in) override {
+    check_inplace_allowed(in[0], "mul_");
+    kernels::scale_inplace(in[0], s_);
+    in[0].bump_version();
+    return {in[0]};
+  }
+
+ private:
+  double s_;
+};
+
+class Fill final : public InPlace {
+ public:
+  explicit Fill(double value) : value_(value) {}
+  const char* name() const override { return "FillBackward0"; }
+  const char* op() const override { return "fill_"; }
+  prim::Tensors eval_cpu(const prim::Tensors& in) override {
+    check_inplace_allowed(in[0], "fill_");
+    kernels::fill(in[0], value_);
+    in[0].bump_version();
+    return {in[0]};
+  }
+
+ private:
+  double value_;
+};
+
+class CopyInPlace final : public InPlace {
+ public:
+  const char* name() const override { return "CopyBackwards"; }
+  const char* op() const override { return "copy_"; }
+  prim::Tensors eval_cpu(const prim::Tensors& in) override {
+    kernels::copy_strided(in[0], inplace_source(in[0], in[1], "copy_", "src", "tsr_clone/tsr_to_dtype"));
+    in[0].bump_version();
+    return {in[0]};
+  }
+};
+
+}  // namespace
+
+void add_(const Tensor& self, const Tensor& other, double alpha) { autograd::run1<AddInPlace>({self, other}, alpha); }
+void mul_scalar_(const Tensor& self, double scalar) { autograd::run1<MulScalarInPlace>({self}, scalar); }
+void fill_(const Tensor& self, double value) { autograd::run1<Fill>({self}, value); }
+void copy_(const Tensor& dst, const Tensor& src) { autograd::run1<CopyInPlace>({dst, src}); }
 
 }  // namespace tsr::ops

@@ -1,39 +1,46 @@
 #include "ops/layout.h"
 
-#include "autograd/node.h"
+#include "autograd/run.h"
 #include "core/factory.h"
 #include "core/layout.h"
 #include "kernels/copy.h"
-#include "ops/inplace.h"
 
 namespace tsr::ops {
 
 namespace {
-// clone and to(dtype): the gradient passes through, converted back to the
-// input's dtype.
-struct CopyBackward final : autograd::Node {
-  CopyBackward(const char* n, tsr_dtype in) : name_(n), input_dtype(in) {}
-  std::vector<Tensor> apply(std::vector<Tensor> grads) override {
-    if (grads[0].dtype() == input_dtype) return {grads[0]};
-    return {kernels::contiguous_copy(grads[0], input_dtype)};
-  }
+// clone and to(dtype): a copy into a fresh tensor laid out by fmt; the
+// gradient passes through, converted back to the input's dtype.
+class Copy final : public prim::Primitive {
+ public:
+  Copy(const char* name, const char* op, tsr_dtype dtype, tsr_memory_format fmt)
+      : name_(name), op_(op), dtype_(dtype), fmt_(fmt) {}
   const char* name() const override { return name_; }
-  const char* name_;
-  tsr_dtype input_dtype;
-};
+  const char* op() const override { return op_; }
+  std::vector<prim::TensorMeta> output_meta(const prim::Tensors& in) const override {
+    return {{in[0].sizes(), dtype_}};
+  }
+  prim::Tensors eval_cpu(const prim::Tensors& in) override {
+    Tensor out = empty_like(in[0], dtype_, fmt_);
+    kernels::copy_strided(out, in[0]);
+    return {out};
+  }
+  prim::Tensors backward(const prim::BackwardContext& ctx) override {
+    const Tensor& g = ctx.grad(0);
+    const tsr_dtype in = ctx.input_meta(0).dtype;
+    return {g.dtype() == in ? g : to_dtype(g, in)};
+  }
 
-Tensor copy_as(const char* name, const Tensor& t, tsr_dtype dtype, tsr_memory_format fmt) {
-  Tensor out = empty_like(t, dtype, fmt);
-  kernels::copy_strided(out, t);
-  if (autograd::any_requires_grad({&t}))
-    autograd::set_history(std::make_shared<CopyBackward>(name, t.dtype()), {&t}, {&out});
-  return out;
-}
+ private:
+  const char* name_;
+  const char* op_;
+  tsr_dtype dtype_;
+  tsr_memory_format fmt_;
+};
 }  // namespace
 
 Tensor clone(const Tensor& t, tsr_memory_format fmt) {
   check_memory_format(fmt);
-  return copy_as("CloneBackward0", t, t.dtype(), fmt);
+  return autograd::run1<Copy>({t}, "CloneBackward0", "clone", t.dtype(), fmt);
 }
 
 Tensor contiguous(const Tensor& t, tsr_memory_format fmt) {
@@ -47,12 +54,7 @@ Tensor contiguous(const Tensor& t, tsr_memory_format fmt) {
 Tensor to_dtype(const Tensor& t, tsr_dtype dtype) {
   check_dtype(dtype);
   if (dtype == t.dtype()) return t;
-  return copy_as("ToCopyBackward0", t, dtype, TSR_PRESERVE_FORMAT);
-}
-
-void copy_(const Tensor& dst, const Tensor& src) {
-  kernels::copy_strided(dst, inplace_source(dst, src, "copy_", "src", "tsr_clone/tsr_to_dtype"));
-  dst.bump_version();
+  return autograd::run1<Copy>({t}, "ToCopyBackward0", "_to_copy", dtype, TSR_PRESERVE_FORMAT);
 }
 
 }  // namespace tsr::ops

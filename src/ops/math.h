@@ -1,6 +1,7 @@
-// Differentiable math: kernels plus autograd history. The C API's ops.h
-// entry points call these. Backward formulas are PyTorch's
-// (tools/autograd/derivatives.yaml) and nodes carry PyTorch's names.
+// Differentiable math: each function runs one primitive (or a few) through
+// autograd::run. The C API's ops.h entry points call these. Backward
+// formulas are PyTorch's (tools/autograd/derivatives.yaml) and nodes carry
+// PyTorch's names.
 #pragma once
 
 #include <utility>
@@ -23,6 +24,9 @@ Tensor log(const Tensor& a);
 Tensor matmul(const Tensor& a, const Tensor& b);
 
 Tensor sum(const Tensor& a, const Shape& dims, bool keepdim);
+// Sums a broadcast tensor down to sizes (the adjoint of expanding to g's
+// sizes); g itself when the sizes already agree.
+Tensor sum_to_size(const Tensor& g, const Shape& sizes);
 Tensor mean(const Tensor& a, const Shape& dims, bool keepdim);
 std::pair<Tensor, Tensor> max_dim(const Tensor& a, int64_t dim, bool keepdim);
 Tensor max(const Tensor& a);

@@ -1,50 +1,76 @@
-// log_softmax, nll_loss and cross_entropy (= nll_loss(log_softmax(x, 1)),
-// as torch.nn.functional.cross_entropy) with autograd.
-#include "autograd/node.h"
+// Neural-network primitives: log_softmax and nll_loss (cross_entropy =
+// nll_loss(log_softmax(x, 1)), as torch.nn.functional.cross_entropy).
+#include "autograd/grad_mode.h"
+#include "autograd/run.h"
 #include "kernels/nn.h"
-#include "ops/math.h"
+#include "ops/grad_util.h"
 
 namespace tsr::ops {
 
+using autograd::run1;
+using prim::BackwardContext;
+using prim::TensorMeta;
+using prim::Tensors;
+
 namespace {
 
-struct LogSoftmaxBackward final : autograd::Node {
-  LogSoftmaxBackward(const Tensor& result, int64_t dim) : result(result, 0), dim(dim) {}
-  std::vector<Tensor> apply(std::vector<Tensor> g) override {
-    return {kernels::log_softmax_backward(g[0], result.unpack(*this), dim)};
-  }
-  void release_saved() override { result.reset(); }
+class LogSoftmax final : public prim::Primitive {
+ public:
+  explicit LogSoftmax(int64_t dim) : dim_(dim) {}
   const char* name() const override { return "LogSoftmaxBackward0"; }
-  autograd::SavedVariable result;
-  int64_t dim;
+  const char* op() const override { return "log_softmax"; }
+  std::vector<TensorMeta> output_meta(const Tensors& in) const override { return {prim::meta_of(in[0])}; }
+  Tensors eval_cpu(const Tensors& in) override { return {kernels::log_softmax(in[0], dim_)}; }
+  prim::SaveSpec save_spec(const std::vector<bool>&) const override { return {0, bit(0)}; }
+  // grad - exp(output) * sum(grad, dim): one fused kernel, or (under
+  // create_graph) the same formula in differentiable ops.
+  Tensors backward(const BackwardContext& ctx) override {
+    const Tensor& g = ctx.grad(0);
+    Tensor out = ctx.output(0);
+    if (!autograd::is_grad_enabled()) return {kernels::log_softmax_backward(g, out, dim_)};
+    Shape dims;
+    if (out.ndim() > 0) dims.push_back(dim_);
+    return {sub(g, mul(exp(out), sum(g, dims, true)))};
+  }
+
+ private:
+  int64_t dim_;
 };
 
-struct NllLossBackward final : autograd::Node {
-  NllLossBackward(const Tensor& logp, const Tensor& target) : logp(logp), target(target) {}
-  std::vector<Tensor> apply(std::vector<Tensor> g) override {
-    return {kernels::nll_loss_backward(g[0], logp.unpack(*this), target.unpack(*this)), Tensor()};
-  }
-  void release_saved() override { logp.reset(); target.reset(); }
+// nll_loss's backward, linear in its gradient: its own backward is
+// nll_loss of the incoming gradient.
+class NllLossBackwardOp final : public prim::Primitive {
+ public:
+  explicit NllLossBackwardOp(Shape logp_sizes) : logp_sizes_(std::move(logp_sizes)) {}
+  const char* name() const override { return "NllLossBackwardBackward0"; }
+  const char* op() const override { return "nll_loss_backward"; }
+  std::vector<TensorMeta> output_meta(const Tensors& in) const override { return {{logp_sizes_, in[0].dtype()}}; }
+  Tensors eval_cpu(const Tensors& in) override { return {kernels::nll_loss_backward(in[0], logp_sizes_, in[1])}; }
+  prim::SaveSpec save_spec(const std::vector<bool>&) const override { return {bit(1), 0}; }
+  Tensors backward(const BackwardContext& ctx) override { return {nll_loss(ctx.grad(0), ctx.input(1)), Tensor()}; }
+
+ private:
+  Shape logp_sizes_;
+};
+
+class NllLoss final : public prim::Primitive {
+ public:
   const char* name() const override { return "NllLossBackward0"; }
-  autograd::SavedVariable logp, target;
+  const char* op() const override { return "nll_loss"; }
+  std::vector<TensorMeta> output_meta(const Tensors& in) const override { return {{{}, in[0].dtype()}}; }
+  Tensors eval_cpu(const Tensors& in) override { return {kernels::nll_loss(in[0], in[1])}; }
+  prim::SaveSpec save_spec(const std::vector<bool>&) const override { return {bit(0) | bit(1), 0}; }
+  Tensors backward(const BackwardContext& ctx) override {
+    ctx.input(0);  // checked like PyTorch, which saves self
+    return {run1<NllLossBackwardOp>({ctx.grad(0), ctx.input(1)}, ctx.input_meta(0).sizes), Tensor()};
+  }
 };
 
 }  // namespace
 
-Tensor log_softmax(const Tensor& a, int64_t dim) {
-  dim = wrap_dim(dim, a.ndim());
-  Tensor out = kernels::log_softmax(a, dim);
-  if (autograd::any_requires_grad({&a}))
-    autograd::set_history(std::make_shared<LogSoftmaxBackward>(out, dim), {&a}, {&out});
-  return out;
-}
+Tensor log_softmax(const Tensor& a, int64_t dim) { return run1<LogSoftmax>({a}, wrap_dim(dim, a.ndim())); }
 
-Tensor nll_loss(const Tensor& logp, const Tensor& target) {
-  Tensor out = kernels::nll_loss(logp, target);
-  if (autograd::any_requires_grad({&logp}))
-    autograd::set_history(std::make_shared<NllLossBackward>(logp, target), {&logp, &target}, {&out});
-  return out;
-}
+Tensor nll_loss(const Tensor& logp, const Tensor& target) { return run1<NllLoss>({logp, target}); }
 
 Tensor cross_entropy(const Tensor& logits, const Tensor& target) {
   TSR_CHECK(logits.ndim() == 2, TSR_ERR_SHAPE_MISMATCH,

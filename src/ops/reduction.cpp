@@ -1,169 +1,182 @@
-// sum, mean, max, argmax with autograd.
-#include <cmath>
-
-#include "autograd/node.h"
-#include "core/factory.h"
+// Reduction primitives: sum, mean, max (over a dim and over everything),
+// sum_to_size (broadcasting's adjoint), and the backward of max as
+// primitives of their own.
+#include "autograd/run.h"
 #include "core/layout.h"
-#include "core/views.h"
-#include "kernels/elementwise.h"
+#include "kernels/copy.h"
 #include "kernels/reduce.h"
 #include "ops/grad_util.h"
-#include "ops/math.h"
+#include "ops/views.h"
 
 namespace tsr::ops {
 
+using autograd::run1;
+using prim::BackwardContext;
+using prim::TensorMeta;
+using prim::Tensors;
+
 namespace {
 
-// The gradient of a keepdim=false reduction with the reduced dims put back
-// as size 1, so it broadcasts against the input.
-Tensor unsqueeze_reduced(const Tensor& g, const std::vector<bool>& mask, bool keepdim) {
-  if (keepdim) return g;
-  Tensor r = g;
-  for (size_t d = 0; d < mask.size(); ++d)
-    if (mask[d]) r = views::unsqueeze(r, int64_t(d));
-  return r;
-}
-
-// sum and mean: the gradient broadcast back over the reduced dims (times
-// 1/count for mean), materialised densely.
-struct ReduceBackward final : autograd::Node {
-  ReduceBackward(const char* n, const Tensor& in, std::vector<bool> mask, bool keepdim, double scale)
-      : name_(n), in_(in), mask(std::move(mask)), keepdim(keepdim), scale(scale) {}
-  std::vector<Tensor> apply(std::vector<Tensor> g) override {
-    Tensor grad = views::expand(unsqueeze_reduced(g[0], mask, keepdim), in_.sizes);
-    Tensor out = scale == 1.0 ? kernels::contiguous_copy(grad, grad.dtype())
-                              : kernels::mul_scalar(grad, scale);
-    return {out};
+// sum and mean over the dims in `mask`. Backward: the gradient broadcast
+// back over the reduced dims (times 1/count for mean), materialised densely.
+class Reduce final : public prim::Primitive {
+ public:
+  Reduce(bool is_mean, bool all_dims, std::vector<bool> mask, bool keepdim)
+      : is_mean_(is_mean), all_dims_(all_dims), mask_(std::move(mask)), keepdim_(keepdim) {}
+  // torch: x.sum() is SumBackward0; sum over dims (also all of them with
+  // keepdim) is SumBackward1. Same for mean.
+  const char* name() const override {
+    if (is_mean_) return all_dims_ ? "MeanBackward0" : "MeanBackward1";
+    return all_dims_ ? "SumBackward0" : "SumBackward1";
   }
-  const char* name() const override { return name_; }
-  const char* name_;
-  InputInfo in_;
-  std::vector<bool> mask;
-  bool keepdim;
-  double scale;
+  const char* op() const override { return is_mean_ ? "mean" : "sum"; }
+  std::vector<TensorMeta> output_meta(const Tensors& in) const override {
+    return {{kernels::reduced_sizes(in[0].sizes(), mask_, keepdim_),
+             is_mean_ ? in[0].dtype() : kernels::sum_result_dtype(in[0].dtype())}};
+  }
+  Tensors eval_cpu(const Tensors& in) override {
+    return {is_mean_ ? kernels::mean(in[0], mask_, keepdim_) : kernels::sum(in[0], mask_, keepdim_)};
+  }
+  Tensors backward(const BackwardContext& ctx) override {
+    const Shape& sizes = ctx.input_meta(0).sizes;
+    Tensor grad = expand(unsqueeze_kept(ctx.grad(0)), sizes);
+    if (!is_mean_) return {clone(grad, TSR_CONTIGUOUS_FORMAT)};
+    int64_t count = 1;
+    for (size_t i = 0; i < sizes.size(); ++i)
+      if (mask_[i]) count *= sizes[i];
+    return {mul_scalar(grad, 1.0 / double(count))};
+  }
+
+ private:
+  Tensor unsqueeze_kept(const Tensor& g) const {
+    if (keepdim_) return g;
+    Tensor r = g;
+    for (size_t d = 0; d < mask_.size(); ++d)
+      if (mask_[d]) r = unsqueeze(r, int64_t(d));
+    return r;
+  }
+
+  bool is_mean_, all_dims_;
+  std::vector<bool> mask_;
+  bool keepdim_;
+};
+
+// Sums a broadcast gradient down to an input's sizes.
+class SumToSize final : public prim::Primitive {
+ public:
+  explicit SumToSize(Shape sizes) : sizes_(std::move(sizes)) {}
+  const char* name() const override { return "SumBackward1"; }
+  const char* op() const override { return "sum_to_size"; }
+  std::vector<TensorMeta> output_meta(const Tensors& in) const override { return {{sizes_, in[0].dtype()}}; }
+  Tensors eval_cpu(const Tensors& in) override { return {kernels::sum_to_size(in[0], sizes_)}; }
+  Tensors backward(const BackwardContext& ctx) override {
+    return {expand(ctx.grad(0), ctx.input_meta(0).sizes)};
+  }
+
+ private:
+  Shape sizes_;
+};
+
+// The backward of max(dim) as a primitive: not differentiable again.
+class MaxDimBackwardOp final : public prim::Primitive {
+ public:
+  MaxDimBackwardOp(Shape input_sizes, int64_t dim, bool keepdim)
+      : input_sizes_(std::move(input_sizes)), dim_(dim), keepdim_(keepdim) {}
+  const char* name() const override { return "ValueSelectingReductionBackward0"; }
+  const char* op() const override { return "value_selecting_reduction_backward"; }
+  std::vector<TensorMeta> output_meta(const Tensors& in) const override { return {{input_sizes_, in[0].dtype()}}; }
+  Tensors eval_cpu(const Tensors& in) override {
+    return {kernels::max_dim_backward(in[0], in[1], input_sizes_, dim_, keepdim_)};
+  }
+
+ private:
+  Shape input_sizes_;
+  int64_t dim_;
+  bool keepdim_;
 };
 
 // max(dim): the gradient goes to the position of each maximum.
-struct MaxDimBackward final : autograd::Node {
-  MaxDimBackward(const Tensor& in, int64_t dim, bool keepdim, const Tensor& indices)
-      : in_(in), dim(dim), keepdim(keepdim), indices(indices, 1) {}
-  std::vector<Tensor> apply(std::vector<Tensor> g) override {
-    Tensor idx = indices.unpack(*this);
-    Tensor out = kernels::zeros(in_.sizes, g[0].dtype());
-    if (out.numel() == 0) return {out};
-    std::vector<bool> mask(in_.sizes.size(), false);
-    if (!mask.empty()) mask[dim] = true;
-    Tensor gk = unsqueeze_reduced(g[0], mask, keepdim);
-    Tensor ik = unsqueeze_reduced(idx, mask, keepdim);
-    // Walk every output position: out[..., idx, ...] = g[..., 0, ...].
-    Tensor gi = kernels::contiguous_copy(gk, gk.dtype());
-    Tensor ii = kernels::contiguous_copy(ik, TSR_INT64);
-    const int64_t nd = int64_t(in_.sizes.size());
-    const int64_t ostride = nd ? out.strides()[dim] : 0;
-    Shape pos(nd, 0);
-    dispatch_floating(out.dtype(), "max backward", [&]<typename T>() {
-      const T* gp = gi.data<T>();
-      const int64_t* ip = ii.data<int64_t>();
-      T* op = out.data<T>();
-      for (int64_t k = 0; k < gi.numel(); ++k) {
-        int64_t off = 0, rem = k;
-        for (int64_t d = nd - 1; d >= 0; --d) {
-          int64_t size = gi.sizes()[d];
-          off += (rem % size) * out.strides()[d];
-          rem /= size;
-        }
-        op[off + ip[k] * ostride] = gp[k];
-      }
-    });
-    return {out};
-  }
-  void release_saved() override { indices.reset(); }
+class MaxDim final : public prim::Primitive {
+ public:
+  MaxDim(int64_t dim, bool keepdim) : dim_(dim), keepdim_(keepdim) {}
   const char* name() const override { return "MaxBackward0"; }
-  InputInfo in_;
-  int64_t dim;
-  bool keepdim;
-  autograd::SavedVariable indices;
+  const char* op() const override { return "max"; }
+  std::vector<TensorMeta> output_meta(const Tensors& in) const override {
+    std::vector<bool> mask(in[0].ndim(), false);
+    if (!mask.empty()) mask[wrap_dim(dim_, in[0].ndim())] = true;
+    Shape sizes = kernels::reduced_sizes(in[0].sizes(), mask, keepdim_);
+    return {{sizes, in[0].dtype()}, {sizes, TSR_INT64}};
+  }
+  Tensors eval_cpu(const Tensors& in) override {
+    auto [values, indices] = kernels::max_dim(in[0], dim_, keepdim_);
+    return {values, indices};
+  }
+  prim::SaveSpec save_spec(const std::vector<bool>&) const override { return {0, bit(1)}; }
+  Tensors backward(const BackwardContext& ctx) override {
+    const Shape& sizes = ctx.input_meta(0).sizes;
+    return {run1<MaxDimBackwardOp>({ctx.grad(0), ctx.output(1)}, sizes,
+                                   wrap_dim(dim_, int64_t(sizes.size())), keepdim_)};
+  }
+
+ private:
+  int64_t dim_;
+  bool keepdim_;
 };
 
-// max(): the gradient split evenly among all maximal elements
-// (torch's evenly_distribute_backward).
-struct MaxAllBackward final : autograd::Node {
-  MaxAllBackward(const Tensor& in, const Tensor& result) : input(in), result(result, 0) {}
-  std::vector<Tensor> apply(std::vector<Tensor> g) override {
-    Tensor x = kernels::contiguous_copy(input.unpack(*this), g[0].dtype());
-    Tensor out = kernels::zeros(x.sizes(), x.dtype());
-    dispatch_floating(x.dtype(), "max backward", [&]<typename T>() {
-      using C = compute_t<T>;
-      const C m = C(*result.unpack(*this).data<T>());
-      const C gv = C(*g[0].data<T>());
-      const T* xp = x.data<T>();
-      T* op = out.data<T>();
-      const bool nan = m != m;
-      int64_t count = 0;
-      for (int64_t i = 0; i < x.numel(); ++i) count += nan ? C(xp[i]) != C(xp[i]) : C(xp[i]) == m;
-      for (int64_t i = 0; i < x.numel(); ++i)
-        if (nan ? C(xp[i]) != C(xp[i]) : C(xp[i]) == m) op[i] = T(C(gv / C(count)));
-    });
-    return {out};
+// The backward of max() as a primitive: not differentiable again.
+class MaxAllBackwardOp final : public prim::Primitive {
+ public:
+  const char* name() const override { return "EvenlyDistributeBackward0"; }
+  const char* op() const override { return "evenly_distribute_backward"; }
+  std::vector<TensorMeta> output_meta(const Tensors& in) const override {
+    return {{in[1].sizes(), in[0].dtype()}};
   }
-  void release_saved() override { input.reset(); result.reset(); }
+  Tensors eval_cpu(const Tensors& in) override { return {kernels::max_all_backward(in[0], in[1], in[2])}; }
+};
+
+// max(): the gradient split evenly among all maximal elements.
+class MaxAll final : public prim::Primitive {
+ public:
   const char* name() const override { return "MaxBackward1"; }
-  autograd::SavedVariable input, result;
+  const char* op() const override { return "max"; }
+  std::vector<TensorMeta> output_meta(const Tensors& in) const override { return {{{}, in[0].dtype()}}; }
+  Tensors eval_cpu(const Tensors& in) override {
+    const Tensor& a = in[0];
+    TSR_CHECK(a.numel() > 0, TSR_ERR_SHAPE_MISMATCH,
+              "max(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+              "reduction dim with the 'dim' argument.");
+    // One flat row in C order (the order the first NaN is picked in); a
+    // contiguous input is viewed as it is rather than copied first.
+    Tensor dense = is_contiguous_strides(a.sizes(), a.strides()) ? a : kernels::contiguous_copy(a, a.dtype());
+    Tensor flat = make_view(dense, {a.numel()}, {1}, dense.storage_offset());
+    return {kernels::max_dim(flat, 0, false).first};
+  }
+  prim::SaveSpec save_spec(const std::vector<bool>&) const override { return {bit(0), bit(0)}; }
+  Tensors backward(const BackwardContext& ctx) override {
+    return {run1<MaxAllBackwardOp>({ctx.grad(0), ctx.input(0), ctx.output(0)})};
+  }
 };
 
 }  // namespace
 
 Tensor sum(const Tensor& a, const Shape& dims, bool keepdim) {
-  auto mask = kernels::reduction_mask(a, dims);
-  Tensor out = kernels::sum(a, mask, keepdim);
-  if (autograd::any_requires_grad({&a}))
-    // torch: x.sum() is SumBackward0; sum over dims (also all of them with
-    // keepdim) is SumBackward1. Same for mean.
-    autograd::set_history(std::make_shared<ReduceBackward>(
-                              dims.empty() && !keepdim ? "SumBackward0" : "SumBackward1", a,
-                              mask, keepdim, 1.0),
-                          {&a}, {&out});
-  return out;
+  return run1<Reduce>({a}, false, dims.empty() && !keepdim, kernels::reduction_mask(a, dims), keepdim);
 }
 
 Tensor mean(const Tensor& a, const Shape& dims, bool keepdim) {
-  auto mask = kernels::reduction_mask(a, dims);
-  Tensor out = kernels::mean(a, mask, keepdim);
-  if (autograd::any_requires_grad({&a})) {
-    int64_t count = 1;
-    for (int64_t i = 0; i < a.ndim(); ++i)
-      if (mask[i]) count *= a.sizes()[i];
-    autograd::set_history(std::make_shared<ReduceBackward>(
-                              dims.empty() && !keepdim ? "MeanBackward0" : "MeanBackward1", a,
-                              mask, keepdim, 1.0 / double(count)),
-                          {&a}, {&out});
-  }
-  return out;
+  return run1<Reduce>({a}, true, dims.empty() && !keepdim, kernels::reduction_mask(a, dims), keepdim);
+}
+
+Tensor sum_to_size(const Tensor& g, const Shape& sizes) {
+  return g.sizes() == sizes ? g : run1<SumToSize>({g}, sizes);
 }
 
 std::pair<Tensor, Tensor> max_dim(const Tensor& a, int64_t dim, bool keepdim) {
-  auto [values, indices] = kernels::max_dim(a, dim, keepdim);
-  if (autograd::any_requires_grad({&a}))
-    autograd::set_history(std::make_shared<MaxDimBackward>(a, wrap_dim(dim, a.ndim()), keepdim, indices),
-                          {&a}, {&values});
-  return {values, indices};
+  Tensors out = autograd::run(std::make_shared<MaxDim>(dim, keepdim), {a});
+  return {out[0], out[1]};
 }
 
-Tensor max(const Tensor& a) {
-  TSR_CHECK(a.numel() > 0, TSR_ERR_SHAPE_MISMATCH,
-            "max(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
-            "reduction dim with the 'dim' argument.");
-  // One flat row in C order (the order the first NaN is picked in); a
-  // contiguous input is viewed as it is rather than copied first.
-  Tensor dense = is_contiguous_strides(a.sizes(), a.strides())
-                     ? a
-                     : kernels::contiguous_copy(a, a.dtype());
-  Tensor flat = make_view(dense, {a.numel()}, {1}, dense.storage_offset());
-  Tensor out = kernels::max_dim(flat, 0, false).first;
-  if (autograd::any_requires_grad({&a}))
-    autograd::set_history(std::make_shared<MaxAllBackward>(a, out), {&a}, {&out});
-  return out;
-}
+Tensor max(const Tensor& a) { return run1<MaxAll>({a}); }
 
 Tensor argmax(const Tensor& a, int64_t dim, bool keepdim) {
   return kernels::max_dim(a, dim, keepdim).second;

@@ -1,67 +1,160 @@
-// Every view's backward is the adjoint of "pick these elements": start from
-// zeros shaped like the input, replay the same view on them, and add the
-// incoming gradient through it (overlapping views such as expand/unfold
-// accumulate). Views that only regroup elements (view/reshape) take the
-// cheaper path of reshaping the gradient back.
+// View primitives. A view's forward re-strides its input (no copy; the
+// output shares the input's storage). Its backward is the adjoint of "pick
+// these elements": start from zeros shaped like the input, replay the same
+// view on them, and add the incoming gradient through it (overlapping
+// views such as expand/unfold accumulate); that scatter is a primitive too,
+// whose own backward is the view again. Views that only regroup elements
+// (view/reshape/squeeze) reshape the gradient back instead. as_strided
+// works on storage geometry, as PyTorch's as_strided_backward does.
 #include "ops/views.h"
 
+#include <algorithm>
 #include <functional>
 
-#include "autograd/node.h"
+#include "autograd/run.h"
+#include "core/layout.h"
 #include "core/views.h"
+#include "kernels/copy.h"
 #include "kernels/elementwise.h"
+#include "ops/grad_util.h"
 #include "ops/layout.h"
 
 namespace tsr::ops {
 
+using autograd::run1;
+using prim::BackwardContext;
+using prim::TensorMeta;
+using prim::Tensors;
+
 namespace {
 
+// The geometry of a view, applied to any tensor of the input's sizes.
 using Replay = std::function<Tensor(const Tensor&)>;
+enum class Adjoint { Scatter, Regroup };
 
-struct ViewBackward final : autograd::Node {
-  ViewBackward(const char* n, const Tensor& input, Replay r)
-      : name_(n), input_sizes(input.sizes()), dtype(input.dtype()), replay(std::move(r)) {}
-  std::vector<Tensor> apply(std::vector<Tensor> grads) override {
-    Tensor g = kernels::zeros(input_sizes, dtype);
-    kernels::add_into(replay(g), grads[0], 1.0);
+// zeros(input sizes) with the gradient added through the replayed view.
+class ViewScatter final : public prim::Primitive {
+ public:
+  ViewScatter(Shape input_sizes, Replay replay) : input_sizes_(std::move(input_sizes)), replay_(std::move(replay)) {}
+  const char* name() const override { return "ViewScatterBackward0"; }
+  const char* op() const override { return "view_scatter"; }
+  std::vector<TensorMeta> output_meta(const Tensors& in) const override { return {{input_sizes_, in[0].dtype()}}; }
+  Tensors eval_cpu(const Tensors& in) override {
+    Tensor g = kernels::zeros(input_sizes_, in[0].dtype());
+    kernels::add_into(replay_(g), in[0], 1.0);
     return {g};
   }
-  const char* name() const override { return name_; }
-  const char* name_;
-  Shape input_sizes;
-  tsr_dtype dtype;
-  Replay replay;
+  Tensors backward(const BackwardContext& ctx) override;
+
+ private:
+  Shape input_sizes_;
+  Replay replay_;
 };
 
-struct RegroupBackward final : autograd::Node {
-  RegroupBackward(const char* n, const Tensor& input) : name_(n), input_sizes(input.sizes()) {}
-  std::vector<Tensor> apply(std::vector<Tensor> grads) override {
-    return {ops::reshape(grads[0], input_sizes)};
+class View final : public prim::Primitive {
+ public:
+  View(const char* name, const char* op, Replay replay, Adjoint adjoint)
+      : name_(name), op_(op), replay_(std::move(replay)), adjoint_(adjoint) {}
+  const char* name() const override { return name_; }
+  const char* op() const override { return op_; }
+  bool is_view() const override { return true; }
+  std::vector<TensorMeta> output_meta(const Tensors& in) const override { return {prim::meta_of(replay_(in[0]))}; }
+  Tensors eval_cpu(const Tensors& in) override { return {replay_(in[0])}; }
+  Tensors backward(const BackwardContext& ctx) override {
+    const Shape& sizes = ctx.input_meta(0).sizes;
+    if (adjoint_ == Adjoint::Regroup) return {reshape(ctx.grad(0), sizes)};
+    return {run1<ViewScatter>({ctx.grad(0)}, sizes, replay_)};
   }
-  const char* name() const override { return name_; }
+
+ private:
   const char* name_;
-  Shape input_sizes;
+  const char* op_;
+  Replay replay_;
+  Adjoint adjoint_;
 };
 
-// Applies the geometric view and, when needed, records its backward.
-Tensor record(const char* name, const Tensor& input, Replay replay) {
-  Tensor out = replay(input);
-  if (autograd::any_requires_grad({&input}))
-    autograd::set_history(std::make_shared<ViewBackward>(name, input, std::move(replay)), {&input},
-                          {&out});
-  return out;
+Tensors ViewScatter::backward(const BackwardContext& ctx) {
+  return {run1<View>({ctx.grad(0)}, "ViewBackward0", "view", replay_, Adjoint::Scatter)};
 }
 
-Tensor record_regroup(const char* name, const Tensor& input, Tensor out) {
-  if (autograd::any_requires_grad({&input}))
-    autograd::set_history(std::make_shared<RegroupBackward>(name, input), {&input}, {&out});
-  return out;
+Tensor record(const char* name, const char* op, const Tensor& input, Replay replay) {
+  return run1<View>({input}, name, op, std::move(replay), Adjoint::Scatter);
 }
+
+// Views that only regroup elements: geometry computed once here (its
+// errors come before anything runs), the gradient reshaped back.
+Tensor record_regroup(const char* name, const char* op, const Tensor& input, const Tensor& out) {
+  const Shape sizes = out.sizes(), strides = out.strides();
+  const int64_t offset = out.storage_offset() - input.storage_offset();
+  return run1<View>({input}, name, op,
+                    [=](const Tensor& x) { return make_view(x, sizes, strides, x.storage_offset() + offset); },
+                    Adjoint::Regroup);
+}
+
+// Storage geometry of a strided tensor, relative to nothing: absolute
+// offsets, as as_strided takes them.
+struct Geometry {
+  Shape sizes, strides;
+  int64_t offset;
+  int64_t end() const { return offset + storage_extent(sizes, strides); }
+};
+
+// PyTorch's as_strided_backward: the gradient is scattered into a buffer
+// covering both the input's and the output's storage span through the
+// output geometry (overlaps accumulate), then read back through the input
+// geometry; where the input itself reaches one element several times, each
+// reach gets the element's gradient divided by their count.
+class AsStridedScatter final : public prim::Primitive {
+ public:
+  AsStridedScatter(Geometry in, Geometry out) : in_(std::move(in)), out_(std::move(out)) {}
+  const char* name() const override { return "AsStridedScatterBackward0"; }
+  const char* op() const override { return "as_strided_backward"; }
+  std::vector<TensorMeta> output_meta(const Tensors& in) const override { return {{in_.sizes, in[0].dtype()}}; }
+  Tensors eval_cpu(const Tensors& in) override {
+    const int64_t base = std::min(in_.offset, out_.offset);
+    const int64_t span = std::max(in_.end(), out_.end()) - base;
+    Tensor buffer = kernels::zeros({span}, in[0].dtype());
+    kernels::add_into(make_view(buffer, out_.sizes, out_.strides, out_.offset - base), in[0], 1.0);
+    Tensor result = kernels::contiguous_copy(make_view(buffer, in_.sizes, in_.strides, in_.offset - base),
+                                             in[0].dtype());
+    if (!is_non_overlapping_and_dense(in_.sizes, in_.strides)) {
+      Tensor count = kernels::zeros({span}, in[0].dtype());
+      Tensor ones = kernels::add_scalar(kernels::zeros({}, in[0].dtype()), 1.0);
+      kernels::add_into(make_view(count, in_.sizes, in_.strides, in_.offset - base),
+                        views::expand(ones, in_.sizes), 1.0);
+      result = kernels::binary(kernels::BinaryOp::Div, result,
+                               make_view(count, in_.sizes, in_.strides, in_.offset - base));
+    }
+    return {result};
+  }
+
+ private:
+  Geometry in_, out_;
+};
+
+class AsStrided final : public prim::Primitive {
+ public:
+  // in: the input's geometry when the op ran (backward needs no data).
+  AsStrided(Geometry in, Geometry out) : in_(std::move(in)), out_(std::move(out)) {}
+  const char* name() const override { return "AsStridedBackward0"; }
+  const char* op() const override { return "as_strided"; }
+  bool is_view() const override { return true; }
+  std::vector<TensorMeta> output_meta(const Tensors& in) const override { return {{out_.sizes, in[0].dtype()}}; }
+  Tensors eval_cpu(const Tensors& in) override {
+    return {views::as_strided(in[0], out_.sizes, out_.strides, out_.offset)};
+  }
+  Tensors backward(const BackwardContext& ctx) override {
+    return {run1<AsStridedScatter>({ctx.grad(0)}, in_, out_)};
+  }
+
+ private:
+  Geometry in_, out_;
+};
 
 }  // namespace
 
 Tensor view(const Tensor& t, const Shape& sizes) {
-  return record_regroup("ViewBackward0", t, views::view(t, sizes));
+  return record_regroup("ViewBackward0", "view", t, views::view(t, sizes));
 }
 
 // grad_fn names are torch 1.13's for reshape: _reshape_alias when viewable
@@ -69,40 +162,42 @@ Tensor view(const Tensor& t, const Shape& sizes) {
 Tensor reshape(const Tensor& t, const Shape& sizes) {
   Shape shape = views::infer_size(sizes, t.numel());
   if (auto strides = views::compute_stride(t.sizes(), t.strides(), shape))
-    return record_regroup("ReshapeAliasBackward0", t,
+    return record_regroup("ReshapeAliasBackward0", "reshape", t,
                           make_view(t, shape, *strides, t.storage_offset()));
   // Needs a copy: clone (differentiable) into contiguous memory, then view.
   Tensor c = clone(t, TSR_CONTIGUOUS_FORMAT);
-  return record_regroup("UnsafeViewBackward0", c, views::view(c, shape));
+  return record_regroup("UnsafeViewBackward0", "reshape", c, views::view(c, shape));
 }
 
 Tensor transpose(const Tensor& t, int64_t d0, int64_t d1) {
-  return record("TransposeBackward0", t, [=](const Tensor& x) { return views::transpose(x, d0, d1); });
+  return record("TransposeBackward0", "transpose", t, [=](const Tensor& x) { return views::transpose(x, d0, d1); });
 }
 Tensor t(const Tensor& x) {
-  return record("TBackward0", x, [](const Tensor& y) { return views::t(y); });
+  return record("TBackward0", "t", x, [](const Tensor& y) { return views::t(y); });
 }
 Tensor permute(const Tensor& t, const Shape& dims) {
-  return record("PermuteBackward0", t, [=](const Tensor& x) { return views::permute(x, dims); });
+  return record("PermuteBackward0", "permute", t, [=](const Tensor& x) { return views::permute(x, dims); });
 }
 Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length) {
-  return record("SliceBackward0", t, [=](const Tensor& x) { return views::narrow(x, dim, start, length); });
+  return record("SliceBackward0", "narrow", t,
+                [=](const Tensor& x) { return views::narrow(x, dim, start, length); });
 }
 Tensor slice(const Tensor& t, int64_t dim, int64_t start, int64_t end, int64_t step) {
-  return record("SliceBackward0", t, [=](const Tensor& x) { return views::slice(x, dim, start, end, step); });
+  return record("SliceBackward0", "slice", t,
+                [=](const Tensor& x) { return views::slice(x, dim, start, end, step); });
 }
 Tensor select(const Tensor& t, int64_t dim, int64_t index) {
-  return record("SelectBackward0", t, [=](const Tensor& x) { return views::select(x, dim, index); });
+  return record("SelectBackward0", "select", t, [=](const Tensor& x) { return views::select(x, dim, index); });
 }
 Tensor expand(const Tensor& t, const Shape& sizes) {
-  return record("ExpandBackward0", t, [=](const Tensor& x) { return views::expand(x, sizes); });
+  return record("ExpandBackward0", "expand", t, [=](const Tensor& x) { return views::expand(x, sizes); });
 }
-Tensor squeeze(const Tensor& t) { return record_regroup("SqueezeBackward0", t, views::squeeze(t)); }
+Tensor squeeze(const Tensor& t) { return record_regroup("SqueezeBackward0", "squeeze", t, views::squeeze(t)); }
 Tensor squeeze_dim(const Tensor& t, int64_t dim) {
-  return record_regroup("SqueezeBackward1", t, views::squeeze_dim(t, dim));
+  return record_regroup("SqueezeBackward1", "squeeze", t, views::squeeze_dim(t, dim));
 }
 Tensor unsqueeze(const Tensor& t, int64_t dim) {
-  return record_regroup("UnsqueezeBackward0", t, views::unsqueeze(t, dim));
+  return record_regroup("UnsqueezeBackward0", "unsqueeze", t, views::unsqueeze(t, dim));
 }
 Tensor flatten(const Tensor& t, int64_t start, int64_t end) {
   // Dims are checked first, also for a 0-dim tensor (which accepts 0 / -1).
@@ -115,29 +210,22 @@ Tensor flatten(const Tensor& t, int64_t start, int64_t end) {
   return reshape(t, views::flatten_shape(t, start, end));
 }
 Tensor unflatten(const Tensor& t, int64_t dim, const Shape& sizes) {
-  return record_regroup("ViewBackward0", t, views::unflatten(t, dim, sizes));
+  return record_regroup("ViewBackward0", "unflatten", t, views::unflatten(t, dim, sizes));
 }
 Tensor movedim(const Tensor& t, const Shape& src, const Shape& dst) {
-  if (t.ndim() == 0) return record_regroup("PermuteBackward0", t, views::movedim(t, src, dst));
+  if (t.ndim() == 0) return record_regroup("PermuteBackward0", "movedim", t, views::movedim(t, src, dst));
   return permute(t, views::movedim_perm(t.ndim(), src, dst));
 }
 Tensor as_strided(const Tensor& t, const Shape& sizes, const Shape& strides, int64_t offset) {
-  // The replay takes the offset relative to the tensor it is applied to, so
-  // on the zero gradient (offset 0, contiguous) it picks the same elements:
-  // exact when the input is contiguous, as PyTorch's fast path assumes.
-  int64_t rel = offset - t.storage_offset();
-  if (autograd::any_requires_grad({&t}))
-    TSR_CHECK(rel >= 0, TSR_ERR_UNSUPPORTED,
-              "as_strided: backward for a storage_offset before the input's own offset is not supported");
-  return record("AsStridedBackward0", t, [=](const Tensor& x) {
-    return views::as_strided(x, sizes, strides, x.storage_offset() + rel);
-  });
+  return run1<AsStrided>({t}, Geometry{t.sizes(), t.strides(), t.storage_offset()},
+                         Geometry{sizes, strides, offset});
 }
 Tensor unfold(const Tensor& t, int64_t dim, int64_t size, int64_t step) {
-  return record("UnfoldBackward0", t, [=](const Tensor& x) { return views::unfold(x, dim, size, step); });
+  return record("UnfoldBackward0", "unfold", t, [=](const Tensor& x) { return views::unfold(x, dim, size, step); });
 }
 Tensor diagonal(const Tensor& t, int64_t offset, int64_t d1, int64_t d2) {
-  return record("DiagonalBackward0", t, [=](const Tensor& x) { return views::diagonal(x, offset, d1, d2); });
+  return record("DiagonalBackward0", "diagonal", t,
+                [=](const Tensor& x) { return views::diagonal(x, offset, d1, d2); });
 }
 
 }  // namespace tsr::ops

@@ -1,0 +1,46 @@
+#include "autograd/primitive_node.h"
+
+namespace tsr::autograd {
+
+class PrimitiveNode::Context final : public prim::BackwardContext {
+ public:
+  Context(const PrimitiveNode& node, const std::vector<Tensor>& grads) : node_(node), grads_(grads) {}
+  const Tensor& grad(size_t i) const override { return grads_.at(i); }
+  Tensor input(size_t i) const override { return node_.saved_inputs_.at(i).unpack(node_); }
+  Tensor output(size_t i) const override { return node_.saved_outputs_.at(i).unpack(node_); }
+  const prim::TensorMeta& input_meta(size_t i) const override { return node_.input_meta_.at(i); }
+  bool needs_input_grad(size_t i) const override { return node_.needs_input_grad(i); }
+
+ private:
+  const PrimitiveNode& node_;
+  const std::vector<Tensor>& grads_;
+};
+
+PrimitiveNode::PrimitiveNode(prim::PrimitivePtr p, const prim::Tensors& inputs,
+                             const prim::Tensors& outputs)
+    : primitive_(std::move(p)), saved_inputs_(inputs.size()), saved_outputs_(outputs.size()) {
+  std::vector<bool> input_requires_grad;
+  for (const Tensor& t : inputs) {
+    input_meta_.push_back(t.defined() ? prim::meta_of(t) : prim::TensorMeta{{}, TSR_FLOAT32});
+    input_requires_grad.push_back(t.defined() && requires_grad(t));
+  }
+  const prim::SaveSpec spec = primitive_->save_spec(input_requires_grad);
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (spec.inputs >> i & 1) saved_inputs_[i] = SavedVariable(inputs[i]);
+  for (size_t i = 0; i < outputs.size(); ++i)
+    if (spec.outputs >> i & 1) saved_outputs_[i] = SavedVariable(outputs[i], int32_t(i));
+  keeps_state_ = spec.inputs || spec.outputs || primitive_->saves_scalar();
+}
+
+std::vector<Tensor> PrimitiveNode::apply(std::vector<Tensor> grads) {
+  if (released_ && keeps_state_) fail_freed_graph();
+  return primitive_->backward(Context(*this, grads));
+}
+
+void PrimitiveNode::release_saved() {
+  for (auto& s : saved_inputs_) s.reset();
+  for (auto& s : saved_outputs_) s.reset();
+  released_ = true;
+}
+
+}  // namespace tsr::autograd

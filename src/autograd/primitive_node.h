@@ -1,0 +1,34 @@
+// The autograd node of a primitive: the primitive (its arguments and its
+// backward) plus the inputs and outputs its backward asked to keep.
+#pragma once
+
+#include "autograd/node.h"
+#include "primitive/primitive.h"
+
+namespace tsr::autograd {
+
+class PrimitiveNode final : public Node {
+ public:
+  // Saves what p->save_spec asks for, given which inputs require grad.
+  PrimitiveNode(prim::PrimitivePtr p, const prim::Tensors& inputs, const prim::Tensors& outputs);
+
+  std::vector<Tensor> apply(std::vector<Tensor> grads) override;
+  const char* name() const override { return primitive_->name(); }
+  void release_saved() override;
+
+  const prim::Primitive& primitive() const { return *primitive_; }
+
+ private:
+  class Context;
+
+  prim::PrimitivePtr primitive_;
+  std::vector<prim::TensorMeta> input_meta_;
+  // One slot per input / output; empty where the backward reads nothing.
+  std::vector<SavedVariable> saved_inputs_, saved_outputs_;
+  // The backward kept something (a tensor or a scalar) that release_saved
+  // frees: running it again then is PyTorch's "backward a second time".
+  bool keeps_state_ = false;
+  bool released_ = false;
+};
+
+}  // namespace tsr::autograd

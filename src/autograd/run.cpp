@@ -1,0 +1,61 @@
+#include "autograd/run.h"
+
+#include "autograd/checkpoint.h"
+#include "autograd/primitive_node.h"
+
+namespace tsr::autograd {
+
+namespace {
+
+const char* device_name(tsr_device_type d) {
+  switch (d) {
+    case TSR_DEVICE_CPU: return "cpu";
+    case TSR_DEVICE_CUDA: return "cuda:0";
+  }
+  return "unknown";
+}
+
+// PyTorch's message for operands on two devices.
+void check_same_device(const prim::Tensors& inputs) {
+  const Tensor* first = nullptr;
+  for (const Tensor& t : inputs) {
+    if (!t.defined()) continue;
+    if (!first) first = &t;
+    else
+      TSR_CHECK(t.device() == first->device(), TSR_ERR_DEVICE_MISMATCH,
+                "Expected all tensors to be on the same device, but found at least two devices, ",
+                device_name(first->device()), " and ", device_name(t.device()), "!");
+  }
+}
+
+#ifdef TSR_CHECK_PRIMITIVES
+// Debug builds hold every forward to its primitive's shape/dtype rule.
+void check_output_meta(const prim::Primitive& p, const prim::Tensors& inputs,
+                       const prim::Tensors& outputs) {
+  auto metas = p.output_meta(inputs);
+  TSR_CHECK(metas.size() == outputs.size(), TSR_ERR_INTERNAL, p.op(), ": shape rule gives ",
+            metas.size(), " outputs, forward ", outputs.size());
+  for (size_t i = 0; i < metas.size(); ++i)
+    TSR_CHECK(metas[i] == prim::meta_of(outputs[i]), TSR_ERR_INTERNAL, p.op(), ": output ", i,
+              " is ", dtype_name(outputs[i].dtype()), " ", outputs[i].sizes(), ", its shape rule says ",
+              dtype_name(metas[i].dtype), " ", metas[i].sizes);
+}
+#endif
+
+}  // namespace
+
+prim::Tensors run(const prim::PrimitivePtr& p, const prim::Tensors& inputs) {
+  check_same_device(inputs);
+  prim::Tensors outputs = p->forward(inputs);
+#ifdef TSR_CHECK_PRIMITIVES
+  check_output_meta(*p, inputs, outputs);
+#endif
+  // The tape first: it tags the outputs, so the node's saves below know
+  // which tensors the region will recompute instead of keeping.
+  if (checkpoint::recording()) checkpoint::record(p, inputs, outputs);
+  if (p->inplace_input() < 0 && any_requires_grad(inputs))
+    set_history(std::make_shared<PrimitiveNode>(p, inputs, outputs), inputs, outputs);
+  return outputs;
+}
+
+}  // namespace tsr::autograd

@@ -1,0 +1,266 @@
+// PyTorch's engine reduced to one thread: count each node's dependencies
+// from the roots, then run ready nodes newest first (highest sequence_nr, a
+// heap), summing the gradients that reach each input. AccumulateGrad nodes
+// are not run as they become ready: their gradients are collected and
+// committed at the end, so a failure halfway (a saved tensor modified in
+// place, say) leaves every .grad as it was. For autograd.grad the engine
+// runs only the nodes that lead to an input and captures the gradient
+// arriving there instead.
+#include "engine/backward.h"
+
+#include <mutex>
+#include <queue>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "autograd/checkpoint.h"
+#include "autograd/grad_mode.h"
+#include "autograd/node.h"
+#include "core/factory.h"
+#include "kernels/copy.h"
+#include "kernels/elementwise.h"
+#include "ops/math.h"
+
+namespace tsr::engine {
+
+using autograd::AccumulateGrad;
+using autograd::AutogradMeta;
+using autograd::Edge;
+using autograd::Node;
+
+namespace {
+
+struct NewestFirst {
+  bool operator()(const Node* a, const Node* b) const { return a->sequence_nr < b->sequence_nr; }
+};
+
+// Gradient of one output: checked against it, ones when not given.
+Tensor root_gradient(const Tensor& root, const Tensor& gradient) {
+  if (!gradient.defined()) {
+    TSR_CHECK(root.numel() == 1, TSR_ERR_AUTOGRAD, "grad can be implicitly created only for scalar "
+              "outputs (root has sizes ", root.sizes(), ")");
+    Tensor g = empty(root.sizes(), root.dtype());
+    kernels::fill(g, 1.0);
+    return g;
+  }
+  TSR_CHECK(gradient.sizes() == root.sizes(), TSR_ERR_SHAPE_MISMATCH, "Mismatch in shape: grad_output[0] "
+            "has a shape of ", gradient.sizes(), " and output[0] has a shape of ", root.sizes(), ".");
+  // torch converts a gradient of another dtype to the root's
+  // (validate_outputs), e.g. a float64 gradient for a float32 root.
+  return gradient.dtype() == root.dtype() ? gradient : kernels::contiguous_copy(gradient, root.dtype());
+}
+
+void check_no_open_region() {
+  TSR_CHECK(autograd::checkpoint::depth() == 0, TSR_ERR_AUTOGRAD,
+            "backward inside an open checkpoint region: end the region (tsr_checkpoint_end) "
+            "before computing gradients (", autograd::checkpoint::depth(), " region(s) open on this thread)");
+}
+
+// One run of the engine over the graph behind `roots`.
+class GraphTask {
+ public:
+  // capture: nodes whose incoming gradient is wanted (autograd.grad); when
+  // non-empty, only nodes leading to them run and no .grad is written.
+  GraphTask(std::vector<std::pair<Edge, Tensor>> roots, std::vector<Edge> capture, bool retain_graph)
+      : roots_(std::move(roots)), capture_(std::move(capture)), retain_graph_(retain_graph) {}
+
+  void execute();
+  // Gradient captured for capture edge i (undefined if none reached it).
+  const Tensor& captured(size_t i) const { return captured_[i]; }
+  // Leaves and the summed gradients that reached them (backward only).
+  std::vector<std::pair<AccumulateGrad*, Tensor>> leaf_grads;
+
+ private:
+  void count_dependencies();
+  bool is_capture(Node* n) const;
+  bool must_run(Node* n);
+
+  std::vector<std::pair<Edge, Tensor>> roots_;
+  std::vector<Edge> capture_;
+  bool retain_graph_;
+  std::unordered_map<Node*, int> deps_;
+  std::unordered_map<Node*, bool> needed_;  // autograd.grad: must_run memo
+  std::vector<Tensor> captured_;
+};
+
+// How many edges reach each node from the roots (a root reached from
+// another root waits for it). A node is new the first time its count rises.
+void GraphTask::count_dependencies() {
+  std::vector<Node*> stack;
+  std::unordered_set<Node*> seen;
+  for (auto& [e, g] : roots_)
+    if (seen.insert(e.fn.get()).second) stack.push_back(e.fn.get());
+  while (!stack.empty()) {
+    Node* n = stack.back();
+    stack.pop_back();
+    for (auto& e : n->next_edges)
+      if (e.valid() && deps_[e.fn.get()]++ == 0 && !seen.count(e.fn.get())) {
+        seen.insert(e.fn.get());
+        stack.push_back(e.fn.get());
+      }
+  }
+}
+
+bool GraphTask::is_capture(Node* n) const {
+  for (auto& c : capture_)
+    if (c.fn.get() == n) return true;
+  return false;
+}
+
+bool GraphTask::must_run(Node* n) {
+  if (auto it = needed_.find(n); it != needed_.end()) return it->second;
+  // Iterative post-order: a node must run when any next node is captured
+  // or must run itself.
+  std::vector<std::pair<Node*, size_t>> stack{{n, 0}};
+  needed_[n] = false;
+  while (!stack.empty()) {
+    auto& [node, i] = stack.back();
+    if (i < node->next_edges.size()) {
+      Node* next = node->next_edges[i++].fn.get();
+      if (next && !needed_.count(next)) {
+        needed_[next] = false;
+        stack.push_back({next, 0});
+      }
+      continue;
+    }
+    bool need = false;
+    for (auto& e : node->next_edges) need |= e.valid() && (is_capture(e.fn.get()) || needed_[e.fn.get()]);
+    needed_[node] = need;
+    stack.pop_back();
+  }
+  return needed_[n];
+}
+
+void GraphTask::execute() {
+  count_dependencies();
+  const bool grad_mode = !capture_.empty();
+  captured_.resize(capture_.size());
+  std::unordered_map<Node*, std::vector<Tensor>> buffers;
+  // Sums into slot (ops::add: a fresh tensor, never an alias; with history
+  // under create_graph).
+  auto deliver = [&](const Edge& e, const Tensor& g) {
+    if (!g.defined()) return;
+    if (grad_mode && !is_capture(e.fn.get()) && !must_run(e.fn.get())) return;
+    auto& buf = buffers[e.fn.get()];
+    if (buf.empty()) buf.resize(e.fn->outputs.size());
+    Tensor& slot = buf[e.input_nr];
+    slot = slot.defined() ? ops::add(slot, g) : g;
+  };
+  std::priority_queue<Node*, std::vector<Node*>, NewestFirst> ready;
+  std::unordered_set<Node*> queued;
+  for (auto& [e, g] : roots_) deliver(e, g);
+  for (auto& [e, g] : roots_)
+    if (!deps_.count(e.fn.get()) && queued.insert(e.fn.get()).second) ready.push(e.fn.get());
+
+  while (!ready.empty()) {
+    Node* node = ready.top();
+    ready.pop();
+    std::vector<Tensor> inputs = std::move(buffers[node]);
+    buffers.erase(node);
+    if (inputs.empty()) inputs.resize(node->outputs.size());
+    for (size_t c = 0; c < capture_.size(); ++c)
+      if (capture_[c].fn.get() == node) captured_[c] = inputs[capture_[c].input_nr];
+    if (auto* acc = dynamic_cast<AccumulateGrad*>(node)) {
+      if (!grad_mode && inputs[0].defined()) leaf_grads.emplace_back(acc, inputs[0]);
+      continue;
+    }
+    // autograd.grad runs only what leads to an input (the rest of the
+    // graph, its children included, is never reached).
+    if (grad_mode && !must_run(node)) continue;
+    for (size_t i = 0; i < inputs.size(); ++i)  // outputs nobody used get zeros
+      if (!inputs[i].defined()) inputs[i] = kernels::zeros(node->outputs[i].sizes, node->outputs[i].dtype);
+    std::vector<Tensor> outputs = node->apply(std::move(inputs));
+    if (!retain_graph_) node->release_saved();
+    TSR_CHECK(outputs.size() == node->next_edges.size(), TSR_ERR_INTERNAL, node->name(), " returned ",
+              outputs.size(), " gradients for ", node->next_edges.size(), " inputs");
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      const Edge& e = node->next_edges[i];
+      if (!e.valid()) continue;
+      deliver(e, outputs[i]);
+      if (--deps_[e.fn.get()] == 0) ready.push(e.fn.get());
+    }
+  }
+}
+
+// What .grad becomes: the sum, laid out like the leaf (a dense copy if the
+// incoming gradient is a view such as an expand), as AccumulateGrad does.
+Tensor dense_grad(const Tensor& leaf, const Tensor& g) {
+  Tensor out = empty_like(leaf, leaf.dtype(), TSR_PRESERVE_FORMAT);
+  kernels::copy_strided(out, g);
+  return out;
+}
+
+// Commit. Everything that can fail (allocation, conversion) happens before
+// the first .grad changes: new gradients are built densely first; then,
+// under each leaf's lock, existing ones are accumulated in place (as
+// PyTorch does, so a handle to .grad held by the caller sees the sum).
+// Under create_graph the gradient keeps its history and the sum is a new
+// tensor (out of place), as PyTorch's AccumulateGrad does then.
+void commit_leaf_grads(const std::vector<std::pair<AccumulateGrad*, Tensor>>& leaf_grads,
+                       bool create_graph) {
+  std::vector<std::pair<AutogradMeta*, Tensor>> updates;
+  for (auto& [acc, g] : leaf_grads)
+    updates.emplace_back(acc->variable->autograd.get(),
+                         create_graph ? g : dense_grad(Tensor(acc->variable), g));
+  for (auto& [meta, g] : updates) {
+    std::lock_guard lock(meta->mutex);
+    if (!meta->grad.defined()) {
+      meta->grad = std::move(g);
+    } else if (create_graph) {
+      meta->grad = ops::add(meta->grad, g);
+    } else {
+      kernels::add_into(meta->grad, g, 1.0);
+      meta->grad.bump_version();
+    }
+  }
+}
+
+}  // namespace
+
+void backward(const Tensor& root, const Tensor& gradient, bool retain_graph, bool create_graph) {
+  TSR_CHECK(autograd::requires_grad(root), TSR_ERR_AUTOGRAD,
+            "element 0 of tensors does not require grad and does not have a grad_fn");
+  Tensor g = root_gradient(root, gradient);
+  check_no_open_region();
+  autograd::GradModeGuard mode(create_graph);
+  GraphTask task({{autograd::gradient_edge(root), g}}, {}, retain_graph);
+  task.execute();
+  commit_leaf_grads(task.leaf_grads, create_graph);
+}
+
+std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
+                         const std::vector<Tensor>& grad_outputs, bool retain_graph,
+                         bool create_graph, bool allow_unused) {
+  TSR_CHECK(grad_outputs.size() == outputs.size(), TSR_ERR_INVALID_ARGUMENT,
+            "grad requires one grad_output per output: got ", grad_outputs.size(), " for ",
+            outputs.size(), " outputs");
+  TSR_CHECK(!outputs.empty() && !inputs.empty(), TSR_ERR_INVALID_ARGUMENT,
+            "grad requires at least one output and one input");
+  std::vector<std::pair<Edge, Tensor>> roots;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    TSR_CHECK(autograd::requires_grad(outputs[i]), TSR_ERR_AUTOGRAD, "element ", i,
+              " of tensors does not require grad and does not have a grad_fn");
+    roots.emplace_back(autograd::gradient_edge(outputs[i]), root_gradient(outputs[i], grad_outputs[i]));
+  }
+  std::vector<Edge> capture;
+  for (const Tensor& x : inputs) {
+    TSR_CHECK(autograd::requires_grad(x), TSR_ERR_AUTOGRAD,
+              "One of the differentiated Tensors does not require grad");
+    capture.push_back(autograd::gradient_edge(x));
+  }
+  check_no_open_region();
+  autograd::GradModeGuard mode(create_graph);
+  GraphTask task(std::move(roots), capture, retain_graph);
+  task.execute();
+  std::vector<Tensor> result;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Tensor& g = task.captured(i);
+    TSR_CHECK(g.defined() || allow_unused, TSR_ERR_AUTOGRAD,
+              "One of the differentiated Tensors appears to not have been used in the graph. "
+              "Set allow_unused=True if this is the desired behavior.");
+    result.push_back(g);
+  }
+  return result;
+}
+
+}  // namespace tsr::engine
