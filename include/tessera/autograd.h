@@ -53,9 +53,38 @@ TSR_API tsr_status tsr_zero_grad(tsr_tensor* t);
  * ("element 0 of tensors does not require grad and does not have a
  * grad_fn"). A second backward through freed buffers without retain_graph,
  * or through a tensor modified in place after it was saved:
- * TSR_ERR_AUTOGRAD with PyTorch's message. On failure no .grad is changed. */
+ * TSR_ERR_AUTOGRAD with PyTorch's message; so is a backward while a
+ * checkpoint region is open on this thread (checkpoint.h). On failure no
+ * .grad is changed. Thread-safe for graphs sharing leaves: accumulation
+ * into a leaf's .grad is locked, as in PyTorch's AccumulateGrad. */
 TSR_API tsr_status tsr_backward(tsr_tensor* root, const tsr_tensor* gradient,
                                 bool retain_graph);
+
+/* torch.autograd.grad(outputs, inputs, grad_outputs, retain_graph,
+ * create_graph, allow_unused): the gradients of the n_outputs outputs
+ * (weighted by grad_outputs) with respect to each of the n_inputs inputs,
+ * written as new references into the caller's array grads[0..n_inputs).
+ * No .grad is read or written, and only the part of the graph between the
+ * outputs and the inputs runs. Inputs may be leaves or not; each must
+ * require grad.
+ * grad_outputs: NULL, or n_outputs entries each NULL (ones: only for
+ * one-element outputs) or of that output's sizes (another dtype is
+ * converted). retain_graph: keep saved tensors for another backward.
+ * create_graph: record the backward computation itself, so the returned
+ * gradients require grad and can be differentiated again (higher-order
+ * gradients); the saved tensors of the graph are kept as with retain_graph
+ * only if retain_graph is set. allow_unused: an input no output depends on
+ * gets NULL; without it that is an error.
+ * Statuses: TSR_ERR_INVALID_ARGUMENT for NULL arrays/handles or counts < 1;
+ * TSR_ERR_AUTOGRAD for an output or input that does not require grad
+ * (torch's messages), an unused input without allow_unused, a checkpoint
+ * region open on this thread, or the errors of tsr_backward (freed graph,
+ * in-place modification); TSR_ERR_SHAPE_MISMATCH for a grad_output of the
+ * wrong sizes. On failure grads is untouched. */
+TSR_API tsr_status tsr_autograd_grad(int64_t n_outputs, tsr_tensor* const* outputs,
+                                     const tsr_tensor* const* grad_outputs, int64_t n_inputs,
+                                     tsr_tensor* const* inputs, bool retain_graph,
+                                     bool create_graph, bool allow_unused, tsr_tensor** grads);
 
 /* torch.Tensor.detach: a view sharing storage and version counter, with no
  * history and requires_grad false. *out: new reference. */

@@ -15,6 +15,7 @@
 #include "random.h"
 #include "ops.h"
 #include "autograd.h"
+#include "checkpoint.h"
 #include "io.h"
 #include "allocator.h"
 

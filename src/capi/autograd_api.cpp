@@ -75,6 +75,30 @@ TSR_EXTERN tsr_status tsr_backward(tsr_tensor* root, const tsr_tensor* gradient,
   });
 }
 
+TSR_EXTERN tsr_status tsr_autograd_grad(int64_t n_outputs, tsr_tensor* const* outputs,
+                                        const tsr_tensor* const* grad_outputs, int64_t n_inputs,
+                                        tsr_tensor* const* inputs, bool retain_graph,
+                                        bool create_graph, bool allow_unused, tsr_tensor** grads) {
+  return guarded([&] {
+    TSR_CHECK(n_outputs >= 1 && n_inputs >= 1, TSR_ERR_INVALID_ARGUMENT,
+              "tsr_autograd_grad: n_outputs and n_inputs must be >= 1, got ", n_outputs, " and ", n_inputs);
+    require(outputs, "outputs");
+    require(inputs, "inputs");
+    require(grads, "grads");
+    std::vector<Tensor> outs, ins, gouts;
+    for (int64_t i = 0; i < n_outputs; ++i) {
+      outs.push_back(tensor_of(outputs[i], "outputs[i]"));
+      gouts.push_back(grad_outputs && grad_outputs[i] ? grad_outputs[i]->tensor : Tensor());
+    }
+    for (int64_t i = 0; i < n_inputs; ++i) ins.push_back(tensor_of(inputs[i], "inputs[i]"));
+    std::vector<Tensor> result = engine::grad(outs, ins, gouts, retain_graph, create_graph, allow_unused);
+    // Boxed all first, written last: a failed allocation leaves grads untouched.
+    std::vector<std::unique_ptr<tsr_tensor>> boxes;
+    for (Tensor& g : result) boxes.push_back(g.defined() ? std::make_unique<tsr_tensor>(std::move(g)) : nullptr);
+    for (int64_t i = 0; i < n_inputs; ++i) grads[i] = boxes[i].release();
+  });
+}
+
 TSR_EXTERN tsr_status tsr_detach(const tsr_tensor* t, tsr_tensor** out) {
   return guarded([&] {
     const Tensor& x = tensor_of(t);

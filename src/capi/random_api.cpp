@@ -4,14 +4,19 @@
 #include "capi/barrier.h"
 #include "capi/handles.h"
 #include "core/generator.h"
+#include "ops/dropout.h"
 
 using namespace tsr;
 using namespace tsr::capi;
 
+// The generator is shared: a dropout recorded for backward or on a
+// checkpoint tape keeps it alive (a replay without preserve_rng_state
+// draws from it again).
 struct tsr_generator {
-  explicit tsr_generator(uint64_t seed) : gen(seed) {}
+  explicit tsr_generator(uint64_t seed) : shared(std::make_shared<Generator>(seed)), gen(*shared) {}
   std::atomic<int64_t> refs{1};
-  Generator gen;
+  std::shared_ptr<Generator> shared;
+  Generator& gen;
 };
 
 TSR_EXTERN tsr_status tsr_generator_create(uint64_t seed, tsr_generator** out) {
@@ -62,5 +67,28 @@ TSR_EXTERN tsr_status tsr_randperm(int64_t n, tsr_generator* g, tsr_tensor** out
     require(g, "generator");
     require(out, "out");
     emit(out, randperm(g->gen, n));
+  });
+}
+
+TSR_EXTERN tsr_status tsr_generator_get_state(const tsr_generator* g, uint64_t* seed, uint64_t* offset) {
+  return guarded([&] {
+    require(g, "generator");
+    require(seed, "seed");
+    require(offset, "offset");
+    *seed = g->gen.seed();
+    *offset = g->gen.offset();
+  });
+}
+TSR_EXTERN tsr_status tsr_generator_set_state(tsr_generator* g, uint64_t seed, uint64_t offset) {
+  return guarded([&] { require(g, "generator")->gen.set_state(seed, offset); });
+}
+
+TSR_EXTERN tsr_status tsr_dropout(const tsr_tensor* x, double p, bool train, tsr_generator* g,
+                                  tsr_tensor** out) {
+  return guarded([&] {
+    const Tensor& t = tensor_of(x, "x");
+    require(g, "generator");
+    require(out, "out");
+    emit(out, ops::dropout(t, p, train, g->shared));
   });
 }

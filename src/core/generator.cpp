@@ -1,7 +1,5 @@
 #include "core/generator.h"
 
-#include <cmath>
-
 #include "core/factory.h"
 
 namespace tsr {
@@ -35,22 +33,28 @@ int uniform_bits(tsr_dtype d) {
 Tensor rand(Generator& g, const Shape& sizes, tsr_dtype dtype) {
   Tensor t = empty(sizes, dtype);
   const int bits = uniform_bits(dtype);
+  const int64_t n = t.numel();
+  philox::Stream s(g.seed(), g.reserve(uint64_t(n) * (bits > 32 ? 2 : 1)));
   dispatch_floating(dtype, "rand", [&]<typename T>() {
     T* p = t.data<T>();
-    for (int64_t i = 0; i < t.numel(); ++i) p[i] = T(compute_t<T>(g.uniform(bits)));
+    for (int64_t i = 0; i < n; ++i) {
+      const double u = bits > 32 ? uniform53(s.next53()) : uniform_from_word(s.next(), bits);
+      p[i] = T(compute_t<T>(u));
+    }
   });
   return t;
 }
 
 Tensor randn(Generator& g, const Shape& sizes, tsr_dtype dtype) {
   Tensor t = empty(sizes, dtype);
+  const int64_t n = t.numel();
+  philox::Stream s(g.seed(), g.reserve(uint64_t((n + 1) / 2) * 4));
   dispatch_floating(dtype, "randn", [&]<typename T>() {
     T* p = t.data<T>();
-    const int64_t n = t.numel();
     // Box–Muller: two uniforms give two independent normals.
     for (int64_t i = 0; i < n; i += 2) {
-      double u1 = 1.0 - g.uniform(53);  // (0, 1]: log is finite
-      double u2 = g.uniform(53);
+      double u1 = 1.0 - uniform53(s.next53());  // (0, 1]: log is finite
+      double u2 = uniform53(s.next53());
       double r = std::sqrt(-2.0 * std::log(u1)), theta = 2.0 * M_PI * u2;
       p[i] = T(compute_t<T>(r * std::cos(theta)));
       if (i + 1 < n) p[i + 1] = T(compute_t<T>(r * std::sin(theta)));

@@ -1,6 +1,7 @@
 // Elementwise arithmetic primitives: add, sub, mul, div (broadcasting, type
 // promotion), their scalar forms, and neg, relu, exp, log. Backward
 // formulas are PyTorch's (tools/autograd/derivatives.yaml).
+#include "primitive/op_names.h"
 #include "autograd/grad_mode.h"
 #include "autograd/run.h"
 #include "kernels/elementwise.h"
@@ -16,6 +17,9 @@ using prim::TensorMeta;
 using prim::Tensors;
 
 namespace {
+
+const bool registered = prim::register_op_names({"add", "sub", "mul", "div", "neg", "relu", "exp", "log", "threshold_backward"});
+
 
 class Binary final : public prim::Primitive {
  public:

@@ -1,3 +1,4 @@
+#include "primitive/op_names.h"
 #include "ops/inplace.h"
 #include "ops/layout.h"
 
@@ -44,6 +45,9 @@ Tensor inplace_source(const Tensor& self, const Tensor& other, const char* op,
 }
 
 namespace {
+
+const bool registered = prim::register_op_names({"add_", "mul_", "fill_", "copy_"});
+
 
 // An in-place primitive writes its input 0 and returns it as output 0. It
 // records no history (in-place ops on tensors that need it are refused by

@@ -1,3 +1,4 @@
+#include "primitive/op_names.h"
 #include "ops/layout.h"
 
 #include "autograd/run.h"
@@ -8,6 +9,9 @@
 namespace tsr::ops {
 
 namespace {
+
+const bool registered = prim::register_op_names({"clone", "_to_copy"});
+
 // clone and to(dtype): a copy into a fresh tensor laid out by fmt; the
 // gradient passes through, converted back to the input's dtype.
 class Copy final : public prim::Primitive {

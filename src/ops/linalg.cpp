@@ -2,6 +2,7 @@
 // [1,K], 1-D b as [K,1]) so one formula covers dot, mv, mm and batched:
 // grad_a = grad @ b^T, grad_b = a^T @ grad, each summed over broadcast
 // batch dims and reshaped back to the operand's sizes.
+#include "primitive/op_names.h"
 #include "autograd/run.h"
 #include "kernels/matmul.h"
 #include "ops/grad_util.h"
@@ -14,6 +15,9 @@ using prim::TensorMeta;
 using prim::Tensors;
 
 namespace {
+
+const bool registered = prim::register_op_names({"matmul"});
+
 
 Tensor as_matrix_a(const Tensor& a) { return a.ndim() == 1 ? unsqueeze(a, 0) : a; }
 Tensor as_matrix_b(const Tensor& b) { return b.ndim() == 1 ? unsqueeze(b, 1) : b; }

@@ -1,5 +1,6 @@
 // Neural-network primitives: log_softmax and nll_loss (cross_entropy =
 // nll_loss(log_softmax(x, 1)), as torch.nn.functional.cross_entropy).
+#include "primitive/op_names.h"
 #include "autograd/grad_mode.h"
 #include "autograd/run.h"
 #include "kernels/nn.h"
@@ -13,6 +14,9 @@ using prim::TensorMeta;
 using prim::Tensors;
 
 namespace {
+
+const bool registered = prim::register_op_names({"log_softmax", "nll_loss", "nll_loss_backward"});
+
 
 class LogSoftmax final : public prim::Primitive {
  public:

@@ -1,6 +1,7 @@
 // Reduction primitives: sum, mean, max (over a dim and over everything),
 // sum_to_size (broadcasting's adjoint), and the backward of max as
 // primitives of their own.
+#include "primitive/op_names.h"
 #include "autograd/run.h"
 #include "core/layout.h"
 #include "kernels/copy.h"
@@ -16,6 +17,9 @@ using prim::TensorMeta;
 using prim::Tensors;
 
 namespace {
+
+const bool registered = prim::register_op_names({"sum", "mean", "sum_to_size", "max", "value_selecting_reduction_backward", "evenly_distribute_backward"});
+
 
 // sum and mean over the dims in `mask`. Backward: the gradient broadcast
 // back over the reduced dims (times 1/count for mean), materialised densely.

@@ -6,6 +6,7 @@
 // whose own backward is the view again. Views that only regroup elements
 // (view/reshape/squeeze) reshape the gradient back instead. as_strided
 // works on storage geometry, as PyTorch's as_strided_backward does.
+#include "primitive/op_names.h"
 #include "ops/views.h"
 
 #include <algorithm>
@@ -27,6 +28,9 @@ using prim::TensorMeta;
 using prim::Tensors;
 
 namespace {
+
+const bool registered = prim::register_op_names({"view", "reshape", "transpose", "t", "permute", "narrow", "slice", "select", "expand", "squeeze", "unsqueeze", "unflatten", "movedim", "as_strided", "unfold", "diagonal", "view_scatter", "as_strided_backward"});
+
 
 // The geometry of a view, applied to any tensor of the input's sizes.
 using Replay = std::function<Tensor(const Tensor&)>;

@@ -1,0 +1,75 @@
+// The dropout primitive: a random primitive that remembers where in its
+// generator's stream it drew, so running it again (a checkpoint replay)
+// draws the same mask.
+#include "ops/dropout.h"
+
+#include "autograd/run.h"
+#include "core/factory.h"
+#include "kernels/elementwise.h"
+#include "ops/grad_util.h"
+#include "primitive/op_names.h"
+
+namespace tsr::ops {
+
+namespace {
+
+const bool registered = prim::register_op_names({"dropout"});
+
+// noise[i] = (u_i < 1 - p) / (1 - p), u_i uniform from word start + i.
+Tensor bernoulli_noise(const Shape& sizes, tsr_dtype dtype, double p, uint64_t seed, uint64_t start) {
+  Tensor noise = empty(sizes, dtype);
+  const double keep = 1.0 - p, scale = p < 1.0 ? 1.0 / keep : 0.0;
+  philox::Stream s(seed, start);
+  dispatch_floating(dtype, "dropout", [&]<typename T>() {
+    T* out = noise.data<T>();
+    for (int64_t i = 0; i < noise.numel(); ++i)
+      out[i] = T(compute_t<T>(uniform_from_word(s.next(), 24) < keep ? scale : 0.0));
+  });
+  return noise;
+}
+
+class Dropout final : public prim::Primitive {
+ public:
+  Dropout(double p, std::shared_ptr<Generator> g) : p_(p), generator_(std::move(g)) {}
+  const char* name() const override { return "MulBackward0"; }
+  const char* op() const override { return "dropout"; }
+  std::vector<prim::TensorMeta> output_meta(const prim::Tensors& in) const override {
+    return {prim::meta_of(in[0]), prim::meta_of(in[0])};
+  }
+  prim::Tensors eval_cpu(const prim::Tensors& in) override {
+    const Tensor& x = in[0];
+    // The stream position is taken on the first run (after the checks that
+    // can fail, so a failed call does not advance the generator) and kept.
+    dispatch_floating(x.dtype(), "dropout", []<typename T>() {});
+    if (!drawn_) {
+      seed_ = generator_->seed();
+      start_ = generator_->reserve(uint64_t(x.numel()));
+      drawn_ = true;
+    }
+    Tensor noise = bernoulli_noise(x.sizes(), x.dtype(), p_, seed_, start_);
+    return {kernels::binary(kernels::BinaryOp::Mul, x, noise), noise};
+  }
+  prim::SaveSpec save_spec(const std::vector<bool>&) const override { return {0, bit(1)}; }
+  prim::Tensors backward(const prim::BackwardContext& ctx) override {
+    return {mul(ctx.grad(0), ctx.output(1))};
+  }
+  bool is_random() const override { return true; }
+  void forget_random_state() override { drawn_ = false; }
+
+ private:
+  double p_;
+  std::shared_ptr<Generator> generator_;
+  bool drawn_ = false;
+  uint64_t seed_ = 0, start_ = 0;
+};
+
+}  // namespace
+
+Tensor dropout(const Tensor& x, double p, bool train, const std::shared_ptr<Generator>& g) {
+  TSR_CHECK(p >= 0.0 && p <= 1.0, TSR_ERR_INVALID_ARGUMENT,
+            "dropout probability has to be between 0 and 1, but got ", p);
+  if (!train || p == 0.0 || x.numel() == 0) return x;
+  return autograd::run(std::make_shared<Dropout>(p, g), {x})[0];
+}
+
+}  // namespace tsr::ops
