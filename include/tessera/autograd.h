@@ -72,8 +72,9 @@ TSR_API tsr_status tsr_backward(tsr_tensor* root, const tsr_tensor* gradient,
  * converted). retain_graph: keep saved tensors for another backward.
  * create_graph: record the backward computation itself, so the returned
  * gradients require grad and can be differentiated again (higher-order
- * gradients); the saved tensors of the graph are kept as with retain_graph
- * only if retain_graph is set. allow_unused: an input no output depends on
+ * gradients). torch defaults retain_graph to create_graph; here both are
+ * explicit, so pass retain_graph = true with create_graph when the result
+ * will be differentiated again (its graph runs through this one). allow_unused: an input no output depends on
  * gets NULL; without it that is an error.
  * Statuses: TSR_ERR_INVALID_ARGUMENT for NULL arrays/handles or counts < 1;
  * TSR_ERR_AUTOGRAD for an output or input that does not require grad

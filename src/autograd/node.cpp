@@ -25,6 +25,9 @@ SavedVariable::SavedVariable(const Tensor& t, int32_t output_nr) {
   } else if (auto* m = t.impl()->autograd.get(); m && m->grad_fn) {
     producer_ = m->grad_fn->name();
     output_nr_ = int32_t(m->output_nr);
+    grad_fn_ = m->grad_fn;
+  } else if (m && m->requires_grad) {
+    leaf_ = t;
   }
 }
 
@@ -43,13 +46,26 @@ void fail_modified(const Tensor& t, int64_t now, int64_t expected, const std::st
        " is at version ", now, "; expected version ", expected, " instead.");
 }
 
+Tensor SavedVariable::with_history(const Node& owner) const {
+  if (!is_grad_enabled()) return data_;
+  if (leaf_.defined()) return leaf_;
+  std::shared_ptr<Node> fn = is_owner_output_ ? std::const_pointer_cast<Node>(owner.shared_from_this()) : grad_fn_;
+  if (!fn) return data_;
+  Tensor t = make_view(data_, data_.sizes(), data_.strides(), data_.storage_offset());
+  auto meta = std::make_shared<AutogradMeta>();
+  meta->grad_fn = std::move(fn);
+  meta->output_nr = uint32_t(output_nr_);
+  t.impl()->autograd = std::move(meta);
+  return t;
+}
+
 Tensor SavedVariable::unpack(const Node& owner) const {
   if (released_) fail_freed_graph();
   // A recomputed value is checked against its recomputation by the packer.
   if (packed_) return packed_->unpack();
   if (!data_.defined()) return data_;
   int64_t now = data_.version();
-  if (now == saved_version_) return data_;
+  if (now == saved_version_) return with_history(owner);
   // PyTorch's message: "..., which is output N of FooBackward0," only for
   // tensors produced by an op; leaves have no such clause.
   const char* producer = is_owner_output_ ? owner.name() : producer_;

@@ -30,7 +30,7 @@ struct OutputMeta {
   tsr_dtype dtype;
 };
 
-struct Node {
+struct Node : std::enable_shared_from_this<Node> {
   Node();
   virtual ~Node() = default;
   Node(const Node&) = delete;
@@ -92,13 +92,24 @@ class SavedVariable {
   void reset() {
     data_ = Tensor();
     packed_.reset();
+    leaf_ = Tensor();
+    grad_fn_.reset();
     released_ = true;
   }
   bool defined() const { return data_.defined() || packed_ || released_; }
 
  private:
+  Tensor with_history(const Node& owner) const;
+
   Tensor data_;
   std::shared_ptr<PackedTensor> packed_;
+  // The history unpack restores when grad mode is on (create_graph), so a
+  // backward formula using the saved tensor is differentiated through it:
+  // a leaf that requires grad is kept itself; an input made by an op keeps
+  // that op's node; an output of the owner gets the owner (at unpack, so no
+  // cycle).
+  Tensor leaf_;
+  std::shared_ptr<Node> grad_fn_;
   int64_t saved_version_ = 0;
   bool released_ = false;
   // Where the saved tensor came from, for the in-place error message:

@@ -104,12 +104,7 @@ tsr_status emit_pieces(const tsr_tensor* t, int64_t dim, tsr_tensor** outs, int6
     TSR_CHECK(capacity >= int64_t(sizes.size()), TSR_ERR_INVALID_ARGUMENT, "capacity ", capacity,
               " is smaller than the ", sizes.size(), " pieces");
     require(outs, "outs");
-    std::vector<Tensor> pieces;
-    int64_t start = 0;
-    for (int64_t s : sizes) {
-      pieces.push_back(ops::narrow(x, dim, start, s));
-      start += s;
-    }
+    std::vector<Tensor> pieces = ops::split(x, sizes, dim);
     std::vector<tsr_tensor*> handles;
     try {
       for (auto& p : pieces) handles.push_back(new tsr_tensor(p));

@@ -29,7 +29,7 @@ using prim::Tensors;
 
 namespace {
 
-const bool registered = prim::register_op_names({"view", "reshape", "transpose", "t", "permute", "narrow", "slice", "select", "expand", "squeeze", "unsqueeze", "unflatten", "movedim", "as_strided", "unfold", "diagonal", "view_scatter", "as_strided_backward"});
+const bool registered = prim::register_op_names({"view", "reshape", "transpose", "t", "permute", "narrow", "slice", "select", "expand", "squeeze", "unsqueeze", "unflatten", "movedim", "as_strided", "unfold", "diagonal", "view_scatter", "as_strided_backward", "split", "split_backward"});
 
 
 // The geometry of a view, applied to any tensor of the input's sizes.
@@ -155,7 +155,74 @@ class AsStrided final : public prim::Primitive {
   Geometry in_, out_;
 };
 
+// torch.split's backward: the pieces' gradients laid side by side along
+// dim (zeros where a piece got none); its own backward splits again.
+class SplitScatter final : public prim::Primitive {
+ public:
+  SplitScatter(Shape input_sizes, int64_t dim, Shape pieces)
+      : input_sizes_(std::move(input_sizes)), dim_(dim), pieces_(std::move(pieces)) {}
+  const char* name() const override { return "CatBackward0"; }
+  const char* op() const override { return "split_backward"; }
+  std::vector<TensorMeta> output_meta(const Tensors& in) const override { return {{input_sizes_, in[0].dtype()}}; }
+  Tensors eval_cpu(const Tensors& in) override {
+    Tensor g = kernels::zeros(input_sizes_, in[0].dtype());
+    int64_t start = 0;
+    for (size_t i = 0; i < pieces_.size(); ++i) {
+      kernels::add_into(views::narrow(g, dim_, start, pieces_[i]), in[i], 1.0);
+      start += pieces_[i];
+    }
+    return {g};
+  }
+  Tensors backward(const BackwardContext& ctx) override { return split(ctx.grad(0), pieces_, dim_); }
+
+ private:
+  Shape input_sizes_;
+  int64_t dim_;
+  Shape pieces_;
+};
+
+// torch.split / chunk: one primitive, all pieces its outputs (SplitBackward0).
+class Split final : public prim::Primitive {
+ public:
+  Split(int64_t dim, Shape pieces) : dim_(dim), pieces_(std::move(pieces)) {}
+  const char* name() const override { return "SplitBackward0"; }
+  const char* op() const override { return "split"; }
+  bool is_view() const override { return true; }
+  std::vector<TensorMeta> output_meta(const Tensors& in) const override {
+    std::vector<TensorMeta> metas;
+    for (int64_t p : pieces_) {
+      Shape sizes = in[0].sizes();
+      sizes[dim_] = p;
+      metas.push_back({sizes, in[0].dtype()});
+    }
+    return metas;
+  }
+  Tensors eval_cpu(const Tensors& in) override {
+    Tensors out;
+    int64_t start = 0;
+    for (int64_t p : pieces_) {
+      out.push_back(views::narrow(in[0], dim_, start, p));
+      start += p;
+    }
+    return out;
+  }
+  Tensors backward(const BackwardContext& ctx) override {
+    Tensors grads;
+    for (size_t i = 0; i < pieces_.size(); ++i) grads.push_back(ctx.grad(i));
+    return {autograd::run(std::make_shared<SplitScatter>(ctx.input_meta(0).sizes, dim_, pieces_), grads)[0]};
+  }
+
+ private:
+  int64_t dim_;
+  Shape pieces_;
+};
+
 }  // namespace
+
+std::vector<Tensor> split(const Tensor& t, const Shape& pieces, int64_t dim) {
+  dim = wrap_dim(dim, t.ndim());
+  return autograd::run(std::make_shared<Split>(dim, pieces), {t});
+}
 
 Tensor view(const Tensor& t, const Shape& sizes) {
   return record_regroup("ViewBackward0", "view", t, views::view(t, sizes));
