@@ -27,7 +27,7 @@ typedef enum tg_op {
   TG_SELECT, TG_EXPAND, TG_SQUEEZE, TG_SQUEEZE_DIM, TG_UNSQUEEZE, TG_VIEW, TG_RESHAPE,
   TG_FLATTEN, TG_AS_STRIDED, TG_UNFOLD, TG_DIAGONAL, TG_CLONE, TG_CONTIGUOUS, TG_TO_DTYPE,
   /* torch.nn.functional-style ops (tests/golden/gen_nn.py) */
-  TG_LINEAR, TG_GELU, TG_TANH, TG_SIGMOID, TG_SQRT
+  TG_LINEAR, TG_GELU, TG_TANH, TG_SIGMOID, TG_SQRT, TG_SOFTMAX, TG_LAYER_NORM
 } tg_op;
 
 /* x = base.as_strided(sizes, strides, offset), base a 1-D contiguous tensor
@@ -168,6 +168,10 @@ static inline tsr_status tg_apply(tsr_tensor* const* r, const tg_step* s, tsr_te
     case TG_TANH: return tsr_tanh(a, out);
     case TG_SIGMOID: return tsr_sigmoid(a, out);
     case TG_SQRT: return tsr_sqrt(a, out);
+    case TG_SOFTMAX: return tsr_softmax(a, g[0], out);
+    case TG_LAYER_NORM: /* args: n, shape[n], weight register, bias register */
+      return tsr_layer_norm(a, g[0], g + 1, g[1 + g[0]] >= 0 ? r[g[1 + g[0]]] : NULL,
+                            g[2 + g[0]] >= 0 ? r[g[2 + g[0]]] : NULL, s->scalar, out);
   }
   cr_assert_fail("unknown golden op %d", (int)s->op);
   return TSR_ERR_INTERNAL;

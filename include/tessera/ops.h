@@ -149,6 +149,32 @@ TSR_API tsr_status tsr_tanh(const tsr_tensor* x, tsr_tensor** out);
 TSR_API tsr_status tsr_sigmoid(const tsr_tensor* x, tsr_tensor** out);
 TSR_API tsr_status tsr_sqrt(const tsr_tensor* x, tsr_tensor** out);
 
+/* ---- normalisation ------------------------------------------------------ */
+/* torch.softmax(x, dim): exp(x - max) / sum(exp(x - max)) along dim (dim in
+ * [-ndim, ndim); a 0-dim x takes 0 or -1 and gives 1). x bfloat16/float32/
+ * float64 (others TSR_ERR_DTYPE_MISMATCH, torch's "\"softmax_kernel_impl\"
+ * not implemented for 'Long'"). out: x's sizes and dtype, contiguous.
+ * grad_fn SoftmaxBackward0. */
+TSR_API tsr_status tsr_softmax(const tsr_tensor* x, int64_t dim, tsr_tensor** out);
+/* torch.nn.functional.layer_norm(x, normalized_shape, weight, bias, eps):
+ * over the trailing n_normalized dims of x, which must equal
+ * normalized_shape[0..n_normalized) (copied on entry),
+ *   out = (x - mean) / sqrt(var + eps) * weight + bias
+ * with the biased variance. weight and bias: NULL or of sizes
+ * normalized_shape and x's dtype. x bfloat16/float32/float64. out: x's sizes,
+ * contiguous. grad_fn NativeLayerNormBackward0; gradients flow to x, weight
+ * and bias. TSR_ERR_SHAPE_MISMATCH (torch's messages): n_normalized == 0
+ * ("Expected normalized_shape to be at least 1-dimensional"), x's trailing
+ * sizes differ ("Given normalized_shape=[5], expected input with shape
+ * [*, 5], but got input of size[3, 4]"), weight/bias of other sizes.
+ * TSR_ERR_DTYPE_MISMATCH: other dtypes, weight/bias of another dtype
+ * ("expected scalar type Float but found Double"). TSR_ERR_INVALID_ARGUMENT:
+ * n_normalized < 0 or above 64, normalized_shape NULL with n_normalized > 0,
+ * negative sizes. */
+TSR_API tsr_status tsr_layer_norm(const tsr_tensor* x, int64_t n_normalized,
+                                  const int64_t* normalized_shape, const tsr_tensor* weight,
+                                  const tsr_tensor* bias, double eps, tsr_tensor** out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -48,3 +48,17 @@ TSR_EXTERN tsr_status tsr_sigmoid(const tsr_tensor* x, tsr_tensor** out) {
   return unary_call(x, out, ops::sigmoid);
 }
 TSR_EXTERN tsr_status tsr_sqrt(const tsr_tensor* x, tsr_tensor** out) { return unary_call(x, out, ops::sqrt); }
+
+TSR_EXTERN tsr_status tsr_softmax(const tsr_tensor* x, int64_t dim, tsr_tensor** out) {
+  return unary_call(x, out, [&](const Tensor& t) { return ops::softmax(t, dim); });
+}
+TSR_EXTERN tsr_status tsr_layer_norm(const tsr_tensor* x, int64_t n_normalized, const int64_t* normalized_shape,
+                                     const tsr_tensor* weight, const tsr_tensor* bias, double eps,
+                                     tsr_tensor** out) {
+  return guarded([&] {
+    const Tensor& t = tensor_of(x, "x");
+    Shape shape = shape_from(n_normalized, normalized_shape, "normalized_shape", /*nonnegative=*/true);
+    require(out, "out");
+    emit(out, ops::layer_norm(t, shape, optional_tensor(weight), optional_tensor(bias), eps));
+  });
+}

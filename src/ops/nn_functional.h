@@ -24,4 +24,9 @@ Tensor sigmoid(const Tensor& x);
 Tensor sqrt(const Tensor& x);
 Tensor erf(const Tensor& x);
 
+// normalization.cpp. weight and bias of layer_norm may be undefined.
+Tensor softmax(const Tensor& x, int64_t dim);
+Tensor layer_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& weight, const Tensor& bias,
+                  double eps);
+
 }  // namespace tsr::ops

@@ -173,6 +173,93 @@ def activation_grads():
     return cs
 
 
+# ---- normalisation ------------------------------------------------------------
+
+def ln_step(a, shape, w=-1, b=-1, eps=1e-5):
+    return step("LAYER_NORM", a, args=[len(shape)] + list(shape) + [w, b], scalar=eps)
+
+
+NORM_TOL = (1e-5, 1e-5)
+
+
+def norm_forward():
+    sm = lambda name, x, dim, **kw: fwd("SOFTMAX " + name, [x], [step("SOFTMAX", 0, args=[dim])],  # noqa
+                                        tol=kw.pop("tol", NORM_TOL), **kw)
+    big = [1000.0, 1001.0, 999.0, -1000.0, 1e4, 1e4 + 1, 0.0, -1e4]
+    cs = [
+        sm("dim 1", I(f32, [3, 5]), 1),
+        sm("dim 0", I(f32, [3, 5]), 0),
+        sm("dim -1 of 3-D float64", I(f64, [2, 3, 4]), -1, tol=(1e-12, 1e-12)),
+        sm("middle dim", I(f32, [2, 3, 4]), 1),
+        sm("large values are stable", I(f32, [2, 4], values=big), 1),
+        sm("-inf gives 0", I(f32, [4], values=[-INF, 0, 1, -INF]), 0),
+        sm("nan spreads over its row", I(f32, [2, 3], values=[0, NAN, 1, 0, 1, 2]), 1),
+        sm("transposed input (contiguous result)", transposed(f32, 3, 4), 1),
+        sm("transposed input, dim 0", transposed(f32, 3, 4), 0),
+        sm("expanded input", expanded(f32, 3, 4), 1),
+        sm("channels_last input", channels_last(f32, 2, 3, 2, 2), 1),
+        sm("bfloat16", I(bf16, [2, 8]), 1, tol=(1e-2, 1e-2)),
+        sm("0-dim", I(f32, []), 0),
+        sm("empty", I(f32, [0, 3]), 1),
+        sm("one element per row", I(f32, [3, 1]), 1),
+    ]
+    ln = lambda name, ins, shape, w=-1, b=-1, eps=1e-5, **kw: fwd(  # noqa: E731
+        "LAYER_NORM " + name, ins, [ln_step(0, shape, w, b, eps)], tol=kw.pop("tol", NORM_TOL), **kw)
+    cs += [
+        ln("last dim", [I(f32, [3, 5])], [5]),
+        ln("last dim with weight and bias", [I(f32, [3, 5]), I(f32, [5]), I(f32, [5])], [5], 1, 2),
+        ln("weight only", [I(f32, [3, 5]), I(f32, [5])], [5], 1),
+        ln("bias only", [I(f32, [3, 5]), I(f32, [5])], [5], -1, 1),
+        ln("two dims", [I(f64, [2, 3, 4]), I(f64, [3, 4]), I(f64, [3, 4])], [3, 4], 1, 2,
+           tol=(1e-12, 1e-12)),
+        ln("all dims", [I(f32, [2, 3])], [2, 3]),
+        ln("eps 0.1", [I(f32, [4, 3])], [3], eps=0.1),
+        ln("constant rows give bias", [I(f32, [2, 3], values=[2, 2, 2, -1, -1, -1]), I(f32, [3]),
+                                       I(f32, [3])], [3], 1, 2),
+        ln("transposed input", [transposed(f32, 3, 4)], [4]),
+        ln("channels_last input", [channels_last(f32, 2, 3, 2, 2)], [2, 2]),
+        ln("step-sliced weight", [I(f32, [2, 4]), I(f32, [4], [2], 1)], [4], 1),
+        ln("large offset values", [I(f32, [2, 4], values=[1e4, 1e4 + 1, 1e4 + 2, 1e4 + 3,
+                                                          -5, 5, -5, 5])], [4]),
+        ln("bfloat16", [I(bf16, [3, 8]), I(bf16, [8]), I(bf16, [8])], [8], 1, 2, tol=(2e-2, 2e-2)),
+        ln("no rows", [I(f32, [0, 4])], [4]),
+        ln("1-D input", [I(f32, [6])], [6]),
+    ]
+    return cs
+
+
+def norm_grads():
+    sm = lambda name, ins, dim, **kw: grad("SOFTMAX " + name, ins, [step("SOFTMAX", 0, args=[dim])],  # noqa
+                                           tol=kw.pop("tol", NORM_TOL), **kw)
+    cs = [
+        sm("dim 1", [I(f32, [3, 5], **R)], 1),
+        sm("dim 0 float64", [I(f64, [3, 5], **R)], 0, tol=(1e-12, 1e-12)),
+        sm("middle dim", [I(f32, [2, 3, 4], **R)], 1),
+        sm("transposed input", [transposed(f32, 3, 4, **R)], 1),
+        sm("bfloat16", [I(bf16, [2, 6], **R)], 1, tol=(2e-2, 2e-2)),
+        sm("0-dim", [I(f32, [], **R)], 0),
+        grad("SOFTMAX through expand", [I(f64, [4], **R)],
+             [step("EXPAND", 0, args=[3, 4]), step("SOFTMAX", 1, args=[0])], tol=(1e-12, 1e-12)),
+    ]
+    ln = lambda name, ins, shape, w=-1, b=-1, eps=1e-5, **kw: grad(  # noqa: E731
+        "LAYER_NORM " + name, ins, [ln_step(0, shape, w, b, eps)], tol=kw.pop("tol", NORM_TOL), **kw)
+    cs += [
+        ln("x only", [I(f32, [3, 5], **R)], [5]),
+        ln("x, weight, bias", [I(f32, [3, 5], **R), I(f32, [5], **R), I(f32, [5], **R)], [5], 1, 2),
+        ln("weight and bias only", [I(f32, [3, 5]), I(f32, [5], **R), I(f32, [5], **R)], [5], 1, 2),
+        ln("two dims float64", [I(f64, [2, 3, 4], **R), I(f64, [3, 4], **R), I(f64, [3, 4], **R)],
+           [3, 4], 1, 2, tol=(1e-12, 1e-12)),
+        ln("weight without bias", [I(f32, [4, 3], **R), I(f32, [3], **R)], [3], 1),
+        ln("transposed x", [transposed(f32, 3, 4, **R), I(f32, [4], **R), I(f32, [4], **R)], [4], 1, 2),
+        ln("bfloat16", [I(bf16, [2, 8], **R), I(bf16, [8], **R), I(bf16, [8], **R)], [8], 1, 2,
+           tol=(3e-2, 3e-2)),
+        grad("LAYER_NORM through expand and slice", [I(f64, [6], **R), I(f64, [3], **R)],
+             [step("EXPAND", 0, args=[2, 6]), step("SLICE", 2, args=[1, 0, 6, 2]),
+              ln_step(3, [3], w=1, eps=1e-3)], tol=(1e-12, 1e-12)),
+    ]
+    return cs
+
+
 def main():
     root = os.path.dirname(os.path.abspath(__file__))
     families = [
@@ -180,6 +267,8 @@ def main():
          [("tg_linear_fwd", linear_forward), ("tg_linear_grad", linear_grads)]),
         ("nn_activation_golden.h", "gelu, tanh, sigmoid, sqrt, pow, clamp.", 102,
          [("tg_act_fwd", activation_forward), ("tg_act_grad", activation_grads)]),
+        ("nn_normalization_golden.h", "softmax, layer_norm.", 103,
+         [("tg_norm_fwd", norm_forward), ("tg_norm_grad", norm_grads)]),
     ]
     for fname, what, seed, tables in families:
         guard = "TSR_TESTS_GOLDEN_" + fname.upper().replace(".", "_")
