@@ -25,7 +25,9 @@ typedef enum tg_op {
   TG_LOG, TG_MATMUL, TG_SUM, TG_MEAN, TG_MAX_DIM_VALUES, TG_MAX_DIM_INDICES, TG_ARGMAX, TG_MAX,
   TG_LOG_SOFTMAX, TG_CROSS_ENTROPY, TG_TRANSPOSE, TG_T, TG_PERMUTE, TG_NARROW, TG_SLICE,
   TG_SELECT, TG_EXPAND, TG_SQUEEZE, TG_SQUEEZE_DIM, TG_UNSQUEEZE, TG_VIEW, TG_RESHAPE,
-  TG_FLATTEN, TG_AS_STRIDED, TG_UNFOLD, TG_DIAGONAL, TG_CLONE, TG_CONTIGUOUS, TG_TO_DTYPE
+  TG_FLATTEN, TG_AS_STRIDED, TG_UNFOLD, TG_DIAGONAL, TG_CLONE, TG_CONTIGUOUS, TG_TO_DTYPE,
+  /* torch.nn.functional-style ops (tests/golden/gen_nn.py) */
+  TG_LINEAR, TG_GELU, TG_TANH, TG_SIGMOID, TG_SQRT, TG_SOFTMAX, TG_LAYER_NORM
 } tg_op;
 
 /* x = base.as_strided(sizes, strides, offset), base a 1-D contiguous tensor
@@ -160,6 +162,16 @@ static inline tsr_status tg_apply(tsr_tensor* const* r, const tg_step* s, tsr_te
     case TG_CLONE: return tsr_clone(a, (tsr_memory_format)g[0], out);
     case TG_CONTIGUOUS: return tsr_contiguous(a, (tsr_memory_format)g[0], out);
     case TG_TO_DTYPE: return tsr_to_dtype(a, (tsr_dtype)g[0], out);
+    /* Extra tensor operands are registers in args (-1: none). */
+    case TG_LINEAR: return tsr_linear(a, b, s->nargs && g[0] >= 0 ? r[g[0]] : NULL, out);
+    case TG_GELU: return tsr_gelu(a, s->nargs && g[0] ? TSR_GELU_TANH : TSR_GELU_NONE, out);
+    case TG_TANH: return tsr_tanh(a, out);
+    case TG_SIGMOID: return tsr_sigmoid(a, out);
+    case TG_SQRT: return tsr_sqrt(a, out);
+    case TG_SOFTMAX: return tsr_softmax(a, g[0], out);
+    case TG_LAYER_NORM: /* args: n, shape[n], weight register, bias register */
+      return tsr_layer_norm(a, g[0], g + 1, g[1 + g[0]] >= 0 ? r[g[1 + g[0]]] : NULL,
+                            g[2 + g[0]] >= 0 ? r[g[2 + g[0]]] : NULL, s->scalar, out);
   }
   cr_assert_fail("unknown golden op %d", (int)s->op);
   return TSR_ERR_INTERNAL;

@@ -106,6 +106,75 @@ TSR_API tsr_status tsr_log_softmax(const tsr_tensor* a, int64_t dim, tsr_tensor*
 TSR_API tsr_status tsr_cross_entropy(const tsr_tensor* logits, const tsr_tensor* target,
                                      tsr_tensor** out);
 
+/* ---- layers and activations (torch.nn.functional) --------------------- *
+ * Gradients flow to every floating input that requires grad; each result's
+ * grad_fn is named as torch 1.13 names it. float16 is refused where torch
+ * 1.13's CPU kernels refuse it (TSR_ERR_DTYPE_MISMATCH, torch's
+ * "\"GeluKernelImpl\" not implemented for 'Half'"). */
+
+/* torch.nn.functional.linear: out = x @ weight^T + bias.
+ * x [*, in_features] (at least 1-D), weight [out_features, in_features]
+ * (2-D; weight is read transposed in place, never copied), bias NULL or
+ * [out_features] (any shape that expands to the output's sizes is taken);
+ * out [*, out_features], contiguous. One dtype, float32 or float64
+ * (OpenBLAS). grad_fn as torch 1.13's at::linear leaves it: AddmmBackward0
+ * (2-D x with bias), ViewBackward0 (contiguous 3-D x with bias),
+ * AddBackward0 (other x with bias), MmBackward0 / SqueezeBackward3 /
+ * UnsafeViewBackward0 (2-D / 1-D / other x without bias).
+ * TSR_ERR_SHAPE_MISMATCH: in_features differ ("mat1 and mat2 shapes cannot
+ * be multiplied (6x4 and 3x5)", x's leading dims folded), 0-dim x, weight
+ * not 2-D, bias that does not expand ("The expanded size of the tensor (5)
+ * must match the existing size (4) ..."). TSR_ERR_DTYPE_MISMATCH: dtypes
+ * differ ("self and mat2 must have the same dtype") or are not float32/
+ * float64. */
+TSR_API tsr_status tsr_linear(const tsr_tensor* x, const tsr_tensor* weight,
+                              const tsr_tensor* bias, tsr_tensor** out);
+
+/* torch.nn.functional.gelu's `approximate` argument. */
+typedef enum tsr_gelu_approximate {
+  TSR_GELU_NONE = 0, /* x * Phi(x), Phi the normal CDF (erf)            */
+  TSR_GELU_TANH = 1  /* 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) */
+} tsr_gelu_approximate;
+
+/* torch.nn.functional.gelu(x, approximate). x bfloat16/float32/float64
+ * (others: TSR_ERR_DTYPE_MISMATCH, as torch). An approximate value outside
+ * the enum: TSR_ERR_INVALID_ARGUMENT ("approximate argument must be either
+ * none or tanh."). grad_fn GeluBackward0. */
+TSR_API tsr_status tsr_gelu(const tsr_tensor* x, tsr_gelu_approximate approximate, tsr_tensor** out);
+/* torch.tanh, torch.sigmoid (1 / (1 + e^-x)), torch.sqrt (NaN below 0).
+ * bfloat16/float32/float64 keep their dtype; integer and bool inputs give
+ * float32 (as torch); float16: TSR_ERR_DTYPE_MISMATCH. grad_fn
+ * TanhBackward0, SigmoidBackward0, SqrtBackward0. */
+TSR_API tsr_status tsr_tanh(const tsr_tensor* x, tsr_tensor** out);
+TSR_API tsr_status tsr_sigmoid(const tsr_tensor* x, tsr_tensor** out);
+TSR_API tsr_status tsr_sqrt(const tsr_tensor* x, tsr_tensor** out);
+
+/* ---- normalisation ------------------------------------------------------ */
+/* torch.softmax(x, dim): exp(x - max) / sum(exp(x - max)) along dim (dim in
+ * [-ndim, ndim); a 0-dim x takes 0 or -1 and gives 1). x bfloat16/float32/
+ * float64 (others TSR_ERR_DTYPE_MISMATCH, torch's "\"softmax_kernel_impl\"
+ * not implemented for 'Long'"). out: x's sizes and dtype, contiguous.
+ * grad_fn SoftmaxBackward0. */
+TSR_API tsr_status tsr_softmax(const tsr_tensor* x, int64_t dim, tsr_tensor** out);
+/* torch.nn.functional.layer_norm(x, normalized_shape, weight, bias, eps):
+ * over the trailing n_normalized dims of x, which must equal
+ * normalized_shape[0..n_normalized) (copied on entry),
+ *   out = (x - mean) / sqrt(var + eps) * weight + bias
+ * with the biased variance. weight and bias: NULL or of sizes
+ * normalized_shape and x's dtype. x bfloat16/float32/float64. out: x's sizes,
+ * contiguous. grad_fn NativeLayerNormBackward0; gradients flow to x, weight
+ * and bias. TSR_ERR_SHAPE_MISMATCH (torch's messages): n_normalized == 0
+ * ("Expected normalized_shape to be at least 1-dimensional"), x's trailing
+ * sizes differ ("Given normalized_shape=[5], expected input with shape
+ * [*, 5], but got input of size[3, 4]"), weight/bias of other sizes.
+ * TSR_ERR_DTYPE_MISMATCH: other dtypes, weight/bias of another dtype
+ * ("expected scalar type Float but found Double"). TSR_ERR_INVALID_ARGUMENT:
+ * n_normalized < 0 or above 64, normalized_shape NULL with n_normalized > 0,
+ * negative sizes. */
+TSR_API tsr_status tsr_layer_norm(const tsr_tensor* x, int64_t n_normalized,
+                                  const int64_t* normalized_shape, const tsr_tensor* weight,
+                                  const tsr_tensor* bias, double eps, tsr_tensor** out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -15,6 +15,7 @@ value is exactly representable in its dtype (they are generated in it).
 """
 import math
 import os
+import struct
 import sys
 import warnings
 
@@ -102,7 +103,52 @@ OPS = {
     "CLONE": lambda r, s: r[s["a"]].clone(memory_format=MEMORY_FORMAT[s["args"][0]]),
     "CONTIGUOUS": lambda r, s: r[s["a"]].contiguous(memory_format=MEMORY_FORMAT[s["args"][0]]),
     "TO_DTYPE": lambda r, s: r[s["a"]].to(CODE_DTYPE[s["args"][0]]),
+    # torch.nn.functional-style ops (gen_nn.py). Extra tensor operands are
+    # registers named in args; clamp's bounds travel as the bits of doubles.
+    "LINEAR": lambda r, s: torch.nn.functional.linear(
+        r[s["a"]], r[s["b"]], r[s["args"][0]] if s["args"] and s["args"][0] >= 0 else None),
+    "GELU": lambda r, s: torch.nn.functional.gelu(
+        r[s["a"]], approximate="tanh" if s["args"] and s["args"][0] else "none"),
+    "TANH": lambda r, s: torch.tanh(r[s["a"]]),
+    "SIGMOID": lambda r, s: torch.sigmoid(r[s["a"]]),
+    "SQRT": lambda r, s: torch.sqrt(r[s["a"]]),
+    "POW_SCALAR": lambda r, s: torch.pow(r[s["a"]], s["scalar"]),
+    "POW": lambda r, s: torch.pow(r[s["a"]], r[s["b"]]),
+    "CLAMP": lambda r, s: torch.clamp(r[s["a"]], *_clamp_bounds(s["args"])),
+    "SOFTMAX": lambda r, s: torch.softmax(r[s["a"]], s["args"][0]),
+    "LAYER_NORM": lambda r, s: _layer_norm(r, s),
+    "CAT": lambda r, s: torch.cat([r[i] for i in s["args"][2:2 + s["args"][1]]], s["args"][0]),
+    "STACK": lambda r, s: torch.stack([r[i] for i in s["args"][2:2 + s["args"][1]]], s["args"][0]),
+    "WHERE": lambda r, s: torch.where(r[s["a"]], r[s["b"]], r[s["args"][0]]),
+    "INDEX_SELECT": lambda r, s: torch.index_select(r[s["a"]], s["args"][0], r[s["b"]]),
+    "GATHER": lambda r, s: torch.gather(r[s["a"]], s["args"][0], r[s["b"]]),
+    "EMBEDDING": lambda r, s: torch.nn.functional.embedding(r[s["b"]], r[s["a"]]),
 }
+
+
+def double_bits(v):
+    """The int64 whose bits are the double v (clamp's bounds in args)."""
+    return struct.unpack("<q", struct.pack("<d", float(v)))[0]
+
+
+def _clamp_bounds(a):
+    """args [has_min, has_max, bits(min), bits(max)] -> (min, max)."""
+    val = lambda b: struct.unpack("<d", struct.pack("<q", b))[0]  # noqa: E731
+    return (val(a[2]) if a[0] else None, val(a[3]) if a[1] else None)
+
+
+def clamp_args(lo, hi):
+    return [int(lo is not None), int(hi is not None), double_bits(lo if lo is not None else 0),
+            double_bits(hi if hi is not None else 0)]
+
+
+def _layer_norm(r, s):
+    """args [n, shape..., weight register or -1, bias register or -1]; eps in scalar."""
+    a = s["args"]
+    n = a[0]
+    w, b = a[1 + n], a[2 + n]
+    return torch.nn.functional.layer_norm(r[s["a"]], a[1:1 + n], r[w] if w >= 0 else None,
+                                          r[b] if b >= 0 else None, s["scalar"])
 
 
 def c_double(v):

@@ -1,0 +1,64 @@
+// C API: layers, activations, normalisation, joining and indexing (the
+// torch.nn.functional part of ops.h). Argument checks, then the
+// differentiable op; *out is written last.
+#include <tessera/ops.h>
+
+#include "capi/barrier.h"
+#include "capi/handles.h"
+#include "ops/nn_functional.h"
+
+using namespace tsr;
+using namespace tsr::capi;
+
+namespace {
+template <typename Fn>
+tsr_status unary_call(const tsr_tensor* x, tsr_tensor** out, Fn&& fn) {
+  return guarded([&] {
+    const Tensor& t = tensor_of(x, "x");
+    require(out, "out");
+    emit(out, fn(t));
+  });
+}
+// An optional tensor argument: NULL gives an undefined Tensor.
+Tensor optional_tensor(const tsr_tensor* h) { return h ? h->tensor : Tensor(); }
+}  // namespace
+
+TSR_EXTERN tsr_status tsr_linear(const tsr_tensor* x, const tsr_tensor* weight, const tsr_tensor* bias,
+                                 tsr_tensor** out) {
+  return guarded([&] {
+    const Tensor& xt = tensor_of(x, "x");
+    const Tensor& w = tensor_of(weight, "weight");
+    require(out, "out");
+    emit(out, ops::linear(xt, w, optional_tensor(bias)));
+  });
+}
+
+TSR_EXTERN tsr_status tsr_gelu(const tsr_tensor* x, tsr_gelu_approximate approximate, tsr_tensor** out) {
+  return guarded([&] {
+    const Tensor& t = tensor_of(x, "x");
+    const int a = enum_arg(approximate);
+    TSR_CHECK(a == TSR_GELU_NONE || a == TSR_GELU_TANH, TSR_ERR_INVALID_ARGUMENT,
+              "approximate argument must be either none or tanh. (got tsr_gelu_approximate ", a, ")");
+    require(out, "out");
+    emit(out, ops::gelu(t, a == TSR_GELU_TANH));
+  });
+}
+TSR_EXTERN tsr_status tsr_tanh(const tsr_tensor* x, tsr_tensor** out) { return unary_call(x, out, ops::tanh); }
+TSR_EXTERN tsr_status tsr_sigmoid(const tsr_tensor* x, tsr_tensor** out) {
+  return unary_call(x, out, ops::sigmoid);
+}
+TSR_EXTERN tsr_status tsr_sqrt(const tsr_tensor* x, tsr_tensor** out) { return unary_call(x, out, ops::sqrt); }
+
+TSR_EXTERN tsr_status tsr_softmax(const tsr_tensor* x, int64_t dim, tsr_tensor** out) {
+  return unary_call(x, out, [&](const Tensor& t) { return ops::softmax(t, dim); });
+}
+TSR_EXTERN tsr_status tsr_layer_norm(const tsr_tensor* x, int64_t n_normalized, const int64_t* normalized_shape,
+                                     const tsr_tensor* weight, const tsr_tensor* bias, double eps,
+                                     tsr_tensor** out) {
+  return guarded([&] {
+    const Tensor& t = tensor_of(x, "x");
+    Shape shape = shape_from(n_normalized, normalized_shape, "normalized_shape", /*nonnegative=*/true);
+    require(out, "out");
+    emit(out, ops::layer_norm(t, shape, optional_tensor(weight), optional_tensor(bias), eps));
+  });
+}

@@ -1,0 +1,274 @@
+#include "kernels/activation.h"
+
+#include <cmath>
+
+#include "kernels/map.h"
+
+namespace tsr::kernels {
+
+namespace {
+
+const char* act_name(Act op) {
+  switch (op) {
+    case Act::Gelu:
+    case Act::GeluTanh: return "gelu";
+    case Act::Tanh: return "tanh";
+    case Act::Sigmoid: return "sigmoid";
+    case Act::Sqrt: return "sqrt";
+    case Act::Erf: break;
+  }
+  return "erf";
+}
+
+// The kernel name torch 1.13's "not implemented" message gives.
+const char* act_kernel(Act op) {
+  switch (op) {
+    case Act::Gelu:
+    case Act::GeluTanh: return "GeluKernelImpl";
+    case Act::Tanh: return "tanh_vml_cpu";
+    case Act::Sigmoid: return "sigmoid_cpu";
+    case Act::Sqrt: return "sqrt_vml_cpu";
+    case Act::Erf: break;
+  }
+  return "erf_vml_cpu";
+}
+
+// ATen's GeluKernelImpl / GeluBackwardKernelImpl constants.
+constexpr double kSqrt1_2 = 0.70710678118654752440;                   // M_SQRT1_2
+constexpr double kAlpha = 1.12837916709551257390 * kSqrt1_2 * 0.5;    // M_2_SQRTPI * M_SQRT1_2 / 2
+constexpr double kBeta = 1.41421356237309504880 * 1.12837916709551257390 * 0.5;  // sqrt(2/pi)
+constexpr double kKappa = 0.044715;
+
+template <typename C>
+C gelu(C x) {
+  return x * C(0.5) * (C(1) + std::erf(x * C(kSqrt1_2)));
+}
+template <typename C>
+C gelu_tanh(C x) {
+  const C inner = C(kBeta) * (x + C(kKappa) * (x * x * x));
+  return C(0.5) * x * (C(1) + std::tanh(inner));
+}
+template <typename C>
+C gelu_backward(C dy, C x) {
+  const C cdf = C(0.5) * (C(1) + std::erf(x * C(kSqrt1_2)));
+  const C pdf = C(kAlpha) * std::exp(C(-0.5) * x * x);
+  return dy * (cdf + x * pdf);
+}
+template <typename C>
+C gelu_tanh_backward(C dy, C x) {
+  const C x_sq = x * x;
+  const C inner = C(kBeta) * (x + C(kKappa) * x_sq * x);
+  const C t = std::tanh(inner);
+  const C left = C(0.5) * x, right = C(1) + t;
+  const C left_derivative = C(0.5) * right;
+  const C right_derivative = C(1) - t * t;
+  const C inner_derivative = C(kBeta) * (C(1) + C(3) * C(kKappa) * x_sq);
+  return dy * (left_derivative + left * right_derivative * inner_derivative);
+}
+
+// A bound or exponent as torch's kernels see it: converted to the element
+// type (Scalar::to<scalar_t>), then computed with.
+template <typename T>
+compute_t<T> as_element(double v) {
+  return compute_t<T>(T(compute_t<T>(v)));
+}
+
+}  // namespace
+
+tsr_dtype act_result_dtype(Act op, tsr_dtype d) {
+  if (is_floating(d)) {
+    if (d == TSR_FLOAT16) not_implemented(act_name(op), act_kernel(op), d);
+    return d;
+  }
+  if (op == Act::Gelu || op == Act::GeluTanh) not_implemented(act_name(op), act_kernel(op), d);
+  return TSR_FLOAT32;
+}
+
+Tensor act(Act op, const Tensor& x0) {
+  const tsr_dtype d = act_result_dtype(op, x0.dtype());
+  const Tensor x = converted(x0, d);
+  Tensor out = new_output(x0.sizes(), {&x0}, d);
+  dispatch_float_no_half(d, act_name(op), act_kernel(op), [&]<typename T>() {
+    using C = compute_t<T>;
+    const std::array<Tensor, 1> in{x};
+    switch (op) {
+      case Act::Gelu: map_same<T>(out, [](C v) { return gelu(v); }, in); break;
+      case Act::GeluTanh: map_same<T>(out, [](C v) { return gelu_tanh(v); }, in); break;
+      case Act::Tanh: map_same<T>(out, [](C v) { return std::tanh(v); }, in); break;
+      case Act::Sigmoid: map_same<T>(out, [](C v) { return C(1) / (C(1) + std::exp(-v)); }, in); break;
+      case Act::Sqrt: map_same<T>(out, [](C v) { return std::sqrt(v); }, in); break;
+      case Act::Erf: map_same<T>(out, [](C v) { return std::erf(v); }, in); break;
+    }
+  });
+  return out;
+}
+
+Tensor act_backward(Act op, const Tensor& grad, const Tensor& saved0) {
+  const tsr_dtype d = grad.dtype();
+  const Tensor saved = converted(saved0, d);
+  Tensor out = new_output(grad.sizes(), {&grad, &saved}, d);
+  dispatch_float_no_half(d, act_name(op), act_kernel(op), [&]<typename T>() {
+    using C = compute_t<T>;
+    const std::array<Tensor, 2> in{grad, saved};
+    switch (op) {
+      case Act::Gelu: map_same<T>(out, [](C g, C x) { return gelu_backward(g, x); }, in); break;
+      case Act::GeluTanh: map_same<T>(out, [](C g, C x) { return gelu_tanh_backward(g, x); }, in); break;
+      case Act::Tanh: map_same<T>(out, [](C g, C y) { return g * (C(1) - y * y); }, in); break;
+      case Act::Sigmoid: map_same<T>(out, [](C g, C y) { return g * (C(1) - y) * y; }, in); break;
+      case Act::Sqrt: map_same<T>(out, [](C g, C y) { return g / (C(2) * y); }, in); break;
+      case Act::Erf:
+        map_same<T>(out, [](C g, C x) { return g * C(1.12837916709551257390) * std::exp(-x * x); }, in);
+        break;
+    }
+  });
+  return out;
+}
+
+// ---- pow ------------------------------------------------------------------
+
+tsr_dtype pow_scalar_result_dtype(tsr_dtype d) { return is_floating(d) ? d : TSR_FLOAT32; }
+
+Tensor pow_scalar(const Tensor& x0, double e) {
+  const tsr_dtype d = pow_scalar_result_dtype(x0.dtype());
+  const Tensor x = converted(x0, d);
+  Tensor out = new_output(x0.sizes(), {&x0}, d);
+  dispatch_floating(d, "pow", [&]<typename T>() {
+    using C = compute_t<T>;
+    const std::array<Tensor, 1> in{x};
+    // sqrt, rsqrt and reciprocal have kernels of their own (not for Half).
+    if (d != TSR_FLOAT16 && e == 0.5) return map_same<T>(out, [](C v) { return std::sqrt(v); }, in);
+    if (d != TSR_FLOAT16 && e == -0.5) return map_same<T>(out, [](C v) { return C(1) / std::sqrt(v); }, in);
+    if (d != TSR_FLOAT16 && e == -1.0) return map_same<T>(out, [](C v) { return C(1) / v; }, in);
+    if (d == TSR_FLOAT16) {  // std::pow(base, exp) with exp rounded to Half
+      const C ex = as_element<T>(e);
+      return map_same<T>(out, [ex](C v) { return std::pow(v, ex); }, in);
+    }
+    // bfloat16 arithmetic rounds after every operation (BFloat16's
+    // operators go through float one at a time); r() is that rounding.
+    auto r = [](C v) { return C(T(v)); };
+    if (e == 2.0) return map_same<T>(out, [](C v) { return v * v; }, in);
+    if (e == 3.0) return map_same<T>(out, [r](C v) { return r(v * v) * v; }, in);
+    if (e == -2.0) return map_same<T>(out, [r](C v) { return C(1) / r(v * v); }, in);
+    if constexpr (std::is_same_v<T, BFloat16>) {
+      const C ex = as_element<T>(e);
+      return map_same<T>(out, [ex](C v) { return std::pow(v, ex); }, in);
+    } else {  // float and double: the exponent as a double
+      return map_same<T>(out, [e](C v) { return C(std::pow(double(v), e)); }, in);
+    }
+  });
+  return out;
+}
+
+tsr_dtype pow_result_dtype(const Tensor& a, const Tensor& b) {
+  const tsr_dtype d = binary_result_dtype(BinaryOp::Mul, a, b);
+  if (d == TSR_BOOL) not_implemented("pow", "pow", d);
+  return d;
+}
+
+namespace {
+// ATen's powi: repeated squaring, wrapping on overflow (done unsigned).
+template <typename T>
+T powi(T a, T b) {
+  if constexpr (std::is_signed_v<T>) {
+    if (b < 0) {
+      if (a == 1) return 1;
+      if (a == -1) return (-(b % 2)) ? T(-1) : T(1);
+      return 0;
+    }
+  }
+  using U = std::make_unsigned_t<T>;
+  uint64_t result = 1, base = uint64_t(U(a));
+  while (b) {
+    if (b & 1) result = uint64_t(U(result * base));
+    b /= 2;
+    base = uint64_t(U(base * base));
+  }
+  return T(U(result));
+}
+}  // namespace
+
+Tensor pow(const Tensor& a0, const Tensor& b0) {
+  const tsr_dtype d = pow_result_dtype(a0, b0);
+  const Shape shape = broadcast_shapes(a0.sizes(), b0.sizes());
+  const Tensor a = converted(a0, d), b = converted(b0, d);
+  Tensor out = new_output(shape, {&a0, &b0}, d);
+  dispatch_all(d, [&]<typename T>() {
+    using C = compute_t<T>;
+    const std::array<Tensor, 2> in{a, b};
+    if constexpr (std::is_same_v<T, bool>) {
+      fail(TSR_ERR_INTERNAL, "pow: unreachable bool");
+    } else if constexpr (std::is_integral_v<T>) {
+      map_same<T>(out, [](T x, T y) { return powi(x, y); }, in);
+    } else {
+      map_same<T>(out, [](C x, C y) { return C(std::pow(x, y)); }, in);
+    }
+  });
+  return out;
+}
+
+// ---- clamp ----------------------------------------------------------------
+
+tsr_dtype clamp_result_dtype(tsr_dtype d) { return is_floating(d) ? d : TSR_FLOAT32; }
+
+Tensor clamp(const Tensor& x0, std::optional<double> lo, std::optional<double> hi) {
+  TSR_CHECK(lo || hi, TSR_ERR_INVALID_ARGUMENT,
+            "torch.clamp: At least one of 'min' or 'max' must not be None");
+  const tsr_dtype d = clamp_result_dtype(x0.dtype());
+  const char* kernel = lo && hi ? "clamp_scalar_cpu" : lo ? "clamp_min_scalar_cpu" : "clamp_max_scalar_cpu";
+  const Tensor x = converted(x0, d);
+  Tensor out = new_output(x0.sizes(), {&x0}, d);
+  dispatch_float_no_half(d, "clamp", kernel, [&]<typename T>() {
+    using C = compute_t<T>;
+    const std::array<Tensor, 1> in{x};
+    if (lo && hi) {
+      if (std::isnan(*lo) || std::isnan(*hi)) {  // at::clamp fills NaN
+        map_same<T>(out, [](C) { return C(NAN); }, in);
+        return;
+      }
+      const C l = as_element<T>(*lo), h = as_element<T>(*hi);
+      map_same<T>(out, [l, h](C v) { return std::min(std::max(v, l), h); }, in);
+    } else if (lo) {
+      const C l = as_element<T>(*lo);
+      map_same<T>(out, [l](C v) { return std::max(v, l); }, in);
+    } else {
+      const C h = as_element<T>(*hi);
+      map_same<T>(out, [h](C v) { return std::min(v, h); }, in);
+    }
+  });
+  return out;
+}
+
+// ---- masks ----------------------------------------------------------------
+
+Tensor in_range_mask(const Tensor& x, std::optional<double> lo, std::optional<double> hi) {
+  Tensor out = new_output(x.sizes(), {&x}, TSR_BOOL);
+  dispatch_floating(x.dtype(), "clamp backward", [&]<typename T>() {
+    using C = compute_t<T>;
+    const C l = lo ? as_element<T>(*lo) : C(0), h = hi ? as_element<T>(*hi) : C(0);
+    const bool has_lo = lo.has_value(), has_hi = hi.has_value();
+    map<bool, T>(out, [=](C v) { return (!has_lo || v >= l) && (!has_hi || v <= h); }, {x});
+  });
+  return out;
+}
+
+Tensor eq_scalar_mask(const Tensor& x, double v) {
+  Tensor out = new_output(x.sizes(), {&x}, TSR_BOOL);
+  dispatch_all(x.dtype(), [&]<typename T>() {
+    map<bool, T>(out, [v](compute_t<T> e) { return double(e) == v; }, {x});
+  });
+  return out;
+}
+
+Tensor zero_base_mask(const Tensor& x, const Tensor& y) {
+  const Shape shape = broadcast_shapes(x.sizes(), y.sizes());
+  Tensor out = new_output(shape, {&x, &y}, TSR_BOOL);
+  dispatch_all(x.dtype(), [&]<typename T>() {
+    dispatch_all(y.dtype(), [&]<typename U>() {
+      map<bool, T, U>(out, [](compute_t<T> a, compute_t<U> b) { return double(a) == 0 && double(b) >= 0; },
+                      {x, y});
+    });
+  });
+  return out;
+}
+
+}  // namespace tsr::kernels

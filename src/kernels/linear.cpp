@@ -1,0 +1,62 @@
+#include "kernels/linear.h"
+
+#include "core/layout.h"
+#include "core/views.h"
+#include "kernels/copy.h"
+#include "kernels/elementwise.h"
+#include "kernels/matmul.h"
+
+namespace tsr::kernels {
+
+namespace {
+// torch's mm message folds x's leading dims: "(6x4 and 3x5)".
+[[noreturn]] void size_mismatch(int64_t m, int64_t k, const Tensor& w) {
+  fail(TSR_ERR_SHAPE_MISMATCH, "mat1 and mat2 shapes cannot be multiplied (", m, "x", k, " and ",
+       w.sizes()[1], "x", w.sizes()[0], ")");
+}
+}  // namespace
+
+Shape linear_sizes(const Tensor& x, const Tensor& w, const Tensor& b) {
+  TSR_CHECK(w.ndim() == 2, TSR_ERR_SHAPE_MISMATCH,
+            "linear(): weight must be 2-D [out_features, in_features], got sizes ", w.sizes());
+  TSR_CHECK(x.ndim() >= 1, TSR_ERR_SHAPE_MISMATCH,
+            "both arguments to matmul need to be at least 1D, but they are ", x.ndim(), "D and 2D");
+  const bool same = x.dtype() == w.dtype() && (!b.defined() || b.dtype() == x.dtype());
+  TSR_CHECK(same, TSR_ERR_DTYPE_MISMATCH, "self and mat2 must have the same dtype (linear(): input ",
+            dtype_name(x.dtype()), ", weight ", dtype_name(w.dtype()), ", bias ",
+            b.defined() ? dtype_name(b.dtype()) : "none", ")");
+  TSR_CHECK(x.dtype() == TSR_FLOAT32 || x.dtype() == TSR_FLOAT64, TSR_ERR_DTYPE_MISMATCH,
+            "linear supports float32 and float64 in this version, got ", dtype_name(x.dtype()));
+  const int64_t K = x.sizes().back();
+  if (K != w.sizes()[1]) {
+    int64_t m = 1;
+    for (int64_t i = 0; i + 1 < x.ndim(); ++i) m *= x.sizes()[i];
+    size_mismatch(m, K, w);
+  }
+  Shape out(x.sizes().begin(), x.sizes().end() - 1);
+  out.push_back(w.sizes()[0]);
+  if (b.defined()) views::expand(b, out);  // torch's expand message when it does not fit
+  return out;
+}
+
+Tensor as_rows(const Tensor& x) {
+  const int64_t K = x.sizes().back();
+  int64_t m = 1;
+  for (int64_t i = 0; i + 1 < x.ndim(); ++i) m *= x.sizes()[i];
+  const Shape rows{m, K};
+  if (x.ndim() == 2) return x;
+  if (auto st = views::compute_stride(x.sizes(), x.strides(), rows)) return make_view(x, rows, *st, x.storage_offset());
+  Tensor c = contiguous_copy(x, x.dtype());
+  return make_view(c, rows, contiguous_strides(rows), 0);
+}
+
+Tensor linear(const Tensor& x, const Tensor& w, const Tensor& b) {
+  const Shape out_sizes = linear_sizes(x, w, b);
+  // One gemm over all rows of x: [M, K] @ [K, N], weight read transposed.
+  Tensor y = matmul(as_rows(x), views::t(w));
+  Tensor out = make_view(y, out_sizes, contiguous_strides(out_sizes), 0);
+  if (b.defined()) add_into(out, views::expand(b, out_sizes), 1.0);
+  return out;
+}
+
+}  // namespace tsr::kernels

@@ -1,0 +1,20 @@
+// torch.nn.functional.linear on CPU (no autograd): y = x @ weight^T + bias
+// through OpenBLAS (kernels::matmul on a transposed view of weight, so
+// weight is never copied).
+#pragma once
+
+#include "core/tensor.h"
+
+namespace tsr::kernels {
+
+// Checks linear's arguments and gives the output sizes: x [*, K] (at least
+// 1-D), weight [N, K], bias undefined or expanding to [*, N]; one dtype,
+// float32 or float64. Throws torch's messages.
+Shape linear_sizes(const Tensor& x, const Tensor& weight, const Tensor& bias);
+// The result, contiguous. bias may be undefined.
+Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias);
+// x [*, K] seen as the matrix [prod(*), K]: a view when the strides allow,
+// else a contiguous copy (torch's reshape(-1, K)).
+Tensor as_rows(const Tensor& x);
+
+}  // namespace tsr::kernels

@@ -1,0 +1,137 @@
+// Elementwise maps over strided, broadcast operands: out[i] = f(in0[i],
+// in1[i], ...), each operand read through its own strides (0 on broadcast
+// dims) in its own element type, f computing in compute_t (float for the
+// 16-bit floats). The loops are strided_loop.h's (dims coalesced, ordered
+// by the output's strides). Used by the nn kernels (activation, indexing's
+// where); elementwise.cpp keeps its own specialised loops.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <utility>
+
+#include "core/factory.h"
+#include "kernels/copy.h"
+#include "kernels/elementwise.h"
+#include "kernels/strided_loop.h"
+
+namespace tsr::kernels {
+
+// Byte strides of t read as if expanded to `shape` (t broadcasts to it):
+// 0 where t's dim is size 1 (or absent) and shape's is not.
+inline std::vector<int64_t> broadcast_byte_strides(const Tensor& t, const Shape& shape) {
+  std::vector<int64_t> st(shape.size(), 0);
+  const size_t off = shape.size() - size_t(t.ndim());
+  for (size_t i = 0; i < size_t(t.ndim()); ++i)
+    st[off + i] = (t.sizes()[i] == 1 && shape[off + i] != 1) ? 0 : t.strides()[i] * t.element_size();
+  return st;
+}
+
+// t in dtype d: t itself when it already is, else a converted copy that
+// keeps t's layout (empty_like with preserve_format).
+inline Tensor converted(const Tensor& t, tsr_dtype d) {
+  if (t.dtype() == d) return t;
+  Tensor out = empty_like(t, d, TSR_PRESERVE_FORMAT);
+  copy_strided(out, t);
+  return out;
+}
+
+// A fresh output of `shape` with the strides TensorIterator gives it for
+// these (possibly broadcast) inputs.
+inline Tensor new_output(const Shape& shape, const std::vector<const Tensor*>& inputs, tsr_dtype d) {
+  return empty_strided(shape, output_strides(shape, inputs), d, TSR_DEVICE_CPU);
+}
+
+namespace detail {
+template <typename T>
+inline compute_t<T> load(const char* p) {
+  return compute_t<T>(*reinterpret_cast<const T*>(p));
+}
+}  // namespace detail
+
+// out[i] = f(compute_t<In>(ins[k][i])...) stored as Out. Every input
+// broadcasts to out's sizes; element types are given, not dispatched.
+template <typename Out, typename... In, typename F>
+void map(const Tensor& out, F&& f, const std::array<Tensor, sizeof...(In)>& ins) {
+  constexpr size_t N = 1 + sizeof...(In);
+  if (out.numel() == 0) return;
+  const Shape& shape = out.sizes();
+  std::array<std::vector<int64_t>, N> strides;
+  std::array<char*, N> base;
+  strides[0] = byte_strides(out);
+  base[0] = static_cast<char*>(out.data_ptr());
+  for (size_t k = 0; k + 1 < N; ++k) {
+    strides[k + 1] = broadcast_byte_strides(ins[k], shape);
+    base[k + 1] = static_cast<char*>(ins[k].data_ptr());
+  }
+  auto g = make_geometry<N>(shape, strides);
+  for_each_run<N>(g, base, [&](char** p, const int64_t* s, int64_t n) {
+    [&]<size_t... K>(std::index_sequence<K...>) {
+      constexpr int64_t sizes[N] = {int64_t(sizeof(Out)), int64_t(sizeof(In))...};
+      bool dense = true;
+      for (size_t k = 0; k < N; ++k) dense &= s[k] == sizes[k];
+      if (dense) {  // unit strides: plain arrays the compiler can vectorise
+        Out* o = reinterpret_cast<Out*>(p[0]);
+        for (int64_t i = 0; i < n; ++i)
+          o[i] = Out(f(compute_t<In>(reinterpret_cast<const In*>(p[K + 1])[i])...));
+      } else {
+        for (int64_t i = 0; i < n; ++i)
+          *reinterpret_cast<Out*>(p[0] + i * s[0]) = Out(f(detail::load<In>(p[K + 1] + i * s[K + 1])...));
+      }
+    }(std::index_sequence_for<In...>{});
+  });
+}
+
+namespace detail {
+template <typename T, size_t>
+using repeat = T;
+}  // namespace detail
+
+// The common case: every operand of one element type T.
+template <typename T, size_t M, typename F>
+void map_same(const Tensor& out, F&& f, const std::array<Tensor, M>& ins) {
+  [&]<size_t... K>(std::index_sequence<K...>) {
+    map<T, detail::repeat<T, K>...>(out, std::forward<F>(f), ins);
+  }(std::make_index_sequence<M>{});
+}
+
+// c10's ScalarType name ('Float', 'Half', 'Long'), for torch's
+// "\"kernel\" not implemented for 'Half'" messages.
+inline const char* scalar_type_name(tsr_dtype d) {
+  switch (d) {
+    case TSR_UINT8: return "Byte";
+    case TSR_INT8: return "Char";
+    case TSR_INT16: return "Short";
+    case TSR_INT32: return "Int";
+    case TSR_INT64: return "Long";
+    case TSR_FLOAT16: return "Half";
+    case TSR_FLOAT32: return "Float";
+    case TSR_FLOAT64: return "Double";
+    case TSR_BOOL: return "Bool";
+    case TSR_BFLOAT16: return "BFloat16";
+  }
+  return "Unknown";
+}
+
+// Throws torch's "not implemented" error (TSR_ERR_DTYPE_MISMATCH) for what
+// a kernel of torch 1.13's CPU backend does not take: `op` names the op,
+// `kernel` torch's kernel as its message names it.
+[[noreturn]] inline void not_implemented(const char* op, const char* kernel, tsr_dtype d) {
+  fail(TSR_ERR_DTYPE_MISMATCH, op, ": \"", kernel, "\" not implemented for '", scalar_type_name(d),
+       "' (", dtype_name(d) ? dtype_name(d) : "invalid", ")");
+}
+
+// bfloat16, float32 and float64: the floating types torch 1.13's CPU
+// kernels of transcendental functions take (float16 is not among them).
+template <typename Fn>
+decltype(auto) dispatch_float_no_half(tsr_dtype d, const char* op, const char* kernel, Fn&& fn) {
+  switch (d) {
+    case TSR_BFLOAT16: return fn.template operator()<BFloat16>();
+    case TSR_FLOAT32: return fn.template operator()<float>();
+    case TSR_FLOAT64: return fn.template operator()<double>();
+    default: break;
+  }
+  not_implemented(op, kernel, d);
+}
+
+}  // namespace tsr::kernels

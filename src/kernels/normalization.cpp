@@ -1,0 +1,240 @@
+#include "kernels/normalization.h"
+
+#include <cmath>
+#include <limits>
+
+#include "core/factory.h"
+#include "core/layout.h"
+#include "kernels/copy.h"
+#include "kernels/map.h"
+
+namespace tsr::kernels {
+
+namespace {
+
+// A contiguous tensor seen as [outer, len, inner] around dim.
+struct Around {
+  int64_t outer = 1, len = 1, inner = 1;
+};
+Around around(const Shape& sizes, int64_t dim) {
+  Around a;
+  for (int64_t i = 0; i < int64_t(sizes.size()); ++i) {
+    if (i < dim) a.outer *= sizes[i];
+    else if (i == dim) a.len = sizes[i];
+    else a.inner *= sizes[i];
+  }
+  return a;
+}
+
+Tensor dense(const Tensor& t) {
+  return is_contiguous_strides(t.sizes(), t.strides()) ? t : contiguous_copy(t, t.dtype());
+}
+
+// Accumulator type: double for float64, float otherwise (ATen's opmath).
+template <typename T>
+using acc_t = std::conditional_t<std::is_same_v<T, double>, double, float>;
+
+}  // namespace
+
+void check_softmax_dtype(const Tensor& x, int64_t dim) {
+  const tsr_dtype d = x.dtype();
+  if (d == TSR_BFLOAT16 || d == TSR_FLOAT32 || d == TSR_FLOAT64) return;
+  const bool last = x.ndim() == 0 || wrap_dim(dim, x.ndim()) == x.ndim() - 1;
+  not_implemented("softmax", last ? "softmax_lastdim_kernel_impl" : "softmax_kernel_impl", d);
+}
+
+Tensor softmax(const Tensor& x0, int64_t dim) {
+  dim = wrap_dim(dim, x0.ndim());
+  check_softmax_dtype(x0, dim);
+  Tensor x = dense(x0);
+  Tensor out = empty(x.sizes(), x.dtype());
+  if (x.numel() == 0) return out;
+  const Around a = x.ndim() == 0 ? Around{} : around(x.sizes(), dim);
+  dispatch_floating(x.dtype(), "softmax", [&]<typename T>() {
+    using C = acc_t<T>;
+    const T* in = x.data<T>();
+    T* y = out.data<T>();
+    std::vector<C> e(size_t(a.len));
+    for (int64_t o = 0; o < a.outer; ++o)
+      for (int64_t i = 0; i < a.inner; ++i) {
+        const int64_t base = o * a.len * a.inner + i;
+        C mx = -std::numeric_limits<C>::infinity();
+        for (int64_t k = 0; k < a.len; ++k) {
+          const C v = C(in[base + k * a.inner]);
+          mx = (v > mx || std::isnan(v)) ? v : mx;  // NaN propagates, as ATen's maximum
+        }
+        C s = 0;
+        for (int64_t k = 0; k < a.len; ++k) s += e[size_t(k)] = std::exp(C(in[base + k * a.inner]) - mx);
+        const C r = C(1) / s;
+        for (int64_t k = 0; k < a.len; ++k) y[base + k * a.inner] = T(e[size_t(k)] * r);
+      }
+  });
+  return out;
+}
+
+Tensor softmax_backward(const Tensor& grad0, const Tensor& y0, int64_t dim) {
+  Tensor g = dense(grad0), y = dense(y0);
+  Tensor out = empty(y.sizes(), y.dtype());
+  if (out.numel() == 0) return out;
+  const Around a = y.ndim() == 0 ? Around{} : around(y.sizes(), dim);
+  dispatch_floating(y.dtype(), "softmax backward", [&]<typename T>() {
+    using C = acc_t<T>;
+    const T* gy = g.data<T>();
+    const T* yy = y.data<T>();
+    T* gx = out.data<T>();
+    for (int64_t o = 0; o < a.outer; ++o)
+      for (int64_t i = 0; i < a.inner; ++i) {
+        const int64_t base = o * a.len * a.inner + i;
+        C s = 0;
+        for (int64_t k = 0; k < a.len; ++k) s += C(gy[base + k * a.inner]) * C(yy[base + k * a.inner]);
+        for (int64_t k = 0; k < a.len; ++k) {
+          const int64_t j = base + k * a.inner;
+          gx[j] = T(C(yy[j]) * (C(gy[j]) - s));
+        }
+      }
+  });
+  return out;
+}
+
+// ---- layer_norm -------------------------------------------------------------
+
+void check_layer_norm(const Tensor& x, const Shape& ns, const Tensor& w, const Tensor& b) {
+  TSR_CHECK(!ns.empty(), TSR_ERR_SHAPE_MISMATCH,
+            "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
+            "element, but got normalized_shape = ", ns);
+  TSR_CHECK(!w.defined() || w.sizes() == ns, TSR_ERR_SHAPE_MISMATCH,
+            "Expected weight to be of same shape as normalized_shape, but got weight of shape ",
+            w.sizes(), " and normalized_shape = ", ns);
+  TSR_CHECK(!b.defined() || b.sizes() == ns, TSR_ERR_SHAPE_MISMATCH,
+            "Expected bias to be of same shape as normalized_shape, but got bias of shape ", b.sizes(),
+            " and normalized_shape = ", ns);
+  const int64_t nd = x.ndim(), nn = int64_t(ns.size());
+  bool fits = nd >= nn;
+  for (int64_t i = 0; fits && i < nn; ++i) fits = x.sizes()[nd - nn + i] == ns[i];
+  if (!fits) {
+    std::string star = "[*";
+    for (int64_t v : ns) star += ", " + std::to_string(v);
+    fail(TSR_ERR_SHAPE_MISMATCH, "Given normalized_shape=", ns, ", expected input with shape ", star,
+         "], but got input of size", x.sizes());
+  }
+  const tsr_dtype d = x.dtype();
+  if (!(d == TSR_BFLOAT16 || d == TSR_FLOAT32 || d == TSR_FLOAT64))
+    not_implemented("layer_norm", "LayerNormKernelImpl", d);
+  for (const Tensor* p : {&w, &b})
+    TSR_CHECK(!p->defined() || p->dtype() == d, TSR_ERR_DTYPE_MISMATCH, "expected scalar type ",
+              scalar_type_name(d), " but found ", scalar_type_name(p->dtype()), " (layer_norm: input ",
+              dtype_name(d), ", ", p == &w ? "weight " : "bias ", dtype_name(p->dtype()), ")");
+}
+
+namespace {
+// Rows [M, N] of x for normalized_shape.
+std::pair<int64_t, int64_t> rows_of(const Tensor& x, const Shape& ns) {
+  int64_t n = 1;
+  for (int64_t v : ns) n *= v;
+  int64_t m = 1;
+  for (int64_t i = 0; i < x.ndim() - int64_t(ns.size()); ++i) m *= x.sizes()[i];
+  return {m, n};
+}
+
+// a * b + c rounded once (a fused multiply-add): float through double,
+// whose product of two floats is exact.
+inline float fused(float a, float b, float c) { return float(double(a) * double(b) + double(c)); }
+inline double fused(double a, double b, double c) { return std::fma(a, b, c); }
+
+// Mean and biased variance of one row, accumulated in double (two passes).
+template <typename T>
+std::pair<double, double> moments(const T* x, int64_t n) {
+  double s = 0;
+  for (int64_t j = 0; j < n; ++j) s += double(compute_t<T>(x[j]));
+  const double mean = n ? s / double(n) : 0.0;
+  double v = 0;
+  for (int64_t j = 0; j < n; ++j) {
+    const double d = double(compute_t<T>(x[j])) - mean;
+    v += d * d;
+  }
+  return {mean, n ? v / double(n) : 0.0};
+}
+}  // namespace
+
+Tensor layer_norm(const Tensor& x0, const Shape& ns, const Tensor& w0, const Tensor& b0, double eps) {
+  check_layer_norm(x0, ns, w0, b0);
+  Tensor x = dense(x0);
+  Tensor w = w0.defined() ? dense(w0) : w0, b = b0.defined() ? dense(b0) : b0;
+  Tensor out = empty(x.sizes(), x.dtype());
+  const auto [M, N] = rows_of(x, ns);
+  if (out.numel() == 0) return out;
+  dispatch_floating(x.dtype(), "layer_norm", [&]<typename T>() {
+    using C = acc_t<T>;
+    const T* xp = x.data<T>();
+    const T* wp = w.defined() ? w.data<T>() : nullptr;
+    const T* bp = b.defined() ? b.data<T>() : nullptr;
+    T* y = out.data<T>();
+    for (int64_t i = 0; i < M; ++i) {
+      // ATen: moments in the accumulation type, then rstd and the shift
+      // -rstd * mean computed in it (its rounding shows for large means).
+      const auto [mean_d, var_d] = moments(xp + i * N, N);
+      const C mean = C(mean_d), scale = C(1) / std::sqrt(std::max(C(var_d), C(0)) + C(eps));
+      const C shift = -scale * mean;
+      if (wp && bp) {  // ATen's vectorised map3: every operation rounded
+        for (int64_t j = 0; j < N; ++j)
+          y[i * N + j] = T(C(C(C(xp[i * N + j]) * scale) + shift) * C(wp[j]) + C(bp[j]));
+      } else {  // ATen's scalar loop, which its compiler contracts to FMAs
+        for (int64_t j = 0; j < N; ++j) {
+          const C v = fused(C(xp[i * N + j]), scale, shift);
+          y[i * N + j] = T(fused(v, wp ? C(wp[j]) : C(1), bp ? C(bp[j]) : C(0)));
+        }
+      }
+    }
+  });
+  return out;
+}
+
+LayerNormGrads layer_norm_backward(const Tensor& grad0, const Tensor& x0, const Shape& ns,
+                                   const Tensor& w0, double eps, bool need_x, bool need_w, bool need_b) {
+  Tensor g = dense(grad0), x = dense(x0);
+  Tensor w = w0.defined() ? dense(w0) : w0;
+  const auto [M, N] = rows_of(x, ns);
+  LayerNormGrads r;
+  if (need_x) r.x = empty(x.sizes(), x.dtype());
+  if (need_w) r.weight = empty(ns, x.dtype());
+  if (need_b) r.bias = empty(ns, x.dtype());
+  dispatch_floating(x.dtype(), "layer_norm backward", [&]<typename T>() {
+    const T* gp = g.data<T>();
+    const T* xp = x.data<T>();
+    const T* wp = w.defined() ? w.data<T>() : nullptr;
+    std::vector<double> dw(size_t(need_w ? N : 0), 0.0), db(size_t(need_b ? N : 0), 0.0);
+    const double scale = N ? 1.0 / double(N) : 0.0;
+    for (int64_t i = 0; i < M; ++i) {
+      const T* gr = gp + i * N;
+      const T* xr = xp + i * N;
+      const auto [mean, var] = moments(xr, N);
+      const double rstd = 1.0 / std::sqrt(std::max(var, 0.0) + eps);
+      auto gv = [&](int64_t j) { return double(compute_t<T>(gr[j])); };
+      auto xv = [&](int64_t j) { return double(compute_t<T>(xr[j])); };
+      auto wv = [&](int64_t j) { return wp ? double(compute_t<T>(wp[j])) : 1.0; };
+      if (need_x) {
+        double ds = 0, dbs = 0;  // sum dy*gamma*x, sum dy*gamma
+        for (int64_t j = 0; j < N; ++j) {
+          ds += gv(j) * wv(j) * xv(j);
+          dbs += gv(j) * wv(j);
+        }
+        const double a = rstd;
+        const double b = (dbs * mean - ds) * a * a * a * scale;
+        const double c = -b * mean - dbs * a * scale;
+        T* dx = r.x.data<T>() + i * N;
+        for (int64_t j = 0; j < N; ++j) dx[j] = T(compute_t<T>(a * gv(j) * wv(j) + b * xv(j) + c));
+      }
+      if (need_w)
+        for (int64_t j = 0; j < N; ++j) dw[size_t(j)] += gv(j) * (xv(j) - mean) * rstd;
+      if (need_b)
+        for (int64_t j = 0; j < N; ++j) db[size_t(j)] += gv(j);
+    }
+    if (need_w)
+      for (int64_t j = 0; j < N; ++j) r.weight.data<T>()[j] = T(compute_t<T>(dw[size_t(j)]));
+    if (need_b)
+      for (int64_t j = 0; j < N; ++j) r.bias.data<T>()[j] = T(compute_t<T>(db[size_t(j)]));
+  });
+  return r;
+}
+
+}  // namespace tsr::kernels

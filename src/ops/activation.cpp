@@ -1,0 +1,113 @@
+// Activation primitives: gelu (exact and tanh approximation), tanh,
+// sigmoid, sqrt and erf (erf is internal: gelu's double backward uses it).
+// Backward: with grad mode off (an ordinary backward) one fused kernel as
+// ATen's *_backward; under create_graph the same formula in differentiable
+// ops, so higher-order gradients work to any order. Formulas are PyTorch's
+// (tools/autograd/derivatives.yaml, ATen's GeluBackwardKernelImpl).
+#include <cmath>
+
+#include "autograd/grad_mode.h"
+#include "autograd/run.h"
+#include "kernels/activation.h"
+#include "ops/grad_util.h"
+#include "ops/nn_functional.h"
+
+namespace tsr::ops {
+
+using autograd::run1;
+using kernels::Act;
+using prim::BackwardContext;
+using prim::TensorMeta;
+using prim::Tensors;
+
+namespace {
+
+constexpr double kSqrt1_2 = 0.70710678118654752440;
+constexpr double kInvSqrt2Pi = 0.39894228040143267794;  // 1/sqrt(2 pi)
+constexpr double kTwoOverSqrtPi = 1.12837916709551257390;
+constexpr double kBeta = 0.79788456080286535588;        // sqrt(2/pi)
+constexpr double kKappa = 0.044715;
+
+class Activation final : public prim::Primitive {
+ public:
+  explicit Activation(Act op) : op_(op) {}
+  const char* name() const override {
+    switch (op_) {
+      case Act::Gelu:
+      case Act::GeluTanh: return "GeluBackward0";
+      case Act::Tanh: return "TanhBackward0";
+      case Act::Sigmoid: return "SigmoidBackward0";
+      case Act::Sqrt: return "SqrtBackward0";
+      case Act::Erf: break;
+    }
+    return "ErfBackward0";
+  }
+  const char* op() const override {
+    switch (op_) {
+      case Act::Gelu:
+      case Act::GeluTanh: return "gelu";
+      case Act::Tanh: return "tanh";
+      case Act::Sigmoid: return "sigmoid";
+      case Act::Sqrt: return "sqrt";
+      case Act::Erf: break;
+    }
+    return "erf";
+  }
+  std::vector<TensorMeta> output_meta(const Tensors& in) const override {
+    return {{in[0].sizes(), kernels::act_result_dtype(op_, in[0].dtype())}};
+  }
+  Tensors eval_cpu(const Tensors& in) override { return {kernels::act(op_, in[0])}; }
+  // gelu and erf read their input; tanh, sigmoid and sqrt their result.
+  prim::SaveSpec save_spec(const std::vector<bool>&) const override {
+    return reads_input() ? prim::SaveSpec{bit(0), 0} : prim::SaveSpec{0, bit(0)};
+  }
+  Tensors backward(const BackwardContext& ctx) override {
+    const Tensor& g = ctx.grad(0);
+    const Tensor saved = reads_input() ? ctx.input(0) : ctx.output(0);
+    if (!autograd::is_grad_enabled()) return {kernels::act_backward(op_, g, saved)};
+    if (op_ == Act::Sqrt) return {div(g, mul_scalar(saved, 2.0))};  // g / (2y)
+    return {mul(g, derivative(saved))};
+  }
+
+ private:
+  bool reads_input() const { return op_ == Act::Gelu || op_ == Act::GeluTanh || op_ == Act::Erf; }
+
+  // d(output)/d(input) in differentiable ops, from x (gelu, erf) or from
+  // the result y (tanh, sigmoid).
+  Tensor derivative(const Tensor& s) const {
+    switch (op_) {
+      case Act::Gelu: {  // Phi(x) + x phi(x)
+        Tensor cdf = mul_scalar(add_scalar(erf(mul_scalar(s, kSqrt1_2)), 1.0), 0.5);
+        Tensor pdf = mul_scalar(exp(mul_scalar(mul(s, s), -0.5)), kInvSqrt2Pi);
+        return add(cdf, mul(s, pdf));
+      }
+      case Act::GeluTanh: {  // 0.5 (1 + t) + 0.5 x (1 - t^2) beta (1 + 3 kappa x^2)
+        Tensor x_sq = mul(s, s);
+        Tensor t = tanh(mul_scalar(add(s, mul_scalar(mul(x_sq, s), kKappa)), kBeta));
+        Tensor left_derivative = mul_scalar(add_scalar(t, 1.0), 0.5);
+        Tensor right_derivative = add_scalar(neg(mul(t, t)), 1.0);
+        Tensor inner_derivative = mul_scalar(add_scalar(mul_scalar(x_sq, 3.0 * kKappa), 1.0), kBeta);
+        return add(left_derivative, mul(mul(mul_scalar(s, 0.5), right_derivative), inner_derivative));
+      }
+      case Act::Tanh: return add_scalar(neg(mul(s, s)), 1.0);        // 1 - y^2
+      case Act::Sigmoid: return mul(add_scalar(neg(s), 1.0), s);     // (1 - y) y
+      case Act::Sqrt:  // backward divides instead
+      case Act::Erf: break;
+    }
+    return mul_scalar(exp(neg(mul(s, s))), kTwoOverSqrtPi);  // 2/sqrt(pi) e^(-x^2)
+  }
+
+  Act op_;
+};
+
+}  // namespace
+
+Tensor gelu(const Tensor& x, bool tanh_approximation) {
+  return run1<Activation>({x}, tanh_approximation ? Act::GeluTanh : Act::Gelu);
+}
+Tensor tanh(const Tensor& x) { return run1<Activation>({x}, Act::Tanh); }
+Tensor sigmoid(const Tensor& x) { return run1<Activation>({x}, Act::Sigmoid); }
+Tensor sqrt(const Tensor& x) { return run1<Activation>({x}, Act::Sqrt); }
+Tensor erf(const Tensor& x) { return run1<Activation>({x}, Act::Erf); }
+
+}  // namespace tsr::ops

@@ -1,0 +1,32 @@
+// Differentiable layers and functions in the style of torch.nn.functional:
+// linear, activations, normalisation, joining and indexing. Each runs one
+// primitive through autograd::run (src/ops/{linear,activation,
+// normalization,joining,indexing}.cpp); the C API's ops.h entry points call
+// these. Backward formulas are PyTorch's (tools/autograd/derivatives.yaml),
+// written with differentiable ops so that create_graph works.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "core/tensor.h"
+
+namespace tsr::ops {
+
+// linear.cpp: x @ weight^T + bias (bias may be undefined).
+Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias);
+
+// activation.cpp. Integer and bool inputs of tanh/sigmoid/sqrt/erf give
+// float32; float16 is refused as by torch 1.13's CPU kernels.
+Tensor gelu(const Tensor& x, bool tanh_approximation);
+Tensor tanh(const Tensor& x);
+Tensor sigmoid(const Tensor& x);
+Tensor sqrt(const Tensor& x);
+Tensor erf(const Tensor& x);
+
+// normalization.cpp. weight and bias of layer_norm may be undefined.
+Tensor softmax(const Tensor& x, int64_t dim);
+Tensor layer_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& weight, const Tensor& bias,
+                  double eps);
+
+}  // namespace tsr::ops

@@ -1,0 +1,294 @@
+"""Goldens for the torch.nn.functional-style ops (tests/test_nn_*.c):
+linear, activations, normalisation, joining and indexing. PyTorch runs
+each program (opsprog.py) forward — and for gradient cases backward, with a
+random gradient stored in the header — and the header keeps the inputs, the
+result (dtype, sizes, strides, values), every step's grad_fn name and every
+input's .grad. One header per op family; each family reseeds the value
+generator, so adding cases to one family leaves the others' values alone.
+
+Run from the repository root: /usr/bin/python3 tests/golden/gen_nn.py
+"""
+import math
+import os
+import sys
+
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import opsprog  # noqa: E402
+from opsprog import Case, clamp_args, header, step, write  # noqa: E402
+from gen_ops import (I, b8, bf16, channels_last, expanded, f16, f32, f64, i32, i64,  # noqa: E402
+                     stepped, transposed, u8)
+
+R = {"requires_grad": True}
+INF, NAN = float("inf"), float("nan")
+
+
+def fwd(name, inputs, steps, **kw):
+    return Case(name, inputs, steps, **kw)
+
+
+def grad(name, inputs, steps, **kw):
+    return Case(name, inputs, steps, backward=True, **kw)
+
+
+# ---- linear -----------------------------------------------------------------
+
+def linear(x, w, b=None):
+    """Inputs and the LINEAR step for x, w and an optional bias (input 2)."""
+    ins = [x, w] + ([b] if b is not None else [])
+    return ins, [step("LINEAR", 0, 1, args=[2 if b is not None else -1])]
+
+
+LIN_TOL = (1e-5, 1e-5)
+
+
+def linear_forward():
+    def c(name, x, w, b=None, **kw):
+        ins, steps = linear(x, w, b)
+        return fwd("LINEAR " + name, ins, steps, tol=kw.pop("tol", LIN_TOL), **kw)
+    return [
+        c("2-D with bias", I(f32, [3, 4]), I(f32, [5, 4]), I(f32, [5])),
+        c("2-D without bias", I(f32, [3, 4]), I(f32, [5, 4])),
+        c("3-D contiguous with bias", I(f32, [2, 3, 4]), I(f32, [5, 4]), I(f32, [5])),
+        c("3-D without bias", I(f32, [2, 3, 4]), I(f32, [5, 4])),
+        c("1-D with bias", I(f32, [4]), I(f32, [5, 4]), I(f32, [5])),
+        c("1-D without bias", I(f32, [4]), I(f32, [5, 4])),
+        c("4-D with bias", I(f32, [2, 2, 3, 4]), I(f32, [3, 4]), I(f32, [3])),
+        c("float64", I(f64, [3, 6]), I(f64, [2, 6]), I(f64, [2]), tol=(1e-12, 1e-12)),
+        c("transposed x", transposed(f32, 3, 4), I(f32, [5, 4]), I(f32, [5])),
+        c("3-D x permuted (0,2,1)", I(f32, [2, 3, 4], [12, 1, 3]), I(f32, [5, 4]), I(f32, [5])),
+        c("3-D x transposed (0,2) without bias", I(f32, [3, 2, 4], [1, 3, 6]), I(f32, [5, 4])),
+        c("step-sliced x", stepped(f32, 3, 4), I(f32, [2, 4]), I(f32, [2])),
+        c("expanded x (stride-0 rows)", expanded(f32, 3, 4), I(f32, [2, 4]), I(f32, [2])),
+        c("transposed weight", I(f32, [3, 4]), transposed(f32, 5, 4), I(f32, [5])),
+        c("step-sliced weight and bias", I(f32, [3, 4]), stepped(f32, 2, 4), I(f32, [2], [3])),
+        c("bias [3,5] broadcast to the output", I(f32, [3, 4]), I(f32, [5, 4]), I(f32, [3, 5])),
+        c("0-dim bias", I(f32, [3, 4]), I(f32, [5, 4]), I(f32, [])),
+        c("expanded bias", I(f32, [3, 4]), I(f32, [5, 4]), I(f32, [5], [0])),
+        c("no rows", I(f32, [0, 4]), I(f32, [5, 4]), I(f32, [5])),
+        c("in_features 0 gives the bias", I(f32, [3, 0]), I(f32, [5, 0]), I(f32, [5])),
+        c("3-D with a zero batch", I(f32, [0, 3, 4]), I(f32, [5, 4]), I(f32, [5])),
+        c("out_features 0", I(f32, [3, 4]), I(f32, [0, 4]), I(f32, [0])),
+        c("large K", I(f32, [4, 300]), I(f32, [3, 300]), I(f32, [3]), tol=(1e-4, 1e-4)),
+    ]
+
+
+def linear_grads():
+    def c(name, x, w, b=None, **kw):
+        ins, steps = linear(x, w, b)
+        return grad("LINEAR " + name, ins, steps, tol=kw.pop("tol", LIN_TOL), **kw)
+    return [
+        c("2-D with bias", I(f32, [3, 4], **R), I(f32, [5, 4], **R), I(f32, [5], **R)),
+        c("2-D without bias", I(f32, [3, 4], **R), I(f32, [5, 4], **R)),
+        c("3-D contiguous with bias", I(f32, [2, 3, 4], **R), I(f32, [5, 4], **R), I(f32, [5], **R)),
+        c("3-D without bias", I(f32, [2, 3, 4], **R), I(f32, [5, 4], **R)),
+        c("1-D with bias", I(f32, [4], **R), I(f32, [5, 4], **R), I(f32, [5], **R)),
+        c("1-D without bias", I(f32, [4], **R), I(f32, [5, 4], **R)),
+        c("4-D with bias", I(f64, [2, 2, 3, 4], **R), I(f64, [3, 4], **R), I(f64, [3], **R),
+          tol=(1e-12, 1e-12)),
+        c("transposed x (grad keeps x's layout)", transposed(f32, 3, 4, **R), I(f32, [5, 4], **R),
+          I(f32, [5], **R)),
+        c("3-D permuted x", I(f32, [2, 3, 4], [12, 1, 3], **R), I(f32, [5, 4], **R), I(f32, [5], **R)),
+        c("transposed weight", I(f32, [3, 4], **R), transposed(f32, 5, 4, **R), I(f32, [5], **R)),
+        c("bias broadcast [3,5]", I(f32, [3, 4], **R), I(f32, [5, 4], **R), I(f32, [3, 5], **R)),
+        c("0-dim bias", I(f32, [2, 3, 4], **R), I(f32, [5, 4], **R), I(f32, [], **R)),
+        c("only weight requires grad", I(f32, [3, 4]), I(f32, [5, 4], **R), I(f32, [5])),
+        c("only x requires grad", I(f32, [2, 3, 4], **R), I(f32, [5, 4]), I(f32, [5])),
+        c("only bias requires grad", I(f32, [3, 4]), I(f32, [5, 4]), I(f32, [5], **R)),
+        grad("LINEAR through an expand of x",
+             [I(f32, [4], **R), I(f32, [5, 4], **R), I(f32, [5], **R)],
+             [step("EXPAND", 0, args=[3, 4]), step("LINEAR", 3, 1, args=[2])], tol=LIN_TOL),
+        c("in_features 0", I(f32, [3, 0], **R), I(f32, [5, 0], **R), I(f32, [5], **R)),
+        c("no rows", I(f32, [0, 4], **R), I(f32, [5, 4], **R), I(f32, [5], **R)),
+    ]
+
+
+# ---- activations ------------------------------------------------------------
+
+SPECIAL = [-INF, -10.0, -3.0, -1.0, -0.5, -0.0, 0.0, 0.25, 1.0, 3.0, 10.0, INF, NAN]
+POS = {"kind": "pos"}
+
+
+def act_tol(dtype):
+    return {torch.float32: (1e-5, 1e-6), torch.float64: (1e-12, 1e-12),
+            torch.bfloat16: (1e-2, 1e-2)}.get(dtype, (1e-5, 1e-6))
+
+
+def unary_op(op, x, args=(), scalar=0.0):
+    return [x], [step(op, 0, args=args, scalar=scalar)]
+
+
+ACTS = [("GELU", [0]), ("GELU tanh", [1]), ("TANH", []), ("SIGMOID", []), ("SQRT", [])]
+
+
+def act_step(name, args):
+    return name.split()[0], args
+
+
+def activation_forward():
+    cs = []
+    for label, args in ACTS:
+        op, _ = act_step(label, args)
+        kw = POS if op == "SQRT" else {}
+        def c(name, x, tol=None):
+            ins, steps = unary_op(op, x, args)
+            cs.append(fwd(f"{label} {name}", ins, steps, tol=tol or act_tol(x.dtype)))
+        c("float32", I(f32, [3, 4], **kw))
+        c("float64", I(f64, [2, 5], **kw))
+        c("bfloat16 (computed in float)", I(bf16, [6], **kw))
+        c("special values", I(f32, [len(SPECIAL)], values=SPECIAL))
+        c("special values float64", I(f64, [len(SPECIAL)], values=SPECIAL))
+        c("wide range", I(f32, [12], values=[-20, -8, -5, -2.5, -1e-3, 1e-7, 1e-3, 0.7, 2.5, 5, 8, 20]))
+        c("transposed keeps strides", transposed(f32, 3, 4, **kw))
+        c("expanded input", expanded(f32, 3, 4, **kw))
+        c("step-sliced input", stepped(f64, 3, 4, **kw))
+        c("channels_last keeps strides", channels_last(f32, 2, 3, 2, 2, **kw))
+        c("0-dim", I(f32, [], **kw))
+        c("empty", I(f32, [0, 3]))
+        if op != "GELU":
+            c("int64 gives float32", I(i64, [5], values=[-2, 0, 1, 4, 9]))
+            c("bool gives float32", I(b8, [3], values=[0, 1, 1]))
+            c("uint8 gives float32", I(u8, [3], values=[0, 4, 200]))
+    return cs
+
+
+def activation_grads():
+    cs = []
+    for label, args in ACTS:
+        op, _ = act_step(label, args)
+        kw = dict(POS) if op == "SQRT" else {}
+        def c(name, ins, steps, tol=None):
+            cs.append(grad(f"{label} {name}", ins, steps, tol=tol or act_tol(ins[0].dtype)))
+        c("float32", [I(f32, [3, 4], **kw, **R)], [step(op, 0, args=args)])
+        c("float64", [I(f64, [2, 5], **kw, **R)], [step(op, 0, args=args)])
+        c("bfloat16", [I(bf16, [6], **kw, **R)], [step(op, 0, args=args)], tol=(2e-2, 2e-2))
+        c("transposed input", [transposed(f32, 3, 4, **kw, **R)], [step(op, 0, args=args)])
+        c("channels_last input", [channels_last(f64, 2, 3, 2, 2, **kw, **R)], [step(op, 0, args=args)])
+        c("through expand (broadcast sums back)", [I(f64, [4], **kw, **R)],
+          [step("EXPAND", 0, args=[3, 4]), step(op, 1, args=args)])
+        c("through a slice", [I(f64, [3, 6], **kw, **R)],
+          [step("SLICE", 0, args=[1, 1, 6, 2]), step(op, 1, args=args)])
+        c("0-dim", [I(f32, [], **kw, **R)], [step(op, 0, args=args)])
+    return cs
+
+
+# ---- normalisation ------------------------------------------------------------
+
+def ln_step(a, shape, w=-1, b=-1, eps=1e-5):
+    return step("LAYER_NORM", a, args=[len(shape)] + list(shape) + [w, b], scalar=eps)
+
+
+NORM_TOL = (1e-5, 1e-5)
+
+
+def norm_forward():
+    sm = lambda name, x, dim, **kw: fwd("SOFTMAX " + name, [x], [step("SOFTMAX", 0, args=[dim])],  # noqa
+                                        tol=kw.pop("tol", NORM_TOL), **kw)
+    big = [1000.0, 1001.0, 999.0, -1000.0, 1e4, 1e4 + 1, 0.0, -1e4]
+    cs = [
+        sm("dim 1", I(f32, [3, 5]), 1),
+        sm("dim 0", I(f32, [3, 5]), 0),
+        sm("dim -1 of 3-D float64", I(f64, [2, 3, 4]), -1, tol=(1e-12, 1e-12)),
+        sm("middle dim", I(f32, [2, 3, 4]), 1),
+        sm("large values are stable", I(f32, [2, 4], values=big), 1),
+        sm("-inf gives 0", I(f32, [4], values=[-INF, 0, 1, -INF]), 0),
+        sm("nan spreads over its row", I(f32, [2, 3], values=[0, NAN, 1, 0, 1, 2]), 1),
+        sm("transposed input (contiguous result)", transposed(f32, 3, 4), 1),
+        sm("transposed input, dim 0", transposed(f32, 3, 4), 0),
+        sm("expanded input", expanded(f32, 3, 4), 1),
+        sm("channels_last input", channels_last(f32, 2, 3, 2, 2), 1),
+        sm("bfloat16", I(bf16, [2, 8]), 1, tol=(1e-2, 1e-2)),
+        sm("0-dim", I(f32, []), 0),
+        sm("empty", I(f32, [0, 3]), 1),
+        sm("one element per row", I(f32, [3, 1]), 1),
+    ]
+    ln = lambda name, ins, shape, w=-1, b=-1, eps=1e-5, **kw: fwd(  # noqa: E731
+        "LAYER_NORM " + name, ins, [ln_step(0, shape, w, b, eps)], tol=kw.pop("tol", NORM_TOL), **kw)
+    cs += [
+        ln("last dim", [I(f32, [3, 5])], [5]),
+        ln("last dim with weight and bias", [I(f32, [3, 5]), I(f32, [5]), I(f32, [5])], [5], 1, 2),
+        ln("weight only", [I(f32, [3, 5]), I(f32, [5])], [5], 1),
+        ln("bias only", [I(f32, [3, 5]), I(f32, [5])], [5], -1, 1),
+        ln("two dims", [I(f64, [2, 3, 4]), I(f64, [3, 4]), I(f64, [3, 4])], [3, 4], 1, 2,
+           tol=(1e-12, 1e-12)),
+        ln("all dims", [I(f32, [2, 3])], [2, 3]),
+        ln("eps 0.1", [I(f32, [4, 3])], [3], eps=0.1),
+        ln("constant rows give bias", [I(f32, [2, 3], values=[2, 2, 2, -1, -1, -1]), I(f32, [3]),
+                                       I(f32, [3])], [3], 1, 2),
+        ln("transposed input", [transposed(f32, 3, 4)], [4]),
+        ln("channels_last input", [channels_last(f32, 2, 3, 2, 2)], [2, 2]),
+        ln("step-sliced weight", [I(f32, [2, 4]), I(f32, [4], [2], 1)], [4], 1),
+        ln("large offset values", [I(f32, [2, 4], values=[1e4, 1e4 + 1, 1e4 + 2, 1e4 + 3,
+                                                          -5, 5, -5, 5])], [4]),
+        ln("bfloat16", [I(bf16, [3, 8]), I(bf16, [8]), I(bf16, [8])], [8], 1, 2, tol=(2e-2, 2e-2)),
+        ln("no rows", [I(f32, [0, 4])], [4]),
+        ln("1-D input", [I(f32, [6])], [6]),
+    ]
+    return cs
+
+
+def norm_grads():
+    sm = lambda name, ins, dim, **kw: grad("SOFTMAX " + name, ins, [step("SOFTMAX", 0, args=[dim])],  # noqa
+                                           tol=kw.pop("tol", NORM_TOL), **kw)
+    cs = [
+        sm("dim 1", [I(f32, [3, 5], **R)], 1),
+        sm("dim 0 float64", [I(f64, [3, 5], **R)], 0, tol=(1e-12, 1e-12)),
+        sm("middle dim", [I(f32, [2, 3, 4], **R)], 1),
+        sm("transposed input", [transposed(f32, 3, 4, **R)], 1),
+        sm("bfloat16", [I(bf16, [2, 6], **R)], 1, tol=(2e-2, 2e-2)),
+        sm("0-dim", [I(f32, [], **R)], 0),
+        grad("SOFTMAX through expand", [I(f64, [4], **R)],
+             [step("EXPAND", 0, args=[3, 4]), step("SOFTMAX", 1, args=[0])], tol=(1e-12, 1e-12)),
+    ]
+    ln = lambda name, ins, shape, w=-1, b=-1, eps=1e-5, **kw: grad(  # noqa: E731
+        "LAYER_NORM " + name, ins, [ln_step(0, shape, w, b, eps)], tol=kw.pop("tol", NORM_TOL), **kw)
+    cs += [
+        ln("x only", [I(f32, [3, 5], **R)], [5]),
+        ln("x, weight, bias", [I(f32, [3, 5], **R), I(f32, [5], **R), I(f32, [5], **R)], [5], 1, 2),
+        ln("weight and bias only", [I(f32, [3, 5]), I(f32, [5], **R), I(f32, [5], **R)], [5], 1, 2),
+        ln("two dims float64", [I(f64, [2, 3, 4], **R), I(f64, [3, 4], **R), I(f64, [3, 4], **R)],
+           [3, 4], 1, 2, tol=(1e-12, 1e-12)),
+        ln("weight without bias", [I(f32, [4, 3], **R), I(f32, [3], **R)], [3], 1),
+        ln("transposed x", [transposed(f32, 3, 4, **R), I(f32, [4], **R), I(f32, [4], **R)], [4], 1, 2),
+        ln("bfloat16", [I(bf16, [2, 8], **R), I(bf16, [8], **R), I(bf16, [8], **R)], [8], 1, 2,
+           tol=(3e-2, 3e-2)),
+        grad("LAYER_NORM through expand and slice", [I(f64, [6], **R), I(f64, [3], **R)],
+             [step("EXPAND", 0, args=[2, 6]), step("SLICE", 2, args=[1, 0, 6, 2]),
+              ln_step(3, [3], w=1, eps=1e-3)], tol=(1e-12, 1e-12)),
+    ]
+    return cs
+
+
+def main():
+    root = os.path.dirname(os.path.abspath(__file__))
+    families = [
+        ("nn_linear_golden.h", "linear (torch.nn.functional.linear).", 101,
+         [("tg_linear_fwd", linear_forward), ("tg_linear_grad", linear_grads)]),
+        ("nn_activation_golden.h", "gelu, tanh, sigmoid, sqrt, pow, clamp.", 102,
+         [("tg_act_fwd", activation_forward), ("tg_act_grad", activation_grads)]),
+        ("nn_normalization_golden.h", "softmax, layer_norm.", 103,
+         [("tg_norm_fwd", norm_forward), ("tg_norm_grad", norm_grads)]),
+    ]
+    for fname, what, seed, tables in families:
+        guard = "TSR_TESTS_GOLDEN_" + fname.upper().replace(".", "_")
+        opsprog.GEN.manual_seed(seed)
+        out = [f"/* GENERATED FILE - do not edit.\n"
+               f" * Produced by tests/golden/{os.path.basename(__file__)} with PyTorch "
+               f"{torch.__version__}\n * (/usr/bin/python3). {what}\n"
+               f" * Regenerate: /usr/bin/python3 tests/golden/{os.path.basename(__file__)} */\n",
+               f"#ifndef {guard}\n#define {guard}\n\n#include <math.h>\n#include <stdint.h>\n\n"
+               '#include "ops_program.h"\n\n']
+        for table, make in tables:
+            inits = []
+            for n, c in enumerate(make()):
+                d, init = opsprog.emit_case(c.run(), f"{table}_{n}")
+                out.append(f"/* {c.name}{': ' + c.note if c.note else ''} */\n{d}\n")
+                inits.append(init)
+            out.append(f"static const tg_case {table}[] = {{\n" + ",\n".join(inits) + "\n};\n")
+            out.append(f"#define {table.upper()}_N ((size_t)(sizeof {table} / sizeof {table}[0]))\n\n")
+        out.append(f"#endif /* {guard} */\n")
+        write(os.path.join(root, fname), "".join(out))
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,124 @@
+/* gelu (exact and tanh), tanh, sigmoid, sqrt, pow and clamp against
+ * PyTorch 1.13 (tests/golden/gen_nn.py): values, dtypes and strides
+ * (special values, bfloat16, integer inputs, transposed / expanded /
+ * channels_last inputs); gradients and grad_fn names; float64 gradcheck
+ * through views and broadcasting; every error path. */
+#include <stdint.h>
+
+#include "golden/nn_activation_golden.h"
+#include "gradcheck.h"
+
+TG_PARAMETERIZED(activation, forward, tg_act_fwd, TG_ACT_FWD_N) { tg_check_forward(c); }
+TG_PARAMETERIZED(activation, grads, tg_act_grad, TG_ACT_GRAD_N) { tg_check_backward(c); }
+
+/* ---- gradcheck ------------------------------------------------------------ */
+
+typedef enum { A_GELU, A_GELU_TANH, A_TANH, A_SIGMOID, A_SQRT } act_kind;
+
+static tsr_status apply_act(act_kind k, const tsr_tensor* x, tsr_tensor** out) {
+  switch (k) {
+    case A_GELU: return tsr_gelu(x, TSR_GELU_NONE, out);
+    case A_GELU_TANH: return tsr_gelu(x, TSR_GELU_TANH, out);
+    case A_TANH: return tsr_tanh(x, out);
+    case A_SIGMOID: return tsr_sigmoid(x, out);
+    case A_SQRT: return tsr_sqrt(x, out);
+  }
+  return TSR_ERR_INTERNAL;
+}
+
+/* act(x^T) * act(expand(v)) + act(x[:, ::2] sliced) broadcast. */
+static tsr_tensor* f_act(tg_arena* ar, tsr_tensor* const* in, const void* ctx) {
+  act_kind k = *(const act_kind*)ctx;
+  tsr_tensor *x = in[0], *v = in[1];
+  const int64_t s34[] = {3, 4};
+  tsr_tensor* a = T(apply_act(k, T(tsr_t(x, &o_)), &o_));                               /* [3,4] */
+  tsr_tensor* b = T(apply_act(k, T(tsr_expand(v, 2, s34, &o_)), &o_));                  /* [3,4] */
+  tsr_tensor* c = T(apply_act(k, T(tsr_slice(x, 1, 0, 3, 2, &o_)), &o_));               /* [4,2] */
+  tsr_tensor* d = T(tsr_sum(c, 1, (const int64_t[]){1}, false, &o_));                   /* [4] */
+  return T(tsr_add(T(tsr_mul(a, b, &o_)), d, &o_));
+}
+
+static void gradcheck_act(act_kind k, const char* name) {
+  const int64_t sx[] = {4, 3}, sv[] = {4};
+  /* sqrt needs positive inputs away from 0. */
+  double shift = k == A_SQRT ? 3.0 : 0.0, scale = k == A_SQRT ? 0.5 : 1.5;
+  tsr_tensor* in[] = {tg_leaf(2, sx, 11, scale, shift), tg_leaf(1, sv, 12, scale, shift)};
+  cr_expect_eq(tg_gradcheck(name, f_act, 2, in, &k), 12 + 4);
+  for (int i = 0; i < 2; ++i) tsr_tensor_release(in[i]);
+}
+
+Test(activation, gradcheck_gelu) { gradcheck_act(A_GELU, "gelu"); }
+Test(activation, gradcheck_gelu_tanh) { gradcheck_act(A_GELU_TANH, "gelu tanh"); }
+Test(activation, gradcheck_tanh) { gradcheck_act(A_TANH, "tanh"); }
+Test(activation, gradcheck_sigmoid) { gradcheck_act(A_SIGMOID, "sigmoid"); }
+Test(activation, gradcheck_sqrt) { gradcheck_act(A_SQRT, "sqrt"); }
+
+/* ---- errors --------------------------------------------------------------- */
+
+static tsr_tensor* filled(int64_t ndim, const int64_t* sizes, tsr_dtype dtype, double v) {
+  tsr_tensor* t;
+  TSR_ASSERT_OK(tsr_full(ndim, sizes, v, dtype, TSR_CPU, &t));
+  return t;
+}
+
+static void expect_filled(const tsr_tensor* t, double v) {
+  cr_expect_eq(tsr_version(t), 0);
+  double* got = tg_values(t);
+  for (int64_t i = 0; i < tsr_tensor_numel(t); ++i) cr_expect_eq(got[i], v);
+  free(got);
+}
+
+Test(activation, gelu_errors) {
+  const int64_t s[] = {2, 3};
+  tsr_tensor *x = filled(2, s, TSR_FLOAT32, 1), *h = filled(2, s, TSR_FLOAT16, 1),
+             *i = filled(2, s, TSR_INT64, 1), *bo = filled(2, s, TSR_BOOL, 1), *out = SENTINEL;
+  TSR_ASSERT_OK(tsr_set_requires_grad(x, true));
+  /* torch: "\"GeluKernelImpl\" not implemented for 'Half'" (and 'Long', 'Bool'). */
+  TSR_ASSERT_FAILS(tsr_gelu(h, TSR_GELU_NONE, &out), TSR_ERR_DTYPE_MISMATCH,
+                   "\"GeluKernelImpl\" not implemented for 'Half'");
+  TSR_ASSERT_FAILS(tsr_gelu(i, TSR_GELU_TANH, &out), TSR_ERR_DTYPE_MISMATCH,
+                   "\"GeluKernelImpl\" not implemented for 'Long'");
+  TSR_ASSERT_FAILS(tsr_gelu(bo, TSR_GELU_NONE, &out), TSR_ERR_DTYPE_MISMATCH, "'Bool'");
+  /* torch: "approximate argument must be either none or tanh." */
+  TSR_ASSERT_FAILS(tsr_gelu(x, (tsr_gelu_approximate)2, &out), TSR_ERR_INVALID_ARGUMENT,
+                   "approximate argument must be either none or tanh.");
+  TSR_ASSERT_FAILS(tsr_gelu(x, (tsr_gelu_approximate)-1, &out), TSR_ERR_INVALID_ARGUMENT,
+                   "approximate argument must be either none or tanh.");
+  TSR_ASSERT_FAILS(tsr_gelu(NULL, TSR_GELU_NONE, &out), TSR_ERR_INVALID_ARGUMENT, "x is NULL");
+  TSR_ASSERT_FAILS(tsr_gelu(x, TSR_GELU_NONE, NULL), TSR_ERR_INVALID_ARGUMENT, "out is NULL");
+  cr_expect_eq(out, SENTINEL);
+  tsr_tensor* g = SENTINEL;
+  TSR_ASSERT_OK(tsr_grad(x, &g));
+  cr_expect_null(g);
+  expect_filled(x, 1);
+  expect_filled(h, 1);
+  tsr_tensor* all[] = {x, h, i, bo};
+  for (size_t k = 0; k < 4; ++k) tsr_tensor_release(all[k]);
+}
+
+Test(activation, unary_errors) {
+  const int64_t s[] = {3};
+  tsr_tensor *h = filled(1, s, TSR_FLOAT16, 1), *x = filled(1, s, TSR_FLOAT32, 1), *out = SENTINEL;
+  /* torch 1.13's CPU kernels refuse float16. */
+  TSR_ASSERT_FAILS(tsr_tanh(h, &out), TSR_ERR_DTYPE_MISMATCH, "\"tanh_vml_cpu\" not implemented for 'Half'");
+  TSR_ASSERT_FAILS(tsr_sigmoid(h, &out), TSR_ERR_DTYPE_MISMATCH,
+                   "\"sigmoid_cpu\" not implemented for 'Half'");
+  TSR_ASSERT_FAILS(tsr_sqrt(h, &out), TSR_ERR_DTYPE_MISMATCH, "\"sqrt_vml_cpu\" not implemented for 'Half'");
+  TSR_ASSERT_FAILS(tsr_tanh(NULL, &out), TSR_ERR_INVALID_ARGUMENT, "x is NULL");
+  TSR_ASSERT_FAILS(tsr_sigmoid(NULL, &out), TSR_ERR_INVALID_ARGUMENT, "x is NULL");
+  TSR_ASSERT_FAILS(tsr_sqrt(NULL, &out), TSR_ERR_INVALID_ARGUMENT, "x is NULL");
+  TSR_ASSERT_FAILS(tsr_tanh(x, NULL), TSR_ERR_INVALID_ARGUMENT, "out is NULL");
+  TSR_ASSERT_FAILS(tsr_sigmoid(x, NULL), TSR_ERR_INVALID_ARGUMENT, "out is NULL");
+  TSR_ASSERT_FAILS(tsr_sqrt(x, NULL), TSR_ERR_INVALID_ARGUMENT, "out is NULL");
+  cr_expect_eq(out, SENTINEL);
+  expect_filled(h, 1);
+  expect_filled(x, 1);
+  tsr_tensor_release(h);
+  tsr_tensor_release(x);
+}
+
+/* The enum's values are part of the ABI. */
+Test(activation, gelu_enum_values) {
+  cr_expect_eq(TSR_GELU_NONE, 0);
+  cr_expect_eq(TSR_GELU_TANH, 1);
+}
