@@ -8,6 +8,7 @@
  * checkpointing: only gelu and dropout are recomputed).
  * usage: ckpt_bench [blocks width batch reps]; prints one line per mode:
  *   mode <name> peak_bytes <n> step_ms <median> identical <yes|no|->   */
+#define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -54,9 +54,15 @@ TSR_API tsr_status tsr_zero_grad(tsr_tensor* t);
  * grad_fn"). A second backward through freed buffers without retain_graph,
  * or through a tensor modified in place after it was saved:
  * TSR_ERR_AUTOGRAD with PyTorch's message; so is a backward while a
- * checkpoint region is open on this thread (checkpoint.h). On failure no
- * .grad is changed. Thread-safe for graphs sharing leaves: accumulation
- * into a leaf's .grad is locked, as in PyTorch's AccumulateGrad. */
+ * checkpoint region is open on this thread (checkpoint.h). These errors
+ * are found before any gradient is computed, so they change no .grad.
+ * Each leaf's gradient is added to its .grad as soon as it is complete
+ * (the incoming gradient is freed at once; a new .grad may be that tensor
+ * itself when nothing else holds it and it is laid out like the leaf); an
+ * allocation failure halfway (TSR_ERR_OUT_OF_MEMORY) may leave some leaves
+ * updated, as in PyTorch. Thread-safe for graphs sharing leaves:
+ * accumulation into a leaf's .grad is locked, as in PyTorch's
+ * AccumulateGrad. */
 TSR_API tsr_status tsr_backward(tsr_tensor* root, const tsr_tensor* gradient,
                                 bool retain_graph);
 

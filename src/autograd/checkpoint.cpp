@@ -35,6 +35,7 @@ class Holder final : public PackedTensor {
  public:
   Holder(std::shared_ptr<Frame> frame, int64_t value) : frame(std::move(frame)), value(value) {}
   Tensor unpack() override;
+  void check() const override;
 
   std::shared_ptr<Frame> frame;
   const int64_t value;
@@ -52,6 +53,8 @@ class Frame : public std::enable_shared_from_this<Frame> {
               const std::vector<std::string>& keep_ops);
   std::shared_ptr<Holder> pack(int64_t value);
   void replay();  // with `mutex` held
+  // Throws the version error a replay would hit for a modified input.
+  void check_inputs();
 
   const uint64_t serial;
   const Options options;  // the outermost region's (keep_ops: per region)
@@ -59,7 +62,8 @@ class Frame : public std::enable_shared_from_this<Frame> {
 
  private:
   InputRef ref_of(const Tensor& t);
-  Tensor resolve(const InputRef& r, const Entry& e) const;
+  // The tensor from outside an External ref reads, checked unmodified.
+  const Tensor& external(const InputRef& r) const;
   void check_replayed(const Entry& e, const prim::Tensors& outs) const;
 
   std::vector<Tensor> externals_;
@@ -132,12 +136,7 @@ std::shared_ptr<Holder> Frame::pack(int64_t value) {
   return h;
 }
 
-Tensor Frame::resolve(const InputRef& r, const Entry& e) const {
-  switch (r.kind) {
-    case InputRef::None: return Tensor();
-    case InputRef::Value: return Tensor();  // filled by replay() from its values
-    case InputRef::External: break;
-  }
+const Tensor& Frame::external(const InputRef& r) const {
   const Tensor& t = externals_[r.index];
   // The region read this tensor at version r.version; replaying it in any
   // other state would give other values: PyTorch's version-counter error.
@@ -184,7 +183,9 @@ void Frame::replay() {
       outs = e.kept;
     } else {
       prim::Tensors in;
-      for (const InputRef& r : e.inputs) in.push_back(r.kind == InputRef::Value ? values[r.index] : resolve(r, e));
+      for (const InputRef& r : e.inputs)
+        in.push_back(r.kind == InputRef::Value ? values[r.index]
+                     : r.kind == InputRef::External ? external(r) : Tensor());
       if (!options.preserve_rng_state && e.prim->is_random()) e.prim->forget_random_state();
       outs = e.prim->forward(in);
       if (options.determinism_check) check_replayed(e, outs);
@@ -201,6 +202,17 @@ void Frame::replay() {
     for (const InputRef& r : e.inputs)
       if (r.kind == InputRef::Value && last_use[r.index] == i) values[r.index] = Tensor();
   }
+}
+
+void Frame::check_inputs() {
+  std::lock_guard lock(mutex);
+  for (const Entry& e : tape_)
+    for (const InputRef& r : e.inputs)
+      if (r.kind == InputRef::External) external(r);
+}
+
+void Holder::check() const {
+  if (!filled.defined()) frame->check_inputs();
 }
 
 Tensor Holder::unpack() {

@@ -59,18 +59,25 @@ Tensor SavedVariable::with_history(const Node& owner) const {
   return t;
 }
 
-Tensor SavedVariable::unpack(const Node& owner) const {
+void SavedVariable::check(const Node& owner) const {
   if (released_) fail_freed_graph();
-  // A recomputed value is checked against its recomputation by the packer.
-  if (packed_) return packed_->unpack();
-  if (!data_.defined()) return data_;
+  if (packed_) return packed_->check();
+  if (!data_.defined()) return;
   int64_t now = data_.version();
-  if (now == saved_version_) return with_history(owner);
+  if (now == saved_version_) return;
   // PyTorch's message: "..., which is output N of FooBackward0," only for
   // tensors produced by an op; leaves have no such clause.
   const char* producer = is_owner_output_ ? owner.name() : producer_;
   fail_modified(data_, now, saved_version_,
                 producer ? str(", which is output ", output_nr_, " of ", producer, ",") : "");
+}
+
+Tensor SavedVariable::unpack(const Node& owner) const {
+  check(owner);
+  // A recomputed value is checked against its recomputation by the packer.
+  if (packed_) return packed_->unpack();
+  if (!data_.defined()) return data_;
+  return with_history(owner);
 }
 
 bool requires_grad(const Tensor& t) {

@@ -43,6 +43,10 @@ struct Node : std::enable_shared_from_this<Node> {
   virtual const char* name() const = 0;
   // Frees saved tensors (after backward without retain_graph).
   virtual void release_saved() {}
+  // Throws what apply would for its saved state (freed by an earlier
+  // backward, modified in place since), without computing anything: the
+  // engine checks every node first, so such errors change no .grad.
+  virtual void check_saved() const {}
   // Whether input i's gradient goes anywhere (skip computing it if not).
   bool needs_input_grad(size_t i) const { return i < next_edges.size() && next_edges[i].valid(); }
 
@@ -75,6 +79,8 @@ struct AutogradMeta {
 struct PackedTensor {
   virtual ~PackedTensor() = default;
   virtual Tensor unpack() = 0;
+  // Throws now what unpack would for inputs modified in place.
+  virtual void check() const {}
 };
 
 // A tensor kept for backward: holds the data without its history (no cycle
@@ -89,6 +95,8 @@ class SavedVariable {
   // The saved data; TSR_ERR_AUTOGRAD if freed by an earlier backward or
   // modified in place since it was saved (PyTorch's messages).
   Tensor unpack(const Node& owner) const;
+  // The errors unpack would throw, without unpacking.
+  void check(const Node& owner) const;
   void reset() {
     data_ = Tensor();
     packed_.reset();

@@ -37,9 +37,19 @@ std::vector<Tensor> PrimitiveNode::apply(std::vector<Tensor> grads) {
   return primitive_->backward(Context(*this, grads));
 }
 
+void PrimitiveNode::check_saved() const {
+  if (released_ && keeps_state_) fail_freed_graph();
+  for (const auto& s : saved_inputs_) s.check(*this);
+  for (const auto& s : saved_outputs_) s.check(*this);
+}
+
 void PrimitiveNode::release_saved() {
-  for (auto& s : saved_inputs_) s.reset();
-  for (auto& s : saved_outputs_) s.reset();
+  // Only the slots that hold something: an empty slot stays empty, so a
+  // check of it after backward does not report a freed graph.
+  for (auto& s : saved_inputs_)
+    if (s.defined()) s.reset();
+  for (auto& s : saved_outputs_)
+    if (s.defined()) s.reset();
   released_ = true;
 }
 

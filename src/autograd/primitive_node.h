@@ -15,6 +15,7 @@ class PrimitiveNode final : public Node {
   std::vector<Tensor> apply(std::vector<Tensor> grads) override;
   const char* name() const override { return primitive_->name(); }
   void release_saved() override;
+  void check_saved() const override;
 
   const prim::Primitive& primitive() const { return *primitive_; }
 

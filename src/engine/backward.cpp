@@ -1,9 +1,11 @@
 // PyTorch's engine reduced to one thread: count each node's dependencies
 // from the roots, then run ready nodes newest first (highest sequence_nr, a
-// heap), summing the gradients that reach each input. AccumulateGrad nodes
-// are not run as they become ready: their gradients are collected and
-// committed at the end, so a failure halfway (a saved tensor modified in
-// place, say) leaves every .grad as it was. For autograd.grad the engine
+// heap), summing the gradients that reach each input; a leaf's gradient is
+// added to its .grad as soon as its AccumulateGrad node is ready. Every
+// node's saved state is checked before anything runs, so the errors a graph
+// can have (a saved tensor modified in place, a graph already freed) leave
+// every .grad as it was; an allocation failure halfway may leave some
+// leaves updated, as in PyTorch. For autograd.grad the engine
 // runs only the nodes that lead to an input and captures the gradient
 // arriving there instead.
 #include "engine/backward.h"
@@ -17,6 +19,7 @@
 #include "autograd/grad_mode.h"
 #include "autograd/node.h"
 #include "core/factory.h"
+#include "core/layout.h"
 #include "kernels/copy.h"
 #include "kernels/elementwise.h"
 #include "ops/math.h"
@@ -61,23 +64,25 @@ class GraphTask {
  public:
   // capture: nodes whose incoming gradient is wanted (autograd.grad); when
   // non-empty, only nodes leading to them run and no .grad is written.
-  GraphTask(std::vector<std::pair<Edge, Tensor>> roots, std::vector<Edge> capture, bool retain_graph)
-      : roots_(std::move(roots)), capture_(std::move(capture)), retain_graph_(retain_graph) {}
+  GraphTask(std::vector<std::pair<Edge, Tensor>> roots, std::vector<Edge> capture, bool retain_graph,
+            bool create_graph)
+      : roots_(std::move(roots)), capture_(std::move(capture)), retain_graph_(retain_graph),
+        create_graph_(create_graph) {}
 
   void execute();
   // Gradient captured for capture edge i (undefined if none reached it).
   const Tensor& captured(size_t i) const { return captured_[i]; }
-  // Leaves and the summed gradients that reached them (backward only).
-  std::vector<std::pair<AccumulateGrad*, Tensor>> leaf_grads;
 
  private:
   void count_dependencies();
+  void accumulate_grad(AccumulateGrad& acc, const Tensor& g) const;
   bool is_capture(Node* n) const;
   bool must_run(Node* n);
 
   std::vector<std::pair<Edge, Tensor>> roots_;
   std::vector<Edge> capture_;
   bool retain_graph_;
+  bool create_graph_;
   std::unordered_map<Node*, int> deps_;
   std::unordered_map<Node*, bool> needed_;  // autograd.grad: must_run memo
   std::vector<Tensor> captured_;
@@ -134,6 +139,13 @@ bool GraphTask::must_run(Node* n) {
 void GraphTask::execute() {
   count_dependencies();
   const bool grad_mode = !capture_.empty();
+  // Errors a node's saved state would raise (freed graph, in-place
+  // modification, a modified checkpoint input) are raised before anything
+  // runs, so they change no .grad.
+  for (auto& [e, g] : roots_)
+    if (!grad_mode || must_run(e.fn.get())) e.fn->check_saved();
+  for (auto& [n, count] : deps_)
+    if (!grad_mode || must_run(n)) n->check_saved();
   captured_.resize(capture_.size());
   std::unordered_map<Node*, std::vector<Tensor>> buffers;
   // Sums into slot (ops::add: a fresh tensor, never an alias; with history
@@ -161,7 +173,7 @@ void GraphTask::execute() {
     for (size_t c = 0; c < capture_.size(); ++c)
       if (capture_[c].fn.get() == node) captured_[c] = inputs[capture_[c].input_nr];
     if (auto* acc = dynamic_cast<AccumulateGrad*>(node)) {
-      if (!grad_mode && inputs[0].defined()) leaf_grads.emplace_back(acc, inputs[0]);
+      if (!grad_mode && inputs[0].defined()) accumulate_grad(*acc, inputs[0]);
       continue;
     }
     // autograd.grad runs only what leads to an input (the rest of the
@@ -182,35 +194,34 @@ void GraphTask::execute() {
   }
 }
 
-// What .grad becomes: the sum, laid out like the leaf (a dense copy if the
-// incoming gradient is a view such as an expand), as AccumulateGrad does.
-Tensor dense_grad(const Tensor& leaf, const Tensor& g) {
-  Tensor out = empty_like(leaf, leaf.dtype(), TSR_PRESERVE_FORMAT);
-  kernels::copy_strided(out, g);
-  return out;
-}
-
-// Commit. Everything that can fail (allocation, conversion) happens before
-// the first .grad changes: new gradients are built densely first; then,
-// under each leaf's lock, existing ones are accumulated in place (as
-// PyTorch does, so a handle to .grad held by the caller sees the sum).
-// Under create_graph the gradient keeps its history and the sum is a new
-// tensor (out of place), as PyTorch's AccumulateGrad does then.
-void commit_leaf_grads(const std::vector<std::pair<AccumulateGrad*, Tensor>>& leaf_grads,
-                       bool create_graph) {
-  std::vector<std::pair<AutogradMeta*, Tensor>> updates;
-  for (auto& [acc, g] : leaf_grads)
-    updates.emplace_back(acc->variable->autograd.get(),
-                         create_graph ? g : dense_grad(Tensor(acc->variable), g));
-  for (auto& [meta, g] : updates) {
-    std::lock_guard lock(meta->mutex);
-    if (!meta->grad.defined()) {
-      meta->grad = std::move(g);
-    } else if (create_graph) {
-      meta->grad = ops::add(meta->grad, g);
+// A leaf's gradient, added to its .grad as soon as the leaf's node is
+// ready, so the incoming gradient is freed at once (PyTorch's
+// AccumulateGrad). A new .grad is laid out like the leaf (a dense copy when
+// the gradient is a view such as an expand, or shares memory with
+// something else); an existing one is accumulated in place, so a handle to
+// .grad held by the caller sees the sum. Under create_graph the gradient
+// keeps its history and the sum is a new tensor, as in PyTorch.
+void GraphTask::accumulate_grad(AccumulateGrad& acc, const Tensor& g) const {
+  AutogradMeta* meta = acc.variable->autograd.get();
+  std::lock_guard lock(meta->mutex);
+  if (create_graph_) {
+    meta->grad = meta->grad.defined() ? ops::add(meta->grad, g) : g;
+  } else if (meta->grad.defined()) {
+    kernels::add_into(meta->grad, g, 1.0);
+    meta->grad.bump_version();
+  } else {
+    const Tensor leaf(acc.variable);
+    // A gradient nothing else holds, laid out as empty_like(leaf) would
+    // be, becomes .grad itself (no copy).
+    const bool stealable = g.impl_ptr().use_count() == 1 && g.storage()->use_count() == 1 &&
+                           g.dtype() == leaf.dtype() && g.sizes() == leaf.sizes() &&
+                           g.strides() == strides_like(leaf.sizes(), leaf.strides(), TSR_PRESERVE_FORMAT);
+    if (stealable) {
+      meta->grad = g;
     } else {
-      kernels::add_into(meta->grad, g, 1.0);
-      meta->grad.bump_version();
+      Tensor dense = empty_like(leaf, leaf.dtype(), TSR_PRESERVE_FORMAT);
+      kernels::copy_strided(dense, g);
+      meta->grad = std::move(dense);
     }
   }
 }
@@ -223,9 +234,8 @@ void backward(const Tensor& root, const Tensor& gradient, bool retain_graph, boo
   Tensor g = root_gradient(root, gradient);
   check_no_open_region();
   autograd::GradModeGuard mode(create_graph);
-  GraphTask task({{autograd::gradient_edge(root), g}}, {}, retain_graph);
+  GraphTask task({{autograd::gradient_edge(root), g}}, {}, retain_graph, create_graph);
   task.execute();
-  commit_leaf_grads(task.leaf_grads, create_graph);
 }
 
 std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
@@ -250,7 +260,7 @@ std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<T
   }
   check_no_open_region();
   autograd::GradModeGuard mode(create_graph);
-  GraphTask task(std::move(roots), capture, retain_graph);
+  GraphTask task(std::move(roots), capture, retain_graph, create_graph);
   task.execute();
   std::vector<Tensor> result;
   for (size_t i = 0; i < inputs.size(); ++i) {

@@ -4,6 +4,7 @@
 // contiguous 3-D x with a bias (ViewBackward0), else matmul (MmBackward0,
 // SqueezeBackward3 for 1-D x, UnsafeViewBackward0 for folded >2-D x)
 // followed by an in-place add of the bias (AddBackward0).
+#include "primitive/op_names.h"
 #include "autograd/run.h"
 #include "core/layout.h"
 #include "kernels/linear.h"
@@ -18,6 +19,9 @@ using prim::TensorMeta;
 using prim::Tensors;
 
 namespace {
+
+const bool registered = prim::register_op_names({"linear"});
+
 
 class Linear final : public prim::Primitive {
  public:
