@@ -286,35 +286,133 @@ Test(inplace, leaf_requiring_grad) {
   tsr_tensor_release(o);
 }
 
-/* In-place on tensors with history is not offered in this version
- * (autograd.h); it must fail cleanly rather than lose gradients. */
-Test(inplace, tensors_with_history_refused) {
+/* In-place ops on tensors with history record it, as torch does:
+ *   w = torch.full((3,), 2., requires_grad=True)
+ *   y = w * 2; y.add_(torch.ones(3))  -> AddBackward0, y = 5, d sum(y)/dw = 2
+ *   w[:2].zero_()                     -> "a view of a leaf Variable ..."
+ *   x = torch.zeros(3); x.add_(w)     -> AddBackward0 on x, d sum(x)/dw = 1
+ *   x2 = torch.zeros(3); x2.copy_(w)  -> CopyBackwards */
+Test(inplace, tensors_with_history_record_it) {
   const int64_t s[] = {3};
-  tsr_tensor *w, *o, *y, *view, *x;
+  tsr_tensor *w, *o, *y, *view, *x, *x2, *total, *g;
   TSR_ASSERT_OK(tsr_full(1, s, 2, TSR_FLOAT32, TSR_CPU, &w));
   TSR_ASSERT_OK(tsr_ones(1, s, TSR_FLOAT32, TSR_CPU, &o));
   TSR_ASSERT_OK(tsr_set_requires_grad(w, true));
   TSR_ASSERT_OK(tsr_mul_scalar(w, 2.0, &y));
-  TSR_ASSERT_FAILS(tsr_add_(y, o, 1.0), TSR_ERR_AUTOGRAD, "have a grad_fn (MulBackward0)");
-  expect_all(y, 4, 0);
-  /* A view of the leaf has a grad_fn too (torch: "a view of a leaf
-   * Variable that requires grad is being used in an in-place operation."). */
+  TSR_ASSERT_OK(tsr_add_(y, o, 1.0));
+  cr_expect_str_eq(tsr_grad_fn_name(y), "AddBackward0");
+  expect_all(y, 5, 1);
+  TSR_ASSERT_OK(tsr_sum(y, 0, NULL, false, &total));
+  TSR_ASSERT_OK(tsr_backward(total, NULL, false));
+  TSR_ASSERT_OK(tsr_grad(w, &g));
+  expect_all(g, 2, 0);
+  tsr_tensor_release(g);
+  tsr_tensor_release(total);
+  TSR_ASSERT_OK(tsr_set_grad(w, NULL));
+  /* A view of the leaf: refused, nothing written. */
   TSR_ASSERT_OK(tsr_narrow(w, 0, 0, 2, &view));
-  TSR_ASSERT_FAILS(tsr_zero_(view), TSR_ERR_AUTOGRAD, "in-place");
+  TSR_ASSERT_FAILS(tsr_zero_(view), TSR_ERR_AUTOGRAD,
+                   "a view of a leaf Variable that requires grad is being used in an in-place operation.");
   expect_all(w, 2, 0);
-  /* x (no grad) += w (requires grad): torch records AddBackward0 on x; tessera
-   * cannot, so it refuses instead of dropping w's gradient (copy_ too). */
+  /* x (no grad) += w (requires grad): x takes history. */
   TSR_ASSERT_OK(tsr_zeros(1, s, TSR_FLOAT32, TSR_CPU, &x));
-  TSR_ASSERT_FAILS(tsr_add_(x, w, 1.0), TSR_ERR_AUTOGRAD, "requires grad");
-  expect_all(x, 0, 0);
-  cr_expect(!tsr_requires_grad(x));
-  /* Same for x.copy_(w) (torch: CopyBackwards on x). */
-  TSR_ASSERT_FAILS(tsr_copy_(x, w), TSR_ERR_AUTOGRAD, "requires grad");
-  expect_all(x, 0, 0);
-  bool prev = tsr_set_grad_enabled(false);
-  TSR_ASSERT_OK(tsr_add_(x, w, 1.0));  /* fine without grad mode */
-  tsr_set_grad_enabled(prev);
+  TSR_ASSERT_OK(tsr_add_(x, w, 1.0));
+  cr_expect(tsr_requires_grad(x) && !tsr_is_leaf(x));
+  cr_expect_str_eq(tsr_grad_fn_name(x), "AddBackward0");
   expect_all(x, 2, 1);
-  tsr_tensor* all[] = {w, o, y, view, x};
+  TSR_ASSERT_OK(tsr_sum(x, 0, NULL, false, &total));
+  TSR_ASSERT_OK(tsr_backward(total, NULL, false));
+  TSR_ASSERT_OK(tsr_grad(w, &g));
+  expect_all(g, 1, 0);
+  tsr_tensor_release(g);
+  tsr_tensor_release(total);
+  TSR_ASSERT_OK(tsr_zeros(1, s, TSR_FLOAT32, TSR_CPU, &x2));
+  TSR_ASSERT_OK(tsr_copy_(x2, w));
+  cr_expect_str_eq(tsr_grad_fn_name(x2), "CopyBackwards");
+  tsr_tensor* all[] = {w, o, y, view, x, x2};
+  for (int k = 0; k < 6; ++k) tsr_tensor_release(all[k]);
+}
+
+static tsr_tensor* x34(void) {
+  const double v[] = {-1, 2, -3, 4, 5, -6, 7, -8, 1, 1, 1, 1};
+  const int64_t s[] = {3, 4};
+  tsr_tensor* x;
+  TSR_ASSERT_OK(tsr_from_data(v, sizeof v, 2, s, TSR_FLOAT64, &x));
+  TSR_ASSERT_OK(tsr_set_requires_grad(x, true));
+  return x;
+}
+
+static void expect_grad(tsr_tensor* t, const double* expected, int64_t n) {
+  tsr_tensor* g;
+  TSR_ASSERT_OK(tsr_grad(t, &g));
+  double got[12];
+  TSR_ASSERT_OK(tsr_copy_to_buffer(g, got, sizeof got, NULL));
+  for (int64_t i = 0; i < n; ++i) cr_expect_eq(got[i], expected[i], "grad[%lld] = %g, expected %g", (long long)i, got[i], expected[i]);
+  tsr_tensor_release(g);
+}
+
+/* torch:
+ *   y = x * 2; v = y.t(); o = torch.ones(4, 3, requires_grad=True)
+ *   v.add_(o, alpha=2)  -> v AsStridedBackward0, y CopySlices; (y*y).sum().backward()
+ *   y = x * 2; v = y[0]; v.relu_() -> same names; (y*y).sum().backward()  */
+Test(inplace, views_rebase_their_base_as_copy_slices) {
+  tsr_tensor *x = x34(), *y, *v, *o, *yy, *total, *t2;
+  TSR_ASSERT_OK(tsr_mul_scalar(x, 2, &y));
+  TSR_ASSERT_OK(tsr_t(y, &v));
+  const int64_t s43[] = {4, 3};
+  TSR_ASSERT_OK(tsr_ones(2, s43, TSR_FLOAT64, TSR_CPU, &o));
+  TSR_ASSERT_OK(tsr_set_requires_grad(o, true));
+  TSR_ASSERT_OK(tsr_add_(v, o, 2.0));
+  cr_expect_str_eq(tsr_grad_fn_name(v), "AsStridedBackward0");
+  cr_expect_str_eq(tsr_grad_fn_name(y), "CopySlices");
+  TSR_ASSERT_OK(tsr_mul(y, y, &yy));
+  TSR_ASSERT_OK(tsr_sum(yy, 0, NULL, false, &total));
+  TSR_ASSERT_OK(tsr_backward(total, NULL, false));
+  const double gx[] = {0, 24, -16, 40, 48, -40, 64, -56, 16, 16, 16, 16};
+  const double go[] = {0, 48, 16, 24, -40, 16, -16, 64, 16, 40, -56, 16};
+  expect_grad(x, gx, 12);
+  expect_grad(o, go, 12);
+  tsr_tensor* all[] = {y, v, o, yy, total};
+  for (int k = 0; k < 5; ++k) tsr_tensor_release(all[k]);
+
+  TSR_ASSERT_OK(tsr_set_grad(x, NULL));
+  TSR_ASSERT_OK(tsr_mul_scalar(x, 2, &y));
+  TSR_ASSERT_OK(tsr_select(y, 0, 0, &v));
+  TSR_ASSERT_OK(tsr_select(y, 0, 1, &t2)); /* another view, made before the write */
+  TSR_ASSERT_OK(tsr_relu_(v));
+  cr_expect_str_eq(tsr_grad_fn_name(v), "AsStridedBackward0");
+  cr_expect_str_eq(tsr_grad_fn_name(t2), "AsStridedBackward0", "stale views are regenerated from the base");
+  cr_expect_str_eq(tsr_grad_fn_name(y), "CopySlices");
+  TSR_ASSERT_OK(tsr_mul(y, y, &yy));
+  TSR_ASSERT_OK(tsr_sum(yy, 0, NULL, false, &total));
+  TSR_ASSERT_OK(tsr_backward(total, NULL, false));
+  const double gr[] = {0, 16, 0, 32, 40, -48, 56, -64, 8, 8, 8, 8};
+  expect_grad(x, gr, 12);
+  tsr_tensor* all2[] = {x, y, v, t2, yy, total};
+  for (int k = 0; k < 6; ++k) tsr_tensor_release(all2[k]);
+}
+
+/* torch: y = x * 2; y.relu_() -> ReluBackward0; an exp result written in
+ * place after being saved fails backward with the version message. */
+Test(inplace, relu_on_a_non_leaf_and_saved_tensors_written_after) {
+  tsr_tensor *x = x34(), *y, *total, *a, *s2;
+  TSR_ASSERT_OK(tsr_mul_scalar(x, 2, &y));
+  TSR_ASSERT_OK(tsr_relu_(y));
+  cr_expect_str_eq(tsr_grad_fn_name(y), "ReluBackward0");
+  cr_expect_eq(tsr_version(y), 1);
+  TSR_ASSERT_OK(tsr_sum(y, 0, NULL, false, &total));
+  TSR_ASSERT_OK(tsr_backward(total, NULL, false));
+  const double g[] = {0, 2, 0, 2, 2, 0, 2, 0, 2, 2, 2, 2};
+  expect_grad(x, g, 12);
+  TSR_ASSERT_OK(tsr_set_grad(x, NULL));
+  TSR_ASSERT_OK(tsr_exp(x, &a));
+  TSR_ASSERT_OK(tsr_sum(a, 0, NULL, false, &s2));
+  TSR_ASSERT_OK(tsr_mul_scalar_(a, 2.0));
+  TSR_ASSERT_FAILS(tsr_backward(s2, NULL, false), TSR_ERR_AUTOGRAD,
+                   "which is output 0 of ExpBackward0, is at version 1; expected version 0 instead.");
+  tsr_tensor* none;
+  TSR_ASSERT_OK(tsr_grad(x, &none));
+  cr_expect_null(none);
+  tsr_tensor* all[] = {x, y, total, a, s2};
   for (int k = 0; k < 5; ++k) tsr_tensor_release(all[k]);
 }

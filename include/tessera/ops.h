@@ -45,9 +45,17 @@ TSR_API tsr_status tsr_add_scalar(const tsr_tensor* a, double scalar, tsr_tensor
  * or as_strided: TSR_ERR_INVALID_ARGUMENT, torch's "more than one element of
  * the written-to tensor refers to a single memory location"); a leaf that
  * requires grad with grad mode on is TSR_ERR_AUTOGRAD ("a leaf Variable that
- * requires grad is being used in an in-place operation."), and so is any
- * in-place op that would need autograd history (self with a grad_fn, or
- * add_'s other requiring grad) while grad mode is on. */
+ * requires grad is being used in an in-place operation."), and so is a view
+ * of one ("a view of a leaf Variable that requires grad is being used in an
+ * in-place operation.").
+ * History (grad mode on, self or another operand requiring grad) is kept as
+ * PyTorch keeps it: self's grad_fn becomes the op's node (AddBackward0,
+ * MulBackward0, FillBackward2, ZeroBackward0, ReluBackward0, CopyBackwards)
+ * chained to self's previous history; when self is a view, its base's
+ * grad_fn becomes CopySlices and the view's AsStridedBackward0, so
+ * y = x * 2; y[0].relu_(); y.sum() differentiates to x as in torch.
+ * Tensors saved for backward before the write give the version-counter
+ * error at backward, as in torch. */
 /* self += alpha * other, other broadcast to self's sizes and converted to
  * self's dtype (torch.Tensor.add_(other, alpha=alpha)). Used for SGD steps.
  * other that does not broadcast to self's sizes: TSR_ERR_SHAPE_MISMATCH
@@ -62,6 +70,8 @@ TSR_API tsr_status tsr_mul_scalar_(tsr_tensor* self, double scalar);
 /* Every element = value / 0. */
 TSR_API tsr_status tsr_fill_(tsr_tensor* self, double value);
 TSR_API tsr_status tsr_zero_(tsr_tensor* self);
+/* self = max(self, 0) (torch.Tensor.relu_); bool: TSR_ERR_DTYPE_MISMATCH. */
+TSR_API tsr_status tsr_relu_(tsr_tensor* self);
 
 /* ---- unary ------------------------------------------------------------- */
 /* max(x, 0). */

@@ -4,6 +4,7 @@
 
 #include "autograd/checkpoint.h"
 #include "autograd/grad_mode.h"
+#include "autograd/rebase.h"
 
 namespace tsr::autograd {
 
@@ -81,22 +82,26 @@ Tensor SavedVariable::unpack(const Node& owner) const {
 }
 
 bool requires_grad(const Tensor& t) {
+  refresh_view_grad_fn(t);
   auto* m = t.impl()->autograd.get();
   return m && (m->requires_grad || m->grad_fn);
 }
 
 bool is_leaf(const Tensor& t) {
+  refresh_view_grad_fn(t);
   auto* m = t.impl()->autograd.get();
   return !m || !m->grad_fn;
 }
 
 const std::shared_ptr<Node>& grad_fn(const Tensor& t) {
   static const std::shared_ptr<Node> none;
+  refresh_view_grad_fn(t);
   auto* m = t.impl()->autograd.get();
   return m ? m->grad_fn : none;
 }
 
 Edge gradient_edge(const Tensor& t) {
+  refresh_view_grad_fn(t);
   auto* m = t.impl()->autograd.get();
   if (!m) return {};
   if (m->grad_fn) return {m->grad_fn, m->output_nr};
@@ -148,6 +153,11 @@ void set_requires_grad(const Tensor& t, bool flag) {
   TSR_CHECK(!flag || is_floating(t.dtype()), TSR_ERR_DTYPE_MISMATCH,
             "only Tensors of floating point dtype can require gradients, got ", dtype_name(t.dtype()));
   meta->requires_grad = flag;
+}
+
+const Tensor* view_base(const Tensor& t) {
+  auto* m = t.impl()->autograd.get();
+  return m && m->view_base.defined() ? &m->view_base : nullptr;
 }
 
 Tensor detach(const Tensor& t) { return make_view(t, t.sizes(), t.strides(), t.storage_offset()); }

@@ -72,6 +72,12 @@ struct AutogradMeta {
   std::shared_ptr<Node> grad_fn;
   uint32_t output_nr = 0;
   std::weak_ptr<AccumulateGrad> grad_accumulator;
+  // Views made with grad mode on remember their root base (PyTorch's
+  // DifferentiableViewMeta): an in-place write to the view rebases the
+  // base's history (CopySlices), and a view whose version moved on since
+  // its grad_fn was set gets a fresh one from the base (attr_version).
+  Tensor view_base;
+  int64_t attr_version = -1;
 };
 
 // A saved tensor whose data lives elsewhere until backward asks for it: a
@@ -152,6 +158,8 @@ bool any_requires_grad(const std::vector<Tensor>& inputs);
 void set_history(const std::shared_ptr<Node>& node, const std::vector<Tensor>& inputs,
                  const std::vector<Tensor>& outputs);
 void set_requires_grad(const Tensor& t, bool flag);
+// The root base a view was made from with grad mode on, or null.
+const Tensor* view_base(const Tensor& t);
 // A new tensor sharing t's storage and version counter, without history.
 Tensor detach(const Tensor& t);
 

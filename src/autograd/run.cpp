@@ -2,6 +2,7 @@
 
 #include "autograd/checkpoint.h"
 #include "autograd/primitive_node.h"
+#include "autograd/rebase.h"
 
 namespace tsr::autograd {
 
@@ -53,8 +54,14 @@ prim::Tensors run(const prim::PrimitivePtr& p, const prim::Tensors& inputs) {
   // The tape first: it tags the outputs, so the node's saves below know
   // which tensors the region will recompute instead of keeping.
   if (checkpoint::recording()) checkpoint::record(p, inputs, outputs);
-  if (p->inplace_input() < 0 && any_requires_grad(inputs))
-    set_history(std::make_shared<PrimitiveNode>(p, inputs, outputs), inputs, outputs);
+  if (!any_requires_grad(inputs)) return outputs;
+  if (p->inplace_input() >= 0) {
+    rebase_history(p, inputs, outputs);
+    return outputs;
+  }
+  set_history(std::make_shared<PrimitiveNode>(p, inputs, outputs), inputs, outputs);
+  if (p->is_view())
+    for (const Tensor& out : outputs) track_view(inputs[0], out);
   return outputs;
 }
 

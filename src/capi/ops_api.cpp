@@ -66,7 +66,7 @@ TSR_EXTERN tsr_status tsr_fill_(tsr_tensor* self, double v) {
   return guarded([&] { ops::fill_(tensor_of(self, "self"), v); });
 }
 TSR_EXTERN tsr_status tsr_zero_(tsr_tensor* self) {
-  return guarded([&] { ops::fill_(tensor_of(self, "self"), 0.0); });
+  return guarded([&] { ops::zero_(tensor_of(self, "self")); });
 }
 
 TSR_EXTERN tsr_status tsr_sum(const tsr_tensor* a, int64_t n, const int64_t* dims, bool keepdim,
@@ -110,4 +110,8 @@ TSR_EXTERN tsr_status tsr_cross_entropy(const tsr_tensor* logits, const tsr_tens
     require(out, "out");
     emit(out, ops::cross_entropy(x, t));
   });
+}
+
+TSR_EXTERN tsr_status tsr_relu_(tsr_tensor* self) {
+  return guarded([&] { ops::relu_(tensor_of(self, "self")); });
 }

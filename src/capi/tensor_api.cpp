@@ -307,13 +307,14 @@ char* element_address(const Tensor& t, int64_t n, const int64_t* index) {
 // Checks that t[index] = v may be written and returns its address. One
 // element never overlaps itself, so torch allows the write through an
 // expanded tensor (b.expand(2, 3)[0, 0] = 1 writes b[0]); only the autograd
-// rule of ops::check_inplace_allowed applies. It is checked on a one-element
-// view that carries t's autograd state, so the messages are the ops layer's.
+// rule of ops::check_unrecorded_write applies (such writes record no
+// history). It is checked on a one-element view that carries t's autograd
+// state, so the messages are the ops layer's.
 char* writable_element(const Tensor& t, int64_t n, const int64_t* index, const char* op) {
   int64_t off = element_offset(t, n, index);
   Tensor elem = make_view(t, {}, {}, t.storage_offset() + off);
   elem.impl()->autograd = t.impl()->autograd;
-  ops::check_inplace_allowed(elem, op);
+  ops::check_unrecorded_write(elem, op);
   return static_cast<char*>(elem.data_ptr());
 }
 

@@ -183,6 +183,7 @@ class Unary final : public prim::Primitive {
 
 }  // namespace
 
+Tensor threshold_backward(const Tensor& grad, const Tensor& result) { return run1<ReluBackwardOp>({grad, result}); }
 Tensor add(const Tensor& a, const Tensor& b) { return run1<Binary>({a, b}, BinaryOp::Add); }
 Tensor sub(const Tensor& a, const Tensor& b) { return run1<Binary>({a, b}, BinaryOp::Sub); }
 Tensor mul(const Tensor& a, const Tensor& b) { return run1<Binary>({a, b}, BinaryOp::Mul); }

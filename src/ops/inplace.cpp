@@ -1,5 +1,6 @@
 #include "primitive/op_names.h"
 #include "ops/inplace.h"
+#include "ops/grad_util.h"
 #include "ops/layout.h"
 
 #include "autograd/grad_mode.h"
@@ -15,22 +16,25 @@ void check_inplace_allowed(const Tensor& t, const char* op) {
   TSR_CHECK(!kernels::has_internal_overlap(t), TSR_ERR_INVALID_ARGUMENT, op,
             ": unsupported operation: more than one element of the written-to tensor refers to a "
             "single memory location. Please clone() the tensor before performing the operation.");
+  if (!autograd::is_grad_enabled()) return;
+  TSR_CHECK(!(autograd::requires_grad(t) && autograd::is_leaf(t) && !autograd::view_base(t)),
+            TSR_ERR_AUTOGRAD, op, ": a leaf Variable that requires grad is being used in an in-place operation.");
+  const Tensor* base = autograd::view_base(t);
+  TSR_CHECK(!(base && autograd::requires_grad(*base) && autograd::is_leaf(*base)), TSR_ERR_AUTOGRAD, op,
+            ": a view of a leaf Variable that requires grad is being used in an in-place operation.");
+}
+
+void check_unrecorded_write(const Tensor& t, const char* op) {
+  check_inplace_allowed(t, op);
   if (!autograd::is_grad_enabled() || !autograd::requires_grad(t)) return;
-  TSR_CHECK(!autograd::is_leaf(t), TSR_ERR_AUTOGRAD, op,
-            ": a leaf Variable that requires grad is being used in an in-place operation.");
-  fail(TSR_ERR_AUTOGRAD, op, ": in-place operations on tensors that have a grad_fn (",
-       autograd::grad_fn(t)->name(), ") are not supported by this version of tessera; use the "
-       "out-of-place op, or run the update under no_grad");
+  fail(TSR_ERR_AUTOGRAD, op, ": writing single elements records no history, and this tensor has a "
+       "grad_fn (", autograd::grad_fn(t)->name(), "); use the ops (which record it), or write under no_grad");
 }
 
 Tensor inplace_source(const Tensor& self, const Tensor& other, const char* op,
                       const char* other_name, const char* out_of_place) {
   TSR_CHECK(self.device() == other.device(), TSR_ERR_DEVICE_MISMATCH, op, ": devices differ");
   check_inplace_allowed(self, op);
-  TSR_CHECK(!autograd::any_requires_grad({other}), TSR_ERR_AUTOGRAD, op, ": ", other_name,
-            " requires grad and self does not; in-place operations that would record history "
-            "are not supported by this version of tessera (use ", out_of_place,
-            ", or run under no_grad)");
   // torch's messages: operands that do not broadcast, then a broadcast
   // shape that is not self's.
   Shape bshape = broadcast_shapes(self.sizes(), other.sizes());
@@ -46,7 +50,7 @@ Tensor inplace_source(const Tensor& self, const Tensor& other, const char* op,
 
 namespace {
 
-const bool registered = prim::register_op_names({"add_", "mul_", "fill_", "copy_"});
+const bool registered = prim::register_op_names({"add_", "mul_", "fill_", "zero_", "relu_", "copy_"});
 
 
 // An in-place primitive writes its input 0 and returns it as output 0. It
@@ -71,6 +75,12 @@ class AddInPlace final : public InPlace {
     in[0].bump_version();
     return {in[0]};
   }
+  prim::Tensors backward(const prim::BackwardContext& ctx) override {
+    const Tensor& g = ctx.grad(0);
+    Tensor go;
+    if (ctx.needs_input_grad(1)) go = to_input(alpha_ == 1.0 ? g : mul_scalar(g, alpha_), ctx.input_meta(1));
+    return {g, go};
+  }
 
  private:
   double alpha_;
@@ -87,25 +97,48 @@ class MulScalarInPlace final : public InPlace {
     in[0].bump_version();
     return {in[0]};
   }
+  bool saves_scalar() const override { return true; }
+  prim::Tensors backward(const prim::BackwardContext& ctx) override { return {mul_scalar(ctx.grad(0), s_)}; }
 
  private:
   double s_;
 };
 
+// fill_ and zero_: the old value gets no gradient.
 class Fill final : public InPlace {
  public:
-  explicit Fill(double value) : value_(value) {}
-  const char* name() const override { return "FillBackward0"; }
-  const char* op() const override { return "fill_"; }
+  Fill(double value, bool is_zero) : value_(value), is_zero_(is_zero) {}
+  const char* name() const override { return is_zero_ ? "ZeroBackward0" : "FillBackward2"; }
+  const char* op() const override { return is_zero_ ? "zero_" : "fill_"; }
   prim::Tensors eval_cpu(const prim::Tensors& in) override {
-    check_inplace_allowed(in[0], "fill_");
+    check_inplace_allowed(in[0], op());
     kernels::fill(in[0], value_);
     in[0].bump_version();
     return {in[0]};
   }
+  prim::Tensors backward(const prim::BackwardContext&) override { return {Tensor()}; }
 
  private:
   double value_;
+  bool is_zero_;
+};
+
+// relu_: saves its result, as relu does.
+class ReluInPlace final : public InPlace {
+ public:
+  const char* name() const override { return "ReluBackward0"; }
+  const char* op() const override { return "relu_"; }
+  prim::Tensors eval_cpu(const prim::Tensors& in) override {
+    check_inplace_allowed(in[0], "relu_");
+    TSR_CHECK(in[0].dtype() != TSR_BOOL, TSR_ERR_DTYPE_MISMATCH, "Boolean inputs not supported for relu");
+    kernels::copy_strided(in[0], kernels::unary(kernels::UnaryOp::Relu, in[0]));
+    in[0].bump_version();
+    return {in[0]};
+  }
+  prim::SaveSpec save_spec(const std::vector<bool>&) const override { return {0, bit(0)}; }
+  prim::Tensors backward(const prim::BackwardContext& ctx) override {
+    return {threshold_backward(ctx.grad(0), ctx.output(0))};
+  }
 };
 
 class CopyInPlace final : public InPlace {
@@ -117,13 +150,20 @@ class CopyInPlace final : public InPlace {
     in[0].bump_version();
     return {in[0]};
   }
+  prim::Tensors backward(const prim::BackwardContext& ctx) override {
+    Tensor gs;
+    if (ctx.needs_input_grad(1)) gs = to_input(ctx.grad(0), ctx.input_meta(1));
+    return {Tensor(), gs};
+  }
 };
 
 }  // namespace
 
 void add_(const Tensor& self, const Tensor& other, double alpha) { autograd::run1<AddInPlace>({self, other}, alpha); }
 void mul_scalar_(const Tensor& self, double scalar) { autograd::run1<MulScalarInPlace>({self}, scalar); }
-void fill_(const Tensor& self, double value) { autograd::run1<Fill>({self}, value); }
+void fill_(const Tensor& self, double value) { autograd::run1<Fill>({self}, value, false); }
+void zero_(const Tensor& self) { autograd::run1<Fill>({self}, 0.0, true); }
+void relu_(const Tensor& self) { autograd::run1<ReluInPlace>({self}); }
 void copy_(const Tensor& dst, const Tensor& src) { autograd::run1<CopyInPlace>({dst, src}); }
 
 }  // namespace tsr::ops

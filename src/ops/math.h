@@ -18,6 +18,8 @@ Tensor mul_scalar(const Tensor& a, double s);
 Tensor add_scalar(const Tensor& a, double s);
 Tensor neg(const Tensor& a);
 Tensor relu(const Tensor& a);
+// grad where result > 0, else 0 (relu's backward; differentiable in grad).
+Tensor threshold_backward(const Tensor& grad, const Tensor& result);
 Tensor exp(const Tensor& a);
 Tensor log(const Tensor& a);
 

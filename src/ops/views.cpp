@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <functional>
 
+#include "autograd/as_strided.h"
 #include "autograd/run.h"
 #include "core/layout.h"
 #include "core/views.h"
@@ -94,66 +95,6 @@ Tensor record_regroup(const char* name, const char* op, const Tensor& input, con
                     [=](const Tensor& x) { return make_view(x, sizes, strides, x.storage_offset() + offset); },
                     Adjoint::Regroup);
 }
-
-// Storage geometry of a strided tensor, relative to nothing: absolute
-// offsets, as as_strided takes them.
-struct Geometry {
-  Shape sizes, strides;
-  int64_t offset;
-  int64_t end() const { return offset + storage_extent(sizes, strides); }
-};
-
-// PyTorch's as_strided_backward: the gradient is scattered into a buffer
-// covering both the input's and the output's storage span through the
-// output geometry (overlaps accumulate), then read back through the input
-// geometry; where the input itself reaches one element several times, each
-// reach gets the element's gradient divided by their count.
-class AsStridedScatter final : public prim::Primitive {
- public:
-  AsStridedScatter(Geometry in, Geometry out) : in_(std::move(in)), out_(std::move(out)) {}
-  const char* name() const override { return "AsStridedScatterBackward0"; }
-  const char* op() const override { return "as_strided_backward"; }
-  std::vector<TensorMeta> output_meta(const Tensors& in) const override { return {{in_.sizes, in[0].dtype()}}; }
-  Tensors eval_cpu(const Tensors& in) override {
-    const int64_t base = std::min(in_.offset, out_.offset);
-    const int64_t span = std::max(in_.end(), out_.end()) - base;
-    Tensor buffer = kernels::zeros({span}, in[0].dtype());
-    kernels::add_into(make_view(buffer, out_.sizes, out_.strides, out_.offset - base), in[0], 1.0);
-    Tensor result = kernels::contiguous_copy(make_view(buffer, in_.sizes, in_.strides, in_.offset - base),
-                                             in[0].dtype());
-    if (!is_non_overlapping_and_dense(in_.sizes, in_.strides)) {
-      Tensor count = kernels::zeros({span}, in[0].dtype());
-      Tensor ones = kernels::add_scalar(kernels::zeros({}, in[0].dtype()), 1.0);
-      kernels::add_into(make_view(count, in_.sizes, in_.strides, in_.offset - base),
-                        views::expand(ones, in_.sizes), 1.0);
-      result = kernels::binary(kernels::BinaryOp::Div, result,
-                               make_view(count, in_.sizes, in_.strides, in_.offset - base));
-    }
-    return {result};
-  }
-
- private:
-  Geometry in_, out_;
-};
-
-class AsStrided final : public prim::Primitive {
- public:
-  // in: the input's geometry when the op ran (backward needs no data).
-  AsStrided(Geometry in, Geometry out) : in_(std::move(in)), out_(std::move(out)) {}
-  const char* name() const override { return "AsStridedBackward0"; }
-  const char* op() const override { return "as_strided"; }
-  bool is_view() const override { return true; }
-  std::vector<TensorMeta> output_meta(const Tensors& in) const override { return {{out_.sizes, in[0].dtype()}}; }
-  Tensors eval_cpu(const Tensors& in) override {
-    return {views::as_strided(in[0], out_.sizes, out_.strides, out_.offset)};
-  }
-  Tensors backward(const BackwardContext& ctx) override {
-    return {run1<AsStridedScatter>({ctx.grad(0)}, in_, out_)};
-  }
-
- private:
-  Geometry in_, out_;
-};
 
 // torch.split's backward: the pieces' gradients laid side by side along
 // dim (zeros where a piece got none); its own backward splits again.
@@ -288,8 +229,7 @@ Tensor movedim(const Tensor& t, const Shape& src, const Shape& dst) {
   return permute(t, views::movedim_perm(t.ndim(), src, dst));
 }
 Tensor as_strided(const Tensor& t, const Shape& sizes, const Shape& strides, int64_t offset) {
-  return run1<AsStrided>({t}, Geometry{t.sizes(), t.strides(), t.storage_offset()},
-                         Geometry{sizes, strides, offset});
+  return autograd::run(autograd::make_as_strided(autograd::geometry_of(t), {sizes, strides, offset}), {t})[0];
 }
 Tensor unfold(const Tensor& t, int64_t dim, int64_t size, int64_t step) {
   return record("UnfoldBackward0", "unfold", t, [=](const Tensor& x) { return views::unfold(x, dim, size, step); });
