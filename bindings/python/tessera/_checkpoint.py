@@ -33,6 +33,9 @@ __all__ = ["checkpoint", "checkpoint_sequential", "checkpoint_begin", "checkpoin
            "checkpoint_depth"]
 
 
+_OPTIONS = frozenset({"preserve_rng_state", "determinism_check", "early_stop", "keep_ops"})
+
+
 def _keep_ops_arg(keep_ops):
     """None, a comma-separated string, or an iterable of op names -> the C
     string (None for none)."""
@@ -153,6 +156,9 @@ def checkpoint_sequential(functions, segments, input, use_reentrant=None, **opti
     checkpoint's. InvalidArgumentError when there is no function or segments
     is not in 1..len(functions)."""
     _use_reentrant_arg(use_reentrant)
+    unknown = sorted(set(options) - _OPTIONS)
+    if unknown:
+        raise TypeError(f"checkpoint_sequential(): unexpected keyword arguments {unknown}")
     if hasattr(functions, "children") and callable(functions.children):
         functions = list(functions.children())  # torch.nn.Sequential-like
     functions = list(functions)

@@ -179,6 +179,8 @@ class Regions(unittest.TestCase):
                 ts.checkpoint_sequential([lambda t: t] * 3, segments, x)
         with self.assertRaises(ts.InvalidArgumentError):
             ts.checkpoint_sequential([], 1, x)
+        with self.assertRaises(TypeError):
+            ts.checkpoint_sequential([lambda t: t], 1, x, keep_op="matmul")
         self.assertEqual(ts.checkpoint_sequential([lambda t: t + 1] * 3, 3, x).tolist(), [4.0, 4.0])
 
     def test_regions_are_per_thread(self):
