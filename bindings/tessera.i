@@ -8,7 +8,8 @@
  *   2. the enums and plain structs, taken from the public headers themselves;
  *   3. the handle classes (Tensor, Storage, Generator, TensorMap, TensorList)
  *      as empty structs with %extend methods over the C API;
- *   4. module-level functions (grad mode, allocator, save, version).
+ *   4. module-level functions (grad mode, checkpoint regions, autograd_grad,
+ *      allocator, save, version).
  *
  * Conventions every language file implements:
  *   - Errors: each wrapped call is bracketed by tsr_bind_clear() before and
@@ -174,6 +175,7 @@ typedef struct {} TsrTensorList;
 %newobject TsrTensor::cross_entropy;
 %newobject TsrTensor::grad;
 %newobject TsrTensor::detach;
+%newobject TsrTensor::dropout;
 %newobject TsrTensorMap::load;
 %newobject TsrTensorMap::get;
 %newobject TsrTensorMap::get_by_name;
@@ -470,6 +472,15 @@ typedef struct {} TsrTensorList;
     tsr_backward($self, gradient, retain_graph);
   }
   TsrTensor* detach() { TSR_RETURN_TENSOR(tsr_detach($self, &out)); }
+
+  /* torch.dropout(self, p, train) with generator=g (tsr_dropout): each
+   * element kept with probability 1 - p and scaled by 1 / (1 - p), or zeroed;
+   * g advances by numel words. Not train, or p == 0: self itself (a new
+   * reference). p outside [0, 1]: TSR_ERR_INVALID_ARGUMENT; a non-floating
+   * self: TSR_ERR_DTYPE_MISMATCH. */
+  TsrTensor* dropout(double p, bool train, TsrGenerator* generator) {
+    TSR_RETURN_TENSOR(tsr_dropout($self, p, train, generator, &out));
+  }
 }
 
 /* ---- Storage --------------------------------------------------------------- */
@@ -488,6 +499,27 @@ typedef struct {} TsrTensorList;
   }
   ~TsrGenerator() { tsr_generator_release($self); }
   void manual_seed(uint64_t seed) { tsr_generator_manual_seed($self, seed); }
+  /* (seed, offset): the Philox seed and the count of 32-bit words drawn so
+   * far, as two int64s carrying the uint64 bits (each language reads them
+   * back unsigned where it has the type). */
+  tsr_i64_array get_state() {
+    tsr_i64_array a = {NULL, -1, 1};
+    uint64_t seed = 0, offset = 0;
+    if (tsr_generator_get_state($self, &seed, &offset) != TSR_OK) return a;
+    int64_t* pair = (int64_t*)malloc(2 * sizeof(int64_t));
+    if (!pair) {
+      tsr_bind_fail(TSR_ERR_OUT_OF_MEMORY, "out of memory reading a generator's state");
+      return a;
+    }
+    pair[0] = (int64_t)seed;
+    pair[1] = (int64_t)offset;
+    a.data = pair;
+    a.length = 2;
+    return a;
+  }
+  /* Moves the generator to (seed, offset): the next op draws what an op at
+   * that position drew before. */
+  void set_state(uint64_t seed, uint64_t offset) { tsr_generator_set_state($self, seed, offset); }
 }
 
 /* ---- TensorList: split/chunk results, max_dim results, save input ---------- */
@@ -513,6 +545,15 @@ typedef struct {} TsrTensorList;
     }
     tsr_tensor_retain(tensor);
     tsr_bind_list_push($self, tensor, name);
+  }
+  /* Appends an empty slot (NULL): a grad_output left to its default in
+   * autograd_grad. get(i) of it returns NULL (None/null/nil). */
+  void append_none() {
+    if (!$self) {
+      tsr_bind_fail(TSR_ERR_INVALID_ARGUMENT, "TensorList.append_none: closed list");
+      return;
+    }
+    tsr_bind_list_push($self, NULL, NULL);
   }
   TsrTensor* get(int64_t i) {
     if (tsr_bind_list_check($self, i) != 0) return NULL;
@@ -653,6 +694,27 @@ static int64_t bind_memory_limit(tsr_device_type device_type, int32_t device_ind
   TSR_RETURN_OUT(int64_t, 0, tsr_memory_limit(device_type, device_index, &out));
 }
 
+/* Checkpoint regions (checkpoint.h), per thread: begin opens one on the
+ * calling thread with the options (keep_ops: comma-separated op names, NULL
+ * or "" for none; TSR_ERR_INVALID_ARGUMENT naming an unknown one), end closes
+ * the innermost (TSR_ERR_AUTOGRAD when none is open), depth counts the open
+ * ones. Each language wraps begin/end in its scope idiom. */
+static void bind_checkpoint_begin(bool preserve_rng_state, bool determinism_check,
+                                  bool early_stop, const char* keep_ops) {
+  tsr_bind_checkpoint_begin(preserve_rng_state, determinism_check, early_stop, keep_ops);
+}
+static void bind_checkpoint_end(void) { tsr_checkpoint_end(); }
+static int64_t bind_checkpoint_depth(void) { return tsr_checkpoint_depth(); }
+
+/* torch.autograd.grad over TensorLists (tsr_bind_autograd_grad): one
+ * gradient per input, NULL for unused inputs under allow_unused. */
+static TsrTensorList* bind_autograd_grad(TsrTensorList* outputs, TsrTensorList* inputs,
+                                         TsrTensorList* grad_outputs, bool retain_graph,
+                                         bool create_graph, bool allow_unused) {
+  return tsr_bind_autograd_grad(outputs, inputs, grad_outputs, retain_graph, create_graph,
+                                allow_unused);
+}
+
 /* The loaded library's version (TSR_VERSION_NUMBER = major*10000+minor*100+patch). */
 static int32_t bind_version_number(void) { return tsr_version_number(); }
 static const char* bind_version_string(void) { return tsr_version_string(); }
@@ -696,3 +758,12 @@ const char* bind_version_string(void);
 const char* bind_status_name(tsr_status status);
 %rename(dtype_name) bind_dtype_name;
 const char* bind_dtype_name(tsr_dtype dtype);
+%rename(checkpoint_begin) bind_checkpoint_begin;
+void bind_checkpoint_begin(bool preserve_rng_state, bool determinism_check, bool early_stop, const char* keep_ops);
+%rename(checkpoint_end) bind_checkpoint_end;
+void bind_checkpoint_end(void);
+%rename(checkpoint_depth) bind_checkpoint_depth;
+int64_t bind_checkpoint_depth(void);
+%newobject bind_autograd_grad;
+%rename(autograd_grad) bind_autograd_grad;
+TsrTensorList* bind_autograd_grad(TsrTensorList* outputs, TsrTensorList* inputs, TsrTensorList* grad_outputs, bool retain_graph, bool create_graph, bool allow_unused);

@@ -233,6 +233,8 @@ TSR_CS_PROPERTY(TsrTensorMap::metadata_size, NativeMetadataCount)
 TSR_CS_PROPERTY(TsrTensorMap::metadata_key, NativeMetadataKey)
 TSR_CS_PROPERTY(TsrTensorMap::metadata_value, NativeMetadataValue)
 TSR_CS_PROPERTY(TsrTensorMap::metadata_get, NativeMetadataGet)
+/* Generator.GetState() returns a GeneratorState (src/Generator.cs). */
+TSR_CS_PROPERTY(TsrGenerator::get_state, NativeGetState)
 /* Loading goes through Tessera.Load. */
 %csmethodmodifiers TsrTensorMap::load "internal";
 

@@ -7,7 +7,8 @@ import (
 )
 
 // Generator is a seeded random number generator (torch.Generator) for Rand,
-// Randn and Randperm. Close releases it; a finalizer does if you do not.
+// Randn, Randperm and Dropout: a counter-based Philox stream whose whole state
+// is (seed, offset), see State. Close releases it; a finalizer does if you do not.
 type Generator struct {
 	handle capi.SwigcptrGenerator // 0 once closed
 }
@@ -39,6 +40,26 @@ func (g *Generator) keepAlive() { runtime.KeepAlive(g) }
 // ManualSeed restarts the generator's sequence from seed.
 func (g *Generator) ManualSeed(seed uint64) error {
 	err := do(func() { capi.SwigcptrGenerator(g.cptr()).Manual_seed(seed) })
+	runtime.KeepAlive(g)
+	return err
+}
+
+// State is the generator's position (torch's Philox seed and offset): the
+// seed, and the number of 32-bit words drawn so far. SetState(seed, offset)
+// returns to it.
+func (g *Generator) State() (seed, offset uint64, err error) {
+	pair, err := call(func() []int64 { return capi.SwigcptrGenerator(g.cptr()).Get_state() })
+	runtime.KeepAlive(g)
+	if err != nil {
+		return 0, 0, err
+	}
+	return uint64(pair[0]), uint64(pair[1]), nil
+}
+
+// SetState moves the generator to (seed, offset): the next op draws what an
+// op at that position drew before.
+func (g *Generator) SetState(seed, offset uint64) error {
+	err := do(func() { capi.SwigcptrGenerator(g.cptr()).Set_state(seed, offset) })
 	runtime.KeepAlive(g)
 	return err
 }

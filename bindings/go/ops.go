@@ -44,6 +44,17 @@ func (t *Tensor) AddScalar(scalar float64) (*Tensor, error) {
 	return t.derive(func(h capi.SwigcptrTensor) uintptr { return h.Add_scalar(scalar) })
 }
 
+// Dropout is torch.dropout(t, p, train) drawing its mask from g: each element
+// kept with probability 1 - p and scaled by 1 / (1 - p), or zeroed; g
+// advances by t's element count (see Generator.State). Not train, or p == 0:
+// a new handle to t itself. Inside a checkpoint region the recomputation
+// draws the same mask. InvalidArgument for p outside [0, 1] or a closed
+// handle, DTypeMismatch for a non-floating t.
+func (t *Tensor) Dropout(p float64, train bool, g *Generator) (*Tensor, error) {
+	defer g.keepAlive()
+	return t.derive(func(h capi.SwigcptrTensor) uintptr { return h.Dropout(p, train, g.cptr()) })
+}
+
 // Relu is max(t, 0).
 func (t *Tensor) Relu() (*Tensor, error) { return t.derive(capi.SwigcptrTensor.Relu) }
 

@@ -406,6 +406,11 @@ TSR_JAVA_HANDLE(TsrTensorList)
     return TensorList.drain($jnicall);
   }
 
+/* Generator.getState() returns a Generator.State value (below); the native
+ * (seed, offset) pair stays private. */
+%rename(nativeState) TsrGenerator::get_state;
+%javamethodmodifiers TsrGenerator::get_state "private";
+
 /* Hand-written members of the generated classes. */
 %typemap(javacode) TsrTensor %{
   /** {@code this + other} as a new tensor (torch.add with a scalar). */
@@ -420,6 +425,26 @@ TSR_JAVA_HANDLE(TsrTensorList)
   @Override
   public String toString() {
     return TensorFormat.format(this);
+  }
+%}
+%typemap(javacode) TsrGenerator %{
+  /**
+   * A generator's position (torch's Philox seed and offset): the seed, and the number of 32-bit
+   * words drawn so far. Both are unsigned 64-bit values carried in a long (read them with
+   * Long.toUnsignedString / Long.compareUnsigned past 2^63).
+   */
+  public record State(long seed, long offset) {}
+
+  /** Where the generator is now: restore it with {@link #setState(State)} to draw the same numbers again. */
+  public State getState() {
+    long[] pair = nativeState();
+    return new State(pair[0], pair[1]);
+  }
+
+  /** Moves the generator to state: the next op draws what an op at that position drew before. */
+  public void setState(State state) {
+    if (state == null) throw new NullPointerException("state is null");
+    setState(state.seed(), state.offset());
   }
 %}
 %typemap(javaimports) TsrTensorMap "import java.util.LinkedHashMap;\nimport java.util.Map;"

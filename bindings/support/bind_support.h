@@ -206,6 +206,68 @@ static inline tsr_tensor* tsr_bind_from_data_as(const void* data, size_t nbytes,
   return out;
 }
 
+/* tsr_checkpoint_begin with the options as plain arguments (the struct, with
+ * its struct_size and a string read only during the call, does not cross a
+ * SWIG boundary well). keep_ops: comma-separated op names, NULL or "" for
+ * none. The status is recorded as for any call. */
+static inline tsr_status tsr_bind_checkpoint_begin(bool preserve_rng_state, bool determinism_check,
+                                                   bool early_stop, const char* keep_ops) {
+  tsr_checkpoint_options options = TSR_CHECKPOINT_OPTIONS_INIT;
+  options.preserve_rng_state = preserve_rng_state;
+  options.determinism_check = determinism_check;
+  options.early_stop = early_stop;
+  options.keep_ops = keep_ops;
+  return tsr_checkpoint_begin(&options);
+}
+
+/* tsr_autograd_grad over lists: outputs and inputs (each at least one
+ * tensor), grad_outputs NULL or a list as long as outputs whose empty slots
+ * (tsr_bind_list_push of NULL) mean "ones". A new list of one gradient per
+ * input, NULL entries for inputs no output uses (allow_unused); NULL on
+ * failure, with the error recorded. */
+static inline TsrTensorList* tsr_bind_autograd_grad(const TsrTensorList* outputs,
+                                                    const TsrTensorList* inputs,
+                                                    const TsrTensorList* grad_outputs,
+                                                    bool retain_graph, bool create_graph,
+                                                    bool allow_unused) {
+  if (!outputs || !inputs) {
+    tsr_bind_fail(TSR_ERR_INVALID_ARGUMENT, "autograd_grad: outputs or inputs is NULL or closed");
+    return NULL;
+  }
+  if (grad_outputs && grad_outputs->size != outputs->size) {
+    tsr_bind_fail(TSR_ERR_INVALID_ARGUMENT,
+                  "autograd_grad: grad_outputs must have one entry per output");
+    return NULL;
+  }
+  int64_t n = inputs->size;
+  tsr_tensor** grads = (tsr_tensor**)calloc((size_t)(n > 0 ? n : 1), sizeof *grads);
+  TsrTensorList* l = tsr_bind_list_new();
+  if (!grads || !l) {
+    free(grads);
+    tsr_bind_list_free(l);
+    tsr_bind_fail(TSR_ERR_OUT_OF_MEMORY, "out of memory listing gradients");
+    return NULL;
+  }
+  if (tsr_autograd_grad(outputs->size, outputs->items,
+                        grad_outputs ? (const tsr_tensor* const*)grad_outputs->items : NULL, n,
+                        inputs->items, retain_graph, create_graph, allow_unused,
+                        grads) != TSR_OK) {
+    free(grads);
+    tsr_bind_list_free(l);
+    return NULL;
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    if (tsr_bind_list_push(l, grads[i], NULL) != 0) {
+      for (int64_t j = i + 1; j < n; ++j) tsr_tensor_release(grads[j]);
+      free(grads);
+      tsr_bind_list_free(l);
+      return NULL;
+    }
+  }
+  free(grads);
+  return l;
+}
+
 /* Runs split or chunk (which fill a caller array) into a new list. */
 typedef tsr_status (*tsr_bind_pieces_fn)(const tsr_tensor*, int64_t, int64_t, tsr_tensor**,
                                          int64_t, int64_t*);

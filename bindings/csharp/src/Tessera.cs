@@ -1,5 +1,5 @@
-// Tessera — the module-level functions: grad mode (NoGrad scopes), save and
-// load, the allocator's statistics and controls, version. The factories are
+// Tessera — the module-level functions: grad mode (NoGrad scopes),
+// checkpoint regions, AutogradGrad, Dropout, save and load, the allocator's statistics and controls, version. The factories are
 // static methods of Tensor (Tensor.Zeros, Tensor.FromArray, ...).
 //
 // The class shares its namespace's name, as Python's tessera module does.
@@ -28,6 +28,94 @@ public static class Tessera {
 
   /// <summary>torch.enable_grad as a scope.</summary>
   public static GradModeScope EnableGrad() => new GradModeScope(true);
+
+  // ---- gradient checkpointing (include/tessera/checkpoint.h) -----------------
+
+  /// <summary>torch.utils.checkpoint as a scope: <c>using
+  /// (Tessera.Checkpoint()) { ... }</c> runs the block's ops on this thread
+  /// without keeping their activations; backward recomputes them from the
+  /// region's inputs (same gradients, bit for bit, for about one extra
+  /// forward of compute). options null: the defaults. An unknown KeepOps
+  /// name throws Status.InvalidArgument naming it; nothing is opened
+  /// then.</summary>
+  public static CheckpointScope Checkpoint(CheckpointOptions options = null) =>
+      new CheckpointScope(options);
+
+  /// <summary>Opens a region on this thread without a scope object
+  /// (tsr_checkpoint_begin); end it with CheckpointEnd on the same thread.
+  /// Prefer Checkpoint().</summary>
+  public static void CheckpointBegin(CheckpointOptions options = null) {
+    var o = options ?? new CheckpointOptions();
+    TesseraNative.checkpoint_begin(o.PreserveRngState, o.DeterminismCheck, o.EarlyStop,
+                                   o.KeepOpsString());
+  }
+
+  /// <summary>Closes this thread's innermost region (tsr_checkpoint_end);
+  /// Status.Autograd when none is open (nothing changes then).</summary>
+  public static void CheckpointEnd() => TesseraNative.checkpoint_end();
+
+  /// <summary>The number of regions open on this thread (0 outside
+  /// any).</summary>
+  public static long CheckpointDepth => TesseraNative.checkpoint_depth();
+
+  /// <summary>torch.autograd.grad: the gradients of outputs (weighted by
+  /// gradOutputs) with respect to each of inputs, one new tensor per input
+  /// (dispose each), null for an input no output uses when allowUnused. No
+  /// Grad() is read or written.
+  /// gradOutputs: null, or one entry per output, each null (ones: only for
+  /// one-element outputs) or a tensor of that output's sizes. retainGraph
+  /// keeps the graph for another backward (pass true with createGraph when
+  /// the result is differentiated again); createGraph records the backward
+  /// itself, so the gradients require grad (higher order).
+  /// Throws Status.Autograd (an output or input without RequiresGrad, an
+  /// unused input without allowUnused, a checkpoint region open on this
+  /// thread, a freed graph), Status.ShapeMismatch (a gradOutput of the wrong
+  /// sizes), Status.InvalidArgument (null or empty arrays, a null entry in
+  /// outputs or inputs, gradOutputs of the wrong length, a disposed
+  /// tensor).</summary>
+  public static Tensor[] AutogradGrad(Tensor[] outputs, Tensor[] inputs, Tensor[] gradOutputs = null,
+                                      bool retainGraph = false, bool createGraph = false,
+                                      bool allowUnused = false) {
+    if (outputs == null || inputs == null)
+      throw new TesseraException(Status.InvalidArgument, "AutogradGrad: outputs or inputs is null");
+    using (var outs = NativeList(outputs, false, "outputs"))
+    using (var ins = NativeList(inputs, false, "inputs"))
+    using (var gouts = gradOutputs == null ? null : NativeList(gradOutputs, true, "gradOutputs"))
+    using (var grads = TesseraNative.autograd_grad(outs, ins, gouts, retainGraph, createGraph, allowUnused)) {
+      var result = new Tensor[grads.Count];
+      for (int i = 0; i < result.Length; ++i) result[i] = grads[i];
+      return result;
+    }
+  }
+
+  static TensorList NativeList(Tensor[] tensors, bool nullsAllowed, string what) {
+    var list = new TensorList();
+    try {
+      foreach (var t in tensors) {
+        if (t != null) list.Append(t);
+        else if (nullsAllowed) list.AppendNone();
+        else throw new TesseraException(Status.InvalidArgument, "AutogradGrad: " + what + " holds a null tensor");
+      }
+      return list;
+    } catch {
+      list.Dispose();
+      throw;
+    }
+  }
+
+  // ---- random ----------------------------------------------------------------
+
+  /// <summary>torch.dropout(input, p, train) with generator: each element
+  /// kept with probability 1 - p and scaled by 1 / (1 - p), or zeroed; the
+  /// generator advances by input.Numel words (Generator.GetState). Not train,
+  /// or p == 0: a new reference to input itself. Inside a checkpoint region
+  /// the recomputation draws the same mask. Status.InvalidArgument for p
+  /// outside [0, 1] or a null/disposed argument, Status.DtypeMismatch for a
+  /// non-floating input.</summary>
+  public static Tensor Dropout(Tensor input, double p, bool train, Generator generator) {
+    if (input == null) throw new TesseraException(Status.InvalidArgument, "Dropout: input is null");
+    return input.Dropout(p, train, generator);
+  }
 
   // ---- save and load ---------------------------------------------------------
 

@@ -10,6 +10,11 @@
     tessera.save({"w": w}, "w.tsr", compression="zstd", metadata={"step": "1"})
     tessera.load("w.tsr")["w"]
 
+`with tessera.checkpoint():` around a block of a model recomputes its
+activations during backward instead of keeping them (gradient
+checkpointing; also tessera.checkpoint(fn, *args) and checkpoint_sequential,
+as torch.utils.checkpoint); tessera.autograd_grad is torch.autograd.grad.
+
 Failures raise tessera.Error subclasses carrying the C status and message.
 Tensors are released when collected, or at once with close() / a with
 block. Tensors exchange memory with NumPy and PyTorch through DLPack
@@ -21,11 +26,14 @@ from . import errors
 from ._dtypes import dtype, memory_format, device, DeviceType
 from ._tensor import Tensor
 from ._handles import Storage
-from ._random import Generator, default_generator, manual_seed, rand, randn, randperm
+from ._random import Generator, default_generator, manual_seed, rand, randn, randperm, dropout
 from ._factories import (empty, empty_strided, zeros, ones, full, arange, tensor, empty_like,
                          zeros_like, ones_like, full_like)
 from ._functions import *  # noqa: F401,F403
 from ._grad import no_grad, enable_grad, set_grad_enabled, is_grad_enabled
+from ._autograd import autograd_grad
+from ._checkpoint import (checkpoint, checkpoint_sequential, checkpoint_begin, checkpoint_end,
+                          checkpoint_depth)
 from ._memory import (memory_stats, memory_allocated, max_memory_allocated, memory_reserved,
                       max_memory_reserved, reset_peak_memory_stats,
                       reset_accumulated_memory_stats, empty_cache, set_memory_limit,

@@ -6,7 +6,8 @@ import java.util.Map;
 
 /**
  * Module-level functions of tessera with Java names: factories (torch.zeros, ...), grad mode and
- * the no_grad scope, allocator statistics, save/load, version. Tensors come back as {@link Tensor}
+ * the no_grad scope, gradient checkpointing regions, autograd.grad, dropout, allocator statistics,
+ * save/load, version. Tensors come back as {@link Tensor}
  * proxies: close them (try-with-resources) to release memory at once; the Cleaner releases the
  * ones left to the garbage collector. Every failure throws {@link TesseraException}.
  */
@@ -53,6 +54,109 @@ public final class Tessera {
   /** torch.enable_grad() as a scope. */
   public static GradScope enableGrad() {
     return new GradScope(true);
+  }
+
+  // ---- gradient checkpointing (include/tessera/checkpoint.h) ---------------------
+
+  /**
+   * torch.utils.checkpoint as a scope: {@code try (var r = Tessera.checkpoint()) { ... }} runs the
+   * block's ops on this thread without keeping their activations; backward recomputes them from the
+   * region's inputs (same gradients, bit for bit, for about one extra forward of compute). The
+   * region ends when the scope closes, exceptions included. Default options.
+   */
+  public static CheckpointRegion checkpoint() {
+    return new CheckpointRegion(CheckpointOptions.defaults());
+  }
+
+  /**
+   * {@link #checkpoint()} with options. Throws TesseraException(ERR_INVALID_ARGUMENT) naming an
+   * unknown keepOps name; nothing is opened then.
+   */
+  public static CheckpointRegion checkpoint(CheckpointOptions options) {
+    return new CheckpointRegion(options);
+  }
+
+  /**
+   * Opens a region on this thread without a scope object (tsr_checkpoint_begin); end it with
+   * {@link #checkpointEnd()} on the same thread. Prefer {@link #checkpoint(CheckpointOptions)}.
+   * options null means the defaults.
+   */
+  public static void checkpointBegin(CheckpointOptions options) {
+    CheckpointOptions o = options == null ? CheckpointOptions.defaults() : options;
+    NativeTessera.checkpoint_begin(o.preserveRngState(), o.determinismCheck(), o.earlyStop(),
+        o.keepOpsString());
+  }
+
+  /**
+   * Closes this thread's innermost region (tsr_checkpoint_end). TesseraException(ERR_AUTOGRAD) when
+   * none is open; nothing changes then.
+   */
+  public static void checkpointEnd() {
+    NativeTessera.checkpoint_end();
+  }
+
+  /** The number of regions open on this thread (0 outside any). */
+  public static long checkpointDepth() {
+    return NativeTessera.checkpoint_depth();
+  }
+
+  // ---- torch.autograd.grad ------------------------------------------------------------
+
+  /** {@link #autogradGrad(Tensor[], Tensor[], Tensor[], boolean, boolean, boolean)} with defaults. */
+  public static Tensor[] autogradGrad(Tensor[] outputs, Tensor[] inputs) {
+    return autogradGrad(outputs, inputs, null, false, false, false);
+  }
+
+  /**
+   * torch.autograd.grad: the gradients of outputs (weighted by gradOutputs) with respect to each of
+   * inputs, one new tensor per input (close each), null for an input no output uses when
+   * allowUnused. No grad() is read or written.
+   *
+   * @param outputs at least one tensor, each requiring grad
+   * @param inputs at least one tensor, each requiring grad (leaves or not)
+   * @param gradOutputs null, or one entry per output: null (ones: only for one-element outputs) or
+   *     a tensor of that output's sizes
+   * @param retainGraph keep the graph for another backward (pass true with createGraph when the
+   *     result is differentiated again: its graph runs through this one)
+   * @param createGraph record the backward itself, so the gradients require grad (higher order)
+   * @param allowUnused an unused input gets null instead of an error
+   * @throws TesseraException ERR_AUTOGRAD (an output or input without requires_grad, an unused
+   *     input without allowUnused, a checkpoint region open on this thread, a freed graph),
+   *     ERR_SHAPE_MISMATCH (a gradOutput of the wrong sizes), ERR_INVALID_ARGUMENT (empty arrays,
+   *     gradOutputs of the wrong length, a closed tensor)
+   * @throws NullPointerException for a null outputs/inputs array or a null entry in one
+   */
+  public static Tensor[] autogradGrad(Tensor[] outputs, Tensor[] inputs, Tensor[] gradOutputs,
+      boolean retainGraph, boolean createGraph, boolean allowUnused) {
+    if (outputs == null || inputs == null) throw new NullPointerException("outputs or inputs is null");
+    try (TensorList outs = tensorList(outputs, false, "outputs");
+        TensorList ins = tensorList(inputs, false, "inputs");
+        TensorList gouts = gradOutputs == null ? null : tensorList(gradOutputs, true, "gradOutputs");
+        TensorList grads = NativeTessera.autograd_grad(outs, ins, gouts, retainGraph, createGraph,
+            allowUnused)) {
+      Tensor[] out = new Tensor[(int) grads.size()];
+      for (int i = 0; i < out.length; ++i) out[i] = grads.get(i);
+      return out;
+    }
+  }
+
+  private static TensorList tensorList(Tensor[] tensors, boolean nullsAllowed, String what) {
+    TensorList list = new TensorList();
+    try {
+      for (Tensor t : tensors) {
+        if (t != null) {
+          list.append(t);
+        } else if (nullsAllowed) {
+          list.appendNone();
+        } else {
+          throw new NullPointerException(what + " holds a null tensor");
+        }
+      }
+      return list;
+    } catch (RuntimeException e) {
+      list.close();
+      throw e;
+    }
   }
 
   // ---- factories ----------------------------------------------------------------
@@ -112,6 +216,18 @@ public final class Tessera {
   /** torch.randperm(n, generator=g): int64. */
   public static Tensor randperm(long n, Generator generator) {
     return Tensor.randperm(n, generator);
+  }
+
+  /**
+   * torch.dropout(input, p, train) with generator=g: each element kept with probability 1 - p and
+   * scaled by 1 / (1 - p), or zeroed; g advances by input.numel() words (see {@link
+   * Generator#getState()}). Not train, or p == 0: a new reference to input itself. Inside a
+   * checkpoint region the recomputation draws the same mask. ERR_INVALID_ARGUMENT for p outside [0,
+   * 1] or a closed handle, ERR_DTYPE_MISMATCH for a non-floating input.
+   */
+  public static Tensor dropout(Tensor input, double p, boolean train, Generator generator) {
+    if (input == null) throw new NullPointerException("input is null");
+    return input.dropout(p, train, generator);
   }
 
   /** A float32 tensor of sizes holding values (C order), copied. */
