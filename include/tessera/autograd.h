@@ -104,6 +104,76 @@ TSR_API tsr_status tsr_detach(const tsr_tensor* t, tsr_tensor** out);
 TSR_API bool tsr_is_grad_enabled(void);
 TSR_API bool tsr_set_grad_enabled(bool enabled);
 
+/* ---- hooks -------------------------------------------------------------- */
+
+/* A gradient hook: sees grad (borrowed for the call) and either leaves
+ * *replacement NULL (keep grad) or stores a new reference to a tensor of
+ * grad's sizes that replaces it. Returns TSR_OK or the status of the
+ * tessera call that failed (its message reaches the caller of backward). */
+typedef tsr_status (*tsr_grad_hook_fn)(void* ctx, const tsr_tensor* grad, tsr_tensor** replacement);
+
+/* torch.Tensor.register_hook(hook): on a leaf, fn runs on the gradient
+ * before it is added to .grad (or returned by tsr_autograd_grad); on a
+ * non-leaf, on the gradient of t before t's grad_fn uses it. Hooks run in
+ * registration order, on the thread running backward. destroy(ctx) (may be
+ * NULL) runs once when the hook is removed or its tensor's graph is freed.
+ * *handle: an id for tsr_remove_hook.
+ * Statuses: TSR_ERR_INVALID_ARGUMENT for NULL t/fn/handle (destroy is not
+ * called then); TSR_ERR_AUTOGRAD when t does not require grad (torch's
+ * "cannot register a hook on a tensor that doesn't require gradient";
+ * destroy(ctx) runs). A hook returning a tensor of other sizes fails the
+ * backward with TSR_ERR_SHAPE_MISMATCH. */
+TSR_API tsr_status tsr_register_hook(tsr_tensor* t, tsr_grad_hook_fn fn, void* ctx,
+                                     void (*destroy)(void* ctx), int64_t* handle);
+/* RemovableHandle.remove(): TSR_ERR_INVALID_ARGUMENT when t has no hook
+ * with that id (or t is NULL). */
+TSR_API tsr_status tsr_remove_hook(tsr_tensor* t, int64_t handle);
+
+/* torch.autograd.graph.saved_tensors_hooks(pack, unpack) for C: while
+ * pushed on the calling thread, each tensor autograd saves for backward is
+ * given to pack (borrowed), which stores anything it likes in *packed (an
+ * offloaded copy, a file name, the tensor itself); backward calls
+ * unpack(ctx, packed, &out), which must give a new reference to a tensor of
+ * the saved sizes; free_packed(ctx, packed) (may be NULL) runs once when the
+ * saved value is no longer needed. Hooks of one push are used for what was
+ * saved during it, also after the pop; destroy(ctx) (may be NULL) runs
+ * after the last such use. Hooks do not apply to tensors a checkpoint
+ * region recomputes. Unpacked tensors are not version-checked.
+ * Statuses: push: TSR_ERR_INVALID_ARGUMENT for NULL pack/unpack; pop:
+ * TSR_ERR_AUTOGRAD when nothing is pushed on this thread. A failing pack
+ * fails the op that saved (nothing recorded); a failing unpack fails the
+ * backward with its status and message. */
+typedef tsr_status (*tsr_pack_hook_fn)(void* ctx, const tsr_tensor* t, void** packed);
+typedef tsr_status (*tsr_unpack_hook_fn)(void* ctx, void* packed, tsr_tensor** out);
+typedef void (*tsr_packed_free_fn)(void* ctx, void* packed);
+TSR_API tsr_status tsr_saved_tensors_hooks_push(tsr_pack_hook_fn pack, tsr_unpack_hook_fn unpack,
+                                                tsr_packed_free_fn free_packed, void* ctx,
+                                                void (*destroy)(void* ctx));
+TSR_API tsr_status tsr_saved_tensors_hooks_pop(void);
+
+/* ---- inference mode and anomaly detection ------------------------------ */
+
+/* torch.inference_mode for the calling thread; returns the previous
+ * setting. While on: grad mode is off, and new tensors are inference
+ * tensors, whose in-place writes bump no version counter. Outside it, an
+ * inference tensor saved for backward by a recorded op fails that op
+ * (TSR_ERR_AUTOGRAD, "Inference tensors cannot be saved for backward. ..."),
+ * and so do in-place writes to one and setting requires_grad on one
+ * (torch's messages). Views share their base's kind. Never fails. */
+TSR_API bool tsr_set_inference_mode(bool enabled);
+TSR_API bool tsr_is_inference_mode_enabled(void);
+/* torch.Tensor.is_inference(); false for NULL. */
+TSR_API bool tsr_is_inference(const tsr_tensor* t);
+
+/* torch.autograd.set_detect_anomaly(enabled), process-wide; returns the
+ * previous setting. While on, backward checks every gradient a node
+ * returns and fails with TSR_ERR_AUTOGRAD naming the node and its forward
+ * op ("Function 'DivBackward0' returned nan values in its 0th output. It is
+ * the backward of the forward op 'div'."), at the cost of one pass over
+ * each gradient. Never fails. */
+TSR_API bool tsr_set_detect_anomaly(bool enabled);
+TSR_API bool tsr_is_anomaly_enabled(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -4,6 +4,8 @@
 
 #include "autograd/checkpoint.h"
 #include "autograd/grad_mode.h"
+#include "autograd/hooks.h"
+#include "core/inference_mode.h"
 #include "autograd/rebase.h"
 
 namespace tsr::autograd {
@@ -16,10 +18,17 @@ Node::Node() : sequence_nr(g_next_sequence_nr.fetch_add(1, std::memory_order_rel
 
 SavedVariable::SavedVariable(const Tensor& t, int32_t output_nr) {
   if (!t.defined()) return;
+  TSR_CHECK(!t.is_inference() || is_inference_mode_enabled(), TSR_ERR_AUTOGRAD,
+            "Inference tensors cannot be saved for backward. To work around you can make a clone "
+            "to get a normal tensor and use it in autograd.");
   saved_version_ = t.version();
   // Inside a checkpoint region, values the region can recompute are not
   // kept: a stand-in replays the region's tape when backward needs them.
-  if (!(packed_ = checkpoint::pack(t))) data_ = detach(t);
+  // Otherwise the user's saved-tensor hooks (torch's
+  // saved_tensors_hooks) keep it, if any are pushed.
+  if ((packed_ = checkpoint::pack(t))) return;
+  if ((packed_ = pack_with_saved_tensor_hooks(t))) return;
+  data_ = detach(t);
   if (output_nr >= 0) {
     is_owner_output_ = true;
     output_nr_ = output_nr;
@@ -150,6 +159,8 @@ void set_requires_grad(const Tensor& t, bool flag) {
             "computed variable in a subgraph that doesn't require differentiation use "
             "var_no_grad = var.detach().");
   if (meta->grad_fn) return;  // non-leaf already requires grad
+  TSR_CHECK(!flag || !t.is_inference() || is_inference_mode_enabled(), TSR_ERR_AUTOGRAD,
+            "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.");
   TSR_CHECK(!flag || is_floating(t.dtype()), TSR_ERR_DTYPE_MISMATCH,
             "only Tensors of floating point dtype can require gradients, got ", dtype_name(t.dtype()));
   meta->requires_grad = flag;

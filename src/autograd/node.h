@@ -16,6 +16,13 @@
 namespace tsr::autograd {
 
 struct Node;
+struct GradHook;
+
+// A gradient hook and the id remove_hook takes (autograd/hooks.h).
+struct HookEntry {
+  int64_t id;
+  std::shared_ptr<GradHook> hook;
+};
 
 struct Edge {
   std::shared_ptr<Node> fn;
@@ -50,9 +57,14 @@ struct Node : std::enable_shared_from_this<Node> {
   // Whether input i's gradient goes anywhere (skip computing it if not).
   bool needs_input_grad(size_t i) const { return i < next_edges.size() && next_edges[i].valid(); }
 
+  // The forward op's name ("mul") where the node has one: anomaly messages.
+  virtual const char* forward_op() const { return nullptr; }
+
   uint64_t sequence_nr;  // creation order: the engine runs newest first
   std::vector<Edge> next_edges;
   std::vector<OutputMeta> outputs;
+  // Hooks on the gradient of output `first` (register_hook on a non-leaf).
+  std::vector<std::pair<uint32_t, HookEntry>> pre_hooks;
 };
 
 // A leaf's gradient sink: the engine adds what reaches it into .grad.
@@ -78,6 +90,8 @@ struct AutogradMeta {
   // its grad_fn was set gets a fresh one from the base (attr_version).
   Tensor view_base;
   int64_t attr_version = -1;
+  // register_hook on a leaf: run before accumulation into grad.
+  std::vector<HookEntry> hooks;
 };
 
 // A saved tensor whose data lives elsewhere until backward asks for it: a

@@ -14,6 +14,7 @@ class PrimitiveNode final : public Node {
 
   std::vector<Tensor> apply(std::vector<Tensor> grads) override;
   const char* name() const override { return primitive_->name(); }
+  const char* forward_op() const override { return primitive_->op(); }
   void release_saved() override;
   void check_saved() const override;
 

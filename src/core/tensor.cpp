@@ -1,8 +1,18 @@
 #include "core/tensor.h"
 
+#include "core/inference_mode.h"
 #include "core/shape.h"
 
 namespace tsr {
+
+namespace {
+// A new tensor's counter: an inference tensor's when made in inference mode.
+std::shared_ptr<VersionCounter> fresh_version_counter() {
+  auto v = std::make_shared<VersionCounter>();
+  v->inference = is_inference_mode_enabled();
+  return v;
+}
+}  // namespace
 
 TensorImpl::TensorImpl(StoragePtr storage_, int64_t storage_offset_, Shape sizes_,
                        Shape strides_, tsr_dtype dtype_,
@@ -13,7 +23,7 @@ TensorImpl::TensorImpl(StoragePtr storage_, int64_t storage_offset_, Shape sizes
       strides(std::move(strides_)),
       dtype(dtype_),
       numel(checked_numel(sizes)),
-      version(version_ ? std::move(version_) : std::make_shared<VersionCounter>()) {
+      version(version_ ? std::move(version_) : fresh_version_counter()) {
   storage->add_user();
 }
 

@@ -18,9 +18,11 @@
 namespace tsr {
 namespace autograd { struct AutogradMeta; }
 
-// Counts in-place writes; shared by a tensor and all its views.
+// Counts in-place writes; shared by a tensor and all its views. Inference
+// tensors (core/inference_mode.h) have none: their writes are not counted.
 struct VersionCounter {
   std::atomic<int64_t> version{0};
+  bool inference = false;
 };
 
 struct TensorImpl {
@@ -75,7 +77,10 @@ class Tensor {
   template <typename T> T* data() const { return static_cast<T*>(data_ptr()); }
 
   int64_t version() const { return impl_->version->version.load(); }
-  void bump_version() const { impl_->version->version.fetch_add(1); }
+  void bump_version() const {
+    if (!impl_->version->inference) impl_->version->version.fetch_add(1);
+  }
+  bool is_inference() const { return impl_->version->inference; }
 
   bool is_same(const Tensor& o) const { return impl_ == o.impl_; }
 

@@ -17,6 +17,7 @@
 
 #include "autograd/checkpoint.h"
 #include "autograd/grad_mode.h"
+#include "autograd/hooks.h"
 #include "autograd/node.h"
 #include "core/factory.h"
 #include "core/layout.h"
@@ -57,6 +58,33 @@ void check_no_open_region() {
   TSR_CHECK(autograd::checkpoint::depth() == 0, TSR_ERR_AUTOGRAD,
             "backward inside an open checkpoint region: end the region (tsr_checkpoint_end) "
             "before computing gradients (", autograd::checkpoint::depth(), " region(s) open on this thread)");
+}
+
+// The leaf's register_hook hooks, run on its gradient (a copy of the list:
+// a hook may register or remove hooks).
+Tensor run_leaf_hooks(const AccumulateGrad& acc, const Tensor& g) {
+  AutogradMeta* meta = acc.variable->autograd.get();
+  std::vector<autograd::HookEntry> hooks;
+  {
+    std::lock_guard lock(meta->mutex);
+    hooks = meta->hooks;
+  }
+  return hooks.empty() ? g : autograd::run_grad_hooks(hooks, g);
+}
+
+// Anomaly mode: PyTorch's message for a backward that produced NaN, naming
+// the forward op too.
+void check_no_nan(const Node& node, const std::vector<Tensor>& grads) {
+  for (size_t i = 0; i < grads.size(); ++i) {
+    const Tensor& g = grads[i];
+    if (!g.defined() || !is_floating(g.dtype())) continue;
+    Tensor d = kernels::contiguous_copy(g, TSR_FLOAT64);
+    const double* p = d.data<double>();
+    for (int64_t k = 0; k < d.numel(); ++k)
+      if (p[k] != p[k])
+        fail(TSR_ERR_AUTOGRAD, "Function '", node.name(), "' returned nan values in its ", i,
+             "th output.", node.forward_op() ? str(" It is the backward of the forward op '", node.forward_op(), "'.") : "");
+  }
 }
 
 // One run of the engine over the graph behind `roots`.
@@ -170,9 +198,14 @@ void GraphTask::execute() {
     std::vector<Tensor> inputs = std::move(buffers[node]);
     buffers.erase(node);
     if (inputs.empty()) inputs.resize(node->outputs.size());
+    // Tensor hooks see (and may replace) a gradient before anything uses it.
+    for (auto& [nr, hook] : node->pre_hooks)
+      if (inputs[nr].defined()) inputs[nr] = autograd::run_grad_hooks({hook}, inputs[nr]);
+    auto* acc = dynamic_cast<AccumulateGrad*>(node);
+    if (acc && inputs[0].defined()) inputs[0] = run_leaf_hooks(*acc, inputs[0]);
     for (size_t c = 0; c < capture_.size(); ++c)
       if (capture_[c].fn.get() == node) captured_[c] = inputs[capture_[c].input_nr];
-    if (auto* acc = dynamic_cast<AccumulateGrad*>(node)) {
+    if (acc) {
       if (!grad_mode && inputs[0].defined()) accumulate_grad(*acc, inputs[0]);
       continue;
     }
@@ -185,6 +218,7 @@ void GraphTask::execute() {
     if (!retain_graph_) node->release_saved();
     TSR_CHECK(outputs.size() == node->next_edges.size(), TSR_ERR_INTERNAL, node->name(), " returned ",
               outputs.size(), " gradients for ", node->next_edges.size(), " inputs");
+    if (autograd::is_anomaly_enabled()) check_no_nan(*node, outputs);
     for (size_t i = 0; i < outputs.size(); ++i) {
       const Edge& e = node->next_edges[i];
       if (!e.valid()) continue;

@@ -6,6 +6,7 @@
 #include "autograd/grad_mode.h"
 #include "autograd/run.h"
 #include "autograd/node.h"
+#include "core/inference_mode.h"
 #include "core/views.h"
 #include "kernels/copy.h"
 #include "kernels/elementwise.h"
@@ -16,6 +17,10 @@ void check_inplace_allowed(const Tensor& t, const char* op) {
   TSR_CHECK(!kernels::has_internal_overlap(t), TSR_ERR_INVALID_ARGUMENT, op,
             ": unsupported operation: more than one element of the written-to tensor refers to a "
             "single memory location. Please clone() the tensor before performing the operation.");
+  TSR_CHECK(!t.is_inference() || is_inference_mode_enabled(), TSR_ERR_AUTOGRAD, op,
+            ": Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
+            "clone to get a normal tensor before doing inplace update.See "
+            "https://github.com/pytorch/rfcs/pull/17 for more details.");
   if (!autograd::is_grad_enabled()) return;
   TSR_CHECK(!(autograd::requires_grad(t) && autograd::is_leaf(t) && !autograd::view_base(t)),
             TSR_ERR_AUTOGRAD, op, ": a leaf Variable that requires grad is being used in an in-place operation.");
