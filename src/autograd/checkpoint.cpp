@@ -33,14 +33,21 @@ class Frame;
 // The stand-in a SavedVariable keeps for a value the tape can recompute.
 class Holder final : public PackedTensor {
  public:
-  Holder(std::shared_ptr<Frame> frame, int64_t value) : frame(std::move(frame)), value(value) {}
+  Holder(std::shared_ptr<Frame> frame, int64_t value, const Tensor& original)
+      : frame(std::move(frame)), value(value), original(original.impl_ptr()),
+        original_version(original.version()) {}
   Tensor unpack() override;
   void check() const override;
+  // The original tensor, when something else (the user, the next region's
+  // tape) still holds it: then nothing needs recomputing for this holder.
+  bool take_original();
 
   std::shared_ptr<Frame> frame;
   const int64_t value;
-  Tensor filled;  // set by replay; freed with the holder
+  Tensor filled;  // set by replay (or from the original); freed with the holder
   int64_t filled_version = 0;
+  std::weak_ptr<TensorImpl> original;
+  int64_t original_version;
 };
 
 // One outermost region's tape. Lives while the region is open and while any
@@ -51,7 +58,7 @@ class Frame : public std::enable_shared_from_this<Frame> {
 
   void record(const prim::PrimitivePtr& p, const prim::Tensors& inputs, const prim::Tensors& outputs,
               const std::vector<std::string>& keep_ops);
-  std::shared_ptr<Holder> pack(int64_t value);
+  std::shared_ptr<Holder> pack(const Tensor& t);
   void replay();  // with `mutex` held
   // Throws the version error a replay would hit for a modified input.
   void check_inputs();
@@ -125,13 +132,14 @@ void Frame::record(const prim::PrimitivePtr& p, const prim::Tensors& inputs,
   tape_.push_back(std::move(e));
 }
 
-std::shared_ptr<Holder> Frame::pack(int64_t value) {
+std::shared_ptr<Holder> Frame::pack(const Tensor& t) {
   std::lock_guard lock(mutex);
+  const int64_t value = t.impl()->tape_value;
   if (!tape_[producer_[value]].kept.empty()) return nullptr;
   // Forget holders whose nodes are gone, so the list tracks the live ones.
   if ((holders_.size() & (holders_.size() - 1)) == 0 && holders_.size() >= 64)
     std::erase_if(holders_, [](const auto& w) { return w.expired(); });
-  auto h = std::make_shared<Holder>(shared_from_this(), value);
+  auto h = std::make_shared<Holder>(shared_from_this(), value, t);
   holders_.push_back(h);
   return h;
 }
@@ -161,7 +169,7 @@ void Frame::replay() {
   std::unordered_multimap<int64_t, std::shared_ptr<Holder>> wanted;
   int64_t last = -1;
   for (const auto& w : holders_)
-    if (auto h = w.lock(); h && !h->filled.defined()) {
+    if (auto h = w.lock(); h && !h->filled.defined() && !h->take_original()) {
       last = std::max(last, producer_[h->value]);
       wanted.emplace(h->value, std::move(h));
     }
@@ -211,13 +219,31 @@ void Frame::check_inputs() {
       if (r.kind == InputRef::External) external(r);
 }
 
+bool Holder::take_original() {
+  auto impl = original.lock();
+  if (!impl) return false;
+  Tensor t(std::move(impl));
+  // Written in place since it was saved: the version error, as for a
+  // tensor saved outside a region.
+  if (t.version() != original_version) fail_modified(t, t.version(), original_version, "");
+  filled = detach(t);
+  filled_version = filled.version();
+  return true;
+}
+
 void Holder::check() const {
-  if (!filled.defined()) frame->check_inputs();
+  if (filled.defined()) return;
+  if (auto impl = original.lock()) {
+    Tensor t(std::move(impl));
+    if (t.version() != original_version) fail_modified(t, t.version(), original_version, "");
+    return;
+  }
+  frame->check_inputs();
 }
 
 Tensor Holder::unpack() {
   std::lock_guard lock(frame->mutex);
-  if (!filled.defined()) frame->replay();
+  if (!filled.defined() && !take_original()) frame->replay();
   TSR_CHECK(filled.defined(), TSR_ERR_INTERNAL, "checkpoint: replay did not recompute value ", value);
   // Written in place after it was recomputed: the forward pass wrote the
   // original after saving it too, which PyTorch's version check refuses.
@@ -253,7 +279,7 @@ std::shared_ptr<PackedTensor> pack(const Tensor& t) {
   if (t_regions.empty()) return nullptr;
   Frame& f = *t_regions.back().frame;
   if (t.impl()->tape_frame != f.serial) return nullptr;
-  return f.pack(t.impl()->tape_value);
+  return f.pack(t);
 }
 
 }  // namespace tsr::autograd::checkpoint
