@@ -1,6 +1,6 @@
 /* digits — tessera end to end on real data, through the public C API only.
  *
- *   digits [DATA.csv.gz [CHECKPOINT]]
+ *   digits [--checkpoint] [DATA.csv.gz [CHECKPOINT]]
  *
  * Reads the UCI handwritten digits (examples/data/digits.csv.gz, 8x8 grey
  * images), shuffles them with a seeded generator and splits 80/20, shows how
@@ -9,8 +9,13 @@
  * with minibatch SGD and autograd, reports held-out accuracy and the
  * allocator's statistics, saves a zstd-compressed checkpoint, loads it back
  * and checks that the reloaded model predicts exactly the same classes.
- * Exits non-zero if any call fails, if accuracy is below 0.95, or if the
- * reloaded model differs. */
+ * With --checkpoint each layer runs in a checkpoint region (gradient
+ * checkpointing): it first takes one full-batch step without regions, with
+ * one per layer and with one around the network, prints the peak allocated
+ * memory of each and whether the gradients are identical, then trains with
+ * a region per layer (same losses, same model).
+ * Exits non-zero if any call fails, if accuracy is below 0.95, if the
+ * reloaded model differs, or if checkpointing changed a gradient. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -252,15 +257,64 @@ static bool same_contents(const tsr_tensor* a, const tsr_tensor* b) {
   return same;
 }
 
+/* One full-batch step of m with and without checkpoint regions, from
+ * fresh gradients: prints the peak allocated above what was allocated
+ * before each step, and returns whether every gradient is bit-identical. */
+static bool compare_checkpointing(mlp* m, const tsr_tensor* X, const tsr_tensor* y) {
+  tsr_tensor* grads[3][MLP_NPARAMS];
+  int64_t peaks[3];
+  for (int with_regions = MLP_NO_REGIONS; with_regions <= MLP_ONE_REGION; ++with_regions) {
+    m->checkpoint_layers = with_regions;
+    int64_t base = 0, peak = 0;
+    CHECK(tsr_memory_allocated(TSR_DEVICE_CPU, 0, &base));
+    CHECK(tsr_reset_peak_memory_stats(TSR_DEVICE_CPU, 0));
+    tsr_tensor* logits = mlp_forward(m, X);
+    tsr_tensor* loss = NULL;
+    CHECK(tsr_cross_entropy(logits, y, &loss));
+    tsr_tensor_release(logits);
+    CHECK(tsr_backward(loss, NULL, false));
+    tsr_tensor_release(loss);
+    CHECK(tsr_max_memory_allocated(TSR_DEVICE_CPU, 0, &peak));
+    peaks[with_regions] = peak - base;
+    for (int i = 0; i < MLP_NPARAMS; ++i) {
+      CHECK(tsr_grad(m->params[i], &grads[with_regions][i]));
+      CHECK(tsr_set_grad(m->params[i], NULL));
+    }
+  }
+  m->checkpoint_layers = MLP_NO_REGIONS;
+  bool same = true;
+  for (int i = 0; i < MLP_NPARAMS; ++i) {
+    same = same && same_contents(grads[0][i], grads[1][i]) && same_contents(grads[0][i], grads[2][i]);
+    for (int k = 0; k < 3; ++k) tsr_tensor_release(grads[k][i]);
+  }
+  printf("\ncheckpointing, one step on all %" PRId64 " training images:\n", tsr_tensor_numel(y));
+  printf("  peak allocated during the step: %.1f KiB without regions, %.1f KiB with a region\n"
+         "  per layer, %.1f KiB with one region around the network (in a network this shallow the\n"
+         "  peak comes in the forward pass, which regions do not change; bench/checkpoint shows a\n"
+         "  deep one)\n",
+         kib(peaks[0]), kib(peaks[1]), kib(peaks[2]));
+  printf("  gradients identical: %s\n", same ? "yes" : "NO");
+  return same;
+}
+
 /* ---- main ------------------------------------------------------------------- */
 
 int main(int argc, char** argv) {
-  const char* data_path = argc > 1 ? argv[1] : "examples/data/digits.csv.gz";
-  const char* checkpoint_path = argc > 2 ? argv[2] : "digits-checkpoint.tsr";
-  if (argc > 3) {
-    fprintf(stderr, "usage: %s [DATA.csv.gz [CHECKPOINT]]\n", argv[0]);
-    return 2;
+  const char* positional[2] = {"examples/data/digits.csv.gz", "digits-checkpoint.tsr"};
+  int n_positional = 0;
+  bool use_checkpointing = false;
+  for (int i = 1; i < argc; ++i) {
+    if (strcmp(argv[i], "--checkpoint") == 0) {
+      use_checkpointing = true;
+    } else if (n_positional < 2 && argv[i][0] != '-') {
+      positional[n_positional++] = argv[i];
+    } else {
+      fprintf(stderr, "usage: %s [--checkpoint] [DATA.csv.gz [CHECKPOINT]]\n", argv[0]);
+      return 2;
+    }
   }
+  const char* data_path = positional[0];
+  const char* checkpoint_path = positional[1];
   printf("tessera %s\n", tsr_version_string());
 
   digits_dataset data;
@@ -288,6 +342,11 @@ int main(int argc, char** argv) {
 
   mlp model;
   mlp_init(&model, gen);
+  bool checkpointing_same = true;
+  if (use_checkpointing) {
+    checkpointing_same = compare_checkpointing(&model, X_train, y_train);
+    model.checkpoint_layers = MLP_REGION_PER_LAYER;
+  }
   printf("training MLP %d-%d-%d, SGD lr %.2f, batch %d, %d epochs\n", MLP_INPUTS, MLP_HIDDEN,
          MLP_OUTPUTS, LEARNING_RATE, BATCH, EPOCHS);
   for (int epoch = 1; epoch <= EPOCHS; ++epoch)
@@ -338,6 +397,10 @@ int main(int argc, char** argv) {
   }
   if (still_allocated != 0) {
     fprintf(stderr, "FAILED: tensor memory still allocated after every release\n");
+    return 1;
+  }
+  if (!checkpointing_same) {
+    fprintf(stderr, "FAILED: checkpoint regions changed the gradients\n");
     return 1;
   }
   if (!params_same || !predictions_same) {

@@ -30,6 +30,7 @@ void mlp_init(mlp* m, tsr_generator* g) {
   m->params[MLP_B1] = zero_bias(MLP_HIDDEN);
   m->params[MLP_W2] = he_weight(MLP_HIDDEN, MLP_OUTPUTS, g);
   m->params[MLP_B2] = zero_bias(MLP_OUTPUTS);
+  m->checkpoint_layers = MLP_NO_REGIONS;
 }
 
 /* x @ w + b: the bias row broadcasts over the batch. */
@@ -43,11 +44,18 @@ static tsr_tensor* linear(const tsr_tensor* x, const tsr_tensor* w, const tsr_te
 }
 
 tsr_tensor* mlp_forward(const mlp* m, const tsr_tensor* x) {
+  const bool per_layer = m->checkpoint_layers == MLP_REGION_PER_LAYER;
+  if (m->checkpoint_layers != MLP_NO_REGIONS) CHECK(tsr_checkpoint_begin(NULL));
   tsr_tensor* z1 = linear(x, m->params[MLP_W1], m->params[MLP_B1]);
   tsr_tensor* h = NULL;
   CHECK(tsr_relu(z1, &h));
   tsr_tensor_release(z1);
+  if (per_layer) {
+    CHECK(tsr_checkpoint_end());
+    CHECK(tsr_checkpoint_begin(NULL));
+  }
   tsr_tensor* logits = linear(h, m->params[MLP_W2], m->params[MLP_B2]);
+  if (m->checkpoint_layers != MLP_NO_REGIONS) CHECK(tsr_checkpoint_end());
   tsr_tensor_release(h);
   return logits;
 }
@@ -83,4 +91,5 @@ void mlp_release(mlp* m) {
     tsr_tensor_release(m->params[i]);
     m->params[i] = NULL;
   }
+  m->checkpoint_layers = MLP_NO_REGIONS;
 }

@@ -2,6 +2,7 @@
 #ifndef DIGITS_MLP_H
 #define DIGITS_MLP_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <tessera/tessera.h>
@@ -15,8 +16,13 @@
  * reference: params[MLP_W1] [64, 128], params[MLP_B1] [128],
  * params[MLP_W2] [128, 10], params[MLP_B2] [10]. */
 enum { MLP_W1, MLP_B1, MLP_W2, MLP_B2 };
+enum { MLP_NO_REGIONS, MLP_REGION_PER_LAYER, MLP_ONE_REGION };
 typedef struct mlp {
   tsr_tensor* params[MLP_NPARAMS];
+  /* Checkpoint regions (checkpoint.h) in the forward: backward recomputes
+   * what they saved instead of keeping it. MLP_REGION_PER_LAYER puts each
+   * layer in its own region, MLP_ONE_REGION the whole network in one. */
+  int checkpoint_layers;
 } mlp;
 
 /* Names of params[i] in checkpoints: "w1", "b1", "w2", "b2". */
@@ -26,7 +32,8 @@ extern const char* const mlp_param_names[MLP_NPARAMS];
  * 0, all requiring grad. Draws from g. */
 void mlp_init(mlp* m, tsr_generator* g);
 /* logits [B, 10] = relu(x @ w1 + b1) @ w2 + b2 for x [B, 64]; a new
- * reference. Records the graph when grad mode is on. */
+ * reference. Records the graph when grad mode is on, in the checkpoint
+ * regions that checkpoint_layers asks for. */
 tsr_tensor* mlp_forward(const mlp* m, const tsr_tensor* x);
 /* p -= lr * p.grad for every parameter (in place, under no_grad), then
  * zeroes the gradients, as optimizer.step(); optimizer.zero_grad(). */
