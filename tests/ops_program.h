@@ -27,7 +27,8 @@ typedef enum tg_op {
   TG_SELECT, TG_EXPAND, TG_SQUEEZE, TG_SQUEEZE_DIM, TG_UNSQUEEZE, TG_VIEW, TG_RESHAPE,
   TG_FLATTEN, TG_AS_STRIDED, TG_UNFOLD, TG_DIAGONAL, TG_CLONE, TG_CONTIGUOUS, TG_TO_DTYPE,
   /* torch.nn.functional-style ops (tests/golden/gen_nn.py) */
-  TG_LINEAR, TG_GELU, TG_TANH, TG_SIGMOID, TG_SQRT, TG_SOFTMAX, TG_LAYER_NORM
+  TG_LINEAR, TG_GELU, TG_TANH, TG_SIGMOID, TG_SQRT, TG_SOFTMAX, TG_LAYER_NORM,
+  TG_CAT, TG_STACK
 } tg_op;
 
 /* x = base.as_strided(sizes, strides, offset), base a 1-D contiguous tensor
@@ -172,6 +173,12 @@ static inline tsr_status tg_apply(tsr_tensor* const* r, const tg_step* s, tsr_te
     case TG_LAYER_NORM: /* args: n, shape[n], weight register, bias register */
       return tsr_layer_norm(a, g[0], g + 1, g[1 + g[0]] >= 0 ? r[g[1 + g[0]]] : NULL,
                             g[2 + g[0]] >= 0 ? r[g[2 + g[0]]] : NULL, s->scalar, out);
+    case TG_CAT:
+    case TG_STACK: { /* args: dim, n, registers[n] */
+      const tsr_tensor* list[TG_MAXARGS];
+      for (int64_t k = 0; k < g[1]; ++k) list[k] = r[g[2 + k]];
+      return s->op == TG_CAT ? tsr_cat(g[1], list, g[0], out) : tsr_stack(g[1], list, g[0], out);
+    }
   }
   cr_assert_fail("unknown golden op %d", (int)s->op);
   return TSR_ERR_INTERNAL;

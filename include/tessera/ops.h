@@ -175,6 +175,33 @@ TSR_API tsr_status tsr_layer_norm(const tsr_tensor* x, int64_t n_normalized,
                                   const int64_t* normalized_shape, const tsr_tensor* weight,
                                   const tsr_tensor* bias, double eps, tsr_tensor** out);
 
+/* ---- joining ------------------------------------------------------------ */
+/* torch.cat(tensors[0..n), dim): the tensors joined along dim, which every
+ * other dim must agree on. dtype: the promotion of all inputs' dtypes (as
+ * torch.cat: bool < integers < floats, float16 with bfloat16 gives
+ * float32). Layout: channels_last when every input suggests it, else
+ * contiguous. As torch's legacy rule, 1-D empty tensors ([0]) are skipped
+ * in the size checks and take no part in dim's range (the dtype still
+ * counts). The handles are borrowed for the call; grad_fn CatBackward0.
+ * TSR_ERR_INVALID_ARGUMENT: n == 0 ("torch.cat(): expected a non-empty list
+ * of Tensors"), n < 0, tensors or one of them NULL, dim out of range.
+ * TSR_ERR_SHAPE_MISMATCH (torch's messages): a 0-dim input ("zero-
+ * dimensional tensor (at position 0) cannot be concatenated"), different
+ * ndims ("Tensors must have same number of dimensions: got 2 and 3"), sizes
+ * that differ outside dim ("Sizes of tensors must match except in
+ * dimension 0. Expected size 4 but got size 5 for tensor number 1 in the
+ * list."). */
+TSR_API tsr_status tsr_cat(int64_t n, const tsr_tensor* const* tensors, int64_t dim, tsr_tensor** out);
+/* torch.stack(tensors[0..n), dim): the tensors, all of one size, joined
+ * along a new dim at position dim in [-(ndim+1), ndim]. dtype as tsr_cat;
+ * the result is cat's along dim seen with the new dim split off (so a
+ * channels_last input stays channels_last-ordered), or contiguous for dim
+ * == ndim. grad_fn StackBackward0. TSR_ERR_INVALID_ARGUMENT: n == 0
+ * ("stack expects a non-empty TensorList"), n < 0, NULL handles, dim out of
+ * range. TSR_ERR_SHAPE_MISMATCH: sizes differ ("stack expects each tensor
+ * to be equal size, but got [3, 4] at entry 0 and [3, 5] at entry 1"). */
+TSR_API tsr_status tsr_stack(int64_t n, const tsr_tensor* const* tensors, int64_t dim, tsr_tensor** out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -62,3 +62,34 @@ TSR_EXTERN tsr_status tsr_layer_norm(const tsr_tensor* x, int64_t n_normalized, 
     emit(out, ops::layer_norm(t, shape, optional_tensor(weight), optional_tensor(bias), eps));
   });
 }
+
+namespace {
+// tensors[0..n) as core tensors: n in [0, 2^31), tensors and each handle
+// non-NULL (named by position).
+std::vector<Tensor> tensor_list(int64_t n, const tsr_tensor* const* tensors) {
+  TSR_CHECK(n >= 0 && n <= INT32_MAX, TSR_ERR_INVALID_ARGUMENT, "n must be in [0, 2^31), got ", n);
+  TSR_CHECK(n == 0 || tensors, TSR_ERR_INVALID_ARGUMENT, "tensors is NULL");
+  std::vector<Tensor> ts;
+  ts.reserve(size_t(n));
+  for (int64_t i = 0; i < n; ++i) {
+    TSR_CHECK(tensors[i], TSR_ERR_INVALID_ARGUMENT, "tensors[", i, "] is NULL");
+    ts.push_back(tensors[i]->tensor);
+  }
+  return ts;
+}
+}  // namespace
+
+TSR_EXTERN tsr_status tsr_cat(int64_t n, const tsr_tensor* const* tensors, int64_t dim, tsr_tensor** out) {
+  return guarded([&] {
+    std::vector<Tensor> ts = tensor_list(n, tensors);
+    require(out, "out");
+    emit(out, ops::cat(ts, dim));
+  });
+}
+TSR_EXTERN tsr_status tsr_stack(int64_t n, const tsr_tensor* const* tensors, int64_t dim, tsr_tensor** out) {
+  return guarded([&] {
+    std::vector<Tensor> ts = tensor_list(n, tensors);
+    require(out, "out");
+    emit(out, ops::stack(ts, dim));
+  });
+}

@@ -29,4 +29,8 @@ Tensor softmax(const Tensor& x, int64_t dim);
 Tensor layer_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& weight, const Tensor& bias,
                   double eps);
 
+// joining.cpp: torch.cat / torch.stack (type promotion as torch.cat).
+Tensor cat(const std::vector<Tensor>& tensors, int64_t dim);
+Tensor stack(const std::vector<Tensor>& tensors, int64_t dim);
+
 }  // namespace tsr::ops

@@ -260,6 +260,80 @@ def norm_grads():
     return cs
 
 
+# ---- joining ------------------------------------------------------------------
+
+def join(op, dim, regs):
+    return step(op, 0, args=[dim, len(regs)] + list(regs))
+
+
+def joining_forward():
+    def c(op, name, ins, dim, **kw):
+        return fwd(f"{op} {name}", ins, [join(op, dim, range(len(ins)))], **kw)
+    cs = [
+        c("CAT", "dim 0", [I(f32, [2, 3]), I(f32, [4, 3])], 0),
+        c("CAT", "dim 1 of three", [I(f32, [2, 1]), I(f32, [2, 3]), I(f32, [2, 2])], 1),
+        c("CAT", "dim -1 of 3-D", [I(f64, [2, 3, 1]), I(f64, [2, 3, 4])], -1),
+        c("CAT", "one tensor", [I(f32, [2, 3])], 1),
+        c("CAT", "promotion float32 + int64", [I(f32, [2, 2]), I(i64, [1, 2])], 0),
+        c("CAT", "promotion int32 + uint8", [I(i32, [3]), I(u8, [2])], 0),
+        c("CAT", "promotion bool + float16 + bfloat16", [I(b8, [2]), I(f16, [2]), I(bf16, [1])], 0),
+        c("CAT", "bool", [I(b8, [2, 2]), I(b8, [1, 2])], 0),
+        c("CAT", "transposed inputs", [transposed(f32, 3, 2), transposed(f32, 3, 4)], 1),
+        c("CAT", "step-sliced and expanded", [stepped(f32, 2, 3), expanded(f32, 2, 3)], 0),
+        c("CAT", "channels_last inputs stay channels_last",
+          [channels_last(f32, 2, 3, 2, 2), channels_last(f32, 2, 1, 2, 2)], 1),
+        c("CAT", "channels_last with contiguous gives contiguous",
+          [channels_last(f32, 2, 3, 2, 2), I(f32, [2, 1, 2, 2])], 1),
+        c("CAT", "legacy 1-D empty is skipped", [I(f32, [0]), I(f32, [2, 3]), I(f64, [0])], 1),
+        c("CAT", "only legacy empties", [I(f32, [0]), I(f32, [0])], 0),
+        c("CAT", "empty along dim", [I(f32, [0, 3]), I(f32, [2, 3])], 0),
+        c("CAT", "empty elsewhere", [I(f32, [2, 0]), I(f32, [2, 0])], 0),
+        c("STACK", "dim 0", [I(f32, [2, 3]), I(f32, [2, 3])], 0),
+        c("STACK", "dim 1 of three", [I(f32, [2, 3]), I(f32, [2, 3]), I(f32, [2, 3])], 1),
+        c("STACK", "dim == ndim", [I(f32, [2, 3]), I(f32, [2, 3])], 2),
+        c("STACK", "dim -1", [I(f64, [3]), I(f64, [3])], -1),
+        c("STACK", "dim -3", [I(f32, [2, 3]), I(f32, [2, 3])], -3),
+        c("STACK", "0-dim tensors", [I(f32, []), I(f32, []), I(f32, [])], 0),
+        c("STACK", "one tensor", [I(f32, [3, 4])], 1),
+        c("STACK", "promotion", [I(f32, [2]), I(i64, [2])], 0),
+        c("STACK", "transposed inputs", [transposed(f32, 3, 4), transposed(f32, 3, 4)], 1),
+        c("STACK", "transposed inputs at the end", [transposed(f32, 3, 4), transposed(f32, 3, 4)], 2),
+        c("STACK", "channels_last inputs dim 1",
+          [channels_last(f32, 2, 3, 2, 2), channels_last(f32, 2, 3, 2, 2)], 1),
+        c("STACK", "channels_last inputs dim 4",
+          [channels_last(f32, 2, 3, 2, 2), channels_last(f32, 2, 3, 2, 2)], 4),
+        c("STACK", "expanded", [expanded(f32, 3, 4), I(f32, [3, 4])], 0),
+        c("STACK", "empty tensors", [I(f32, [0]), I(f32, [0])], 1),
+    ]
+    return cs
+
+
+def joining_grads():
+    def c(op, name, ins, dim, **kw):
+        return grad(f"{op} {name}", ins, [join(op, dim, range(len(ins)))], **kw)
+    return [
+        c("CAT", "dim 0", [I(f32, [2, 3], **R), I(f32, [4, 3], **R)], 0),
+        c("CAT", "dim 1 of three, one without grad", [I(f32, [2, 1], **R), I(f32, [2, 3]),
+                                                      I(f32, [2, 2], **R)], 1),
+        c("CAT", "promotion float32 + float64 (grads in each dtype)",
+          [I(f32, [2, 2], **R), I(f64, [1, 2], **R)], 0),
+        c("CAT", "with int64 (no grad)", [I(f32, [2, 2], **R), I(i64, [1, 2])], 0),
+        c("CAT", "legacy empty gets an empty grad", [I(f32, [0], **R), I(f32, [2, 3], **R)], 1),
+        c("CAT", "transposed inputs", [transposed(f32, 3, 2, **R), transposed(f32, 3, 4, **R)], 1),
+        c("CAT", "channels_last inputs", [channels_last(f32, 2, 3, 2, 2, **R),
+                                          channels_last(f32, 2, 1, 2, 2, **R)], 1),
+        grad("CAT same tensor twice", [I(f32, [2, 3], **R)], [join("CAT", 0, [0, 0])]),
+        grad("CAT through expand", [I(f64, [3], **R), I(f64, [2, 3], **R)],
+             [step("EXPAND", 0, args=[4, 3]), join("CAT", 0, [2, 1])]),
+        c("STACK", "dim 0", [I(f32, [2, 3], **R), I(f32, [2, 3], **R)], 0),
+        c("STACK", "dim 1, one without grad", [I(f32, [2, 3], **R), I(f32, [2, 3])], 1),
+        c("STACK", "dim == ndim", [I(f64, [2, 3], **R), I(f64, [2, 3], **R)], 2),
+        c("STACK", "0-dim tensors", [I(f32, [], **R), I(f32, [], **R)], 0),
+        c("STACK", "promotion", [I(bf16, [3], **R), I(f32, [3], **R)], 0, tol=(1e-2, 1e-2)),
+        grad("STACK same tensor twice", [I(f32, [2, 3], **R)], [join("STACK", -1, [0, 0])]),
+    ]
+
+
 def main():
     root = os.path.dirname(os.path.abspath(__file__))
     families = [
@@ -269,6 +343,8 @@ def main():
          [("tg_act_fwd", activation_forward), ("tg_act_grad", activation_grads)]),
         ("nn_normalization_golden.h", "softmax, layer_norm.", 103,
          [("tg_norm_fwd", norm_forward), ("tg_norm_grad", norm_grads)]),
+        ("nn_joining_golden.h", "cat, stack.", 104,
+         [("tg_join_fwd", joining_forward), ("tg_join_grad", joining_grads)]),
     ]
     for fname, what, seed, tables in families:
         guard = "TSR_TESTS_GOLDEN_" + fname.upper().replace(".", "_")
