@@ -148,6 +148,29 @@ TSR_API tsr_status tsr_gelu(const tsr_tensor* x, tsr_gelu_approximate approximat
 TSR_API tsr_status tsr_tanh(const tsr_tensor* x, tsr_tensor** out);
 TSR_API tsr_status tsr_sigmoid(const tsr_tensor* x, tsr_tensor** out);
 TSR_API tsr_status tsr_sqrt(const tsr_tensor* x, tsr_tensor** out);
+/* torch.pow(x, exponent) with exponent a Python float: floating x keeps
+ * its dtype (float16 too), integer and bool x give float32 (as torch with
+ * a float exponent). Computed as ATen does (x*x for 2, sqrt for 0.5, ...).
+ * grad_fn PowBackward0: exponent * x^(exponent-1), zeros for exponent 0. */
+TSR_API tsr_status tsr_pow_scalar(const tsr_tensor* x, double exponent, tsr_tensor** out);
+/* torch.pow(x, exponent) elementwise, broadcasting, dtype
+ * torch.result_type(x, exponent). Integer powers by repeated squaring,
+ * wrapping on overflow; a negative integer exponent gives 0 unless the base
+ * is 1 or -1 (ATen's powi). bool (both operands bool):
+ * TSR_ERR_DTYPE_MISMATCH ("\"pow\" not implemented for 'Bool'").
+ * grad_fn PowBackward1; gradients flow to both (torch's formulas: 0 where
+ * exponent == 0 for x; 0 where x == 0 and exponent >= 0 for exponent). */
+TSR_API tsr_status tsr_pow(const tsr_tensor* x, const tsr_tensor* exponent, tsr_tensor** out);
+/* torch.clamp(x, min, max) with optional bounds: min/max point to a Python
+ * float bound or are NULL for none (not both NULL: TSR_ERR_INVALID_ARGUMENT,
+ * "torch.clamp: At least one of 'min' or 'max' must not be None"). The
+ * bounds are read during the call only. bfloat16/float32/float64 x keeps
+ * its dtype, integer and bool x give float32; float16:
+ * TSR_ERR_DTYPE_MISMATCH. min > max gives max everywhere; NaN in x stays
+ * NaN; a NaN bound with both given makes every element NaN, a lone NaN
+ * bound leaves x as it is (torch 1.13). grad_fn ClampBackward1: the
+ * gradient passes where min <= x <= max, else 0. */
+TSR_API tsr_status tsr_clamp(const tsr_tensor* x, const double* min, const double* max, tsr_tensor** out);
 
 /* ---- normalisation ------------------------------------------------------ */
 /* torch.softmax(x, dim): exp(x - max) / sum(exp(x - max)) along dim (dim in
@@ -201,6 +224,15 @@ TSR_API tsr_status tsr_cat(int64_t n, const tsr_tensor* const* tensors, int64_t 
  * range. TSR_ERR_SHAPE_MISMATCH: sizes differ ("stack expects each tensor
  * to be equal size, but got [3, 4] at entry 0 and [3, 5] at entry 1"). */
 TSR_API tsr_status tsr_stack(int64_t n, const tsr_tensor* const* tensors, int64_t dim, tsr_tensor** out);
+
+/* ---- selection and indexing -------------------------------------------- */
+/* torch.where(cond, a, b): a where cond is true, else b; all three
+ * broadcast; dtype torch.result_type(a, b). cond bool (uint8 is taken too,
+ * as torch 1.13 does); another dtype: TSR_ERR_DTYPE_MISMATCH ("where
+ * expected condition to be a boolean tensor, but got a tensor with dtype
+ * Float"). grad_fn WhereBackward0; gradients flow to a and b. */
+TSR_API tsr_status tsr_where(const tsr_tensor* cond, const tsr_tensor* a, const tsr_tensor* b,
+                             tsr_tensor** out);
 
 #ifdef __cplusplus
 }

@@ -93,3 +93,35 @@ TSR_EXTERN tsr_status tsr_stack(int64_t n, const tsr_tensor* const* tensors, int
     emit(out, ops::stack(ts, dim));
   });
 }
+
+TSR_EXTERN tsr_status tsr_pow_scalar(const tsr_tensor* x, double exponent, tsr_tensor** out) {
+  return unary_call(x, out, [&](const Tensor& t) { return ops::pow_scalar(t, exponent); });
+}
+TSR_EXTERN tsr_status tsr_pow(const tsr_tensor* x, const tsr_tensor* exponent, tsr_tensor** out) {
+  return guarded([&] {
+    const Tensor& t = tensor_of(x, "x");
+    const Tensor& e = tensor_of(exponent, "exponent");
+    require(out, "out");
+    emit(out, ops::pow(t, e));
+  });
+}
+TSR_EXTERN tsr_status tsr_clamp(const tsr_tensor* x, const double* min, const double* max, tsr_tensor** out) {
+  return guarded([&] {
+    const Tensor& t = tensor_of(x, "x");
+    std::optional<double> lo, hi;
+    if (min) lo = *min;
+    if (max) hi = *max;
+    require(out, "out");
+    emit(out, ops::clamp(t, lo, hi));
+  });
+}
+TSR_EXTERN tsr_status tsr_where(const tsr_tensor* cond, const tsr_tensor* a, const tsr_tensor* b,
+                                tsr_tensor** out) {
+  return guarded([&] {
+    const Tensor& c = tensor_of(cond, "cond");
+    const Tensor& x = tensor_of(a, "a");
+    const Tensor& y = tensor_of(b, "b");
+    require(out, "out");
+    emit(out, ops::where(c, x, y));
+  });
+}

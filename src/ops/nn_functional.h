@@ -23,6 +23,12 @@ Tensor tanh(const Tensor& x);
 Tensor sigmoid(const Tensor& x);
 Tensor sqrt(const Tensor& x);
 Tensor erf(const Tensor& x);
+// pow: integer/bool x with a (Python float) scalar exponent gives float32;
+// tensor ** tensor promotes as torch.result_type.
+Tensor pow_scalar(const Tensor& x, double exponent);
+Tensor pow(const Tensor& x, const Tensor& exponent);
+// clamp with Python-float bounds; at least one given.
+Tensor clamp(const Tensor& x, std::optional<double> lo, std::optional<double> hi);
 
 // normalization.cpp. weight and bias of layer_norm may be undefined.
 Tensor softmax(const Tensor& x, int64_t dim);
@@ -32,5 +38,8 @@ Tensor layer_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& 
 // joining.cpp: torch.cat / torch.stack (type promotion as torch.cat).
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim);
 Tensor stack(const std::vector<Tensor>& tensors, int64_t dim);
+
+// indexing.cpp: torch.where (cond bool, or uint8 as torch 1.13 allows).
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
 
 }  // namespace tsr::ops

@@ -153,6 +153,120 @@ def activation_forward():
     return cs
 
 
+def pow_clamp_forward():
+    ps = lambda name, x, e, **kw: fwd(f"POW_SCALAR {name}", [x], [step("POW_SCALAR", 0, scalar=e)],  # noqa
+                                      tol=kw.pop("tol", None) or act_tol(x.dtype), **kw)
+    cs = []
+    for e in (2.0, 3.0, 0.5, -0.5, -1.0, -2.0, 0.0, 1.0, 2.5, -1.5, 0.3):
+        cs.append(ps(f"x ** {e}", I(f32, [8], kind="pos"), e))
+    cs += [
+        ps("special values ** 2", I(f32, [len(SPECIAL)], values=SPECIAL), 2.0),
+        ps("special values ** 0.5", I(f32, [len(SPECIAL)], values=SPECIAL), 0.5),
+        ps("special values ** -1", I(f32, [len(SPECIAL)], values=SPECIAL), -1.0),
+        ps("special values ** 0", I(f32, [len(SPECIAL)], values=SPECIAL), 0.0),
+        ps("negative base ** 2.5 is nan", I(f32, [3], values=[-1, -2, 4]), 2.5),
+        ps("float64 ** 3", I(f64, [5]), 3.0),
+        ps("float64 ** 1.7", I(f64, [5], kind="pos"), 1.7),
+        ps("bfloat16 ** 3", I(bf16, [6]), 3.0),
+        ps("bfloat16 ** -2", I(bf16, [6], kind="pos"), -2.0),
+        ps("bfloat16 ** 1.3", I(bf16, [6], kind="pos"), 1.3),
+        ps("float16 ** 2", I(f16, [6]), 2.0, tol=(2e-3, 1e-3)),
+        ps("float16 ** 0.1 (exponent rounded to half)", I(f16, [6], kind="pos"), 0.1, tol=(2e-3, 1e-3)),
+        ps("int64 ** 2 gives float32", I(i64, [5], values=[-3, 0, 1, 2, 7]), 2.0),
+        ps("bool ** 2 gives float32", I(b8, [3], values=[0, 1, 1]), 2.0),
+        ps("transposed keeps strides", transposed(f32, 3, 4), 2.0),
+        ps("channels_last keeps strides", channels_last(f32, 2, 3, 2, 2), 3.0),
+        ps("expanded", expanded(f32, 3, 4, kind="pos"), 1.5),
+    ]
+    pw = lambda name, a, b, **kw: fwd(f"POW {name}", [a, b], [step("POW", 0, 1)],  # noqa: E731
+                                      tol=kw.pop("tol", None) or (1e-5, 1e-6), **kw)
+    cs += [
+        pw("same shape", I(f32, [3, 4], kind="pos"), I(f32, [3, 4])),
+        pw("broadcast [3,1] ** [4]", I(f32, [3, 1], kind="pos"), I(f32, [4])),
+        pw("float64", I(f64, [5], kind="pos"), I(f64, [5])),
+        pw("float32 ** int64 exponent", I(f32, [4], kind="pos"), I(i64, [4], values=[0, 1, 2, -1])),
+        pw("int64 ** float32 gives float32", I(i64, [4], values=[1, 2, 3, 4]), I(f32, [4])),
+        pw("int64 ** int64", I(i64, [6], values=[2, -3, 1, -1, 0, 5]),
+           I(i64, [6], values=[10, 3, -4, -3, 0, 2])),
+        pw("int64 negative exponents", I(i64, [5], values=[2, 1, -1, -1, 0]),
+           I(i64, [5], values=[-1, -5, -2, -3, -1])),
+        pw("int32 wraps", I(i32, [2], values=[3, -2]), I(i32, [2], values=[21, 33])),
+        pw("uint8", I(u8, [3], values=[2, 3, 255]), I(u8, [3], values=[7, 5, 2])),
+        pw("float32 with 0-dim float64 exponent", I(f32, [3], kind="pos"), I(f64, [])),
+        pw("special values", I(f32, [6], values=[0, 0, -1, INF, NAN, 1]),
+           I(f32, [6], values=[0, -1, 0.5, -1, 0, NAN])),
+        pw("bfloat16", I(bf16, [4], kind="pos"), I(bf16, [4]), tol=(1e-2, 1e-2)),
+        pw("float16", I(f16, [4], kind="pos"), I(f16, [4]), tol=(2e-3, 1e-3)),
+        pw("transposed + expanded", transposed(f32, 3, 4, kind="pos"), expanded(f32, 3, 4)),
+    ]
+    cl = lambda name, x, lo, hi, **kw: fwd(f"CLAMP {name}", [x], [step("CLAMP", 0, args=clamp_args(lo, hi))],  # noqa
+                                           tol=kw.pop("tol", None) or act_tol(x.dtype), **kw)
+    cs += [
+        cl("min and max", I(f32, [3, 4]), -0.5, 0.5),
+        cl("min only", I(f32, [3, 4]), -0.2, None),
+        cl("max only", I(f32, [3, 4]), None, 0.1),
+        cl("min > max gives max", I(f32, [5]), 1.0, -1.0),
+        cl("nan in x stays", I(f32, [4], values=[NAN, -3, 0.5, 3]), -1.0, 1.0),
+        cl("nan min with max: all nan", I(f32, [3]), NAN, 1.0),
+        cl("nan max with min: all nan", I(f32, [3]), -1.0, NAN),
+        cl("lone nan min leaves x", I(f32, [3], values=[NAN, -2, 2]), NAN, None),
+        cl("lone nan max leaves x", I(f32, [3], values=[NAN, -2, 2]), None, NAN),
+        cl("infinite bounds", I(f32, [4], values=[-INF, -1, 1, INF]), -INF, 0.5),
+        cl("float64", I(f64, [6]), -0.3, 0.7),
+        cl("bfloat16 (bounds rounded to bfloat16)", I(bf16, [8]), -0.3, 0.7),
+        cl("int64 gives float32", I(i64, [5], values=[-9, -1, 0, 2, 9]), -1.5, 2.5),
+        cl("bool gives float32", I(b8, [3], values=[0, 1, 1]), 0.5, None),
+        cl("transposed keeps strides", transposed(f32, 3, 4), -0.5, 0.5),
+        cl("channels_last keeps strides", channels_last(f32, 2, 3, 2, 2), None, 0.0),
+        cl("expanded", expanded(f32, 3, 4), -0.1, 0.1),
+    ]
+    return cs
+
+
+def pow_clamp_grads():
+    cs = [
+        grad("POW_SCALAR x ** 2", [I(f32, [3, 4], **R)], [step("POW_SCALAR", 0, scalar=2.0)]),
+        grad("POW_SCALAR x ** 3 float64", [I(f64, [5], **R)], [step("POW_SCALAR", 0, scalar=3.0)],
+             tol=(1e-12, 1e-12)),
+        grad("POW_SCALAR x ** 0.5", [I(f32, [5], kind="pos", **R)], [step("POW_SCALAR", 0, scalar=0.5)]),
+        grad("POW_SCALAR x ** -1.5", [I(f32, [5], kind="pos", **R)],
+             [step("POW_SCALAR", 0, scalar=-1.5)]),
+        grad("POW_SCALAR x ** 0 has zero grad", [I(f32, [4], **R)], [step("POW_SCALAR", 0, scalar=0.0)]),
+        grad("POW_SCALAR special values", [I(f32, [5], values=[-1, 0, 0.5, 1, 2], **R)],
+             [step("POW_SCALAR", 0, scalar=0.5)]),
+        grad("POW_SCALAR through expand", [I(f64, [4], kind="pos", **R)],
+             [step("EXPAND", 0, args=[3, 4]), step("POW_SCALAR", 1, scalar=2.5)], tol=(1e-12, 1e-12)),
+        grad("POW_SCALAR bfloat16", [I(bf16, [4], **R)], [step("POW_SCALAR", 0, scalar=2.0)],
+             tol=(1e-2, 1e-2)),
+        grad("POW both", [I(f32, [3, 4], kind="pos", **R), I(f32, [3, 4], **R)], [step("POW", 0, 1)]),
+        grad("POW broadcast sums back", [I(f64, [3, 1], kind="pos", **R), I(f64, [4], **R)],
+             [step("POW", 0, 1)], tol=(1e-12, 1e-12)),
+        grad("POW special values", [I(f32, [6], values=[-1, 0, 0.5, 1, 2, 0], **R),
+                                    I(f32, [6], values=[2, 0, 1.5, 2, -1, -1], **R)], [step("POW", 0, 1)]),
+        grad("POW only base requires grad", [I(f32, [4], kind="pos", **R), I(f32, [4])],
+             [step("POW", 0, 1)]),
+        grad("POW only exponent requires grad", [I(f32, [4], kind="pos"), I(f32, [4], **R)],
+             [step("POW", 0, 1)]),
+        grad("POW float32 ** int64 exponent", [I(f32, [4], **R), I(i64, [4], values=[0, 1, 2, 3])],
+             [step("POW", 0, 1)]),
+        grad("POW float32 ** 0-dim float64", [I(f32, [3], kind="pos", **R), I(f64, [], **R)],
+             [step("POW", 0, 1)]),
+        grad("CLAMP min and max (bounds pass the gradient)",
+             [I(f32, [6], values=[-1, 0, 0.5, 1, 2, NAN], **R)],
+             [step("CLAMP", 0, args=clamp_args(0.0, 1.0))]),
+        grad("CLAMP min only", [I(f32, [3, 4], **R)], [step("CLAMP", 0, args=clamp_args(0.0, None))]),
+        grad("CLAMP max only", [I(f64, [3, 4], **R)], [step("CLAMP", 0, args=clamp_args(None, 0.2))],
+             tol=(1e-12, 1e-12)),
+        grad("CLAMP min > max: no gradient", [I(f32, [4], **R)], [step("CLAMP", 0, args=clamp_args(1.0, -1.0))]),
+        grad("CLAMP transposed", [transposed(f32, 3, 4, **R)], [step("CLAMP", 0, args=clamp_args(-0.5, 0.5))]),
+        grad("CLAMP through expand", [I(f64, [4], **R)],
+             [step("EXPAND", 0, args=[3, 4]), step("CLAMP", 1, args=clamp_args(-0.5, 0.5))]),
+        grad("CLAMP bfloat16", [I(bf16, [6], **R)], [step("CLAMP", 0, args=clamp_args(-0.3, 0.7))],
+             tol=(1e-2, 1e-2)),
+    ]
+    return cs
+
+
 def activation_grads():
     cs = []
     for label, args in ACTS:
@@ -334,17 +448,69 @@ def joining_grads():
     ]
 
 
+# ---- selection and indexing ---------------------------------------------------
+
+def where(name, cond, a, b, **kw):
+    return fwd("WHERE " + name, [cond, a, b], [step("WHERE", 0, 1, args=[2])], **kw)
+
+
+def indexing_forward():
+    C = lambda sizes, **kw: I(b8, sizes, kind="int", **kw)  # noqa: E731
+    cs = [
+        where("same shape", C([3, 4]), I(f32, [3, 4]), I(f32, [3, 4])),
+        where("broadcast all three", C([3, 1]), I(f32, [4]), I(f32, [2, 1, 1])),
+        where("0-dim operands", C([2, 3]), I(f32, []), I(f32, [])),
+        where("promotion float32 / float64", C([4]), I(f32, [4]), I(f64, [4])),
+        where("promotion float32 / int64", C([4]), I(f32, [4]), I(i64, [4])),
+        where("0-dim float64 does not widen float32", C([3]), I(f32, [3]), I(f64, [])),
+        where("int32 / bool", C([4]), I(i32, [4]), I(b8, [4])),
+        where("float16 / bfloat16 gives float32", C([3]), I(f16, [3]), I(bf16, [3])),
+        where("uint8 condition", I(u8, [4], values=[0, 1, 7, 0]), I(f32, [4]), I(f32, [4])),
+        where("transposed operands keep their order", transposed(b8, 3, 4, kind="int"),
+              transposed(f32, 3, 4), transposed(f32, 3, 4)),
+        where("channels_last operands", channels_last(b8, 2, 3, 2, 2, kind="int"),
+              channels_last(f32, 2, 3, 2, 2), channels_last(f32, 2, 3, 2, 2)),
+        where("expanded condition", expanded(b8, 3, 4, kind="int"), I(f32, [3, 4]), I(f32, [3, 4])),
+        where("nan and inf pass through", I(b8, [4], values=[1, 0, 1, 0]),
+              I(f32, [4], values=[NAN, 0, INF, 1]), I(f32, [4], values=[1, NAN, 2, -INF])),
+        where("empty", C([0, 3]), I(f32, [3]), I(f32, [1])),
+    ]
+    return cs
+
+
+def indexing_grads():
+    C = lambda sizes, **kw: I(b8, sizes, kind="int", **kw)  # noqa: E731
+    cs = [
+        grad("WHERE same shape", [C([3, 4]), I(f32, [3, 4], **R), I(f32, [3, 4], **R)],
+             [step("WHERE", 0, 1, args=[2])]),
+        grad("WHERE broadcast sums back", [C([3, 1]), I(f64, [4], **R), I(f64, [2, 1, 1], **R)],
+             [step("WHERE", 0, 1, args=[2])], tol=(1e-12, 1e-12)),
+        grad("WHERE promotion float32 / float64", [C([4]), I(f32, [4], **R), I(f64, [4], **R)],
+             [step("WHERE", 0, 1, args=[2])]),
+        grad("WHERE only a requires grad", [C([4]), I(f32, [4], **R), I(f32, [4])],
+             [step("WHERE", 0, 1, args=[2])]),
+        grad("WHERE with int64 b", [C([4]), I(f32, [4], **R), I(i64, [4])], [step("WHERE", 0, 1, args=[2])]),
+        grad("WHERE 0-dim a", [C([2, 3]), I(f32, [], **R), I(f32, [2, 3], **R)],
+             [step("WHERE", 0, 1, args=[2])]),
+        grad("WHERE same tensor both sides", [C([5]), I(f32, [5], **R)], [step("WHERE", 0, 1, args=[1])]),
+    ]
+    return cs
+
+
 def main():
     root = os.path.dirname(os.path.abspath(__file__))
     families = [
         ("nn_linear_golden.h", "linear (torch.nn.functional.linear).", 101,
          [("tg_linear_fwd", linear_forward), ("tg_linear_grad", linear_grads)]),
         ("nn_activation_golden.h", "gelu, tanh, sigmoid, sqrt, pow, clamp.", 102,
-         [("tg_act_fwd", activation_forward), ("tg_act_grad", activation_grads)]),
+         [("tg_act_fwd", activation_forward), ("tg_act_grad", activation_grads),
+          ("tg_powclamp_fwd", pow_clamp_forward), ("tg_powclamp_grad", pow_clamp_grads)]),
         ("nn_normalization_golden.h", "softmax, layer_norm.", 103,
          [("tg_norm_fwd", norm_forward), ("tg_norm_grad", norm_grads)]),
         ("nn_joining_golden.h", "cat, stack.", 104,
          [("tg_join_fwd", joining_forward), ("tg_join_grad", joining_grads)]),
+        ("nn_indexing_golden.h", "where, index_select, gather, embedding.", 105,
+         [("tg_index_fwd", indexing_forward), ("tg_index_grad", indexing_grads)]),
     ]
     for fname, what, seed, tables in families:
         guard = "TSR_TESTS_GOLDEN_" + fname.upper().replace(".", "_")
