@@ -28,7 +28,8 @@ typedef enum tg_op {
   TG_FLATTEN, TG_AS_STRIDED, TG_UNFOLD, TG_DIAGONAL, TG_CLONE, TG_CONTIGUOUS, TG_TO_DTYPE,
   /* torch.nn.functional-style ops (tests/golden/gen_nn.py) */
   TG_LINEAR, TG_GELU, TG_TANH, TG_SIGMOID, TG_SQRT, TG_SOFTMAX, TG_LAYER_NORM,
-  TG_CAT, TG_STACK, TG_WHERE, TG_POW_SCALAR, TG_POW, TG_CLAMP
+  TG_CAT, TG_STACK, TG_WHERE, TG_POW_SCALAR, TG_POW, TG_CLAMP,
+  TG_INDEX_SELECT, TG_GATHER, TG_EMBEDDING
 } tg_op;
 
 /* x = base.as_strided(sizes, strides, offset), base a 1-D contiguous tensor
@@ -188,6 +189,9 @@ static inline tsr_status tg_apply(tsr_tensor* const* r, const tg_step* s, tsr_te
       memcpy(&hi, &g[3], sizeof hi);
       return tsr_clamp(a, g[0] ? &lo : NULL, g[1] ? &hi : NULL, out);
     }
+    case TG_INDEX_SELECT: return tsr_index_select(a, g[0], b, out);
+    case TG_GATHER: return tsr_gather(a, g[0], b, out);
+    case TG_EMBEDDING: return tsr_embedding(a, b, out); /* a: weight, b: indices */
   }
   cr_assert_fail("unknown golden op %d", (int)s->op);
   return TSR_ERR_INTERNAL;

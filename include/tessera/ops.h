@@ -233,6 +233,41 @@ TSR_API tsr_status tsr_stack(int64_t n, const tsr_tensor* const* tensors, int64_
  * Float"). grad_fn WhereBackward0; gradients flow to a and b. */
 TSR_API tsr_status tsr_where(const tsr_tensor* cond, const tsr_tensor* a, const tsr_tensor* b,
                              tsr_tensor** out);
+/* torch.index_select(x, dim, index): the slices of x along dim at the
+ * positions in index (0-D or 1-D, int32 or int64, repeats allowed; no
+ * negative indices). out: x's sizes with dim's replaced by index's numel
+ * (a 0-dim x stays 0-dim and takes index 0 only), x's dtype, contiguous.
+ * grad_fn IndexSelectBackward0: x's gradient is zeros.index_add_(dim,
+ * index, grad), repeated indices accumulating. An index outside
+ * [0, size of dim): TSR_ERR_INDEX_OUT_OF_RANGE ("index out of range in
+ * self", naming the index, its position and the size). TSR_ERR_SHAPE_MISMATCH:
+ * index of 2 or more dims ("index_select(): Index is supposed to be a
+ * vector"). TSR_ERR_DTYPE_MISMATCH: index neither int32 nor int64. */
+TSR_API tsr_status tsr_index_select(const tsr_tensor* x, int64_t dim, const tsr_tensor* index,
+                                    tsr_tensor** out);
+/* torch.gather(x, dim, index): out[i][j][k] = x[index[i][j][k]][j][k] for
+ * dim 0 (and so on). index int64 with x's ndim and, outside dim, sizes no
+ * larger than x's. out: index's sizes, x's dtype, contiguous. grad_fn
+ * GatherBackward0: x's gradient is zeros.scatter_add_(dim, index, grad).
+ * TSR_ERR_INDEX_OUT_OF_RANGE: "index 4 is out of bounds for dimension 1
+ * with size 4" (torch's message). TSR_ERR_SHAPE_MISMATCH: "Index tensor
+ * must have the same number of dimensions as input tensor", "Size does not
+ * match at dimension 0 expected index [4, 2] to be smaller than self
+ * [3, 4] apart from dimension 1". TSR_ERR_DTYPE_MISMATCH: index not int64
+ * ("gather(): Expected dtype int64 for index"). */
+TSR_API tsr_status tsr_gather(const tsr_tensor* x, int64_t dim, const tsr_tensor* index,
+                              tsr_tensor** out);
+/* torch.nn.functional.embedding(indices, weight): the rows of weight [V, D]
+ * picked by indices (int32 or int64, any shape). out: indices' sizes + [D],
+ * weight's dtype, contiguous. grad_fn EmbeddingBackward0: weight's gradient
+ * is zeros [V, D] with each row of the gradient added into its index's row
+ * (torch's embedding_dense_backward without padding_idx or
+ * scale_grad_by_freq). TSR_ERR_INDEX_OUT_OF_RANGE: an index outside [0, V)
+ * ("index out of range in self"). TSR_ERR_SHAPE_MISMATCH: weight not 2-D
+ * ("'weight' must be 2-D"). TSR_ERR_DTYPE_MISMATCH: indices neither int32
+ * nor int64 (torch's "Expected tensor for argument #1 'indices' to have one
+ * of the following scalar types: Long, Int"). */
+TSR_API tsr_status tsr_embedding(const tsr_tensor* weight, const tsr_tensor* indices, tsr_tensor** out);
 
 #ifdef __cplusplus
 }

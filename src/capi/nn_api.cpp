@@ -125,3 +125,28 @@ TSR_EXTERN tsr_status tsr_where(const tsr_tensor* cond, const tsr_tensor* a, con
     emit(out, ops::where(c, x, y));
   });
 }
+TSR_EXTERN tsr_status tsr_index_select(const tsr_tensor* x, int64_t dim, const tsr_tensor* index,
+                                       tsr_tensor** out) {
+  return guarded([&] {
+    const Tensor& t = tensor_of(x, "x");
+    const Tensor& i = tensor_of(index, "index");
+    require(out, "out");
+    emit(out, ops::index_select(t, dim, i));
+  });
+}
+TSR_EXTERN tsr_status tsr_gather(const tsr_tensor* x, int64_t dim, const tsr_tensor* index, tsr_tensor** out) {
+  return guarded([&] {
+    const Tensor& t = tensor_of(x, "x");
+    const Tensor& i = tensor_of(index, "index");
+    require(out, "out");
+    emit(out, ops::gather(t, dim, i));
+  });
+}
+TSR_EXTERN tsr_status tsr_embedding(const tsr_tensor* weight, const tsr_tensor* indices, tsr_tensor** out) {
+  return guarded([&] {
+    const Tensor& w = tensor_of(weight, "weight");
+    const Tensor& i = tensor_of(indices, "indices");
+    require(out, "out");
+    emit(out, ops::embedding(w, i));
+  });
+}

@@ -41,5 +41,10 @@ Tensor stack(const std::vector<Tensor>& tensors, int64_t dim);
 
 // indexing.cpp: torch.where (cond bool, or uint8 as torch 1.13 allows).
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
+// index_select (index int32/int64, 0-/1-D), gather (index int64),
+// embedding (indices int32/int64, weight 2-D).
+Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index);
+Tensor gather(const Tensor& x, int64_t dim, const Tensor& index);
+Tensor embedding(const Tensor& weight, const Tensor& indices);
 
 }  // namespace tsr::ops

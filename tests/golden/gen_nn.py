@@ -475,6 +475,57 @@ def indexing_forward():
               I(f32, [4], values=[NAN, 0, INF, 1]), I(f32, [4], values=[1, NAN, 2, -INF])),
         where("empty", C([0, 3]), I(f32, [3]), I(f32, [1])),
     ]
+    L = lambda vals, dtype=i64, sizes=None, **kw: I(dtype, sizes if sizes is not None else [len(vals)],  # noqa
+                                                   values=vals, **kw)
+    isel = lambda name, x, dim, idx, **kw: fwd("INDEX_SELECT " + name, [x, idx],  # noqa: E731
+                                               [step("INDEX_SELECT", 0, 1, args=[dim])], **kw)
+    cs += [
+        isel("dim 0", I(f32, [3, 4]), 0, L([2, 0, 2])),
+        isel("dim 1", I(f32, [3, 4]), 1, L([3, 1])),
+        isel("dim -1 of 3-D", I(f64, [2, 3, 4]), -1, L([0, 0, 3, 1])),
+        isel("int32 index", I(f32, [3, 4]), 0, L([1], i32)),
+        isel("0-dim index", I(f32, [3, 4]), 1, L([2], sizes=[])),
+        isel("empty index", I(f32, [3, 4]), 1, L([], sizes=[0])),
+        isel("0-dim x", I(f32, []), 0, L([0])),
+        isel("transposed x", transposed(f32, 3, 4), 1, L([2, 0])),
+        isel("channels_last x", channels_last(f32, 2, 3, 2, 2), 1, L([0, 2])),
+        isel("expanded x", expanded(f32, 3, 4), 0, L([1, 1, 2])),
+        isel("step-sliced index", I(f32, [4, 2]), 0, I(i64, [3], [2], 1, values=[9, 3, 9, 0, 9, 1])),
+        isel("int64 x", I(i64, [3, 2]), 0, L([2, 1])),
+        isel("bool x", I(b8, [3, 2]), 1, L([1])),
+        isel("bfloat16 x", I(bf16, [3, 2]), 0, L([0, 2])),
+    ]
+    gat = lambda name, x, dim, idx, **kw: fwd("GATHER " + name, [x, idx],  # noqa: E731
+                                              [step("GATHER", 0, 1, args=[dim])], **kw)
+    cs += [
+        gat("dim 1", I(f32, [3, 4]), 1, L([0, 3, 1, 1, 2, 0], sizes=[3, 2])),
+        gat("dim 0", I(f32, [3, 4]), 0, L([2, 0, 1, 2], sizes=[1, 4])),
+        gat("index larger along dim", I(f32, [3, 4]), 1, L([0, 1, 2, 3, 3, 3, 0], sizes=[1, 7])),
+        gat("3-D middle dim", I(f64, [2, 3, 2]), 1, L([2, 0, 1, 1, 0, 0, 2, 2], sizes=[2, 2, 2])),
+        gat("0-dim", I(f32, []), 0, L([0], sizes=[])),
+        gat("1-D x with 0-dim index", I(f32, [3]), 0, L([2], sizes=[])),
+        gat("empty index", I(f32, [3, 4]), 1, L([], sizes=[0, 2])),
+        gat("transposed x", transposed(f32, 3, 4), 0, L([2, 0, 1, 1], sizes=[1, 4])),
+        gat("transposed index", I(f32, [3, 4]), 0,
+            I(i64, [2, 4], [1, 2], values=[0, 2, 1, 0, 2, 2, 1, 1])),
+        gat("channels_last x", channels_last(f32, 2, 3, 2, 2), 1,
+            L([0, 2, 1, 1, 0, 0, 2, 2, 1, 0, 2, 1, 0, 0, 1, 1], sizes=[2, 2, 2, 2])),
+        gat("int32 x", I(i32, [2, 3]), 1, L([2, 2, 0, 1], sizes=[2, 2])),
+        gat("bfloat16 x", I(bf16, [2, 3]), 1, L([2, 2, 0, 1], sizes=[2, 2])),
+    ]
+    emb = lambda name, w, idx, **kw: fwd("EMBEDDING " + name, [w, idx],  # noqa: E731
+                                         [step("EMBEDDING", 0, 1)], **kw)
+    cs += [
+        emb("1-D indices", I(f32, [5, 3]), L([4, 0, 4, 2])),
+        emb("2-D indices", I(f32, [5, 3]), L([1, 2, 0, 0, 4, 3], sizes=[2, 3])),
+        emb("0-dim index", I(f32, [5, 3]), L([3], sizes=[])),
+        emb("int32 indices", I(f64, [4, 2]), L([3, 1], i32)),
+        emb("empty indices", I(f32, [5, 3]), L([], sizes=[0])),
+        emb("transposed weight", transposed(f32, 4, 3), L([2, 0])),
+        emb("transposed indices", I(f32, [5, 2]), I(i64, [2, 2], [1, 2], values=[0, 1, 2, 3])),
+        emb("bool weight", I(b8, [3, 2]), L([0, 2])),
+        emb("bfloat16 weight", I(bf16, [3, 2]), L([1, 1])),
+    ]
     return cs
 
 
@@ -493,6 +544,42 @@ def indexing_grads():
         grad("WHERE 0-dim a", [C([2, 3]), I(f32, [], **R), I(f32, [2, 3], **R)],
              [step("WHERE", 0, 1, args=[2])]),
         grad("WHERE same tensor both sides", [C([5]), I(f32, [5], **R)], [step("WHERE", 0, 1, args=[1])]),
+    ]
+    L = lambda vals, dtype=i64, sizes=None, **kw: I(dtype, sizes if sizes is not None else [len(vals)],  # noqa
+                                                   values=vals, **kw)
+    cs += [
+        grad("INDEX_SELECT repeated indices accumulate", [I(f32, [3, 4], **R), L([0, 0, 2, 0])],
+             [step("INDEX_SELECT", 0, 1, args=[0])]),
+        grad("INDEX_SELECT dim 1 float64", [I(f64, [3, 4], **R), L([3, 1, 3])],
+             [step("INDEX_SELECT", 0, 1, args=[1])], tol=(1e-12, 1e-12)),
+        grad("INDEX_SELECT transposed x", [transposed(f32, 3, 4, **R), L([1], i32)],
+             [step("INDEX_SELECT", 0, 1, args=[-1])]),
+        grad("INDEX_SELECT 0-dim index", [I(f32, [3, 4], **R), L([2], sizes=[])],
+             [step("INDEX_SELECT", 0, 1, args=[0])]),
+        grad("INDEX_SELECT bfloat16", [I(bf16, [3, 2], **R), L([2, 2, 2])],
+             [step("INDEX_SELECT", 0, 1, args=[0])], tol=(1e-2, 1e-2)),
+        grad("INDEX_SELECT through expand", [I(f64, [4], **R), L([2, 0, 2])],
+             [step("EXPAND", 0, args=[3, 4]), step("INDEX_SELECT", 2, 1, args=[0])]),
+        grad("GATHER dim 1 with repeats", [I(f32, [3, 4], **R), L([0, 0, 1, 3, 3, 3], sizes=[3, 2])],
+             [step("GATHER", 0, 1, args=[1])]),
+        grad("GATHER dim 0 float64", [I(f64, [3, 4], **R), L([2, 0, 1, 2, 2, 2, 2, 2], sizes=[2, 4])],
+             [step("GATHER", 0, 1, args=[0])], tol=(1e-12, 1e-12)),
+        grad("GATHER transposed x and index", [transposed(f32, 3, 4, **R),
+                                               I(i64, [2, 4], [1, 2], values=[0, 2, 1, 0, 2, 2, 1, 1])],
+             [step("GATHER", 0, 1, args=[0])]),
+        grad("GATHER 0-dim", [I(f32, [], **R), L([0], sizes=[])], [step("GATHER", 0, 1, args=[0])]),
+        grad("GATHER bfloat16", [I(bf16, [2, 3], **R), L([2, 2, 2, 2], sizes=[2, 2])],
+             [step("GATHER", 0, 1, args=[1])], tol=(1e-2, 1e-2)),
+        grad("EMBEDDING repeated indices accumulate", [I(f32, [5, 3], **R), L([4, 0, 4, 4])],
+             [step("EMBEDDING", 0, 1)]),
+        grad("EMBEDDING 2-D indices", [I(f64, [5, 3], **R), L([1, 2, 0, 0, 4, 1], sizes=[2, 3])],
+             [step("EMBEDDING", 0, 1)], tol=(1e-12, 1e-12)),
+        grad("EMBEDDING 0-dim index, int32", [I(f32, [5, 3], **R), L([3], i32, sizes=[])],
+             [step("EMBEDDING", 0, 1)]),
+        grad("EMBEDDING transposed weight", [transposed(f32, 4, 3, **R), L([2, 0, 2])],
+             [step("EMBEDDING", 0, 1)]),
+        grad("EMBEDDING unused rows get zeros", [I(f32, [6, 2], **R), L([], sizes=[0])],
+             [step("EMBEDDING", 0, 1)]),
     ]
     return cs
 
