@@ -27,7 +27,9 @@ typedef enum tg_op {
   TG_SELECT, TG_EXPAND, TG_SQUEEZE, TG_SQUEEZE_DIM, TG_UNSQUEEZE, TG_VIEW, TG_RESHAPE,
   TG_FLATTEN, TG_AS_STRIDED, TG_UNFOLD, TG_DIAGONAL, TG_CLONE, TG_CONTIGUOUS, TG_TO_DTYPE,
   /* torch.nn.functional-style ops (tests/golden/gen_nn.py) */
-  TG_LINEAR, TG_GELU, TG_TANH, TG_SIGMOID, TG_SQRT, TG_SOFTMAX, TG_LAYER_NORM
+  TG_LINEAR, TG_GELU, TG_TANH, TG_SIGMOID, TG_SQRT, TG_SOFTMAX, TG_LAYER_NORM,
+  TG_CAT, TG_STACK, TG_WHERE, TG_POW_SCALAR, TG_POW, TG_CLAMP,
+  TG_INDEX_SELECT, TG_GATHER, TG_EMBEDDING
 } tg_op;
 
 /* x = base.as_strided(sizes, strides, offset), base a 1-D contiguous tensor
@@ -172,6 +174,24 @@ static inline tsr_status tg_apply(tsr_tensor* const* r, const tg_step* s, tsr_te
     case TG_LAYER_NORM: /* args: n, shape[n], weight register, bias register */
       return tsr_layer_norm(a, g[0], g + 1, g[1 + g[0]] >= 0 ? r[g[1 + g[0]]] : NULL,
                             g[2 + g[0]] >= 0 ? r[g[2 + g[0]]] : NULL, s->scalar, out);
+    case TG_CAT:
+    case TG_STACK: { /* args: dim, n, registers[n] */
+      const tsr_tensor* list[TG_MAXARGS];
+      for (int64_t k = 0; k < g[1]; ++k) list[k] = r[g[2 + k]];
+      return s->op == TG_CAT ? tsr_cat(g[1], list, g[0], out) : tsr_stack(g[1], list, g[0], out);
+    }
+    case TG_WHERE: return tsr_where(a, b, r[g[0]], out); /* args: register of the "else" tensor */
+    case TG_POW_SCALAR: return tsr_pow_scalar(a, s->scalar, out);
+    case TG_POW: return tsr_pow(a, b, out);
+    case TG_CLAMP: { /* args: has_min, has_max, bits of min, bits of max */
+      double lo, hi;
+      memcpy(&lo, &g[2], sizeof lo);
+      memcpy(&hi, &g[3], sizeof hi);
+      return tsr_clamp(a, g[0] ? &lo : NULL, g[1] ? &hi : NULL, out);
+    }
+    case TG_INDEX_SELECT: return tsr_index_select(a, g[0], b, out);
+    case TG_GATHER: return tsr_gather(a, g[0], b, out);
+    case TG_EMBEDDING: return tsr_embedding(a, b, out); /* a: weight, b: indices */
   }
   cr_assert_fail("unknown golden op %d", (int)s->op);
   return TSR_ERR_INTERNAL;

@@ -10,6 +10,8 @@
 
 TG_PARAMETERIZED(activation, forward, tg_act_fwd, TG_ACT_FWD_N) { tg_check_forward(c); }
 TG_PARAMETERIZED(activation, grads, tg_act_grad, TG_ACT_GRAD_N) { tg_check_backward(c); }
+TG_PARAMETERIZED(pow_clamp, forward, tg_powclamp_fwd, TG_POWCLAMP_FWD_N) { tg_check_forward(c); }
+TG_PARAMETERIZED(pow_clamp, grads, tg_powclamp_grad, TG_POWCLAMP_GRAD_N) { tg_check_backward(c); }
 
 /* ---- gradcheck ------------------------------------------------------------ */
 
@@ -52,6 +54,37 @@ Test(activation, gradcheck_gelu_tanh) { gradcheck_act(A_GELU_TANH, "gelu tanh");
 Test(activation, gradcheck_tanh) { gradcheck_act(A_TANH, "tanh"); }
 Test(activation, gradcheck_sigmoid) { gradcheck_act(A_SIGMOID, "sigmoid"); }
 Test(activation, gradcheck_sqrt) { gradcheck_act(A_SQRT, "sqrt"); }
+
+/* pow with scalar exponents of a transposed x, pow of tensors broadcast
+ * (base > 0), clamp of an expanded vector (away from the bounds: the
+ * gradient is not continuous there). */
+static tsr_tensor* f_pow_clamp(tg_arena* ar, tsr_tensor* const* in, const void* ctx) {
+  (void)ctx;
+  tsr_tensor *x = in[0], *e = in[1], *v = in[2];
+  const int64_t s34[] = {3, 4};
+  const double lo = -0.55, hi = 0.45;
+  tsr_tensor* xt = T(tsr_t(x, &o_));                                        /* [3,4] */
+  tsr_tensor* a = T(tsr_pow_scalar(xt, 2.5, &o_));
+  tsr_tensor* b = T(tsr_pow_scalar(xt, -1.0, &o_));
+  tsr_tensor* c = T(tsr_pow(xt, e, &o_));                                   /* e [4] */
+  tsr_tensor* d = T(tsr_clamp(T(tsr_expand(v, 2, s34, &o_)), &lo, &hi, &o_));
+  tsr_tensor* f = T(tsr_clamp(v, NULL, &hi, &o_));
+  tsr_tensor* g = T(tsr_clamp(v, &lo, NULL, &o_));
+  tsr_tensor* ab = T(tsr_add(a, b, &o_));
+  return T(tsr_add(T(tsr_mul(ab, c, &o_)), T(tsr_mul(d, T(tsr_mul(f, g, &o_)), &o_)), &o_));
+}
+
+Test(pow_clamp, gradcheck) {
+  const int64_t sx[] = {4, 3}, se[] = {4};
+  tsr_tensor* in[] = {tg_leaf(2, sx, 13, 0.3, 1.5), tg_leaf(1, se, 14, 1, 0), NULL};
+  /* v: fixed values away from the clamp bounds -0.55 and 0.45. */
+  const double vv[] = {-0.9, -0.2, 0.3, 0.8};
+  const int64_t n4 = 4;
+  TSR_ASSERT_OK(tsr_from_data(vv, sizeof vv, 1, &n4, TSR_FLOAT64, &in[2]));
+  TSR_ASSERT_OK(tsr_set_requires_grad(in[2], true));
+  cr_expect_eq(tg_gradcheck("pow/clamp", f_pow_clamp, 3, in, NULL), 12 + 4 + 4);
+  for (int i = 0; i < 3; ++i) tsr_tensor_release(in[i]);
+}
 
 /* ---- errors --------------------------------------------------------------- */
 
@@ -121,4 +154,44 @@ Test(activation, unary_errors) {
 Test(activation, gelu_enum_values) {
   cr_expect_eq(TSR_GELU_NONE, 0);
   cr_expect_eq(TSR_GELU_TANH, 1);
+}
+
+Test(pow_clamp, errors) {
+  const int64_t s[] = {3}, s2[] = {2};
+  tsr_tensor *x = filled(1, s, TSR_FLOAT32, 1), *h = filled(1, s, TSR_FLOAT16, 1),
+             *bo = filled(1, s, TSR_BOOL, 1), *y2 = filled(1, s2, TSR_FLOAT32, 2), *out = SENTINEL;
+  TSR_ASSERT_OK(tsr_set_requires_grad(x, true));
+  const double one = 1.0;
+  TSR_ASSERT_FAILS(tsr_clamp(x, NULL, NULL, &out), TSR_ERR_INVALID_ARGUMENT,
+                   "torch.clamp: At least one of 'min' or 'max' must not be None");
+  /* torch names the kernel by which bounds are given. */
+  TSR_ASSERT_FAILS(tsr_clamp(h, &one, &one, &out), TSR_ERR_DTYPE_MISMATCH,
+                   "\"clamp_scalar_cpu\" not implemented for 'Half'");
+  TSR_ASSERT_FAILS(tsr_clamp(h, &one, NULL, &out), TSR_ERR_DTYPE_MISMATCH,
+                   "\"clamp_min_scalar_cpu\" not implemented for 'Half'");
+  TSR_ASSERT_FAILS(tsr_clamp(h, NULL, &one, &out), TSR_ERR_DTYPE_MISMATCH,
+                   "\"clamp_max_scalar_cpu\" not implemented for 'Half'");
+  TSR_ASSERT_FAILS(tsr_clamp(NULL, &one, NULL, &out), TSR_ERR_INVALID_ARGUMENT, "x is NULL");
+  TSR_ASSERT_FAILS(tsr_clamp(x, &one, NULL, NULL), TSR_ERR_INVALID_ARGUMENT, "out is NULL");
+  TSR_ASSERT_FAILS(tsr_pow(bo, bo, &out), TSR_ERR_DTYPE_MISMATCH, "\"pow\" not implemented for 'Bool'");
+  /* torch: "The size of tensor a (3) must match the size of tensor b (2) at
+   * non-singleton dimension 0" */
+  TSR_ASSERT_FAILS(tsr_pow(x, y2, &out), TSR_ERR_SHAPE_MISMATCH,
+                   "The size of tensor a (3) must match the size of tensor b (2) at non-singleton "
+                   "dimension 0");
+  TSR_ASSERT_FAILS(tsr_pow(NULL, x, &out), TSR_ERR_INVALID_ARGUMENT, "x is NULL");
+  TSR_ASSERT_FAILS(tsr_pow(x, NULL, &out), TSR_ERR_INVALID_ARGUMENT, "exponent is NULL");
+  TSR_ASSERT_FAILS(tsr_pow(x, x, NULL), TSR_ERR_INVALID_ARGUMENT, "out is NULL");
+  TSR_ASSERT_FAILS(tsr_pow_scalar(NULL, 2.0, &out), TSR_ERR_INVALID_ARGUMENT, "x is NULL");
+  TSR_ASSERT_FAILS(tsr_pow_scalar(x, 2.0, NULL), TSR_ERR_INVALID_ARGUMENT, "out is NULL");
+  cr_expect_eq(out, SENTINEL);
+  tsr_tensor* g = SENTINEL;
+  TSR_ASSERT_OK(tsr_grad(x, &g));
+  cr_expect_null(g);
+  expect_filled(x, 1);
+  expect_filled(h, 1);
+  expect_filled(bo, 1);
+  expect_filled(y2, 2);
+  tsr_tensor* all[] = {x, h, bo, y2};
+  for (size_t k = 0; k < 4; ++k) tsr_tensor_release(all[k]);
 }

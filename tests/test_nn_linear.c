@@ -18,13 +18,11 @@ TG_PARAMETERIZED(linear, grads, tg_linear_grad, TG_LINEAR_GRAD_N) { tg_check_bac
 static tsr_tensor* f_views(tg_arena* ar, tsr_tensor* const* in, const void* ctx) {
   (void)ctx;
   tsr_tensor *x = in[0], *W = in[1], *b = in[2], *x3 = in[3];
-  const int64_t s5[] = {5};
   tsr_tensor* y1 = T(tsr_linear(T(tsr_t(x, &o_)), W, b, &o_));                 /* [3,5] */
   tsr_tensor* wn = T(tsr_narrow(W, 0, 1, 3, &o_));                             /* [3,4] */
   tsr_tensor* be = T(tsr_expand(T(tsr_narrow(b, 0, 0, 1, &o_)), 1, (const int64_t[]){3}, &o_));
   tsr_tensor* y2 = T(tsr_linear(T(tsr_transpose(x3, 0, 1, &o_)), wn, be, &o_)); /* [3,2,3] */
   tsr_tensor* y3 = T(tsr_linear(T(tsr_select(x3, 0, 1, &o_)), W, NULL, &o_));  /* [2,5] */
-  (void)s5;
   tsr_tensor* a = T(tsr_sum(y2, 1, (const int64_t[]){1}, false, &o_));         /* [3,3] */
   tsr_tensor* c = T(tsr_sum(y3, 1, (const int64_t[]){0}, true, &o_));          /* [1,5] */
   tsr_tensor* d = T(tsr_add(y1, c, &o_));                                      /* [3,5] */

@@ -158,6 +158,29 @@ TSR_API tsr_status tsr_gelu(const tsr_tensor* x, tsr_gelu_approximate approximat
 TSR_API tsr_status tsr_tanh(const tsr_tensor* x, tsr_tensor** out);
 TSR_API tsr_status tsr_sigmoid(const tsr_tensor* x, tsr_tensor** out);
 TSR_API tsr_status tsr_sqrt(const tsr_tensor* x, tsr_tensor** out);
+/* torch.pow(x, exponent) with exponent a Python float: floating x keeps
+ * its dtype (float16 too), integer and bool x give float32 (as torch with
+ * a float exponent). Computed as ATen does (x*x for 2, sqrt for 0.5, ...).
+ * grad_fn PowBackward0: exponent * x^(exponent-1), zeros for exponent 0. */
+TSR_API tsr_status tsr_pow_scalar(const tsr_tensor* x, double exponent, tsr_tensor** out);
+/* torch.pow(x, exponent) elementwise, broadcasting, dtype
+ * torch.result_type(x, exponent). Integer powers by repeated squaring,
+ * wrapping on overflow; a negative integer exponent gives 0 unless the base
+ * is 1 or -1 (ATen's powi). bool (both operands bool):
+ * TSR_ERR_DTYPE_MISMATCH ("\"pow\" not implemented for 'Bool'").
+ * grad_fn PowBackward1; gradients flow to both (torch's formulas: 0 where
+ * exponent == 0 for x; 0 where x == 0 and exponent >= 0 for exponent). */
+TSR_API tsr_status tsr_pow(const tsr_tensor* x, const tsr_tensor* exponent, tsr_tensor** out);
+/* torch.clamp(x, min, max) with optional bounds: min/max point to a Python
+ * float bound or are NULL for none (not both NULL: TSR_ERR_INVALID_ARGUMENT,
+ * "torch.clamp: At least one of 'min' or 'max' must not be None"). The
+ * bounds are read during the call only. bfloat16/float32/float64 x keeps
+ * its dtype, integer and bool x give float32; float16:
+ * TSR_ERR_DTYPE_MISMATCH. min > max gives max everywhere; NaN in x stays
+ * NaN; a NaN bound with both given makes every element NaN, a lone NaN
+ * bound leaves x as it is (torch 1.13). grad_fn ClampBackward1: the
+ * gradient passes where min <= x <= max, else 0. */
+TSR_API tsr_status tsr_clamp(const tsr_tensor* x, const double* min, const double* max, tsr_tensor** out);
 
 /* ---- normalisation ------------------------------------------------------ */
 /* torch.softmax(x, dim): exp(x - max) / sum(exp(x - max)) along dim (dim in
@@ -184,6 +207,77 @@ TSR_API tsr_status tsr_softmax(const tsr_tensor* x, int64_t dim, tsr_tensor** ou
 TSR_API tsr_status tsr_layer_norm(const tsr_tensor* x, int64_t n_normalized,
                                   const int64_t* normalized_shape, const tsr_tensor* weight,
                                   const tsr_tensor* bias, double eps, tsr_tensor** out);
+
+/* ---- joining ------------------------------------------------------------ */
+/* torch.cat(tensors[0..n), dim): the tensors joined along dim, which every
+ * other dim must agree on. dtype: the promotion of all inputs' dtypes (as
+ * torch.cat: bool < integers < floats, float16 with bfloat16 gives
+ * float32). Layout: channels_last when every input suggests it, else
+ * contiguous. As torch's legacy rule, 1-D empty tensors ([0]) are skipped
+ * in the size checks and take no part in dim's range (the dtype still
+ * counts). The handles are borrowed for the call; grad_fn CatBackward0.
+ * TSR_ERR_INVALID_ARGUMENT: n == 0 ("torch.cat(): expected a non-empty list
+ * of Tensors"), n < 0, tensors or one of them NULL, dim out of range.
+ * TSR_ERR_SHAPE_MISMATCH (torch's messages): a 0-dim input ("zero-
+ * dimensional tensor (at position 0) cannot be concatenated"), different
+ * ndims ("Tensors must have same number of dimensions: got 2 and 3"), sizes
+ * that differ outside dim ("Sizes of tensors must match except in
+ * dimension 0. Expected size 4 but got size 5 for tensor number 1 in the
+ * list."). */
+TSR_API tsr_status tsr_cat(int64_t n, const tsr_tensor* const* tensors, int64_t dim, tsr_tensor** out);
+/* torch.stack(tensors[0..n), dim): the tensors, all of one size, joined
+ * along a new dim at position dim in [-(ndim+1), ndim]. dtype as tsr_cat;
+ * the result is cat's along dim seen with the new dim split off (so a
+ * channels_last input stays channels_last-ordered), or contiguous for dim
+ * == ndim. grad_fn StackBackward0. TSR_ERR_INVALID_ARGUMENT: n == 0
+ * ("stack expects a non-empty TensorList"), n < 0, NULL handles, dim out of
+ * range. TSR_ERR_SHAPE_MISMATCH: sizes differ ("stack expects each tensor
+ * to be equal size, but got [3, 4] at entry 0 and [3, 5] at entry 1"). */
+TSR_API tsr_status tsr_stack(int64_t n, const tsr_tensor* const* tensors, int64_t dim, tsr_tensor** out);
+
+/* ---- selection and indexing -------------------------------------------- */
+/* torch.where(cond, a, b): a where cond is true, else b; all three
+ * broadcast; dtype torch.result_type(a, b). cond bool (uint8 is taken too,
+ * as torch 1.13 does); another dtype: TSR_ERR_DTYPE_MISMATCH ("where
+ * expected condition to be a boolean tensor, but got a tensor with dtype
+ * Float"). grad_fn WhereBackward0; gradients flow to a and b. */
+TSR_API tsr_status tsr_where(const tsr_tensor* cond, const tsr_tensor* a, const tsr_tensor* b,
+                             tsr_tensor** out);
+/* torch.index_select(x, dim, index): the slices of x along dim at the
+ * positions in index (0-D or 1-D, int32 or int64, repeats allowed; no
+ * negative indices). out: x's sizes with dim's replaced by index's numel
+ * (a 0-dim x stays 0-dim and takes index 0 only), x's dtype, contiguous.
+ * grad_fn IndexSelectBackward0: x's gradient is zeros.index_add_(dim,
+ * index, grad), repeated indices accumulating. An index outside
+ * [0, size of dim): TSR_ERR_INDEX_OUT_OF_RANGE ("index out of range in
+ * self", naming the index, its position and the size). TSR_ERR_SHAPE_MISMATCH:
+ * index of 2 or more dims ("index_select(): Index is supposed to be a
+ * vector"). TSR_ERR_DTYPE_MISMATCH: index neither int32 nor int64. */
+TSR_API tsr_status tsr_index_select(const tsr_tensor* x, int64_t dim, const tsr_tensor* index,
+                                    tsr_tensor** out);
+/* torch.gather(x, dim, index): out[i][j][k] = x[index[i][j][k]][j][k] for
+ * dim 0 (and so on). index int64 with x's ndim and, outside dim, sizes no
+ * larger than x's. out: index's sizes, x's dtype, contiguous. grad_fn
+ * GatherBackward0: x's gradient is zeros.scatter_add_(dim, index, grad).
+ * TSR_ERR_INDEX_OUT_OF_RANGE: "index 4 is out of bounds for dimension 1
+ * with size 4" (torch's message). TSR_ERR_SHAPE_MISMATCH: "Index tensor
+ * must have the same number of dimensions as input tensor", "Size does not
+ * match at dimension 0 expected index [4, 2] to be smaller than self
+ * [3, 4] apart from dimension 1". TSR_ERR_DTYPE_MISMATCH: index not int64
+ * ("gather(): Expected dtype int64 for index"). */
+TSR_API tsr_status tsr_gather(const tsr_tensor* x, int64_t dim, const tsr_tensor* index,
+                              tsr_tensor** out);
+/* torch.nn.functional.embedding(indices, weight): the rows of weight [V, D]
+ * picked by indices (int32 or int64, any shape). out: indices' sizes + [D],
+ * weight's dtype, contiguous. grad_fn EmbeddingBackward0: weight's gradient
+ * is zeros [V, D] with each row of the gradient added into its index's row
+ * (torch's embedding_dense_backward without padding_idx or
+ * scale_grad_by_freq). TSR_ERR_INDEX_OUT_OF_RANGE: an index outside [0, V)
+ * ("index out of range in self"). TSR_ERR_SHAPE_MISMATCH: weight not 2-D
+ * ("'weight' must be 2-D"). TSR_ERR_DTYPE_MISMATCH: indices neither int32
+ * nor int64 (torch's "Expected tensor for argument #1 'indices' to have one
+ * of the following scalar types: Long, Int"). */
+TSR_API tsr_status tsr_embedding(const tsr_tensor* weight, const tsr_tensor* indices, tsr_tensor** out);
 
 #ifdef __cplusplus
 }

@@ -62,3 +62,91 @@ TSR_EXTERN tsr_status tsr_layer_norm(const tsr_tensor* x, int64_t n_normalized, 
     emit(out, ops::layer_norm(t, shape, optional_tensor(weight), optional_tensor(bias), eps));
   });
 }
+
+namespace {
+// tensors[0..n) as core tensors: n in [0, 2^31), tensors and each handle
+// non-NULL (named by position).
+std::vector<Tensor> tensor_list(int64_t n, const tsr_tensor* const* tensors) {
+  TSR_CHECK(n >= 0 && n <= INT32_MAX, TSR_ERR_INVALID_ARGUMENT, "n must be in [0, 2^31), got ", n);
+  TSR_CHECK(n == 0 || tensors, TSR_ERR_INVALID_ARGUMENT, "tensors is NULL");
+  std::vector<Tensor> ts;
+  ts.reserve(size_t(n));
+  for (int64_t i = 0; i < n; ++i) {
+    TSR_CHECK(tensors[i], TSR_ERR_INVALID_ARGUMENT, "tensors[", i, "] is NULL");
+    ts.push_back(tensors[i]->tensor);
+  }
+  return ts;
+}
+}  // namespace
+
+TSR_EXTERN tsr_status tsr_cat(int64_t n, const tsr_tensor* const* tensors, int64_t dim, tsr_tensor** out) {
+  return guarded([&] {
+    std::vector<Tensor> ts = tensor_list(n, tensors);
+    require(out, "out");
+    emit(out, ops::cat(ts, dim));
+  });
+}
+TSR_EXTERN tsr_status tsr_stack(int64_t n, const tsr_tensor* const* tensors, int64_t dim, tsr_tensor** out) {
+  return guarded([&] {
+    std::vector<Tensor> ts = tensor_list(n, tensors);
+    require(out, "out");
+    emit(out, ops::stack(ts, dim));
+  });
+}
+
+TSR_EXTERN tsr_status tsr_pow_scalar(const tsr_tensor* x, double exponent, tsr_tensor** out) {
+  return unary_call(x, out, [&](const Tensor& t) { return ops::pow_scalar(t, exponent); });
+}
+TSR_EXTERN tsr_status tsr_pow(const tsr_tensor* x, const tsr_tensor* exponent, tsr_tensor** out) {
+  return guarded([&] {
+    const Tensor& t = tensor_of(x, "x");
+    const Tensor& e = tensor_of(exponent, "exponent");
+    require(out, "out");
+    emit(out, ops::pow(t, e));
+  });
+}
+TSR_EXTERN tsr_status tsr_clamp(const tsr_tensor* x, const double* min, const double* max, tsr_tensor** out) {
+  return guarded([&] {
+    const Tensor& t = tensor_of(x, "x");
+    std::optional<double> lo, hi;
+    if (min) lo = *min;
+    if (max) hi = *max;
+    require(out, "out");
+    emit(out, ops::clamp(t, lo, hi));
+  });
+}
+TSR_EXTERN tsr_status tsr_where(const tsr_tensor* cond, const tsr_tensor* a, const tsr_tensor* b,
+                                tsr_tensor** out) {
+  return guarded([&] {
+    const Tensor& c = tensor_of(cond, "cond");
+    const Tensor& x = tensor_of(a, "a");
+    const Tensor& y = tensor_of(b, "b");
+    require(out, "out");
+    emit(out, ops::where(c, x, y));
+  });
+}
+TSR_EXTERN tsr_status tsr_index_select(const tsr_tensor* x, int64_t dim, const tsr_tensor* index,
+                                       tsr_tensor** out) {
+  return guarded([&] {
+    const Tensor& t = tensor_of(x, "x");
+    const Tensor& i = tensor_of(index, "index");
+    require(out, "out");
+    emit(out, ops::index_select(t, dim, i));
+  });
+}
+TSR_EXTERN tsr_status tsr_gather(const tsr_tensor* x, int64_t dim, const tsr_tensor* index, tsr_tensor** out) {
+  return guarded([&] {
+    const Tensor& t = tensor_of(x, "x");
+    const Tensor& i = tensor_of(index, "index");
+    require(out, "out");
+    emit(out, ops::gather(t, dim, i));
+  });
+}
+TSR_EXTERN tsr_status tsr_embedding(const tsr_tensor* weight, const tsr_tensor* indices, tsr_tensor** out) {
+  return guarded([&] {
+    const Tensor& w = tensor_of(weight, "weight");
+    const Tensor& i = tensor_of(indices, "indices");
+    require(out, "out");
+    emit(out, ops::embedding(w, i));
+  });
+}

@@ -1,5 +1,6 @@
 // Activation primitives: gelu (exact and tanh approximation), tanh,
-// sigmoid, sqrt and erf (erf is internal: gelu's double backward uses it).
+// sigmoid, sqrt and erf (erf is internal: gelu's double backward uses it),
+// pow (scalar and tensor exponents) and clamp.
 // Backward: with grad mode off (an ordinary backward) one fused kernel as
 // ATen's *_backward; under create_graph the same formula in differentiable
 // ops, so higher-order gradients work to any order. Formulas are PyTorch's
@@ -9,6 +10,7 @@
 #include "autograd/grad_mode.h"
 #include "autograd/run.h"
 #include "kernels/activation.h"
+#include "kernels/elementwise.h"
 #include "ops/grad_util.h"
 #include "ops/nn_functional.h"
 
@@ -100,6 +102,81 @@ class Activation final : public prim::Primitive {
   Act op_;
 };
 
+// x ** e, e a Python float (PowBackward0): e * x^(e-1) * g, zeros for e == 0.
+class PowScalar final : public prim::Primitive {
+ public:
+  explicit PowScalar(double e) : e_(e) {}
+  const char* name() const override { return "PowBackward0"; }
+  const char* op() const override { return "pow"; }
+  std::vector<TensorMeta> output_meta(const Tensors& in) const override {
+    return {{in[0].sizes(), kernels::pow_scalar_result_dtype(in[0].dtype())}};
+  }
+  Tensors eval_cpu(const Tensors& in) override { return {kernels::pow_scalar(in[0], e_)}; }
+  prim::SaveSpec save_spec(const std::vector<bool>&) const override { return {bit(0), 0}; }
+  Tensors backward(const BackwardContext& ctx) override {
+    Tensor x = ctx.input(0);
+    if (e_ == 0.0) return {kernels::zeros(x.sizes(), x.dtype())};
+    return {mul(ctx.grad(0), mul_scalar(pow_scalar(x, e_ - 1.0), e_))};
+  }
+
+ private:
+  double e_;
+};
+
+// a ** b, both tensors (PowBackward1), ATen's pow_backward_self and
+// pow_backward_exponent:
+//   grad_a = where(b == 0, 0, g * b * a^(b-1))
+//   grad_b = g * where((a == 0) & (b >= 0), 0, result * log(a))
+class PowTensor final : public prim::Primitive {
+ public:
+  const char* name() const override { return "PowBackward1"; }
+  const char* op() const override { return "pow"; }
+  std::vector<TensorMeta> output_meta(const Tensors& in) const override {
+    return {{broadcast_shapes(in[0].sizes(), in[1].sizes()), kernels::pow_result_dtype(in[0], in[1])}};
+  }
+  Tensors eval_cpu(const Tensors& in) override { return {kernels::pow(in[0], in[1])}; }
+  prim::SaveSpec save_spec(const std::vector<bool>& rg) const override {
+    return {bit(0) | bit(1), rg[1] ? bit(0) : 0u};
+  }
+  Tensors backward(const BackwardContext& ctx) override {
+    const Tensor& g = ctx.grad(0);
+    const tsr_dtype d = g.dtype();
+    Tensor a = ctx.input(0), b = ctx.input(1);
+    if (a.dtype() != d) a = to_dtype(a, d);
+    if (b.dtype() != d) b = to_dtype(b, d);
+    Tensor zero = kernels::zeros({}, d);
+    Tensor ga, gb;
+    if (ctx.needs_input_grad(0))
+      ga = to_input(where(kernels::eq_scalar_mask(b, 0.0), zero, mul(g, mul(b, pow(a, add_scalar(b, -1.0))))),
+                    ctx.input_meta(0));
+    if (ctx.needs_input_grad(1))
+      gb = to_input(mul(g, where(kernels::zero_base_mask(a, b), zero, mul(ctx.output(0), log(a)))),
+                    ctx.input_meta(1));
+    return {ga, gb};
+  }
+};
+
+// torch.clamp with Python-float bounds (ClampBackward1): the gradient
+// passes where lo <= x <= hi (a missing bound ignored), else 0.
+class Clamp final : public prim::Primitive {
+ public:
+  Clamp(std::optional<double> lo, std::optional<double> hi) : lo_(lo), hi_(hi) {}
+  const char* name() const override { return "ClampBackward1"; }
+  const char* op() const override { return "clamp"; }
+  std::vector<TensorMeta> output_meta(const Tensors& in) const override {
+    return {{in[0].sizes(), kernels::clamp_result_dtype(in[0].dtype())}};
+  }
+  Tensors eval_cpu(const Tensors& in) override { return {kernels::clamp(in[0], lo_, hi_)}; }
+  prim::SaveSpec save_spec(const std::vector<bool>&) const override { return {bit(0), 0}; }
+  Tensors backward(const BackwardContext& ctx) override {
+    const Tensor& g = ctx.grad(0);
+    return {where(kernels::in_range_mask(ctx.input(0), lo_, hi_), g, kernels::zeros({}, g.dtype()))};
+  }
+
+ private:
+  std::optional<double> lo_, hi_;
+};
+
 }  // namespace
 
 Tensor gelu(const Tensor& x, bool tanh_approximation) {
@@ -109,5 +186,12 @@ Tensor tanh(const Tensor& x) { return run1<Activation>({x}, Act::Tanh); }
 Tensor sigmoid(const Tensor& x) { return run1<Activation>({x}, Act::Sigmoid); }
 Tensor sqrt(const Tensor& x) { return run1<Activation>({x}, Act::Sqrt); }
 Tensor erf(const Tensor& x) { return run1<Activation>({x}, Act::Erf); }
+Tensor pow_scalar(const Tensor& x, double exponent) { return run1<PowScalar>({x}, exponent); }
+Tensor pow(const Tensor& x, const Tensor& exponent) { return run1<PowTensor>({x, exponent}); }
+Tensor clamp(const Tensor& x, std::optional<double> lo, std::optional<double> hi) {
+  // torch checks this before anything else.
+  TSR_CHECK(lo || hi, TSR_ERR_INVALID_ARGUMENT, "torch.clamp: At least one of 'min' or 'max' must not be None");
+  return run1<Clamp>({x}, lo, hi);
+}
 
 }  // namespace tsr::ops

@@ -1423,4 +1423,953 @@ static const tg_case tg_act_grad[] = {
 };
 #define TG_ACT_GRAD_N ((size_t)(sizeof tg_act_grad / sizeof tg_act_grad[0]))
 
+/* POW_SCALAR x ** 2.0 */
+static const double tg_powclamp_fwd_0_in0[] = {1.8662375211715698, 1.651237964630127, 0.7738661170005798, 1.0409307479858398, 1.037412405014038, 1.7025198936462402, 1.5501654148101807, 1.4013818502426147};
+static const double tg_powclamp_fwd_0_out[] = {3.482842445373535, 2.7265868186950684, 0.5988687872886658, 1.0835368633270264, 1.076224446296692, 2.898573875427246, 2.403012752532959, 1.9638711214065552};
+
+/* POW_SCALAR x ** 3.0 */
+static const double tg_powclamp_fwd_1_in0[] = {1.695157527923584, 1.0520280599594116, 1.2666782140731812, 1.8903260231018066, 1.5961365699768066, 0.7516337633132935, 1.974796175956726, 0.9565562605857849};
+static const double tg_powclamp_fwd_1_out[] = {4.871135234832764, 1.1643457412719727, 2.0323519706726074, 6.754763603210449, 4.066400527954102, 0.4246380031108856, 7.701349258422852, 0.875248908996582};
+
+/* POW_SCALAR x ** 0.5 */
+static const double tg_powclamp_fwd_2_in0[] = {1.1238739490509033, 0.5075843930244446, 1.5922294855117798, 1.6192055940628052, 1.067405104637146, 1.2807255983352661, 1.6506681442260742, 0.6021244525909424};
+static const double tg_powclamp_fwd_2_out[] = {1.060129165649414, 0.7124495506286621, 1.2618358135223389, 1.2724801301956177, 1.0331529378890991, 1.1316914558410645, 1.2847833633422852, 0.7759667634963989};
+
+/* POW_SCALAR x ** -0.5 */
+static const double tg_powclamp_fwd_3_in0[] = {0.820517897605896, 1.3144327402114868, 1.1886643171310425, 1.246332049369812, 1.9894919395446777, 0.5870442390441895, 0.5597447752952576, 1.1882688999176025};
+static const double tg_powclamp_fwd_3_out[] = {1.1039667129516602, 0.8722295761108398, 0.9172133803367615, 0.8957424163818359, 0.7089717388153076, 1.3051624298095703, 1.3366107940673828, 0.9173659682273865};
+
+/* POW_SCALAR x ** -1.0 */
+static const double tg_powclamp_fwd_4_in0[] = {0.8672424554824829, 1.1673462390899658, 1.0110036134719849, 1.6967781782150269, 1.5990973711013794, 0.9158624410629272, 0.8045129179954529, 1.4470188617706299};
+static const double tg_powclamp_fwd_4_out[] = {1.1530801057815552, 0.8566438555717468, 0.9891161322593689, 0.5893522500991821, 0.6253527998924255, 1.0918669700622559, 1.242988109588623, 0.6910759806632996};
+
+/* POW_SCALAR x ** -2.0 */
+static const double tg_powclamp_fwd_5_in0[] = {1.9664875268936157, 1.1151602268218994, 0.78372722864151, 0.8280027508735657, 1.6594891548156738, 1.2004437446594238, 0.7600874900817871, 1.7786433696746826};
+static const double tg_powclamp_fwd_5_out[] = {0.25859349966049194, 0.8041284680366516, 1.628058910369873, 1.4586007595062256, 0.36312082409858704, 0.6939311027526855, 1.7309033870697021, 0.3160983622074127};
+
+/* POW_SCALAR x ** 0.0 */
+static const double tg_powclamp_fwd_6_in0[] = {0.5996024012565613, 1.2670906782150269, 0.5536961555480957, 1.1971039772033691, 1.0779743194580078, 0.60109543800354, 1.2894680500030518, 1.3694700002670288};
+static const double tg_powclamp_fwd_6_out[] = {1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0};
+
+/* POW_SCALAR x ** 1.0 */
+static const double tg_powclamp_fwd_7_in0[] = {0.7260915637016296, 1.9616235494613647, 1.8113000392913818, 1.1660147905349731, 1.6468288898468018, 1.4955103397369385, 0.5388268828392029, 1.930052399635315};
+static const double tg_powclamp_fwd_7_out[] = {0.7260915637016296, 1.9616235494613647, 1.8113000392913818, 1.1660147905349731, 1.6468288898468018, 1.4955103397369385, 0.5388268828392029, 1.930052399635315};
+
+/* POW_SCALAR x ** 2.5 */
+static const double tg_powclamp_fwd_8_in0[] = {1.643375277519226, 1.8694311380386353, 1.4119806289672852, 1.198319911956787, 0.6710118651390076, 1.2645827531814575, 1.2840086221694946, 0.5739386677742004};
+static const double tg_powclamp_fwd_8_out[] = {3.462118148803711, 4.778303146362305, 2.369036912918091, 1.571925401687622, 0.3688293695449829, 1.7983248233795166, 1.8681849241256714, 0.24955353140830994};
+
+/* POW_SCALAR x ** -1.5 */
+static const double tg_powclamp_fwd_9_in0[] = {1.8922865390777588, 1.891100287437439, 0.9836079478263855, 1.9827758073806763, 1.7687081098556519, 1.209200382232666, 1.3722784519195557, 1.6892361640930176};
+static const double tg_powclamp_fwd_9_out[] = {0.3841666281223297, 0.38452816009521484, 1.025101661682129, 0.3581703007221222, 0.4251241087913513, 0.7520601749420166, 0.6220662593841553, 0.4554748833179474};
+
+/* POW_SCALAR x ** 0.3 */
+static const double tg_powclamp_fwd_10_in0[] = {0.6424447894096375, 1.899624228477478, 0.7943728566169739, 1.5862069129943848, 0.6131312251091003, 1.486769676208496, 0.7164086103439331, 1.8387434482574463};
+static const double tg_powclamp_fwd_10_out[] = {0.8756906986236572, 1.2122726440429688, 0.9332700371742249, 1.1484390497207642, 0.8635073304176331, 1.1263493299484253, 0.9047909379005432, 1.2004839181900024};
+
+/* POW_SCALAR special values ** 2 */
+static const double tg_powclamp_fwd_11_in0[] = {-INFINITY, -10.0, -3.0, -1.0, -0.5, -0.0, 0.0, 0.25,
+    1.0, 3.0, 10.0, INFINITY, NAN};
+static const double tg_powclamp_fwd_11_out[] = {INFINITY, 100.0, 9.0, 1.0, 0.25, 0.0, 0.0, 0.0625,
+    1.0, 9.0, 100.0, INFINITY, NAN};
+
+/* POW_SCALAR special values ** 0.5 */
+static const double tg_powclamp_fwd_12_in0[] = {-INFINITY, -10.0, -3.0, -1.0, -0.5, -0.0, 0.0, 0.25,
+    1.0, 3.0, 10.0, INFINITY, NAN};
+static const double tg_powclamp_fwd_12_out[] = {NAN, NAN, NAN, NAN, NAN, -0.0, 0.0, 0.5,
+    1.0, 1.7320507764816284, 3.1622776985168457, INFINITY, NAN};
+
+/* POW_SCALAR special values ** -1 */
+static const double tg_powclamp_fwd_13_in0[] = {-INFINITY, -10.0, -3.0, -1.0, -0.5, -0.0, 0.0, 0.25,
+    1.0, 3.0, 10.0, INFINITY, NAN};
+static const double tg_powclamp_fwd_13_out[] = {-0.0, -0.10000000149011612, -0.3333333432674408, -1.0, -2.0, -INFINITY, INFINITY, 4.0,
+    1.0, 0.3333333432674408, 0.10000000149011612, 0.0, NAN};
+
+/* POW_SCALAR special values ** 0 */
+static const double tg_powclamp_fwd_14_in0[] = {-INFINITY, -10.0, -3.0, -1.0, -0.5, -0.0, 0.0, 0.25,
+    1.0, 3.0, 10.0, INFINITY, NAN};
+static const double tg_powclamp_fwd_14_out[] = {1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0,
+    1.0, 1.0, 1.0, 1.0, 1.0};
+
+/* POW_SCALAR negative base ** 2.5 is nan */
+static const double tg_powclamp_fwd_15_in0[] = {-1.0, -2.0, 4.0};
+static const double tg_powclamp_fwd_15_out[] = {NAN, NAN, 32.0};
+
+/* POW_SCALAR float64 ** 3 */
+static const double tg_powclamp_fwd_16_in0[] = {0.17326331052608163, -0.871098281511152, -0.5071491329059484, 0.5074269938965545, -1.3423484182134175};
+static const double tg_powclamp_fwd_16_out[] = {0.005201394863994052, -0.6610000173922893, -0.13043888022432878, 0.13065339545467858, -2.4187766427575066};
+
+/* POW_SCALAR float64 ** 1.7 */
+static const double tg_powclamp_fwd_17_in0[] = {1.3258828995174685, 0.8313539202870458, 1.3766265122331474, 1.035107040479362, 0.5052713092064844};
+static const double tg_powclamp_fwd_17_out[] = {1.6153208094099303, 0.7305267333517639, 1.7218186984627781, 1.060412763237836, 0.3133227180164242};
+
+/* POW_SCALAR bfloat16 ** 3 */
+static const double tg_powclamp_fwd_18_in0[] = {1.1328125, -0.009765625, -0.8515625, -0.32421875, -0.0419921875, -2.125};
+static const double tg_powclamp_fwd_18_out[] = {1.453125, -9.313225746154785e-07, -0.6171875, -0.033935546875, -7.390975952148438e-05, -9.5625};
+
+/* POW_SCALAR bfloat16 ** -2 */
+static const double tg_powclamp_fwd_19_in0[] = {0.54296875, 1.8515625, 1.9296875, 1.9375, 0.5390625, 1.2109375};
+static const double tg_powclamp_fwd_19_out[] = {3.390625, 0.29296875, 0.26953125, 0.267578125, 3.4375, 0.6796875};
+
+/* POW_SCALAR bfloat16 ** 1.3 */
+static const double tg_powclamp_fwd_20_in0[] = {1.0078125, 0.66015625, 1.4921875, 1.6484375, 0.76171875, 1.8046875};
+static const double tg_powclamp_fwd_20_out[] = {1.0078125, 0.58203125, 1.6796875, 1.9140625, 0.703125, 2.15625};
+
+/* POW_SCALAR float16 ** 2 */
+static const double tg_powclamp_fwd_21_in0[] = {-0.7919921875, 0.7216796875, 0.3408203125, 0.31787109375, -1.525390625, 0.5576171875};
+static const double tg_powclamp_fwd_21_out[] = {0.62744140625, 0.52099609375, 0.11614990234375, 0.10101318359375, 2.326171875, 0.31103515625};
+
+/* POW_SCALAR float16 ** 0.1 (exponent rounded to half) */
+static const double tg_powclamp_fwd_22_in0[] = {1.4638671875, 1.537109375, 0.8095703125, 0.650390625, 1.87890625, 0.62109375};
+static const double tg_powclamp_fwd_22_out[] = {1.0390625, 1.0439453125, 0.97900390625, 0.9580078125, 1.0654296875, 0.95361328125};
+
+/* POW_SCALAR int64 ** 2 gives float32 */
+static const double tg_powclamp_fwd_23_in0[] = {-3.0, 0.0, 1.0, 2.0, 7.0};
+static const double tg_powclamp_fwd_23_out[] = {9.0, 0.0, 1.0, 4.0, 49.0};
+
+/* POW_SCALAR bool ** 2 gives float32 */
+static const double tg_powclamp_fwd_24_in0[] = {0.0, 1.0, 1.0};
+static const double tg_powclamp_fwd_24_out[] = {0.0, 1.0, 1.0};
+
+/* POW_SCALAR transposed keeps strides */
+static const double tg_powclamp_fwd_25_in0[] = {0.08184899389743805, 0.3478277027606964, -1.1285184621810913, -0.18140074610710144, 1.3300886154174805, 0.3272402286529541, 0.9342273473739624, 0.7154675126075745,
+    0.8989862203598022, 1.5368216037750244, -0.11885732412338257, -1.7836166620254517};
+static const double tg_powclamp_fwd_25_out[] = {0.006699257995933294, 0.03290623053908348, 0.8727807402610779, 2.361820697784424, 0.12098410725593567, 1.7691357135772705, 0.5118937492370605, 0.014127063564956188,
+    1.2735539674758911, 0.1070861667394638, 0.8081762194633484, 3.181288480758667};
+
+/* POW_SCALAR channels_last keeps strides */
+static const double tg_powclamp_fwd_26_in0[] = {1.1548237800598145, 0.651538610458374, -0.8395113945007324, -1.2834750413894653, 0.04751186445355415, 0.5467215180397034, 2.256633758544922, -0.4157940447330475,
+    0.8694183230400085, -0.10515256971120834, -0.024151256307959557, 0.8512237071990967, -0.4285929203033447, -0.8515720963478088, -1.789376139640808, 0.5071014165878296,
+    -0.7435572743415833, -0.21387585997581482, -1.4155024290084839, 0.7214626669883728, -0.32648277282714844, 1.5925294160842896, 1.3141889572143555, -0.37735745310783386};
+static const double tg_powclamp_fwd_26_out[] = {1.5400936603546143, -2.11427903175354, 11.49167251586914, -0.0011626785853877664, 0.2765797972679138, 0.00010725220636231825, -0.07188442349433899, -1.4087021554587409e-05,
+    -0.5916703343391418, 0.16341747343540192, 0.657183051109314, 0.6167811751365662, -0.0787290409207344, 0.13040205836296082, -2.836167335510254, 4.038893222808838,
+    -0.6175388097763062, -0.4110960364341736, 0.37552738189697266, 2.269726037979126, -5.729344367980957, -0.009783298708498478, -0.034800127148628235, -0.05373518913984299};
+
+/* POW_SCALAR expanded */
+static const double tg_powclamp_fwd_27_in0[] = {0.5235819816589355, 1.076995611190796, 1.7615967988967896, 0.8154577612876892};
+static const double tg_powclamp_fwd_27_out[] = {0.3788585066795349, 1.117688775062561, 2.3380820751190186, 0.736380398273468, 0.3788585066795349, 1.117688775062561, 2.3380820751190186, 0.736380398273468,
+    0.3788585066795349, 1.117688775062561, 2.3380820751190186, 0.736380398273468};
+
+/* POW same shape */
+static const double tg_powclamp_fwd_28_in0[] = {1.298601508140564, 1.4230358600616455, 0.9348733425140381, 1.870470404624939, 1.429078459739685, 0.5007959604263306, 1.9119462966918945, 1.955795407295227,
+    1.4468754529953003, 1.6565049886703491, 0.7774050235748291, 1.9294298887252808};
+static const double tg_powclamp_fwd_28_in1[] = {-0.7324626445770264, 0.9506892561912537, 0.6048617362976074, 0.39374303817749023, -0.0760403722524643, -0.1028108149766922, 0.13106530904769897, -1.1441645622253418,
+    -1.9402499198913574, 1.0716029405593872, 0.3955335021018982, -0.9127254486083984};
+static const double tg_powclamp_fwd_28_out[] = {0.825815737247467, 1.3984941244125366, 0.9600845575332642, 1.2796132564544678, 0.9732165336608887, 1.07368803024292, 1.0886585712432861, 0.46417105197906494,
+    0.4883413314819336, 1.7174638509750366, 0.9052058458328247, 0.5488854050636292};
+
+/* POW broadcast [3,1] ** [4] */
+static const double tg_powclamp_fwd_29_in0[] = {1.8894726037979126, 1.6559653282165527, 1.4342355728149414};
+static const double tg_powclamp_fwd_29_in1[] = {1.3260754346847534, -0.8394187092781067, 1.5606101751327515, -0.7756417989730835};
+static const double tg_powclamp_fwd_29_out[] = {2.325136661529541, 0.5861847996711731, 2.699354648590088, 0.6104620695114136, 1.9519939422607422, 0.6548235416412354, 2.1971189975738525, 0.6762304306030273,
+    1.6132087707519531, 0.7388049960136414, 1.7555917501449585, 0.755994439125061};
+
+/* POW float64 */
+static const double tg_powclamp_fwd_30_in0[] = {1.4424308169492266, 0.9950674943118953, 1.7319343108268868, 1.3598759131878992, 1.6265325537192719};
+static const double tg_powclamp_fwd_30_in1[] = {-0.8932059634678728, -0.2025381474610088, -1.2875146267031086, 0.5535925443891013, -1.2742016538502654};
+static const double tg_powclamp_fwd_30_out[] = {0.7209338278524307, 1.00100199419484, 0.4930458560515383, 1.185507229811531, 0.5380326635169342};
+
+/* POW float32 ** int64 exponent */
+static const double tg_powclamp_fwd_31_in0[] = {1.0040611028671265, 1.0419007539749146, 0.6887521743774414, 1.318228840827942};
+static const double tg_powclamp_fwd_31_in1[] = {0.0, 1.0, 2.0, -1.0};
+static const double tg_powclamp_fwd_31_out[] = {1.0, 1.0419007539749146, 0.4743795692920685, 0.7585936188697815};
+
+/* POW int64 ** float32 gives float32 */
+static const double tg_powclamp_fwd_32_in0[] = {1.0, 2.0, 3.0, 4.0};
+static const double tg_powclamp_fwd_32_in1[] = {0.7492268085479736, 1.134822130203247, 1.227247953414917, -0.49717700481414795};
+static const double tg_powclamp_fwd_32_out[] = {1.0, 2.1959149837493896, 3.8507566452026367, 0.5019605755805969};
+
+/* POW int64 ** int64 */
+static const double tg_powclamp_fwd_33_in0[] = {2.0, -3.0, 1.0, -1.0, 0.0, 5.0};
+static const double tg_powclamp_fwd_33_in1[] = {10.0, 3.0, -4.0, -3.0, 0.0, 2.0};
+static const double tg_powclamp_fwd_33_out[] = {1024.0, -27.0, 1.0, -1.0, 1.0, 25.0};
+
+/* POW int64 negative exponents */
+static const double tg_powclamp_fwd_34_in0[] = {2.0, 1.0, -1.0, -1.0, 0.0};
+static const double tg_powclamp_fwd_34_in1[] = {-1.0, -5.0, -2.0, -3.0, -1.0};
+static const double tg_powclamp_fwd_34_out[] = {0.0, 1.0, 1.0, -1.0, 0.0};
+
+/* POW int32 wraps */
+static const double tg_powclamp_fwd_35_in0[] = {3.0, -2.0};
+static const double tg_powclamp_fwd_35_in1[] = {21.0, 33.0};
+static const double tg_powclamp_fwd_35_out[] = {1870418611.0, 0.0};
+
+/* POW uint8 */
+static const double tg_powclamp_fwd_36_in0[] = {2.0, 3.0, 255.0};
+static const double tg_powclamp_fwd_36_in1[] = {7.0, 5.0, 2.0};
+static const double tg_powclamp_fwd_36_out[] = {128.0, 243.0, 1.0};
+
+/* POW float32 with 0-dim float64 exponent */
+static const double tg_powclamp_fwd_37_in0[] = {0.6849044561386108, 1.4291305541992188, 1.9154326915740967};
+static const double tg_powclamp_fwd_37_in1[] = {-0.7685759063967887};
+static const double tg_powclamp_fwd_37_out[] = {1.3376140594482422, 0.7600032687187195, 0.6068152189254761};
+
+/* POW special values */
+static const double tg_powclamp_fwd_38_in0[] = {0.0, 0.0, -1.0, INFINITY, NAN, 1.0};
+static const double tg_powclamp_fwd_38_in1[] = {0.0, -1.0, 0.5, -1.0, 0.0, NAN};
+static const double tg_powclamp_fwd_38_out[] = {1.0, INFINITY, NAN, 0.0, 1.0, 1.0};
+
+/* POW bfloat16 */
+static const double tg_powclamp_fwd_39_in0[] = {1.0703125, 1.78125, 1.2734375, 1.953125};
+static const double tg_powclamp_fwd_39_in1[] = {-0.7734375, -0.5546875, -0.5078125, 0.0458984375};
+static const double tg_powclamp_fwd_39_out[] = {0.94921875, 0.7265625, 0.8828125, 1.03125};
+
+/* POW float16 */
+static const double tg_powclamp_fwd_40_in0[] = {1.0126953125, 0.93359375, 1.802734375, 1.1259765625};
+static const double tg_powclamp_fwd_40_in1[] = {-1.1787109375, 3.626953125, 1.6591796875, 0.459228515625};
+static const double tg_powclamp_fwd_40_out[] = {0.9853515625, 0.779296875, 2.658203125, 1.0556640625};
+
+/* POW transposed + expanded */
+static const double tg_powclamp_fwd_41_in0[] = {0.7714589834213257, 1.078125238418579, 1.6794419288635254, 1.1305698156356812, 1.2379552125930786, 1.832621693611145, 1.2404624223709106, 1.222472071647644,
+    0.6462825536727905, 1.2389967441558838, 0.947349488735199, 1.8232837915420532};
+static const double tg_powclamp_fwd_41_in1[] = {0.7404825687408447, -0.6689039468765259, -1.6624445915222168, 1.0436750650405884};
+static const double tg_powclamp_fwd_41_out[] = {0.8251960277557373, 0.9211899042129517, 0.6989119052886963, 1.250647783279419, 1.0572823286056519, 0.8669404983520508, 0.7160940766334534, 0.945114254951477,
+    1.4680159091949463, 0.6668521165847778, 2.0661516189575195, 1.8717467784881592};
+
+/* CLAMP min and max */
+static const double tg_powclamp_fwd_42_in0[] = {0.4727739989757538, -0.3341878056526184, -1.2611974477767944, -0.09146123379468918, -0.04064652696251869, -0.15478192269802094, -0.1791658252477646, 0.9786155819892883,
+    1.1028965711593628, 1.3908934593200684, 0.10956449061632156, -0.8509832620620728};
+static const double tg_powclamp_fwd_42_out[] = {0.4727739989757538, -0.3341878056526184, -0.5, -0.09146123379468918, -0.04064652696251869, -0.15478192269802094, -0.1791658252477646, 0.5,
+    0.5, 0.5, 0.10956449061632156, -0.5};
+
+/* CLAMP min only */
+static const double tg_powclamp_fwd_43_in0[] = {0.8754647970199585, -0.8377020955085754, -0.389865905046463, -1.1133625507354736, 0.5169216394424438, -0.45261386036872864, -0.3350678086280823, 0.7457926869392395,
+    -1.4070976972579956, -0.1258045881986618, -0.7314615249633789, -0.9208768606185913};
+static const double tg_powclamp_fwd_43_out[] = {0.8754647970199585, -0.20000000298023224, -0.20000000298023224, -0.20000000298023224, 0.5169216394424438, -0.20000000298023224, -0.20000000298023224, 0.7457926869392395,
+    -0.20000000298023224, -0.1258045881986618, -0.20000000298023224, -0.20000000298023224};
+
+/* CLAMP max only */
+static const double tg_powclamp_fwd_44_in0[] = {-0.8411782383918762, -1.068971037864685, 0.36449185013771057, 0.5248626470565796, 0.46423259377479553, 1.943603754043579, -1.7925859689712524, 0.011448681354522705,
+    0.008409694768488407, -1.8854970932006836, 1.1567765474319458, -1.0247862339019775};
+static const double tg_powclamp_fwd_44_out[] = {-0.8411782383918762, -1.068971037864685, 0.10000000149011612, 0.10000000149011612, 0.10000000149011612, 0.10000000149011612, -1.7925859689712524, 0.011448681354522705,
+    0.008409694768488407, -1.8854970932006836, 0.10000000149011612, -1.0247862339019775};
+
+/* CLAMP min > max gives max */
+static const double tg_powclamp_fwd_45_in0[] = {-1.0389423370361328, -0.8549140095710754, 0.06991222500801086, 0.8684156537055969, 0.9901589751243591};
+static const double tg_powclamp_fwd_45_out[] = {-1.0, -1.0, -1.0, -1.0, -1.0};
+
+/* CLAMP nan in x stays */
+static const double tg_powclamp_fwd_46_in0[] = {NAN, -3.0, 0.5, 3.0};
+static const double tg_powclamp_fwd_46_out[] = {NAN, -1.0, 0.5, 1.0};
+
+/* CLAMP nan min with max: all nan */
+static const double tg_powclamp_fwd_47_in0[] = {-1.8445132970809937, 0.2563520073890686, -0.21204674243927002};
+static const double tg_powclamp_fwd_47_out[] = {NAN, NAN, NAN};
+
+/* CLAMP nan max with min: all nan */
+static const double tg_powclamp_fwd_48_in0[] = {0.47527119517326355, -1.4189993143081665, -0.12449616193771362};
+static const double tg_powclamp_fwd_48_out[] = {NAN, NAN, NAN};
+
+/* CLAMP lone nan min leaves x */
+static const double tg_powclamp_fwd_49_in0[] = {NAN, -2.0, 2.0};
+static const double tg_powclamp_fwd_49_out[] = {NAN, -2.0, 2.0};
+
+/* CLAMP lone nan max leaves x */
+static const double tg_powclamp_fwd_50_in0[] = {NAN, -2.0, 2.0};
+static const double tg_powclamp_fwd_50_out[] = {NAN, -2.0, 2.0};
+
+/* CLAMP infinite bounds */
+static const double tg_powclamp_fwd_51_in0[] = {-INFINITY, -1.0, 1.0, INFINITY};
+static const double tg_powclamp_fwd_51_out[] = {-INFINITY, -1.0, 0.5, 0.5};
+
+/* CLAMP float64 */
+static const double tg_powclamp_fwd_52_in0[] = {-0.09718563354376356, -0.14008004798880486, 0.35868482206935964, 0.001441111014803339, 0.45440591591109636, -0.8608574482369608};
+static const double tg_powclamp_fwd_52_out[] = {-0.09718563354376356, -0.14008004798880486, 0.35868482206935964, 0.001441111014803339, 0.45440591591109636, -0.3};
+
+/* CLAMP bfloat16 (bounds rounded to bfloat16) */
+static const double tg_powclamp_fwd_53_in0[] = {1.3515625, -0.515625, 2.140625, -0.765625, 0.0189208984375, 0.388671875, -1.0625, -1.0078125};
+static const double tg_powclamp_fwd_53_out[] = {0.69921875, -0.30078125, 0.69921875, -0.30078125, 0.0189208984375, 0.388671875, -0.30078125, -0.30078125};
+
+/* CLAMP int64 gives float32 */
+static const double tg_powclamp_fwd_54_in0[] = {-9.0, -1.0, 0.0, 2.0, 9.0};
+static const double tg_powclamp_fwd_54_out[] = {-1.5, -1.0, 0.0, 2.0, 2.5};
+
+/* CLAMP bool gives float32 */
+static const double tg_powclamp_fwd_55_in0[] = {0.0, 1.0, 1.0};
+static const double tg_powclamp_fwd_55_out[] = {0.5, 1.0, 1.0};
+
+/* CLAMP transposed keeps strides */
+static const double tg_powclamp_fwd_56_in0[] = {-0.8324115872383118, 1.9686752557754517, -1.1489372253417969, 1.252155065536499, -0.697657585144043, 1.187441110610962, 0.1133069172501564, -0.7086547613143921,
+    0.7580548524856567, 0.7811431288719177, 0.2684996724128723, 0.48955512046813965};
+static const double tg_powclamp_fwd_56_out[] = {-0.5, 0.5, 0.1133069172501564, 0.5, 0.5, -0.5, -0.5, 0.2684996724128723,
+    -0.5, 0.5, 0.5, 0.48955512046813965};
+
+/* CLAMP channels_last keeps strides */
+static const double tg_powclamp_fwd_57_in0[] = {-0.8025029897689819, -1.5781174898147583, -1.4247616529464722, 0.2139539271593094, -0.48080912232398987, 1.2629330158233643, -0.01771419867873192, 0.9676094651222229,
+    1.1672968864440918, 1.281434178352356, -0.38675540685653687, -0.45386263728141785, -0.723812460899353, 2.6191141605377197, -0.9530870318412781, 0.009085135534405708,
+    -0.17252221703529358, -0.5176829695701599, -0.19770371913909912, 1.663811206817627, 0.4845043122768402, -0.27427059412002563, 0.46996209025382996, -0.44930121302604675};
+static const double tg_powclamp_fwd_57_out[] = {-0.8025029897689819, 0.0, -0.01771419867873192, 0.0, -1.5781174898147583, -0.48080912232398987, 0.0, -0.38675540685653687,
+    -1.4247616529464722, 0.0, 0.0, -0.45386263728141785, -0.723812460899353, 0.0, -0.19770371913909912, -0.27427059412002563,
+    0.0, -0.17252221703529358, 0.0, 0.0, -0.9530870318412781, -0.5176829695701599, 0.0, -0.44930121302604675};
+
+/* CLAMP expanded */
+static const double tg_powclamp_fwd_58_in0[] = {0.17186352610588074, 0.5556048154830933, -1.0038479566574097, -1.1395952701568604};
+static const double tg_powclamp_fwd_58_out[] = {0.10000000149011612, 0.10000000149011612, -0.10000000149011612, -0.10000000149011612, 0.10000000149011612, 0.10000000149011612, -0.10000000149011612, -0.10000000149011612,
+    0.10000000149011612, 0.10000000149011612, -0.10000000149011612, -0.10000000149011612};
+
+static const tg_case tg_powclamp_fwd[] = {
+  {"POW_SCALAR x ** 2.0",
+   1, {{TSR_FLOAT32, 1, {8}, {1}, 0, 8, tg_powclamp_fwd_0_in0, false}},
+   1, {{TG_POW_SCALAR, 0, -1, 0, {0}, 2.0, false, NULL, false, true}},
+   {TSR_FLOAT32, 1, {8}, {1}, 8, tg_powclamp_fwd_0_out},
+   true, 1e-05, 1e-06,
+   NULL, {{0}}},
+  {"POW_SCALAR x ** 3.0",
+   1, {{TSR_FLOAT32, 1, {8}, {1}, 0, 8, tg_powclamp_fwd_1_in0, false}},
+   1, {{TG_POW_SCALAR, 0, -1, 0, {0}, 3.0, false, NULL, false, true}},
+   {TSR_FLOAT32, 1, {8}, {1}, 8, tg_powclamp_fwd_1_out},
+   true, 1e-05, 1e-06,
+   NULL, {{0}}},
+  {"POW_SCALAR x ** 0.5",
+   1, {{TSR_FLOAT32, 1, {8}, {1}, 0, 8, tg_powclamp_fwd_2_in0, false}},
+   1, {{TG_POW_SCALAR, 0, -1, 0, {0}, 0.5, false, NULL, false, true}},
+   {TSR_FLOAT32, 1, {8}, {1}, 8, tg_powclamp_fwd_2_out},
+   true, 1e-05, 1e-06,
+   NULL, {{0}}},
+  {"POW_SCALAR x ** -0.5",
+   1, {{TSR_FLOAT32, 1, {8}, {1}, 0, 8, tg_powclamp_fwd_3_in0, false}},
+   1, {{TG_POW_SCALAR, 0, -1, 0, {0}, -0.5, false, NULL, false, true}},
+   {TSR_FLOAT32, 1, {8}, {1}, 8, tg_powclamp_fwd_3_out},
+   true, 1e-05, 1e-06,
+   NULL, {{0}}},
+  {"POW_SCALAR x ** -1.0",
+   1, {{TSR_FLOAT32, 1, {8}, {1}, 0, 8, tg_powclamp_fwd_4_in0, false}},
+   1, {{TG_POW_SCALAR, 0, -1, 0, {0}, -1.0, false, NULL, false, true}},
+   {TSR_FLOAT32, 1, {8}, {1}, 8, tg_powclamp_fwd_4_out},
+   true, 1e-05, 1e-06,
+   NULL, {{0}}},
+  {"POW_SCALAR x ** -2.0",
+   1, {{TSR_FLOAT32, 1, {8}, {1}, 0, 8, tg_powclamp_fwd_5_in0, false}},
+   1, {{TG_POW_SCALAR, 0, -1, 0, {0}, -2.0, false, NULL, false, true}},
+   {TSR_FLOAT32, 1, {8}, {1}, 8, tg_powclamp_fwd_5_out},
+   true, 1e-05, 1e-06,
+   NULL, {{0}}},
+  {"POW_SCALAR x ** 0.0",
+   1, {{TSR_FLOAT32, 1, {8}, {1}, 0, 8, tg_powclamp_fwd_6_in0, false}},
+   1, {{TG_POW_SCALAR, 0, -1, 0, {0}, 0.0, false, NULL, false, true}},
+   {TSR_FLOAT32, 1, {8}, {1}, 8, tg_powclamp_fwd_6_out},
+   true, 1e-05, 1e-06,
+   NULL, {{0}}},
+  {"POW_SCALAR x ** 1.0",
+   1, {{TSR_FLOAT32, 1, {8}, {1}, 0, 8, tg_powclamp_fwd_7_in0, false}},
+   1, {{TG_POW_SCALAR, 0, -1, 0, {0}, 1.0, false, NULL, false, true}},
+   {TSR_FLOAT32, 1, {8}, {1}, 8, tg_powclamp_fwd_7_out},
+   true, 1e-05, 1e-06,
+   NULL, {{0}}},
+  {"POW_SCALAR x ** 2.5",
+   1, {{TSR_FLOAT32, 1, {8}, {1}, 0, 8, tg_powclamp_fwd_8_in0, false}},
+   1, {{TG_POW_SCALAR, 0, -1, 0, {0}, 2.5, false, NULL, false, true}},
+   {TSR_FLOAT32, 1, {8}, {1}, 8, tg_powclamp_fwd_8_out},
+   true, 1e-05, 1e-06,
+   NULL, {{0}}},
+  {"POW_SCALAR x ** -1.5",
+   1, {{TSR_FLOAT32, 1, {8}, {1}, 0, 8, tg_powclamp_fwd_9_in0, false}},
+   1, {{TG_POW_SCALAR, 0, -1, 0, {0}, -1.5, false, NULL, false, true}},
+   {TSR_FLOAT32, 1, {8}, {1}, 8, tg_powclamp_fwd_9_out},
+   true, 1e-05, 1e-06,
+   NULL, {{0}}},
+  {"POW_SCALAR x ** 0.3",
+   1, {{TSR_FLOAT32, 1, {8}, {1}, 0, 8, tg_powclamp_fwd_10_in0, false}},
+   1, {{TG_POW_SCALAR, 0, -1, 0, {0}, 0.3, false, NULL, false, true}},
+   {TSR_FLOAT32, 1, {8}, {1}, 8, tg_powclamp_fwd_10_out},
+   true, 1e-05, 1e-06,
+   NULL, {{0}}},
+  {"POW_SCALAR special values ** 2",
+   1, {{TSR_FLOAT32, 1, {13}, {1}, 0, 13, tg_powclamp_fwd_11_in0, false}},
+   1, {{TG_POW_SCALAR, 0, -1, 0, {0}, 2.0, false, NULL, false, true}},
+   {TSR_FLOAT32, 1, {13}, {1}, 13, tg_powclamp_fwd_11_out},
+   true, 1e-05, 1e-06,
+   NULL, {{0}}},
+  {"POW_SCALAR special values ** 0.5",
+   1, {{TSR_FLOAT32, 1, {13}, {1}, 0, 13, tg_powclamp_fwd_12_in0, false}},
+   1, {{TG_POW_SCALAR, 0, -1, 0, {0}, 0.5, false, NULL, false, true}},
+   {TSR_FLOAT32, 1, {13}, {1}, 13, tg_powclamp_fwd_12_out},
+   true, 1e-05, 1e-06,
+   NULL, {{0}}},
+  {"POW_SCALAR special values ** -1",
+   1, {{TSR_FLOAT32, 1, {13}, {1}, 0, 13, tg_powclamp_fwd_13_in0, false}},
+   1, {{TG_POW_SCALAR, 0, -1, 0, {0}, -1.0, false, NULL, false, true}},
+   {TSR_FLOAT32, 1, {13}, {1}, 13, tg_powclamp_fwd_13_out},
+   true, 1e-05, 1e-06,
+   NULL, {{0}}},
+  {"POW_SCALAR special values ** 0",
+   1, {{TSR_FLOAT32, 1, {13}, {1}, 0, 13, tg_powclamp_fwd_14_in0, false}},
+   1, {{TG_POW_SCALAR, 0, -1, 0, {0}, 0.0, false, NULL, false, true}},
+   {TSR_FLOAT32, 1, {13}, {1}, 13, tg_powclamp_fwd_14_out},
+   true, 1e-05, 1e-06,
+   NULL, {{0}}},
+  {"POW_SCALAR negative base ** 2.5 is nan",
+   1, {{TSR_FLOAT32, 1, {3}, {1}, 0, 3, tg_powclamp_fwd_15_in0, false}},
+   1, {{TG_POW_SCALAR, 0, -1, 0, {0}, 2.5, false, NULL, false, true}},
+   {TSR_FLOAT32, 1, {3}, {1}, 3, tg_powclamp_fwd_15_out},
+   true, 1e-05, 1e-06,
+   NULL, {{0}}},
+  {"POW_SCALAR float64 ** 3",
+   1, {{TSR_FLOAT64, 1, {5}, {1}, 0, 5, tg_powclamp_fwd_16_in0, false}},
+   1, {{TG_POW_SCALAR, 0, -1, 0, {0}, 3.0, false, NULL, false, true}},
+   {TSR_FLOAT64, 1, {5}, {1}, 5, tg_powclamp_fwd_16_out},
+   true, 1e-12, 1e-12,
+   NULL, {{0}}},
+  {"POW_SCALAR float64 ** 1.7",
+   1, {{TSR_FLOAT64, 1, {5}, {1}, 0, 5, tg_powclamp_fwd_17_in0, false}},
+   1, {{TG_POW_SCALAR, 0, -1, 0, {0}, 1.7, false, NULL, false, true}},
+   {TSR_FLOAT64, 1, {5}, {1}, 5, tg_powclamp_fwd_17_out},
+   true, 1e-12, 1e-12,
+   NULL, {{0}}},
+  {"POW_SCALAR bfloat16 ** 3",
+   1, {{TSR_BFLOAT16, 1, {6}, {1}, 0, 6, tg_powclamp_fwd_18_in0, false}},
+   1, {{TG_POW_SCALAR, 0, -1, 0, {0}, 3.0, false, NULL, false, true}},
+   {TSR_BFLOAT16, 1, {6}, {1}, 6, tg_powclamp_fwd_18_out},
+   true, 0.01, 0.01,
+   NULL, {{0}}},
+  {"POW_SCALAR bfloat16 ** -2",
+   1, {{TSR_BFLOAT16, 1, {6}, {1}, 0, 6, tg_powclamp_fwd_19_in0, false}},
+   1, {{TG_POW_SCALAR, 0, -1, 0, {0}, -2.0, false, NULL, false, true}},
+   {TSR_BFLOAT16, 1, {6}, {1}, 6, tg_powclamp_fwd_19_out},
+   true, 0.01, 0.01,
+   NULL, {{0}}},
+  {"POW_SCALAR bfloat16 ** 1.3",
+   1, {{TSR_BFLOAT16, 1, {6}, {1}, 0, 6, tg_powclamp_fwd_20_in0, false}},
+   1, {{TG_POW_SCALAR, 0, -1, 0, {0}, 1.3, false, NULL, false, true}},
+   {TSR_BFLOAT16, 1, {6}, {1}, 6, tg_powclamp_fwd_20_out},
+   true, 0.01, 0.01,
+   NULL, {{0}}},
+  {"POW_SCALAR float16 ** 2",
+   1, {{TSR_FLOAT16, 1, {6}, {1}, 0, 6, tg_powclamp_fwd_21_in0, false}},
+   1, {{TG_POW_SCALAR, 0, -1, 0, {0}, 2.0, false, NULL, false, true}},
+   {TSR_FLOAT16, 1, {6}, {1}, 6, tg_powclamp_fwd_21_out},
+   true, 0.002, 0.001,
+   NULL, {{0}}},
+  {"POW_SCALAR float16 ** 0.1 (exponent rounded to half)",
+   1, {{TSR_FLOAT16, 1, {6}, {1}, 0, 6, tg_powclamp_fwd_22_in0, false}},
+   1, {{TG_POW_SCALAR, 0, -1, 0, {0}, 0.1, false, NULL, false, true}},
+   {TSR_FLOAT16, 1, {6}, {1}, 6, tg_powclamp_fwd_22_out},
+   true, 0.002, 0.001,
+   NULL, {{0}}},
+  {"POW_SCALAR int64 ** 2 gives float32",
+   1, {{TSR_INT64, 1, {5}, {1}, 0, 5, tg_powclamp_fwd_23_in0, false}},
+   1, {{TG_POW_SCALAR, 0, -1, 0, {0}, 2.0, false, NULL, false, true}},
+   {TSR_FLOAT32, 1, {5}, {1}, 5, tg_powclamp_fwd_23_out},
+   true, 1e-05, 1e-06,
+   NULL, {{0}}},
+  {"POW_SCALAR bool ** 2 gives float32",
+   1, {{TSR_BOOL, 1, {3}, {1}, 0, 3, tg_powclamp_fwd_24_in0, false}},
+   1, {{TG_POW_SCALAR, 0, -1, 0, {0}, 2.0, false, NULL, false, true}},
+   {TSR_FLOAT32, 1, {3}, {1}, 3, tg_powclamp_fwd_24_out},
+   true, 1e-05, 1e-06,
+   NULL, {{0}}},
+  {"POW_SCALAR transposed keeps strides",
+   1, {{TSR_FLOAT32, 2, {3, 4}, {1, 3}, 0, 12, tg_powclamp_fwd_25_in0, false}},
+   1, {{TG_POW_SCALAR, 0, -1, 0, {0}, 2.0, false, NULL, false, true}},
+   {TSR_FLOAT32, 2, {3, 4}, {1, 3}, 12, tg_powclamp_fwd_25_out},
+   true, 1e-05, 1e-06,
+   NULL, {{0}}},
+  {"POW_SCALAR channels_last keeps strides",
+   1, {{TSR_FLOAT32, 4, {2, 3, 2, 2}, {12, 1, 6, 3}, 0, 24, tg_powclamp_fwd_26_in0, false}},
+   1, {{TG_POW_SCALAR, 0, -1, 0, {0}, 3.0, false, NULL, false, true}},
+   {TSR_FLOAT32, 4, {2, 3, 2, 2}, {12, 1, 6, 3}, 24, tg_powclamp_fwd_26_out},
+   true, 1e-05, 1e-06,
+   NULL, {{0}}},
+  {"POW_SCALAR expanded",
+   1, {{TSR_FLOAT32, 2, {3, 4}, {0, 1}, 0, 4, tg_powclamp_fwd_27_in0, false}},
+   1, {{TG_POW_SCALAR, 0, -1, 0, {0}, 1.5, false, NULL, false, true}},
+   {TSR_FLOAT32, 2, {3, 4}, {4, 1}, 12, tg_powclamp_fwd_27_out},
+   true, 1e-05, 1e-06,
+   NULL, {{0}}},
+  {"POW same shape",
+   2, {{TSR_FLOAT32, 2, {3, 4}, {4, 1}, 0, 12, tg_powclamp_fwd_28_in0, false}, {TSR_FLOAT32, 2, {3, 4}, {4, 1}, 0, 12, tg_powclamp_fwd_28_in1, false}},
+   1, {{TG_POW, 0, 1, 0, {0}, 0.0, false, NULL, false, true}},
+   {TSR_FLOAT32, 2, {3, 4}, {4, 1}, 12, tg_powclamp_fwd_28_out},
+   true, 1e-05, 1e-06,
+   NULL, {{0}, {0}}},
+  {"POW broadcast [3,1] ** [4]",
+   2, {{TSR_FLOAT32, 2, {3, 1}, {1, 1}, 0, 3, tg_powclamp_fwd_29_in0, false}, {TSR_FLOAT32, 1, {4}, {1}, 0, 4, tg_powclamp_fwd_29_in1, false}},
+   1, {{TG_POW, 0, 1, 0, {0}, 0.0, false, NULL, false, true}},
+   {TSR_FLOAT32, 2, {3, 4}, {4, 1}, 12, tg_powclamp_fwd_29_out},
+   true, 1e-05, 1e-06,
+   NULL, {{0}, {0}}},
+  {"POW float64",
+   2, {{TSR_FLOAT64, 1, {5}, {1}, 0, 5, tg_powclamp_fwd_30_in0, false}, {TSR_FLOAT64, 1, {5}, {1}, 0, 5, tg_powclamp_fwd_30_in1, false}},
+   1, {{TG_POW, 0, 1, 0, {0}, 0.0, false, NULL, false, true}},
+   {TSR_FLOAT64, 1, {5}, {1}, 5, tg_powclamp_fwd_30_out},
+   true, 1e-05, 1e-06,
+   NULL, {{0}, {0}}},
+  {"POW float32 ** int64 exponent",
+   2, {{TSR_FLOAT32, 1, {4}, {1}, 0, 4, tg_powclamp_fwd_31_in0, false}, {TSR_INT64, 1, {4}, {1}, 0, 4, tg_powclamp_fwd_31_in1, false}},
+   1, {{TG_POW, 0, 1, 0, {0}, 0.0, false, NULL, false, true}},
+   {TSR_FLOAT32, 1, {4}, {1}, 4, tg_powclamp_fwd_31_out},
+   true, 1e-05, 1e-06,
+   NULL, {{0}, {0}}},
+  {"POW int64 ** float32 gives float32",
+   2, {{TSR_INT64, 1, {4}, {1}, 0, 4, tg_powclamp_fwd_32_in0, false}, {TSR_FLOAT32, 1, {4}, {1}, 0, 4, tg_powclamp_fwd_32_in1, false}},
+   1, {{TG_POW, 0, 1, 0, {0}, 0.0, false, NULL, false, true}},
+   {TSR_FLOAT32, 1, {4}, {1}, 4, tg_powclamp_fwd_32_out},
+   true, 1e-05, 1e-06,
+   NULL, {{0}, {0}}},
+  {"POW int64 ** int64",
+   2, {{TSR_INT64, 1, {6}, {1}, 0, 6, tg_powclamp_fwd_33_in0, false}, {TSR_INT64, 1, {6}, {1}, 0, 6, tg_powclamp_fwd_33_in1, false}},
+   1, {{TG_POW, 0, 1, 0, {0}, 0.0, false, NULL, false, true}},
+   {TSR_INT64, 1, {6}, {1}, 6, tg_powclamp_fwd_33_out},
+   true, 1e-05, 1e-06,
+   NULL, {{0}, {0}}},
+  {"POW int64 negative exponents",
+   2, {{TSR_INT64, 1, {5}, {1}, 0, 5, tg_powclamp_fwd_34_in0, false}, {TSR_INT64, 1, {5}, {1}, 0, 5, tg_powclamp_fwd_34_in1, false}},
+   1, {{TG_POW, 0, 1, 0, {0}, 0.0, false, NULL, false, true}},
+   {TSR_INT64, 1, {5}, {1}, 5, tg_powclamp_fwd_34_out},
+   true, 1e-05, 1e-06,
+   NULL, {{0}, {0}}},
+  {"POW int32 wraps",
+   2, {{TSR_INT32, 1, {2}, {1}, 0, 2, tg_powclamp_fwd_35_in0, false}, {TSR_INT32, 1, {2}, {1}, 0, 2, tg_powclamp_fwd_35_in1, false}},
+   1, {{TG_POW, 0, 1, 0, {0}, 0.0, false, NULL, false, true}},
+   {TSR_INT32, 1, {2}, {1}, 2, tg_powclamp_fwd_35_out},
+   true, 1e-05, 1e-06,
+   NULL, {{0}, {0}}},
+  {"POW uint8",
+   2, {{TSR_UINT8, 1, {3}, {1}, 0, 3, tg_powclamp_fwd_36_in0, false}, {TSR_UINT8, 1, {3}, {1}, 0, 3, tg_powclamp_fwd_36_in1, false}},
+   1, {{TG_POW, 0, 1, 0, {0}, 0.0, false, NULL, false, true}},
+   {TSR_UINT8, 1, {3}, {1}, 3, tg_powclamp_fwd_36_out},
+   true, 1e-05, 1e-06,
+   NULL, {{0}, {0}}},
+  {"POW float32 with 0-dim float64 exponent",
+   2, {{TSR_FLOAT32, 1, {3}, {1}, 0, 3, tg_powclamp_fwd_37_in0, false}, {TSR_FLOAT64, 0, {0}, {0}, 0, 1, tg_powclamp_fwd_37_in1, false}},
+   1, {{TG_POW, 0, 1, 0, {0}, 0.0, false, NULL, false, true}},
+   {TSR_FLOAT32, 1, {3}, {1}, 3, tg_powclamp_fwd_37_out},
+   true, 1e-05, 1e-06,
+   NULL, {{0}, {0}}},
+  {"POW special values",
+   2, {{TSR_FLOAT32, 1, {6}, {1}, 0, 6, tg_powclamp_fwd_38_in0, false}, {TSR_FLOAT32, 1, {6}, {1}, 0, 6, tg_powclamp_fwd_38_in1, false}},
+   1, {{TG_POW, 0, 1, 0, {0}, 0.0, false, NULL, false, true}},
+   {TSR_FLOAT32, 1, {6}, {1}, 6, tg_powclamp_fwd_38_out},
+   true, 1e-05, 1e-06,
+   NULL, {{0}, {0}}},
+  {"POW bfloat16",
+   2, {{TSR_BFLOAT16, 1, {4}, {1}, 0, 4, tg_powclamp_fwd_39_in0, false}, {TSR_BFLOAT16, 1, {4}, {1}, 0, 4, tg_powclamp_fwd_39_in1, false}},
+   1, {{TG_POW, 0, 1, 0, {0}, 0.0, false, NULL, false, true}},
+   {TSR_BFLOAT16, 1, {4}, {1}, 4, tg_powclamp_fwd_39_out},
+   true, 0.01, 0.01,
+   NULL, {{0}, {0}}},
+  {"POW float16",
+   2, {{TSR_FLOAT16, 1, {4}, {1}, 0, 4, tg_powclamp_fwd_40_in0, false}, {TSR_FLOAT16, 1, {4}, {1}, 0, 4, tg_powclamp_fwd_40_in1, false}},
+   1, {{TG_POW, 0, 1, 0, {0}, 0.0, false, NULL, false, true}},
+   {TSR_FLOAT16, 1, {4}, {1}, 4, tg_powclamp_fwd_40_out},
+   true, 0.002, 0.001,
+   NULL, {{0}, {0}}},
+  {"POW transposed + expanded",
+   2, {{TSR_FLOAT32, 2, {3, 4}, {1, 3}, 0, 12, tg_powclamp_fwd_41_in0, false}, {TSR_FLOAT32, 2, {3, 4}, {0, 1}, 0, 4, tg_powclamp_fwd_41_in1, false}},
+   1, {{TG_POW, 0, 1, 0, {0}, 0.0, false, NULL, false, true}},
+   {TSR_FLOAT32, 2, {3, 4}, {1, 3}, 12, tg_powclamp_fwd_41_out},
+   true, 1e-05, 1e-06,
+   NULL, {{0}, {0}}},
+  {"CLAMP min and max",
+   1, {{TSR_FLOAT32, 2, {3, 4}, {4, 1}, 0, 12, tg_powclamp_fwd_42_in0, false}},
+   1, {{TG_CLAMP, 0, -1, 4, {1, 1, INT64_C(-4620693217682128896), INT64_C(4602678819172646912)}, 0.0, false, NULL, false, true}},
+   {TSR_FLOAT32, 2, {3, 4}, {4, 1}, 12, tg_powclamp_fwd_42_out},
+   true, 1e-05, 1e-06,
+   NULL, {{0}}},
+  {"CLAMP min only",
+   1, {{TSR_FLOAT32, 2, {3, 4}, {4, 1}, 0, 12, tg_powclamp_fwd_43_in0, false}},
+   1, {{TG_CLAMP, 0, -1, 4, {1, 0, INT64_C(-4626998257160447590), 0}, 0.0, false, NULL, false, true}},
+   {TSR_FLOAT32, 2, {3, 4}, {4, 1}, 12, tg_powclamp_fwd_43_out},
+   true, 1e-05, 1e-06,
+   NULL, {{0}}},
+  {"CLAMP max only",
+   1, {{TSR_FLOAT32, 2, {3, 4}, {4, 1}, 0, 12, tg_powclamp_fwd_44_in0, false}},
+   1, {{TG_CLAMP, 0, -1, 4, {0, 1, 0, INT64_C(4591870180066957722)}, 0.0, false, NULL, false, true}},
+   {TSR_FLOAT32, 2, {3, 4}, {4, 1}, 12, tg_powclamp_fwd_44_out},
+   true, 1e-05, 1e-06,
+   NULL, {{0}}},
+  {"CLAMP min > max gives max",
+   1, {{TSR_FLOAT32, 1, {5}, {1}, 0, 5, tg_powclamp_fwd_45_in0, false}},
+   1, {{TG_CLAMP, 0, -1, 4, {1, 1, INT64_C(4607182418800017408), INT64_C(-4616189618054758400)}, 0.0, false, NULL, false, true}},
+   {TSR_FLOAT32, 1, {5}, {1}, 5, tg_powclamp_fwd_45_out},
+   true, 1e-05, 1e-06,
+   NULL, {{0}}},
+  {"CLAMP nan in x stays",
+   1, {{TSR_FLOAT32, 1, {4}, {1}, 0, 4, tg_powclamp_fwd_46_in0, false}},
+   1, {{TG_CLAMP, 0, -1, 4, {1, 1, INT64_C(-4616189618054758400), INT64_C(4607182418800017408)}, 0.0, false, NULL, false, true}},
+   {TSR_FLOAT32, 1, {4}, {1}, 4, tg_powclamp_fwd_46_out},
+   true, 1e-05, 1e-06,
+   NULL, {{0}}},
+  {"CLAMP nan min with max: all nan",
+   1, {{TSR_FLOAT32, 1, {3}, {1}, 0, 3, tg_powclamp_fwd_47_in0, false}},
+   1, {{TG_CLAMP, 0, -1, 4, {1, 1, INT64_C(9221120237041090560), INT64_C(4607182418800017408)}, 0.0, false, NULL, false, true}},
+   {TSR_FLOAT32, 1, {3}, {1}, 3, tg_powclamp_fwd_47_out},
+   true, 1e-05, 1e-06,
+   NULL, {{0}}},
+  {"CLAMP nan max with min: all nan",
+   1, {{TSR_FLOAT32, 1, {3}, {1}, 0, 3, tg_powclamp_fwd_48_in0, false}},
+   1, {{TG_CLAMP, 0, -1, 4, {1, 1, INT64_C(-4616189618054758400), INT64_C(9221120237041090560)}, 0.0, false, NULL, false, true}},
+   {TSR_FLOAT32, 1, {3}, {1}, 3, tg_powclamp_fwd_48_out},
+   true, 1e-05, 1e-06,
+   NULL, {{0}}},
+  {"CLAMP lone nan min leaves x",
+   1, {{TSR_FLOAT32, 1, {3}, {1}, 0, 3, tg_powclamp_fwd_49_in0, false}},
+   1, {{TG_CLAMP, 0, -1, 4, {1, 0, INT64_C(9221120237041090560), 0}, 0.0, false, NULL, false, true}},
+   {TSR_FLOAT32, 1, {3}, {1}, 3, tg_powclamp_fwd_49_out},
+   true, 1e-05, 1e-06,
+   NULL, {{0}}},
+  {"CLAMP lone nan max leaves x",
+   1, {{TSR_FLOAT32, 1, {3}, {1}, 0, 3, tg_powclamp_fwd_50_in0, false}},
+   1, {{TG_CLAMP, 0, -1, 4, {0, 1, 0, INT64_C(9221120237041090560)}, 0.0, false, NULL, false, true}},
+   {TSR_FLOAT32, 1, {3}, {1}, 3, tg_powclamp_fwd_50_out},
+   true, 1e-05, 1e-06,
+   NULL, {{0}}},
+  {"CLAMP infinite bounds",
+   1, {{TSR_FLOAT32, 1, {4}, {1}, 0, 4, tg_powclamp_fwd_51_in0, false}},
+   1, {{TG_CLAMP, 0, -1, 4, {1, 1, INT64_C(-4503599627370496), INT64_C(4602678819172646912)}, 0.0, false, NULL, false, true}},
+   {TSR_FLOAT32, 1, {4}, {1}, 4, tg_powclamp_fwd_51_out},
+   true, 1e-05, 1e-06,
+   NULL, {{0}}},
+  {"CLAMP float64",
+   1, {{TSR_FLOAT64, 1, {6}, {1}, 0, 6, tg_powclamp_fwd_52_in0, false}},
+   1, {{TG_CLAMP, 0, -1, 4, {1, 1, INT64_C(-4624296097384025293), INT64_C(4604480259023595110)}, 0.0, false, NULL, false, true}},
+   {TSR_FLOAT64, 1, {6}, {1}, 6, tg_powclamp_fwd_52_out},
+   true, 1e-12, 1e-12,
+   NULL, {{0}}},
+  {"CLAMP bfloat16 (bounds rounded to bfloat16)",
+   1, {{TSR_BFLOAT16, 1, {8}, {1}, 0, 8, tg_powclamp_fwd_53_in0, false}},
+   1, {{TG_CLAMP, 0, -1, 4, {1, 1, INT64_C(-4624296097384025293), INT64_C(4604480259023595110)}, 0.0, false, NULL, false, true}},
+   {TSR_BFLOAT16, 1, {8}, {1}, 8, tg_powclamp_fwd_53_out},
+   true, 0.01, 0.01,
+   NULL, {{0}}},
+  {"CLAMP int64 gives float32",
+   1, {{TSR_INT64, 1, {5}, {1}, 0, 5, tg_powclamp_fwd_54_in0, false}},
+   1, {{TG_CLAMP, 0, -1, 4, {1, 1, INT64_C(-4613937818241073152), INT64_C(4612811918334230528)}, 0.0, false, NULL, false, true}},
+   {TSR_FLOAT32, 1, {5}, {1}, 5, tg_powclamp_fwd_54_out},
+   true, 1e-05, 1e-06,
+   NULL, {{0}}},
+  {"CLAMP bool gives float32",
+   1, {{TSR_BOOL, 1, {3}, {1}, 0, 3, tg_powclamp_fwd_55_in0, false}},
+   1, {{TG_CLAMP, 0, -1, 4, {1, 0, INT64_C(4602678819172646912), 0}, 0.0, false, NULL, false, true}},
+   {TSR_FLOAT32, 1, {3}, {1}, 3, tg_powclamp_fwd_55_out},
+   true, 1e-05, 1e-06,
+   NULL, {{0}}},
+  {"CLAMP transposed keeps strides",
+   1, {{TSR_FLOAT32, 2, {3, 4}, {1, 3}, 0, 12, tg_powclamp_fwd_56_in0, false}},
+   1, {{TG_CLAMP, 0, -1, 4, {1, 1, INT64_C(-4620693217682128896), INT64_C(4602678819172646912)}, 0.0, false, NULL, false, true}},
+   {TSR_FLOAT32, 2, {3, 4}, {1, 3}, 12, tg_powclamp_fwd_56_out},
+   true, 1e-05, 1e-06,
+   NULL, {{0}}},
+  {"CLAMP channels_last keeps strides",
+   1, {{TSR_FLOAT32, 4, {2, 3, 2, 2}, {12, 1, 6, 3}, 0, 24, tg_powclamp_fwd_57_in0, false}},
+   1, {{TG_CLAMP, 0, -1, 4, {0, 1, 0, 0}, 0.0, false, NULL, false, true}},
+   {TSR_FLOAT32, 4, {2, 3, 2, 2}, {12, 1, 6, 3}, 24, tg_powclamp_fwd_57_out},
+   true, 1e-05, 1e-06,
+   NULL, {{0}}},
+  {"CLAMP expanded",
+   1, {{TSR_FLOAT32, 2, {3, 4}, {0, 1}, 0, 4, tg_powclamp_fwd_58_in0, false}},
+   1, {{TG_CLAMP, 0, -1, 4, {1, 1, INT64_C(-4631501856787818086), INT64_C(4591870180066957722)}, 0.0, false, NULL, false, true}},
+   {TSR_FLOAT32, 2, {3, 4}, {4, 1}, 12, tg_powclamp_fwd_58_out},
+   true, 1e-05, 1e-06,
+   NULL, {{0}}}
+};
+#define TG_POWCLAMP_FWD_N ((size_t)(sizeof tg_powclamp_fwd / sizeof tg_powclamp_fwd[0]))
+
+/* POW_SCALAR x ** 2 */
+static const double tg_powclamp_grad_0_in0[] = {-0.46389633417129517, -1.1764816045761108, 1.7285456657409668, -0.7377291917800903, 0.24315887689590454, -0.09982427954673767, 0.6572601795196533, 0.01645944081246853,
+    -1.7046842575073242, 0.08894225209951401, 2.125333786010742, 0.2973959147930145};
+static const double tg_powclamp_grad_0_out[] = {0.215199813246727, 1.3841090202331543, 2.987870216369629, 0.5442443490028381, 0.05912623926997185, 0.00996488705277443, 0.43199095129966736, 0.0002709131804294884,
+    2.9059484004974365, 0.00791072379797697, 4.517043590545654, 0.08844432979822159};
+static const double tg_powclamp_grad_0_gout[] = {-0.7813594341278076, -0.9181441068649292, -0.9625966548919678, 0.5734179615974426, 0.6878061294555664, 0.1295175403356552, 0.33197304606437683, 0.31498149037361145,
+    -2.010802984237671, -0.6309944987297058, -1.152939796447754, 0.1262873411178589};
+static const double tg_powclamp_grad_0_grad0[] = {0.7249395251274109, 2.1603593826293945, -3.327784538269043, -0.8460543155670166, 0.3344923257827759, -0.025857990607619286, 0.4363853335380554, 0.010368837974965572,
+    6.8555684089660645, -0.1122441440820694, -4.900763988494873, 0.07511468231678009};
+
+/* POW_SCALAR x ** 3 float64 */
+static const double tg_powclamp_grad_1_in0[] = {-0.6425694471667464, -0.6390912165962095, -0.002382881615905883, -0.17648080311974554, 0.16864452728964902};
+static const double tg_powclamp_grad_1_out[] = {-0.26531402959492506, -0.2610288719064376, -1.353029918783099e-08, -0.0054965782420856564, 0.004796415051791};
+static const double tg_powclamp_grad_1_gout[] = {-0.8412044290616296, 1.551138070958439, 0.1320098835138028, 0.34283676384573675, -0.7526552698902726};
+static const double tg_powclamp_grad_1_grad0[] = {-1.0419885559678188, 1.9006292544115548, 2.248705778461573e-06, 0.03203344040988267, -0.06421875272201194};
+
+/* POW_SCALAR x ** 0.5 */
+static const double tg_powclamp_grad_2_in0[] = {1.2678276300430298, 1.9847511053085327, 0.5419335961341858, 1.4241470098495483, 1.7222926616668701};
+static const double tg_powclamp_grad_2_out[] = {1.1259784698486328, 1.4088119268417358, 0.7361614108085632, 1.1933763027191162, 1.312361478805542};
+static const double tg_powclamp_grad_2_gout[] = {0.32372385263442993, -1.0417702198028564, -3.2372336387634277, 1.498063564300537, 0.6078652143478394};
+static const double tg_powclamp_grad_2_grad0[] = {0.14375223219394684, -0.369733601808548, -2.198725461959839, 0.6276576519012451, 0.23159214854240417};
+
+/* POW_SCALAR x ** -1.5 */
+static const double tg_powclamp_grad_3_in0[] = {0.5170408487319946, 1.1723055839538574, 0.6891051530838013, 0.7956816554069519, 1.8181697130203247};
+static const double tg_powclamp_grad_3_out[] = {2.6897549629211426, 0.7878413200378418, 1.7481220960617065, 1.4089350700378418, 0.4078949987888336};
+static const double tg_powclamp_grad_3_gout[] = {-0.6692577600479126, 0.6837577223777771, 1.1219652891159058, -0.591482400894165, -0.7819957733154297};
+static const double tg_powclamp_grad_3_grad0[] = {5.222429275512695, -0.6892732977867126, -4.2693023681640625, 1.5710309743881226, 0.2631537914276123};
+
+/* POW_SCALAR x ** 0 has zero grad */
+static const double tg_powclamp_grad_4_in0[] = {0.33652961254119873, -0.002950040390715003, -0.7960662841796875, 1.7645277976989746};
+static const double tg_powclamp_grad_4_out[] = {1.0, 1.0, 1.0, 1.0};
+static const double tg_powclamp_grad_4_gout[] = {1.6839537620544434, -0.18884502351284027, 0.18472367525100708, 0.7727226614952087};
+static const double tg_powclamp_grad_4_grad0[] = {0.0, 0.0, 0.0, 0.0};
+
+/* POW_SCALAR special values */
+static const double tg_powclamp_grad_5_in0[] = {-1.0, 0.0, 0.5, 1.0, 2.0};
+static const double tg_powclamp_grad_5_out[] = {NAN, 0.0, 0.7071067690849304, 1.0, 1.4142135381698608};
+static const double tg_powclamp_grad_5_gout[] = {-0.2451445460319519, -0.5481969118118286, -1.2103527784347534, -1.0044007301330566, -0.3238990902900696};
+static const double tg_powclamp_grad_5_grad0[] = {NAN, -INFINITY, -0.8558486700057983, -0.5022003650665283, -0.11451561748981476};
+
+/* POW_SCALAR through expand */
+static const double tg_powclamp_grad_6_in0[] = {1.7628407945584672, 0.5007714227977024, 0.8885867229076765, 1.723476327460401};
+static const double tg_powclamp_grad_6_out[] = {4.1260333151917115, 0.1774593323532314, 0.7443026230474684, 3.89953934430233, 4.1260333151917115, 0.1774593323532314, 0.7443026230474684, 3.89953934430233,
+    4.1260333151917115, 0.1774593323532314, 0.7443026230474684, 3.89953934430233};
+static const double tg_powclamp_grad_6_gout[] = {-0.5706881801140699, -1.1449575191746484, 2.097206337689069, 0.15683652807807918, -0.23906024142866433, -1.821007068852133, -0.8170925409394443, 1.5840185084725793,
+    -1.0000694577567828, -0.32101336688495224, 0.20431416016098594, -1.54729273755076};
+static const double tg_powclamp_grad_6_grad0[] = {-10.589964912698974, -2.9120317513309115, 3.108485625460883, 1.094885651310257};
+
+/* POW_SCALAR bfloat16 */
+static const double tg_powclamp_grad_7_in0[] = {0.51953125, 1.375, -1.2109375, -1.0859375};
+static const double tg_powclamp_grad_7_out[] = {0.26953125, 1.890625, 1.46875, 1.1796875};
+static const double tg_powclamp_grad_7_gout[] = {-0.97265625, 0.421875, 0.2353515625, 0.8671875};
+static const double tg_powclamp_grad_7_grad0[] = {-1.0078125, 1.15625, -0.5703125, -1.8828125};
+
+/* POW both */
+static const double tg_powclamp_grad_8_in0[] = {1.6162244081497192, 0.7020447850227356, 1.8224550485610962, 1.4797532558441162, 0.6097053289413452, 1.206449031829834, 0.7441380023956299, 1.2275373935699463,
+    1.0305246114730835, 0.8565897941589355, 1.9002954959869385, 0.9584819674491882};
+static const double tg_powclamp_grad_8_in1[] = {0.5747749209403992, 0.1296190321445465, 0.06891833990812302, -0.9087457060813904, 2.69736909866333, -0.3606734573841095, 0.26173001527786255, 0.575715959072113,
+    1.4171141386032104, -0.8647703528404236, -0.5820512771606445, 0.6889575719833374};
+static const double tg_powclamp_grad_8_out[] = {1.317775845527649, 0.9551815986633301, 1.0422310829162598, 0.7003920674324036, 0.26326268911361694, 0.934548556804657, 0.9255670309066772, 1.1252751350402832,
+    1.0435305833816528, 1.1432362794876099, 0.6881954669952393, 0.9712077379226685};
+static const double tg_powclamp_grad_8_gout[] = {0.4991450309753418, 0.4496080279350281, 1.3742125034332275, -0.0824413150548935, -1.3011631965637207, -0.3417014181613922, 0.5660617351531982, 0.7510051727294922,
+    1.3589086532592773, 0.9852611422538757, -0.4898947775363922, -1.2832106351852417};
+static const double tg_powclamp_grad_8_grad0[] = {0.23391841351985931, 0.07929101586341858, 0.054162152111530304, 0.035460036247968674, -1.5154494047164917, 0.09546713531017303, 0.1842772662639618, 0.39634665846824646,
+    1.9500328302383423, -1.1371433734893799, 0.10326536744832993, -0.8958154916763306};
+static const double tg_powclamp_grad_8_grad1[] = {0.3157864511013031, -0.1519239991903305, 0.8596124649047852, -0.022627370432019234, 0.16948558390140533, -0.05993352457880974, -0.15483582019805908, 0.17325140535831451,
+    0.04263831675052643, -0.1743602305650711, -0.21644920110702515, 0.0528472401201725};
+
+/* POW broadcast sums back */
+static const double tg_powclamp_grad_9_in0[] = {0.7334906932193765, 0.6638177100027839, 0.6270995953283269};
+static const double tg_powclamp_grad_9_in1[] = {-1.5904409884958528, -0.9302938766329181, 2.4919759197531945, 1.0727225995265832};
+static const double tg_powclamp_grad_9_out[] = {1.6371253490842586, 1.3342050255714786, 0.4619198269252501, 0.717142983583283, 1.91876075498016, 1.4640195606900073, 0.3602052027144105, 0.6443291259786723,
+    2.100507829270149, 1.5436064832726129, 0.3125845361993106, 0.6061753968609352};
+static const double tg_powclamp_grad_9_gout[] = {1.976362455768033, 0.9072914868290435, -0.13716823244156637, -0.7907672738943425, -1.7708269983158538, -0.36441625673939787, -1.736648330098174, -0.6046988279321183,
+    -1.0150027303697378, -0.34107502025193626, -0.45338237951571964, 1.8440357133737515};
+static const double tg_powclamp_grad_9_grad0[] = {-9.595644630405621, 5.910506193730405, 7.537200930025351};
+static const double tg_powclamp_grad_9_grad1[] = {1.3843169800850514, 0.08910318974024609, 0.34208939854217263, -0.18621245110735252};
+
+/* POW special values */
+static const double tg_powclamp_grad_10_in0[] = {-1.0, 0.0, 0.5, 1.0, 2.0, 0.0};
+static const double tg_powclamp_grad_10_in1[] = {2.0, 0.0, 1.5, 2.0, -1.0, -1.0};
+static const double tg_powclamp_grad_10_out[] = {1.0, 1.0, 0.3535533845424652, 1.0, 0.5, INFINITY};
+static const double tg_powclamp_grad_10_gout[] = {-0.18489155173301697, -1.2996342182159424, 0.4256954789161682, -1.1359975337982178, -0.6533369421958923, 1.373928427696228};
+static const double tg_powclamp_grad_10_grad0[] = {0.36978310346603394, 0.0, 0.4515182077884674, -2.2719950675964355, 0.16333423554897308, -INFINITY};
+static const double tg_powclamp_grad_10_grad1[] = {NAN, -0.0, -0.10432285815477371, -0.0, -0.22642932832241058, -INFINITY};
+
+/* POW only base requires grad */
+static const double tg_powclamp_grad_11_in0[] = {1.1069698333740234, 1.7340917587280273, 1.262514352798462, 1.0997710227966309};
+static const double tg_powclamp_grad_11_in1[] = {0.6247527003288269, 0.8879979848861694, -0.3338308036327362, -1.0201257467269897};
+static const double tg_powclamp_grad_11_out[] = {1.0655503273010254, 1.630405068397522, 0.9251330494880676, 0.9075415134429932};
+static const double tg_powclamp_grad_11_gout[] = {-1.1900240182876587, 0.23170220851898193, -0.08215256035327911, 0.2208889126777649};
+static const double tg_powclamp_grad_11_grad0[] = {-0.7156522274017334, 0.19344860315322876, 0.020096266642212868, -0.18594813346862793};
+
+/* POW only exponent requires grad */
+static const double tg_powclamp_grad_12_in0[] = {1.186798095703125, 1.012178659439087, 1.9338018894195557, 1.6764519214630127};
+static const double tg_powclamp_grad_12_in1[] = {2.2549006938934326, -0.5430002808570862, 1.386293888092041, -2.1988847255706787};
+static const double tg_powclamp_grad_12_out[] = {1.4713377952575684, 0.9934484958648682, 2.4948887825012207, 0.32106268405914307};
+static const double tg_powclamp_grad_12_gout[] = {-0.16279058158397675, -0.9026643633842468, -0.8107301592826843, 0.13039517402648926};
+static const double tg_powclamp_grad_12_grad1[] = {-0.04101994261145592, -0.010855251923203468, -1.3339341878890991, 0.021630803123116493};
+
+/* POW float32 ** int64 exponent */
+static const double tg_powclamp_grad_13_in0[] = {-1.6829304695129395, -0.24306073784828186, -0.1935616433620453, -0.18965835869312286};
+static const double tg_powclamp_grad_13_in1[] = {0.0, 1.0, 2.0, 3.0};
+static const double tg_powclamp_grad_13_out[] = {1.0, -0.24306073784828186, 0.03746610879898071, -0.006822066847234964};
+static const double tg_powclamp_grad_13_gout[] = {0.6925114393234253, -0.039951492100954056, -0.9072272777557373, 0.07812376320362091};
+static const double tg_powclamp_grad_13_grad0[] = {0.0, -0.039951492100954056, 0.35120880603790283, 0.008430403657257557};
+
+/* POW float32 ** 0-dim float64 */
+static const double tg_powclamp_grad_14_in0[] = {1.5133897066116333, 1.7285500764846802, 1.2386893033981323};
+static const double tg_powclamp_grad_14_in1[] = {-1.007648647137122};
+static const double tg_powclamp_grad_14_out[] = {0.6586775183677673, 0.5761029124259949, 0.8059842586517334};
+static const double tg_powclamp_grad_14_gout[] = {0.00919301062822342, 0.5410857796669006, -0.28790491819381714};
+static const double tg_powclamp_grad_14_grad0[] = {-0.004031707067042589, -0.18171608448028564, 0.18876542150974274};
+static const double tg_powclamp_grad_14_grad1[] = {0.12343811243772507};
+
+/* CLAMP min and max (bounds pass the gradient) */
+static const double tg_powclamp_grad_15_in0[] = {-1.0, 0.0, 0.5, 1.0, 2.0, NAN};
+static const double tg_powclamp_grad_15_out[] = {0.0, 0.0, 0.5, 1.0, 1.0, NAN};
+static const double tg_powclamp_grad_15_gout[] = {-0.48804187774658203, 0.420352578163147, -0.9526616930961609, 0.8677499890327454, -0.7187443375587463, 1.209365725517273};
+static const double tg_powclamp_grad_15_grad0[] = {0.0, 0.420352578163147, -0.9526616930961609, 0.8677499890327454, 0.0, 0.0};
+
+/* CLAMP min only */
+static const double tg_powclamp_grad_16_in0[] = {1.4227677583694458, 1.6670863628387451, 1.0707542896270752, -0.7351304292678833, -1.1207427978515625, -1.77603018283844, 0.8120487332344055, 0.20170454680919647,
+    -0.34763023257255554, -1.5774736404418945, 0.7039158344268799, -1.7997009754180908};
+static const double tg_powclamp_grad_16_out[] = {1.4227677583694458, 1.6670863628387451, 1.0707542896270752, 0.0, 0.0, 0.0, 0.8120487332344055, 0.20170454680919647,
+    0.0, 0.0, 0.7039158344268799, 0.0};
+static const double tg_powclamp_grad_16_gout[] = {-0.1983908861875534, 0.9647455811500549, 0.039826735854148865, -1.652905821800232, -0.877783477306366, 0.6235863566398621, -0.6978296041488647, 0.6881963014602661,
+    0.4354218542575836, -0.5778807401657104, 1.3005101680755615, -0.791062593460083};
+static const double tg_powclamp_grad_16_grad0[] = {-0.1983908861875534, 0.9647455811500549, 0.039826735854148865, 0.0, 0.0, 0.0, -0.6978296041488647, 0.6881963014602661,
+    0.0, 0.0, 1.3005101680755615, 0.0};
+
+/* CLAMP max only */
+static const double tg_powclamp_grad_17_in0[] = {-1.7746293165761973, 0.7037100818940175, -0.25345364930897113, 2.585225036838136, -0.0821518655931968, 0.491772175234405, 0.23623098126598183, 0.7305725367124882,
+    -0.18503219355751688, 0.3378364585338393, 0.2807706534231079, -1.1063251420663995};
+static const double tg_powclamp_grad_17_out[] = {-1.7746293165761973, 0.2, -0.25345364930897113, 0.2, -0.0821518655931968, 0.2, 0.2, 0.2,
+    -0.18503219355751688, 0.2, 0.2, -1.1063251420663995};
+static const double tg_powclamp_grad_17_gout[] = {-0.8610371046688253, 0.37714404708691784, 1.184166270225912, 0.6413283905834999, 1.0516690716529702, 0.5793843232893297, -0.3173899466611867, 0.4545140265753364,
+    1.0275578529731288, 0.06850719038792982, 0.2185911343379437, -1.5549774389321867};
+static const double tg_powclamp_grad_17_grad0[] = {-0.8610371046688253, 0.0, 1.184166270225912, 0.0, 1.0516690716529702, 0.0, 0.0, 0.0,
+    1.0275578529731288, 0.0, 0.0, -1.5549774389321867};
+
+/* CLAMP min > max: no gradient */
+static const double tg_powclamp_grad_18_in0[] = {0.6231557726860046, 0.15185415744781494, -0.37377020716667175, -0.7842013835906982};
+static const double tg_powclamp_grad_18_out[] = {-1.0, -1.0, -1.0, -1.0};
+static const double tg_powclamp_grad_18_gout[] = {-0.9912242293357849, -0.13710050284862518, 0.5938501358032227, -1.8732901811599731};
+static const double tg_powclamp_grad_18_grad0[] = {0.0, 0.0, 0.0, 0.0};
+
+/* CLAMP transposed */
+static const double tg_powclamp_grad_19_in0[] = {0.7556871771812439, -1.8915656805038452, 2.196521043777466, -0.3367866575717926, -0.07220600545406342, -2.220874071121216, 0.7257082462310791, -0.704275906085968,
+    -1.4824405908584595, 1.4529273509979248, 1.006171464920044, -1.0581161975860596};
+static const double tg_powclamp_grad_19_out[] = {0.5, -0.3367866575717926, 0.5, 0.5, -0.5, -0.07220600545406342, -0.5, 0.5,
+    0.5, -0.5, -0.5, -0.5};
+static const double tg_powclamp_grad_19_gout[] = {0.04297992214560509, -0.9810785055160522, -1.107529640197754, -0.8595185875892639, -0.0955510064959526, 0.1485903412103653, 1.2406516075134277, 0.4792214632034302,
+    -0.01620572991669178, -0.13548782467842102, 0.20701703429222107, 0.431428462266922};
+static const double tg_powclamp_grad_19_grad0[] = {0.0, -0.9810785055160522, 0.0, 0.0, 0.0, 0.1485903412103653, 0.0, 0.0,
+    0.0, 0.0, 0.0, 0.0};
+
+/* CLAMP through expand */
+static const double tg_powclamp_grad_20_in0[] = {1.6569913891997672, -1.9202035406408744, 1.0973680048028258, -0.7101749011815143};
+static const double tg_powclamp_grad_20_out[] = {0.5, -0.5, 0.5, -0.5, 0.5, -0.5, 0.5, -0.5,
+    0.5, -0.5, 0.5, -0.5};
+static const double tg_powclamp_grad_20_gout[] = {0.3837145745605832, 1.3716383806335175, -0.03681825818902133, -0.5162145581771609, -0.7356057193167407, 1.171255932607555, -0.10694553610417092, 0.20060934255695356,
+    -0.6298588896588562, 0.005655076485292576, -0.38793672192393464, 1.3528166719501662};
+static const double tg_powclamp_grad_20_grad0[] = {0.0, 0.0, 0.0, 0.0};
+
+/* CLAMP bfloat16 */
+static const double tg_powclamp_grad_21_in0[] = {-0.58984375, 0.369140625, -1.125, 0.73046875, -0.006011962890625, 0.498046875};
+static const double tg_powclamp_grad_21_out[] = {-0.30078125, 0.369140625, -0.30078125, 0.69921875, -0.006011962890625, 0.498046875};
+static const double tg_powclamp_grad_21_gout[] = {0.37109375, 0.48828125, -1.734375, 1.6796875, -1.4765625, -0.5078125};
+static const double tg_powclamp_grad_21_grad0[] = {0.0, 0.48828125, 0.0, 0.0, -1.4765625, -0.5078125};
+
+static const tg_case tg_powclamp_grad[] = {
+  {"POW_SCALAR x ** 2",
+   1, {{TSR_FLOAT32, 2, {3, 4}, {4, 1}, 0, 12, tg_powclamp_grad_0_in0, true}},
+   1, {{TG_POW_SCALAR, 0, -1, 0, {0}, 2.0, false, "PowBackward0", true, false}},
+   {TSR_FLOAT32, 2, {3, 4}, {4, 1}, 12, tg_powclamp_grad_0_out},
+   true, 1e-05, 1e-06,
+   tg_powclamp_grad_0_gout, {{TSR_FLOAT32, 2, {3, 4}, {4, 1}, 12, tg_powclamp_grad_0_grad0}}},
+  {"POW_SCALAR x ** 3 float64",
+   1, {{TSR_FLOAT64, 1, {5}, {1}, 0, 5, tg_powclamp_grad_1_in0, true}},
+   1, {{TG_POW_SCALAR, 0, -1, 0, {0}, 3.0, false, "PowBackward0", true, false}},
+   {TSR_FLOAT64, 1, {5}, {1}, 5, tg_powclamp_grad_1_out},
+   true, 1e-12, 1e-12,
+   tg_powclamp_grad_1_gout, {{TSR_FLOAT64, 1, {5}, {1}, 5, tg_powclamp_grad_1_grad0}}},
+  {"POW_SCALAR x ** 0.5",
+   1, {{TSR_FLOAT32, 1, {5}, {1}, 0, 5, tg_powclamp_grad_2_in0, true}},
+   1, {{TG_POW_SCALAR, 0, -1, 0, {0}, 0.5, false, "PowBackward0", true, false}},
+   {TSR_FLOAT32, 1, {5}, {1}, 5, tg_powclamp_grad_2_out},
+   true, 1e-05, 1e-06,
+   tg_powclamp_grad_2_gout, {{TSR_FLOAT32, 1, {5}, {1}, 5, tg_powclamp_grad_2_grad0}}},
+  {"POW_SCALAR x ** -1.5",
+   1, {{TSR_FLOAT32, 1, {5}, {1}, 0, 5, tg_powclamp_grad_3_in0, true}},
+   1, {{TG_POW_SCALAR, 0, -1, 0, {0}, -1.5, false, "PowBackward0", true, false}},
+   {TSR_FLOAT32, 1, {5}, {1}, 5, tg_powclamp_grad_3_out},
+   true, 1e-05, 1e-06,
+   tg_powclamp_grad_3_gout, {{TSR_FLOAT32, 1, {5}, {1}, 5, tg_powclamp_grad_3_grad0}}},
+  {"POW_SCALAR x ** 0 has zero grad",
+   1, {{TSR_FLOAT32, 1, {4}, {1}, 0, 4, tg_powclamp_grad_4_in0, true}},
+   1, {{TG_POW_SCALAR, 0, -1, 0, {0}, 0.0, false, "PowBackward0", true, false}},
+   {TSR_FLOAT32, 1, {4}, {1}, 4, tg_powclamp_grad_4_out},
+   true, 1e-05, 1e-06,
+   tg_powclamp_grad_4_gout, {{TSR_FLOAT32, 1, {4}, {1}, 4, tg_powclamp_grad_4_grad0}}},
+  {"POW_SCALAR special values",
+   1, {{TSR_FLOAT32, 1, {5}, {1}, 0, 5, tg_powclamp_grad_5_in0, true}},
+   1, {{TG_POW_SCALAR, 0, -1, 0, {0}, 0.5, false, "PowBackward0", true, false}},
+   {TSR_FLOAT32, 1, {5}, {1}, 5, tg_powclamp_grad_5_out},
+   true, 1e-05, 1e-06,
+   tg_powclamp_grad_5_gout, {{TSR_FLOAT32, 1, {5}, {1}, 5, tg_powclamp_grad_5_grad0}}},
+  {"POW_SCALAR through expand",
+   1, {{TSR_FLOAT64, 1, {4}, {1}, 0, 4, tg_powclamp_grad_6_in0, true}},
+   2, {{TG_EXPAND, 0, -1, 2, {3, 4}, 0.0, false, "ExpandBackward0", true, false}, {TG_POW_SCALAR, 1, -1, 0, {0}, 2.5, false, "PowBackward0", true, false}},
+   {TSR_FLOAT64, 2, {3, 4}, {4, 1}, 12, tg_powclamp_grad_6_out},
+   true, 1e-12, 1e-12,
+   tg_powclamp_grad_6_gout, {{TSR_FLOAT64, 1, {4}, {1}, 4, tg_powclamp_grad_6_grad0}}},
+  {"POW_SCALAR bfloat16",
+   1, {{TSR_BFLOAT16, 1, {4}, {1}, 0, 4, tg_powclamp_grad_7_in0, true}},
+   1, {{TG_POW_SCALAR, 0, -1, 0, {0}, 2.0, false, "PowBackward0", true, false}},
+   {TSR_BFLOAT16, 1, {4}, {1}, 4, tg_powclamp_grad_7_out},
+   true, 0.01, 0.01,
+   tg_powclamp_grad_7_gout, {{TSR_BFLOAT16, 1, {4}, {1}, 4, tg_powclamp_grad_7_grad0}}},
+  {"POW both",
+   2, {{TSR_FLOAT32, 2, {3, 4}, {4, 1}, 0, 12, tg_powclamp_grad_8_in0, true}, {TSR_FLOAT32, 2, {3, 4}, {4, 1}, 0, 12, tg_powclamp_grad_8_in1, true}},
+   1, {{TG_POW, 0, 1, 0, {0}, 0.0, false, "PowBackward1", true, false}},
+   {TSR_FLOAT32, 2, {3, 4}, {4, 1}, 12, tg_powclamp_grad_8_out},
+   true, 1e-05, 1e-06,
+   tg_powclamp_grad_8_gout, {{TSR_FLOAT32, 2, {3, 4}, {4, 1}, 12, tg_powclamp_grad_8_grad0}, {TSR_FLOAT32, 2, {3, 4}, {4, 1}, 12, tg_powclamp_grad_8_grad1}}},
+  {"POW broadcast sums back",
+   2, {{TSR_FLOAT64, 2, {3, 1}, {1, 1}, 0, 3, tg_powclamp_grad_9_in0, true}, {TSR_FLOAT64, 1, {4}, {1}, 0, 4, tg_powclamp_grad_9_in1, true}},
+   1, {{TG_POW, 0, 1, 0, {0}, 0.0, false, "PowBackward1", true, false}},
+   {TSR_FLOAT64, 2, {3, 4}, {4, 1}, 12, tg_powclamp_grad_9_out},
+   true, 1e-12, 1e-12,
+   tg_powclamp_grad_9_gout, {{TSR_FLOAT64, 2, {3, 1}, {1, 1}, 3, tg_powclamp_grad_9_grad0}, {TSR_FLOAT64, 1, {4}, {1}, 4, tg_powclamp_grad_9_grad1}}},
+  {"POW special values",
+   2, {{TSR_FLOAT32, 1, {6}, {1}, 0, 6, tg_powclamp_grad_10_in0, true}, {TSR_FLOAT32, 1, {6}, {1}, 0, 6, tg_powclamp_grad_10_in1, true}},
+   1, {{TG_POW, 0, 1, 0, {0}, 0.0, false, "PowBackward1", true, false}},
+   {TSR_FLOAT32, 1, {6}, {1}, 6, tg_powclamp_grad_10_out},
+   true, 1e-05, 1e-06,
+   tg_powclamp_grad_10_gout, {{TSR_FLOAT32, 1, {6}, {1}, 6, tg_powclamp_grad_10_grad0}, {TSR_FLOAT32, 1, {6}, {1}, 6, tg_powclamp_grad_10_grad1}}},
+  {"POW only base requires grad",
+   2, {{TSR_FLOAT32, 1, {4}, {1}, 0, 4, tg_powclamp_grad_11_in0, true}, {TSR_FLOAT32, 1, {4}, {1}, 0, 4, tg_powclamp_grad_11_in1, false}},
+   1, {{TG_POW, 0, 1, 0, {0}, 0.0, false, "PowBackward1", true, false}},
+   {TSR_FLOAT32, 1, {4}, {1}, 4, tg_powclamp_grad_11_out},
+   true, 1e-05, 1e-06,
+   tg_powclamp_grad_11_gout, {{TSR_FLOAT32, 1, {4}, {1}, 4, tg_powclamp_grad_11_grad0}, {0}}},
+  {"POW only exponent requires grad",
+   2, {{TSR_FLOAT32, 1, {4}, {1}, 0, 4, tg_powclamp_grad_12_in0, false}, {TSR_FLOAT32, 1, {4}, {1}, 0, 4, tg_powclamp_grad_12_in1, true}},
+   1, {{TG_POW, 0, 1, 0, {0}, 0.0, false, "PowBackward1", true, false}},
+   {TSR_FLOAT32, 1, {4}, {1}, 4, tg_powclamp_grad_12_out},
+   true, 1e-05, 1e-06,
+   tg_powclamp_grad_12_gout, {{0}, {TSR_FLOAT32, 1, {4}, {1}, 4, tg_powclamp_grad_12_grad1}}},
+  {"POW float32 ** int64 exponent",
+   2, {{TSR_FLOAT32, 1, {4}, {1}, 0, 4, tg_powclamp_grad_13_in0, true}, {TSR_INT64, 1, {4}, {1}, 0, 4, tg_powclamp_grad_13_in1, false}},
+   1, {{TG_POW, 0, 1, 0, {0}, 0.0, false, "PowBackward1", true, false}},
+   {TSR_FLOAT32, 1, {4}, {1}, 4, tg_powclamp_grad_13_out},
+   true, 1e-05, 1e-06,
+   tg_powclamp_grad_13_gout, {{TSR_FLOAT32, 1, {4}, {1}, 4, tg_powclamp_grad_13_grad0}, {0}}},
+  {"POW float32 ** 0-dim float64",
+   2, {{TSR_FLOAT32, 1, {3}, {1}, 0, 3, tg_powclamp_grad_14_in0, true}, {TSR_FLOAT64, 0, {0}, {0}, 0, 1, tg_powclamp_grad_14_in1, true}},
+   1, {{TG_POW, 0, 1, 0, {0}, 0.0, false, "PowBackward1", true, false}},
+   {TSR_FLOAT32, 1, {3}, {1}, 3, tg_powclamp_grad_14_out},
+   true, 1e-05, 1e-06,
+   tg_powclamp_grad_14_gout, {{TSR_FLOAT32, 1, {3}, {1}, 3, tg_powclamp_grad_14_grad0}, {TSR_FLOAT64, 0, {0}, {0}, 1, tg_powclamp_grad_14_grad1}}},
+  {"CLAMP min and max (bounds pass the gradient)",
+   1, {{TSR_FLOAT32, 1, {6}, {1}, 0, 6, tg_powclamp_grad_15_in0, true}},
+   1, {{TG_CLAMP, 0, -1, 4, {1, 1, 0, INT64_C(4607182418800017408)}, 0.0, false, "ClampBackward1", true, false}},
+   {TSR_FLOAT32, 1, {6}, {1}, 6, tg_powclamp_grad_15_out},
+   true, 1e-05, 1e-06,
+   tg_powclamp_grad_15_gout, {{TSR_FLOAT32, 1, {6}, {1}, 6, tg_powclamp_grad_15_grad0}}},
+  {"CLAMP min only",
+   1, {{TSR_FLOAT32, 2, {3, 4}, {4, 1}, 0, 12, tg_powclamp_grad_16_in0, true}},
+   1, {{TG_CLAMP, 0, -1, 4, {1, 0, 0, 0}, 0.0, false, "ClampBackward1", true, false}},
+   {TSR_FLOAT32, 2, {3, 4}, {4, 1}, 12, tg_powclamp_grad_16_out},
+   true, 1e-05, 1e-06,
+   tg_powclamp_grad_16_gout, {{TSR_FLOAT32, 2, {3, 4}, {4, 1}, 12, tg_powclamp_grad_16_grad0}}},
+  {"CLAMP max only",
+   1, {{TSR_FLOAT64, 2, {3, 4}, {4, 1}, 0, 12, tg_powclamp_grad_17_in0, true}},
+   1, {{TG_CLAMP, 0, -1, 4, {0, 1, 0, INT64_C(4596373779694328218)}, 0.0, false, "ClampBackward1", true, false}},
+   {TSR_FLOAT64, 2, {3, 4}, {4, 1}, 12, tg_powclamp_grad_17_out},
+   true, 1e-12, 1e-12,
+   tg_powclamp_grad_17_gout, {{TSR_FLOAT64, 2, {3, 4}, {4, 1}, 12, tg_powclamp_grad_17_grad0}}},
+  {"CLAMP min > max: no gradient",
+   1, {{TSR_FLOAT32, 1, {4}, {1}, 0, 4, tg_powclamp_grad_18_in0, true}},
+   1, {{TG_CLAMP, 0, -1, 4, {1, 1, INT64_C(4607182418800017408), INT64_C(-4616189618054758400)}, 0.0, false, "ClampBackward1", true, false}},
+   {TSR_FLOAT32, 1, {4}, {1}, 4, tg_powclamp_grad_18_out},
+   true, 1e-05, 1e-06,
+   tg_powclamp_grad_18_gout, {{TSR_FLOAT32, 1, {4}, {1}, 4, tg_powclamp_grad_18_grad0}}},
+  {"CLAMP transposed",
+   1, {{TSR_FLOAT32, 2, {3, 4}, {1, 3}, 0, 12, tg_powclamp_grad_19_in0, true}},
+   1, {{TG_CLAMP, 0, -1, 4, {1, 1, INT64_C(-4620693217682128896), INT64_C(4602678819172646912)}, 0.0, false, "ClampBackward1", true, false}},
+   {TSR_FLOAT32, 2, {3, 4}, {1, 3}, 12, tg_powclamp_grad_19_out},
+   true, 1e-05, 1e-06,
+   tg_powclamp_grad_19_gout, {{TSR_FLOAT32, 2, {3, 4}, {1, 3}, 12, tg_powclamp_grad_19_grad0}}},
+  {"CLAMP through expand",
+   1, {{TSR_FLOAT64, 1, {4}, {1}, 0, 4, tg_powclamp_grad_20_in0, true}},
+   2, {{TG_EXPAND, 0, -1, 2, {3, 4}, 0.0, false, "ExpandBackward0", true, false}, {TG_CLAMP, 1, -1, 4, {1, 1, INT64_C(-4620693217682128896), INT64_C(4602678819172646912)}, 0.0, false, "ClampBackward1", true, false}},
+   {TSR_FLOAT64, 2, {3, 4}, {4, 1}, 12, tg_powclamp_grad_20_out},
+   true, 1e-12, 1e-12,
+   tg_powclamp_grad_20_gout, {{TSR_FLOAT64, 1, {4}, {1}, 4, tg_powclamp_grad_20_grad0}}},
+  {"CLAMP bfloat16",
+   1, {{TSR_BFLOAT16, 1, {6}, {1}, 0, 6, tg_powclamp_grad_21_in0, true}},
+   1, {{TG_CLAMP, 0, -1, 4, {1, 1, INT64_C(-4624296097384025293), INT64_C(4604480259023595110)}, 0.0, false, "ClampBackward1", true, false}},
+   {TSR_BFLOAT16, 1, {6}, {1}, 6, tg_powclamp_grad_21_out},
+   true, 0.01, 0.01,
+   tg_powclamp_grad_21_gout, {{TSR_BFLOAT16, 1, {6}, {1}, 6, tg_powclamp_grad_21_grad0}}}
+};
+#define TG_POWCLAMP_GRAD_N ((size_t)(sizeof tg_powclamp_grad / sizeof tg_powclamp_grad[0]))
+
 #endif /* TSR_TESTS_GOLDEN_NN_ACTIVATION_GOLDEN_H */

@@ -1,0 +1,222 @@
+#include "kernels/indexing.h"
+
+#include "core/views.h"
+#include "kernels/map.h"
+
+namespace tsr::kernels {
+
+tsr_dtype where_result_dtype(const Tensor& cond, const Tensor& a, const Tensor& b) {
+  TSR_CHECK(cond.dtype() == TSR_BOOL || cond.dtype() == TSR_UINT8, TSR_ERR_DTYPE_MISMATCH,
+            "where expected condition to be a boolean tensor, but got a tensor with dtype ",
+            scalar_type_name(cond.dtype()), " (", dtype_name(cond.dtype()), ")");
+  return binary_result_dtype(BinaryOp::Mul, a, b);
+}
+
+Tensor where(const Tensor& cond0, const Tensor& a0, const Tensor& b0) {
+  const tsr_dtype d = where_result_dtype(cond0, a0, b0);
+  const Shape shape = broadcast_shapes(broadcast_shapes(cond0.sizes(), a0.sizes()), b0.sizes());
+  const Tensor cond = converted(cond0, TSR_BOOL), a = converted(a0, d), b = converted(b0, d);
+  Tensor out = new_output(shape, {&cond0, &a0, &b0}, d);
+  dispatch_all(d, [&]<typename T>() {
+    using C = compute_t<T>;
+    map<T, bool, T, T>(out, [](bool c, C x, C y) { return c ? x : y; }, {cond, a, b});
+  });
+  return out;
+}
+
+}  // namespace tsr::kernels
+
+// ---- index_select / index_add ------------------------------------------------
+
+namespace tsr::kernels {
+
+namespace {
+
+// The index's values as a contiguous int64 vector.
+std::vector<int64_t> index_values(const Tensor& index) {
+  Tensor i = converted(index, TSR_INT64);
+  Tensor c = contiguous_copy(i, TSR_INT64);
+  const int64_t* p = c.data<int64_t>();
+  return std::vector<int64_t>(p, p + c.numel());
+}
+
+// x's size along dim, 1 for a 0-dim x (ATen's ensure_nonempty_size).
+int64_t size_or_one(const Tensor& x, int64_t dim) { return x.ndim() ? x.sizes()[size_t(dim)] : 1; }
+
+}  // namespace
+
+Shape index_select_sizes(const Tensor& x, int64_t dim, const Tensor& index) {
+  dim = wrap_dim(dim, x.ndim());
+  TSR_CHECK(index.ndim() <= 1, TSR_ERR_SHAPE_MISMATCH, "index_select(): Index is supposed to be a vector (got ",
+            index.ndim(), "-D index of sizes ", index.sizes(), ")");
+  TSR_CHECK(index.dtype() == TSR_INT64 || index.dtype() == TSR_INT32, TSR_ERR_DTYPE_MISMATCH,
+            "index_select(): Expected dtype int32 or int64 for index (got ", dtype_name(index.dtype()), ")");
+  Shape sizes = x.sizes();
+  if (x.ndim()) sizes[size_t(dim)] = index.numel();
+  return sizes;
+}
+
+Tensor index_select(const Tensor& x, int64_t dim0, const Tensor& index) {
+  const Shape sizes = index_select_sizes(x, dim0, index);
+  const int64_t dim = wrap_dim(dim0, x.ndim());
+  const std::vector<int64_t> idx = index_values(index);
+  const int64_t n = size_or_one(x, dim);
+  TSR_CHECK(idx.empty() || x.ndim() == 0 || n > 0, TSR_ERR_INDEX_OUT_OF_RANGE,
+            "index_select(): self indexing axis dim should be positive (dim ", dim, " of x ", x.sizes(),
+            " is empty)");
+  for (size_t i = 0; i < idx.size(); ++i)
+    TSR_CHECK(idx[i] >= 0 && idx[i] < n, TSR_ERR_INDEX_OUT_OF_RANGE, "index out of range in self: index ",
+              idx[i], " (at position ", i, ") is out of bounds for dimension ", dim, " with size ", n);
+  Tensor out = empty(sizes, x.dtype());
+  if (x.ndim() == 0) {
+    copy_strided(out, x);
+    return out;
+  }
+  if (out.numel() == 0) return out;
+  for (size_t i = 0; i < idx.size(); ++i)
+    copy_strided(views::select(out, dim, int64_t(i)), views::select(x, dim, idx[i]));
+  return out;
+}
+
+Tensor index_add_zeros(const Shape& sizes, int64_t dim, const Tensor& index, const Tensor& src) {
+  Tensor out = zeros(sizes, src.dtype());
+  const std::vector<int64_t> idx = index_values(index);
+  if (sizes.empty()) {  // 0-dim: every index is 0
+    for (size_t i = 0; i < idx.size(); ++i) add_into(out, src.ndim() ? views::select(src, 0, int64_t(i)) : src, 1.0);
+    return out;
+  }
+  for (size_t i = 0; i < idx.size(); ++i)
+    add_into(views::select(out, dim, idx[i]), views::select(src, dim, int64_t(i)), 1.0);
+  return out;
+}
+
+// ---- gather / scatter_add ----------------------------------------------------
+
+void check_gather(const Tensor& x, int64_t dim0, const Tensor& index) {
+  const int64_t dim = wrap_dim(dim0, x.ndim());
+  TSR_CHECK(index.dtype() == TSR_INT64, TSR_ERR_DTYPE_MISMATCH, "gather(): Expected dtype int64 for index (got ",
+            dtype_name(index.dtype()), ")");
+  if (index.numel() == 0) return;
+  const int64_t nd = std::max<int64_t>(x.ndim(), 1);
+  TSR_CHECK(nd == std::max<int64_t>(index.ndim(), 1), TSR_ERR_SHAPE_MISMATCH,
+            "Index tensor must have the same number of dimensions as input tensor (input ", x.sizes(),
+            ", index ", index.sizes(), ")");
+  for (int64_t d = 0; d < nd; ++d)
+    if (d != dim) {
+      const int64_t is = index.ndim() ? index.sizes()[size_t(d)] : 1, xs = x.ndim() ? x.sizes()[size_t(d)] : 1;
+      TSR_CHECK(is <= xs, TSR_ERR_SHAPE_MISMATCH, "Size does not match at dimension ", d, " expected index ",
+                index.sizes(), " to be smaller than self ", x.sizes(), " apart from dimension ", dim);
+    }
+}
+
+namespace {
+
+// Visits every position of `sizes` in C order, passing each operand's
+// element offset there (operand k read through strides[k]).
+template <size_t N, typename F>
+void walk(const Shape& sizes, const std::array<Shape, N>& strides, F&& f) {
+  const size_t nd = sizes.size();
+  int64_t total = 1;
+  for (int64_t s : sizes) total *= s;
+  std::vector<int64_t> pos(nd, 0);
+  std::array<int64_t, N> off{};
+  for (int64_t k = 0; k < total; ++k) {
+    f(off);
+    for (size_t d = nd; d-- > 0;) {
+      if (++pos[d] < sizes[d]) {
+        for (size_t n = 0; n < N; ++n) off[n] += strides[n][d];
+        break;
+      }
+      for (size_t n = 0; n < N; ++n) off[n] -= strides[n][d] * (sizes[d] - 1);
+      pos[d] = 0;
+    }
+  }
+}
+
+// t's strides over `nd` dims (a 0-dim t is seen as [1]), with dim's
+// stride zeroed when `drop` (the indexed dim, whose offset comes from the
+// index instead).
+Shape strides_for(const Tensor& t, size_t nd, int64_t drop = -1) {
+  Shape s = t.ndim() ? t.strides() : Shape(nd, 0);
+  if (drop >= 0) s[size_t(drop)] = 0;
+  return s;
+}
+
+// Checks every index of a gather/scatter against size n, before any write.
+void check_gather_indices(const Tensor& index, int64_t dim, int64_t n) {
+  Tensor idx = contiguous_copy(index, TSR_INT64);
+  const int64_t* p = idx.data<int64_t>();
+  for (int64_t i = 0; i < idx.numel(); ++i)
+    TSR_CHECK(p[i] >= 0 && p[i] < n, TSR_ERR_INDEX_OUT_OF_RANGE, "index ", p[i], " is out of bounds for dimension ",
+              dim, " with size ", n);
+}
+
+}  // namespace
+
+Tensor gather(const Tensor& x, int64_t dim0, const Tensor& index) {
+  check_gather(x, dim0, index);
+  const int64_t dim = wrap_dim(dim0, x.ndim());
+  check_gather_indices(index, dim, size_or_one(x, dim));
+  Tensor out = empty(index.sizes(), x.dtype());
+  if (out.numel() == 0) return out;
+  const size_t nd = size_t(std::max<int64_t>(index.ndim(), 1));
+  const Shape sizes = index.ndim() ? index.sizes() : Shape{1};
+  const int64_t xdim = x.ndim() ? x.strides()[size_t(dim)] : 0;
+  const int64_t* ip = index.data<int64_t>();
+  dispatch_all(x.dtype(), [&]<typename T>() {
+    const T* xp = x.data<T>();
+    T* op = out.data<T>();
+    walk<3>(sizes, {strides_for(x, nd, dim), strides_for(index, nd), strides_for(out, nd)},
+            [&](const std::array<int64_t, 3>& o) { op[o[2]] = xp[o[0] + ip[o[1]] * xdim]; });
+  });
+  return out;
+}
+
+Tensor scatter_add_zeros(const Shape& sizes, int64_t dim, const Tensor& index, const Tensor& src) {
+  Tensor out = zeros(sizes, src.dtype());
+  if (index.numel() == 0) return out;
+  const size_t nd = size_t(std::max<int64_t>(index.ndim(), 1));
+  const Shape isizes = index.ndim() ? index.sizes() : Shape{1};
+  const int64_t odim = out.ndim() ? out.strides()[size_t(dim)] : 0;
+  const int64_t* ip = index.data<int64_t>();
+  dispatch_all(src.dtype(), [&]<typename T>() {
+    T* op = out.data<T>();
+    const T* sp = src.data<T>();
+    walk<3>(isizes, {strides_for(out, nd, dim), strides_for(index, nd), strides_for(src, nd)},
+            [&](const std::array<int64_t, 3>& o) {
+              T& dst = op[o[0] + ip[o[1]] * odim];
+              if constexpr (std::is_same_v<T, bool>) {
+                dst = dst || sp[o[2]];
+              } else if constexpr (std::is_integral_v<T>) {  // wraps, as torch
+                using U = std::make_unsigned_t<T>;
+                dst = T(U(U(dst) + U(sp[o[2]])));
+              } else {
+                dst = T(compute_t<T>(dst) + compute_t<T>(sp[o[2]]));
+              }
+            });
+  });
+  return out;
+}
+
+// ---- embedding -----------------------------------------------------------------
+
+Shape embedding_sizes(const Tensor& weight, const Tensor& indices) {
+  TSR_CHECK(weight.ndim() == 2, TSR_ERR_SHAPE_MISMATCH, "'weight' must be 2-D (got sizes ", weight.sizes(), ")");
+  TSR_CHECK(indices.dtype() == TSR_INT64 || indices.dtype() == TSR_INT32, TSR_ERR_DTYPE_MISMATCH,
+            "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; "
+            "but got ", scalar_type_name(indices.dtype()), " (", dtype_name(indices.dtype()),
+            ") instead (while checking arguments for embedding)");
+  Shape sizes = indices.sizes();
+  sizes.push_back(weight.sizes()[1]);
+  return sizes;
+}
+
+Tensor embedding(const Tensor& weight, const Tensor& indices) {
+  const Shape sizes = embedding_sizes(weight, indices);
+  const int64_t n = indices.numel();
+  Tensor flat = make_view(contiguous_copy(indices, indices.dtype()), {n}, {1}, 0);
+  Tensor rows = index_select(weight, 0, flat);  // [n, D], contiguous
+  return make_view(rows, sizes, contiguous_strides(sizes), rows.storage_offset());
+}
+
+}  // namespace tsr::kernels

@@ -1,0 +1,98 @@
+// Joining primitives: cat (CatBackward0) and stack (StackBackward0). Their
+// backward hands each input its slice of the gradient (narrow / select,
+// views of the gradient), converted back to the input's dtype; a legacy
+// 1-D empty input that cat skipped gets an empty gradient, as in torch.
+#include "autograd/run.h"
+#include "kernels/elementwise.h"
+#include "kernels/joining.h"
+#include "ops/grad_util.h"
+#include "ops/nn_functional.h"
+#include "ops/views.h"
+
+namespace tsr::ops {
+
+using autograd::run1;
+using prim::BackwardContext;
+using prim::TensorMeta;
+using prim::Tensors;
+
+namespace {
+
+Tensor as_dtype(const Tensor& g, tsr_dtype d) { return g.dtype() == d ? g : to_dtype(g, d); }
+
+class Cat final : public prim::Primitive {
+ public:
+  Cat(int64_t dim, size_t n) : dim_(dim), n_(n) {}
+  const char* name() const override { return "CatBackward0"; }
+  const char* op() const override { return "cat"; }
+  std::vector<TensorMeta> output_meta(const Tensors& in) const override {
+    auto p = kernels::cat_plan(in, dim_);
+    return {{p.sizes, p.dtype}};
+  }
+  Tensors eval_cpu(const Tensors& in) override { return {kernels::cat(in, dim_)}; }
+  Tensors backward(const BackwardContext& ctx) override {
+    const Tensor& g = ctx.grad(0);
+    const size_t n = n_;
+    Tensors grads(n);
+    // The dim cat used: wrapped against the first input it did not skip.
+    int64_t offset = 0, dim = 0;
+    for (size_t i = 0; i < n; ++i)
+      if (!skipped(ctx.input_meta(i))) {
+        dim = wrap_dim(dim_, int64_t(ctx.input_meta(i).sizes.size()));
+        break;
+      }
+    for (size_t i = 0; i < n; ++i) {
+      const TensorMeta& m = ctx.input_meta(i);
+      if (skipped(m)) {
+        if (ctx.needs_input_grad(i)) grads[i] = kernels::zeros({0}, m.dtype);
+        continue;
+      }
+      const int64_t len = m.sizes[size_t(dim)];
+      if (ctx.needs_input_grad(i)) grads[i] = as_dtype(narrow(g, dim, offset, len), m.dtype);
+      offset += len;
+    }
+    return grads;
+  }
+
+ private:
+  static bool skipped(const TensorMeta& m) { return m.sizes.size() == 1 && m.sizes[0] == 0; }
+
+  int64_t dim_;
+  size_t n_;  // number of inputs
+};
+
+class Stack final : public prim::Primitive {
+ public:
+  Stack(int64_t dim, size_t n) : dim_(dim), n_(n) {}
+  const char* name() const override { return "StackBackward0"; }
+  const char* op() const override { return "stack"; }
+  std::vector<TensorMeta> output_meta(const Tensors& in) const override {
+    auto p = kernels::stack_plan(in, dim_);
+    return {{p.sizes, p.dtype}};
+  }
+  Tensors eval_cpu(const Tensors& in) override { return {kernels::stack(in, dim_)}; }
+  Tensors backward(const BackwardContext& ctx) override {
+    const Tensor& g = ctx.grad(0);
+    const int64_t dim = wrap_dim(dim_, g.ndim());
+    Tensors grads(n_);
+    for (size_t i = 0; i < n_; ++i)
+      if (ctx.needs_input_grad(i)) grads[i] = as_dtype(select(g, dim, int64_t(i)), ctx.input_meta(i).dtype);
+    return grads;
+  }
+
+ private:
+  int64_t dim_;
+  size_t n_;
+};
+
+}  // namespace
+
+Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
+  return run1<Cat>(tensors, dim, tensors.size());
+}
+
+Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
+  return run1<Stack>(tensors, dim, tensors.size());
+}
+
+}  // namespace tsr::ops
