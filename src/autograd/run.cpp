@@ -3,6 +3,7 @@
 #include "autograd/checkpoint.h"
 #include "autograd/primitive_node.h"
 #include "autograd/rebase.h"
+#include "primitive/op_names.h"
 
 namespace tsr::autograd {
 
@@ -33,6 +34,9 @@ void check_same_device(const prim::Tensors& inputs) {
 // Debug builds hold every forward to its primitive's shape/dtype rule.
 void check_output_meta(const prim::Primitive& p, const prim::Tensors& inputs,
                        const prim::Tensors& outputs) {
+  // Every op name must be registered, or keep_ops could not name it.
+  TSR_CHECK(prim::is_known_op(p.op()), TSR_ERR_INTERNAL, "primitive op '", p.op(),
+            "' is not registered (prim::register_op_names in its family's file)");
   auto metas = p.output_meta(inputs);
   TSR_CHECK(metas.size() == outputs.size(), TSR_ERR_INTERNAL, p.op(), ": shape rule gives ",
             metas.size(), " outputs, forward ", outputs.size());

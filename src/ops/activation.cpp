@@ -7,6 +7,7 @@
 // (tools/autograd/derivatives.yaml, ATen's GeluBackwardKernelImpl).
 #include <cmath>
 
+#include "primitive/op_names.h"
 #include "autograd/grad_mode.h"
 #include "autograd/run.h"
 #include "kernels/activation.h"
@@ -23,6 +24,9 @@ using prim::TensorMeta;
 using prim::Tensors;
 
 namespace {
+
+const bool registered = prim::register_op_names({"gelu", "tanh", "sigmoid", "sqrt", "pow", "clamp"});
+
 
 constexpr double kSqrt1_2 = 0.70710678118654752440;
 constexpr double kInvSqrt2Pi = 0.39894228040143267794;  // 1/sqrt(2 pi)

@@ -4,6 +4,7 @@
 // into zeros, themselves primitives whose backward is index_select /
 // gather, so create_graph works. Indices are checked (all of them, before
 // anything is written): TSR_ERR_INDEX_OUT_OF_RANGE.
+#include "primitive/op_names.h"
 #include "autograd/run.h"
 #include "kernels/elementwise.h"
 #include "kernels/indexing.h"
@@ -19,6 +20,9 @@ using prim::TensorMeta;
 using prim::Tensors;
 
 namespace {
+
+const bool registered = prim::register_op_names({"where", "index_select", "gather", "embedding", "index_add", "scatter_add"});
+
 
 class Where final : public prim::Primitive {
  public:

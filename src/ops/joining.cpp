@@ -2,6 +2,7 @@
 // backward hands each input its slice of the gradient (narrow / select,
 // views of the gradient), converted back to the input's dtype; a legacy
 // 1-D empty input that cat skipped gets an empty gradient, as in torch.
+#include "primitive/op_names.h"
 #include "autograd/run.h"
 #include "kernels/elementwise.h"
 #include "kernels/joining.h"
@@ -17,6 +18,9 @@ using prim::TensorMeta;
 using prim::Tensors;
 
 namespace {
+
+const bool registered = prim::register_op_names({"cat", "stack"});
+
 
 Tensor as_dtype(const Tensor& g, tsr_dtype d) { return g.dtype() == d ? g : to_dtype(g, d); }
 

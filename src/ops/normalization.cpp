@@ -3,6 +3,7 @@
 // ATen's fused kernels with grad mode off; under create_graph the same
 // formulas in differentiable ops (layer_norm recomputes mean and rstd from
 // x with ops, so its double backward reaches x through them).
+#include "primitive/op_names.h"
 #include "autograd/grad_mode.h"
 #include "autograd/run.h"
 #include "kernels/elementwise.h"
@@ -18,6 +19,9 @@ using prim::TensorMeta;
 using prim::Tensors;
 
 namespace {
+
+const bool registered = prim::register_op_names({"softmax", "layer_norm"});
+
 
 class Softmax final : public prim::Primitive {
  public:
