@@ -338,3 +338,39 @@ Test(views, views_share_version_counter) {
   tsr_tensor_release(s);
   tsr_tensor_release(a);
 }
+
+/* ---- int64 edges: huge steps, split sizes, chunk counts, offsets ------------- *
+ * Expected values are PyTorch 1.13's (torch.ops.aten.slice, Tensor.split,
+ * Tensor.chunk, as_strided), quoted above each check. Where PyTorch's own
+ * int64 arithmetic overflows, its answer is wrapped around (an empty slice
+ * where Python takes one element, a garbage stride) or an error; tessera
+ * refuses those with TSR_ERR_INVALID_ARGUMENT, and a refused call writes no
+ * out parameter and leaves its input as it was. */
+
+#define I64_MAX INT64_MAX
+#define P2(n) ((int64_t)1 << (n))
+
+/* A layout without elements reaches no storage, whatever its strides and
+ * wherever its empty dim: torch.arange(4.).as_strided([3, 0], [2**62, 1])
+ * and .as_strided([0, 3], [1, 2**62]) both work, as does
+ * torch.empty_strided((3, 0), (2**62, 1)); [3, 1] overflows. */
+Test(views, empty_layouts_accept_any_strides) {
+  tsr_tensor *b, *w;
+  TSR_ASSERT_OK(tsr_arange(0, 4, 1, TSR_FLOAT32, TSR_CPU, &b));
+  const int64_t sizes[][2] = {{3, 0}, {0, 3}}, strides[][2] = {{P2(62), 1}, {1, P2(62)}};
+  for (int i = 0; i < 2; ++i) {
+    TSR_ASSERT_OK(tsr_as_strided(b, 2, sizes[i], strides[i], 0, &w));
+    tsr_assert_geometry(w, 2, sizes[i], strides[i]);
+    tsr_tensor_release(w);
+    TSR_ASSERT_OK(tsr_empty_strided(2, sizes[i], strides[i], TSR_FLOAT32, TSR_CPU, &w));
+    tsr_assert_geometry(w, 2, sizes[i], strides[i]);
+    cr_assert_null(tsr_tensor_data_ptr(w));
+    tsr_tensor_release(w);
+  }
+  w = SENTINEL;
+  TSR_ASSERT_FAILS(tsr_as_strided(b, 2, (int64_t[]){3, 1}, (int64_t[]){P2(62), 1}, 0, &w),
+                   TSR_ERR_INVALID_ARGUMENT, "storage extent overflows int64");
+  cr_assert_eq(w, SENTINEL);
+  tsr_tensor_release(b);
+}
+
