@@ -350,6 +350,85 @@ Test(views, views_share_version_counter) {
 #define I64_MAX INT64_MAX
 #define P2(n) ((int64_t)1 << (n))
 
+/* t's geometry, to check that a failed call left it alone. */
+typedef struct {
+  int64_t ndim, sizes[8], strides[8], offset, version;
+} geometry;
+
+static geometry geometry_of(const tsr_tensor* t) {
+  geometry g = {tsr_tensor_ndim(t), {0}, {0}, tsr_tensor_storage_offset(t), tsr_version(t)};
+  for (int64_t i = 0; i < g.ndim; ++i) {
+    g.sizes[i] = tsr_tensor_sizes(t)[i];
+    g.strides[i] = tsr_tensor_strides(t)[i];
+  }
+  return g;
+}
+
+static void assert_unchanged(const tsr_tensor* t, const geometry* before) {
+  geometry now = geometry_of(t);
+  cr_assert_eq(memcmp(&now, before, sizeof now), 0, "the input changed");
+}
+
+static void expect_slice(const tsr_tensor* x, int64_t dim, int64_t start, int64_t end, int64_t step,
+                         const int64_t* sizes, const int64_t* strides, int64_t offset) {
+  tsr_tensor* y = SENTINEL;
+  TSR_ASSERT_OK(tsr_slice(x, dim, start, end, step, &y));
+  tsr_assert_geometry(y, tsr_tensor_ndim(x), sizes, strides);
+  cr_assert_eq(tsr_tensor_storage_offset(y), offset, "storage_offset %lld, torch %lld",
+               (long long)tsr_tensor_storage_offset(y), (long long)offset);
+  tsr_tensor_release(y);
+}
+
+static void expect_slice_fails(const tsr_tensor* x, int64_t dim, int64_t start, int64_t end,
+                               int64_t step, const char* needle) {
+  geometry before = geometry_of(x);
+  tsr_tensor* y = SENTINEL;
+  TSR_ASSERT_FAILS(tsr_slice(x, dim, start, end, step, &y), TSR_ERR_INVALID_ARGUMENT, needle);
+  cr_assert_eq(y, SENTINEL, "out written on failure");
+  assert_unchanged(x, &before);
+}
+
+Test(views, slice_with_a_step_near_int64_max) {
+  tsr_tensor* x;
+  TSR_ASSERT_OK(tsr_arange(0, 10, 1, TSR_FLOAT32, TSR_CPU, &x));
+  /* slice(x, 0, 0, 10, M-9): (1,) (M-9,) 0; 10 + step - 1 is INT64_MAX itself */
+  expect_slice(x, 0, 0, 10, I64_MAX - 9, (int64_t[]){1}, (int64_t[]){I64_MAX - 9}, 0);
+  /* slice(x, 0, 9, M, M): (1,) (M,) 9, one element left: no overflow */
+  expect_slice(x, 0, 9, I64_MAX, I64_MAX, (int64_t[]){1}, (int64_t[]){I64_MAX}, 9);
+  /* slice(x, 0, 3, 3, M): (0,) (M,) 3 */
+  expect_slice(x, 0, 3, 3, I64_MAX, (int64_t[]){0}, (int64_t[]){I64_MAX}, 3);
+  /* slice(x, 0, 0, 10, 2**62): (1,) (2**62,) 0 */
+  expect_slice(x, 0, 0, 10, P2(62), (int64_t[]){1}, (int64_t[]){P2(62)}, 0);
+  /* slice(x, 0, 0, 10, M-8) raises "Storage size calculation overflowed with
+   * sizes=[-1]"; slice(x, 0, 0, 10, M) and (..., M-1) return an empty slice
+   * (the size wrapped; Python's x[0:10:M] is [x[0]]). All refused. */
+  expect_slice_fails(x, 0, 0, 10, I64_MAX - 8,
+                     "slice step 9223372036854775799 is too large for the 10 elements from 0 to 10 "
+                     "of dim 0: end - start + step - 1 overflows int64");
+  expect_slice_fails(x, 0, 0, 10, I64_MAX - 1, "end - start + step - 1 overflows int64");
+  expect_slice_fails(x, -1, -I64_MAX - 1, I64_MAX, I64_MAX,
+                     "the 10 elements from 0 to 10 of dim 0");
+  tsr_tensor_release(x);
+}
+
+Test(views, slice_step_whose_stride_overflows) {
+  tsr_tensor *r, *y;
+  TSR_ASSERT_OK(tsr_arange(0, 12, 1, TSR_FLOAT32, TSR_CPU, &r));
+  TSR_ASSERT_OK(tsr_view(r, 2, (int64_t[]){3, 4}, &y));
+  /* slice(y, 0, 0, 3, M // 4): (1, 4) (M-3, 1) 0, 4 * step fits */
+  expect_slice(y, 0, 0, 3, I64_MAX / 4, (int64_t[]){1, 4}, (int64_t[]){I64_MAX - 3, 1}, 0);
+  /* slice(y, 1, 0, 4, M // 2): (3, 1) (4, M // 2) 0 */
+  expect_slice(y, 1, 0, 4, I64_MAX / 2, (int64_t[]){3, 1}, (int64_t[]){4, I64_MAX / 2}, 0);
+  /* slice(y, 0, 0, 3, 2**61) raises (4 * 2**61 wraps to INT64_MIN);
+   * slice(y, 0, 0, 3, 2**62) returns stride 0 (wrapped). Both refused. */
+  expect_slice_fails(y, 0, 0, 3, P2(61),
+                     "slice step 2305843009213693952 is too large for dim 0 with stride 4: "
+                     "stride * step overflows int64");
+  expect_slice_fails(y, 0, 0, 3, P2(62), "stride * step overflows int64");
+  tsr_tensor_release(y);
+  tsr_tensor_release(r);
+}
+
 /* A layout without elements reaches no storage, whatever its strides and
  * wherever its empty dim: torch.arange(4.).as_strided([3, 0], [2**62, 1])
  * and .as_strided([0, 3], [1, 2**62]) both work, as does
@@ -371,6 +450,23 @@ Test(views, empty_layouts_accept_any_strides) {
   TSR_ASSERT_FAILS(tsr_as_strided(b, 2, (int64_t[]){3, 1}, (int64_t[]){P2(62), 1}, 0, &w),
                    TSR_ERR_INVALID_ARGUMENT, "storage extent overflows int64");
   cr_assert_eq(w, SENTINEL);
+  tsr_tensor_release(b);
+}
+
+/* An empty tensor may have any strides; the offset a slice start adds may
+ * then overflow. */
+Test(views, slice_start_whose_storage_offset_overflows) {
+  tsr_tensor *b, *w;
+  TSR_ASSERT_OK(tsr_arange(0, 4, 1, TSR_FLOAT32, TSR_CPU, &b));
+  /* w = b.as_strided([3, 0], [2**62, 1], 0) */
+  TSR_ASSERT_OK(tsr_as_strided(b, 2, (int64_t[]){3, 0}, (int64_t[]){P2(62), 1}, 0, &w));
+  /* slice(w, 0, 1, 3, 1): (2, 0) (2**62, 1) 2**62 */
+  expect_slice(w, 0, 1, 3, 1, (int64_t[]){2, 0}, (int64_t[]){P2(62), 1}, P2(62));
+  /* slice(w, 0, 2, 3, 1) raises (2 * 2**62 wraps negative): refused */
+  expect_slice_fails(w, 0, 2, 3, 1,
+                     "slice start 2 of dim 0 with stride 4611686018427387904 moves storage offset 0 "
+                     "past int64");
+  tsr_tensor_release(w);
   tsr_tensor_release(b);
 }
 

@@ -44,8 +44,15 @@ TSR_API tsr_status tsr_permute(const tsr_tensor* t, int64_t ndim, const int64_t*
 TSR_API tsr_status tsr_narrow(const tsr_tensor* t, int64_t dim, int64_t start, int64_t length,
                               tsr_tensor** out);
 /* Python slicing t[..., start:end:step, ...] on dim: start/end clamp to the
- * size like Python (negative counts from the end), step >= 1 (step <= 0 is
- * TSR_ERR_INVALID_ARGUMENT, as PyTorch). Pass INT64_MAX as end for "to the end". */
+ * size like Python (negative counts from the end), step >= 1. Pass INT64_MAX
+ * as end for "to the end". Same sizes, strides and offset as
+ * torch.ops.aten.slice.
+ * TSR_ERR_INVALID_ARGUMENT: a 0-dim t, step <= 0 (as PyTorch), and the
+ * steps for which ATen's int64 arithmetic overflows and PyTorch 1.13
+ * answers with wrapped-around values or fails: end - start + step - 1 >
+ * INT64_MAX (a step within end - start of INT64_MAX), or stride * step
+ * outside int64; also a start whose start * stride moves the storage offset
+ * past INT64_MAX (only an empty t can have such strides). */
 TSR_API tsr_status tsr_slice(const tsr_tensor* t, int64_t dim, int64_t start, int64_t end,
                              int64_t step, tsr_tensor** out);
 /* t[..., index, ...]: removes dim. index outside the size:

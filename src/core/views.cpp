@@ -133,10 +133,32 @@ Tensor slice(const Tensor& t, int64_t dim, int64_t start, int64_t end, int64_t s
   if (end < 0) end = end < -size ? 0 : end + size;
   start = std::min(start, size);
   end = std::clamp(end, start, size);
+  // ATen computes the size as (end - start + step - 1) / step and the stride
+  // as stride * step in int64. Where either overflows (a step within
+  // end - start of INT64_MAX, or stride * step past INT64_MAX), PyTorch
+  // 1.13's answer is wrapped-around arithmetic: an empty slice where Python
+  // takes one element, a garbage stride, or an error about a negative size
+  // or stride. Those steps are TSR_ERR_INVALID_ARGUMENT here; every other
+  // step gives PyTorch's result.
+  const int64_t len = end - start;
+  const int64_t stride = t.strides()[dim];
+  int64_t span, new_stride, shift, offset;
+  TSR_CHECK(!__builtin_add_overflow(len, step - 1, &span), TSR_ERR_INVALID_ARGUMENT,
+            "slice step ", step, " is too large for the ", len, " elements from ", start, " to ",
+            end, " of dim ", dim, ": end - start + step - 1 overflows int64");
+  TSR_CHECK(!__builtin_mul_overflow(stride, step, &new_stride), TSR_ERR_INVALID_ARGUMENT,
+            "slice step ", step, " is too large for dim ", dim, " with stride ", stride,
+            ": stride * step overflows int64");
+  // A tensor without elements may have any strides, so the new storage
+  // offset can overflow too (PyTorch wraps it: "Tensor: invalid storage
+  // offset -4611686018427387904").
+  TSR_CHECK(!__builtin_mul_overflow(start, stride, &shift) &&
+                !__builtin_add_overflow(t.storage_offset(), shift, &offset),
+            TSR_ERR_INVALID_ARGUMENT, "slice start ", start, " of dim ", dim, " with stride ",
+            stride, " moves storage offset ", t.storage_offset(), " past int64");
   Shape sizes = t.sizes(), strides = t.strides();
-  sizes[dim] = (end - start + step - 1) / step;
-  strides[dim] = checked_mul(strides[dim], step, "slice stride");
-  int64_t offset = t.storage_offset() + start * t.strides()[dim];
+  sizes[dim] = span / step;
+  strides[dim] = new_stride;
   return make_view(t, sizes, strides, offset);
 }
 
