@@ -470,3 +470,125 @@ Test(views, slice_start_whose_storage_offset_overflows) {
   tsr_tensor_release(b);
 }
 
+/* Runs split (chunk = false) or chunk into a 4-slot array and checks the
+ * pieces: n of them, piece i of size sizes[i] (1-D input), offsets[i]. */
+static void expect_pieces(const tsr_tensor* x, bool chunk, int64_t arg, int64_t n,
+                          const int64_t* sizes, const int64_t* strides, const int64_t* offsets) {
+  tsr_tensor* outs[4] = {SENTINEL, SENTINEL, SENTINEL, SENTINEL};
+  int64_t count = -7;
+  if (chunk) TSR_ASSERT_OK(tsr_chunk(x, arg, 0, outs, 4, &count));
+  else TSR_ASSERT_OK(tsr_split(x, arg, 0, outs, 4, &count));
+  cr_assert_eq(count, n, "%lld pieces, torch %lld", (long long)count, (long long)n);
+  for (int64_t i = 0; i < n; ++i) {
+    tsr_assert_geometry(outs[i], 1, &sizes[i], &strides[i]);
+    cr_assert_eq(tsr_tensor_storage_offset(outs[i]), offsets[i]);
+    tsr_tensor_release(outs[i]);
+  }
+  for (int64_t i = n; i < 4; ++i) cr_assert_eq(outs[i], SENTINEL, "wrote past the pieces");
+}
+
+static void expect_pieces_fail(const tsr_tensor* x, bool chunk, int64_t arg, const char* needle) {
+  geometry before = geometry_of(x);
+  tsr_tensor* outs[4] = {SENTINEL, SENTINEL, SENTINEL, SENTINEL};
+  int64_t count = -7;
+  if (chunk)
+    TSR_ASSERT_FAILS(tsr_chunk(x, arg, 0, outs, 4, &count), TSR_ERR_INVALID_ARGUMENT, needle);
+  else
+    TSR_ASSERT_FAILS(tsr_split(x, arg, 0, outs, 4, &count), TSR_ERR_INVALID_ARGUMENT, needle);
+  cr_assert_eq(count, -7, "count written on failure");
+  for (int i = 0; i < 4; ++i) cr_assert_eq(outs[i], SENTINEL, "handle written on failure");
+  assert_unchanged(x, &before);
+}
+
+Test(views, split_with_a_split_size_near_int64_max) {
+  tsr_tensor* x;
+  TSR_ASSERT_OK(tsr_arange(0, 10, 1, TSR_FLOAT32, TSR_CPU, &x));
+  /* x.split(M), x.split(M - 8), x.split(2**62): one piece (10,), offset 0
+   * (ATen's size + split_size - 1 wraps for the first two, yet gives one) */
+  const int64_t args[] = {I64_MAX, I64_MAX - 8, P2(62)};
+  for (size_t i = 0; i < 3; ++i)
+    expect_pieces(x, false, args[i], 1, (int64_t[]){10}, (int64_t[]){1}, (int64_t[]){0});
+  tsr_tensor_release(x);
+}
+
+Test(views, chunk_count_whose_split_size_overflows) {
+  tsr_tensor* x;
+  TSR_ASSERT_OK(tsr_arange(0, 4, 1, TSR_FLOAT32, TSR_CPU, &x));
+  /* x.chunk(M - 3): four pieces of one element (4 + chunks - 1 == INT64_MAX) */
+  expect_pieces(x, true, I64_MAX - 3, 4, (int64_t[]){1, 1, 1, 1}, (int64_t[]){1, 1, 1, 1},
+                (int64_t[]){0, 1, 2, 3});
+  /* x.chunk(2**62): the same */
+  expect_pieces(x, true, P2(62), 4, (int64_t[]){1, 1, 1, 1}, (int64_t[]){1, 1, 1, 1},
+                (int64_t[]){0, 1, 2, 3});
+  /* x.chunk(M - 2) raises "split expects split_size be non-negative, but got
+   * split_size=-1", x.chunk(M) "split_size can only be 0 if dimension size
+   * is 0": ATen's split size overflowed. Refused, with the reason. */
+  expect_pieces_fail(x, true, I64_MAX - 2,
+                     "chunk: chunks 9223372036854775805 is too large for dim 0 of size 4: the split "
+                     "size (size + chunks - 1) / chunks overflows int64 (at most "
+                     "9223372036854775804 chunks)");
+  expect_pieces_fail(x, true, I64_MAX, "overflows int64");
+  tsr_tensor_release(x);
+}
+
+/* A dim of 2**62 elements (stride 0, from expand) splits into more pieces
+ * than an array of handles can hold: PyTorch raises "cannot create
+ * std::vector larger than max_size()" at the same count, 2**60. */
+Test(views, split_of_a_huge_dim) {
+  tsr_tensor *one, *big;
+  TSR_ASSERT_OK(tsr_ones(1, (int64_t[]){1}, TSR_FLOAT32, TSR_CPU, &one));
+  TSR_ASSERT_OK(tsr_expand(one, 1, (int64_t[]){P2(62)}, &big));
+  /* big.split(2**62 - 1): (2**62 - 1,) and (1,), strides 0, offsets 0 */
+  expect_pieces(big, false, P2(62) - 1, 2, (int64_t[]){P2(62) - 1, 1}, (int64_t[]){0, 0},
+                (int64_t[]){0, 0});
+  /* big.chunk(3): 1537228672809129302, 1537228672809129302, 1537228672809129300 */
+  expect_pieces(big, true, 3, 3,
+                (int64_t[]){1537228672809129302, 1537228672809129302, 1537228672809129300},
+                (int64_t[]){0, 0, 0}, (int64_t[]){0, 0, 0});
+  /* big.split(1), big.split(4), big.chunk(2**62) raise */
+  expect_pieces_fail(big, false, 1,
+                     "split: split_size 1 cuts dim 0 of size 4611686018427387904 into "
+                     "4611686018427387904 pieces, more handles than an array can hold "
+                     "(1152921504606846975)");
+  expect_pieces_fail(big, false, 4, "into 1152921504606846976 pieces");
+  expect_pieces_fail(big, true, P2(62), "more handles than an array can hold");
+  /* big.split(5): 922337203685477581 pieces, fewer than 2**60: counted */
+  int64_t count = -1;
+  TSR_ASSERT_FAILS(tsr_split(big, 5, 0, NULL, 0, &count), TSR_ERR_INVALID_ARGUMENT,
+                   "capacity 0 is smaller than the 922337203685477581 pieces");
+  cr_assert_eq(count, 922337203685477581);
+  tsr_tensor_release(big);
+  tsr_tensor_release(one);
+}
+
+/* torch.empty(0).chunk(5) is five empty pieces, so a count query may be
+ * answered with any count up to 2**60 - 1 (torch.empty(0).chunk(2**60)
+ * raises "cannot create std::vector larger than max_size()"). The query
+ * allocates nothing per piece: 2**40 pieces would take 8 TiB of sizes. */
+Test(views, chunk_count_query_of_an_empty_dim_allocates_nothing) {
+  tsr_tensor *e, *e2;
+  TSR_ASSERT_OK(tsr_empty(1, (int64_t[]){0}, TSR_FLOAT32, TSR_CONTIGUOUS_FORMAT, TSR_CPU, &e));
+  const int64_t counts[] = {P2(40), P2(60) - 1};
+  for (size_t i = 0; i < 2; ++i) {
+    int64_t count = -1;
+    TSR_ASSERT_FAILS(tsr_chunk(e, counts[i], 0, NULL, 0, &count), TSR_ERR_INVALID_ARGUMENT,
+                     "capacity 0 is smaller than the");
+    cr_assert_eq(count, counts[i]);
+  }
+  expect_pieces_fail(e, true, P2(60),
+                     "chunk: 1152921504606846976 empty pieces of dim 0 are more handles than an "
+                     "array can hold (1152921504606846975)");
+  expect_pieces_fail(e, true, I64_MAX, "more handles than an array can hold");
+  /* torch.empty(0).chunk(3): three (0,) pieces, stride 1, offset 0 */
+  expect_pieces(e, true, 3, 3, (int64_t[]){0, 0, 0}, (int64_t[]){1, 1, 1}, (int64_t[]){0, 0, 0});
+  /* torch.empty(2, 0).chunk(2**40, 1): the same count from a 2-D input */
+  TSR_ASSERT_OK(tsr_empty(2, (int64_t[]){2, 0}, TSR_FLOAT32, TSR_CONTIGUOUS_FORMAT, TSR_CPU, &e2));
+  int64_t count = -1;
+  tsr_tensor* outs[2] = {SENTINEL, SENTINEL};
+  TSR_ASSERT_FAILS(tsr_chunk(e2, P2(40), 1, outs, 2, &count), TSR_ERR_INVALID_ARGUMENT,
+                   "capacity 2 is smaller than the 1099511627776 pieces");
+  cr_assert_eq(count, P2(40));
+  cr_assert(outs[0] == SENTINEL && outs[1] == SENTINEL);
+  tsr_tensor_release(e2);
+  tsr_tensor_release(e);
+}

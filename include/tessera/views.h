@@ -99,11 +99,18 @@ TSR_API tsr_status tsr_diagonal(const tsr_tensor* t, int64_t offset, int64_t dim
 /* torch.split(split_size, dim) / torch.chunk(chunks, dim): views. Writes at
  * most capacity handles to outs and the number of pieces to *count (always,
  * also when capacity is too small: then TSR_ERR_INVALID_ARGUMENT and no handle
- * is written, so a first call with capacity 0 asks the count). Each written
- * handle is a new reference. Pieces along dim have split_size elements (the
- * last may be smaller); chunk uses split_size = ceil(size / chunks), so it may
- * return fewer than chunks pieces, as torch. split_size < 0, split_size 0 on a
- * non-empty dim, chunks <= 0, or a 0-dim t: TSR_ERR_INVALID_ARGUMENT. */
+ * is written, so a first call with capacity 0 asks the count). Such a count
+ * query allocates nothing, whatever the count. Each written handle is a new
+ * reference. Pieces along dim have split_size elements (the last may be
+ * smaller); chunk uses split_size = ceil(size / chunks), so it may return
+ * fewer than chunks pieces, as torch; an empty dim gives chunks empty pieces
+ * (split: one).
+ * TSR_ERR_INVALID_ARGUMENT, *count and outs untouched: split_size < 0,
+ * split_size 0 on a non-empty dim, chunks <= 0, a 0-dim t; chunks >
+ * INT64_MAX - size + 1 on a non-empty dim (ATen's split size overflows
+ * int64 and PyTorch fails); more than PTRDIFF_MAX / sizeof(tsr_tensor*)
+ * pieces (2^60 - 1 on 64-bit targets; PyTorch fails at the same count). A
+ * huge split_size is fine: one piece, as PyTorch. */
 TSR_API tsr_status tsr_split(const tsr_tensor* t, int64_t split_size, int64_t dim,
                              tsr_tensor** outs, int64_t capacity, int64_t* count);
 TSR_API tsr_status tsr_chunk(const tsr_tensor* t, int64_t chunks, int64_t dim,

@@ -372,29 +372,50 @@ Tensor diagonal(const Tensor& t, int64_t offset, int64_t dim1, int64_t dim2) {
   return make_view(t, sizes, strides, storage_offset);
 }
 
-std::vector<int64_t> split_sizes(const Tensor& t, int64_t split_size, int64_t dim) {
+Pieces split_pieces(const Tensor& t, int64_t split_size, int64_t dim) {
   TSR_CHECK(t.ndim() > 0, TSR_ERR_INVALID_ARGUMENT, "split expects at least a 1-dimensional tensor");
   dim = wrap_dim(dim, t.ndim());
   TSR_CHECK(split_size >= 0, TSR_ERR_INVALID_ARGUMENT,
             "split expects split_size be non-negative, but got split_size=", split_size);
-  int64_t size = t.sizes()[dim];
+  const int64_t size = t.sizes()[dim];
   TSR_CHECK(split_size > 0 || size == 0, TSR_ERR_INVALID_ARGUMENT,
             "split_size can only be 0 if dimension size is 0, but got dimension size of ", size);
-  int64_t pieces = split_size == 0 ? 1 : std::max<int64_t>((size + split_size - 1) / split_size, 1);
-  std::vector<int64_t> out(pieces, split_size);
-  if (split_size > 0) out.back() = split_size - (split_size * pieces - size);
-  return out;
+  // ATen: max((size + split_size - 1) / split_size, 1) pieces, the last one
+  // split_size - (split_size * pieces - size) long. That sum overflows for a
+  // split_size near INT64_MAX, yet ATen's wrapped result is still the one
+  // piece meant; here it is computed without overflow.
+  if (size == 0) return {1, 0, 0};
+  const int64_t count = (size - 1) / split_size + 1;
+  TSR_CHECK(count <= kMaxPieces, TSR_ERR_INVALID_ARGUMENT, "split: split_size ", split_size,
+            " cuts dim ", dim, " of size ", size, " into ", count,
+            " pieces, more handles than an array can hold (", kMaxPieces, ")");
+  return {count, split_size, size - split_size * (count - 1)};
 }
 
-std::vector<int64_t> chunk_sizes(const Tensor& t, int64_t chunks, int64_t dim) {
+Pieces chunk_pieces(const Tensor& t, int64_t chunks, int64_t dim) {
   TSR_CHECK(t.ndim() > 0, TSR_ERR_INVALID_ARGUMENT, "chunk expects at least a 1-dimensional tensor");
   TSR_CHECK(chunks > 0, TSR_ERR_INVALID_ARGUMENT, "chunk expects `chunks` to be greater than 0, got: ",
             chunks);
-  int64_t size = t.sizes()[wrap_dim(dim, t.ndim())];
+  dim = wrap_dim(dim, t.ndim());
+  const int64_t size = t.sizes()[dim];
   // ATen's chunk goes through split_with_sizes when the dim is empty, so an
-  // empty dim gives `chunks` empty pieces (split would give one).
-  if (size == 0) return std::vector<int64_t>(chunks, 0);
-  return split_sizes(t, (size + chunks - 1) / chunks, dim);
+  // empty dim gives `chunks` empty pieces (split would give one). PyTorch
+  // builds a vector of `chunks` sizes for that; here nothing is allocated
+  // until the caller's array has room for the handles.
+  if (size == 0) {
+    TSR_CHECK(chunks <= kMaxPieces, TSR_ERR_INVALID_ARGUMENT, "chunk: ", chunks,
+              " empty pieces of dim ", dim, " are more handles than an array can hold (",
+              kMaxPieces, ")");
+    return {chunks, 0, 0};
+  }
+  // ATen's split size (size + chunks - 1) / chunks overflows int64 for
+  // chunks > INT64_MAX - size + 1, and PyTorch then fails ("split_size can
+  // only be 0 ..." or "... non-negative, but got split_size=-1").
+  TSR_CHECK(size - 1 <= INT64_MAX - chunks, TSR_ERR_INVALID_ARGUMENT, "chunk: chunks ", chunks,
+            " is too large for dim ", dim, " of size ", size,
+            ": the split size (size + chunks - 1) / chunks overflows int64 (at most ",
+            INT64_MAX - (size - 1), " chunks)");
+  return split_pieces(t, (size - 1) / chunks + 1, dim);  // ceil(size / chunks)
 }
 
 Shape flatten_shape(const Tensor& t, int64_t start, int64_t end) {
