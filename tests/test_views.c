@@ -470,6 +470,44 @@ Test(views, slice_start_whose_storage_offset_overflows) {
   tsr_tensor_release(b);
 }
 
+/* torch.arange(4.).as_strided([0], [1], 2**62) is allowed (there is no
+ * element to check) and its data_ptr() is 0, as for every empty tensor.
+ * tessera's data_ptr of an empty tensor is element [0]'s address while the
+ * offset stays inside the storage or at its end, and NULL further out, where
+ * the address would overflow. */
+Test(views, data_ptr_of_an_empty_tensor_far_past_its_storage) {
+  tsr_tensor* b;
+  TSR_ASSERT_OK(tsr_arange(0, 4, 1, TSR_FLOAT32, TSR_CPU, &b));
+  char* base = tsr_tensor_data_ptr(b);
+  cr_assert_not_null(base);
+  const int64_t far[] = {5, P2(61), P2(62), I64_MAX};
+  for (size_t i = 0; i < sizeof far / sizeof far[0]; ++i) {
+    tsr_tensor *e, *c;
+    TSR_ASSERT_OK(tsr_as_strided(b, 1, (int64_t[]){0}, (int64_t[]){1}, far[i], &e));
+    cr_assert_eq(tsr_tensor_storage_offset(e), far[i]);
+    cr_assert_null(tsr_tensor_data_ptr(e), "offset %lld", (long long)far[i]);
+    /* and it goes through ops like any empty tensor */
+    TSR_ASSERT_OK(tsr_clone(e, TSR_CONTIGUOUS_FORMAT, &c));
+    cr_assert_eq(tsr_tensor_numel(c), 0);
+    tsr_tensor_release(c);
+    TSR_ASSERT_OK(tsr_contiguous(e, TSR_CONTIGUOUS_FORMAT, &c));
+    tsr_tensor_release(c);
+    tsr_tensor_release(e);
+  }
+  /* inside or at the end of the 16-byte storage: unchanged */
+  for (int64_t off = 0; off <= 4; ++off) {
+    tsr_tensor* e;
+    TSR_ASSERT_OK(tsr_as_strided(b, 1, (int64_t[]){0}, (int64_t[]){1}, off, &e));
+    cr_assert_eq((char*)tsr_tensor_data_ptr(e), base + 4 * off);
+    tsr_tensor_release(e);
+  }
+  tsr_tensor* v;
+  TSR_ASSERT_OK(tsr_as_strided(b, 1, (int64_t[]){2}, (int64_t[]){1}, 2, &v));
+  cr_assert_eq((char*)tsr_tensor_data_ptr(v), base + 8);
+  tsr_tensor_release(v);
+  tsr_tensor_release(b);
+}
+
 /* Runs split (chunk = false) or chunk into a 4-slot array and checks the
  * pieces: n of them, piece i of size sizes[i] (1-D input), offsets[i]. */
 static void expect_pieces(const tsr_tensor* x, bool chunk, int64_t arg, int64_t n,

@@ -84,7 +84,9 @@ TSR_API tsr_status tsr_movedim(const tsr_tensor* t, int64_t n, const int64_t* so
                                const int64_t* destination, tsr_tensor** out);
 /* torch.as_strided: any sizes/strides/storage_offset over t's storage.
  * Negative strides/offset, or elements outside the storage:
- * TSR_ERR_INVALID_ARGUMENT (message gives the storage size). */
+ * TSR_ERR_INVALID_ARGUMENT (message gives the storage size). A result
+ * without elements may have any strides and offset, as PyTorch (see
+ * tsr_tensor_data_ptr for its address). */
 TSR_API tsr_status tsr_as_strided(const tsr_tensor* t, int64_t ndim, const int64_t* sizes,
                                   const int64_t* strides, int64_t storage_offset,
                                   tsr_tensor** out);
