@@ -630,3 +630,93 @@ Test(views, chunk_count_query_of_an_empty_dim_allocates_nothing) {
   tsr_tensor_release(e2);
   tsr_tensor_release(e);
 }
+
+/* Other views of an empty tensor whose strides are huge: each offset or
+ * stride PyTorch computes without overflow is its answer; where its int64
+ * arithmetic wraps, PyTorch fails ("Expected !is_symbolic()", "cannot be
+ * represented as a SymInt", "Negative strides"), and tessera refuses too. */
+Test(views, views_of_an_empty_tensor_with_huge_strides) {
+  tsr_tensor *b, *w, *z2, *z3, *y;
+  TSR_ASSERT_OK(tsr_arange(0, 4, 1, TSR_FLOAT32, TSR_CPU, &b));
+  /* w = b.as_strided([3, 0], [2**62, 1]); z2: [3, 3, 0], [2**61, 2**61, 1];
+   * z3: [3, 3, 0], [2**62, 1, 1] */
+  TSR_ASSERT_OK(tsr_as_strided(b, 2, (int64_t[]){3, 0}, (int64_t[]){P2(62), 1}, 0, &w));
+  TSR_ASSERT_OK(
+      tsr_as_strided(b, 3, (int64_t[]){3, 3, 0}, (int64_t[]){P2(61), P2(61), 1}, 0, &z2));
+  TSR_ASSERT_OK(tsr_as_strided(b, 3, (int64_t[]){3, 3, 0}, (int64_t[]){P2(62), 1, 1}, 0, &z3));
+  geometry gw = geometry_of(w), gz2 = geometry_of(z2), gz3 = geometry_of(z3);
+
+  /* w.select(0, 1): (0,) (1,) 2**62; w.select(0, 2), w.select(0, -1) raise */
+  TSR_ASSERT_OK(tsr_select(w, 0, 1, &y));
+  tsr_assert_geometry(y, 1, (int64_t[]){0}, (int64_t[]){1});
+  cr_assert_eq(tsr_tensor_storage_offset(y), P2(62));
+  tsr_tensor_release(y);
+  y = SENTINEL;
+  TSR_ASSERT_FAILS(tsr_select(w, 0, 2, &y), TSR_ERR_INVALID_ARGUMENT,
+                   "select(): index 2 of dim 0 with stride 4611686018427387904 moves storage "
+                   "offset 0 past int64");
+  TSR_ASSERT_FAILS(tsr_select(w, 0, -1, &y), TSR_ERR_INVALID_ARGUMENT, "index 2 of dim 0");
+  cr_assert_eq(y, SENTINEL);
+
+  /* z2.diagonal(1, 0, 1) and z2.diagonal(-1, 0, 1): (0, 2) (1, 2**62) 2**61 */
+  for (int64_t off = -1; off <= 1; off += 2) {
+    TSR_ASSERT_OK(tsr_diagonal(z2, off, 0, 1, &y));
+    tsr_assert_geometry(y, 2, (int64_t[]){0, 2}, (int64_t[]){1, P2(62)});
+    cr_assert_eq(tsr_tensor_storage_offset(y), P2(61));
+    tsr_tensor_release(y);
+  }
+  /* z3.diagonal(-1, 0, 1): (0, 2) (1, 2**62 + 1) 2**62;
+   * z3.diagonal(2, 0, 1): (0, 1) (1, 2**62 + 1) 2 */
+  TSR_ASSERT_OK(tsr_diagonal(z3, -1, 0, 1, &y));
+  tsr_assert_geometry(y, 2, (int64_t[]){0, 2}, (int64_t[]){1, P2(62) + 1});
+  cr_assert_eq(tsr_tensor_storage_offset(y), P2(62));
+  tsr_tensor_release(y);
+  TSR_ASSERT_OK(tsr_diagonal(z3, 2, 0, 1, &y));
+  tsr_assert_geometry(y, 2, (int64_t[]){0, 1}, (int64_t[]){1, P2(62) + 1});
+  cr_assert_eq(tsr_tensor_storage_offset(y), 2);
+  tsr_tensor_release(y);
+  /* z3.diagonal(-2, 0, 1) raises (offset 2 * 2**62); w-like strides
+   * 2**62 + 2**62 raise (b.as_strided([3, 3, 0], [2**62, 2**62, 1]).diagonal()) */
+  y = SENTINEL;
+  TSR_ASSERT_FAILS(tsr_diagonal(z3, -2, 0, 1, &y), TSR_ERR_INVALID_ARGUMENT,
+                   "diagonal: offset 2 of dim 0 with stride 4611686018427387904 moves storage "
+                   "offset 0 past int64");
+  tsr_tensor* z4;
+  TSR_ASSERT_OK(
+      tsr_as_strided(b, 3, (int64_t[]){3, 3, 0}, (int64_t[]){P2(62), P2(62), 1}, 0, &z4));
+  TSR_ASSERT_FAILS(tsr_diagonal(z4, 0, 0, 1, &y), TSR_ERR_INVALID_ARGUMENT,
+                   "diagonal: the strides 4611686018427387904 and 4611686018427387904 of dims 0 "
+                   "and 1 add up past int64");
+  cr_assert_eq(y, SENTINEL);
+  tsr_tensor_release(z4);
+
+  /* w.unsqueeze(1): (3, 1, 0) (2**62, 0, 1); w.unsqueeze(0) raises
+   * (its stride 3 * 2**62 wraps negative) */
+  TSR_ASSERT_OK(tsr_unsqueeze(w, 1, &y));
+  tsr_assert_geometry(y, 3, (int64_t[]){3, 1, 0}, (int64_t[]){P2(62), 0, 1});
+  tsr_tensor_release(y);
+  y = SENTINEL;
+  TSR_ASSERT_FAILS(tsr_unsqueeze(w, 0, &y), TSR_ERR_INVALID_ARGUMENT,
+                   "unsqueeze: the new dim's stride size * stride (3 * 4611686018427387904) "
+                   "overflows int64");
+  cr_assert_eq(y, SENTINEL);
+
+  /* w.expand(5, 3, 0): (5, 3, 0) (0, 2**62, 1), the new dim expanded;
+   * w.expand(1, 3, 0) raises (a new size-1 dim's stride 3 * 2**62) */
+  TSR_ASSERT_OK(tsr_expand(w, 3, (int64_t[]){5, 3, 0}, &y));
+  tsr_assert_geometry(y, 3, (int64_t[]){5, 3, 0}, (int64_t[]){0, P2(62), 1});
+  tsr_tensor_release(y);
+  y = SENTINEL;
+  TSR_ASSERT_FAILS(tsr_expand(w, 3, (int64_t[]){1, 3, 0}, &y), TSR_ERR_INVALID_ARGUMENT,
+                   "expand: the new dim's stride size * stride (3 * 4611686018427387904) "
+                   "overflows int64");
+  cr_assert_eq(y, SENTINEL);
+
+  assert_unchanged(w, &gw);
+  assert_unchanged(z2, &gz2);
+  assert_unchanged(z3, &gz3);
+  tsr_tensor_release(z3);
+  tsr_tensor_release(z2);
+  tsr_tensor_release(w);
+  tsr_tensor_release(b);
+}

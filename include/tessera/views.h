@@ -7,7 +7,13 @@
  * gradients back to t. Semantics are torch.Tensor's method of the same name.
  *
  * Common statuses, not repeated below:
- *   TSR_ERR_INVALID_ARGUMENT  NULL t/out, or a dim outside [-ndim, ndim).
+ *   TSR_ERR_INVALID_ARGUMENT  NULL t/out, or a dim outside [-ndim, ndim);
+ *                             a storage offset or stride of the result that
+ *                             would leave int64 (only a t without elements,
+ *                             whose strides may be anything, gets there:
+ *                             select, narrow, slice, diagonal, unsqueeze,
+ *                             expand, unfold; PyTorch's int64 arithmetic
+ *                             wraps there and it fails or answers garbage).
  *   TSR_ERR_SHAPE_MISMATCH    sizes that do not fit t (numel, expand rules).
  */
 #ifndef TESSERA_VIEWS_H
