@@ -522,16 +522,46 @@ Test(allocator, stats_struct_layout_is_pinned) {
 }
 
 Test(allocator, stats_struct_size_rules) {
-  /* Too small: refused, nothing written. */
-  tsr_memory_stats_t s;
-  memset(&s, 0xab, sizeof s);
-  s.struct_size = sizeof s - 1;
-  TSR_ASSERT_FAILS(tsr_memory_stats(TSR_CPU, &s), TSR_ERR_INVALID_ARGUMENT, "struct_size");
-  cr_assert_eq(s.struct_size, sizeof s - 1);
-  cr_assert_eq(s.allocation.current, (int64_t)0xabababababababab);
-  s.struct_size = 0;
-  TSR_ASSERT_FAILS(tsr_memory_stats(TSR_CPU, &s), TSR_ERR_INVALID_ARGUMENT,
-                   "set it to sizeof(tsr_memory_stats_t)");
+  /* Smaller than the first field (allocation): refused, nothing written. */
+  const size_t min_size = offsetof(tsr_memory_stats_t, allocation) + sizeof(tsr_memory_stat_t);
+  cr_assert_eq(min_size, 40);
+  const size_t too_small[] = {0, sizeof(size_t), min_size - 1};
+  for (size_t i = 0; i < sizeof too_small / sizeof too_small[0]; ++i) {
+    tsr_memory_stats_t s;
+    memset(&s, 0xab, sizeof s);
+    s.struct_size = too_small[i];
+    char needle[96];
+    snprintf(needle, sizeof needle, "out->struct_size is %zu, expected at least 40",
+             too_small[i]);
+    TSR_ASSERT_FAILS(tsr_memory_stats(TSR_CPU, &s), TSR_ERR_INVALID_ARGUMENT, needle);
+    TSR_ASSERT_FAILS(tsr_memory_stats(TSR_CPU, &s), TSR_ERR_INVALID_ARGUMENT,
+                     "set it to sizeof(tsr_memory_stats_t)");
+    cr_assert_eq(s.struct_size, too_small[i]);
+    tsr_memory_stats_t untouched;
+    memset(&untouched, 0xab, sizeof untouched);
+    cr_assert_eq(memcmp((char*)&s + sizeof(size_t), (char*)&untouched + sizeof(size_t),
+                        sizeof s - sizeof(size_t)),
+                 0, "struct_size %zu: fields written on failure", too_small[i]);
+  }
+
+  /* A caller built against an older header, whose struct ended before
+   * num_device_free (or had only allocation): exactly its struct_size bytes
+   * are filled, the field it lacks is left alone, struct_size stays. */
+  const size_t older[] = {offsetof(tsr_memory_stats_t, num_device_free), min_size};
+  for (size_t i = 0; i < sizeof older / sizeof older[0]; ++i) {
+    tsr_memory_stats_t s;
+    memset(&s, 0xab, sizeof s);
+    s.struct_size = older[i];
+    TSR_ASSERT_OK(tsr_memory_stats(TSR_CPU, &s));
+    cr_assert_eq(s.struct_size, older[i]);
+    cr_assert_eq(s.allocation.current, stats().allocation.current);
+    cr_assert_eq(s.num_device_free, (int64_t)0xabababababababab, "wrote past struct_size %zu",
+                 older[i]);
+    if (older[i] == min_size)
+      cr_assert_eq(s.segment.current, (int64_t)0xabababababababab, "wrote past allocation");
+    else
+      cr_assert_eq(s.num_device_alloc, stats().num_device_alloc);
+  }
 
   /* A caller built against a future, larger struct: this version's fields
    * are filled, the rest left alone, struct_size says how much was filled. */

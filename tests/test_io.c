@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -956,6 +957,126 @@ Test(io, metadata_null_is_accepted) {
   cr_assert_eq(tsr_tensor_map_metadata_count(m), 0);
   tsr_tensor_map_release(m);
   unlink(p);
+}
+
+/* ---- options from an older header (struct_size smaller than ours) ------------------ */
+
+/* A caller compiled when tsr_save_options ended before `level` or before
+ * n_metadata passes that smaller struct_size: the fields past it are not
+ * read (here they hold values that would be refused) and take their
+ * TSR_SAVE_OPTIONS_INIT defaults. */
+Test(io, save_options_from_an_older_header_default_the_missing_fields) {
+  tsr_tensor* t = NULL;
+  TSR_ASSERT_OK(tsr_arange(0, 6, 1, TSR_FLOAT32, TSR_CPU, &t));
+  TMP(path, "older.safetensors");
+  const size_t cuts[] = {offsetof(tsr_save_options, level),
+                         offsetof(tsr_save_options, n_metadata),
+                         offsetof(tsr_save_options, metadata_values)};
+  for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; ++i) {
+    /* Past struct_size, values that would be refused if read. */
+    tsr_save_options o;
+    memset(&o, 0xff, sizeof o); /* bad pointers */
+    o.level = 999;
+    o.n_metadata = -1;
+    o.struct_size = cuts[i];
+    o.compression = TSR_COMPRESSION_ZSTD;
+    if (cuts[i] > offsetof(tsr_save_options, level)) o.level = 5;
+    if (cuts[i] > offsetof(tsr_save_options, n_metadata)) o.n_metadata = 0;
+    TSR_ASSERT_OK(tsr_save(path, 1, (const char*[]){"t"}, &t, &o));
+    cr_assert_eq(o.struct_size, cuts[i], "the caller's struct was written");
+    tsr_tensor_map* m = NULL;
+    TSR_ASSERT_OK(tsr_load(path, NULL, &m));
+    /* compression was read; no metadata came from the missing fields */
+    cr_assert_eq(tsr_tensor_map_metadata_count(m), 1, "struct_size %zu", cuts[i]);
+    cr_assert_str_eq(tsr_tensor_map_metadata_get(m, "tessera.compression"), "zstd");
+    tsr_tensor* back = get(m, "t");
+    assert_same(t, back);
+    tsr_tensor_release(back);
+    tsr_tensor_map_release(m);
+  }
+  unlink(path);
+  tsr_tensor_release(t);
+}
+
+/* The smallest struct_size is the end of the first field (compression for
+ * save, max_bytes for load); below it: refused, nothing written or read. */
+Test(io, options_struct_size_below_the_first_field_is_refused) {
+  tsr_tensor* t = NULL;
+  TSR_ASSERT_OK(tsr_zeros(1, (int64_t[]){2}, TSR_FLOAT32, TSR_CPU, &t));
+  const size_t min_save = offsetof(tsr_save_options, compression) + sizeof(tsr_compression);
+  const size_t bad[] = {0, sizeof(size_t), min_save - 1};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+    tsr_save_options o = TSR_SAVE_OPTIONS_INIT;
+    o.struct_size = bad[i];
+    char needle[96];
+    snprintf(needle, sizeof needle, "save options->struct_size is %zu, expected at least %zu",
+             bad[i], min_save);
+    expect_save_fails(1, (const char*[]){"a"}, &t, &o, TSR_ERR_INVALID_ARGUMENT, needle);
+    expect_save_fails(1, (const char*[]){"a"}, &t, &o, TSR_ERR_INVALID_ARGUMENT,
+                      "set it to sizeof(tsr_save_options)");
+  }
+  /* At the minimum: accepted, everything else defaulted (uncompressed). */
+  tsr_save_options o;
+  memset(&o, 0xff, sizeof o);
+  o.level = 999;
+  o.n_metadata = -1;
+  o.struct_size = min_save;
+  o.compression = TSR_COMPRESSION_NONE;
+  TMP(path, "min.safetensors");
+  TSR_ASSERT_OK(tsr_save(path, 1, (const char*[]){"a"}, &t, &o));
+  tsr_tensor_map* m = NULL;
+  TSR_ASSERT_OK(tsr_load(path, NULL, &m));
+  cr_assert_eq(tsr_tensor_map_metadata_count(m), 0);
+  tsr_tensor_map_release(m);
+
+  /* load: its only field is max_bytes, so a struct cut before it is refused */
+  const size_t min_load = offsetof(tsr_load_options, max_bytes) + sizeof(int64_t);
+  tsr_load_options lo = TSR_LOAD_OPTIONS_INIT;
+  lo.struct_size = offsetof(tsr_load_options, max_bytes);
+  tsr_tensor_map* sentinel = (tsr_tensor_map*)(uintptr_t)0x1234;
+  m = sentinel;
+  char needle[96];
+  snprintf(needle, sizeof needle, "load options->struct_size is %zu, expected at least %zu",
+           lo.struct_size, min_load);
+  TSR_ASSERT_FAILS(tsr_load(path, &lo, &m), TSR_ERR_INVALID_ARGUMENT, needle);
+  cr_assert_eq(m, sentinel, "out written on failure");
+  lo.struct_size = min_load - 1;
+  TSR_ASSERT_FAILS(tsr_load(path, &lo, &m), TSR_ERR_INVALID_ARGUMENT,
+                   "set it to sizeof(tsr_load_options)");
+  cr_assert_eq(m, sentinel, "out written on failure");
+  unlink(path);
+  tsr_tensor_release(t);
+}
+
+/* A caller compiled against a newer header passes a larger struct: the
+ * fields this library knows are read, the rest ignored. */
+Test(io, options_from_a_newer_header_are_read_up_to_our_fields) {
+  tsr_tensor* t = NULL;
+  TSR_ASSERT_OK(tsr_zeros(1, (int64_t[]){4}, TSR_UINT8, TSR_CPU, &t));
+  TMP(path, "newer.safetensors");
+  struct {
+    tsr_save_options v1;
+    int64_t newer_field;
+  } so;
+  memset(&so, 0xff, sizeof so);
+  so.v1 = (tsr_save_options)TSR_SAVE_OPTIONS_INIT;
+  so.v1.struct_size = sizeof so;
+  TSR_ASSERT_OK(tsr_save(path, 1, (const char*[]){"t"}, &t, &so.v1));
+  struct {
+    tsr_load_options v1;
+    int64_t newer_field;
+  } lo;
+  memset(&lo, 0xff, sizeof lo);
+  lo.v1.struct_size = sizeof lo;
+  lo.v1.max_bytes = 3; /* read: the 4-byte tensor is over the cap */
+  tsr_tensor_map* m = NULL;
+  TSR_ASSERT_FAILS(tsr_load(path, &lo.v1, &m), TSR_ERR_CORRUPT_FILE, "max_bytes = 3");
+  cr_assert_null(m);
+  lo.v1.max_bytes = 4;
+  TSR_ASSERT_OK(tsr_load(path, &lo.v1, &m));
+  tsr_tensor_map_release(m);
+  unlink(path);
+  tsr_tensor_release(t);
 }
 
 /* ---- load: compressed files ------------------------------------------------------- */

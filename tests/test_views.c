@@ -338,3 +338,385 @@ Test(views, views_share_version_counter) {
   tsr_tensor_release(s);
   tsr_tensor_release(a);
 }
+
+/* ---- int64 edges: huge steps, split sizes, chunk counts, offsets ------------- *
+ * Expected values are PyTorch 1.13's (torch.ops.aten.slice, Tensor.split,
+ * Tensor.chunk, as_strided), quoted above each check. Where PyTorch's own
+ * int64 arithmetic overflows, its answer is wrapped around (an empty slice
+ * where Python takes one element, a garbage stride) or an error; tessera
+ * refuses those with TSR_ERR_INVALID_ARGUMENT, and a refused call writes no
+ * out parameter and leaves its input as it was. */
+
+#define I64_MAX INT64_MAX
+#define P2(n) ((int64_t)1 << (n))
+
+/* t's geometry, to check that a failed call left it alone. */
+typedef struct {
+  int64_t ndim, sizes[8], strides[8], offset, version;
+} geometry;
+
+static geometry geometry_of(const tsr_tensor* t) {
+  geometry g = {tsr_tensor_ndim(t), {0}, {0}, tsr_tensor_storage_offset(t), tsr_version(t)};
+  for (int64_t i = 0; i < g.ndim; ++i) {
+    g.sizes[i] = tsr_tensor_sizes(t)[i];
+    g.strides[i] = tsr_tensor_strides(t)[i];
+  }
+  return g;
+}
+
+static void assert_unchanged(const tsr_tensor* t, const geometry* before) {
+  geometry now = geometry_of(t);
+  cr_assert_eq(memcmp(&now, before, sizeof now), 0, "the input changed");
+}
+
+static void expect_slice(const tsr_tensor* x, int64_t dim, int64_t start, int64_t end, int64_t step,
+                         const int64_t* sizes, const int64_t* strides, int64_t offset) {
+  tsr_tensor* y = SENTINEL;
+  TSR_ASSERT_OK(tsr_slice(x, dim, start, end, step, &y));
+  tsr_assert_geometry(y, tsr_tensor_ndim(x), sizes, strides);
+  cr_assert_eq(tsr_tensor_storage_offset(y), offset, "storage_offset %lld, torch %lld",
+               (long long)tsr_tensor_storage_offset(y), (long long)offset);
+  tsr_tensor_release(y);
+}
+
+static void expect_slice_fails(const tsr_tensor* x, int64_t dim, int64_t start, int64_t end,
+                               int64_t step, const char* needle) {
+  geometry before = geometry_of(x);
+  tsr_tensor* y = SENTINEL;
+  TSR_ASSERT_FAILS(tsr_slice(x, dim, start, end, step, &y), TSR_ERR_INVALID_ARGUMENT, needle);
+  cr_assert_eq(y, SENTINEL, "out written on failure");
+  assert_unchanged(x, &before);
+}
+
+Test(views, slice_with_a_step_near_int64_max) {
+  tsr_tensor* x;
+  TSR_ASSERT_OK(tsr_arange(0, 10, 1, TSR_FLOAT32, TSR_CPU, &x));
+  /* slice(x, 0, 0, 10, M-9): (1,) (M-9,) 0; 10 + step - 1 is INT64_MAX itself */
+  expect_slice(x, 0, 0, 10, I64_MAX - 9, (int64_t[]){1}, (int64_t[]){I64_MAX - 9}, 0);
+  /* slice(x, 0, 9, M, M): (1,) (M,) 9, one element left: no overflow */
+  expect_slice(x, 0, 9, I64_MAX, I64_MAX, (int64_t[]){1}, (int64_t[]){I64_MAX}, 9);
+  /* slice(x, 0, 3, 3, M): (0,) (M,) 3 */
+  expect_slice(x, 0, 3, 3, I64_MAX, (int64_t[]){0}, (int64_t[]){I64_MAX}, 3);
+  /* slice(x, 0, 0, 10, 2**62): (1,) (2**62,) 0 */
+  expect_slice(x, 0, 0, 10, P2(62), (int64_t[]){1}, (int64_t[]){P2(62)}, 0);
+  /* slice(x, 0, 0, 10, M-8) raises "Storage size calculation overflowed with
+   * sizes=[-1]"; slice(x, 0, 0, 10, M) and (..., M-1) return an empty slice
+   * (the size wrapped; Python's x[0:10:M] is [x[0]]). All refused. */
+  expect_slice_fails(x, 0, 0, 10, I64_MAX - 8,
+                     "slice step 9223372036854775799 is too large for the 10 elements from 0 to 10 "
+                     "of dim 0: end - start + step - 1 overflows int64");
+  expect_slice_fails(x, 0, 0, 10, I64_MAX - 1, "end - start + step - 1 overflows int64");
+  expect_slice_fails(x, -1, -I64_MAX - 1, I64_MAX, I64_MAX,
+                     "the 10 elements from 0 to 10 of dim 0");
+  tsr_tensor_release(x);
+}
+
+Test(views, slice_step_whose_stride_overflows) {
+  tsr_tensor *r, *y;
+  TSR_ASSERT_OK(tsr_arange(0, 12, 1, TSR_FLOAT32, TSR_CPU, &r));
+  TSR_ASSERT_OK(tsr_view(r, 2, (int64_t[]){3, 4}, &y));
+  /* slice(y, 0, 0, 3, M // 4): (1, 4) (M-3, 1) 0, 4 * step fits */
+  expect_slice(y, 0, 0, 3, I64_MAX / 4, (int64_t[]){1, 4}, (int64_t[]){I64_MAX - 3, 1}, 0);
+  /* slice(y, 1, 0, 4, M // 2): (3, 1) (4, M // 2) 0 */
+  expect_slice(y, 1, 0, 4, I64_MAX / 2, (int64_t[]){3, 1}, (int64_t[]){4, I64_MAX / 2}, 0);
+  /* slice(y, 0, 0, 3, 2**61) raises (4 * 2**61 wraps to INT64_MIN);
+   * slice(y, 0, 0, 3, 2**62) returns stride 0 (wrapped). Both refused. */
+  expect_slice_fails(y, 0, 0, 3, P2(61),
+                     "slice step 2305843009213693952 is too large for dim 0 with stride 4: "
+                     "stride * step overflows int64");
+  expect_slice_fails(y, 0, 0, 3, P2(62), "stride * step overflows int64");
+  tsr_tensor_release(y);
+  tsr_tensor_release(r);
+}
+
+/* A layout without elements reaches no storage, whatever its strides and
+ * wherever its empty dim: torch.arange(4.).as_strided([3, 0], [2**62, 1])
+ * and .as_strided([0, 3], [1, 2**62]) both work, as does
+ * torch.empty_strided((3, 0), (2**62, 1)); [3, 1] overflows. */
+Test(views, empty_layouts_accept_any_strides) {
+  tsr_tensor *b, *w;
+  TSR_ASSERT_OK(tsr_arange(0, 4, 1, TSR_FLOAT32, TSR_CPU, &b));
+  const int64_t sizes[][2] = {{3, 0}, {0, 3}}, strides[][2] = {{P2(62), 1}, {1, P2(62)}};
+  for (int i = 0; i < 2; ++i) {
+    TSR_ASSERT_OK(tsr_as_strided(b, 2, sizes[i], strides[i], 0, &w));
+    tsr_assert_geometry(w, 2, sizes[i], strides[i]);
+    tsr_tensor_release(w);
+    TSR_ASSERT_OK(tsr_empty_strided(2, sizes[i], strides[i], TSR_FLOAT32, TSR_CPU, &w));
+    tsr_assert_geometry(w, 2, sizes[i], strides[i]);
+    cr_assert_null(tsr_tensor_data_ptr(w));
+    tsr_tensor_release(w);
+  }
+  w = SENTINEL;
+  TSR_ASSERT_FAILS(tsr_as_strided(b, 2, (int64_t[]){3, 1}, (int64_t[]){P2(62), 1}, 0, &w),
+                   TSR_ERR_INVALID_ARGUMENT, "storage extent overflows int64");
+  cr_assert_eq(w, SENTINEL);
+  tsr_tensor_release(b);
+}
+
+/* An empty tensor may have any strides; the offset a slice start adds may
+ * then overflow. */
+Test(views, slice_start_whose_storage_offset_overflows) {
+  tsr_tensor *b, *w;
+  TSR_ASSERT_OK(tsr_arange(0, 4, 1, TSR_FLOAT32, TSR_CPU, &b));
+  /* w = b.as_strided([3, 0], [2**62, 1], 0) */
+  TSR_ASSERT_OK(tsr_as_strided(b, 2, (int64_t[]){3, 0}, (int64_t[]){P2(62), 1}, 0, &w));
+  /* slice(w, 0, 1, 3, 1): (2, 0) (2**62, 1) 2**62 */
+  expect_slice(w, 0, 1, 3, 1, (int64_t[]){2, 0}, (int64_t[]){P2(62), 1}, P2(62));
+  /* slice(w, 0, 2, 3, 1) raises (2 * 2**62 wraps negative): refused */
+  expect_slice_fails(w, 0, 2, 3, 1,
+                     "slice start 2 of dim 0 with stride 4611686018427387904 moves storage offset 0 "
+                     "past int64");
+  tsr_tensor_release(w);
+  tsr_tensor_release(b);
+}
+
+/* torch.arange(4.).as_strided([0], [1], 2**62) is allowed (there is no
+ * element to check) and its data_ptr() is 0, as for every empty tensor.
+ * tessera's data_ptr of an empty tensor is element [0]'s address while the
+ * offset stays inside the storage or at its end, and NULL further out, where
+ * the address would overflow. */
+Test(views, data_ptr_of_an_empty_tensor_far_past_its_storage) {
+  tsr_tensor* b;
+  TSR_ASSERT_OK(tsr_arange(0, 4, 1, TSR_FLOAT32, TSR_CPU, &b));
+  char* base = tsr_tensor_data_ptr(b);
+  cr_assert_not_null(base);
+  const int64_t far[] = {5, P2(61), P2(62), I64_MAX};
+  for (size_t i = 0; i < sizeof far / sizeof far[0]; ++i) {
+    tsr_tensor *e, *c;
+    TSR_ASSERT_OK(tsr_as_strided(b, 1, (int64_t[]){0}, (int64_t[]){1}, far[i], &e));
+    cr_assert_eq(tsr_tensor_storage_offset(e), far[i]);
+    cr_assert_null(tsr_tensor_data_ptr(e), "offset %lld", (long long)far[i]);
+    /* and it goes through ops like any empty tensor */
+    TSR_ASSERT_OK(tsr_clone(e, TSR_CONTIGUOUS_FORMAT, &c));
+    cr_assert_eq(tsr_tensor_numel(c), 0);
+    tsr_tensor_release(c);
+    TSR_ASSERT_OK(tsr_contiguous(e, TSR_CONTIGUOUS_FORMAT, &c));
+    tsr_tensor_release(c);
+    tsr_tensor_release(e);
+  }
+  /* inside or at the end of the 16-byte storage: unchanged */
+  for (int64_t off = 0; off <= 4; ++off) {
+    tsr_tensor* e;
+    TSR_ASSERT_OK(tsr_as_strided(b, 1, (int64_t[]){0}, (int64_t[]){1}, off, &e));
+    cr_assert_eq((char*)tsr_tensor_data_ptr(e), base + 4 * off);
+    tsr_tensor_release(e);
+  }
+  tsr_tensor* v;
+  TSR_ASSERT_OK(tsr_as_strided(b, 1, (int64_t[]){2}, (int64_t[]){1}, 2, &v));
+  cr_assert_eq((char*)tsr_tensor_data_ptr(v), base + 8);
+  tsr_tensor_release(v);
+  tsr_tensor_release(b);
+}
+
+/* Runs split (chunk = false) or chunk into a 4-slot array and checks the
+ * pieces: n of them, piece i of size sizes[i] (1-D input), offsets[i]. */
+static void expect_pieces(const tsr_tensor* x, bool chunk, int64_t arg, int64_t n,
+                          const int64_t* sizes, const int64_t* strides, const int64_t* offsets) {
+  tsr_tensor* outs[4] = {SENTINEL, SENTINEL, SENTINEL, SENTINEL};
+  int64_t count = -7;
+  if (chunk) TSR_ASSERT_OK(tsr_chunk(x, arg, 0, outs, 4, &count));
+  else TSR_ASSERT_OK(tsr_split(x, arg, 0, outs, 4, &count));
+  cr_assert_eq(count, n, "%lld pieces, torch %lld", (long long)count, (long long)n);
+  for (int64_t i = 0; i < n; ++i) {
+    tsr_assert_geometry(outs[i], 1, &sizes[i], &strides[i]);
+    cr_assert_eq(tsr_tensor_storage_offset(outs[i]), offsets[i]);
+    tsr_tensor_release(outs[i]);
+  }
+  for (int64_t i = n; i < 4; ++i) cr_assert_eq(outs[i], SENTINEL, "wrote past the pieces");
+}
+
+static void expect_pieces_fail(const tsr_tensor* x, bool chunk, int64_t arg, const char* needle) {
+  geometry before = geometry_of(x);
+  tsr_tensor* outs[4] = {SENTINEL, SENTINEL, SENTINEL, SENTINEL};
+  int64_t count = -7;
+  if (chunk)
+    TSR_ASSERT_FAILS(tsr_chunk(x, arg, 0, outs, 4, &count), TSR_ERR_INVALID_ARGUMENT, needle);
+  else
+    TSR_ASSERT_FAILS(tsr_split(x, arg, 0, outs, 4, &count), TSR_ERR_INVALID_ARGUMENT, needle);
+  cr_assert_eq(count, -7, "count written on failure");
+  for (int i = 0; i < 4; ++i) cr_assert_eq(outs[i], SENTINEL, "handle written on failure");
+  assert_unchanged(x, &before);
+}
+
+Test(views, split_with_a_split_size_near_int64_max) {
+  tsr_tensor* x;
+  TSR_ASSERT_OK(tsr_arange(0, 10, 1, TSR_FLOAT32, TSR_CPU, &x));
+  /* x.split(M), x.split(M - 8), x.split(2**62): one piece (10,), offset 0
+   * (ATen's size + split_size - 1 wraps for the first two, yet gives one) */
+  const int64_t args[] = {I64_MAX, I64_MAX - 8, P2(62)};
+  for (size_t i = 0; i < 3; ++i)
+    expect_pieces(x, false, args[i], 1, (int64_t[]){10}, (int64_t[]){1}, (int64_t[]){0});
+  tsr_tensor_release(x);
+}
+
+Test(views, chunk_count_whose_split_size_overflows) {
+  tsr_tensor* x;
+  TSR_ASSERT_OK(tsr_arange(0, 4, 1, TSR_FLOAT32, TSR_CPU, &x));
+  /* x.chunk(M - 3): four pieces of one element (4 + chunks - 1 == INT64_MAX) */
+  expect_pieces(x, true, I64_MAX - 3, 4, (int64_t[]){1, 1, 1, 1}, (int64_t[]){1, 1, 1, 1},
+                (int64_t[]){0, 1, 2, 3});
+  /* x.chunk(2**62): the same */
+  expect_pieces(x, true, P2(62), 4, (int64_t[]){1, 1, 1, 1}, (int64_t[]){1, 1, 1, 1},
+                (int64_t[]){0, 1, 2, 3});
+  /* x.chunk(M - 2) raises "split expects split_size be non-negative, but got
+   * split_size=-1", x.chunk(M) "split_size can only be 0 if dimension size
+   * is 0": ATen's split size overflowed. Refused, with the reason. */
+  expect_pieces_fail(x, true, I64_MAX - 2,
+                     "chunk: chunks 9223372036854775805 is too large for dim 0 of size 4: the split "
+                     "size (size + chunks - 1) / chunks overflows int64 (at most "
+                     "9223372036854775804 chunks)");
+  expect_pieces_fail(x, true, I64_MAX, "overflows int64");
+  tsr_tensor_release(x);
+}
+
+/* A dim of 2**62 elements (stride 0, from expand) splits into more pieces
+ * than an array of handles can hold: PyTorch raises "cannot create
+ * std::vector larger than max_size()" at the same count, 2**60. */
+Test(views, split_of_a_huge_dim) {
+  tsr_tensor *one, *big;
+  TSR_ASSERT_OK(tsr_ones(1, (int64_t[]){1}, TSR_FLOAT32, TSR_CPU, &one));
+  TSR_ASSERT_OK(tsr_expand(one, 1, (int64_t[]){P2(62)}, &big));
+  /* big.split(2**62 - 1): (2**62 - 1,) and (1,), strides 0, offsets 0 */
+  expect_pieces(big, false, P2(62) - 1, 2, (int64_t[]){P2(62) - 1, 1}, (int64_t[]){0, 0},
+                (int64_t[]){0, 0});
+  /* big.chunk(3): 1537228672809129302, 1537228672809129302, 1537228672809129300 */
+  expect_pieces(big, true, 3, 3,
+                (int64_t[]){1537228672809129302, 1537228672809129302, 1537228672809129300},
+                (int64_t[]){0, 0, 0}, (int64_t[]){0, 0, 0});
+  /* big.split(1), big.split(4), big.chunk(2**62) raise */
+  expect_pieces_fail(big, false, 1,
+                     "split: split_size 1 cuts dim 0 of size 4611686018427387904 into "
+                     "4611686018427387904 pieces, more handles than an array can hold "
+                     "(1152921504606846975)");
+  expect_pieces_fail(big, false, 4, "into 1152921504606846976 pieces");
+  expect_pieces_fail(big, true, P2(62), "more handles than an array can hold");
+  /* big.split(5): 922337203685477581 pieces, fewer than 2**60: counted */
+  int64_t count = -1;
+  TSR_ASSERT_FAILS(tsr_split(big, 5, 0, NULL, 0, &count), TSR_ERR_INVALID_ARGUMENT,
+                   "capacity 0 is smaller than the 922337203685477581 pieces");
+  cr_assert_eq(count, 922337203685477581);
+  tsr_tensor_release(big);
+  tsr_tensor_release(one);
+}
+
+/* torch.empty(0).chunk(5) is five empty pieces, so a count query may be
+ * answered with any count up to 2**60 - 1 (torch.empty(0).chunk(2**60)
+ * raises "cannot create std::vector larger than max_size()"). The query
+ * allocates nothing per piece: 2**40 pieces would take 8 TiB of sizes. */
+Test(views, chunk_count_query_of_an_empty_dim_allocates_nothing) {
+  tsr_tensor *e, *e2;
+  TSR_ASSERT_OK(tsr_empty(1, (int64_t[]){0}, TSR_FLOAT32, TSR_CONTIGUOUS_FORMAT, TSR_CPU, &e));
+  const int64_t counts[] = {P2(40), P2(60) - 1};
+  for (size_t i = 0; i < 2; ++i) {
+    int64_t count = -1;
+    TSR_ASSERT_FAILS(tsr_chunk(e, counts[i], 0, NULL, 0, &count), TSR_ERR_INVALID_ARGUMENT,
+                     "capacity 0 is smaller than the");
+    cr_assert_eq(count, counts[i]);
+  }
+  expect_pieces_fail(e, true, P2(60),
+                     "chunk: 1152921504606846976 empty pieces of dim 0 are more handles than an "
+                     "array can hold (1152921504606846975)");
+  expect_pieces_fail(e, true, I64_MAX, "more handles than an array can hold");
+  /* torch.empty(0).chunk(3): three (0,) pieces, stride 1, offset 0 */
+  expect_pieces(e, true, 3, 3, (int64_t[]){0, 0, 0}, (int64_t[]){1, 1, 1}, (int64_t[]){0, 0, 0});
+  /* torch.empty(2, 0).chunk(2**40, 1): the same count from a 2-D input */
+  TSR_ASSERT_OK(tsr_empty(2, (int64_t[]){2, 0}, TSR_FLOAT32, TSR_CONTIGUOUS_FORMAT, TSR_CPU, &e2));
+  int64_t count = -1;
+  tsr_tensor* outs[2] = {SENTINEL, SENTINEL};
+  TSR_ASSERT_FAILS(tsr_chunk(e2, P2(40), 1, outs, 2, &count), TSR_ERR_INVALID_ARGUMENT,
+                   "capacity 2 is smaller than the 1099511627776 pieces");
+  cr_assert_eq(count, P2(40));
+  cr_assert(outs[0] == SENTINEL && outs[1] == SENTINEL);
+  tsr_tensor_release(e2);
+  tsr_tensor_release(e);
+}
+
+/* Other views of an empty tensor whose strides are huge: each offset or
+ * stride PyTorch computes without overflow is its answer; where its int64
+ * arithmetic wraps, PyTorch fails ("Expected !is_symbolic()", "cannot be
+ * represented as a SymInt", "Negative strides"), and tessera refuses too. */
+Test(views, views_of_an_empty_tensor_with_huge_strides) {
+  tsr_tensor *b, *w, *z2, *z3, *y;
+  TSR_ASSERT_OK(tsr_arange(0, 4, 1, TSR_FLOAT32, TSR_CPU, &b));
+  /* w = b.as_strided([3, 0], [2**62, 1]); z2: [3, 3, 0], [2**61, 2**61, 1];
+   * z3: [3, 3, 0], [2**62, 1, 1] */
+  TSR_ASSERT_OK(tsr_as_strided(b, 2, (int64_t[]){3, 0}, (int64_t[]){P2(62), 1}, 0, &w));
+  TSR_ASSERT_OK(
+      tsr_as_strided(b, 3, (int64_t[]){3, 3, 0}, (int64_t[]){P2(61), P2(61), 1}, 0, &z2));
+  TSR_ASSERT_OK(tsr_as_strided(b, 3, (int64_t[]){3, 3, 0}, (int64_t[]){P2(62), 1, 1}, 0, &z3));
+  geometry gw = geometry_of(w), gz2 = geometry_of(z2), gz3 = geometry_of(z3);
+
+  /* w.select(0, 1): (0,) (1,) 2**62; w.select(0, 2), w.select(0, -1) raise */
+  TSR_ASSERT_OK(tsr_select(w, 0, 1, &y));
+  tsr_assert_geometry(y, 1, (int64_t[]){0}, (int64_t[]){1});
+  cr_assert_eq(tsr_tensor_storage_offset(y), P2(62));
+  tsr_tensor_release(y);
+  y = SENTINEL;
+  TSR_ASSERT_FAILS(tsr_select(w, 0, 2, &y), TSR_ERR_INVALID_ARGUMENT,
+                   "select(): index 2 of dim 0 with stride 4611686018427387904 moves storage "
+                   "offset 0 past int64");
+  TSR_ASSERT_FAILS(tsr_select(w, 0, -1, &y), TSR_ERR_INVALID_ARGUMENT, "index 2 of dim 0");
+  cr_assert_eq(y, SENTINEL);
+
+  /* z2.diagonal(1, 0, 1) and z2.diagonal(-1, 0, 1): (0, 2) (1, 2**62) 2**61 */
+  for (int64_t off = -1; off <= 1; off += 2) {
+    TSR_ASSERT_OK(tsr_diagonal(z2, off, 0, 1, &y));
+    tsr_assert_geometry(y, 2, (int64_t[]){0, 2}, (int64_t[]){1, P2(62)});
+    cr_assert_eq(tsr_tensor_storage_offset(y), P2(61));
+    tsr_tensor_release(y);
+  }
+  /* z3.diagonal(-1, 0, 1): (0, 2) (1, 2**62 + 1) 2**62;
+   * z3.diagonal(2, 0, 1): (0, 1) (1, 2**62 + 1) 2 */
+  TSR_ASSERT_OK(tsr_diagonal(z3, -1, 0, 1, &y));
+  tsr_assert_geometry(y, 2, (int64_t[]){0, 2}, (int64_t[]){1, P2(62) + 1});
+  cr_assert_eq(tsr_tensor_storage_offset(y), P2(62));
+  tsr_tensor_release(y);
+  TSR_ASSERT_OK(tsr_diagonal(z3, 2, 0, 1, &y));
+  tsr_assert_geometry(y, 2, (int64_t[]){0, 1}, (int64_t[]){1, P2(62) + 1});
+  cr_assert_eq(tsr_tensor_storage_offset(y), 2);
+  tsr_tensor_release(y);
+  /* z3.diagonal(-2, 0, 1) raises (offset 2 * 2**62); w-like strides
+   * 2**62 + 2**62 raise (b.as_strided([3, 3, 0], [2**62, 2**62, 1]).diagonal()) */
+  y = SENTINEL;
+  TSR_ASSERT_FAILS(tsr_diagonal(z3, -2, 0, 1, &y), TSR_ERR_INVALID_ARGUMENT,
+                   "diagonal: offset 2 of dim 0 with stride 4611686018427387904 moves storage "
+                   "offset 0 past int64");
+  tsr_tensor* z4;
+  TSR_ASSERT_OK(
+      tsr_as_strided(b, 3, (int64_t[]){3, 3, 0}, (int64_t[]){P2(62), P2(62), 1}, 0, &z4));
+  TSR_ASSERT_FAILS(tsr_diagonal(z4, 0, 0, 1, &y), TSR_ERR_INVALID_ARGUMENT,
+                   "diagonal: the strides 4611686018427387904 and 4611686018427387904 of dims 0 "
+                   "and 1 add up past int64");
+  cr_assert_eq(y, SENTINEL);
+  tsr_tensor_release(z4);
+
+  /* w.unsqueeze(1): (3, 1, 0) (2**62, 0, 1); w.unsqueeze(0) raises
+   * (its stride 3 * 2**62 wraps negative) */
+  TSR_ASSERT_OK(tsr_unsqueeze(w, 1, &y));
+  tsr_assert_geometry(y, 3, (int64_t[]){3, 1, 0}, (int64_t[]){P2(62), 0, 1});
+  tsr_tensor_release(y);
+  y = SENTINEL;
+  TSR_ASSERT_FAILS(tsr_unsqueeze(w, 0, &y), TSR_ERR_INVALID_ARGUMENT,
+                   "unsqueeze: the new dim's stride size * stride (3 * 4611686018427387904) "
+                   "overflows int64");
+  cr_assert_eq(y, SENTINEL);
+
+  /* w.expand(5, 3, 0): (5, 3, 0) (0, 2**62, 1), the new dim expanded;
+   * w.expand(1, 3, 0) raises (a new size-1 dim's stride 3 * 2**62) */
+  TSR_ASSERT_OK(tsr_expand(w, 3, (int64_t[]){5, 3, 0}, &y));
+  tsr_assert_geometry(y, 3, (int64_t[]){5, 3, 0}, (int64_t[]){0, P2(62), 1});
+  tsr_tensor_release(y);
+  y = SENTINEL;
+  TSR_ASSERT_FAILS(tsr_expand(w, 3, (int64_t[]){1, 3, 0}, &y), TSR_ERR_INVALID_ARGUMENT,
+                   "expand: the new dim's stride size * stride (3 * 4611686018427387904) "
+                   "overflows int64");
+  cr_assert_eq(y, SENTINEL);
+
+  assert_unchanged(w, &gw);
+  assert_unchanged(z2, &gz2);
+  assert_unchanged(z3, &gz3);
+  tsr_tensor_release(z3);
+  tsr_tensor_release(z2);
+  tsr_tensor_release(w);
+  tsr_tensor_release(b);
+}

@@ -83,10 +83,14 @@ typedef struct tsr_memory_stats_t {
 
 /* torch.cuda.memory_stats. The caller sets out->struct_size to the size of
  * its struct (sizeof(tsr_memory_stats_t) of the header it compiled with).
- * The library writes min(out->struct_size, its own struct size) bytes and
- * sets out->struct_size to that number, so a caller built against a newer
- * header can tell which fields an older library filled. struct_size smaller
- * than this version's struct: TSR_ERR_INVALID_ARGUMENT, *out untouched. */
+ * The library writes min(out->struct_size, its own struct size) bytes, never
+ * more, and sets out->struct_size to that number: a caller built against an
+ * older header gets the fields its struct has, and one built against a newer
+ * header can tell which fields an older library filled (bytes past them are
+ * left alone). Besides the common statuses: out->struct_size smaller than
+ * the end of the first field, offsetof(tsr_memory_stats_t, allocation) +
+ * sizeof(tsr_memory_stat_t) = 40 (say, struct_size left 0):
+ * TSR_ERR_INVALID_ARGUMENT, *out untouched. */
 TSR_API tsr_status tsr_memory_stats(tsr_device_type device_type, int32_t device_index,
                                     tsr_memory_stats_t* out);
 

@@ -54,7 +54,7 @@ extern "C" {
 /* Exports t as a DLManagedTensor without copying (at::toDLPack).
  *
  * *out: a new DLManagedTensor describing t: data = address of t's element
- * [0,...,0] (tsr_tensor_data_ptr; NULL for a tensor over an empty storage),
+ * [0,...,0] (tsr_tensor_data_ptr, so NULL where that is NULL),
  * byte_offset = 0, device {kDLCPU, 0}, ndim = t's ndim, shape = t's sizes,
  * strides = t's strides in elements (never NULL, also for ndim 0), except
  * that a dim of size 0 or 1 gets stride 1. shape and strides live inside the

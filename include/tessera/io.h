@@ -54,8 +54,12 @@ typedef enum tsr_compression {
 } tsr_compression;
 
 /* Options for tsr_save. Set struct_size = sizeof(tsr_save_options) (or use
- * TSR_SAVE_OPTIONS_INIT); a library newer than the caller's header reads
- * only the fields that struct_size covers and defaults the rest. */
+ * TSR_SAVE_OPTIONS_INIT). Fields are only ever appended: a library newer
+ * than the caller's header reads only the fields that struct_size covers and
+ * gives the rest their TSR_SAVE_OPTIONS_INIT values; one older than the
+ * caller's header reads the fields it knows. A struct_size that does not
+ * cover the first field (compression; 0, sizeof(size_t)) is
+ * TSR_ERR_INVALID_ARGUMENT. */
 typedef struct tsr_save_options {
   size_t struct_size;
   tsr_compression compression;
@@ -74,7 +78,8 @@ typedef struct tsr_save_options {
 #define TSR_SAVE_OPTIONS_INIT \
   { sizeof(tsr_save_options), TSR_COMPRESSION_NONE, 0, 0, NULL, NULL }
 
-/* Options for tsr_load; struct_size as for tsr_save_options. */
+/* Options for tsr_load; struct_size as for tsr_save_options (the first
+ * field is max_bytes; missing fields take TSR_LOAD_OPTIONS_INIT values). */
 typedef struct tsr_load_options {
   size_t struct_size;
   /* Most bytes of tensor data (sum of numel*element_size over the file) the
@@ -113,9 +118,10 @@ typedef struct tsr_tensor_map tsr_tensor_map;
  * Statuses:
  *   TSR_ERR_INVALID_ARGUMENT  NULL path, n < 0, NULL names/tensors (n > 0) or
  *                             entries, an empty/duplicate/reserved/non-UTF-8
- *                             name or metadata key, a bad opts->struct_size,
- *                             compression or level, a bool tensor holding a
- *                             byte other than 0/1.
+ *                             name or metadata key, an opts->struct_size
+ *                             that does not cover compression (see
+ *                             tsr_save_options), a bad compression or level,
+ *                             a bool tensor holding a byte other than 0/1.
  *   TSR_ERR_UNSUPPORTED       a tensor not on the CPU.
  *   TSR_ERR_IO                creating, writing, syncing or renaming failed
  *                             (the message has the path and strerror; see
@@ -131,8 +137,9 @@ TSR_API tsr_status tsr_save(const char* path, int64_t n, const char* const* name
  * the file, contents bit-exact. opts NULL means TSR_LOAD_OPTIONS_INIT.
  *
  * Statuses:
- *   TSR_ERR_INVALID_ARGUMENT  NULL path/out, a bad opts->struct_size or a
- *                             negative max_bytes.
+ *   TSR_ERR_INVALID_ARGUMENT  NULL path/out, an opts->struct_size that
+ *                             does not cover max_bytes, or a negative
+ *                             max_bytes.
  *   TSR_ERR_IO                path cannot be opened or read, or is not a
  *                             regular file (message has strerror).
  *   TSR_ERR_CORRUPT_FILE      shorter than 8 bytes; header length above

@@ -70,8 +70,11 @@ TSR_API tsr_device_type tsr_tensor_device_type(const tsr_tensor* t);
 /* Device index (0 for CPU); -1 for NULL. */
 TSR_API int32_t tsr_tensor_device_index(const tsr_tensor* t);
 /* Address of element [0,...,0] (storage data + storage_offset*element_size).
- * Borrowed: valid while t or another user of its storage lives. May be NULL
- * for a tensor over an empty storage, and for a NULL handle. */
+ * Borrowed: valid while t or another user of its storage lives. NULL for a
+ * NULL handle, may be NULL for a tensor over an empty storage, and is NULL
+ * for a tensor without elements whose storage_offset lies past the end of
+ * its storage (as_strided allows any offset then; PyTorch's data_ptr is 0
+ * for every tensor without elements). */
 TSR_API void* tsr_tensor_data_ptr(const tsr_tensor* t);
 
 /* The storage under t. *out: new reference. */

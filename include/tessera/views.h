@@ -7,7 +7,13 @@
  * gradients back to t. Semantics are torch.Tensor's method of the same name.
  *
  * Common statuses, not repeated below:
- *   TSR_ERR_INVALID_ARGUMENT  NULL t/out, or a dim outside [-ndim, ndim).
+ *   TSR_ERR_INVALID_ARGUMENT  NULL t/out, or a dim outside [-ndim, ndim);
+ *                             a storage offset or stride of the result that
+ *                             would leave int64 (only a t without elements,
+ *                             whose strides may be anything, gets there:
+ *                             select, narrow, slice, diagonal, unsqueeze,
+ *                             expand, unfold; PyTorch's int64 arithmetic
+ *                             wraps there and it fails or answers garbage).
  *   TSR_ERR_SHAPE_MISMATCH    sizes that do not fit t (numel, expand rules).
  */
 #ifndef TESSERA_VIEWS_H
@@ -44,8 +50,15 @@ TSR_API tsr_status tsr_permute(const tsr_tensor* t, int64_t ndim, const int64_t*
 TSR_API tsr_status tsr_narrow(const tsr_tensor* t, int64_t dim, int64_t start, int64_t length,
                               tsr_tensor** out);
 /* Python slicing t[..., start:end:step, ...] on dim: start/end clamp to the
- * size like Python (negative counts from the end), step >= 1 (step <= 0 is
- * TSR_ERR_INVALID_ARGUMENT, as PyTorch). Pass INT64_MAX as end for "to the end". */
+ * size like Python (negative counts from the end), step >= 1. Pass INT64_MAX
+ * as end for "to the end". Same sizes, strides and offset as
+ * torch.ops.aten.slice.
+ * TSR_ERR_INVALID_ARGUMENT: a 0-dim t, step <= 0 (as PyTorch), and the
+ * steps for which ATen's int64 arithmetic overflows and PyTorch 1.13
+ * answers with wrapped-around values or fails: end - start + step - 1 >
+ * INT64_MAX (a step within end - start of INT64_MAX), or stride * step
+ * outside int64; also a start whose start * stride moves the storage offset
+ * past INT64_MAX (only an empty t can have such strides). */
 TSR_API tsr_status tsr_slice(const tsr_tensor* t, int64_t dim, int64_t start, int64_t end,
                              int64_t step, tsr_tensor** out);
 /* t[..., index, ...]: removes dim. index outside the size:
@@ -77,7 +90,9 @@ TSR_API tsr_status tsr_movedim(const tsr_tensor* t, int64_t n, const int64_t* so
                                const int64_t* destination, tsr_tensor** out);
 /* torch.as_strided: any sizes/strides/storage_offset over t's storage.
  * Negative strides/offset, or elements outside the storage:
- * TSR_ERR_INVALID_ARGUMENT (message gives the storage size). */
+ * TSR_ERR_INVALID_ARGUMENT (message gives the storage size). A result
+ * without elements may have any strides and offset, as PyTorch (see
+ * tsr_tensor_data_ptr for its address). */
 TSR_API tsr_status tsr_as_strided(const tsr_tensor* t, int64_t ndim, const int64_t* sizes,
                                   const int64_t* strides, int64_t storage_offset,
                                   tsr_tensor** out);
@@ -92,11 +107,18 @@ TSR_API tsr_status tsr_diagonal(const tsr_tensor* t, int64_t offset, int64_t dim
 /* torch.split(split_size, dim) / torch.chunk(chunks, dim): views. Writes at
  * most capacity handles to outs and the number of pieces to *count (always,
  * also when capacity is too small: then TSR_ERR_INVALID_ARGUMENT and no handle
- * is written, so a first call with capacity 0 asks the count). Each written
- * handle is a new reference. Pieces along dim have split_size elements (the
- * last may be smaller); chunk uses split_size = ceil(size / chunks), so it may
- * return fewer than chunks pieces, as torch. split_size < 0, split_size 0 on a
- * non-empty dim, chunks <= 0, or a 0-dim t: TSR_ERR_INVALID_ARGUMENT. */
+ * is written, so a first call with capacity 0 asks the count). Such a count
+ * query allocates nothing, whatever the count. Each written handle is a new
+ * reference. Pieces along dim have split_size elements (the last may be
+ * smaller); chunk uses split_size = ceil(size / chunks), so it may return
+ * fewer than chunks pieces, as torch; an empty dim gives chunks empty pieces
+ * (split: one).
+ * TSR_ERR_INVALID_ARGUMENT, *count and outs untouched: split_size < 0,
+ * split_size 0 on a non-empty dim, chunks <= 0, a 0-dim t; chunks >
+ * INT64_MAX - size + 1 on a non-empty dim (ATen's split size overflows
+ * int64 and PyTorch fails); more than PTRDIFF_MAX / sizeof(tsr_tensor*)
+ * pieces (2^60 - 1 on 64-bit targets; PyTorch fails at the same count). A
+ * huge split_size is fine: one piece, as PyTorch. */
 TSR_API tsr_status tsr_split(const tsr_tensor* t, int64_t split_size, int64_t dim,
                              tsr_tensor** outs, int64_t capacity, int64_t* count);
 TSR_API tsr_status tsr_chunk(const tsr_tensor* t, int64_t chunks, int64_t dim,

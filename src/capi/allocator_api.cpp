@@ -1,12 +1,11 @@
 // C API: caching-allocator statistics, cache control and memory limit
 // (allocator.h). The allocator itself is alloc/cpu_caching_allocator.cpp.
-#include <cstring>
-
 #include <tessera/allocator.h>
 
 #include "alloc/cpu_allocator.h"
 #include "capi/barrier.h"
 #include "capi/handles.h"
+#include "capi/struct_size.h"
 #include "core/factory.h"
 
 using namespace tsr;
@@ -44,11 +43,7 @@ TSR_EXTERN tsr_status tsr_memory_stats(tsr_device_type device_type, int32_t devi
   return guarded([&] {
     const alloc::MemoryStats s = stats_of(device_type, device_index);
     require(out, "out");
-    TSR_CHECK(out->struct_size >= sizeof(tsr_memory_stats_t), TSR_ERR_INVALID_ARGUMENT,
-              "tsr_memory_stats: out->struct_size is ", out->struct_size, ", expected at least ",
-              sizeof(tsr_memory_stats_t), " (set it to sizeof(tsr_memory_stats_t))");
     tsr_memory_stats_t c;
-    c.struct_size = sizeof c;
     c.allocation = to_c(s.allocation);
     c.segment = to_c(s.segment);
     c.active = to_c(s.active);
@@ -62,9 +57,11 @@ TSR_EXTERN tsr_status tsr_memory_stats(tsr_device_type device_type, int32_t devi
     c.num_ooms = s.num_ooms;
     c.num_device_alloc = s.num_device_alloc;
     c.num_device_free = s.num_device_free;
-    // A caller with a newer, larger struct gets this version's fields; its
-    // struct_size then tells it how many bytes were filled.
-    std::memcpy(out, &c, sizeof c);
+    // Only the caller's struct_size bytes: an older, smaller struct gets the
+    // fields it has, a newer, larger one this version's; the struct_size
+    // written back says how many bytes were filled (capi/struct_size.h).
+    write_struct(out, c, TSR_FIRST_VERSION_SIZE(tsr_memory_stats_t, allocation),
+                 "tsr_memory_stats: out", "tsr_memory_stats_t");
   });
 }
 

@@ -7,6 +7,7 @@
 
 #include "capi/barrier.h"
 #include "capi/handles.h"
+#include "capi/struct_size.h"
 #include "io/load.h"
 #include "io/save.h"
 
@@ -27,18 +28,25 @@ using namespace tsr::capi;
 
 namespace {
 
-// Options structs grow by appending fields: a caller's struct_size must
-// cover at least the first version's fields; fields past it keep defaults.
-template <typename Opts>
-void check_struct_size(const Opts* o, const char* what) {
-  TSR_CHECK(o->struct_size >= sizeof(Opts), TSR_ERR_INVALID_ARGUMENT, what, "->struct_size is ",
-            o->struct_size, ", expected at least ", sizeof(Opts));
+// The caller's options over TSR_SAVE_OPTIONS_INIT / TSR_LOAD_OPTIONS_INIT,
+// read up to its struct_size (capi/struct_size.h): an older, smaller struct
+// gets the defaults of the fields it lacks.
+tsr_save_options read_save_options(const tsr_save_options* o) {
+  return read_struct(o, tsr_save_options TSR_SAVE_OPTIONS_INIT,
+                     TSR_FIRST_VERSION_SIZE(tsr_save_options, compression), "save options",
+                     "tsr_save_options");
+}
+tsr_load_options read_load_options(const tsr_load_options* o) {
+  return read_struct(o, tsr_load_options TSR_LOAD_OPTIONS_INIT,
+                     TSR_FIRST_VERSION_SIZE(tsr_load_options, max_bytes), "load options",
+                     "tsr_load_options");
 }
 
-io::SaveSettings save_settings(const tsr_save_options* o) {
+io::SaveSettings save_settings(const tsr_save_options* opts) {
   io::SaveSettings s;
-  if (!o) return s;
-  check_struct_size(o, "save options");
+  if (!opts) return s;
+  const tsr_save_options given = read_save_options(opts);
+  const tsr_save_options* o = &given;
   const int compression = enum_arg(o->compression);  // any int may arrive from C
   TSR_CHECK(compression == TSR_COMPRESSION_NONE || compression == TSR_COMPRESSION_ZSTD,
             TSR_ERR_INVALID_ARGUMENT, "unknown compression ", compression);
@@ -99,8 +107,7 @@ TSR_EXTERN tsr_status tsr_load(const char* path, const tsr_load_options* opts,
     require(out, "out");
     int64_t max_bytes = 0;
     if (opts) {
-      check_struct_size(opts, "load options");
-      max_bytes = opts->max_bytes;
+      max_bytes = read_load_options(opts).max_bytes;
       TSR_CHECK(max_bytes >= 0, TSR_ERR_INVALID_ARGUMENT, "max_bytes is ", max_bytes,
                 " (0 means no limit)");
     }

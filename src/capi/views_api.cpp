@@ -92,17 +92,21 @@ TSR_EXTERN tsr_status tsr_diagonal(const tsr_tensor* t, int64_t offset, int64_t 
 }
 
 namespace {
-// Emits the pieces of split/chunk into a caller array (see views.h).
+// Emits the pieces of split/chunk into a caller array (see views.h). The
+// count is known before anything is allocated, so a count query (capacity
+// 0) costs the same for any count; the piece sizes are spelled out only
+// once the caller's array has room for all of them.
 tsr_status emit_pieces(const tsr_tensor* t, int64_t dim, tsr_tensor** outs, int64_t capacity,
                        int64_t* count, bool by_chunks, int64_t arg) {
   return guarded([&] {
     const Tensor& x = tensor_of(t);
     require(count, "count");
-    std::vector<int64_t> sizes =
-        by_chunks ? views::chunk_sizes(x, arg, dim) : views::split_sizes(x, arg, dim);
-    *count = int64_t(sizes.size());
-    TSR_CHECK(capacity >= int64_t(sizes.size()), TSR_ERR_INVALID_ARGUMENT, "capacity ", capacity,
-              " is smaller than the ", sizes.size(), " pieces");
+    const views::Pieces cut =
+        by_chunks ? views::chunk_pieces(x, arg, dim) : views::split_pieces(x, arg, dim);
+    *count = cut.count;
+    TSR_CHECK(capacity >= cut.count, TSR_ERR_INVALID_ARGUMENT, "capacity ", capacity,
+              " is smaller than the ", cut.count, " pieces");
+    const std::vector<int64_t> sizes = cut.sizes();
     require(outs, "outs");
     std::vector<Tensor> pieces = ops::split(x, sizes, dim);
     std::vector<tsr_tensor*> handles;

@@ -69,9 +69,12 @@ Shape broadcast_shapes(const Shape& a, const Shape& b) {
 }
 
 int64_t storage_extent(const Shape& sizes, const Shape& strides) {
+  // No element, no extent, whatever the strides of the dims before the empty
+  // one (PyTorch accepts as_strided([3, 0], [2**62, 1]) as well as [0, 3]).
+  for (int64_t s : sizes)
+    if (s == 0) return 0;
   int64_t last = 0;
   for (size_t i = 0; i < sizes.size(); ++i) {
-    if (sizes[i] == 0) return 0;
     int64_t step = checked_mul(sizes[i] - 1, strides[i], "storage extent");
     TSR_CHECK(!__builtin_add_overflow(last, step, &last), TSR_ERR_INVALID_ARGUMENT,
               "storage extent overflows int64 for sizes ", sizes, " strides ", strides);

@@ -69,10 +69,23 @@ class Tensor {
   int64_t nbytes() const { return numel() * element_size(); }
   tsr_device_type device() const { return impl_->storage->device(); }
   const StoragePtr& storage() const { return impl_->storage; }
-  // Address of element [0,...,0].
+  // Address of element [0,...,0]; NULL over an empty storage. A tensor
+  // without elements may have any storage_offset (as_strided checks no
+  // bounds for it, as PyTorch), so its offset is applied only when it lands
+  // inside the storage or at its end; further out there is no such address
+  // and data_ptr is NULL (as PyTorch's is for every tensor without
+  // elements), never an overflowed pointer.
   void* data_ptr() const {
     char* base = static_cast<char*>(impl_->storage->data());
-    return base ? base + impl_->storage_offset * element_size() : nullptr;
+    if (!base) return nullptr;
+    if (impl_->numel == 0) {
+      int64_t bytes;
+      if (__builtin_mul_overflow(impl_->storage_offset, element_size(), &bytes) ||
+          bytes < 0 || bytes > impl_->storage->nbytes())
+        return nullptr;
+      return base + bytes;
+    }
+    return base + impl_->storage_offset * element_size();
   }
   template <typename T> T* data() const { return static_cast<T*>(data_ptr()); }
 

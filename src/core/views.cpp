@@ -4,6 +4,30 @@
 
 namespace tsr::views {
 
+namespace {
+// base + index * stride, the storage offset of a view that starts `index`
+// steps along a dim of t. Only a tensor without elements can have strides
+// that make this leave int64 (as_strided checks none then); PyTorch wraps
+// the arithmetic there and fails ("invalid storage offset", negative or
+// unrepresentable strides). TSR_ERR_INVALID_ARGUMENT here, naming `what`.
+int64_t moved_offset(const char* what, int64_t base, int64_t index, int64_t stride, int64_t dim) {
+  int64_t shift, out;
+  TSR_CHECK(!__builtin_mul_overflow(index, stride, &shift) && !__builtin_add_overflow(base, shift, &out),
+            TSR_ERR_INVALID_ARGUMENT, what, " ", index, " of dim ", dim, " with stride ", stride,
+            " moves storage offset ", base, " past int64");
+  return out;
+}
+
+// a * b for the stride of a new or merged dim; TSR_ERR_INVALID_ARGUMENT
+// naming `what` when it leaves int64 (again only possible without elements).
+int64_t stride_product(const char* what, int64_t a, int64_t b) {
+  int64_t out;
+  TSR_CHECK(!__builtin_mul_overflow(a, b, &out), TSR_ERR_INVALID_ARGUMENT, what, " (", a, " * ", b,
+            ") overflows int64");
+  return out;
+}
+}  // namespace
+
 Shape infer_size(const Shape& sizes, int64_t numel) {
   Shape res = sizes;
   int64_t newsize = 1;
@@ -133,10 +157,32 @@ Tensor slice(const Tensor& t, int64_t dim, int64_t start, int64_t end, int64_t s
   if (end < 0) end = end < -size ? 0 : end + size;
   start = std::min(start, size);
   end = std::clamp(end, start, size);
+  // ATen computes the size as (end - start + step - 1) / step and the stride
+  // as stride * step in int64. Where either overflows (a step within
+  // end - start of INT64_MAX, or stride * step past INT64_MAX), PyTorch
+  // 1.13's answer is wrapped-around arithmetic: an empty slice where Python
+  // takes one element, a garbage stride, or an error about a negative size
+  // or stride. Those steps are TSR_ERR_INVALID_ARGUMENT here; every other
+  // step gives PyTorch's result.
+  const int64_t len = end - start;
+  const int64_t stride = t.strides()[dim];
+  int64_t span, new_stride, shift, offset;
+  TSR_CHECK(!__builtin_add_overflow(len, step - 1, &span), TSR_ERR_INVALID_ARGUMENT,
+            "slice step ", step, " is too large for the ", len, " elements from ", start, " to ",
+            end, " of dim ", dim, ": end - start + step - 1 overflows int64");
+  TSR_CHECK(!__builtin_mul_overflow(stride, step, &new_stride), TSR_ERR_INVALID_ARGUMENT,
+            "slice step ", step, " is too large for dim ", dim, " with stride ", stride,
+            ": stride * step overflows int64");
+  // A tensor without elements may have any strides, so the new storage
+  // offset can overflow too (PyTorch wraps it: "Tensor: invalid storage
+  // offset -4611686018427387904").
+  TSR_CHECK(!__builtin_mul_overflow(start, stride, &shift) &&
+                !__builtin_add_overflow(t.storage_offset(), shift, &offset),
+            TSR_ERR_INVALID_ARGUMENT, "slice start ", start, " of dim ", dim, " with stride ",
+            stride, " moves storage offset ", t.storage_offset(), " past int64");
   Shape sizes = t.sizes(), strides = t.strides();
-  sizes[dim] = (end - start + step - 1) / step;
-  strides[dim] = checked_mul(strides[dim], step, "slice stride");
-  int64_t offset = t.storage_offset() + start * t.strides()[dim];
+  sizes[dim] = span / step;
+  strides[dim] = new_stride;
   return make_view(t, sizes, strides, offset);
 }
 
@@ -148,7 +194,7 @@ Tensor select(const Tensor& t, int64_t dim, int64_t index) {
             " out of range for tensor of size ", t.sizes(), " at dimension ", dim);
   if (index < 0) index += size;
   Shape sizes = t.sizes(), strides = t.strides();
-  int64_t offset = t.storage_offset() + index * strides[dim];
+  int64_t offset = moved_offset("select(): index", t.storage_offset(), index, strides[dim], dim);
   sizes.erase(sizes.begin() + dim);
   strides.erase(strides.begin() + dim);
   return make_view(t, sizes, strides, offset);
@@ -162,11 +208,6 @@ Tensor expand(const Tensor& t, const Shape& target) {
   for (int64_t i = n - 1; i >= 0; --i) {  // ATen's inferExpandGeometry
     int64_t offset = n - 1 - i, d = tn - 1 - offset;
     int64_t size = d >= 0 ? t.sizes()[d] : 1;
-    // A new dim takes the stride of the dim inside it times its size. For a
-    // 0-dim input the innermost dim is new too: ATen then reads one past the
-    // end of its (zeroed) buffers and PyTorch 1.13 reports stride 0, so a
-    // scalar expands with stride 0 everywhere (torch.tensor(5.).expand(1)).
-    int64_t stride = d >= 0 ? t.strides()[d] : (i + 1 < n ? sizes[i + 1] * strides[i + 1] : 0);
     int64_t want = target[i];
     if (want == -1) {
       TSR_CHECK(d >= 0, TSR_ERR_SHAPE_MISMATCH, "The expanded size of the tensor (-1) isn't allowed in a "
@@ -174,13 +215,25 @@ Tensor expand(const Tensor& t, const Shape& target) {
       want = size;
     }
     TSR_CHECK(want >= 0, TSR_ERR_INVALID_ARGUMENT, "expand: invalid size ", want);
-    if (size != want) {
+    const bool expanded = size != want;
+    if (expanded) {
       TSR_CHECK(size == 1, TSR_ERR_SHAPE_MISMATCH, "The expanded size of the tensor (", want,
                 ") must match the existing size (", size, ") at non-singleton dimension ", i,
                 ".  Target sizes: ", target, ".  Tensor sizes: ", t.sizes());
       size = want;
-      stride = 0;
     }
+    // An expanded dim gets stride 0. A new dim of size 1 takes the stride of
+    // the dim inside it times its size (computed only then: for a tensor
+    // without elements that product may leave int64, where PyTorch fails on
+    // the negative stride it wraps to). For a 0-dim input the innermost dim is
+    // new too: ATen then reads one past the end of its (zeroed) buffers and
+    // PyTorch 1.13 reports stride 0, so a scalar expands with stride 0
+    // everywhere (torch.tensor(5.).expand(1)).
+    int64_t stride = 0;
+    if (!expanded && d >= 0) stride = t.strides()[d];
+    else if (!expanded && i + 1 < n)
+      stride = stride_product("expand: the new dim's stride size * stride", sizes[i + 1],
+                              strides[i + 1]);
     sizes[i] = size;
     strides[i] = stride;
   }
@@ -212,7 +265,9 @@ Tensor unsqueeze(const Tensor& t, int64_t dim) {
   dim = wrap_dim(dim, t.ndim() + 1);
   TSR_CHECK(t.ndim() < kMaxDims, TSR_ERR_INVALID_ARGUMENT, "unsqueeze: too many dims");
   Shape sizes = t.sizes(), strides = t.strides();
-  int64_t stride = dim >= t.ndim() ? 1 : sizes[dim] * strides[dim];
+  int64_t stride =
+      dim >= t.ndim() ? 1 : stride_product("unsqueeze: the new dim's stride size * stride",
+                                           sizes[dim], strides[dim]);
   sizes.insert(sizes.begin() + dim, 1);
   strides.insert(strides.begin() + dim, stride);
   return make_view(t, sizes, strides, t.storage_offset());
@@ -335,10 +390,16 @@ Tensor diagonal(const Tensor& t, int64_t offset, int64_t dim1, int64_t dim2) {
   int64_t diag, storage_offset = t.storage_offset();
   if (offset >= 0) diag = std::max<int64_t>(std::min(sz[dim1], sz[dim2] - offset), 0);
   else diag = std::max<int64_t>(std::min(sz[dim1] + offset, sz[dim2]), 0);
-  if (diag > 0) {
-    if (offset >= 0) storage_offset += offset * st[dim2];
-    else storage_offset -= offset * st[dim1];
+  if (diag > 0) {  // |offset| < the dim's size, yet its stride may be huge
+    if (offset >= 0)
+      storage_offset = moved_offset("diagonal: offset", storage_offset, offset, st[dim2], dim2);
+    else
+      storage_offset = moved_offset("diagonal: offset", storage_offset, -offset, st[dim1], dim1);
   }
+  int64_t diag_stride;
+  TSR_CHECK(!__builtin_add_overflow(st[dim1], st[dim2], &diag_stride), TSR_ERR_INVALID_ARGUMENT,
+            "diagonal: the strides ", st[dim1], " and ", st[dim2], " of dims ", dim1, " and ", dim2,
+            " add up past int64");
   Shape sizes = sz, strides = st;
   int64_t hi = std::max(dim1, dim2), lo = std::min(dim1, dim2);
   sizes.erase(sizes.begin() + hi);
@@ -346,33 +407,54 @@ Tensor diagonal(const Tensor& t, int64_t offset, int64_t dim1, int64_t dim2) {
   sizes.erase(sizes.begin() + lo);
   strides.erase(strides.begin() + lo);
   sizes.push_back(diag);
-  strides.push_back(st[dim1] + st[dim2]);
+  strides.push_back(diag_stride);
   return make_view(t, sizes, strides, storage_offset);
 }
 
-std::vector<int64_t> split_sizes(const Tensor& t, int64_t split_size, int64_t dim) {
+Pieces split_pieces(const Tensor& t, int64_t split_size, int64_t dim) {
   TSR_CHECK(t.ndim() > 0, TSR_ERR_INVALID_ARGUMENT, "split expects at least a 1-dimensional tensor");
   dim = wrap_dim(dim, t.ndim());
   TSR_CHECK(split_size >= 0, TSR_ERR_INVALID_ARGUMENT,
             "split expects split_size be non-negative, but got split_size=", split_size);
-  int64_t size = t.sizes()[dim];
+  const int64_t size = t.sizes()[dim];
   TSR_CHECK(split_size > 0 || size == 0, TSR_ERR_INVALID_ARGUMENT,
             "split_size can only be 0 if dimension size is 0, but got dimension size of ", size);
-  int64_t pieces = split_size == 0 ? 1 : std::max<int64_t>((size + split_size - 1) / split_size, 1);
-  std::vector<int64_t> out(pieces, split_size);
-  if (split_size > 0) out.back() = split_size - (split_size * pieces - size);
-  return out;
+  // ATen: max((size + split_size - 1) / split_size, 1) pieces, the last one
+  // split_size - (split_size * pieces - size) long. That sum overflows for a
+  // split_size near INT64_MAX, yet ATen's wrapped result is still the one
+  // piece meant; here it is computed without overflow.
+  if (size == 0) return {1, 0, 0};
+  const int64_t count = (size - 1) / split_size + 1;
+  TSR_CHECK(count <= kMaxPieces, TSR_ERR_INVALID_ARGUMENT, "split: split_size ", split_size,
+            " cuts dim ", dim, " of size ", size, " into ", count,
+            " pieces, more handles than an array can hold (", kMaxPieces, ")");
+  return {count, split_size, size - split_size * (count - 1)};
 }
 
-std::vector<int64_t> chunk_sizes(const Tensor& t, int64_t chunks, int64_t dim) {
+Pieces chunk_pieces(const Tensor& t, int64_t chunks, int64_t dim) {
   TSR_CHECK(t.ndim() > 0, TSR_ERR_INVALID_ARGUMENT, "chunk expects at least a 1-dimensional tensor");
   TSR_CHECK(chunks > 0, TSR_ERR_INVALID_ARGUMENT, "chunk expects `chunks` to be greater than 0, got: ",
             chunks);
-  int64_t size = t.sizes()[wrap_dim(dim, t.ndim())];
+  dim = wrap_dim(dim, t.ndim());
+  const int64_t size = t.sizes()[dim];
   // ATen's chunk goes through split_with_sizes when the dim is empty, so an
-  // empty dim gives `chunks` empty pieces (split would give one).
-  if (size == 0) return std::vector<int64_t>(chunks, 0);
-  return split_sizes(t, (size + chunks - 1) / chunks, dim);
+  // empty dim gives `chunks` empty pieces (split would give one). PyTorch
+  // builds a vector of `chunks` sizes for that; here nothing is allocated
+  // until the caller's array has room for the handles.
+  if (size == 0) {
+    TSR_CHECK(chunks <= kMaxPieces, TSR_ERR_INVALID_ARGUMENT, "chunk: ", chunks,
+              " empty pieces of dim ", dim, " are more handles than an array can hold (",
+              kMaxPieces, ")");
+    return {chunks, 0, 0};
+  }
+  // ATen's split size (size + chunks - 1) / chunks overflows int64 for
+  // chunks > INT64_MAX - size + 1, and PyTorch then fails ("split_size can
+  // only be 0 ..." or "... non-negative, but got split_size=-1").
+  TSR_CHECK(size - 1 <= INT64_MAX - chunks, TSR_ERR_INVALID_ARGUMENT, "chunk: chunks ", chunks,
+            " is too large for dim ", dim, " of size ", size,
+            ": the split size (size + chunks - 1) / chunks overflows int64 (at most ",
+            INT64_MAX - (size - 1), " chunks)");
+  return split_pieces(t, (size - 1) / chunks + 1, dim);  // ceil(size / chunks)
 }
 
 Shape flatten_shape(const Tensor& t, int64_t start, int64_t end) {

@@ -4,6 +4,7 @@
 // messages are ATen's (TensorShape.cpp, TensorUtils.cpp computeStride).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <vector>
 
@@ -35,9 +36,29 @@ Tensor as_strided(const Tensor& t, const Shape& sizes, const Shape& strides,
                   int64_t storage_offset);
 Tensor unfold(const Tensor& t, int64_t dim, int64_t size, int64_t step);
 Tensor diagonal(const Tensor& t, int64_t offset, int64_t dim1, int64_t dim2);
-// Sizes of the pieces torch.split / torch.chunk produce along dim.
-std::vector<int64_t> split_sizes(const Tensor& t, int64_t split_size, int64_t dim);
-std::vector<int64_t> chunk_sizes(const Tensor& t, int64_t chunks, int64_t dim);
+// The pieces torch.split / torch.chunk cut along a dim: `count` pieces of
+// `size` elements each but the last, which has `last` (<= size). Described,
+// not materialised, so that a count query costs nothing whatever the count.
+struct Pieces {
+  int64_t count;
+  int64_t size;
+  int64_t last;
+  // The count sizes, as torch.split_with_sizes takes them (count entries:
+  // only once the count is known to be affordable).
+  std::vector<int64_t> sizes() const {
+    std::vector<int64_t> v(size_t(count), size);
+    if (count > 0) v.back() = last;
+    return v;
+  }
+};
+// The most pieces split/chunk return: more handles than this fit in no
+// array (PTRDIFF_MAX bytes). On 64-bit targets this is also PyTorch's limit, the
+// max_size() of the std::vector of sizes or tensors it builds.
+constexpr int64_t kMaxPieces = int64_t(PTRDIFF_MAX / sizeof(void*));
+// ATen's split / chunk rules and messages; count > kMaxPieces, and chunks
+// whose split size overflows int64, are TSR_ERR_INVALID_ARGUMENT.
+Pieces split_pieces(const Tensor& t, int64_t split_size, int64_t dim);
+Pieces chunk_pieces(const Tensor& t, int64_t chunks, int64_t dim);
 // Shape flatten(start_dim, end_dim) produces (dims already wrapped).
 Shape flatten_shape(const Tensor& t, int64_t start_dim, int64_t end_dim);
 // Permutation movedim applies: out dim i is input dim perm[i].
