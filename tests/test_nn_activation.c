@@ -171,6 +171,14 @@ Test(pow_clamp, errors) {
                    "\"clamp_min_scalar_cpu\" not implemented for 'Half'");
   TSR_ASSERT_FAILS(tsr_clamp(h, NULL, &one, &out), TSR_ERR_DTYPE_MISMATCH,
                    "\"clamp_max_scalar_cpu\" not implemented for 'Half'");
+  /* Bounds are converted to the element type first, as torch's Scalar::to. */
+  const double huge = 1e300;
+  TSR_ASSERT_FAILS(tsr_clamp(x, &huge, NULL, &out), TSR_ERR_INVALID_ARGUMENT,
+                   "value cannot be converted to type float without overflow");
+  TSR_ASSERT_FAILS(tsr_clamp(bo, NULL, &huge, &out), TSR_ERR_INVALID_ARGUMENT,
+                   "value cannot be converted to type float without overflow");
+  TSR_ASSERT_FAILS(tsr_pow_scalar(h, 70000.0, &out), TSR_ERR_INVALID_ARGUMENT,
+                   "value cannot be converted to type at::Half without overflow");
   TSR_ASSERT_FAILS(tsr_clamp(NULL, &one, NULL, &out), TSR_ERR_INVALID_ARGUMENT, "x is NULL");
   TSR_ASSERT_FAILS(tsr_clamp(x, &one, NULL, NULL), TSR_ERR_INVALID_ARGUMENT, "out is NULL");
   TSR_ASSERT_FAILS(tsr_pow(bo, bo, &out), TSR_ERR_DTYPE_MISMATCH, "\"pow\" not implemented for 'Bool'");

@@ -126,8 +126,9 @@ TSR_API tsr_status tsr_cross_entropy(const tsr_tensor* logits, const tsr_tensor*
  * x [*, in_features] (at least 1-D), weight [out_features, in_features]
  * (2-D; weight is read transposed in place, never copied), bias NULL or
  * [out_features] (any shape that expands to the output's sizes is taken);
- * out [*, out_features], contiguous. One dtype, float32 or float64
- * (OpenBLAS). grad_fn as torch 1.13's at::linear leaves it: AddmmBackward0
+ * out [*, out_features], contiguous. One dtype: float32 or float64
+ * (OpenBLAS), or bfloat16 (computed in float32, rounded once).
+ * grad_fn as torch 1.13's at::linear leaves it: AddmmBackward0
  * (2-D x with bias), ViewBackward0 (contiguous 3-D x with bias),
  * AddBackward0 (other x with bias), MmBackward0 / SqueezeBackward3 /
  * UnsafeViewBackward0 (2-D / 1-D / other x without bias).
@@ -135,8 +136,9 @@ TSR_API tsr_status tsr_cross_entropy(const tsr_tensor* logits, const tsr_tensor*
  * be multiplied (6x4 and 3x5)", x's leading dims folded), 0-dim x, weight
  * not 2-D, bias that does not expand ("The expanded size of the tensor (5)
  * must match the existing size (4) ..."). TSR_ERR_DTYPE_MISMATCH: dtypes
- * differ ("self and mat2 must have the same dtype") or are not float32/
- * float64. */
+ * differ ("self and mat2 must have the same dtype"), float16 and bool
+ * (torch's "\"addmm_impl_cpu_\" not implemented for 'Half'"), integers
+ * (torch takes them; OpenBLAS has no integer gemm). */
 TSR_API tsr_status tsr_linear(const tsr_tensor* x, const tsr_tensor* weight,
                               const tsr_tensor* bias, tsr_tensor** out);
 
@@ -161,6 +163,8 @@ TSR_API tsr_status tsr_sqrt(const tsr_tensor* x, tsr_tensor** out);
 /* torch.pow(x, exponent) with exponent a Python float: floating x keeps
  * its dtype (float16 too), integer and bool x give float32 (as torch with
  * a float exponent). Computed as ATen does (x*x for 2, sqrt for 0.5, ...).
+ * An exponent beyond a 16-bit x's range: TSR_ERR_INVALID_ARGUMENT (torch's
+ * "value cannot be converted to type at::Half without overflow").
  * grad_fn PowBackward0: exponent * x^(exponent-1), zeros for exponent 0. */
 TSR_API tsr_status tsr_pow_scalar(const tsr_tensor* x, double exponent, tsr_tensor** out);
 /* torch.pow(x, exponent) elementwise, broadcasting, dtype
@@ -178,7 +182,9 @@ TSR_API tsr_status tsr_pow(const tsr_tensor* x, const tsr_tensor* exponent, tsr_
  * its dtype, integer and bool x give float32; float16:
  * TSR_ERR_DTYPE_MISMATCH. min > max gives max everywhere; NaN in x stays
  * NaN; a NaN bound with both given makes every element NaN, a lone NaN
- * bound leaves x as it is (torch 1.13). grad_fn ClampBackward1: the
+ * bound leaves x as it is (torch 1.13). A finite bound beyond the result
+ * dtype's range: TSR_ERR_INVALID_ARGUMENT ("value cannot be converted to
+ * type float without overflow"). grad_fn ClampBackward1: the
  * gradient passes where min <= x <= max, else 0. */
 TSR_API tsr_status tsr_clamp(const tsr_tensor* x, const double* min, const double* max, tsr_tensor** out);
 

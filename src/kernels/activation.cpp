@@ -132,6 +132,9 @@ Tensor pow_scalar(const Tensor& x0, double e) {
   const tsr_dtype d = pow_scalar_result_dtype(x0.dtype());
   const Tensor x = converted(x0, d);
   Tensor out = new_output(x0.sizes(), {&x0}, d);
+  // 16-bit types convert the exponent (Scalar::to<scalar_t>), which fails
+  // beyond their range; float and double take it as a double.
+  if (d == TSR_FLOAT16 || d == TSR_BFLOAT16) check_scalar_fits(e, d);
   dispatch_floating(d, "pow", [&]<typename T>() {
     using C = compute_t<T>;
     const std::array<Tensor, 1> in{x};
@@ -215,6 +218,10 @@ Tensor clamp(const Tensor& x0, std::optional<double> lo, std::optional<double> h
             "torch.clamp: At least one of 'min' or 'max' must not be None");
   const tsr_dtype d = clamp_result_dtype(x0.dtype());
   const char* kernel = lo && hi ? "clamp_scalar_cpu" : lo ? "clamp_min_scalar_cpu" : "clamp_max_scalar_cpu";
+  if (d == TSR_FLOAT16) not_implemented("clamp", kernel, d);
+  // Scalar::to<scalar_t>: a finite bound beyond the dtype's range fails.
+  if (lo) check_scalar_fits(*lo, d);
+  if (hi) check_scalar_fits(*hi, d);
   const Tensor x = converted(x0, d);
   Tensor out = new_output(x0.sizes(), {&x0}, d);
   dispatch_float_no_half(d, "clamp", kernel, [&]<typename T>() {

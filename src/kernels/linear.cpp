@@ -4,6 +4,7 @@
 #include "core/views.h"
 #include "kernels/copy.h"
 #include "kernels/elementwise.h"
+#include "kernels/map.h"
 #include "kernels/matmul.h"
 
 namespace tsr::kernels {
@@ -25,8 +26,11 @@ Shape linear_sizes(const Tensor& x, const Tensor& w, const Tensor& b) {
   TSR_CHECK(same, TSR_ERR_DTYPE_MISMATCH, "self and mat2 must have the same dtype (linear(): input ",
             dtype_name(x.dtype()), ", weight ", dtype_name(w.dtype()), ", bias ",
             b.defined() ? dtype_name(b.dtype()) : "none", ")");
-  TSR_CHECK(x.dtype() == TSR_FLOAT32 || x.dtype() == TSR_FLOAT64, TSR_ERR_DTYPE_MISMATCH,
-            "linear supports float32 and float64 in this version, got ", dtype_name(x.dtype()));
+  const tsr_dtype d = x.dtype();
+  if (d == TSR_FLOAT16 || d == TSR_BOOL) not_implemented("linear", "addmm_impl_cpu_", d);
+  TSR_CHECK(d == TSR_FLOAT32 || d == TSR_FLOAT64 || d == TSR_BFLOAT16, TSR_ERR_DTYPE_MISMATCH,
+            "linear supports bfloat16, float32 and float64 in this version (OpenBLAS has no integer "
+            "gemm), got ", dtype_name(d));
   const int64_t K = x.sizes().back();
   if (K != w.sizes()[1]) {
     int64_t m = 1;
@@ -52,6 +56,12 @@ Tensor as_rows(const Tensor& x) {
 
 Tensor linear(const Tensor& x, const Tensor& w, const Tensor& b) {
   const Shape out_sizes = linear_sizes(x, w, b);
+  if (x.dtype() == TSR_BFLOAT16) {
+    // In float32 (as torch's bfloat16 gemm accumulates), rounded once.
+    Tensor y = linear(converted(x, TSR_FLOAT32), converted(w, TSR_FLOAT32),
+                      b.defined() ? converted(b, TSR_FLOAT32) : b);
+    return contiguous_copy(y, TSR_BFLOAT16);
+  }
   // One gemm over all rows of x: [M, K] @ [K, N], weight read transposed.
   Tensor y = matmul(as_rows(x), views::t(w));
   Tensor out = make_view(y, out_sizes, contiguous_strides(out_sizes), 0);

@@ -9,7 +9,8 @@ namespace tsr::kernels {
 
 // Checks linear's arguments and gives the output sizes: x [*, K] (at least
 // 1-D), weight [N, K], bias undefined or expanding to [*, N]; one dtype,
-// float32 or float64. Throws torch's messages.
+// bfloat16 (computed in float32), float32 or float64. Throws torch's
+// messages.
 Shape linear_sizes(const Tensor& x, const Tensor& weight, const Tensor& bias);
 // The result, contiguous. bias may be undefined.
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias);

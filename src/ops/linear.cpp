@@ -47,8 +47,10 @@ class Linear final : public prim::Primitive {
     for (size_t i = 0; i + 1 < mx.sizes.size(); ++i) M *= mx.sizes[i];
     Tensor g2 = reshape(g, {M, N});
     Tensor gx, gw, gb;
-    if (ctx.needs_input_grad(0)) gx = reshape(matmul(g2, ctx.input(1)), mx.sizes);
-    if (ctx.needs_input_grad(1)) gw = matmul(t(g2), reshape(ctx.input(0), {M, K}));
+    // As linears (g2 @ W = linear(g2, W^T)): bfloat16 works too, and the
+    // transposes reach BLAS as flags, never as copies.
+    if (ctx.needs_input_grad(0)) gx = reshape(linear(g2, t(ctx.input(1)), Tensor()), mx.sizes);
+    if (ctx.needs_input_grad(1)) gw = linear(t(g2), t(reshape(ctx.input(0), {M, K})), Tensor());
     if (ctx.needs_input_grad(2)) gb = sum_to_size(g, ctx.input_meta(2).sizes);
     return {gx, gw, gb};
   }

@@ -71,6 +71,10 @@ def linear_forward():
         c("3-D with a zero batch", I(f32, [0, 3, 4]), I(f32, [5, 4]), I(f32, [5])),
         c("out_features 0", I(f32, [3, 4]), I(f32, [0, 4]), I(f32, [0])),
         c("large K", I(f32, [4, 300]), I(f32, [3, 300]), I(f32, [3]), tol=(1e-4, 1e-4)),
+        c("bfloat16 2-D with bias", I(bf16, [3, 8]), I(bf16, [5, 8]), I(bf16, [5]), tol=(1e-2, 1e-2)),
+        c("bfloat16 3-D permuted with bias", I(bf16, [2, 3, 4], [12, 1, 3]), I(bf16, [5, 4]),
+          I(bf16, [5]), tol=(1e-2, 1e-2)),
+        c("bfloat16 without bias", I(bf16, [2, 2, 8]), I(bf16, [3, 8]), tol=(1e-2, 1e-2)),
     ]
 
 
@@ -101,6 +105,8 @@ def linear_grads():
              [step("EXPAND", 0, args=[3, 4]), step("LINEAR", 3, 1, args=[2])], tol=LIN_TOL),
         c("in_features 0", I(f32, [3, 0], **R), I(f32, [5, 0], **R), I(f32, [5], **R)),
         c("no rows", I(f32, [0, 4], **R), I(f32, [5, 4], **R), I(f32, [5], **R)),
+        c("bfloat16", I(bf16, [2, 3, 4], **R), I(bf16, [5, 4], **R), I(bf16, [5], **R),
+          tol=(2e-2, 2e-2)),
     ]
 
 
