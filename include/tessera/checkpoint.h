@@ -66,9 +66,10 @@ typedef struct tsr_checkpoint_options {
 #define TSR_CHECKPOINT_OPTIONS_INIT { sizeof(tsr_checkpoint_options), true, true, true, NULL }
 
 /* Opens a region on the calling thread. options NULL: the defaults above.
- * TSR_ERR_INVALID_ARGUMENT: struct_size smaller than a size_t or larger than
- * any version of the struct (not initialised), or an unknown op name in
- * keep_ops; nothing is opened then. */
+ * TSR_ERR_INVALID_ARGUMENT: struct_size that does not cover
+ * preserve_rng_state (not initialised), or an unknown op name in keep_ops;
+ * nothing is opened then. A larger struct (a newer header) is read up to
+ * the fields this library knows. */
 TSR_API tsr_status tsr_checkpoint_begin(const tsr_checkpoint_options* options);
 /* Closes the innermost region of the calling thread. TSR_ERR_AUTOGRAD when
  * no region is open on this thread (end without begin, or more ends than

@@ -3,12 +3,12 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <cstring>
 #include <string>
 
 #include "autograd/checkpoint.h"
 #include "capi/barrier.h"
 #include "capi/handles.h"
+#include "capi/struct_size.h"
 #include "primitive/op_names.h"
 
 using namespace tsr;
@@ -41,14 +41,11 @@ std::vector<std::string> parse_keep_ops(const char* list) {
 // The caller's struct read up to its struct_size over the defaults, so a
 // program built against an older, shorter struct keeps working.
 ckpt::Options options_arg(const tsr_checkpoint_options* o) {
-  tsr_checkpoint_options c = TSR_CHECKPOINT_OPTIONS_INIT;
-  if (o) {
-    TSR_CHECK(o->struct_size >= sizeof(size_t) && o->struct_size <= sizeof c, TSR_ERR_INVALID_ARGUMENT,
-              "checkpoint options: struct_size is ", o->struct_size, ", expected between ",
-              sizeof(size_t), " and ", sizeof c, " (sizeof(tsr_checkpoint_options))");
-    std::memcpy(&c, o, o->struct_size);
-    c.struct_size = sizeof c;
-  }
+  const tsr_checkpoint_options defaults = TSR_CHECKPOINT_OPTIONS_INIT;
+  const tsr_checkpoint_options c =
+      o ? read_struct(o, defaults, TSR_FIRST_VERSION_SIZE(tsr_checkpoint_options, preserve_rng_state),
+                      "checkpoint options", "tsr_checkpoint_options")
+        : defaults;
   return {c.preserve_rng_state, c.determinism_check, c.early_stop, parse_keep_ops(c.keep_ops)};
 }
 

@@ -24,7 +24,7 @@ Tensor movedim(const Tensor& t, const Shape& source, const Shape& destination);
 Tensor as_strided(const Tensor& t, const Shape& sizes, const Shape& strides, int64_t offset);
 Tensor unfold(const Tensor& t, int64_t dim, int64_t size, int64_t step);
 // torch.split with explicit piece sizes along dim (they must add up to
-// its size; split_sizes/chunk_sizes in core/views.h compute them): views,
+// its size; split_pieces/chunk_pieces in core/views.h compute them): views,
 // all outputs of one SplitBackward0 node.
 std::vector<Tensor> split(const Tensor& t, const Shape& pieces, int64_t dim);
 Tensor diagonal(const Tensor& t, int64_t offset, int64_t dim1, int64_t dim2);
