@@ -3,6 +3,7 @@
  * neg's second backward, as_strided's backward on any input geometry,
  * locked accumulation into a shared leaf, split's grad_fn. Expected values
  * come from PyTorch 1.13 (the script in each test's comment). */
+#include <math.h>
 #include <pthread.h>
 
 #include "helpers.h"
@@ -300,4 +301,83 @@ Test(autograd_defects, split_and_chunk_pieces_are_split_backward) {
   cr_assert_str_eq(tsr_grad_fn_name(pieces[0]), "SplitBackward0");
   tsr_tensor* all[] = {x, pieces[0], pieces[1], s, g};
   for (size_t i = 0; i < sizeof all / sizeof *all; ++i) tsr_tensor_release(all[i]);
+}
+
+/* ---- second derivatives of the activation primitives ----------------------
+ * g(x) = d/dx sum(f(x)) through tsr_autograd_grad(create_graph); then
+ * d/dx sum(g(x)) = f''(x) is compared with central differences of g,
+ * (g(x+h) - g(x-h)) / 2h, in float64: torch.autograd.gradgradcheck's test. */
+
+typedef tsr_status (*unary_fn)(const tsr_tensor* x, tsr_tensor** out);
+
+static tsr_status gelu_none(const tsr_tensor* x, tsr_tensor** out) { return tsr_gelu(x, TSR_GELU_NONE, out); }
+static tsr_status gelu_tanh(const tsr_tensor* x, tsr_tensor** out) { return tsr_gelu(x, TSR_GELU_TANH, out); }
+static tsr_status cube(const tsr_tensor* x, tsr_tensor** out) { return tsr_pow_scalar(x, 3.0, out); }
+static tsr_status softmax0(const tsr_tensor* x, tsr_tensor** out) { return tsr_softmax(x, 0, out); }
+static tsr_status log_softmax0(const tsr_tensor* x, tsr_tensor** out) { return tsr_log_softmax(x, 0, out); }
+
+/* g = d/dx sum(w * f(x)) (w breaks the symmetry of softmax's sum); with
+ * create_graph when `graph`. */
+static tsr_tensor* first_derivative(unary_fn f, tsr_tensor* x, bool graph) {
+  const double wv[] = {0.3, -1.1, 0.7, 2.0, -0.4};
+  const int64_t n = 5;
+  tsr_tensor *w, *y, *yw, *s, *g[1];
+  TSR_ASSERT_OK(tsr_from_data(wv, sizeof wv, 1, &n, TSR_FLOAT64, &w));
+  TSR_ASSERT_OK(f(x, &y));
+  TSR_ASSERT_OK(tsr_mul(y, w, &yw));
+  TSR_ASSERT_OK(tsr_sum(yw, 0, NULL, false, &s));
+  TSR_ASSERT_OK(tsr_autograd_grad(1, &s, NULL, 1, &x, graph, graph, false, g));
+  tsr_tensor* all[] = {w, y, yw, s};
+  for (int i = 0; i < 4; ++i) tsr_tensor_release(all[i]);
+  return g[0];
+}
+
+static double g_at(unary_fn f, const double* xv, int64_t i, double shift, int64_t k) {
+  double v[5];
+  memcpy(v, xv, sizeof v);
+  v[i] += shift;
+  const int64_t n = 5;
+  tsr_tensor* x;
+  TSR_ASSERT_OK(tsr_from_data(v, sizeof v, 1, &n, TSR_FLOAT64, &x));
+  TSR_ASSERT_OK(tsr_set_requires_grad(x, true));
+  tsr_tensor* g = first_derivative(f, x, false);
+  double out;
+  TSR_ASSERT_OK(tsr_get_double(g, 1, &k, &out));
+  tsr_tensor_release(g);
+  tsr_tensor_release(x);
+  return out;
+}
+
+Test(autograd_grad, second_derivatives_match_finite_differences) {
+  struct { const char* name; unary_fn f; } fs[] = {
+      {"tanh", tsr_tanh}, {"sigmoid", tsr_sigmoid}, {"gelu", gelu_none}, {"gelu tanh", gelu_tanh},
+      {"pow 3", cube}, {"exp", tsr_exp}, {"log", tsr_log}, {"sqrt", tsr_sqrt},
+      {"softmax", softmax0}, {"log_softmax", log_softmax0}, {"relu", tsr_relu}};
+  const double xv[] = {0.4, 1.3, 0.9, 2.1, 0.25};  /* > 0 for log/sqrt, away from relu's kink */
+  const int64_t n = 5;
+  const double h = 1e-6;
+  for (size_t c = 0; c < sizeof fs / sizeof *fs; ++c) {
+    tsr_tensor *x, *gs, *hess[1];
+    TSR_ASSERT_OK(tsr_from_data(xv, sizeof xv, 1, &n, TSR_FLOAT64, &x));
+    TSR_ASSERT_OK(tsr_set_requires_grad(x, true));
+    tsr_tensor* g = first_derivative(fs[c].f, x, true);
+    cr_assert(tsr_requires_grad(g), "%s: create_graph gives a differentiable gradient", fs[c].name);
+    TSR_ASSERT_OK(tsr_sum(g, 0, NULL, false, &gs));
+    TSR_ASSERT_OK(tsr_autograd_grad(1, &gs, NULL, 1, &x, false, false, true, hess));
+    for (int64_t i = 0; i < n; ++i) {
+      /* d/dx_i sum_k g_k = sum_k (g_k(x + h e_i) - g_k(x - h e_i)) / 2h */
+      double numeric = 0;
+      for (int64_t k = 0; k < n; ++k)
+        numeric += (g_at(fs[c].f, xv, i, h, k) - g_at(fs[c].f, xv, i, -h, k)) / (2 * h);
+      double analytic = 0;
+      if (hess[0]) TSR_ASSERT_OK(tsr_get_double(hess[0], 1, &i, &analytic));
+      cr_expect(fabs(analytic - numeric) <= 1e-5 + 1e-3 * fabs(numeric),
+                "%s: second derivative [%lld] = %.9g, finite differences %.9g", fs[c].name, (long long)i,
+                analytic, numeric);
+    }
+    tsr_tensor_release(hess[0]);
+    tsr_tensor_release(gs);
+    tsr_tensor_release(g);
+    tsr_tensor_release(x);
+  }
 }
