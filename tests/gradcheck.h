@@ -158,4 +158,19 @@ static inline void tg_expect_unchanged(const tsr_tensor* t, const double* want, 
   free(v);
 }
 
+/* An error test's input: a tensor of `dtype` with every element v. */
+static inline tsr_tensor* filled(int64_t ndim, const int64_t* sizes, tsr_dtype dtype, double v) {
+  tsr_tensor* t;
+  TSR_ASSERT_OK(tsr_full(ndim, sizes, v, dtype, TSR_CPU, &t));
+  return t;
+}
+
+/* After a failed call: t still holds v everywhere and was never written. */
+static inline void expect_filled(const tsr_tensor* t, double v) {
+  cr_expect_eq(tsr_version(t), 0);
+  double* got = tg_values(t);
+  for (int64_t i = 0; i < tsr_tensor_numel(t); ++i) cr_expect_eq(got[i], v);
+  free(got);
+}
+
 #endif

@@ -11,19 +11,6 @@
 TG_PARAMETERIZED(indexing, forward, tg_index_fwd, TG_INDEX_FWD_N) { tg_check_forward(c); }
 TG_PARAMETERIZED(indexing, grads, tg_index_grad, TG_INDEX_GRAD_N) { tg_check_backward(c); }
 
-static tsr_tensor* filled(int64_t ndim, const int64_t* sizes, tsr_dtype dtype, double v) {
-  tsr_tensor* t;
-  TSR_ASSERT_OK(tsr_full(ndim, sizes, v, dtype, TSR_CPU, &t));
-  return t;
-}
-
-static void expect_filled(const tsr_tensor* t, double v) {
-  cr_expect_eq(tsr_version(t), 0);
-  double* got = tg_values(t);
-  for (int64_t i = 0; i < tsr_tensor_numel(t); ++i) cr_expect_eq(got[i], v);
-  free(got);
-}
-
 static tsr_tensor* int_tensor(const int64_t* v, int64_t ndim, const int64_t* sizes, tsr_dtype dtype) {
   int64_t n = 1;
   for (int64_t i = 0; i < ndim; ++i) n *= sizes[i];

@@ -37,19 +37,6 @@ Test(joining, gradcheck_cat_stack) {
 
 /* ---- errors --------------------------------------------------------------- */
 
-static tsr_tensor* filled(int64_t ndim, const int64_t* sizes, tsr_dtype dtype, double v) {
-  tsr_tensor* t;
-  TSR_ASSERT_OK(tsr_full(ndim, sizes, v, dtype, TSR_CPU, &t));
-  return t;
-}
-
-static void expect_filled(const tsr_tensor* t, double v) {
-  cr_expect_eq(tsr_version(t), 0);
-  double* got = tg_values(t);
-  for (int64_t i = 0; i < tsr_tensor_numel(t); ++i) cr_expect_eq(got[i], v);
-  free(got);
-}
-
 Test(joining, cat_errors) {
   const int64_t s34[] = {3, 4}, s35[] = {3, 5}, s24[] = {2, 4}, s234[] = {2, 3, 4};
   tsr_tensor *x = filled(2, s34, TSR_FLOAT32, 1), *y = filled(2, s35, TSR_FLOAT32, 2),

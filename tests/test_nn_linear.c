@@ -56,19 +56,6 @@ Test(linear, gradcheck_float64_ranks) {
 
 /* ---- errors --------------------------------------------------------------- */
 
-static tsr_tensor* filled(int64_t ndim, const int64_t* sizes, tsr_dtype dtype, double v) {
-  tsr_tensor* t;
-  TSR_ASSERT_OK(tsr_full(ndim, sizes, v, dtype, TSR_CPU, &t));
-  return t;
-}
-
-static void expect_filled(const tsr_tensor* t, double v) {
-  cr_expect_eq(tsr_version(t), 0);
-  double* got = tg_values(t);
-  for (int64_t i = 0; i < tsr_tensor_numel(t); ++i) cr_expect_eq(got[i], v);
-  free(got);
-}
-
 Test(linear, errors) {
   const int64_t s34[] = {3, 4}, s53[] = {5, 3}, s54[] = {5, 4}, s5[] = {5}, s4[] = {4},
                 s234[] = {2, 3, 4}, s254[] = {2, 5, 4};

@@ -56,19 +56,6 @@ Test(normalization, gradcheck_layer_norm) {
 
 /* ---- errors --------------------------------------------------------------- */
 
-static tsr_tensor* filled(int64_t ndim, const int64_t* sizes, tsr_dtype dtype, double v) {
-  tsr_tensor* t;
-  TSR_ASSERT_OK(tsr_full(ndim, sizes, v, dtype, TSR_CPU, &t));
-  return t;
-}
-
-static void expect_filled(const tsr_tensor* t, double v) {
-  cr_expect_eq(tsr_version(t), 0);
-  double* got = tg_values(t);
-  for (int64_t i = 0; i < tsr_tensor_numel(t); ++i) cr_expect_eq(got[i], v);
-  free(got);
-}
-
 Test(normalization, softmax_errors) {
   const int64_t s[] = {2, 3};
   tsr_tensor *x = filled(2, s, TSR_FLOAT32, 1), *h = filled(2, s, TSR_FLOAT16, 1),
