@@ -5,24 +5,12 @@
 
 #include "core/factory.h"
 #include "core/layout.h"
+#include "kernels/around.h"
 #include "kernels/copy.h"
 
 namespace tsr::kernels {
 
 namespace {
-// Viewing a contiguous tensor as [outer, len, inner] around dim.
-struct Around {
-  int64_t outer = 1, len = 1, inner = 1;
-};
-Around around(const Tensor& t, int64_t dim) {
-  Around a;
-  for (int64_t i = 0; i < t.ndim(); ++i) {
-    if (i < dim) a.outer *= t.sizes()[i];
-    else if (i == dim) a.len = t.sizes()[i];
-    else a.inner *= t.sizes()[i];
-  }
-  return a;
-}
 Tensor contiguous_input(const Tensor& t) {
   return is_contiguous_strides(t.sizes(), t.strides()) ? t : contiguous_copy(t, t.dtype());
 }
@@ -33,8 +21,7 @@ Tensor log_softmax(const Tensor& t0, int64_t dim) {
   Tensor t = contiguous_input(t0);
   Tensor out = empty(t.sizes(), t.dtype());
   if (t.numel() == 0) return out;
-  Around a = around(t, t.ndim() == 0 ? 0 : dim);
-  if (t.ndim() == 0) a = Around{};
+  const Around a = around(t.sizes(), dim);
   dispatch_floating(t.dtype(), "log_softmax", [&]<typename T>() {
     using C = std::conditional_t<std::is_same_v<T, double>, double, float>;
     const T* x = t.data<T>();
@@ -61,7 +48,7 @@ Tensor log_softmax_backward(const Tensor& grad0, const Tensor& output, int64_t d
   Tensor g = contiguous_input(grad0);
   Tensor out = empty(output.sizes(), output.dtype());
   if (out.numel() == 0) return out;
-  Around a = output.ndim() == 0 ? Around{} : around(output, dim);
+  const Around a = around(output.sizes(), dim);
   dispatch_floating(output.dtype(), "log_softmax backward", [&]<typename T>() {
     using C = std::conditional_t<std::is_same_v<T, double>, double, float>;
     const T* gy = g.data<T>();

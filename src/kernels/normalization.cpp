@@ -5,26 +5,13 @@
 
 #include "core/factory.h"
 #include "core/layout.h"
+#include "kernels/around.h"
 #include "kernels/copy.h"
 #include "kernels/map.h"
 
 namespace tsr::kernels {
 
 namespace {
-
-// A contiguous tensor seen as [outer, len, inner] around dim.
-struct Around {
-  int64_t outer = 1, len = 1, inner = 1;
-};
-Around around(const Shape& sizes, int64_t dim) {
-  Around a;
-  for (int64_t i = 0; i < int64_t(sizes.size()); ++i) {
-    if (i < dim) a.outer *= sizes[i];
-    else if (i == dim) a.len = sizes[i];
-    else a.inner *= sizes[i];
-  }
-  return a;
-}
 
 Tensor dense(const Tensor& t) {
   return is_contiguous_strides(t.sizes(), t.strides()) ? t : contiguous_copy(t, t.dtype());
@@ -49,7 +36,7 @@ Tensor softmax(const Tensor& x0, int64_t dim) {
   Tensor x = dense(x0);
   Tensor out = empty(x.sizes(), x.dtype());
   if (x.numel() == 0) return out;
-  const Around a = x.ndim() == 0 ? Around{} : around(x.sizes(), dim);
+  const Around a = around(x.sizes(), dim);
   dispatch_floating(x.dtype(), "softmax", [&]<typename T>() {
     using C = acc_t<T>;
     const T* in = x.data<T>();
@@ -76,7 +63,7 @@ Tensor softmax_backward(const Tensor& grad0, const Tensor& y0, int64_t dim) {
   Tensor g = dense(grad0), y = dense(y0);
   Tensor out = empty(y.sizes(), y.dtype());
   if (out.numel() == 0) return out;
-  const Around a = y.ndim() == 0 ? Around{} : around(y.sizes(), dim);
+  const Around a = around(y.sizes(), dim);
   dispatch_floating(y.dtype(), "softmax backward", [&]<typename T>() {
     using C = acc_t<T>;
     const T* gy = g.data<T>();
