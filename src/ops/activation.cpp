@@ -25,7 +25,7 @@ using prim::Tensors;
 
 namespace {
 
-const bool registered = prim::register_op_names({"gelu", "tanh", "sigmoid", "sqrt", "pow", "clamp"});
+const bool registered = prim::register_op_names({"gelu", "tanh", "sigmoid", "sqrt", "erf", "pow", "clamp"});
 
 
 constexpr double kSqrt1_2 = 0.70710678118654752440;
