@@ -8,8 +8,10 @@
  *   2. the enums and plain structs, taken from the public headers themselves;
  *   3. the handle classes (Tensor, Storage, Generator, TensorMap, TensorList)
  *      as empty structs with %extend methods over the C API;
- *   4. module-level functions (grad mode, checkpoint regions, autograd_grad,
- *      allocator, save, version).
+ *   4. module-level functions (grad, inference and anomaly modes, checkpoint
+ *      regions, autograd_grad, the torch.nn.functional-style ops and those
+ *      taking several tensors (linear, gelu, layer_norm, cat, stack, where,
+ *      embedding), allocator, save, version).
  *
  * Conventions every language file implements:
  *   - Errors: each wrapped call is bracketed by tsr_bind_clear() before and
@@ -80,10 +82,12 @@
 %rename(Compression) tsr_compression;
 %rename(MemoryStat) tsr_memory_stat_t;
 %rename(MemoryStats) tsr_memory_stats_t;
+%rename(GeluApproximate) tsr_gelu_approximate;
 %rename("%(strip:[TSR_])s", regextarget=1, %$isenumitem) "^TSR_";
 %include "tessera/types.h"
 %include "tessera/io.h"
 %include "tessera/allocator.h"
+%include "tessera/ops.h" /* for tsr_gelu_approximate */
 
 /* ---- 3. handle classes ---------------------------------------------------- */
 /* tsr_i64 (int64_t behind a pointer) stays opaque to SWIG on purpose: stdint.i
@@ -100,7 +104,8 @@ typedef struct { char* data; int64_t length; } tsr_bytes;
   (const tsr_i64* index, int64_t nindex),
   (const tsr_i64* source, int64_t nsource),
   (const tsr_i64* destination, int64_t ndestination),
-  (const tsr_i64* values, int64_t nvalues)
+  (const tsr_i64* values, int64_t nvalues),
+  (const tsr_i64* normalized_shape, int64_t n_normalized)
 };
 
 %rename(Tensor) TsrTensor;
@@ -172,6 +177,15 @@ typedef struct {} TsrTensorList;
 %newobject TsrTensor::max;
 %newobject TsrTensor::argmax;
 %newobject TsrTensor::log_softmax;
+%newobject TsrTensor::softmax;
+%newobject TsrTensor::tanh;
+%newobject TsrTensor::sigmoid;
+%newobject TsrTensor::sqrt;
+%newobject TsrTensor::pow_scalar;
+%newobject TsrTensor::pow;
+%newobject TsrTensor::clamp;
+%newobject TsrTensor::index_select;
+%newobject TsrTensor::gather;
 %newobject TsrTensor::cross_entropy;
 %newobject TsrTensor::grad;
 %newobject TsrTensor::detach;
@@ -415,6 +429,26 @@ typedef struct {} TsrTensorList;
   TsrTensor* log() { TSR_RETURN_TENSOR(tsr_log($self, &out)); }
   TsrTensor* neg() { TSR_RETURN_TENSOR(tsr_neg($self, &out)); }
   TsrTensor* matmul(TsrTensor* other) { TSR_RETURN_TENSOR(tsr_matmul($self, other, &out)); }
+  /* torch.Tensor.relu_: max(self, 0) in place. */
+  void relu_() { tsr_relu_($self); }
+  /* torch.tanh, sigmoid, sqrt: floating self keeps its dtype, integer and
+   * bool give float32; float16: TSR_ERR_DTYPE_MISMATCH. */
+  TsrTensor* tanh() { TSR_RETURN_TENSOR(tsr_tanh($self, &out)); }
+  TsrTensor* sigmoid() { TSR_RETURN_TENSOR(tsr_sigmoid($self, &out)); }
+  TsrTensor* sqrt() { TSR_RETURN_TENSOR(tsr_sqrt($self, &out)); }
+  /* torch.pow(self, exponent) with a float exponent: floating self keeps its
+   * dtype, integer and bool give float32 (tsr_pow_scalar). */
+  TsrTensor* pow_scalar(double exponent) {
+    TSR_RETURN_TENSOR(tsr_pow_scalar($self, exponent, &out));
+  }
+  /* torch.pow(self, exponent) elementwise, broadcasting, dtype
+   * torch.result_type(self, exponent) (tsr_pow). */
+  TsrTensor* pow(TsrTensor* exponent) { TSR_RETURN_TENSOR(tsr_pow($self, exponent, &out)); }
+  /* torch.clamp(self, min, max): has_min false is min=None, has_max false is
+   * max=None (both false: TSR_ERR_INVALID_ARGUMENT, as torch). */
+  TsrTensor* clamp(bool has_min, double min, bool has_max, double max) {
+    TSR_RETURN_TENSOR(tsr_clamp($self, has_min ? &min : NULL, has_max ? &max : NULL, &out));
+  }
   /* Reductions: an empty dims list reduces over every dim. */
   TsrTensor* sum(const tsr_i64* dims, int64_t ndims, bool keepdim TSR_DEFAULT(false)) {
     TSR_RETURN_TENSOR(tsr_sum($self, ndims, dims, keepdim, &out));
@@ -449,6 +483,15 @@ typedef struct {} TsrTensorList;
     TSR_RETURN_TENSOR(tsr_argmax($self, dim, keepdim, &out));
   }
   TsrTensor* log_softmax(int64_t dim) { TSR_RETURN_TENSOR(tsr_log_softmax($self, dim, &out)); }
+  TsrTensor* softmax(int64_t dim) { TSR_RETURN_TENSOR(tsr_softmax($self, dim, &out)); }
+  /* torch.index_select(self, dim, index): index 0-D or 1-D, int32 or int64. */
+  TsrTensor* index_select(int64_t dim, TsrTensor* index) {
+    TSR_RETURN_TENSOR(tsr_index_select($self, dim, index, &out));
+  }
+  /* torch.gather(self, dim, index): index int64 with self's ndim. */
+  TsrTensor* gather(int64_t dim, TsrTensor* index) {
+    TSR_RETURN_TENSOR(tsr_gather($self, dim, index, &out));
+  }
   /* self: logits [N, C]; target: [N] int64. */
   TsrTensor* cross_entropy(TsrTensor* target) {
     TSR_RETURN_TENSOR(tsr_cross_entropy($self, target, &out));
@@ -472,6 +515,9 @@ typedef struct {} TsrTensorList;
     tsr_backward($self, gradient, retain_graph);
   }
   TsrTensor* detach() { TSR_RETURN_TENSOR(tsr_detach($self, &out)); }
+  /* torch.Tensor.is_inference(): made under inference mode (or a view of
+   * such a tensor). */
+  bool is_inference() { return tsr_is_inference($self); }
 
   /* torch.dropout(self, p, train) with generator=g (tsr_dropout): each
    * element kept with probability 1 - p and scaled by 1 / (1 - p), or zeroed;
@@ -620,6 +666,58 @@ typedef struct {} TsrTensorList;
 static bool bind_is_grad_enabled(void) { return tsr_is_grad_enabled(); }
 static bool bind_set_grad_enabled(bool enabled) { return tsr_set_grad_enabled(enabled); }
 
+/* torch.inference_mode (per thread) and torch.autograd.set_detect_anomaly
+ * (process-wide); each set returns the previous setting, which the
+ * languages' scopes restore. */
+static bool bind_is_inference_mode_enabled(void) { return tsr_is_inference_mode_enabled(); }
+static bool bind_set_inference_mode(bool enabled) { return tsr_set_inference_mode(enabled); }
+static bool bind_is_anomaly_enabled(void) { return tsr_is_anomaly_enabled(); }
+static bool bind_set_detect_anomaly(bool enabled) { return tsr_set_detect_anomaly(enabled); }
+
+/* torch.nn.functional.linear(input, weight, bias); bias NULL for none. */
+static TsrTensor* bind_linear(TsrTensor* input, TsrTensor* weight, TsrTensor* bias) {
+  TSR_RETURN_TENSOR(tsr_linear(input, weight, bias, &out));
+}
+/* torch.nn.functional.gelu(input, approximate). */
+static TsrTensor* bind_gelu(TsrTensor* input, tsr_gelu_approximate approximate) {
+  TSR_RETURN_TENSOR(tsr_gelu(input, approximate, &out));
+}
+/* torch.nn.functional.layer_norm(input, normalized_shape, weight, bias,
+ * eps); weight and bias NULL for none. */
+static TsrTensor* bind_layer_norm(TsrTensor* input, const tsr_i64* normalized_shape,
+                                  int64_t n_normalized, TsrTensor* weight, TsrTensor* bias,
+                                  double eps) {
+  TSR_RETURN_TENSOR(
+      tsr_layer_norm(input, n_normalized, normalized_shape, weight, bias, eps, &out));
+}
+/* torch.cat / torch.stack of a TensorList's tensors (an empty slot is the
+ * library's TSR_ERR_INVALID_ARGUMENT). */
+static TsrTensor* bind_cat(TsrTensorList* tensors, int64_t dim) {
+  if (!tensors) {
+    tsr_bind_fail(TSR_ERR_INVALID_ARGUMENT, "cat: the TensorList is NULL or closed");
+    return NULL;
+  }
+  TSR_RETURN_TENSOR(
+      tsr_cat(tensors->size, (const tsr_tensor* const*)tensors->items, dim, &out));
+}
+static TsrTensor* bind_stack(TsrTensorList* tensors, int64_t dim) {
+  if (!tensors) {
+    tsr_bind_fail(TSR_ERR_INVALID_ARGUMENT, "stack: the TensorList is NULL or closed");
+    return NULL;
+  }
+  TSR_RETURN_TENSOR(
+      tsr_stack(tensors->size, (const tsr_tensor* const*)tensors->items, dim, &out));
+}
+/* torch.where(condition, input, other). */
+static TsrTensor* bind_where(TsrTensor* condition, TsrTensor* input, TsrTensor* other) {
+  TSR_RETURN_TENSOR(tsr_where(condition, input, other, &out));
+}
+/* torch.nn.functional.embedding(input, weight): torch's argument order
+ * (tsr_embedding takes weight first). */
+static TsrTensor* bind_embedding(TsrTensor* input, TsrTensor* weight) {
+  TSR_RETURN_TENSOR(tsr_embedding(weight, input, &out));
+}
+
 /* tsr_save of every tensor in list, under its name, with list's metadata.
  * level 0 means zstd's default. */
 static void bind_save(const char* path, TsrTensorList* list,
@@ -728,6 +826,35 @@ static const char* bind_dtype_name(tsr_dtype dtype) { return tsr_dtype_name(dtyp
 bool bind_is_grad_enabled(void);
 %rename(set_grad_enabled) bind_set_grad_enabled;
 bool bind_set_grad_enabled(bool enabled);
+%rename(is_inference_mode_enabled) bind_is_inference_mode_enabled;
+bool bind_is_inference_mode_enabled(void);
+%rename(set_inference_mode) bind_set_inference_mode;
+bool bind_set_inference_mode(bool enabled);
+%rename(is_anomaly_enabled) bind_is_anomaly_enabled;
+bool bind_is_anomaly_enabled(void);
+%rename(set_detect_anomaly) bind_set_detect_anomaly;
+bool bind_set_detect_anomaly(bool enabled);
+%newobject bind_linear;
+%rename(linear) bind_linear;
+TsrTensor* bind_linear(TsrTensor* input, TsrTensor* weight, TsrTensor* bias);
+%newobject bind_gelu;
+%rename(gelu) bind_gelu;
+TsrTensor* bind_gelu(TsrTensor* input, tsr_gelu_approximate approximate);
+%newobject bind_layer_norm;
+%rename(layer_norm) bind_layer_norm;
+TsrTensor* bind_layer_norm(TsrTensor* input, const tsr_i64* normalized_shape, int64_t n_normalized, TsrTensor* weight, TsrTensor* bias, double eps);
+%newobject bind_cat;
+%rename(cat) bind_cat;
+TsrTensor* bind_cat(TsrTensorList* tensors, int64_t dim);
+%newobject bind_stack;
+%rename(stack) bind_stack;
+TsrTensor* bind_stack(TsrTensorList* tensors, int64_t dim);
+%newobject bind_where;
+%rename(where) bind_where;
+TsrTensor* bind_where(TsrTensor* condition, TsrTensor* input, TsrTensor* other);
+%newobject bind_embedding;
+%rename(embedding) bind_embedding;
+TsrTensor* bind_embedding(TsrTensor* input, TsrTensor* weight);
 %rename(save) bind_save;
 void bind_save(const char* path, TsrTensorList* list, tsr_compression compression TSR_DEFAULT(TSR_COMPRESSION_NONE), int32_t level TSR_DEFAULT(0));
 %rename(memory_stats) bind_memory_stats;

@@ -187,6 +187,13 @@ TSR_CS_ARRAY_OUT(tsr_bytes, tsr_cs_no_bytes, NativeByteArray, byte[])
 %rename(None) TSR_COMPRESSION_NONE;
 %rename(Zstd) TSR_COMPRESSION_ZSTD;
 
+/* GeluApproximate.None would clash with Compression.None in SWIG's one
+ * global scope of C enum items (C enums are not scoped), so the C# enum is
+ * written by hand (src/Tessera.cs); SWIG still passes the type as an int
+ * enum, under that name. */
+%feature("ignore") tsr_gelu_approximate; /* not %ignore: tessera.i renames it later */
+%typemap(cstype) tsr_gelu_approximate "GeluApproximate"
+
 /* torch's trailing underscore (in-place) becomes an InPlace suffix; copy_
  * reads best as CopyFrom. */
 %rename(AddInPlace) TsrTensor::add_;
@@ -194,6 +201,13 @@ TSR_CS_ARRAY_OUT(tsr_bytes, tsr_cs_no_bytes, NativeByteArray, byte[])
 %rename(FillInPlace) TsrTensor::fill_;
 %rename(ZeroInPlace) TsrTensor::zero_;
 %rename(CopyFrom) TsrTensor::copy_;
+%rename(ReluInPlace) TsrTensor::relu_;
+/* Pow(double) and Pow(Tensor), as torch.Tensor.pow takes either. */
+%rename(Pow) TsrTensor::pow_scalar;
+/* Clamp(double? min, double? max) in src/Tensor.cs, over the flag-and-value
+ * native form. */
+%rename(NativeClamp) TsrTensor::clamp;
+%csmethodmodifiers TsrTensor::clamp "internal";
 
 /* Queries that are properties in C# (src/Tensor.cs, ...): the generated
  * methods stay internal under a Native prefix. */
@@ -217,6 +231,7 @@ TSR_CS_PROPERTY(TsrTensor::set_requires_grad, NativeSetRequiresGrad)
 TSR_CS_PROPERTY(TsrTensor::is_leaf, NativeIsLeaf)
 TSR_CS_PROPERTY(TsrTensor::grad_fn_name, NativeGradFnName)
 TSR_CS_PROPERTY(TsrTensor::version, NativeVersion)
+TSR_CS_PROPERTY(TsrTensor::is_inference, NativeIsInference)
 TSR_CS_PROPERTY(TsrStorage::nbytes, NativeNbytes)
 TSR_CS_PROPERTY(TsrStorage::data_ptr, NativeDataPtr)
 TSR_CS_PROPERTY(TsrStorage::device_type, NativeDeviceType)

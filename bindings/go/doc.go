@@ -37,7 +37,16 @@
 // thread for the duration of fn, so every call fn makes on that goroutine sees
 // grad mode off; goroutines that fn starts do not. SetGradEnabled and
 // IsGradEnabled act on the current thread only and mean something only under
-// runtime.LockOSThread.
+// runtime.LockOSThread. Inference mode (torch.inference_mode) is per thread
+// too, and InferenceMode locks the thread the same way. Anomaly detection
+// (DetectAnomaly, SetDetectAnomaly) is process-wide.
+//
+// # Optional arguments
+//
+// A nil *Tensor is torch's None where an argument is optional (the bias of
+// Linear, the weight and bias of LayerNorm); a closed one is InvalidArgument,
+// never read as None. torch's defaults are spelled out: Gelu(x, GeluNone),
+// LayerNorm(x, shape, nil, nil, 1e-5).
 //
 // # Concurrency
 //

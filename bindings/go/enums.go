@@ -61,3 +61,13 @@ const (
 	NoCompression Compression = 0 // a plain safetensors file
 	Zstd          Compression = 1 // one zstd frame per tensor
 )
+
+// GeluApproximate is Gelu's approximation (torch's approximate argument;
+// tsr_gelu_approximate).
+type GeluApproximate int
+
+// The values of tsr_gelu_approximate.
+const (
+	GeluNone GeluApproximate = 0 // x * Phi(x), Phi the normal CDF (approximate="none")
+	GeluTanh GeluApproximate = 1 // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) (approximate="tanh")
+)

@@ -44,6 +44,8 @@ func TestConstantsMatchTheHeader(t *testing.T) {
 		{"DeviceCUDA", int(DeviceCUDA), int(capi.DEVICE_CUDA)},
 		{"NoCompression", int(NoCompression), int(capi.COMPRESSION_NONE)},
 		{"Zstd", int(Zstd), int(capi.COMPRESSION_ZSTD)},
+		{"GeluNone", int(GeluNone), int(capi.GELU_NONE)},
+		{"GeluTanh", int(GeluTanh), int(capi.GELU_TANH)},
 	}
 	for _, p := range pairs {
 		if p.mine != p.hdr {

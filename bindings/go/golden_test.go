@@ -37,6 +37,15 @@ type torchGolden struct {
 		GradW  [][]float64 `json:"grad_w"`
 		GradB  []float64   `json:"grad_b"`
 	}
+	// The nn ops: inputs and torch's results (nn_cases()), and one torch
+	// error message per family (nn_errors()).
+	Nn []struct {
+		Name   string
+		DType  string
+		Sizes  []int64
+		Values []float64
+	}
+	NnErrors map[string]string `json:"nn_errors"`
 }
 
 var (

@@ -128,6 +128,13 @@ static int tsr_java_c_string(JNIEnv* jenv, jbyteArray utf8, char** out) {
 %rename(fill_) TsrTensor::fill_;
 %rename(zero_) TsrTensor::zero_;
 %rename(copy_) TsrTensor::copy_;
+%rename(relu_) TsrTensor::relu_;
+/* pow(double) and pow(Tensor), as torch.Tensor.pow takes either. */
+%rename(pow) TsrTensor::pow_scalar;
+/* clamp(Double min, Double max) below, with null for None, over the
+ * flag-and-value native form. */
+%rename(nativeClamp) TsrTensor::clamp;
+%javamethodmodifiers TsrTensor::clamp "private";
 %rename("%(lowercamelcase)s", %$isfunction) "";
 %rename("%(lowercamelcase)s", match="parm") ""; /* memory_format -> memoryFormat */
 
@@ -421,6 +428,18 @@ TSR_JAVA_HANDLE(TsrTensorList)
   /** Sum over every element (an empty dims list reduces over all). */
   public Tensor sum() { return sum(new long[0]); }
   public Tensor mean() { return mean(new long[0]); }
+  /**
+   * torch.clamp(this, min, max): elements limited to [min, max]; either bound may be null (None),
+   * not both (TesseraException ERR_INVALID_ARGUMENT). Floating tensors keep their dtype, integer
+   * and bool ones give float32.
+   */
+  public Tensor clamp(Double min, Double max) {
+    return nativeClamp(min != null, min == null ? 0.0 : min, max != null, max == null ? 0.0 : max);
+  }
+  /** torch.clamp_min: clamp(min, null). */
+  public Tensor clampMin(double min) { return nativeClamp(true, min, false, 0.0); }
+  /** torch.clamp_max: clamp(null, max). */
+  public Tensor clampMax(double max) { return nativeClamp(false, 0.0, true, max); }
   /** "tensor([[...]], dtype=FLOAT32)" for small tensors, sizes otherwise. */
   @Override
   public String toString() {

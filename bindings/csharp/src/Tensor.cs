@@ -1,6 +1,8 @@
 // Tensor — the hand-written half of the SWIG proxy (generated: factories,
-// views, ops, autograd methods). Here: the queries as properties, element
-// access by index, operators, array factories and ToString.
+// views, ops such as Tanh, Sigmoid, Sqrt, Pow, Softmax, IndexSelect, Gather,
+// ReluInPlace, autograd methods). Here: the queries as properties, Clamp
+// with optional bounds, element access by index, operators, array factories
+// and ToString.
 //
 // Lifetime: a Tensor owns one reference to a native tensor. Dispose() (or a
 // using block) releases it at once; otherwise the finalizer does, whenever
@@ -46,6 +48,22 @@ public partial class Tensor {
   public string GradFnName => NativeGradFnName();
   /// <summary>The in-place version counter (torch's _version).</summary>
   public long Version => NativeVersion();
+  /// <summary>Whether the tensor was made under Tessera.InferenceMode()
+  /// (torch.Tensor.is_inference()).</summary>
+  public bool IsInference => NativeIsInference();
+
+  // ---- math with optional arguments --------------------------------------------
+
+  /// <summary>torch.clamp(this, min, max): elements limited to [min, max];
+  /// either bound may be null (None), not both (Status.InvalidArgument).
+  /// Floating tensors keep their dtype, integer and bool ones give
+  /// float32.</summary>
+  public Tensor Clamp(double? min = null, double? max = null) =>
+      NativeClamp(min.HasValue, min ?? 0.0, max.HasValue, max ?? 0.0);
+  /// <summary>torch.clamp_min: Clamp(min, null).</summary>
+  public Tensor ClampMin(double min) => NativeClamp(true, min, false, 0.0);
+  /// <summary>torch.clamp_max: Clamp(null, max).</summary>
+  public Tensor ClampMax(double max) => NativeClamp(false, 0.0, true, max);
 
   /// <summary>True once Dispose has run.</summary>
   public bool IsDisposed => swigCPtr.Handle == IntPtr.Zero;

@@ -1,5 +1,8 @@
-// Tessera — the module-level functions: grad mode (NoGrad scopes),
-// checkpoint regions, AutogradGrad, Dropout, save and load, the allocator's statistics and controls, version. The factories are
+// Tessera — the module-level functions: grad mode (NoGrad scopes), inference
+// mode and anomaly detection (InferenceMode, DetectAnomaly scopes),
+// checkpoint regions, AutogradGrad, Dropout, the torch.nn.functional ops
+// (Linear, Gelu, LayerNorm, Embedding), Cat, Stack and Where, save and load,
+// the allocator's statistics and controls, version. The factories are
 // static methods of Tensor (Tensor.Zeros, Tensor.FromArray, ...).
 //
 // The class shares its namespace's name, as Python's tessera module does.
@@ -28,6 +31,99 @@ public static class Tessera {
 
   /// <summary>torch.enable_grad as a scope.</summary>
   public static GradModeScope EnableGrad() => new GradModeScope(true);
+
+  // ---- inference mode and anomaly detection --------------------------------
+
+  /// <summary>Whether inference mode is on for this thread
+  /// (torch.is_inference_mode_enabled).</summary>
+  public static bool IsInferenceModeEnabled => TesseraNative.is_inference_mode_enabled();
+
+  /// <summary>Turns inference mode on or off for this thread; returns the
+  /// previous setting.</summary>
+  public static bool SetInferenceMode(bool enabled) => TesseraNative.set_inference_mode(enabled);
+
+  /// <summary>torch.inference_mode as a scope: <c>using
+  /// (Tessera.InferenceMode()) { ... }</c>. Inside, grad mode is off and new
+  /// tensors are inference tensors (Tensor.IsInference), which record no
+  /// history; outside, autograd refuses to save them for backward
+  /// (Status.Autograd). enabled false turns it off inside an enclosing
+  /// scope. Disposing restores the previous setting, exceptions
+  /// included.</summary>
+  public static ModeScope InferenceMode(bool enabled = true) =>
+      new ModeScope(TesseraNative.set_inference_mode, enabled);
+
+  /// <summary>Whether anomaly detection is on (process-wide;
+  /// torch.is_anomaly_enabled).</summary>
+  public static bool IsAnomalyEnabled => TesseraNative.is_anomaly_enabled();
+
+  /// <summary>torch.autograd.set_detect_anomaly, process-wide; returns the
+  /// previous setting. While on, backward checks every gradient a node
+  /// returns and throws Status.Autograd naming the node ("Function
+  /// 'DivBackward0' returned nan values in its 1th output. ...").</summary>
+  public static bool SetDetectAnomaly(bool enabled) => TesseraNative.set_detect_anomaly(enabled);
+
+  /// <summary>torch.autograd.detect_anomaly as a scope: <c>using
+  /// (Tessera.DetectAnomaly()) { ... }</c>.</summary>
+  public static ModeScope DetectAnomaly() => new ModeScope(TesseraNative.set_detect_anomaly, true);
+
+  // ---- torch.nn.functional, Cat, Stack, Where ----------------------------------
+
+  /// <summary>torch.nn.functional.linear: input @ weight^T + bias, with input
+  /// [*, in], weight [out, in], bias null or [out]. Status.ShapeMismatch
+  /// ("mat1 and mat2 shapes cannot be multiplied (2x3 and 2x4)"),
+  /// Status.DtypeMismatch for mixed dtypes or integers.</summary>
+  public static Tensor Linear(Tensor input, Tensor weight, Tensor bias = null) {
+    RequireLive(bias, "Linear: bias");
+    return TesseraNative.linear(input, weight, bias);
+  }
+
+  /// <summary>torch.nn.functional.gelu(input, approximate): x * Phi(x)
+  /// (GeluApproximate.None) or its tanh approximation.</summary>
+  public static Tensor Gelu(Tensor input, GeluApproximate approximate = GeluApproximate.None) =>
+      TesseraNative.gelu(input, approximate);
+
+  /// <summary>torch.nn.functional.layer_norm: (x - mean) / sqrt(var + eps)
+  /// * weight + bias over the trailing dims normalizedShape (biased
+  /// variance); weight and bias null or of sizes normalizedShape.
+  /// Status.ShapeMismatch with torch's messages.</summary>
+  public static Tensor LayerNorm(Tensor input, long[] normalizedShape, Tensor weight = null,
+                                 Tensor bias = null, double eps = 1e-5) {
+    RequireLive(weight, "LayerNorm: weight");
+    RequireLive(bias, "LayerNorm: bias");
+    return TesseraNative.layer_norm(input, normalizedShape, weight, bias, eps);
+  }
+
+  /// <summary>torch.nn.functional.embedding(input, weight): the rows of
+  /// weight [V, D] at the int32/int64 indices input (any shape); the result
+  /// has input's sizes + [D]. Status.IndexOutOfRange for an index outside
+  /// [0, V).</summary>
+  public static Tensor Embedding(Tensor input, Tensor weight) => TesseraNative.embedding(input, weight);
+
+  /// <summary>torch.cat(tensors, dim): the tensors joined along dim, which
+  /// every other dim must agree on; the dtype is their promotion.
+  /// Status.InvalidArgument for no tensors or a null/disposed one,
+  /// Status.ShapeMismatch with torch's messages.</summary>
+  public static Tensor Cat(IEnumerable<Tensor> tensors, long dim = 0) {
+    using (var list = NativeList(tensors, false, "Cat: tensors")) return TesseraNative.cat(list, dim);
+  }
+
+  /// <summary>torch.stack(tensors, dim): tensors of one size joined along a
+  /// new dim.</summary>
+  public static Tensor Stack(IEnumerable<Tensor> tensors, long dim = 0) {
+    using (var list = NativeList(tensors, false, "Stack: tensors")) return TesseraNative.stack(list, dim);
+  }
+
+  /// <summary>torch.where(condition, input, other): input where condition
+  /// (bool) is true, else other; all three broadcast, the dtype is
+  /// torch.result_type(input, other).</summary>
+  public static Tensor Where(Tensor condition, Tensor input, Tensor other) =>
+      TesseraNative.where(condition, input, other);
+
+  // A disposed tensor passed as an optional argument must not read as null.
+  static void RequireLive(Tensor t, string what) {
+    if (t != null && t.IsDisposed)
+      throw new TesseraException(Status.InvalidArgument, what + ": tensor is disposed");
+  }
 
   // ---- gradient checkpointing (include/tessera/checkpoint.h) -----------------
 
@@ -78,9 +174,9 @@ public static class Tessera {
                                       bool allowUnused = false) {
     if (outputs == null || inputs == null)
       throw new TesseraException(Status.InvalidArgument, "AutogradGrad: outputs or inputs is null");
-    using (var outs = NativeList(outputs, false, "outputs"))
-    using (var ins = NativeList(inputs, false, "inputs"))
-    using (var gouts = gradOutputs == null ? null : NativeList(gradOutputs, true, "gradOutputs"))
+    using (var outs = NativeList(outputs, false, "AutogradGrad: outputs"))
+    using (var ins = NativeList(inputs, false, "AutogradGrad: inputs"))
+    using (var gouts = gradOutputs == null ? null : NativeList(gradOutputs, true, "AutogradGrad: gradOutputs"))
     using (var grads = TesseraNative.autograd_grad(outs, ins, gouts, retainGraph, createGraph, allowUnused)) {
       var result = new Tensor[grads.Count];
       for (int i = 0; i < result.Length; ++i) result[i] = grads[i];
@@ -88,13 +184,14 @@ public static class Tessera {
     }
   }
 
-  static TensorList NativeList(Tensor[] tensors, bool nullsAllowed, string what) {
+  static TensorList NativeList(IEnumerable<Tensor> tensors, bool nullsAllowed, string what) {
+    if (tensors == null) throw new TesseraException(Status.InvalidArgument, what + " is null");
     var list = new TensorList();
     try {
       foreach (var t in tensors) {
         if (t != null) list.Append(t);
         else if (nullsAllowed) list.AppendNone();
-        else throw new TesseraException(Status.InvalidArgument, "AutogradGrad: " + what + " holds a null tensor");
+        else throw new TesseraException(Status.InvalidArgument, what + " holds a null tensor");
       }
       return list;
     } catch {
@@ -190,6 +287,37 @@ public static class Tessera {
   public static string StatusName(Status status) => TesseraNative.status_name(status);
   /// <summary>A dtype's name as PyTorch prints it ("float32").</summary>
   public static string DTypeName(DType dtype) => TesseraNative.dtype_name(dtype);
+}
+
+/// <summary>torch.nn.functional.gelu's approximate argument
+/// (tsr_gelu_approximate; written here because SWIG would name its None
+/// after Compression.None).</summary>
+public enum GeluApproximate {
+  /// <summary>x * Phi(x), Phi the normal CDF (erf): approximate="none".</summary>
+  None = 0,
+  /// <summary>0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))): approximate="tanh".</summary>
+  Tanh = 1,
+}
+
+/// <summary>Restores the setting (inference mode, anomaly detection) that was
+/// in force when it was created; made by Tessera.InferenceMode() and
+/// Tessera.DetectAnomaly(). Inference mode is per thread: dispose its scope
+/// on the thread that created it. Disposing twice restores once.</summary>
+public sealed class ModeScope : global::System.IDisposable {
+  readonly global::System.Func<bool, bool> setter;
+  readonly bool previous;
+  bool disposed;
+
+  internal ModeScope(global::System.Func<bool, bool> setter, bool enabled) {
+    this.setter = setter;
+    previous = setter(enabled);
+  }
+
+  public void Dispose() {
+    if (disposed) return;
+    disposed = true;
+    setter(previous);
+  }
 }
 
 /// <summary>Restores the grad mode that was in force when it was created; made

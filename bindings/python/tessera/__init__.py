@@ -14,6 +14,10 @@
 activations during backward instead of keeping them (gradient
 checkpointing; also tessera.checkpoint(fn, *args) and checkpoint_sequential,
 as torch.utils.checkpoint); tessera.autograd_grad is torch.autograd.grad.
+`with tessera.inference_mode():` is torch.inference_mode, and
+`with tessera.detect_anomaly():` / tessera.set_detect_anomaly(True) are
+torch.autograd's anomaly detection. torch.nn.functional's linear, gelu,
+layer_norm and embedding are module functions (tessera.linear(x, w, b)).
 
 Failures raise tessera.Error subclasses carrying the C status and message.
 Tensors are released when collected, or at once with close() / a with
@@ -30,7 +34,9 @@ from ._random import Generator, default_generator, manual_seed, rand, randn, ran
 from ._factories import (empty, empty_strided, zeros, ones, full, arange, tensor, empty_like,
                          zeros_like, ones_like, full_like)
 from ._functions import *  # noqa: F401,F403
-from ._grad import no_grad, enable_grad, set_grad_enabled, is_grad_enabled
+from ._grad import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled, inference_mode,
+                    is_inference_mode_enabled, detect_anomaly, set_detect_anomaly,
+                    is_anomaly_enabled)
 from ._autograd import autograd_grad
 from ._checkpoint import (checkpoint, checkpoint_sequential, checkpoint_begin, checkpoint_end,
                           checkpoint_depth)

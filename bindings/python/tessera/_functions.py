@@ -1,14 +1,20 @@
 """torch's function forms (tessera.matmul(a, b), tessera.relu(x), ...):
-each calls the Tensor method of the same name."""
+each calls the Tensor method of the same name; and the
+torch.nn.functional ops (tessera.linear, gelu, layer_norm, embedding) and
+torch.cat / stack / where, which take several tensors."""
 from . import _core
-from ._tensor import Tensor
+from ._handles import TensorList
+from ._tensor import Tensor, _check_open, scalar_tensor
+from .errors import InvalidArgumentError
 
 _N = _core.Tensor
 
 __all__ = ["is_tensor", "add", "sub", "mul", "div", "matmul", "relu", "exp", "log", "neg", "sum",
            "mean", "max", "argmax", "log_softmax", "softmax", "cross_entropy", "transpose", "t",
            "reshape", "permute", "narrow", "select", "squeeze", "unsqueeze", "flatten", "movedim",
-           "as_strided", "split", "chunk", "clone", "detach", "numel"]
+           "as_strided", "split", "chunk", "clone", "detach", "numel", "tanh", "sigmoid", "sqrt",
+           "pow", "clamp", "clip", "index_select", "gather", "linear", "gelu", "layer_norm",
+           "embedding", "cat", "concat", "stack", "where"]
 
 
 def is_tensor(obj):
@@ -143,3 +149,125 @@ def detach(input):
 
 def numel(input):
     return _N.numel(input)
+
+
+def tanh(input):
+    return _N.tanh(input)
+
+
+def sigmoid(input):
+    return _N.sigmoid(input)
+
+
+def sqrt(input):
+    return _N.sqrt(input)
+
+
+def pow(input, exponent):
+    """torch.pow: input a tensor, exponent a number or a tensor; or input a
+    number and exponent a tensor."""
+    if not isinstance(input, _N):
+        return Tensor.__rpow__(exponent, input)
+    return Tensor.pow(input, exponent)
+
+
+def clamp(input, min=None, max=None):
+    return Tensor.clamp(input, min, max)
+
+
+clip = clamp
+
+
+def index_select(input, dim, index):
+    return _N.index_select(input, dim, index)
+
+
+def gather(input, dim, index):
+    return _N.gather(input, dim, index)
+
+
+# ---- torch.nn.functional ---------------------------------------------------------
+
+def linear(input, weight, bias=None):
+    """torch.nn.functional.linear: input @ weight.T + bias; input [*, in],
+    weight [out, in], bias None or [out]."""
+    _check_open(bias, "linear: bias")
+    return _core.linear(input, weight, bias)
+
+
+_GELU_APPROXIMATE = {"none": _core.GELU_NONE, "tanh": _core.GELU_TANH}
+
+
+def gelu(input, approximate="none"):
+    """torch.nn.functional.gelu: x * Phi(x) ("none", erf), or its tanh
+    approximation ("tanh")."""
+    code = _GELU_APPROXIMATE.get(approximate) if isinstance(approximate, str) else None
+    if code is None:
+        raise InvalidArgumentError(int(_core.ERR_INVALID_ARGUMENT),
+                                   "approximate argument must be either none or tanh.")
+    return _core.gelu(input, code)
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """torch.nn.functional.layer_norm over the trailing dims normalized_shape
+    (an int or a sequence), with optional elementwise weight and bias of
+    those sizes."""
+    _check_open(weight, "layer_norm: weight")
+    _check_open(bias, "layer_norm: bias")
+    if not hasattr(normalized_shape, "__len__"):
+        normalized_shape = (normalized_shape,)
+    return _core.layer_norm(input, normalized_shape, weight, bias, eps)
+
+
+def embedding(input, weight):
+    """torch.nn.functional.embedding(input, weight): the rows of weight [V, D]
+    at the int32/int64 indices input (any shape); result input's sizes + [D]."""
+    return _core.embedding(input, weight)
+
+
+# ---- several tensors ---------------------------------------------------------------
+
+def _tensor_list(tensors, what):
+    """A sequence of tensors as a native TensorList (closed by the caller)."""
+    if isinstance(tensors, _N):
+        raise TypeError(f"{what}(): argument 'tensors' must be a sequence of Tensors, not Tensor")
+    native = TensorList()
+    try:
+        for t in tensors:
+            if not isinstance(t, _N):
+                raise TypeError(f"{what}(): expected a sequence of Tensors, got an element of type "
+                                f"{type(t).__name__}")
+            native.append(t)
+    except BaseException:
+        native.close()
+        raise
+    return native
+
+
+def cat(tensors, dim=0):
+    """torch.cat: the tensors joined along dim (the other sizes must agree;
+    the dtype is their promotion)."""
+    with _tensor_list(tensors, "cat") as native:
+        return _core.cat(native, dim)
+
+
+concat = cat
+
+
+def stack(tensors, dim=0):
+    """torch.stack: tensors of one size joined along a new dim."""
+    with _tensor_list(tensors, "stack") as native:
+        return _core.stack(native, dim)
+
+
+def where(condition, input, other):
+    """torch.where(condition, input, other): input where condition (bool) is
+    true, else other; all three broadcast. input or other may be a number,
+    typed as a binary op types it."""
+    if not isinstance(input, _N):
+        if not isinstance(other, _N):
+            raise TypeError("where: input or other must be a Tensor")
+        input = scalar_tensor(input, other)
+    elif not isinstance(other, _N):
+        other = scalar_tensor(other, input)
+    return _core.where(condition, input, other)

@@ -325,7 +325,38 @@ class Tensor(_N, Closable):
         return _N.argmax(self, dim, keepdim)
 
     def softmax(self, dim):
-        return _N.exp(_N.log_softmax(self, dim))
+        return _N.softmax(self, dim)
+
+    def pow(self, exponent):
+        """torch.Tensor.pow: exponent a number or a tensor (broadcast). A
+        float exponent gives a floating self's dtype, float32 for integer and
+        bool self; an int exponent keeps an integer self's dtype (as torch)."""
+        if isinstance(exponent, _N):
+            return _N.pow(self, exponent)
+        if _N.dtype(self) in _FLOATING_CODES or (_is_number(exponent)
+                                                  and not isinstance(exponent, numbers.Integral)):
+            return _N.pow_scalar(self, exponent)
+        return _N.pow(self, scalar_tensor(exponent, self))
+
+    def clamp(self, min=None, max=None):
+        """Elements limited to [min, max]; either bound may be None (not both)."""
+        if isinstance(min, _N) or isinstance(max, _N):
+            raise TypeError("clamp: min and max must be numbers or None (tensor bounds are not supported)")
+        return _N.clamp(self, min is not None, 0.0 if min is None else min,
+                        max is not None, 0.0 if max is None else max)
+
+    clip = clamp
+
+    def clamp_min(self, min):
+        return self.clamp(min=min)
+
+    def clamp_max(self, max):
+        return self.clamp(max=max)
+
+    def where(self, condition, other):
+        """torch.where(condition, self, other)."""
+        from ._functions import where
+        return where(condition, self, other)
 
     # ---- in place (return self, as torch) ------------------------------------------
     def add_(self, other, alpha=1):
@@ -354,6 +385,10 @@ class Tensor(_N, Closable):
 
     def copy_(self, src):
         _N.copy_(self, src)
+        return self
+
+    def relu_(self):
+        _N.relu_(self)
         return self
 
     def __iadd__(self, other):
@@ -403,6 +438,11 @@ class Tensor(_N, Closable):
 
     def __rtruediv__(self, other):
         return _N.div(scalar_tensor(other, self), self)
+
+    __pow__ = pow
+
+    def __rpow__(self, other):
+        return _N.pow(scalar_tensor(other, self), self)
 
     __matmul__ = _N.matmul
     __neg__ = _N.neg

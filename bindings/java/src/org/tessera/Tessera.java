@@ -6,8 +6,9 @@ import java.util.Map;
 
 /**
  * Module-level functions of tessera with Java names: factories (torch.zeros, ...), grad mode and
- * the no_grad scope, gradient checkpointing regions, autograd.grad, dropout, allocator statistics,
- * save/load, version. Tensors come back as {@link Tensor}
+ * the no_grad scope, inference mode and anomaly detection, gradient checkpointing regions,
+ * autograd.grad, dropout, the torch.nn.functional ops (linear, gelu, layerNorm, embedding), cat,
+ * stack and where, allocator statistics, save/load, version. Tensors come back as {@link Tensor}
  * proxies: close them (try-with-resources) to release memory at once; the Cleaner releases the
  * ones left to the garbage collector. Every failure throws {@link TesseraException}.
  */
@@ -54,6 +55,158 @@ public final class Tessera {
   /** torch.enable_grad() as a scope. */
   public static GradScope enableGrad() {
     return new GradScope(true);
+  }
+
+  // ---- inference mode and anomaly detection ------------------------------------------
+
+  /** torch.is_inference_mode_enabled() for this thread. */
+  public static boolean isInferenceModeEnabled() {
+    return NativeTessera.is_inference_mode_enabled();
+  }
+
+  /** Turns inference mode on or off for this thread; returns the previous setting. */
+  public static boolean setInferenceMode(boolean enabled) {
+    return NativeTessera.set_inference_mode(enabled);
+  }
+
+  /**
+   * torch.inference_mode(): {@code try (var m = Tessera.inferenceMode()) { ... }}. Inside, grad mode
+   * is off and new tensors are inference tensors ({@link Tensor#isInference()}), which record no
+   * history; outside, autograd refuses to save them for backward (ERR_AUTOGRAD). Closing restores
+   * the previous setting (also when the block throws).
+   */
+  public static ModeScope inferenceMode() {
+    return new ModeScope(NativeTessera::set_inference_mode, true);
+  }
+
+  /** torch.inference_mode(enabled): false turns it off inside an enclosing scope. */
+  public static ModeScope inferenceMode(boolean enabled) {
+    return new ModeScope(NativeTessera::set_inference_mode, enabled);
+  }
+
+  /** torch.is_anomaly_enabled(), process-wide. */
+  public static boolean isAnomalyEnabled() {
+    return NativeTessera.is_anomaly_enabled();
+  }
+
+  /**
+   * torch.autograd.set_detect_anomaly(enabled), process-wide; returns the previous setting. While
+   * on, backward checks every gradient a node returns and throws ERR_AUTOGRAD naming the node
+   * ("Function 'DivBackward0' returned nan values in its 1th output. ...").
+   */
+  public static boolean setDetectAnomaly(boolean enabled) {
+    return NativeTessera.set_detect_anomaly(enabled);
+  }
+
+  /** torch.autograd.detect_anomaly() as a scope: {@code try (var a = Tessera.detectAnomaly()) { ... }}. */
+  public static ModeScope detectAnomaly() {
+    return new ModeScope(NativeTessera::set_detect_anomaly, true);
+  }
+
+  // ---- torch.nn.functional, cat, stack, where -------------------------------------------
+
+  /** torch.nn.functional.linear(input, weight) without bias. */
+  public static Tensor linear(Tensor input, Tensor weight) {
+    return NativeTessera.linear(input, weight, null);
+  }
+
+  /**
+   * torch.nn.functional.linear: input @ weight^T + bias, with input [*, in], weight [out, in], bias
+   * null or [out]. ERR_SHAPE_MISMATCH ("mat1 and mat2 shapes cannot be multiplied (2x3 and 2x4)"),
+   * ERR_DTYPE_MISMATCH for mixed dtypes or integers.
+   */
+  public static Tensor linear(Tensor input, Tensor weight, Tensor bias) {
+    requireOpen(bias, "linear: bias");
+    return NativeTessera.linear(input, weight, bias);
+  }
+
+  /** torch.nn.functional.gelu(input): x * Phi(x). */
+  public static Tensor gelu(Tensor input) {
+    return NativeTessera.gelu(input, GeluApproximate.GELU_NONE);
+  }
+
+  /** torch.nn.functional.gelu(input, approximate): GELU_NONE (erf) or GELU_TANH. */
+  public static Tensor gelu(Tensor input, GeluApproximate approximate) {
+    if (approximate == null) throw new NullPointerException("approximate is null");
+    return NativeTessera.gelu(input, approximate);
+  }
+
+  /** torch.nn.functional.layer_norm(input, normalizedShape) without weight or bias, eps 1e-5. */
+  public static Tensor layerNorm(Tensor input, long[] normalizedShape) {
+    return layerNorm(input, normalizedShape, null, null, 1e-5);
+  }
+
+  /** layerNorm with weight and bias (each may be null), eps 1e-5. */
+  public static Tensor layerNorm(Tensor input, long[] normalizedShape, Tensor weight, Tensor bias) {
+    return layerNorm(input, normalizedShape, weight, bias, 1e-5);
+  }
+
+  /**
+   * torch.nn.functional.layer_norm: (x - mean) / sqrt(var + eps) * weight + bias over the trailing
+   * dims normalizedShape (biased variance); weight and bias null or of sizes normalizedShape.
+   * ERR_SHAPE_MISMATCH with torch's messages.
+   */
+  public static Tensor layerNorm(Tensor input, long[] normalizedShape, Tensor weight, Tensor bias,
+      double eps) {
+    requireOpen(weight, "layerNorm: weight");
+    requireOpen(bias, "layerNorm: bias");
+    return NativeTessera.layer_norm(input, normalizedShape, weight, bias, eps);
+  }
+
+  /**
+   * torch.nn.functional.embedding(input, weight): the rows of weight [V, D] at the int32/int64
+   * indices input (any shape); the result has input's sizes + [D]. ERR_INDEX_OUT_OF_RANGE for an
+   * index outside [0, V).
+   */
+  public static Tensor embedding(Tensor input, Tensor weight) {
+    return NativeTessera.embedding(input, weight);
+  }
+
+  /** torch.cat(tensors, 0). */
+  public static Tensor cat(Tensor... tensors) {
+    return cat(tensors, 0);
+  }
+
+  /**
+   * torch.cat(tensors, dim): the tensors joined along dim, which every other dim must agree on;
+   * the dtype is their promotion. ERR_INVALID_ARGUMENT for an empty array or a closed tensor,
+   * ERR_SHAPE_MISMATCH with torch's messages.
+   *
+   * @throws NullPointerException for a null array or entry
+   */
+  public static Tensor cat(Tensor[] tensors, long dim) {
+    if (tensors == null) throw new NullPointerException("tensors is null");
+    try (TensorList list = tensorList(tensors, false, "tensors")) {
+      return NativeTessera.cat(list, dim);
+    }
+  }
+
+  /** torch.stack(tensors, 0). */
+  public static Tensor stack(Tensor... tensors) {
+    return stack(tensors, 0);
+  }
+
+  /** torch.stack(tensors, dim): tensors of one size joined along a new dim. */
+  public static Tensor stack(Tensor[] tensors, long dim) {
+    if (tensors == null) throw new NullPointerException("tensors is null");
+    try (TensorList list = tensorList(tensors, false, "tensors")) {
+      return NativeTessera.stack(list, dim);
+    }
+  }
+
+  /**
+   * torch.where(condition, input, other): input where condition (bool) is true, else other; all
+   * three broadcast, the dtype is torch.result_type(input, other).
+   */
+  public static Tensor where(Tensor condition, Tensor input, Tensor other) {
+    return NativeTessera.where(condition, input, other);
+  }
+
+  /** A closed tensor passed as an optional argument must not read as null (none). */
+  private static void requireOpen(Tensor t, String what) {
+    if (t != null && t.isClosed()) {
+      throw new TesseraException(Status.ERR_INVALID_ARGUMENT, what + ": tensor is closed");
+    }
   }
 
   // ---- gradient checkpointing (include/tessera/checkpoint.h) ---------------------

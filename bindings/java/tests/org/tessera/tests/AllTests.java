@@ -39,6 +39,7 @@ public final class AllTests {
     ErrorTests.register(r, goldens);
     LifetimeTests.register(r);
     AutogradTests.register(r, goldens);
+    NnTests.register(r, goldens);
     CheckpointTests.register(r);
     SaveLoadTests.register(r, tmp);
     MemoryStatsTests.register(r);

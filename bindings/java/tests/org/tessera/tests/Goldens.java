@@ -63,6 +63,23 @@ final class Goldens {
     return out;
   }
 
+  /** Tensor nn.NAME of make_goldens.py's nn_cases() (an input, or torch's result) as a tessera tensor. */
+  Tensor nnTensor(String name) {
+    return Tensor.fromFloat64(doubles("nn." + name + ".values"), longs("nn." + name + ".sizes"),
+        nnDtype(name));
+  }
+
+  /** The same with requires_grad set (a leaf for the gradient checks). */
+  Tensor nnLeaf(String name) {
+    Tensor t = nnTensor(name);
+    t.setRequiresGrad(true);
+    return t;
+  }
+
+  DType nnDtype(String name) {
+    return DType.valueOf(string("nn." + name + ".dtype").toUpperCase(java.util.Locale.ROOT));
+  }
+
   /** arange(numel) float32 viewed as sizes: the base every layout case starts from. */
   static Tensor base(long[] sizes) {
     long numel = 1;
