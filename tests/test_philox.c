@@ -105,3 +105,26 @@ Test(philox, dropout_mask_scale_history_and_gradient) {
   tsr_tensor_release(x);
   tsr_generator_release(g);
 }
+
+/* A long mask from an offset inside a Philox block: the vectorised word
+ * fill and its chunking give the words the definition gives. */
+Test(philox, dropout_mask_from_an_unaligned_offset_across_chunks) {
+  const int64_t n = 5000;
+  tsr_generator* g;
+  tsr_tensor *x, *y;
+  TSR_ASSERT_OK(tsr_generator_create(11, &g));
+  TSR_ASSERT_OK(tsr_generator_set_state(g, 11, 3));
+  TSR_ASSERT_OK(tsr_ones(1, &n, TSR_FLOAT64, TSR_CPU, &x));
+  TSR_ASSERT_OK(tsr_dropout(x, 0.3, true, g, &y));
+  const double* v = tsr_tensor_data_ptr(y);
+  int wrong = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const bool kept = DROPOUT_LONG_MASK[i / 8] >> (i % 8) & 1;
+    wrong += (v[i] != 0) != kept;
+    if (kept) cr_expect_float_eq(v[i], 1 / 0.7, 1e-15);
+  }
+  cr_expect_eq(wrong, 0, "%d of %lld mask elements differ from the definition", wrong, (long long)n);
+  tsr_tensor_release(y);
+  tsr_tensor_release(x);
+  tsr_generator_release(g);
+}

@@ -40,6 +40,48 @@ inline Block block(uint64_t seed, uint64_t counter) {
   return philox4x32_10(ctr, key);
 }
 
+// Words first, first+1, ..., first+n-1 of stream `seed` into out: the
+// same words Stream gives, computed 16 blocks at a time in plain arrays so
+// the compiler can vectorise the rounds (the 32x32->64 multiplies map to
+// SIMD multiplies on x86-64 and ARM).
+inline void fill_words(uint64_t seed, uint64_t first, uint64_t n, uint32_t* out) {
+  constexpr uint32_t kM0 = 0xD2511F53u, kM1 = 0xCD9E8D57u;
+  constexpr uint32_t kW0 = 0x9E3779B9u, kW1 = 0xBB67AE85u;
+  constexpr int kLanes = 16;
+  uint64_t k = 0;
+  // Unaligned head: word by word up to a block boundary.
+  if (first % 4 != 0) {
+    Block b = block(seed, first / 4);
+    for (; k < n && (first + k) % 4 != 0; ++k) out[k] = b.w[(first + k) % 4];
+  }
+  while (k < n) {
+    const uint64_t block0 = (first + k) / 4;
+    uint32_t c0[kLanes], c1[kLanes], c2[kLanes], c3[kLanes];
+    for (int l = 0; l < kLanes; ++l) {
+      c0[l] = uint32_t(block0 + l);
+      c1[l] = uint32_t((block0 + l) >> 32);
+      c2[l] = c3[l] = 0;
+    }
+    uint32_t k0 = uint32_t(seed), k1 = uint32_t(seed >> 32);
+    for (int round = 0; round < 10; ++round) {
+      for (int l = 0; l < kLanes; ++l) {
+        const uint64_t p0 = uint64_t(kM0) * c0[l], p1 = uint64_t(kM1) * c2[l];
+        const uint32_t n0 = uint32_t(p1 >> 32) ^ c1[l] ^ k0, n2 = uint32_t(p0 >> 32) ^ c3[l] ^ k1;
+        c1[l] = uint32_t(p1);
+        c3[l] = uint32_t(p0);
+        c0[l] = n0;
+        c2[l] = n2;
+      }
+      k0 += kW0;
+      k1 += kW1;
+    }
+    for (int l = 0; l < kLanes && k < n; ++l) {
+      const uint32_t w[4] = {c0[l], c1[l], c2[l], c3[l]};
+      for (int j = 0; j < 4 && k < n; ++j) out[k++] = w[j];
+    }
+  }
+}
+
 // Words pos, pos+1, ... of stream `seed`, one block computed per 4 words.
 class Stream {
  public:

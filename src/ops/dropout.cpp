@@ -3,6 +3,9 @@
 // draws the same mask.
 #include "ops/dropout.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include "autograd/run.h"
 #include "core/factory.h"
 #include "kernels/elementwise.h"
@@ -15,15 +18,22 @@ namespace {
 
 const bool registered = prim::register_op_names({"dropout"});
 
-// noise[i] = (u_i < 1 - p) / (1 - p), u_i uniform from word start + i.
+// noise[i] = (u_i < 1 - p) / (1 - p), u_i the 24-bit uniform of word
+// start + i: kept when (word >> 8) < (1 - p) * 2^24, an integer compare.
 Tensor bernoulli_noise(const Shape& sizes, tsr_dtype dtype, double p, uint64_t seed, uint64_t start) {
   Tensor noise = empty(sizes, dtype);
   const double keep = 1.0 - p, scale = p < 1.0 ? 1.0 / keep : 0.0;
-  philox::Stream s(seed, start);
+  const uint64_t threshold = uint64_t(std::ceil(keep * 0x1p24));  // u < keep  <=>  (w >> 8) < threshold
+  constexpr int64_t kChunk = 4096;
+  uint32_t words[kChunk];
   dispatch_floating(dtype, "dropout", [&]<typename T>() {
     T* out = noise.data<T>();
-    for (int64_t i = 0; i < noise.numel(); ++i)
-      out[i] = T(compute_t<T>(uniform_from_word(s.next(), 24) < keep ? scale : 0.0));
+    const T kept = T(compute_t<T>(scale)), dropped = T(compute_t<T>(0.0));
+    for (int64_t i0 = 0; i0 < noise.numel(); i0 += kChunk) {
+      const int64_t n = std::min(kChunk, noise.numel() - i0);
+      philox::fill_words(seed, start + uint64_t(i0), uint64_t(n), words);
+      for (int64_t i = 0; i < n; ++i) out[i0 + i] = (words[i] >> 8) < threshold ? kept : dropped;
+    }
   });
   return noise;
 }

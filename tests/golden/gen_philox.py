@@ -38,6 +38,11 @@ def main():
     # dropout(p=0.5) of 16 elements, seed 7, offset 100: kept elements
     keep = [1 if (word(7, 100 + i) >> 8) * 2.0 ** -24 < 0.5 else 0 for i in range(16)]
     out.append("static const int DROPOUT_KEEP[16] = {%s};" % ", ".join(map(str, keep)))
+    # dropout(p=0.3) of 5000 elements, seed 11, offset 3 (not on a block
+    # boundary, and past one 4096-word chunk): the mask as bits, LSB first.
+    bits = [1 if (word(11, 3 + i) >> 8) * 2.0 ** -24 < 0.7 else 0 for i in range(5000)]
+    packed = [sum(bits[8 * j + b] << b for b in range(8) if 8 * j + b < 5000) for j in range(625)]
+    out.append("static const unsigned char DROPOUT_LONG_MASK[625] = {%s};" % ", ".join(map(str, packed)))
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "philox_golden.h")
     with open(path, "w") as f:
         f.write("\n".join(out) + "\n")
