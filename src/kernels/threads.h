@@ -1,0 +1,11 @@
+// The kernels' thread count (tsr_set_num_threads): today OpenBLAS's.
+#pragma once
+
+#include <cstdint>
+
+namespace tsr::kernels {
+
+void set_num_threads(int64_t n);  // TSR_ERR_INVALID_ARGUMENT for n < 1
+int64_t num_threads();
+
+}  // namespace tsr::kernels
