@@ -57,11 +57,14 @@ typedef enum tsr_dtype {
   TSR_BFLOAT16 = 15
 } tsr_dtype;
 
-/* Device types. Values are DLPack's DLDeviceType (kDLCPU = 1, kDLCUDA = 2).
- * This build supports TSR_DEVICE_CPU; CUDA is reserved. */
+/* Device types. Values are DLPack's DLDeviceType (kDLCPU = 1, kDLCUDA = 2,
+ * kDLCUDAHost = 3). This build supports TSR_DEVICE_CPU; CUDA and pinned
+ * host memory (TSR_DEVICE_CUDA_HOST, page-locked CPU memory that CUDA copies
+ * from asynchronously) are reserved for the CUDA plugin. */
 typedef enum tsr_device_type {
   TSR_DEVICE_CPU = 1,
-  TSR_DEVICE_CUDA = 2
+  TSR_DEVICE_CUDA = 2,
+  TSR_DEVICE_CUDA_HOST = 3
 } tsr_device_type;
 
 /* Memory formats. Values are c10::MemoryFormat's. */

@@ -1,7 +1,7 @@
 // The caching allocator's statistics, with the names and update rules of
-// PyTorch's c10::CachingDeviceAllocator::DeviceStats (torch.cuda.memory_stats),
-// aggregated over both pools. The public mirror is tsr_memory_stats_t in
-// include/tessera/allocator.h.
+// PyTorch's c10::CachingDeviceAllocator::DeviceStats (torch.cuda.memory_stats):
+// aggregated over both pools ("all") and per pool. The public mirror is
+// tsr_memory_stats_t in include/tessera/allocator.h.
 #pragma once
 
 #include <algorithm>
@@ -40,16 +40,21 @@ struct MemoryStats {
   Stat active_bytes;          // sizes of active blocks
   Stat inactive_split_bytes;  // sizes of inactive split blocks
   Stat requested_bytes;       // bytes callers asked for (before rounding)
+  // Blocks and segments of at least max_split_size bytes (never split).
+  Stat oversize_allocations;
+  Stat oversize_segments;
   // Events.
   int64_t num_alloc_retries = 0;  // OS refusals retried after freeing the cache
   int64_t num_ooms = 0;           // out-of-memory errors raised
   int64_t num_device_alloc = 0;   // segments obtained from the OS
   int64_t num_device_free = 0;    // segments returned to the OS
+  int64_t num_sync_all_streams = 0;  // waits for every outstanding event (empty_cache, OOM)
 
   template <typename Fn>
   void for_each_stat(Fn&& fn) {
     for (Stat* s : {&allocation, &segment, &active, &inactive_split, &allocated_bytes,
-                    &reserved_bytes, &active_bytes, &inactive_split_bytes, &requested_bytes})
+                    &reserved_bytes, &active_bytes, &inactive_split_bytes, &requested_bytes,
+                    &oversize_allocations, &oversize_segments})
       fn(*s);
   }
   void reset_peak() {
@@ -59,6 +64,27 @@ struct MemoryStats {
   void reset_accumulated() {
     for_each_stat([](Stat& s) { s.reset_accumulated(); });
     num_alloc_retries = num_ooms = num_device_alloc = num_device_free = 0;
+    num_sync_all_streams = 0;
+  }
+};
+
+// PyTorch's StatArray: every stat over both pools and per pool. Only `all`
+// holds the event counters and the oversize stats.
+struct DeviceStats {
+  MemoryStats all;
+  MemoryStats small_pool;  // blocks of requests <= 1 MiB, 2 MiB segments
+  MemoryStats large_pool;
+
+  // Changes one stat in `all` and in the block's pool.
+  void update(Stat MemoryStats::*stat, bool small, int64_t amount) {
+    (all.*stat).update(amount);
+    ((small ? small_pool : large_pool).*stat).update(amount);
+  }
+  void reset_peak() {
+    for (MemoryStats* m : {&all, &small_pool, &large_pool}) m->reset_peak();
+  }
+  void reset_accumulated() {
+    for (MemoryStats* m : {&all, &small_pool, &large_pool}) m->reset_accumulated();
   }
 };
 
