@@ -2,7 +2,7 @@
 // (allocator.h). The allocator itself is alloc/cpu_caching_allocator.cpp.
 #include <tessera/allocator.h>
 
-#include "alloc/cpu_allocator.h"
+#include "alloc/caching_allocator.h"
 #include "capi/barrier.h"
 #include "capi/handles.h"
 #include "capi/struct_size.h"
@@ -17,13 +17,13 @@ tsr_memory_stat_t to_c(const alloc::Stat& s) { return {s.current, s.peak, s.allo
 
 // Validates the device with the factories' rules and messages (enum_arg:
 // a C caller may pass any int as the enum).
-void check_device_arg(const tsr_device_type& device_type, int32_t device_index) {
-  check_device(enum_arg(device_type), device_index);
+alloc::CachingAllocator& allocator_arg(const tsr_device_type& device_type,
+                                       int32_t device_index) {
+  return alloc::caching_allocator(checked_device(enum_arg(device_type), device_index));
 }
 
 alloc::MemoryStats stats_of(const tsr_device_type& device_type, int32_t device_index) {
-  check_device_arg(device_type, device_index);
-  return alloc::cpu_memory_stats();
+  return allocator_arg(device_type, device_index).stats().all;
 }
 
 template <typename Pick>
@@ -89,39 +89,36 @@ TSR_EXTERN tsr_status tsr_max_memory_reserved(tsr_device_type device_type,
 TSR_EXTERN tsr_status tsr_reset_peak_memory_stats(tsr_device_type device_type,
                                                   int32_t device_index) {
   return guarded([&] {
-    check_device_arg(device_type, device_index);
-    alloc::cpu_reset_peak_memory_stats();
+    allocator_arg(device_type, device_index).reset_peak();
   });
 }
 TSR_EXTERN tsr_status tsr_reset_accumulated_memory_stats(tsr_device_type device_type,
                                                          int32_t device_index) {
   return guarded([&] {
-    check_device_arg(device_type, device_index);
-    alloc::cpu_reset_accumulated_memory_stats();
+    allocator_arg(device_type, device_index).reset_accumulated();
   });
 }
 
 TSR_EXTERN tsr_status tsr_empty_cache(tsr_device_type device_type, int32_t device_index) {
   return guarded([&] {
-    check_device_arg(device_type, device_index);
-    alloc::cpu_empty_cache();
+    allocator_arg(device_type, device_index).empty_cache();
   });
 }
 
 TSR_EXTERN tsr_status tsr_set_memory_limit(tsr_device_type device_type, int32_t device_index,
                                            int64_t bytes) {
   return guarded([&] {
-    check_device_arg(device_type, device_index);
+    alloc::CachingAllocator& a = allocator_arg(device_type, device_index);
     TSR_CHECK(bytes >= 0, TSR_ERR_INVALID_ARGUMENT, "memory limit must be >= 0 bytes, got ",
               bytes);
-    alloc::cpu_set_memory_limit(size_t(bytes));
+    a.set_memory_limit(size_t(bytes));
   });
 }
 TSR_EXTERN tsr_status tsr_memory_limit(tsr_device_type device_type, int32_t device_index,
                                        int64_t* out) {
   return guarded([&] {
-    check_device_arg(device_type, device_index);
+    alloc::CachingAllocator& a = allocator_arg(device_type, device_index);
     require(out, "out");
-    *out = int64_t(alloc::cpu_memory_limit());
+    *out = int64_t(a.memory_limit());
   });
 }

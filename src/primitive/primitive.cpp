@@ -4,16 +4,21 @@ namespace tsr::prim {
 
 Tensors Primitive::forward(const Tensors& inputs) {
   // The device of the first defined input picks the kernel entry; run()
-  // has checked that all inputs agree. CPU is the only backend so far.
-  tsr_device_type device = TSR_DEVICE_CPU;
+  // has checked that all inputs agree. A primitive without tensor inputs
+  // (none so far) would run on the CPU.
+  const Tensor* first = nullptr;
   for (const Tensor& t : inputs)
     if (t.defined()) {
-      device = t.device();
+      first = &t;
       break;
     }
-  TSR_CHECK(device == TSR_DEVICE_CPU, TSR_ERR_UNSUPPORTED, op(), ": no kernel for device type ",
-            int(device), " in this build (CPU only)");
-  return eval_cpu(inputs);
+  const Device device = first ? first->device() : kCpu;
+  switch (device.type) {
+    case TSR_DEVICE_CPU: return eval_cpu(inputs);
+    default: break;
+  }
+  fail(TSR_ERR_UNSUPPORTED, op(), ": no kernel for device ", device_name(device),
+       " in this build");
 }
 
 Tensors Primitive::backward(const BackwardContext&) {
