@@ -60,7 +60,12 @@ namespace {
 thread_local std::string t_label;
 }  // namespace
 
-const std::string& trace_label() { return t_label; }
+thread_local const char* t_op = nullptr;
+
+std::string trace_label() { return !t_label.empty() ? t_label : t_op ? t_op : ""; }
 void set_trace_label(std::string label) { t_label = std::move(label); }
+
+OpLabelScope::OpLabelScope(const char* op) : saved_(t_op) { t_op = op; }
+OpLabelScope::~OpLabelScope() { t_op = saved_; }
 
 }  // namespace tsr::alloc

@@ -1,6 +1,11 @@
 // C API: caching-allocator statistics, cache control and memory limit
-// (allocator.h). The allocator itself is alloc/cpu_caching_allocator.cpp.
+// (allocator.h), settings, history, snapshots. The allocator itself is
+// alloc/caching_allocator.cpp.
 #include <tessera/allocator.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <limits>
 
 #include "alloc/caching_allocator.h"
 #include "capi/barrier.h"
@@ -36,6 +41,20 @@ tsr_status query(const tsr_device_type& device_type, int32_t device_index, int64
   });
 }
 
+// PyTorch's memory_stats()["max_split_size"]: -1 when unlimited.
+int64_t max_split_size_arg() {
+  const size_t m = alloc::allocator_config()->max_split_size;
+  return m == std::numeric_limits<size_t>::max() ? -1 : int64_t(m);
+}
+
+// A string the caller frees with tsr_free_string (which is std::free).
+char* c_string(const std::string& s) {
+  char* p = static_cast<char*>(std::malloc(s.size() + 1));
+  TSR_CHECK(p, TSR_ERR_OUT_OF_MEMORY, "out of memory for a string of ", s.size(), " bytes");
+  std::memcpy(p, s.c_str(), s.size() + 1);
+  return p;
+}
+
 }  // namespace
 
 TSR_EXTERN tsr_status tsr_memory_stats(tsr_device_type device_type, int32_t device_index,
@@ -57,6 +76,10 @@ TSR_EXTERN tsr_status tsr_memory_stats(tsr_device_type device_type, int32_t devi
     c.num_ooms = s.num_ooms;
     c.num_device_alloc = s.num_device_alloc;
     c.num_device_free = s.num_device_free;
+    c.oversize_allocations = to_c(s.oversize_allocations);
+    c.oversize_segments = to_c(s.oversize_segments);
+    c.num_sync_all_streams = s.num_sync_all_streams;
+    c.max_split_size = max_split_size_arg();
     // Only the caller's struct_size bytes: an older, smaller struct gets the
     // fields it has, a newer, larger one this version's; the struct_size
     // written back says how many bytes were filled (capi/struct_size.h).
@@ -120,5 +143,55 @@ TSR_EXTERN tsr_status tsr_memory_limit(tsr_device_type device_type, int32_t devi
     alloc::CachingAllocator& a = allocator_arg(device_type, device_index);
     require(out, "out");
     *out = int64_t(a.memory_limit());
+  });
+}
+
+// ---- settings ------------------------------------------------------------------
+
+TSR_EXTERN tsr_status tsr_set_allocator_settings(const char* text) {
+  return guarded([&] { alloc::set_allocator_config(require(text, "text")); });
+}
+
+TSR_EXTERN tsr_status tsr_allocator_settings(char** out) {
+  return guarded([&] {
+    require(out, "out");
+    const std::string text = alloc::allocator_config()->text;
+    *out = c_string(text);
+  });
+}
+
+// ---- history, snapshots, summary -------------------------------------------------
+
+TSR_EXTERN tsr_status tsr_memory_record_history(tsr_device_type device_type, int32_t device_index,
+                                                bool enabled, int64_t max_entries) {
+  return guarded([&] {
+    alloc::CachingAllocator& a = allocator_arg(device_type, device_index);
+    TSR_CHECK(!enabled || max_entries >= 1, TSR_ERR_INVALID_ARGUMENT,
+              "record_memory_history: max_entries must be >= 1, got ", max_entries);
+    a.record_history(enabled, enabled ? size_t(max_entries) : 0);
+  });
+}
+
+TSR_EXTERN tsr_status tsr_memory_set_trace_label(const char* label) {
+  return guarded([&] { alloc::set_trace_label(label ? label : ""); });
+}
+
+TSR_EXTERN tsr_status tsr_memory_snapshot(tsr_device_type device_type, int32_t device_index,
+                                          char** json) {
+  return guarded([&] {
+    alloc::CachingAllocator& a = allocator_arg(device_type, device_index);
+    require(json, "json");
+    const std::string text = alloc::snapshot_json(a.snapshot());
+    *json = c_string(text);
+  });
+}
+
+TSR_EXTERN tsr_status tsr_memory_summary(tsr_device_type device_type, int32_t device_index,
+                                         char** text) {
+  return guarded([&] {
+    alloc::CachingAllocator& a = allocator_arg(device_type, device_index);
+    require(text, "text");
+    const std::string table = alloc::memory_summary(a.snapshot());
+    *text = c_string(table);
   });
 }

@@ -1,5 +1,7 @@
 #include "primitive/primitive.h"
 
+#include "alloc/trace.h"
+
 namespace tsr::prim {
 
 Tensors Primitive::forward(const Tensors& inputs) {
@@ -13,6 +15,8 @@ Tensors Primitive::forward(const Tensors& inputs) {
       break;
     }
   const Device device = first ? first->device() : kCpu;
+  // Memory history names the op each allocation was made for.
+  alloc::OpLabelScope label(op());
   switch (device.type) {
     case TSR_DEVICE_CPU: return eval_cpu(inputs);
     default: break;
