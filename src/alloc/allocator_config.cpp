@@ -164,8 +164,8 @@ void parse_divisions_table(Tokens& t, AllocatorConfig& c) {
     if (t.at_end()) bad("roundup_power2_divisions: missing ']' closing the table");
     const std::string& interval =
         t.word("roundup_power2_divisions", "a table entry size_mb:divisions or >:divisions");
-    t.expect(':', str("roundup_power2_divisions entry '", interval, "'"));
-    std::string entry_what = str("roundup_power2_divisions entry '", interval, "'");
+    const std::string entry_what = str("roundup_power2_divisions entry '", interval, "'");
+    t.expect(':', entry_what);
     size_t divisions = to_size(t.word(entry_what, "0 or a power of 2"), entry_what,
                                "0 or a power of 2");
     if (divisions != 0 && !std::has_single_bit(divisions))
@@ -180,7 +180,7 @@ void parse_divisions_table(Tokens& t, AllocatorConfig& c) {
                           ">:divisions");
       if (!std::has_single_bit(mb))
         bad("roundup_power2_divisions: interval ", mb,
-            " MiB must be a power of 2 (1, 2, 4, ..., 32768) or '>'");
+            " MiB must be a power of 2 (1, 2, 4, ...) or '>'");
       size_t index = std::min<size_t>(std::bit_width(mb) - 1, table.size() - 1);
       if (!last_index) std::fill(table.begin(), table.begin() + index, divisions);
       table[index] = divisions;
