@@ -64,7 +64,11 @@ typedef enum tsr_dtype {
 typedef enum tsr_device_type {
   TSR_DEVICE_CPU = 1,
   TSR_DEVICE_CUDA = 2,
-  TSR_DEVICE_CUDA_HOST = 3
+  TSR_DEVICE_CUDA_HOST = 3,
+  /* DLPack's kDLExtDev: a device outside this list. No build of tessera
+   * offers it through the C API; tessera's own tests register their
+   * simulated device under it. */
+  TSR_DEVICE_EXT = 12
 } tsr_device_type;
 
 /* Memory formats. Values are c10::MemoryFormat's. */

@@ -119,7 +119,7 @@ Edge gradient_edge(const Tensor& t) {
   auto acc = m->grad_accumulator.lock();
   if (!acc) {
     acc = std::make_shared<AccumulateGrad>(t.impl_ptr());
-    acc->outputs.push_back({t.sizes(), t.dtype()});
+    acc->outputs.push_back({t.sizes(), t.dtype(), t.device()});
     m->grad_accumulator = acc;
   }
   return {acc, 0};
@@ -137,7 +137,7 @@ void set_history(const std::shared_ptr<Node>& node, const std::vector<Tensor>& i
   for (const Tensor& t : inputs) node->next_edges.push_back(t.defined() ? gradient_edge(t) : Edge{});
   uint32_t nr = 0;
   for (const Tensor& t : outputs) {
-    node->outputs.push_back({t.sizes(), t.dtype()});
+    node->outputs.push_back({t.sizes(), t.dtype(), t.device()});
     if (is_floating(t.dtype())) {
       auto& meta = t.impl()->autograd;
       if (!meta) meta = std::make_shared<AutogradMeta>();

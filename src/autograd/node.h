@@ -35,6 +35,7 @@ struct Edge {
 struct OutputMeta {
   Shape sizes;
   tsr_dtype dtype;
+  Device device;  // where a zero gradient for an unused output is made
 };
 
 struct Node : std::enable_shared_from_this<Node> {

@@ -90,13 +90,13 @@ void rebase_history(const prim::PrimitivePtr& p, const prim::Tensors& inputs, co
   // The op's own node keeps its edges (its input 0 is the view's old value,
   // whose gradient CopySlices writes into the base's slice).
   for (const Tensor& t : inputs) node->next_edges.push_back(t.defined() ? gradient_edge(t) : Edge{});
-  node->outputs.push_back({self.sizes(), self.dtype()});
+  node->outputs.push_back({self.sizes(), self.dtype(), self.device()});
   Tensor b = *base;
   auto copy_slices = std::make_shared<CopySlices>(b, self, node);
   copy_slices->next_edges.push_back(gradient_edge(b));
   copy_slices->next_edges.insert(copy_slices->next_edges.end(), node->next_edges.begin() + 1,
                                  node->next_edges.end());
-  copy_slices->outputs.push_back({b.sizes(), b.dtype()});
+  copy_slices->outputs.push_back({b.sizes(), b.dtype(), b.device()});
   AutogradMeta& bm = meta_of(b);
   bm.grad_fn = copy_slices;
   bm.output_nr = 0;

@@ -29,13 +29,14 @@ void check_output_meta(const prim::Primitive& p, const prim::Tensors& inputs,
   // Every op name must be registered, or keep_ops could not name it.
   TSR_CHECK(prim::is_known_op(p.op()), TSR_ERR_INTERNAL, "primitive op '", p.op(),
             "' is not registered (prim::register_op_names in its family's file)");
-  auto metas = p.output_meta(inputs);
+  auto metas = p.output_description(inputs);
   TSR_CHECK(metas.size() == outputs.size(), TSR_ERR_INTERNAL, p.op(), ": shape rule gives ",
             metas.size(), " outputs, forward ", outputs.size());
   for (size_t i = 0; i < metas.size(); ++i)
     TSR_CHECK(metas[i] == prim::meta_of(outputs[i]), TSR_ERR_INTERNAL, p.op(), ": output ", i,
-              " is ", dtype_name(outputs[i].dtype()), " ", outputs[i].sizes(), ", its shape rule says ",
-              dtype_name(metas[i].dtype), " ", metas[i].sizes);
+              " is ", dtype_name(outputs[i].dtype()), " ", outputs[i].sizes(), " on ",
+              device_name(outputs[i].device()), ", its shape rule says ", dtype_name(metas[i].dtype),
+              " ", metas[i].sizes, " on ", device_name(metas[i].device));
 }
 #endif
 

@@ -39,6 +39,14 @@ struct NewestFirst {
 };
 
 // Gradient of one output: checked against it, ones when not given.
+// The zero gradient of an output no later node used, on that output's
+// device. Only the CPU has a fill kernel so far.
+Tensor zeros_like_output(const autograd::OutputMeta& m) {
+  TSR_CHECK(m.device.type == TSR_DEVICE_CPU, TSR_ERR_UNSUPPORTED, "backward: no zeros kernel for ",
+            device_name(m.device), " in this build");
+  return kernels::zeros(m.sizes, m.dtype);
+}
+
 Tensor root_gradient(const Tensor& root, const Tensor& gradient) {
   if (!gradient.defined()) {
     TSR_CHECK(root.numel() == 1, TSR_ERR_AUTOGRAD, "grad can be implicitly created only for scalar "
@@ -213,7 +221,7 @@ void GraphTask::execute() {
     // graph, its children included, is never reached).
     if (grad_mode && !must_run(node)) continue;
     for (size_t i = 0; i < inputs.size(); ++i)  // outputs nobody used get zeros
-      if (!inputs[i].defined()) inputs[i] = kernels::zeros(node->outputs[i].sizes, node->outputs[i].dtype);
+      if (!inputs[i].defined()) inputs[i] = zeros_like_output(node->outputs[i]);
     std::vector<Tensor> outputs = node->apply(std::move(inputs));
     if (!retain_graph_) node->release_saved();
     TSR_CHECK(outputs.size() == node->next_edges.size(), TSR_ERR_INTERNAL, node->name(), " returned ",

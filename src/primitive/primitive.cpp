@@ -4,17 +4,26 @@
 
 namespace tsr::prim {
 
-Tensors Primitive::forward(const Tensors& inputs) {
-  // The device of the first defined input picks the kernel entry; run()
-  // has checked that all inputs agree. A primitive without tensor inputs
-  // (none so far) would run on the CPU.
-  const Tensor* first = nullptr;
+namespace {
+// The device of the first defined input: run() has checked that all inputs
+// agree. A primitive without tensor inputs (none so far) runs on the CPU.
+Device device_of(const Tensors& inputs) {
   for (const Tensor& t : inputs)
-    if (t.defined()) {
-      first = &t;
-      break;
-    }
-  const Device device = first ? first->device() : kCpu;
+    if (t.defined()) return t.device();
+  return kCpu;
+}
+}  // namespace
+
+std::vector<TensorMeta> Primitive::output_description(const Tensors& inputs) const {
+  std::vector<TensorMeta> metas = output_meta(inputs);
+  const Device device = device_of(inputs);
+  for (TensorMeta& m : metas) m.device = device;
+  return metas;
+}
+
+Tensors Primitive::forward(const Tensors& inputs) {
+  // The inputs' device picks the kernel entry.
+  const Device device = device_of(inputs);
   // Memory history names the op each allocation was made for.
   alloc::OpLabelScope label(op());
   switch (device.type) {

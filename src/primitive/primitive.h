@@ -21,13 +21,15 @@ namespace tsr::prim {
 
 using Tensors = std::vector<Tensor>;
 
-// Sizes and dtype of a tensor, without its data.
+// Sizes, dtype and device of a tensor, without its data. Shape rules
+// (output_meta) give sizes and dtype; output_description adds the device.
 struct TensorMeta {
   Shape sizes;
   tsr_dtype dtype;
+  Device device{};  // {0, 0} until output_description fills it
   bool operator==(const TensorMeta&) const = default;
 };
-inline TensorMeta meta_of(const Tensor& t) { return {t.sizes(), t.dtype()}; }
+inline TensorMeta meta_of(const Tensor& t) { return {t.sizes(), t.dtype(), t.device()}; }
 
 // Which inputs and outputs a backward reads (bit i = input/output i).
 struct SaveSpec {
@@ -62,6 +64,9 @@ class Primitive {
   // The shape/dtype rule: what forward returns for these inputs, without
   // running it. Throws the op's argument errors.
   virtual std::vector<TensorMeta> output_meta(const Tensors& inputs) const = 0;
+  // The whole output description: output_meta, on the inputs' device (every
+  // primitive's outputs live where its inputs are).
+  std::vector<TensorMeta> output_description(const Tensors& inputs) const;
 
   // Forward on the inputs' device; one entry per device type. Inputs are
   // already checked to share one device.
