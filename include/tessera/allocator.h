@@ -79,6 +79,14 @@ typedef struct tsr_memory_stats_t {
   int64_t num_ooms;          /* TSR_ERR_OUT_OF_MEMORY failures raised */
   int64_t num_device_alloc;  /* segments obtained from the OS */
   int64_t num_device_free;   /* segments returned to the OS */
+  /* Appended in 0.2. Blocks / segments of at least max_split_size bytes
+   * (TSR_ALLOC_CONF max_split_size_mb), which are never split. */
+  tsr_memory_stat_t oversize_allocations;
+  tsr_memory_stat_t oversize_segments;
+  int64_t num_sync_all_streams; /* waits for every outstanding stream event
+                                   (tsr_empty_cache, out-of-memory retries)
+                                   that found events to wait for */
+  int64_t max_split_size;       /* bytes; -1 when unlimited (the default) */
 } tsr_memory_stats_t;
 
 /* torch.cuda.memory_stats. The caller sets out->struct_size to the size of
@@ -136,6 +144,79 @@ TSR_API tsr_status tsr_set_memory_limit(tsr_device_type device_type, int32_t dev
 /* The cap set by tsr_set_memory_limit, in bytes; 0 when there is none. */
 TSR_API tsr_status tsr_memory_limit(tsr_device_type device_type, int32_t device_index,
                                     int64_t* out);
+
+/* ---- settings (TSR_ALLOC_CONF) ---------------------------------------------
+ * The caching allocator's settings, PyTorch's PYTORCH_CUDA_ALLOC_CONF keys
+ * and syntax, "key:value,key:value", for every device:
+ *   max_split_size_mb:N      blocks of N MiB or more are never split, and
+ *                            serve only requests within 20 MiB of their size
+ *                            (N > 20; default unlimited).
+ *   roundup_power2_divisions:D | [S:D,S:D,...,>:D]
+ *                            round requests up to one of D equal steps
+ *                            between two powers of two (D a power of two;
+ *                            0 or 1: no rounding), for all sizes or per
+ *                            size interval of S MiB (S a power of two; '>'
+ *                            means every larger interval).
+ *   garbage_collection_threshold:T
+ *                            0 < T < 1: while a memory limit is set
+ *                            (tsr_set_memory_limit), reserved memory above
+ *                            T * limit makes the allocator return cached
+ *                            whole segments, least recently used first,
+ *                            without waiting for streams.
+ *   expandable_segments:True|False
+ *                            one growing segment per stream and pool: address
+ *                            space reserved once, pages mapped as needed and
+ *                            unmapped by tsr_empty_cache, so memory freed in
+ *                            one place serves requests of any size later.
+ * The environment variable TSR_ALLOC_CONF is read at the first allocation;
+ * while it is invalid, every allocation fails with TSR_ERR_INVALID_ARGUMENT
+ * and its message (naming the key), until tsr_set_allocator_settings sets a
+ * valid text. */
+
+/* torch.cuda.memory._set_allocator_settings: replaces all settings with
+ * those of text (keys not named take their defaults; "" restores every
+ * default). Unknown keys, bad values and malformed text:
+ * TSR_ERR_INVALID_ARGUMENT naming the key and the accepted values; nothing
+ * changes. NULL: TSR_ERR_INVALID_ARGUMENT. Applies to later allocations on
+ * every device; blocks already cached keep their sizes. */
+TSR_API tsr_status tsr_set_allocator_settings(const char* text);
+/* The text of the settings in force ("" for the defaults). *out: caller
+ * frees with tsr_free_string. TSR_ERR_INVALID_ARGUMENT with the parse error
+ * while TSR_ALLOC_CONF is invalid and nothing was set. */
+TSR_API tsr_status tsr_allocator_settings(char** out);
+
+/* ---- history, snapshots, summary ------------------------------------------ */
+
+/* torch.cuda.memory._record_memory_history(enabled, max_entries): while
+ * enabled, the device's allocator keeps the newest max_entries trace entries
+ * (alloc, free_requested, free_completed, segment_alloc, segment_free,
+ * segment_map, segment_unmap, oom, snapshot) with address, size in bytes,
+ * stream, time and label. Disabling drops the entries. enabled with
+ * max_entries < 1: TSR_ERR_INVALID_ARGUMENT. */
+TSR_API tsr_status tsr_memory_record_history(tsr_device_type device_type, int32_t device_index,
+                                             bool enabled, int64_t max_entries);
+/* The label of the calling thread's later trace entries (PyTorch's
+ * _set_memory_metadata), e.g. a phase or layer name; NULL or "" clears it.
+ * Without a label, entries carry the op that allocated ("matmul", "mul"). */
+TSR_API tsr_status tsr_memory_set_trace_label(const char* label);
+
+/* torch.cuda.memory._snapshot(): the device's segments (address, total_size,
+ * stream, segment_type "small"/"large", is_expandable, allocated/active/
+ * requested sizes) with every block (address, size, requested_size, state
+ * "active_allocated" / "active_pending_free" / "inactive"), the trace
+ * ("device_traces"), the settings ("allocator_settings") and the statistics
+ * ("stats", torch.cuda.memory_stats' flat keys), as UTF-8 JSON. Block sizes
+ * of all segments sum to reserved_bytes.current; those of active_allocated
+ * blocks to allocated_bytes.current. docs/MEMORY.md lists every field.
+ * Adds a "snapshot" trace entry. *json: caller frees with tsr_free_string.
+ * tessera-memviz turns it into a page. */
+TSR_API tsr_status tsr_memory_snapshot(tsr_device_type device_type, int32_t device_index,
+                                       char** json);
+/* torch.cuda.memory_summary(): the statistics as a text table, rows per
+ * quantity and pool, columns current / peak / allocated / freed. *text:
+ * caller frees with tsr_free_string. */
+TSR_API tsr_status tsr_memory_summary(tsr_device_type device_type, int32_t device_index,
+                                      char** text);
 
 #ifdef __cplusplus
 }

@@ -19,5 +19,6 @@
 #include "parallel.h"
 #include "io.h"
 #include "allocator.h"
+#include "stream.h"
 
 #endif

@@ -48,9 +48,24 @@ class TraceRing {
   size_t next_ = 0;  // where the next entry goes once ring_ is full
 };
 
-// The calling thread's label for trace entries (an op name); "" when none.
-// autograd::run sets it to the running primitive's op while it runs.
-const std::string& trace_label();
+// The calling thread's label for trace entries: the caller's label
+// (tsr_memory_set_trace_label) when set, else the op running on this thread
+// ("mul", "matmul"), else "".
+std::string trace_label();
 void set_trace_label(std::string label);
+
+// Names the op running on this thread while it lives (autograd::run puts
+// one around every primitive's forward). op must be a static string; this
+// costs two pointer stores, so it is always on.
+class OpLabelScope {
+ public:
+  explicit OpLabelScope(const char* op);
+  ~OpLabelScope();
+  OpLabelScope(const OpLabelScope&) = delete;
+  OpLabelScope& operator=(const OpLabelScope&) = delete;
+
+ private:
+  const char* saved_;
+};
 
 }  // namespace tsr::alloc

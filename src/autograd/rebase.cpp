@@ -3,8 +3,8 @@
 #include "autograd/as_strided.h"
 #include "autograd/primitive_node.h"
 #include "core/shape.h"
-#include "kernels/copy.h"
-#include "kernels/elementwise.h"
+#include "cpu/kernels/copy.h"
+#include "cpu/kernels/elementwise.h"
 
 namespace tsr::autograd {
 

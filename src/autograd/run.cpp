@@ -9,14 +9,6 @@ namespace tsr::autograd {
 
 namespace {
 
-const char* device_name(tsr_device_type d) {
-  switch (d) {
-    case TSR_DEVICE_CPU: return "cpu";
-    case TSR_DEVICE_CUDA: return "cuda:0";
-  }
-  return "unknown";
-}
-
 // PyTorch's message for operands on two devices.
 void check_same_device(const prim::Tensors& inputs) {
   const Tensor* first = nullptr;

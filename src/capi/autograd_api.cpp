@@ -6,7 +6,7 @@
 #include "autograd/node.h"
 #include "capi/barrier.h"
 #include "capi/handles.h"
-#include "kernels/copy.h"
+#include "cpu/kernels/copy.h"
 
 using namespace tsr;
 using namespace tsr::capi;

@@ -190,7 +190,7 @@ tsr_status import_tensor(Managed* src, tsr_tensor** out, Check&& check) {
       check(*src);
       Imported in = read_dl_tensor(src->dl_tensor);
       handed_over = true;
-      emit(out, from_blob(in.data, in.sizes, &in.strides, in.dtype, TSR_DEVICE_CPU,
+      emit(out, from_blob(in.data, in.sizes, &in.strides, in.dtype, kCpu,
                           &return_to_producer<Managed>, src));
     } catch (const Error& e) {
       fail(e.status(), "from_dlpack: ", e.what());  // core messages name no caller

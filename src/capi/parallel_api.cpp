@@ -2,7 +2,7 @@
 #include <tessera/parallel.h>
 
 #include "capi/barrier.h"
-#include "kernels/threads.h"
+#include "cpu/kernels/threads.h"
 
 using namespace tsr;
 using namespace tsr::capi;

@@ -8,7 +8,7 @@
 #include "capi/handles.h"
 #include "core/factory.h"
 #include "core/layout.h"
-#include "kernels/copy.h"
+#include "cpu/kernels/copy.h"
 #include "ops/inplace.h"
 
 using namespace tsr;
@@ -75,7 +75,7 @@ TSR_EXTERN tsr_dtype tsr_tensor_dtype(const tsr_tensor* t) {
 }
 TSR_EXTERN tsr_device_type tsr_tensor_device_type(const tsr_tensor* t) {
   return static_cast<tsr_device_type>(
-      query<int>(t, -1, [](const Tensor& x) { return int(x.device()); }));
+      query<int>(t, -1, [](const Tensor& x) { return int(x.device().type); }));
 }
 TSR_EXTERN int32_t tsr_tensor_device_index(const tsr_tensor* t) {
   return query<int32_t>(t, -1, [](const Tensor&) { return 0; });
@@ -99,7 +99,7 @@ TSR_EXTERN void* tsr_storage_data_ptr(const tsr_storage* s) {
 }
 TSR_EXTERN tsr_device_type tsr_storage_device_type(const tsr_storage* s) {
   return static_cast<tsr_device_type>(
-      guarded_value<int>(-1, [&] { return int(require(s, "storage")->storage->device()); }));
+      guarded_value<int>(-1, [&] { return int(require(s, "storage")->storage->device().type); }));
 }
 TSR_EXTERN int64_t tsr_storage_use_count(const tsr_storage* s) {
   return guarded_value<int64_t>(-1, [&] { return require(s, "storage")->storage->use_count(); });
@@ -115,8 +115,8 @@ TSR_EXTERN tsr_status tsr_empty(int64_t ndim, const int64_t* sizes, tsr_dtype dt
     require(out, "out");
     check_dtype(enum_arg(dtype));
     check_memory_format(enum_arg(fmt));
-    check_device(enum_arg(device_type), device_index);
-    emit(out, empty(s, dtype, fmt, device_type));
+    const Device device = checked_device(enum_arg(device_type), device_index);
+    emit(out, empty(s, dtype, fmt, device));
   });
 }
 
@@ -128,8 +128,8 @@ TSR_EXTERN tsr_status tsr_empty_strided(int64_t ndim, const int64_t* sizes, cons
     Shape st = strides ? shape_from(ndim, strides, "strides", false) : contiguous_strides(s);
     require(out, "out");
     check_dtype(enum_arg(dtype));
-    check_device(enum_arg(device_type), device_index);
-    emit(out, empty_strided(s, st, dtype, device_type));
+    const Device device = checked_device(enum_arg(device_type), device_index);
+    emit(out, empty_strided(s, st, dtype, device));
   });
 }
 
@@ -142,9 +142,9 @@ tsr_status filled(int64_t ndim, const int64_t* sizes, double value, const tsr_dt
     Shape s = sizes_arg(ndim, sizes);
     require(out, "out");
     check_dtype(enum_arg(dtype));
-    check_device(enum_arg(device_type), device_index);
+    const Device device = checked_device(enum_arg(device_type), device_index);
     check_scalar_fits(value, dtype);  // torch.full raises on overflow (checked_convert)
-    Tensor t = empty(s, dtype, TSR_CONTIGUOUS_FORMAT, device_type);
+    Tensor t = empty(s, dtype, TSR_CONTIGUOUS_FORMAT, device);
     kernels::fill(t, value);
     emit(out, t);
   });
@@ -187,7 +187,7 @@ Acc arange_bound(double v, tsr_dtype dtype) {
 }
 
 template <typename T>
-Tensor arange_typed(double start, double end, double step, tsr_dtype dtype, tsr_device_type dt) {
+Tensor arange_typed(double start, double end, double step, tsr_dtype dtype, Device device) {
   using Acc = std::conditional_t<std::is_integral_v<T>, int64_t,
                                  std::conditional_t<std::is_same_v<T, double> ||
                                                         std::is_same_v<T, float>,
@@ -212,7 +212,7 @@ Tensor arange_typed(double start, double end, double step, tsr_dtype dtype, tsr_
               "invalid size, possible overflow?");
     len = int64_t(size_d);
   }
-  Tensor t = empty({len}, dtype, TSR_CONTIGUOUS_FORMAT, dt);
+  Tensor t = empty({len}, dtype, TSR_CONTIGUOUS_FORMAT, device);
   T* p = t.data<T>();
   for (int64_t i = 0; i < len; ++i) {
     if constexpr (std::is_integral_v<T>)  // int64 arithmetic wraps like ATen's
@@ -229,12 +229,12 @@ TSR_EXTERN tsr_status tsr_arange(double start, double end, double step, tsr_dtyp
   return guarded([&] {
     require(out, "out");
     check_dtype(enum_arg(dtype));
-    check_device(enum_arg(dt), di);
+    const Device device = checked_device(enum_arg(dt), di);
     TSR_CHECK(dtype != TSR_BOOL, TSR_ERR_DTYPE_MISMATCH,
               "\"arange_cpu\" not implemented for 'Bool'");
     emit(out, dispatch_all(dtype, [&]<typename T>() -> Tensor {
       if constexpr (std::is_same_v<T, bool>) fail(TSR_ERR_DTYPE_MISMATCH, "arange: bool");
-      else return arange_typed<T>(start, end, step, dtype, dt);
+      else return arange_typed<T>(start, end, step, dtype, device);
     }));
   });
 }
@@ -249,7 +249,7 @@ TSR_EXTERN tsr_status tsr_from_data(const void* data, size_t nbytes, int64_t ndi
     TSR_CHECK(uint64_t(need) == nbytes, TSR_ERR_SHAPE_MISMATCH, "from_data: sizes ", s, " of ",
               dtype_name(dtype), " need ", need, " bytes, got ", nbytes);
     TSR_CHECK(data || nbytes == 0, TSR_ERR_INVALID_ARGUMENT, "data is NULL");
-    Tensor t = empty(s, dtype);
+    Tensor t = empty(s, dtype, TSR_CONTIGUOUS_FORMAT, kCpu);
     if (nbytes) std::memcpy(t.data_ptr(), data, nbytes);
     emit(out, t);
   });
@@ -269,9 +269,9 @@ TSR_EXTERN tsr_status tsr_from_blob(void* data, int64_t ndim, const int64_t* siz
     if (strides) st_shape = shape_from(ndim, strides, "strides", false);
     require(out, "out");
     check_dtype(enum_arg(dtype));
-    check_device(enum_arg(device_type), 0);
+    const Device device = checked_device(enum_arg(device_type), 0);
     handed_over = true;
-    emit(out, from_blob(data, s, strides ? &st_shape : nullptr, dtype, device_type, deleter, ctx));
+    emit(out, from_blob(data, s, strides ? &st_shape : nullptr, dtype, device, deleter, ctx));
   });
   if (!handed_over && deleter) deleter(data, ctx);
   return st;
@@ -405,7 +405,7 @@ TSR_EXTERN tsr_status tsr_copy_to_buffer(const tsr_tensor* t, void* dst, size_t 
               " bytes, the tensor needs ", need);
     if (need == 0) return;
     require(dst, "dst");
-    Tensor view = from_blob(dst, x.sizes(), nullptr, x.dtype(), TSR_DEVICE_CPU, nullptr, nullptr);
+    Tensor view = from_blob(dst, x.sizes(), nullptr, x.dtype(), kCpu, nullptr, nullptr);
     kernels::copy_strided(view, x);
   });
 }

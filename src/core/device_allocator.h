@@ -29,7 +29,7 @@ class DeviceAllocator {
 // Registers a device type: its backend and, per device index, its allocator.
 // Called by static initialisers of the backends and by the CUDA plugin
 // loader; a second registration of a type replaces the first.
-using AllocatorForIndex = DeviceAllocator* (*)(int32_t index);
+using AllocatorForIndex = DeviceAllocator* (*)(Device d);
 void register_device_type(DeviceBackend* backend, AllocatorForIndex allocator);
 
 // The backend of a device type; nullptr when none is registered.

@@ -1,16 +1,17 @@
 #include "core/factory.h"
 
+#include "core/device_allocator.h"
 #include "core/layout.h"
 
 namespace tsr {
 
-void check_device(int device_type, int32_t device_index) {
-  TSR_CHECK(device_type == TSR_DEVICE_CPU || device_type == TSR_DEVICE_CUDA,
+Device checked_device(int device_type, int32_t device_index) {
+  TSR_CHECK(device_type == TSR_DEVICE_CPU || device_type == TSR_DEVICE_CUDA ||
+                device_type == TSR_DEVICE_CUDA_HOST,
             TSR_ERR_INVALID_ARGUMENT, "invalid device type ", device_type);
-  TSR_CHECK(device_type == TSR_DEVICE_CPU, TSR_ERR_UNSUPPORTED,
-            "device type CUDA (2) is not supported by this build of tessera (CPU only)");
-  TSR_CHECK(device_index == 0, TSR_ERR_UNSUPPORTED, "CPU device index must be 0, got ",
-            device_index);
+  const Device d{tsr_device_type(device_type), device_index};
+  backend_for(d);  // throws TSR_ERR_UNSUPPORTED for a type or index not here
+  return d;
 }
 
 namespace {
@@ -20,7 +21,7 @@ int64_t storage_bytes(const Shape& sizes, const Shape& strides, tsr_dtype dtype)
 }  // namespace
 
 Tensor empty_strided(const Shape& sizes, const Shape& strides, tsr_dtype dtype,
-                     tsr_device_type device) {
+                     Device device) {
   check_dtype(dtype);
   TSR_CHECK(sizes.size() == strides.size(), TSR_ERR_INVALID_ARGUMENT,
             "empty_strided: sizes ", sizes, " and strides ", strides, " differ in length");
@@ -32,7 +33,7 @@ Tensor empty_strided(const Shape& sizes, const Shape& strides, tsr_dtype dtype,
   return Tensor(std::make_shared<TensorImpl>(std::move(storage), 0, sizes, strides, dtype, nullptr));
 }
 
-Tensor empty(const Shape& sizes, tsr_dtype dtype, tsr_memory_format fmt, tsr_device_type device) {
+Tensor empty(const Shape& sizes, tsr_dtype dtype, tsr_memory_format fmt, Device device) {
   checked_numel(sizes);
   check_memory_format(fmt);
   return empty_strided(sizes, strides_for_format(sizes, fmt), dtype, device);
@@ -46,12 +47,12 @@ Tensor empty_like(const Tensor& t, tsr_dtype dtype, tsr_memory_format fmt) {
 Tensor empty_like(const Tensor& t, tsr_memory_format fmt) { return empty_like(t, t.dtype(), fmt); }
 
 Tensor from_blob(void* data, const Shape& sizes, const Shape* strides_in, tsr_dtype dtype,
-                 tsr_device_type device, tsr_deleter deleter, void* ctx) {
+                 Device device, tsr_deleter deleter, void* ctx) {
   // Own the memory first, so every failure below releases it exactly once
   // through the storage's destructor.
   auto storage = Storage::wrap(data, 0, device, deleter, ctx);
   check_dtype(dtype);
-  check_device(device, 0);
+  checked_device(int(device.type), device.index);
   checked_numel(sizes);
   Shape strides = strides_in ? *strides_in : contiguous_strides(sizes);
   TSR_CHECK(strides.size() == sizes.size(), TSR_ERR_INVALID_ARGUMENT, "from_blob: sizes ", sizes,

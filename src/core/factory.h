@@ -6,18 +6,19 @@
 
 namespace tsr {
 
-// Throws TSR_ERR_UNSUPPORTED for anything but (CPU, 0).
-void check_device(int device_type, int32_t device_index);
+// The device (device_type, device_index) names, checked: a type outside the
+// enum is TSR_ERR_INVALID_ARGUMENT; a type without a registered backend, or
+// an index the backend does not have, TSR_ERR_UNSUPPORTED.
+Device checked_device(int device_type, int32_t device_index);
 
-Tensor empty(const Shape& sizes, tsr_dtype dtype,
-             tsr_memory_format fmt = TSR_CONTIGUOUS_FORMAT,
-             tsr_device_type device = TSR_DEVICE_CPU);
-Tensor empty_strided(const Shape& sizes, const Shape& strides, tsr_dtype dtype,
-                     tsr_device_type device = TSR_DEVICE_CPU);
+// The device is explicit: every caller says where its result lives (an op's
+// output goes where its inputs are).
+Tensor empty(const Shape& sizes, tsr_dtype dtype, tsr_memory_format fmt, Device device);
+Tensor empty_strided(const Shape& sizes, const Shape& strides, tsr_dtype dtype, Device device);
 // ATen's empty_like(t, fmt) with t's sizes (fmt may be PRESERVE) and dtype.
 Tensor empty_like(const Tensor& t, tsr_memory_format fmt = TSR_PRESERVE_FORMAT);
 Tensor empty_like(const Tensor& t, tsr_dtype dtype, tsr_memory_format fmt = TSR_PRESERVE_FORMAT);
 Tensor from_blob(void* data, const Shape& sizes, const Shape* strides, tsr_dtype dtype,
-                 tsr_device_type device, tsr_deleter deleter, void* ctx);
+                 Device device, tsr_deleter deleter, void* ctx);
 
 }  // namespace tsr

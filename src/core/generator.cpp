@@ -31,7 +31,7 @@ int uniform_bits(tsr_dtype d) {
 }  // namespace
 
 Tensor rand(Generator& g, const Shape& sizes, tsr_dtype dtype) {
-  Tensor t = empty(sizes, dtype);
+  Tensor t = empty(sizes, dtype, TSR_CONTIGUOUS_FORMAT, kCpu);  // CPU generator: CPU tensors
   const int bits = uniform_bits(dtype);
   const int64_t n = t.numel();
   philox::Stream s(g.seed(), g.reserve(uint64_t(n) * (bits > 32 ? 2 : 1)));
@@ -46,7 +46,7 @@ Tensor rand(Generator& g, const Shape& sizes, tsr_dtype dtype) {
 }
 
 Tensor randn(Generator& g, const Shape& sizes, tsr_dtype dtype) {
-  Tensor t = empty(sizes, dtype);
+  Tensor t = empty(sizes, dtype, TSR_CONTIGUOUS_FORMAT, kCpu);  // CPU generator: CPU tensors
   const int64_t n = t.numel();
   philox::Stream s(g.seed(), g.reserve(uint64_t((n + 1) / 2) * 4));
   dispatch_floating(dtype, "randn", [&]<typename T>() {
@@ -65,7 +65,7 @@ Tensor randn(Generator& g, const Shape& sizes, tsr_dtype dtype) {
 
 Tensor randperm(Generator& g, int64_t n) {
   TSR_CHECK(n >= 0, TSR_ERR_INVALID_ARGUMENT, "randperm: n must be non-negative, got ", n);
-  Tensor t = empty({n}, TSR_INT64);
+  Tensor t = empty({n}, TSR_INT64, TSR_CONTIGUOUS_FORMAT, kCpu);
   int64_t* p = t.data<int64_t>();
   for (int64_t i = 0; i < n; ++i) p[i] = i;
   for (int64_t i = n - 1; i > 0; --i) std::swap(p[i], p[g.below(uint64_t(i) + 1)]);  // Fisher–Yates

@@ -10,15 +10,20 @@
 
 #include <tessera/types.h>
 
+#include "core/device.h"
+
 namespace tsr {
+
+class DeviceAllocator;
 
 class Storage {
  public:
-  // nbytes of fresh memory from the caching allocator for device.
-  static std::shared_ptr<Storage> allocate(int64_t nbytes, tsr_device_type device);
+  // nbytes of fresh memory from the device's registered allocator (the
+  // caching allocator), for the calling thread's current stream.
+  static std::shared_ptr<Storage> allocate(int64_t nbytes, Device device);
   // Wraps caller memory; deleter(data, ctx) runs exactly once when the last
   // owner drops it. Constructing cannot throw after ownership is taken.
-  static std::shared_ptr<Storage> wrap(void* data, int64_t nbytes, tsr_device_type device,
+  static std::shared_ptr<Storage> wrap(void* data, int64_t nbytes, Device device,
                                        tsr_deleter deleter, void* ctx);
 
   ~Storage();
@@ -29,24 +34,27 @@ class Storage {
   int64_t nbytes() const { return nbytes_; }
   // Only for from_blob, which takes ownership before it has validated sizes.
   void set_nbytes(int64_t n) { nbytes_ = n; }
-  tsr_device_type device() const { return device_; }
+  Device device() const { return device_; }
+  // The memory came from the device's allocator (not from_blob's caller).
+  bool from_allocator() const { return allocator_ != nullptr; }
   // Number of tensors (TensorImpls) using this storage.
   int64_t use_count() const { return users_.load(std::memory_order_relaxed); }
   void add_user() { users_.fetch_add(1, std::memory_order_relaxed); }
   void remove_user() { users_.fetch_sub(1, std::memory_order_relaxed); }
 
  private:
-  Storage(void* data, int64_t nbytes, tsr_device_type device, bool from_allocator,
+  Storage(void* data, int64_t nbytes, Device device, DeviceAllocator* allocator,
           tsr_deleter deleter, void* ctx)
-      : data_(data), nbytes_(nbytes), device_(device), from_allocator_(from_allocator),
+      : data_(data), nbytes_(nbytes), device_(device), allocator_(allocator),
         deleter_(deleter), ctx_(ctx) {}
 
   void* data_;
   int64_t nbytes_;
-  tsr_device_type device_;
-  // Who gets the memory back: the caching allocator, or the caller's
-  // deleter (which may be NULL: caller memory tessera must never free).
-  bool from_allocator_;
+  Device device_;
+  // Who gets the memory back: the allocator it came from, or (allocator_
+  // null) the caller's deleter, which may be NULL: caller memory tessera
+  // must never free.
+  DeviceAllocator* allocator_;
   tsr_deleter deleter_;
   void* ctx_;
   std::atomic<int64_t> users_{0};

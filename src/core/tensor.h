@@ -67,7 +67,7 @@ class Tensor {
   tsr_dtype dtype() const { return impl_->dtype; }
   int64_t element_size() const { return tsr::element_size(impl_->dtype); }
   int64_t nbytes() const { return numel() * element_size(); }
-  tsr_device_type device() const { return impl_->storage->device(); }
+  Device device() const { return impl_->storage->device(); }
   const StoragePtr& storage() const { return impl_->storage; }
   // Address of element [0,...,0]; NULL over an empty storage. A tensor
   // without elements may have any storage_offset (as_strided checks no

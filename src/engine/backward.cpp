@@ -21,8 +21,8 @@
 #include "autograd/node.h"
 #include "core/factory.h"
 #include "core/layout.h"
-#include "kernels/copy.h"
-#include "kernels/elementwise.h"
+#include "cpu/kernels/copy.h"
+#include "cpu/kernels/elementwise.h"
 #include "ops/math.h"
 
 namespace tsr::engine {
@@ -43,7 +43,7 @@ Tensor root_gradient(const Tensor& root, const Tensor& gradient) {
   if (!gradient.defined()) {
     TSR_CHECK(root.numel() == 1, TSR_ERR_AUTOGRAD, "grad can be implicitly created only for scalar "
               "outputs (root has sizes ", root.sizes(), ")");
-    Tensor g = empty(root.sizes(), root.dtype());
+    Tensor g = empty(root.sizes(), root.dtype(), TSR_CONTIGUOUS_FORMAT, root.device());
     kernels::fill(g, 1.0);
     return g;
   }

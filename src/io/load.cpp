@@ -79,10 +79,10 @@ LoadedFile load_checked(const std::string& path, int64_t max_bytes) {
     Tensor t;
     if (zstd) {
       check_frame(f, data_start + e.begin, len, size_t(e.nbytes), e.name);
-      t = empty(e.shape, e.dtype);  // the frame's blocks can produce e.nbytes
+      t = empty(e.shape, e.dtype, TSR_CONTIGUOUS_FORMAT, kCpu);  // the frame's blocks can produce e.nbytes
       decompress_frame(f, data_start + e.begin, len, t.data_ptr(), size_t(e.nbytes), e.name);
     } else {
-      t = empty(e.shape, e.dtype);  // e.nbytes == len <= the file size
+      t = empty(e.shape, e.dtype, TSR_CONTIGUOUS_FORMAT, kCpu);  // e.nbytes == len <= the file size
       f.read_at(t.data_ptr(), len, data_start + e.begin);
     }
     check_bools(t, e.name);

@@ -14,7 +14,7 @@
 #include "io/st_dtype.h"
 #include "io/utf8.h"
 #include "io/zstd_frame.h"
-#include "kernels/copy.h"
+#include "cpu/kernels/copy.h"
 
 namespace tsr::io {
 
@@ -35,7 +35,7 @@ void validate(const std::vector<SaveItem>& items, const SaveSettings& settings) 
               "\"__metadata__\" is reserved by safetensors and cannot name a tensor");
     TSR_CHECK(seen.insert(it.name).second, TSR_ERR_INVALID_ARGUMENT, "duplicate tensor name ",
               json_quoted(it.name));
-    TSR_CHECK(it.tensor.device() == TSR_DEVICE_CPU, TSR_ERR_UNSUPPORTED, "tensor ", json_quoted(it.name),
+    TSR_CHECK(it.tensor.device().type == TSR_DEVICE_CPU, TSR_ERR_UNSUPPORTED, "tensor ", json_quoted(it.name),
               " is not on the CPU; only CPU tensors can be saved");
   }
   for (const auto& [k, v] : settings.metadata) {

@@ -10,8 +10,8 @@
 #include "primitive/op_names.h"
 #include "autograd/grad_mode.h"
 #include "autograd/run.h"
-#include "kernels/activation.h"
-#include "kernels/elementwise.h"
+#include "cpu/kernels/activation.h"
+#include "cpu/kernels/elementwise.h"
 #include "ops/grad_util.h"
 #include "ops/nn_functional.h"
 

@@ -4,7 +4,7 @@
 #include "primitive/op_names.h"
 #include "autograd/grad_mode.h"
 #include "autograd/run.h"
-#include "kernels/elementwise.h"
+#include "cpu/kernels/elementwise.h"
 #include "ops/grad_util.h"
 
 namespace tsr::ops {

@@ -8,7 +8,7 @@
 
 #include "autograd/run.h"
 #include "core/factory.h"
-#include "kernels/elementwise.h"
+#include "cpu/kernels/elementwise.h"
 #include "ops/grad_util.h"
 #include "primitive/op_names.h"
 
@@ -21,7 +21,7 @@ const bool registered = prim::register_op_names({"dropout"});
 // noise[i] = (u_i < 1 - p) / (1 - p), u_i the 24-bit uniform of word
 // start + i: kept when (word >> 8) < (1 - p) * 2^24, an integer compare.
 Tensor bernoulli_noise(const Shape& sizes, tsr_dtype dtype, double p, uint64_t seed, uint64_t start) {
-  Tensor noise = empty(sizes, dtype);
+  Tensor noise = empty(sizes, dtype, TSR_CONTIGUOUS_FORMAT, kCpu);  // drawn by the CPU
   const double keep = 1.0 - p, scale = p < 1.0 ? 1.0 / keep : 0.0;
   const uint64_t threshold = uint64_t(std::ceil(keep * 0x1p24));  // u < keep  <=>  (w >> 8) < threshold
   constexpr int64_t kChunk = 4096;

@@ -6,8 +6,8 @@
 // anything is written): TSR_ERR_INDEX_OUT_OF_RANGE.
 #include "primitive/op_names.h"
 #include "autograd/run.h"
-#include "kernels/elementwise.h"
-#include "kernels/indexing.h"
+#include "cpu/kernels/elementwise.h"
+#include "cpu/kernels/indexing.h"
 #include "ops/grad_util.h"
 #include "ops/nn_functional.h"
 #include "ops/views.h"

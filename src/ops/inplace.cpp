@@ -8,8 +8,8 @@
 #include "autograd/node.h"
 #include "core/inference_mode.h"
 #include "core/views.h"
-#include "kernels/copy.h"
-#include "kernels/elementwise.h"
+#include "cpu/kernels/copy.h"
+#include "cpu/kernels/elementwise.h"
 
 namespace tsr::ops {
 

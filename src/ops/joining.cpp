@@ -4,8 +4,8 @@
 // 1-D empty input that cat skipped gets an empty gradient, as in torch.
 #include "primitive/op_names.h"
 #include "autograd/run.h"
-#include "kernels/elementwise.h"
-#include "kernels/joining.h"
+#include "cpu/kernels/elementwise.h"
+#include "cpu/kernels/joining.h"
 #include "ops/grad_util.h"
 #include "ops/nn_functional.h"
 #include "ops/views.h"

@@ -4,7 +4,7 @@
 #include "autograd/run.h"
 #include "core/factory.h"
 #include "core/layout.h"
-#include "kernels/copy.h"
+#include "cpu/kernels/copy.h"
 
 namespace tsr::ops {
 

@@ -4,7 +4,7 @@
 // batch dims and reshaped back to the operand's sizes.
 #include "primitive/op_names.h"
 #include "autograd/run.h"
-#include "kernels/matmul.h"
+#include "cpu/kernels/matmul.h"
 #include "ops/grad_util.h"
 #include "ops/views.h"
 

@@ -7,7 +7,7 @@
 #include "primitive/op_names.h"
 #include "autograd/run.h"
 #include "core/layout.h"
-#include "kernels/linear.h"
+#include "cpu/kernels/linear.h"
 #include "ops/grad_util.h"
 #include "ops/nn_functional.h"
 #include "ops/views.h"

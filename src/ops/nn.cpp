@@ -3,7 +3,7 @@
 #include "primitive/op_names.h"
 #include "autograd/grad_mode.h"
 #include "autograd/run.h"
-#include "kernels/nn.h"
+#include "cpu/kernels/nn.h"
 #include "ops/grad_util.h"
 
 namespace tsr::ops {

@@ -6,8 +6,8 @@
 #include "primitive/op_names.h"
 #include "autograd/grad_mode.h"
 #include "autograd/run.h"
-#include "kernels/elementwise.h"
-#include "kernels/normalization.h"
+#include "cpu/kernels/elementwise.h"
+#include "cpu/kernels/normalization.h"
 #include "ops/grad_util.h"
 #include "ops/nn_functional.h"
 

@@ -4,8 +4,8 @@
 #include "primitive/op_names.h"
 #include "autograd/run.h"
 #include "core/layout.h"
-#include "kernels/copy.h"
-#include "kernels/reduce.h"
+#include "cpu/kernels/copy.h"
+#include "cpu/kernels/reduce.h"
 #include "ops/grad_util.h"
 #include "ops/views.h"
 

@@ -16,8 +16,8 @@
 #include "autograd/run.h"
 #include "core/layout.h"
 #include "core/views.h"
-#include "kernels/copy.h"
-#include "kernels/elementwise.h"
+#include "cpu/kernels/copy.h"
+#include "cpu/kernels/elementwise.h"
 #include "ops/grad_util.h"
 #include "ops/layout.h"
 

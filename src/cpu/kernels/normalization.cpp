@@ -1,13 +1,14 @@
-#include "kernels/normalization.h"
+#include "cpu/kernels/normalization.h"
 
 #include <cmath>
 #include <limits>
 
 #include "core/factory.h"
+#include "cpu/kernels/empty_cpu.h"
 #include "core/layout.h"
-#include "kernels/around.h"
-#include "kernels/copy.h"
-#include "kernels/map.h"
+#include "cpu/kernels/around.h"
+#include "cpu/kernels/copy.h"
+#include "cpu/kernels/map.h"
 
 namespace tsr::kernels {
 
@@ -34,7 +35,7 @@ Tensor softmax(const Tensor& x0, int64_t dim) {
   dim = wrap_dim(dim, x0.ndim());
   check_softmax_dtype(x0, dim);
   Tensor x = dense(x0);
-  Tensor out = empty(x.sizes(), x.dtype());
+  Tensor out = empty_cpu(x.sizes(), x.dtype());
   if (x.numel() == 0) return out;
   const Around a = around(x.sizes(), dim);
   dispatch_floating(x.dtype(), "softmax", [&]<typename T>() {
@@ -61,7 +62,7 @@ Tensor softmax(const Tensor& x0, int64_t dim) {
 
 Tensor softmax_backward(const Tensor& grad0, const Tensor& y0, int64_t dim) {
   Tensor g = dense(grad0), y = dense(y0);
-  Tensor out = empty(y.sizes(), y.dtype());
+  Tensor out = empty_cpu(y.sizes(), y.dtype());
   if (out.numel() == 0) return out;
   const Around a = around(y.sizes(), dim);
   dispatch_floating(y.dtype(), "softmax backward", [&]<typename T>() {
@@ -147,7 +148,7 @@ Tensor layer_norm(const Tensor& x0, const Shape& ns, const Tensor& w0, const Ten
   check_layer_norm(x0, ns, w0, b0);
   Tensor x = dense(x0);
   Tensor w = w0.defined() ? dense(w0) : w0, b = b0.defined() ? dense(b0) : b0;
-  Tensor out = empty(x.sizes(), x.dtype());
+  Tensor out = empty_cpu(x.sizes(), x.dtype());
   const auto [M, N] = rows_of(x, ns);
   if (out.numel() == 0) return out;
   dispatch_floating(x.dtype(), "layer_norm", [&]<typename T>() {
@@ -182,9 +183,9 @@ LayerNormGrads layer_norm_backward(const Tensor& grad0, const Tensor& x0, const 
   Tensor w = w0.defined() ? dense(w0) : w0;
   const auto [M, N] = rows_of(x, ns);
   LayerNormGrads r;
-  if (need_x) r.x = empty(x.sizes(), x.dtype());
-  if (need_w) r.weight = empty(ns, x.dtype());
-  if (need_b) r.bias = empty(ns, x.dtype());
+  if (need_x) r.x = empty_cpu(x.sizes(), x.dtype());
+  if (need_w) r.weight = empty_cpu(ns, x.dtype());
+  if (need_b) r.bias = empty_cpu(ns, x.dtype());
   dispatch_floating(x.dtype(), "layer_norm backward", [&]<typename T>() {
     const T* gp = g.data<T>();
     const T* xp = x.data<T>();

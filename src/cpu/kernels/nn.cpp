@@ -1,12 +1,13 @@
-#include "kernels/nn.h"
+#include "cpu/kernels/nn.h"
 
 #include <cmath>
 #include <limits>
 
 #include "core/factory.h"
+#include "cpu/kernels/empty_cpu.h"
 #include "core/layout.h"
-#include "kernels/around.h"
-#include "kernels/copy.h"
+#include "cpu/kernels/around.h"
+#include "cpu/kernels/copy.h"
 
 namespace tsr::kernels {
 
@@ -19,7 +20,7 @@ Tensor contiguous_input(const Tensor& t) {
 Tensor log_softmax(const Tensor& t0, int64_t dim) {
   dim = wrap_dim(dim, t0.ndim());
   Tensor t = contiguous_input(t0);
-  Tensor out = empty(t.sizes(), t.dtype());
+  Tensor out = empty_cpu(t.sizes(), t.dtype());
   if (t.numel() == 0) return out;
   const Around a = around(t.sizes(), dim);
   dispatch_floating(t.dtype(), "log_softmax", [&]<typename T>() {
@@ -46,7 +47,7 @@ Tensor log_softmax(const Tensor& t0, int64_t dim) {
 
 Tensor log_softmax_backward(const Tensor& grad0, const Tensor& output, int64_t dim) {
   Tensor g = contiguous_input(grad0);
-  Tensor out = empty(output.sizes(), output.dtype());
+  Tensor out = empty_cpu(output.sizes(), output.dtype());
   if (out.numel() == 0) return out;
   const Around a = around(output.sizes(), dim);
   dispatch_floating(output.dtype(), "log_softmax backward", [&]<typename T>() {
@@ -89,7 +90,7 @@ Tensor nll_loss(const Tensor& logp0, const Tensor& target0) {
   for (int64_t i = 0; i < N; ++i)
     TSR_CHECK(tg[i] >= 0 && tg[i] < C, TSR_ERR_INDEX_OUT_OF_RANGE, "Target ", tg[i],
               " is out of bounds (", C, " classes) at batch index ", i);
-  Tensor out = empty({}, logp.dtype());
+  Tensor out = empty_cpu({}, logp.dtype());
   dispatch_floating(logp.dtype(), "cross_entropy", [&]<typename T>() {
     const T* x = logp.data<T>();
     double s = 0;
@@ -102,7 +103,7 @@ Tensor nll_loss(const Tensor& logp0, const Tensor& target0) {
 Tensor nll_loss_backward(const Tensor& grad, const Shape& logp_sizes, const Tensor& target0) {
   Tensor target = contiguous_input(target0);
   const int64_t N = logp_sizes[0], C = logp_sizes[1];
-  Tensor out = empty(logp_sizes, grad.dtype());
+  Tensor out = empty_cpu(logp_sizes, grad.dtype());
   fill(out, 0.0);
   const int64_t* tg = target.data<int64_t>();
   dispatch_floating(grad.dtype(), "cross_entropy backward", [&]<typename T>() {

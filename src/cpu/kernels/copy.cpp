@@ -1,4 +1,4 @@
-#include "kernels/copy.h"
+#include "cpu/kernels/copy.h"
 
 #include <algorithm>
 #include <cstring>
@@ -6,8 +6,8 @@
 
 #include "core/factory.h"
 #include "core/layout.h"
-#include "kernels/strided_loop.h"
-#include "kernels/transpose_tiles.h"
+#include "cpu/kernels/strided_loop.h"
+#include "cpu/kernels/transpose_tiles.h"
 
 namespace tsr::kernels {
 

@@ -1,4 +1,4 @@
-#include "kernels/threads.h"
+#include "cpu/kernels/threads.h"
 
 #include <cblas.h>
 

@@ -1,9 +1,10 @@
-#include "kernels/joining.h"
+#include "cpu/kernels/joining.h"
 
 #include "core/factory.h"
+#include "cpu/kernels/empty_cpu.h"
 #include "core/layout.h"
 #include "core/views.h"
-#include "kernels/copy.h"
+#include "cpu/kernels/copy.h"
 
 namespace tsr::kernels {
 
@@ -55,7 +56,7 @@ CatPlan cat_plan(const std::vector<Tensor>& ts, int64_t dim) {
 
 Tensor cat(const std::vector<Tensor>& ts, int64_t dim) {
   CatPlan p = cat_plan(ts, dim);
-  Tensor out = empty(p.sizes, p.dtype, p.format);
+  Tensor out = empty_cpu(p.sizes, p.dtype, p.format);
   int64_t offset = 0;
   for (size_t i = 0; i < ts.size(); ++i) {
     if (p.skip[i]) continue;

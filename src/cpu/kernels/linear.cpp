@@ -1,11 +1,11 @@
-#include "kernels/linear.h"
+#include "cpu/kernels/linear.h"
 
 #include "core/layout.h"
 #include "core/views.h"
-#include "kernels/copy.h"
-#include "kernels/elementwise.h"
-#include "kernels/map.h"
-#include "kernels/matmul.h"
+#include "cpu/kernels/copy.h"
+#include "cpu/kernels/elementwise.h"
+#include "cpu/kernels/map.h"
+#include "cpu/kernels/matmul.h"
 
 namespace tsr::kernels {
 

@@ -1,12 +1,13 @@
-#include "kernels/matmul.h"
+#include "cpu/kernels/matmul.h"
 
 #include <cblas.h>
 
 #include <algorithm>
 
 #include "core/factory.h"
+#include "cpu/kernels/empty_cpu.h"
 #include "core/views.h"
-#include "kernels/copy.h"
+#include "cpu/kernels/copy.h"
 
 namespace tsr::kernels {
 
@@ -85,7 +86,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   Shape full = batch;
   full.push_back(M);
   full.push_back(N);
-  Tensor out = empty(full, a.dtype());
+  Tensor out = empty_cpu(full, a.dtype());
   Shape ea = batch, eb = batch;
   ea.insert(ea.end(), {M, K});
   eb.insert(eb.end(), {K, N});

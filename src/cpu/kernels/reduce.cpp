@@ -1,11 +1,12 @@
-#include "kernels/reduce.h"
+#include "cpu/kernels/reduce.h"
 
 #include <cmath>
 
 #include "core/factory.h"
+#include "cpu/kernels/empty_cpu.h"
 #include "core/views.h"
-#include "kernels/copy.h"
-#include "kernels/strided_loop.h"
+#include "cpu/kernels/copy.h"
+#include "cpu/kernels/strided_loop.h"
 
 namespace tsr::kernels {
 
@@ -70,7 +71,7 @@ void accumulate_into(const Tensor& acc, const Tensor& t) {
 // The accumulated sum with keepdim sizes, in double or int64.
 Tensor wide_sum(const Tensor& t, const std::vector<bool>& mask) {
   bool fp = is_floating(t.dtype());
-  Tensor acc = empty(reduced_sizes(t.sizes(), mask, true), fp ? TSR_FLOAT64 : TSR_INT64);
+  Tensor acc = empty_cpu(reduced_sizes(t.sizes(), mask, true), fp ? TSR_FLOAT64 : TSR_INT64);
   fill(acc, 0.0);
   if (t.numel() > 0) {
     if (fp) accumulate_into<double>(acc, t);
@@ -80,7 +81,7 @@ Tensor wide_sum(const Tensor& t, const std::vector<bool>& mask) {
 }
 
 Tensor finish(const Tensor& acc, const std::vector<bool>& mask, bool keepdim, tsr_dtype dtype) {
-  Tensor out = empty(acc.sizes(), dtype);
+  Tensor out = empty_cpu(acc.sizes(), dtype);
   copy_strided(out, acc);
   if (keepdim) return out;
   return make_view(out, reduced_sizes(out.sizes(), mask, false),
@@ -116,7 +117,7 @@ std::pair<Tensor, Tensor> max_dim(const Tensor& t, int64_t dim, bool keepdim) {
   std::vector<bool> mask(n, false);
   if (n > 0) mask[dim] = true;
   Shape out_sizes = reduced_sizes(t.sizes(), mask, keepdim);
-  Tensor values = empty(out_sizes, t.dtype()), indices = empty(out_sizes, TSR_INT64);
+  Tensor values = empty_cpu(out_sizes, t.dtype()), indices = empty_cpu(out_sizes, TSR_INT64);
   // Iterate the kept dims (the input with dim removed) alongside the outputs.
   Tensor rows = n == 0 ? t : views::select(t, dim, 0);
   const int64_t step = n == 0 ? 0 : t.strides()[dim] * t.element_size();
@@ -181,7 +182,7 @@ Tensor unsqueeze_reduced(const Tensor& g, const std::vector<bool>& mask, bool ke
 
 Tensor max_dim_backward(const Tensor& grad, const Tensor& indices, const Shape& input_sizes,
                         int64_t dim, bool keepdim) {
-  Tensor out = empty(input_sizes, grad.dtype());
+  Tensor out = empty_cpu(input_sizes, grad.dtype());
   fill(out, 0.0);
   if (out.numel() == 0) return out;
   std::vector<bool> mask(input_sizes.size(), false);
@@ -212,7 +213,7 @@ Tensor max_dim_backward(const Tensor& grad, const Tensor& indices, const Shape& 
 
 Tensor max_all_backward(const Tensor& grad, const Tensor& input, const Tensor& result) {
   Tensor x = contiguous_copy(input, grad.dtype());
-  Tensor out = empty(x.sizes(), x.dtype());
+  Tensor out = empty_cpu(x.sizes(), x.dtype());
   fill(out, 0.0);
   dispatch_floating(x.dtype(), "max backward", [&]<typename T>() {
     using C = compute_t<T>;

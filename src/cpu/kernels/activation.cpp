@@ -1,8 +1,8 @@
-#include "kernels/activation.h"
+#include "cpu/kernels/activation.h"
 
 #include <cmath>
 
-#include "kernels/map.h"
+#include "cpu/kernels/map.h"
 
 namespace tsr::kernels {
 

@@ -1,16 +1,17 @@
-#include "kernels/elementwise.h"
+#include "cpu/kernels/elementwise.h"
 
 #include <cmath>
 
 #include "core/factory.h"
+#include "cpu/kernels/empty_cpu.h"
 #include "core/layout.h"
-#include "kernels/copy.h"
-#include "kernels/strided_loop.h"
+#include "cpu/kernels/copy.h"
+#include "cpu/kernels/strided_loop.h"
 
 namespace tsr::kernels {
 
 Tensor zeros(const Shape& sizes, tsr_dtype dtype) {
-  Tensor t = empty(sizes, dtype);
+  Tensor t = empty_cpu(sizes, dtype);
   fill(t, 0.0);
   return t;
 }
@@ -117,7 +118,8 @@ Tensor as_dtype(const Tensor& t, tsr_dtype d) {
 }
 
 Tensor new_output(const Shape& shape, const std::vector<const Tensor*>& inputs, tsr_dtype d) {
-  return empty_strided(shape, output_strides(shape, inputs), d, TSR_DEVICE_CPU);
+  // The output lives where the inputs do (run() has checked they agree).
+  return empty_strided(shape, output_strides(shape, inputs), d, inputs.at(0)->device());
 }
 
 }  // namespace

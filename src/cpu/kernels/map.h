@@ -11,9 +11,9 @@
 #include <utility>
 
 #include "core/factory.h"
-#include "kernels/copy.h"
-#include "kernels/elementwise.h"
-#include "kernels/strided_loop.h"
+#include "cpu/kernels/copy.h"
+#include "cpu/kernels/elementwise.h"
+#include "cpu/kernels/strided_loop.h"
 
 namespace tsr::kernels {
 
@@ -39,7 +39,8 @@ inline Tensor converted(const Tensor& t, tsr_dtype d) {
 // A fresh output of `shape` with the strides TensorIterator gives it for
 // these (possibly broadcast) inputs.
 inline Tensor new_output(const Shape& shape, const std::vector<const Tensor*>& inputs, tsr_dtype d) {
-  return empty_strided(shape, output_strides(shape, inputs), d, TSR_DEVICE_CPU);
+  // The output lives where the inputs do (run() has checked they agree).
+  return empty_strided(shape, output_strides(shape, inputs), d, inputs.at(0)->device());
 }
 
 namespace detail {

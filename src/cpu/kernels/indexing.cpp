@@ -1,7 +1,9 @@
-#include "kernels/indexing.h"
+#include "cpu/kernels/indexing.h"
+
+#include "cpu/kernels/empty_cpu.h"
 
 #include "core/views.h"
-#include "kernels/map.h"
+#include "cpu/kernels/map.h"
 
 namespace tsr::kernels {
 
@@ -67,7 +69,7 @@ Tensor index_select(const Tensor& x, int64_t dim0, const Tensor& index) {
   for (size_t i = 0; i < idx.size(); ++i)
     TSR_CHECK(idx[i] >= 0 && idx[i] < n, TSR_ERR_INDEX_OUT_OF_RANGE, "index out of range in self: index ",
               idx[i], " (at position ", i, ") is out of bounds for dimension ", dim, " with size ", n);
-  Tensor out = empty(sizes, x.dtype());
+  Tensor out = empty_cpu(sizes, x.dtype());
   if (x.ndim() == 0) {
     copy_strided(out, x);
     return out;
@@ -157,7 +159,7 @@ Tensor gather(const Tensor& x, int64_t dim0, const Tensor& index) {
   check_gather(x, dim0, index);
   const int64_t dim = wrap_dim(dim0, x.ndim());
   check_gather_indices(index, dim, size_or_one(x, dim));
-  Tensor out = empty(index.sizes(), x.dtype());
+  Tensor out = empty_cpu(index.sizes(), x.dtype());
   if (out.numel() == 0) return out;
   const size_t nd = size_t(std::max<int64_t>(index.ndim(), 1));
   const Shape sizes = index.ndim() ? index.sizes() : Shape{1};

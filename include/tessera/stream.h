@@ -1,0 +1,106 @@
+/* tessera/stream.h — streams and events, device-generic (torch.cuda.Stream,
+ * torch.cuda.Event, Tensor.record_stream).
+ *
+ * A stream is an ordered queue of work on one device: work on one stream
+ * runs in order, work on different streams may overlap. Each device has a
+ * default stream (id 0), and each thread a current stream per device (the
+ * default until tsr_stream_set_current), on which tessera's ops queue their
+ * work and for which the caching allocator hands out memory.
+ *
+ * On the CPU every op has finished when its call returns, so CPU streams are
+ * always idle and CPU events complete when recorded: these calls are cheap
+ * and still behave as specified (tsr_record_stream on the CPU delays no
+ * reuse, because the event it implies has already completed). On a device
+ * with asynchronous streams (CUDA), memory freed while another stream may
+ * still use it is reused only after that stream's work queued before the
+ * free has finished.
+ *
+ * Handles are reference-counted like tensors (retain/release; release of
+ * NULL is a no-op). A stream handle names a stream; as with PyTorch's stream
+ * pool, the stream itself stays valid for the life of the process, so a
+ * released handle never invalidates a current stream or a recorded use.
+ * Common statuses, not repeated: TSR_ERR_INVALID_ARGUMENT for NULL handles
+ * or outs, or a device type outside the enum; TSR_ERR_UNSUPPORTED for a
+ * device this build has no backend for (CUDA without the plugin) or an
+ * index it does not have. Out parameters are written only on TSR_OK.
+ */
+#ifndef TESSERA_STREAM_H
+#define TESSERA_STREAM_H
+
+#include "types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tsr_stream tsr_stream;
+typedef struct tsr_event tsr_event;
+
+/* torch.cuda.Stream(device): a new stream on (device_type, device_index),
+ * from the device's pool of streams. *out: a new handle, release with
+ * tsr_stream_release. */
+TSR_API tsr_status tsr_stream_create(tsr_device_type device_type, int32_t device_index,
+                                     tsr_stream** out);
+/* torch.cuda.default_stream(device): the device's default stream (id 0). */
+TSR_API tsr_status tsr_stream_default(tsr_device_type device_type, int32_t device_index,
+                                      tsr_stream** out);
+/* torch.cuda.current_stream(device): the calling thread's current stream on
+ * the device. */
+TSR_API tsr_status tsr_stream_current(tsr_device_type device_type, int32_t device_index,
+                                      tsr_stream** out);
+/* torch.cuda.set_stream(s): s becomes the calling thread's current stream
+ * on s's device; other threads and devices are unaffected. */
+TSR_API tsr_status tsr_stream_set_current(const tsr_stream* s);
+
+/* Stream.synchronize(): waits until all work queued on s has finished. */
+TSR_API tsr_status tsr_stream_synchronize(const tsr_stream* s);
+/* Stream.query(): *done = true when all work queued on s has finished. */
+TSR_API tsr_status tsr_stream_query(const tsr_stream* s, bool* done);
+/* The stream's device and its id on that device (0: the default stream).
+ * Any out may be NULL. */
+TSR_API tsr_status tsr_stream_info(const tsr_stream* s, tsr_device_type* device_type,
+                                   int32_t* device_index, int64_t* id);
+TSR_API void tsr_stream_retain(tsr_stream* s);
+TSR_API void tsr_stream_release(tsr_stream* s);
+
+/* torch.cuda.synchronize(device): waits for all work on every stream of the
+ * device. */
+TSR_API tsr_status tsr_device_synchronize(tsr_device_type device_type, int32_t device_index);
+
+/* torch.cuda.Event(enable_timing): an event not yet recorded; it takes the
+ * device of the first stream it is recorded on. */
+TSR_API tsr_status tsr_event_create(bool enable_timing, tsr_event** out);
+/* Event.record(stream): marks the point of s's queue reached when all work
+ * queued on s so far has finished. An event may be recorded again (the
+ * newest record counts) but only on streams of one device: another device
+ * is TSR_ERR_DEVICE_MISMATCH, as torch ("Event device ... does not match
+ * recording stream's device ..."). */
+TSR_API tsr_status tsr_event_record(tsr_event* e, const tsr_stream* s);
+/* Event.query(): *done = true when the work before the recorded point has
+ * finished; true for an event never recorded (as CUDA). */
+TSR_API tsr_status tsr_event_query(const tsr_event* e, bool* done);
+/* Event.synchronize(): waits for the recorded point; returns at once for an
+ * event never recorded. */
+TSR_API tsr_status tsr_event_synchronize(const tsr_event* e);
+/* Event.elapsed_time(end): *ms = milliseconds from start's recorded point to
+ * end's. Both must have been created with enable_timing, be recorded, on one
+ * device, and have completed: otherwise TSR_ERR_INVALID_ARGUMENT. */
+TSR_API tsr_status tsr_event_elapsed_time(const tsr_event* start, const tsr_event* end,
+                                          double* ms);
+TSR_API void tsr_event_retain(tsr_event* e);
+TSR_API void tsr_event_release(tsr_event* e);
+
+/* Tensor.record_stream(s): t's memory is also used by work queued on s (a
+ * stream other than the one it was allocated on). When its storage is freed,
+ * the caching allocator records an event on s and reuses the memory only
+ * once that event has completed (polled at later allocations, waited for by
+ * tsr_empty_cache). s must be on t's device (TSR_ERR_DEVICE_MISMATCH);
+ * a tensor whose storage tessera did not allocate (tsr_from_blob, a
+ * DLPack import) is TSR_ERR_INVALID_ARGUMENT. Recording the allocation's own
+ * stream does nothing. */
+TSR_API tsr_status tsr_record_stream(const tsr_tensor* t, const tsr_stream* s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,71 @@
+// The registry of device types (c10's per-device-type allocator and
+// DeviceGuardImpl registration): which backend and which allocators serve a
+// device type. Filled by static initialisers (the CPU backend) and by the
+// CUDA plugin loader; read on every storage allocation, hence the lock-free
+// read of a fixed array.
+#include <array>
+#include <atomic>
+
+#include "core/device_allocator.h"
+#include "core/error.h"
+
+namespace tsr {
+
+namespace {
+
+// DLPack's device types run from 1 (kDLCPU) to 17 or so; 32 slots hold them.
+constexpr int kMaxDeviceTypes = 32;
+
+struct Registration {
+  std::atomic<DeviceBackend*> backend{nullptr};
+  std::atomic<AllocatorForIndex> allocator{nullptr};
+};
+
+std::array<Registration, kMaxDeviceTypes>& registry() {
+  static std::array<Registration, kMaxDeviceTypes> table;
+  return table;
+}
+
+Registration* slot(tsr_device_type type) {
+  const int t = int(type);
+  return t >= 0 && t < kMaxDeviceTypes ? &registry()[size_t(t)] : nullptr;
+}
+
+}  // namespace
+
+void register_device_type(DeviceBackend* backend, AllocatorForIndex allocator) {
+  Registration* r = slot(backend->type());
+  TSR_CHECK(r, TSR_ERR_INTERNAL, "device type ", int(backend->type()), " out of range");
+  r->allocator.store(allocator, std::memory_order_release);
+  r->backend.store(backend, std::memory_order_release);
+}
+
+DeviceBackend* find_backend(tsr_device_type type) noexcept {
+  Registration* r = slot(type);
+  return r ? r->backend.load(std::memory_order_acquire) : nullptr;
+}
+
+DeviceBackend& backend_for(Device d) {
+  DeviceBackend* b = find_backend(d.type);
+  if (!b) {
+    if (d.type == TSR_DEVICE_CUDA || d.type == TSR_DEVICE_CUDA_HOST)
+      fail(TSR_ERR_UNSUPPORTED, "device type ",
+           d.type == TSR_DEVICE_CUDA ? "CUDA (2)" : "CUDA_HOST (3)",
+           " is not supported by this build of tessera (no CUDA backend)");
+    fail(TSR_ERR_UNSUPPORTED, "device type ", int(d.type), " has no backend in this build");
+  }
+  const int32_t count = b->device_count();
+  if (d.type == TSR_DEVICE_CPU)
+    TSR_CHECK(d.index == 0, TSR_ERR_UNSUPPORTED, "CPU device index must be 0, got ", d.index);
+  TSR_CHECK(d.index >= 0 && d.index < count, TSR_ERR_UNSUPPORTED, "device index ", d.index,
+            " is out of range: ", device_name(Device{d.type, 0}).substr(0, device_name(d).find(':')),
+            " has ", count, " device(s)");
+  return *b;
+}
+
+DeviceAllocator& allocator_for(Device d) {
+  backend_for(d);
+  return *registry()[size_t(d.type)].allocator.load(std::memory_order_acquire)(d);
+}
+
+}  // namespace tsr
