@@ -78,7 +78,11 @@ struct DeviceStats {
   // Changes one stat in `all` and in the block's pool.
   void update(Stat MemoryStats::*stat, bool small, int64_t amount) {
     (all.*stat).update(amount);
-    ((small ? small_pool : large_pool).*stat).update(amount);
+    // Bound to a reference first: GCC 12 applies .* to a copy of the
+    // conditional's result in `(small ? small_pool : large_pool).*stat`,
+    // so the per-pool stats never changed (clang 14 is right).
+    MemoryStats& pool = small ? small_pool : large_pool;
+    (pool.*stat).update(amount);
   }
   void reset_peak() {
     for (MemoryStats* m : {&all, &small_pool, &large_pool}) m->reset_peak();
