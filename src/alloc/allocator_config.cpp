@@ -7,7 +7,8 @@
 //   silently accepts it.
 // - Numbers must be plain decimal digits ("-5", "0x10", "8>" are errors);
 //   PyTorch's stoi/stoul take a prefix and wrap negatives.
-// - max_split_size_mb must be > 20, as PyTorch 1.x checked (2.x: >= 20).
+// - max_split_size_mb must be >= 20, as PyTorch 2.x checks
+//   (c10/core/AllocatorConfig.cpp parseMaxSplitSize; 1.x required > 20).
 // - In a table, '>' fills the intervals after the last sized entry (PyTorch
 //   2.8's fix; earlier 2.x also overwrote that entry), or every interval when
 //   it comes first (PyTorch 2.8 would leave interval 0 unset then).
@@ -38,7 +39,7 @@ constexpr int kFirstIntervalLog2 = 20;
 constexpr const char* kAcceptedKeys =
     "max_split_size_mb, roundup_power2_divisions, garbage_collection_threshold, "
     "expandable_segments";
-constexpr const char* kSplitAccepts = "an integer number of MiB > 20";
+constexpr const char* kSplitAccepts = "an integer number of MiB >= 20";
 constexpr const char* kDivisionsAccepts =
     "a power of 2 (1, 2, 4, ...) for every size, or a table such as "
     "[64:8,256:4,>:1] mapping power-of-2 sizes in MiB (or '>' for every larger "
@@ -123,8 +124,8 @@ void parse_max_split_size(Tokens& t, AllocatorConfig& c) {
   t.expect(':', "'max_split_size_mb'");
   size_t mb = to_size(t.word("max_split_size_mb", kSplitAccepts), "max_split_size_mb",
                       kSplitAccepts);
-  if (mb <= kMinMaxSplitSizeMb)
-    bad("max_split_size_mb too small, must be > ", kMinMaxSplitSizeMb, " (got ", mb, ")");
+  if (mb < kMinMaxSplitSizeMb)
+    bad("max_split_size_mb too small, must be >= ", kMinMaxSplitSizeMb, " (got ", mb, ")");
   // As PyTorch: a huge value means "no limit" rather than an overflow.
   c.max_split_size = std::min(mb, std::numeric_limits<size_t>::max() / kMB) * kMB;
 }

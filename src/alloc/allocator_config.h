@@ -37,7 +37,7 @@ struct AllocatorConfig {
 };
 
 // Parses PyTorch's syntax: "key:value,key:value", keys max_split_size_mb
-// (> 20), roundup_power2_divisions (a power of two, or a table
+// (>= 20), roundup_power2_divisions (a power of two, or a table
 // "[256:1,512:2,>:4]" keyed by sizes in MiB), garbage_collection_threshold
 // (0 < t < 1), expandable_segments (True/False). Keys not given keep their
 // defaults. Throws tsr::Error(TSR_ERR_INVALID_ARGUMENT) naming the key and

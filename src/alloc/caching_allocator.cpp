@@ -178,7 +178,8 @@ void* CachingAllocator::Impl::allocate(size_t nbytes, int64_t stream) {
   // Blocks whose streams have finished with them are free again first.
   process_events();
   const size_t size = round_size(nbytes, config);
-  Request r{size, nbytes, segment_size_for(size), stream, &pool_of(size <= kSmallSize)};
+  Request r{size, nbytes, segment_size_for(size), stream, &pool_of(size <= kSmallSize), nullptr,
+            {}, false};
 
   if (!get_free_block(r, config)) {
     if (limit != 0 && config.garbage_collection_threshold > 0) garbage_collect_cached_blocks(config);
@@ -321,7 +322,8 @@ void* CachingAllocator::Impl::alloc_found_block(Block* block, Request& r,
   stats.update(&MemoryStats::active_bytes, small, int64_t(block->size));
   stats.update(&MemoryStats::requested_bytes, small, int64_t(r.nbytes));
   if (block->size >= config.max_split_size) stats.all.oversize_allocations.update(1);
-  record_trace(TraceEntry::ALLOC, uintptr_t(block->ptr), block->size, block->stream);
+  // Trace sizes are the caller's bytes, as PyTorch records them.
+  record_trace(TraceEntry::ALLOC, uintptr_t(block->ptr), r.nbytes, block->stream);
   ASAN_UNPOISON_MEMORY_REGION(block->ptr, r.nbytes);
   return block->ptr;
 }
@@ -405,6 +407,7 @@ bool CachingAllocator::Impl::map_block(Block* to_map, size_t size, Request& r) {
     return false;
   }
   ASAN_POISON_MEMORY_REGION(to_map->ptr, bytes);
+  const uintptr_t mapped = uintptr_t(to_map->ptr);  // before merges move ptr
   take_free(to_map);
   to_map->mapped = true;
   if (rest) {
@@ -423,7 +426,7 @@ bool CachingAllocator::Impl::map_block(Block* to_map, size_t size, Request& r) {
   reserved += bytes;
   stats.update(&MemoryStats::reserved_bytes, to_map->small, int64_t(bytes));
   ++stats.all.num_device_alloc;
-  record_trace(TraceEntry::SEGMENT_MAP, uintptr_t(to_map->ptr), bytes, to_map->stream);
+  record_trace(TraceEntry::SEGMENT_MAP, mapped, bytes, to_map->stream);
   return true;
 }
 
@@ -456,6 +459,12 @@ void CachingAllocator::Impl::unmap_block(Block* block) noexcept {
     add_free(a);
   }
   const size_t bytes = size_t(end - begin);
+  // Work queued on the segment's stream may still use the pages (PyTorch's
+  // ExpandableSegment::unmapHandles synchronizes the stream first).
+  try {
+    backend.synchronize_stream(Stream{device, block->stream});
+  } catch (...) {
+  }
   ASAN_UNPOISON_MEMORY_REGION(begin, bytes);
   backend.unmap_pages(device.index, begin, bytes);
   block->ptr = begin;
@@ -487,7 +496,7 @@ void CachingAllocator::Impl::free(Block* block) noexcept {
   block->allocated = false;
   stats.update(&MemoryStats::allocation, small, -1);
   stats.update(&MemoryStats::allocated_bytes, small, -int64_t(block->size));
-  record_trace(TraceEntry::FREE_REQUESTED, uintptr_t(block->ptr), block->size, block->stream);
+  record_trace(TraceEntry::FREE_REQUESTED, uintptr_t(block->ptr), block->requested, block->stream);
   if (config && block->size >= config->max_split_size) stats.all.oversize_allocations.update(-1);
   if (block->stream_uses.empty()) {
     free_block(block);
@@ -510,11 +519,10 @@ void CachingAllocator::Impl::free(Block* block) noexcept {
 // PyTorch's free_block: back into the free set, merged with free neighbours.
 void CachingAllocator::Impl::free_block(Block* block) noexcept {
   const bool small = block->small;
-  const uintptr_t original_ptr = uintptr_t(block->ptr);
   const size_t original_size = block->size;
   active_blocks.erase(block->ptr);
   ASAN_POISON_MEMORY_REGION(block->ptr, block->size);
-  record_trace(TraceEntry::FREE_COMPLETED, original_ptr, original_size, block->stream);
+  record_trace(TraceEntry::FREE_COMPLETED, uintptr_t(block->ptr), block->requested, block->stream);
 
   // Merged neighbours stop being inactive split blocks; the merged block is
   // one if its segment is still split.
@@ -621,7 +629,6 @@ void CachingAllocator::Impl::process_events() noexcept {
 // PyTorch's synchronize_and_free_events: waits for every outstanding event
 // (empty_cache, and before giving up on an allocation).
 void CachingAllocator::Impl::synchronize_and_free_events() noexcept {
-  if (outstanding_events.empty()) return;
   ++stats.all.num_sync_all_streams;
   for (auto& [stream, queue] : outstanding_events) {
     for (auto [event, block] : queue) {
@@ -761,7 +768,10 @@ std::string CachingAllocator::Impl::out_of_memory_message(const Request& r) {
                       r.why, ".");
   return str(upper, " out of memory. Tried to allocate ", describe_bytes(r.nbytes), ". ", cause,
              " Device ", name, " has a total capacity of ", describe_bytes(info.total_bytes),
-             " of which ", describe_bytes(info.free_bytes), " is free. Of the ",
+             " of which ", describe_bytes(info.free_bytes), " is free",
+             limit != 0 ? str("; ", describe_bytes(limit), " allowed by tsr_set_memory_limit")
+                        : std::string(),
+             ". Of the ",
              describe_bytes(reserved), " reserved by tessera, ", describe_bytes(allocated),
              " is allocated and ", describe_bytes(reserved - allocated),
              " is reserved but unallocated. If reserved but unallocated memory is large, try "

@@ -21,14 +21,6 @@ using json = nlohmann::ordered_json;
 // Addresses and sizes as unsigned 64-bit integers (JSON has no pointers).
 uint64_t u64(uintptr_t v) { return static_cast<uint64_t>(v); }
 
-std::string device_type_name(tsr_device_type t) {
-  switch (t) {
-    case TSR_DEVICE_CPU: return "cpu";
-    case TSR_DEVICE_CUDA: return "cuda";
-    case TSR_DEVICE_CUDA_HOST: return "cuda_host";
-  }
-  return str("device_type_", int(t));
-}
 
 const char* block_state_name(BlockSnapshot::State s) {
   switch (s) {

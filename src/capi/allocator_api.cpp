@@ -41,12 +41,6 @@ tsr_status query(const tsr_device_type& device_type, int32_t device_index, int64
   });
 }
 
-// PyTorch's memory_stats()["max_split_size"]: -1 when unlimited.
-int64_t max_split_size_arg() {
-  const size_t m = alloc::allocator_config()->max_split_size;
-  return m == std::numeric_limits<size_t>::max() ? -1 : int64_t(m);
-}
-
 // A string the caller frees with tsr_free_string (which is std::free).
 char* c_string(const std::string& s) {
   char* p = static_cast<char*>(std::malloc(s.size() + 1));
@@ -76,10 +70,6 @@ TSR_EXTERN tsr_status tsr_memory_stats(tsr_device_type device_type, int32_t devi
     c.num_ooms = s.num_ooms;
     c.num_device_alloc = s.num_device_alloc;
     c.num_device_free = s.num_device_free;
-    c.oversize_allocations = to_c(s.oversize_allocations);
-    c.oversize_segments = to_c(s.oversize_segments);
-    c.num_sync_all_streams = s.num_sync_all_streams;
-    c.max_split_size = max_split_size_arg();
     // Only the caller's struct_size bytes: an older, smaller struct gets the
     // fields it has, a newer, larger one this version's; the struct_size
     // written back says how many bytes were filled (capi/struct_size.h).

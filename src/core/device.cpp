@@ -4,14 +4,19 @@
 
 namespace tsr {
 
-std::string device_name(Device d) {
-  switch (d.type) {
+std::string device_type_name(tsr_device_type t) {
+  switch (t) {
     case TSR_DEVICE_CPU: return "cpu";
-    case TSR_DEVICE_CUDA: return str("cuda:", d.index);
-    case TSR_DEVICE_CUDA_HOST: return str("cuda_host:", d.index);
-    case TSR_DEVICE_EXT: return str("ext:", d.index);
+    case TSR_DEVICE_CUDA: return "cuda";
+    case TSR_DEVICE_CUDA_HOST: return "cuda_host";
+    case TSR_DEVICE_EXT: return "ext";
   }
-  return str("device_type_", int(d.type), ":", d.index);
+  return str("device_type_", int(t));
+}
+
+std::string device_name(Device d) {
+  if (d.type == TSR_DEVICE_CPU) return "cpu";
+  return str(device_type_name(d.type), ":", d.index);
 }
 
 }  // namespace tsr

@@ -19,7 +19,10 @@ struct Device {
 // The CPU; index 0 is the only CPU device.
 constexpr Device kCpu{TSR_DEVICE_CPU, 0};
 
-// PyTorch's spelling: "cpu", "cuda:0", "cuda_host:0", "device_type_7:0".
+// PyTorch's spelling of the type: "cpu", "cuda", "cuda_host", "ext",
+// "device_type_N" for others.
+std::string device_type_name(tsr_device_type t);
+// PyTorch's spelling of the device: "cpu" (one CPU), "cuda:0", "cuda_host:0".
 std::string device_name(Device d);
 
 }  // namespace tsr

@@ -58,8 +58,8 @@ DeviceBackend& backend_for(Device d) {
   if (d.type == TSR_DEVICE_CPU)
     TSR_CHECK(d.index == 0, TSR_ERR_UNSUPPORTED, "CPU device index must be 0, got ", d.index);
   TSR_CHECK(d.index >= 0 && d.index < count, TSR_ERR_UNSUPPORTED, "device index ", d.index,
-            " is out of range: ", device_name(Device{d.type, 0}).substr(0, device_name(d).find(':')),
-            " has ", count, " device(s)");
+            " is out of range: this machine has ", count, " ", device_type_name(d.type),
+            " device(s)");
   return *b;
 }
 

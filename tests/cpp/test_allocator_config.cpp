@@ -74,12 +74,13 @@ TEST(AllocatorConfig, MaxSplitSizeMb) {
 }
 
 TEST(AllocatorConfig, MaxSplitSizeMbErrors) {
-  EXPECT_CONTAINS(parse_error("max_split_size_mb:2"), "max_split_size_mb too small, must be > 20");
-  EXPECT_CONTAINS(parse_error("max_split_size_mb:20"), "max_split_size_mb too small, must be > 20 (got 20)");
+  EXPECT_CONTAINS(parse_error("max_split_size_mb:2"), "max_split_size_mb too small, must be >= 20");
+  EXPECT_CONTAINS(parse_error("max_split_size_mb:19"), "max_split_size_mb too small, must be >= 20 (got 19)");
+  EXPECT_EQ(parse_allocator_config("max_split_size_mb:20").max_split_size, size_t{20} << 20);
   EXPECT_CONTAINS(parse_error("max_split_size_mb:0"), "too small");
   for (const char* v : {"-5", "abc", "40.5", "0x40", "+40", "40MB"})
     EXPECT_CONTAINS(parse_error(std::string("max_split_size_mb:") + v), std::string("max_split_size_mb: '") + v +
-                          "' is not an integer number of MiB > 20");
+                          "' is not an integer number of MiB >= 20");
   EXPECT_CONTAINS(parse_error("max_split_size_mb:99999999999999999999999"), "max_split_size_mb: '99999999999999999999999' is out of range");
 }
 
@@ -261,9 +262,9 @@ TEST(AllocatorConfig, SyntaxErrors) {
   EXPECT_CONTAINS(parse_error("max_split_size_mb"), "expected ':' after 'max_split_size_mb', got the end of the text");
   EXPECT_CONTAINS(parse_error("max_split_size_mb 40"), "expected ':' after 'max_split_size_mb', got '40'");
   EXPECT_CONTAINS(parse_error("max_split_size_mb=40"), "unknown key 'max_split_size_mb=40'");
-  EXPECT_CONTAINS(parse_error("max_split_size_mb:"), "max_split_size_mb: expected a value (an integer number of MiB > 20), "
+  EXPECT_CONTAINS(parse_error("max_split_size_mb:"), "max_split_size_mb: expected a value (an integer number of MiB >= 20), "
                         "got the end of the text");
-  EXPECT_CONTAINS(parse_error("max_split_size_mb::40"), "max_split_size_mb: expected a value (an integer number of MiB > 20), "
+  EXPECT_CONTAINS(parse_error("max_split_size_mb::40"), "max_split_size_mb: expected a value (an integer number of MiB >= 20), "
                         "got ':'");
   EXPECT_CONTAINS(parse_error("max_split_size_mb:40,"), "expected a key after ',', got the end of the text (trailing ',')");
   EXPECT_CONTAINS(parse_error(",max_split_size_mb:40"), "expected a key (max_split_size_mb, roundup_power2_divisions, "
