@@ -78,7 +78,11 @@ struct DeviceStats {
   // Changes one stat in `all` and in the block's pool.
   void update(Stat MemoryStats::*stat, bool small, int64_t amount) {
     (all.*stat).update(amount);
-    ((small ? small_pool : large_pool).*stat).update(amount);
+    // A named reference, not ((small ? small_pool : large_pool).*stat):
+    // GCC 12 applies .* to a copy of the conditional's result there, so the
+    // per-pool stats stayed 0.
+    MemoryStats& pool = small ? small_pool : large_pool;
+    (pool.*stat).update(amount);
   }
   void reset_peak() {
     for (MemoryStats* m : {&all, &small_pool, &large_pool}) m->reset_peak();
