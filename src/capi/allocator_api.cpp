@@ -11,6 +11,7 @@
 #include "capi/barrier.h"
 #include "capi/handles.h"
 #include "capi/struct_size.h"
+#include "core/error.h"
 #include "core/factory.h"
 
 using namespace tsr;
@@ -41,9 +42,15 @@ tsr_status query(const tsr_device_type& device_type, int32_t device_index, int64
   });
 }
 
-// PyTorch's memory_stats()["max_split_size"]: -1 when unlimited.
+// PyTorch's memory_stats()["max_split_size"]: -1 when unlimited. While
+// TSR_ALLOC_CONF is invalid no setting is in force (allocations fail), and
+// the statistics must still be readable: -1 then.
 int64_t max_split_size_arg() {
-  const size_t m = alloc::allocator_config()->max_split_size;
+  size_t m = std::numeric_limits<size_t>::max();
+  try {
+    m = alloc::allocator_config()->max_split_size;
+  } catch (const Error&) {
+  }
   return m == std::numeric_limits<size_t>::max() ? -1 : int64_t(m);
 }
 
