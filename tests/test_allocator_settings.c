@@ -188,9 +188,6 @@ Test(allocator_settings, invalid_texts_fail_naming_the_key_and_change_nothing,
   cr_assert_eq(active_bytes_allocated() - before, 88 * MIB);
   tsr_tensor_release(t);
 
-  char* sentinel = (char*)"untouched";
-  char* out = sentinel;
-  (void)out;
   TSR_ASSERT_FAILS(tsr_allocator_settings(NULL), TSR_ERR_INVALID_ARGUMENT, "out");
 
   TSR_ASSERT_OK(tsr_set_allocator_settings(""));
