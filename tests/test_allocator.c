@@ -518,7 +518,12 @@ Test(allocator, stats_struct_layout_is_pinned) {
   cr_assert_eq(offsetof(tsr_memory_stats_t, requested_bytes), 8 + 8 * 32);
   cr_assert_eq(offsetof(tsr_memory_stats_t, num_alloc_retries), 8 + 9 * 32);
   cr_assert_eq(offsetof(tsr_memory_stats_t, num_device_free), 8 + 9 * 32 + 3 * 8);
-  cr_assert_eq(sizeof(tsr_memory_stats_t), 8 + 9 * 32 + 4 * 8);
+  /* Appended in 0.2. */
+  cr_assert_eq(offsetof(tsr_memory_stats_t, oversize_allocations), 8 + 9 * 32 + 4 * 8);
+  cr_assert_eq(offsetof(tsr_memory_stats_t, oversize_segments), 8 + 10 * 32 + 4 * 8);
+  cr_assert_eq(offsetof(tsr_memory_stats_t, num_sync_all_streams), 8 + 11 * 32 + 4 * 8);
+  cr_assert_eq(offsetof(tsr_memory_stats_t, max_split_size), 8 + 11 * 32 + 5 * 8);
+  cr_assert_eq(sizeof(tsr_memory_stats_t), 8 + 11 * 32 + 6 * 8);
 }
 
 Test(allocator, stats_struct_size_rules) {

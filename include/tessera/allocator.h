@@ -79,10 +79,16 @@ typedef struct tsr_memory_stats_t {
   int64_t num_ooms;          /* TSR_ERR_OUT_OF_MEMORY failures raised */
   int64_t num_device_alloc;  /* segments obtained from the OS */
   int64_t num_device_free;   /* segments returned to the OS */
+  /* Appended in 0.2. Blocks / segments of at least max_split_size bytes
+   * (TSR_ALLOC_CONF max_split_size_mb), which are never split. */
+  tsr_memory_stat_t oversize_allocations;
+  tsr_memory_stat_t oversize_segments;
+  int64_t num_sync_all_streams; /* waits for every outstanding stream event
+                                   (tsr_empty_cache, out-of-memory retries) */
+  int64_t max_split_size;       /* bytes; -1 when unlimited (the default) */
 } tsr_memory_stats_t;
-/* The rest of torch.cuda.memory_stats() (per-pool stats, oversize
- * allocations and segments, num_sync_all_streams, max_split_size) is in the
- * "stats" object of tsr_memory_snapshot, under PyTorch's flat key names. */
+/* Per-pool statistics are in the "stats" object of tsr_memory_snapshot,
+ * under PyTorch's flat key names. */
 
 /* torch.cuda.memory_stats. The caller sets out->struct_size to the size of
  * its struct (sizeof(tsr_memory_stats_t) of the header it compiled with).

@@ -504,6 +504,11 @@ void CachingAllocator::Impl::free(Block* block) noexcept {
   }
   try {
     insert_events(block);
+    // Events that completed when recorded (every CPU event) free the block
+    // now rather than at the next allocation: on the CPU, record_stream
+    // leaves no block pending (active == allocation, nothing for
+    // empty_cache to wait for). Elsewhere this is one poll per stream.
+    process_events();
   } catch (...) {
     // No event could be recorded: wait for the device instead, which is
     // what the events would have told.

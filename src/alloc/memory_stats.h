@@ -78,9 +78,9 @@ struct DeviceStats {
   // Changes one stat in `all` and in the block's pool.
   void update(Stat MemoryStats::*stat, bool small, int64_t amount) {
     (all.*stat).update(amount);
-    // Bound to a reference first: GCC 12 applies .* to a copy of the
-    // conditional's result in `(small ? small_pool : large_pool).*stat`,
-    // so the per-pool stats never changed (clang 14 is right).
+    // A named reference, not ((small ? small_pool : large_pool).*stat):
+    // GCC 12 applies .* to a copy of the conditional's result there, so the
+    // per-pool stats stayed 0.
     MemoryStats& pool = small ? small_pool : large_pool;
     (pool.*stat).update(amount);
   }

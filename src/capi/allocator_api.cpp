@@ -11,6 +11,7 @@
 #include "capi/barrier.h"
 #include "capi/handles.h"
 #include "capi/struct_size.h"
+#include "core/error.h"
 #include "core/factory.h"
 
 using namespace tsr;
@@ -39,6 +40,18 @@ tsr_status query(const tsr_device_type& device_type, int32_t device_index, int64
     require(out, "out");
     *out = pick(s);
   });
+}
+
+// PyTorch's memory_stats()["max_split_size"]: -1 when unlimited. While
+// TSR_ALLOC_CONF is invalid no setting is in force (allocations fail), and
+// the statistics must still be readable: -1 then.
+int64_t max_split_size_arg() {
+  size_t m = std::numeric_limits<size_t>::max();
+  try {
+    m = alloc::allocator_config()->max_split_size;
+  } catch (const Error&) {
+  }
+  return m == std::numeric_limits<size_t>::max() ? -1 : int64_t(m);
 }
 
 // A string the caller frees with tsr_free_string (which is std::free).
@@ -70,6 +83,10 @@ TSR_EXTERN tsr_status tsr_memory_stats(tsr_device_type device_type, int32_t devi
     c.num_ooms = s.num_ooms;
     c.num_device_alloc = s.num_device_alloc;
     c.num_device_free = s.num_device_free;
+    c.oversize_allocations = to_c(s.oversize_allocations);
+    c.oversize_segments = to_c(s.oversize_segments);
+    c.num_sync_all_streams = s.num_sync_all_streams;
+    c.max_split_size = max_split_size_arg();
     // Only the caller's struct_size bytes: an older, smaller struct gets the
     // fields it has, a newer, larger one this version's; the struct_size
     // written back says how many bytes were filled (capi/struct_size.h).
