@@ -163,7 +163,7 @@ Test(allocator_settings, invalid_texts_fail_naming_the_key_and_change_nothing,
       {"garbage_collection_threshold:1.2", "garbage_collection_threshold"},
       {"garbage_collection_threshold:0", "garbage_collection_threshold"},
       {"max_split_size_mb:2", "max_split_size_mb"},
-      {"max_split_size_mb:20", "max_split_size_mb"},
+      {"max_split_size_mb:19", "max_split_size_mb"},
       {"nonsense:1", "nonsense"},
       {"roundup_power2_divisions:3", "roundup_power2_divisions"},
       {"expandable_segments:maybe", "expandable_segments"},
@@ -176,8 +176,8 @@ Test(allocator_settings, invalid_texts_fail_naming_the_key_and_change_nothing,
     assert_settings_text(table);
     cr_assert_eq(stats().max_split_size, -1, "%s changed max_split_size", bad[i].text);
   }
-  TSR_ASSERT_FAILS(tsr_set_allocator_settings("max_split_size_mb:20"), TSR_ERR_INVALID_ARGUMENT,
-                   "must be > 20");
+  TSR_ASSERT_FAILS(tsr_set_allocator_settings("max_split_size_mb:19"), TSR_ERR_INVALID_ARGUMENT,
+                   "must be >= 20");
   TSR_ASSERT_FAILS(tsr_set_allocator_settings(NULL), TSR_ERR_INVALID_ARGUMENT, "text");
   assert_settings_text(table);
 
@@ -196,9 +196,9 @@ Test(allocator_settings, invalid_texts_fail_naming_the_key_and_change_nothing,
 
 /* ---- max_split_size_mb ---------------------------------------------------- */
 
-Test(allocator_settings, max_split_size_must_be_above_20_mib, .fini = restore_defaults) {
-  TSR_ASSERT_FAILS(tsr_set_allocator_settings("max_split_size_mb:20"), TSR_ERR_INVALID_ARGUMENT,
-                   "max_split_size_mb too small, must be > 20");
+Test(allocator_settings, max_split_size_must_be_at_least_20_mib, .fini = restore_defaults) {
+  TSR_ASSERT_FAILS(tsr_set_allocator_settings("max_split_size_mb:19"), TSR_ERR_INVALID_ARGUMENT,
+                   "max_split_size_mb too small, must be >= 20");
   cr_assert_eq(stats().max_split_size, -1);
   TSR_ASSERT_OK(tsr_set_allocator_settings("max_split_size_mb:21"));
   cr_assert_eq(stats().max_split_size, 21 * MIB);

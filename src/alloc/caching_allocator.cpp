@@ -633,7 +633,10 @@ void CachingAllocator::Impl::process_events() noexcept {
 
 // PyTorch's synchronize_and_free_events: waits for every outstanding event
 // (empty_cache, and before giving up on an allocation).
+// Counted only when there were events to wait for (PyTorch counts every
+// call): on the CPU, where events complete at once, the count stays 0.
 void CachingAllocator::Impl::synchronize_and_free_events() noexcept {
+  if (outstanding_events.empty()) return;
   ++stats.all.num_sync_all_streams;
   for (auto& [stream, queue] : outstanding_events) {
     for (auto [event, block] : queue) {

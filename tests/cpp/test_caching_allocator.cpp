@@ -318,7 +318,9 @@ TEST_F(AllocTest, OomFreesTheCacheAndRetries) {
   auto st = S();
   EXPECT_EQ(st.all.num_alloc_retries, 1);
   EXPECT_EQ(st.all.num_ooms, 0);
-  EXPECT_EQ(st.all.num_sync_all_streams, 1);
+  // tessera counts a sync only when events were outstanding (none here);
+  // PyTorch counts every release_cached_blocks.
+  EXPECT_EQ(st.all.num_sync_all_streams, 0);
   EXPECT_EQ(st.all.num_device_free, 2);
   EXPECT_EQ(st.all.reserved_bytes.current, int64_t(40 * MiB));
   EXPECT_EQ(sim.counters().segment_refusals, 1);
