@@ -11,30 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "helpers.h"
-
-#define KIB ((int64_t)1024)
-#define MIB ((int64_t)1024 * 1024)
-
-static tsr_memory_stats_t stats(void) {
-  tsr_memory_stats_t s;
-  memset(&s, 0, sizeof s);
-  s.struct_size = sizeof s;
-  TSR_ASSERT_OK(tsr_memory_stats(TSR_CPU, &s));
-  return s;
-}
-
-static tsr_memory_stats_t baseline(void) {
-  TSR_ASSERT_OK(tsr_empty_cache(TSR_CPU));
-  TSR_ASSERT_OK(tsr_reset_peak_memory_stats(TSR_CPU));
-  return stats();
-}
-
-static tsr_tensor* bytes_tensor(int64_t n) {
-  tsr_tensor* t = NULL;
-  TSR_ASSERT_OK(tsr_empty(1, &n, TSR_UINT8, TSR_CONTIGUOUS_FORMAT, TSR_CPU, &t));
-  return t;
-}
+#include "alloc_helpers.h"
 
 /* torch.rand(nelems, device=...): float32, 4 bytes per element. */
 static tsr_tensor* floats(int64_t nelems) {
@@ -43,22 +20,9 @@ static tsr_tensor* floats(int64_t nelems) {
   return t;
 }
 
-static char* data(const tsr_tensor* t) { return (char*)tsr_tensor_data_ptr(t); }
-
 /* PyTorch's key_allocated in test_allocator_settings. */
 static int64_t active_bytes_allocated(void) { return stats().active_bytes.allocated; }
 static int64_t requested_bytes_allocated(void) { return stats().requested_bytes.allocated; }
-
-/* test_allocator_settings' power2_div, in integers. */
-static int64_t power2_div(int64_t size, int64_t div_factor) {
-  int64_t pow2 = 1;
-  while (pow2 < size) pow2 *= 2;
-  if (pow2 == size) return pow2;
-  int64_t step = pow2 / 2 / div_factor;
-  int64_t ret = pow2 / 2;
-  while (ret < size) ret += step;
-  return ret;
-}
 
 static char* settings_text(void) {
   char* s = NULL;

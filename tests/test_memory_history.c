@@ -10,16 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "helpers.h"
-
-#define KIB ((int64_t)1024)
-#define MIB ((int64_t)1024 * 1024)
-
-static tsr_tensor* bytes_tensor(int64_t n) {
-  tsr_tensor* t = NULL;
-  TSR_ASSERT_OK(tsr_empty(1, &n, TSR_UINT8, TSR_CONTIGUOUS_FORMAT, TSR_CPU, &t));
-  return t;
-}
+#include "alloc_helpers.h"
 
 static char* snapshot(void) {
   char* json = NULL;

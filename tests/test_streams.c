@@ -10,32 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "helpers.h"
-
-#define KIB ((int64_t)1024)
-#define MIB ((int64_t)1024 * 1024)
-
-static tsr_memory_stats_t stats(void) {
-  tsr_memory_stats_t s;
-  memset(&s, 0, sizeof s);
-  s.struct_size = sizeof s;
-  TSR_ASSERT_OK(tsr_memory_stats(TSR_CPU, &s));
-  return s;
-}
-
-static tsr_memory_stats_t baseline(void) {
-  TSR_ASSERT_OK(tsr_empty_cache(TSR_CPU));
-  TSR_ASSERT_OK(tsr_reset_peak_memory_stats(TSR_CPU));
-  tsr_memory_stats_t s = stats();
-  cr_assert_eq(s.inactive_split_bytes.current, 0);
-  return s;
-}
-
-static tsr_tensor* bytes_tensor(int64_t n) {
-  tsr_tensor* t = NULL;
-  TSR_ASSERT_OK(tsr_empty(1, &n, TSR_UINT8, TSR_CONTIGUOUS_FORMAT, TSR_CPU, &t));
-  return t;
-}
+#include "alloc_helpers.h"
 
 static int64_t stream_id(const tsr_stream* s) {
   int64_t id = -99;

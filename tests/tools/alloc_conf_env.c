@@ -17,6 +17,8 @@
 
 #include <tessera/tessera.h>
 
+#include "../power2_div.h"
+
 #define MIB ((int64_t)1024 * 1024)
 
 static int failures = 0;
@@ -112,17 +114,6 @@ static int invalid(const char* key) {
   return failures != 0;
 }
 
-/* PyTorch's round_size with roundup_power2_divisions:4 (power2_div of
- * test_allocator_settings for sizes above 512 * 4). */
-static int64_t power2_div(int64_t size, int64_t div_factor) {
-  int64_t pow2 = 1;
-  while (pow2 < size) pow2 *= 2;
-  if (pow2 == size) return pow2;
-  int64_t step = pow2 / 2 / div_factor;
-  int64_t ret = pow2 / 2;
-  while (ret < size) ret += step;
-  return ret;
-}
 
 static int valid(void) {
   const char* expected = "max_split_size_mb:20,roundup_power2_divisions:4";
