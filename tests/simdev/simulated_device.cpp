@@ -424,19 +424,29 @@ void SimulatedDevice::release_address_space(int32_t index, void* ptr, size_t byt
   count([](SimCounters& c) { ++c.reservations_released; });
 }
 
-bool SimulatedDevice::map_pages(int32_t index, void* ptr, size_t bytes, std::string* why) noexcept {
+// The reservation of device `index` holding [p, p + bytes) as whole pages
+// that are all mapped (or all unmapped, per `mapped`); nullptr otherwise.
+// *first is the index of the first page.
+SimulatedDevice::Region* SimulatedDevice::pages_locked(int32_t index, uintptr_t p, size_t bytes,
+                                                       bool mapped, size_t* first) {
   const size_t gran = kSimPageGranularity;
-  const uintptr_t p = reinterpret_cast<uintptr_t>(ptr);
-  std::lock_guard<std::mutex> g(mem_mu_);
   uintptr_t base = 0;
   Region* r = find_region_locked(p, &base);
-  bool ok = r && r->reservation && r->index == index && bytes > 0 && p % gran == 0 &&
-            bytes % gran == 0;
-  if (ok) {
-    ok = p + bytes <= base + r->bytes;
-    for (size_t i = (p - base) / gran; ok && i < (p + bytes - base) / gran; ++i) ok = !r->mapped[i];
-  }
-  if (!ok) {
+  if (!r || !r->reservation || r->index != index || bytes == 0 || p % gran != 0 ||
+      bytes % gran != 0 || p + bytes > base + r->bytes)
+    return nullptr;
+  *first = (p - base) / gran;
+  for (size_t i = *first; i < *first + bytes / gran; ++i)
+    if (r->mapped[i] != mapped) return nullptr;
+  return r;
+}
+
+bool SimulatedDevice::map_pages(int32_t index, void* ptr, size_t bytes, std::string* why) noexcept {
+  const size_t pages = bytes / kSimPageGranularity;
+  std::lock_guard<std::mutex> g(mem_mu_);
+  size_t first = 0;
+  Region* r = pages_locked(index, reinterpret_cast<uintptr_t>(ptr), bytes, false, &first);
+  if (!r) {
     violation(str("map_pages(", index, ", ", ptr, ", ", bytes,
                   "): not unmapped whole pages of a reservation of that device"));
     *why = "simulated device: invalid map_pages arguments";
@@ -449,34 +459,27 @@ bool SimulatedDevice::map_pages(int32_t index, void* ptr, size_t bytes, std::str
                " with ", free_bytes, " of ", capacity_[index], " bytes free");
     return false;
   }
-  for (size_t i = (p - base) / gran; i < (p + bytes - base) / gran; ++i) r->mapped[i] = true;
+  for (size_t i = first; i < first + pages; ++i) r->mapped[i] = true;
   used_[index] += bytes;
-  count([&](SimCounters& c) { c.pages_mapped += static_cast<int64_t>(bytes / gran); });
+  count([&](SimCounters& c) { c.pages_mapped += static_cast<int64_t>(pages); });
   return true;
 }
 
 void SimulatedDevice::unmap_pages(int32_t index, void* ptr, size_t bytes) noexcept {
-  const size_t gran = kSimPageGranularity;
-  const uintptr_t p = reinterpret_cast<uintptr_t>(ptr);
+  const size_t pages = bytes / kSimPageGranularity;
   std::lock_guard<std::mutex> g(mem_mu_);
-  uintptr_t base = 0;
-  Region* r = find_region_locked(p, &base);
-  bool ok = r && r->reservation && r->index == index && bytes > 0 && p % gran == 0 &&
-            bytes % gran == 0;
-  if (ok) {
-    ok = p + bytes <= base + r->bytes;
-    for (size_t i = (p - base) / gran; ok && i < (p + bytes - base) / gran; ++i) ok = r->mapped[i];
-  }
-  if (!ok) {
+  size_t first = 0;
+  Region* r = pages_locked(index, reinterpret_cast<uintptr_t>(ptr), bytes, true, &first);
+  if (!r) {
     violation(str("unmap_pages(", index, ", ", ptr, ", ", bytes,
                   "): not mapped whole pages of a reservation of that device"));
     return;
   }
   // The physical pages go: their contents are lost, as after cuMemRelease.
   madvise(ptr, bytes, MADV_DONTNEED);
-  for (size_t i = (p - base) / gran; i < (p + bytes - base) / gran; ++i) r->mapped[i] = false;
+  for (size_t i = first; i < first + pages; ++i) r->mapped[i] = false;
   used_[index] -= bytes;
-  count([&](SimCounters& c) { c.pages_unmapped += static_cast<int64_t>(bytes / gran); });
+  count([&](SimCounters& c) { c.pages_unmapped += static_cast<int64_t>(pages); });
 }
 
 SimulatedDevice::Region* SimulatedDevice::find_region_locked(uintptr_t p, uintptr_t* base) {

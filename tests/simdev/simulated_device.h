@@ -166,6 +166,7 @@ class SimulatedDevice final : public DeviceBackend {
 
   // The region holding p and its base address; nullptr when none.
   Region* find_region_locked(uintptr_t p, uintptr_t* base);
+  Region* pages_locked(int32_t index, uintptr_t p, size_t bytes, bool mapped, size_t* first);
   bool accessible_locked(int32_t index, uintptr_t p, size_t n);
   void enqueue_copy(void* dst, const void* src, size_t n, bool dst_dev, bool src_dev, Stream s,
                     int fill_value);
