@@ -48,17 +48,7 @@ class Activation final : public prim::Primitive {
     }
     return "ErfBackward0";
   }
-  const char* op() const override {
-    switch (op_) {
-      case Act::Gelu:
-      case Act::GeluTanh: return "gelu";
-      case Act::Tanh: return "tanh";
-      case Act::Sigmoid: return "sigmoid";
-      case Act::Sqrt: return "sqrt";
-      case Act::Erf: break;
-    }
-    return "erf";
-  }
+  const char* op() const override { return kernels::act_name(op_); }
   std::vector<TensorMeta> output_meta(const Tensors& in) const override {
     return {{in[0].sizes(), kernels::act_result_dtype(op_, in[0].dtype())}};
   }

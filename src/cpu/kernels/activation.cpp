@@ -6,8 +6,6 @@
 
 namespace tsr::kernels {
 
-namespace {
-
 const char* act_name(Act op) {
   switch (op) {
     case Act::Gelu:
@@ -19,6 +17,8 @@ const char* act_name(Act op) {
   }
   return "erf";
 }
+
+namespace {
 
 // The kernel name torch 1.13's "not implemented" message gives.
 const char* act_kernel(Act op) {

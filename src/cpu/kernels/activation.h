@@ -17,6 +17,8 @@ enum class Act { Gelu, GeluTanh, Tanh, Sigmoid, Sqrt, Erf };
 // (giving float32). float16 and the rest: TSR_ERR_DTYPE_MISMATCH with
 // torch 1.13's "\"tanh_vml_cpu\" not implemented for 'Half'".
 tsr_dtype act_result_dtype(Act op, tsr_dtype x);
+// The aten op name ("gelu" for both gelu forms): messages and Primitive::op.
+const char* act_name(Act op);
 Tensor act(Act op, const Tensor& x);
 // The fused backward: gelu from (grad, x), tanh/sigmoid/sqrt from (grad,
 // result): ATen's gelu_backward, tanh_backward (g * (1 - y*y)),
