@@ -151,7 +151,7 @@ class MaxAll final : public prim::Primitive {
               "reduction dim with the 'dim' argument.");
     // One flat row in C order (the order the first NaN is picked in); a
     // contiguous input is viewed as it is rather than copied first.
-    Tensor dense = is_contiguous_strides(a.sizes(), a.strides()) ? a : kernels::contiguous_copy(a, a.dtype());
+    Tensor dense = kernels::contiguous_or_self(a);
     Tensor flat = make_view(dense, {a.numel()}, {1}, dense.storage_offset());
     return {kernels::max_dim(flat, 0, false).first};
   }

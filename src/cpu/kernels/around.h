@@ -2,6 +2,8 @@
 // shape of softmax, log_softmax and normalisations along a dim.
 #pragma once
 
+#include <type_traits>
+
 #include "core/shape.h"
 
 namespace tsr::kernels {
@@ -9,6 +11,11 @@ namespace tsr::kernels {
 struct Around {
   int64_t outer = 1, len = 1, inner = 1;
 };
+
+// The accumulator type of these loops: double for float64, float otherwise
+// (ATen's opmath type).
+template <typename T>
+using acc_t = std::conditional_t<std::is_same_v<T, double>, double, float>;
 
 // For a 0-dim tensor every extent is 1.
 inline Around around(const Shape& sizes, int64_t dim) {

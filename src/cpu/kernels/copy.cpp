@@ -134,6 +134,10 @@ Tensor contiguous_copy(const Tensor& t, tsr_dtype dtype) {
   return out;
 }
 
+Tensor contiguous_or_self(const Tensor& t) {
+  return is_contiguous_strides(t.sizes(), t.strides()) ? t : contiguous_copy(t, t.dtype());
+}
+
 bool has_internal_overlap(const Tensor& t) {
   // ATen's has_internal_overlap says Yes only for a dim of size > 1 with
   // stride 0; every other layout is No or TooHard, and in-place ops refuse

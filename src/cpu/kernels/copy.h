@@ -14,6 +14,9 @@ void copy_strided(const Tensor& dst, const Tensor& src);
 void fill(const Tensor& dst, double value);
 // A contiguous copy of t in the given dtype (no autograd).
 Tensor contiguous_copy(const Tensor& t, tsr_dtype dtype);
+// t itself when C-contiguous, else contiguous_copy(t, t.dtype()): for
+// kernels that read their input as one flat C-order array.
+Tensor contiguous_or_self(const Tensor& t);
 // True when t certainly has elements sharing an address, by ATen's rule
 // (has_internal_overlap == Yes): a dim of size > 1 with stride 0. Other
 // overlapping layouts (unfold windows, small as_strided strides) are

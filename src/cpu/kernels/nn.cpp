@@ -11,20 +11,14 @@
 
 namespace tsr::kernels {
 
-namespace {
-Tensor contiguous_input(const Tensor& t) {
-  return is_contiguous_strides(t.sizes(), t.strides()) ? t : contiguous_copy(t, t.dtype());
-}
-}  // namespace
-
 Tensor log_softmax(const Tensor& t0, int64_t dim) {
   dim = wrap_dim(dim, t0.ndim());
-  Tensor t = contiguous_input(t0);
+  Tensor t = contiguous_or_self(t0);
   Tensor out = empty_cpu(t.sizes(), t.dtype());
   if (t.numel() == 0) return out;
   const Around a = around(t.sizes(), dim);
   dispatch_floating(t.dtype(), "log_softmax", [&]<typename T>() {
-    using C = std::conditional_t<std::is_same_v<T, double>, double, float>;
+    using C = acc_t<T>;
     const T* x = t.data<T>();
     T* y = out.data<T>();
     for (int64_t o = 0; o < a.outer; ++o)
@@ -46,12 +40,12 @@ Tensor log_softmax(const Tensor& t0, int64_t dim) {
 }
 
 Tensor log_softmax_backward(const Tensor& grad0, const Tensor& output, int64_t dim) {
-  Tensor g = contiguous_input(grad0);
+  Tensor g = contiguous_or_self(grad0);
   Tensor out = empty_cpu(output.sizes(), output.dtype());
   if (out.numel() == 0) return out;
   const Around a = around(output.sizes(), dim);
   dispatch_floating(output.dtype(), "log_softmax backward", [&]<typename T>() {
-    using C = std::conditional_t<std::is_same_v<T, double>, double, float>;
+    using C = acc_t<T>;
     const T* gy = g.data<T>();
     const T* y = output.data<T>();
     T* gx = out.data<T>();
@@ -84,7 +78,7 @@ void check_nll_args(const Tensor& logp, const Tensor& target) {
 
 Tensor nll_loss(const Tensor& logp0, const Tensor& target0) {
   check_nll_args(logp0, target0);
-  Tensor logp = contiguous_input(logp0), target = contiguous_input(target0);
+  Tensor logp = contiguous_or_self(logp0), target = contiguous_or_self(target0);
   const int64_t N = logp.sizes()[0], C = logp.sizes()[1];
   const int64_t* tg = target.data<int64_t>();
   for (int64_t i = 0; i < N; ++i)
@@ -101,7 +95,7 @@ Tensor nll_loss(const Tensor& logp0, const Tensor& target0) {
 }
 
 Tensor nll_loss_backward(const Tensor& grad, const Shape& logp_sizes, const Tensor& target0) {
-  Tensor target = contiguous_input(target0);
+  Tensor target = contiguous_or_self(target0);
   const int64_t N = logp_sizes[0], C = logp_sizes[1];
   Tensor out = empty_cpu(logp_sizes, grad.dtype());
   fill(out, 0.0);

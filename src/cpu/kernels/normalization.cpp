@@ -12,18 +12,6 @@
 
 namespace tsr::kernels {
 
-namespace {
-
-Tensor dense(const Tensor& t) {
-  return is_contiguous_strides(t.sizes(), t.strides()) ? t : contiguous_copy(t, t.dtype());
-}
-
-// Accumulator type: double for float64, float otherwise (ATen's opmath).
-template <typename T>
-using acc_t = std::conditional_t<std::is_same_v<T, double>, double, float>;
-
-}  // namespace
-
 void check_softmax_dtype(const Tensor& x, int64_t dim) {
   const tsr_dtype d = x.dtype();
   if (d == TSR_BFLOAT16 || d == TSR_FLOAT32 || d == TSR_FLOAT64) return;
@@ -34,7 +22,7 @@ void check_softmax_dtype(const Tensor& x, int64_t dim) {
 Tensor softmax(const Tensor& x0, int64_t dim) {
   dim = wrap_dim(dim, x0.ndim());
   check_softmax_dtype(x0, dim);
-  Tensor x = dense(x0);
+  Tensor x = contiguous_or_self(x0);
   Tensor out = empty_cpu(x.sizes(), x.dtype());
   if (x.numel() == 0) return out;
   const Around a = around(x.sizes(), dim);
@@ -61,7 +49,7 @@ Tensor softmax(const Tensor& x0, int64_t dim) {
 }
 
 Tensor softmax_backward(const Tensor& grad0, const Tensor& y0, int64_t dim) {
-  Tensor g = dense(grad0), y = dense(y0);
+  Tensor g = contiguous_or_self(grad0), y = contiguous_or_self(y0);
   Tensor out = empty_cpu(y.sizes(), y.dtype());
   if (out.numel() == 0) return out;
   const Around a = around(y.sizes(), dim);
@@ -146,8 +134,8 @@ std::pair<double, double> moments(const T* x, int64_t n) {
 
 Tensor layer_norm(const Tensor& x0, const Shape& ns, const Tensor& w0, const Tensor& b0, double eps) {
   check_layer_norm(x0, ns, w0, b0);
-  Tensor x = dense(x0);
-  Tensor w = w0.defined() ? dense(w0) : w0, b = b0.defined() ? dense(b0) : b0;
+  Tensor x = contiguous_or_self(x0);
+  Tensor w = w0.defined() ? contiguous_or_self(w0) : w0, b = b0.defined() ? contiguous_or_self(b0) : b0;
   Tensor out = empty_cpu(x.sizes(), x.dtype());
   const auto [M, N] = rows_of(x, ns);
   if (out.numel() == 0) return out;
@@ -179,8 +167,8 @@ Tensor layer_norm(const Tensor& x0, const Shape& ns, const Tensor& w0, const Ten
 
 LayerNormGrads layer_norm_backward(const Tensor& grad0, const Tensor& x0, const Shape& ns,
                                    const Tensor& w0, double eps, bool need_x, bool need_w, bool need_b) {
-  Tensor g = dense(grad0), x = dense(x0);
-  Tensor w = w0.defined() ? dense(w0) : w0;
+  Tensor g = contiguous_or_self(grad0), x = contiguous_or_self(x0);
+  Tensor w = w0.defined() ? contiguous_or_self(w0) : w0;
   const auto [M, N] = rows_of(x, ns);
   LayerNormGrads r;
   if (need_x) r.x = empty_cpu(x.sizes(), x.dtype());
