@@ -78,8 +78,7 @@ std::string row(const std::string& name, const Stat& s, const Stat& pref, Format
 
 }  // namespace
 
-std::string memory_summary(const Snapshot& s) {
-  const DeviceStats& st = s.stats;
+std::string memory_summary(Device device, const DeviceStats& st) {
   std::vector<std::string> lines;
   const std::string rule(kWidth, '-');
   const std::string double_rule(kWidth, '=');
@@ -88,7 +87,7 @@ std::string memory_summary(const Snapshot& s) {
   // torch: " {_:16} PyTorch CUDA memory summary, device ID {device:<17d} ".
   const std::string title = "tessera memory summary, device ";
   lines.push_back(" " + std::string(16, ' ') + " " + title +
-                  left(device_name(s.device), kWidth - 19 - title.size()) + " ");
+                  left(device_name(device), kWidth - 19 - title.size()) + " ");
   lines.push_back(rule);
   // torch: "  {_:9} CUDA OOMs: {:<12d} | {_:6} cudaMalloc retries: {:<8d}  ",
   // padded here so the '|' sits over the column separator it does in torch.

@@ -55,8 +55,9 @@ struct Snapshot {
 // docs/MEMORY.md.
 std::string snapshot_json(const Snapshot& s);
 
-// torch.cuda.memory_summary(): the statistics as a table, rows per quantity
-// and pool, columns current / peak / allocated / freed.
-std::string memory_summary(const Snapshot& s);
+// torch.cuda.memory_summary(): a device's statistics as a table, rows per
+// quantity and pool, columns current / peak / allocated / freed. Needs only
+// the statistics, not a snapshot (which walks every block and is traced).
+std::string memory_summary(Device device, const DeviceStats& st);
 
 }  // namespace tsr::alloc

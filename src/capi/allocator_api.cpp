@@ -198,7 +198,7 @@ TSR_EXTERN tsr_status tsr_memory_summary(tsr_device_type device_type, int32_t de
   return guarded([&] {
     alloc::CachingAllocator& a = allocator_arg(device_type, device_index);
     require(text, "text");
-    const std::string table = alloc::memory_summary(a.snapshot());
+    const std::string table = alloc::memory_summary(a.device(), a.stats());
     *text = c_string(table);
   });
 }

@@ -122,6 +122,8 @@ Snapshot make_snapshot() {
   return s;
 }
 
+std::string summary_of(const Snapshot& s) { return memory_summary(s.device, s.stats); }
+
 TEST(SnapshotJson, Device) {
   json j = json::parse(snapshot_json(make_snapshot()));
   EXPECT_EQ(j["device"], json({{"type", "cpu"}, {"index", 0}, {"name", "cpu"}}));
@@ -360,11 +362,11 @@ constexpr const char* kExpectedSummary = R"(|===================================
 )";
 
 TEST(MemorySummary, MatchesTorchsLayout) {
-  EXPECT_EQ(memory_summary(make_snapshot()), kExpectedSummary);
+  EXPECT_EQ(summary_of(make_snapshot()), kExpectedSummary);
 }
 
 TEST(MemorySummary, EveryLineHasTheSameWidth) {
-  for (const std::string& l : lines_of(memory_summary(make_snapshot()))) {
+  for (const std::string& l : lines_of(summary_of(make_snapshot()))) {
     EXPECT_EQ(l.size(), 80u) << l;
     EXPECT_EQ(l.front(), '|');
     EXPECT_EQ(l.back(), '|');
@@ -374,7 +376,7 @@ TEST(MemorySummary, EveryLineHasTheSameWidth) {
 // torch's _format_size: units from the row's "all" value, 768 KiB and up
 // move to the next unit, floor division.
 TEST(MemorySummary, SizeFormatting) {
-  std::string summary = memory_summary(make_snapshot());
+  std::string summary = summary_of(make_snapshot());
   // 3 MiB + 512 B: KiB (3145728 >= 768 KiB but 3072.5 KiB < 768 KiB), floored.
   EXPECT_NE(row_named(summary, "Allocated memory").find("|   3072 KiB |"), std::string::npos);
   // The small pool's 512 B shown in its total's unit.
@@ -386,7 +388,7 @@ TEST(MemorySummary, SizeFormatting) {
 }
 
 TEST(MemorySummary, CountFormattingAndHeader) {
-  std::string summary = memory_summary(make_snapshot());
+  std::string summary = summary_of(make_snapshot());
   // 750000 and up move to K, 750 K and up to M.
   EXPECT_NE(row_named(summary, "Active allocs").find("|  749999    |     750 K  |"),
             std::string::npos);
@@ -398,7 +400,7 @@ TEST(MemorySummary, CountFormattingAndHeader) {
 
   Snapshot s = make_snapshot();
   s.device = {TSR_DEVICE_CUDA, 3};
-  EXPECT_NE(memory_summary(s).find("tessera memory summary, device cuda:3 "), std::string::npos);
+  EXPECT_NE(summary_of(s).find("tessera memory summary, device cuda:3 "), std::string::npos);
 }
 
 // Numbers wider than torch's fields push the line out, as Python's format
@@ -409,7 +411,7 @@ TEST(MemorySummary, WideNumbersAreNotTruncated) {
   s.stats.all.num_alloc_retries = 123456789012;
   s.stats.all.segment.current = 123456789;  // 123456 K: 7 digits fit
   s.stats.all.oversize_segments.current = 749999999999;  // 749999 M
-  std::string summary = memory_summary(s);
+  std::string summary = summary_of(s);
   EXPECT_NE(summary.find("OOMs: 12345678901234 |"), std::string::npos);
   EXPECT_NE(summary.find("Device alloc retries: 123456789012  |"), std::string::npos);
   EXPECT_NE(row_named(summary, "Device reserved segments").find("|  123456 K  |"),
@@ -421,7 +423,7 @@ TEST(MemorySummary, WideNumbersAreNotTruncated) {
 TEST(MemorySummary, EmptyStats) {
   Snapshot s{};
   s.device = kCpu;
-  std::string summary = memory_summary(s);
+  std::string summary = summary_of(s);
   EXPECT_NE(row_named(summary, "Allocated memory").find("|      0 B   |      0 B   |"),
             std::string::npos);
   EXPECT_NE(row_named(summary, "Allocations").find("|       0    |       0    |"),
