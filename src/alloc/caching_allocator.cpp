@@ -123,6 +123,16 @@ struct CachingAllocator::Impl {
     return *config;
   }
 
+  // PyTorch's `set_fraction && garbage_collection_threshold > 0`: garbage
+  // collection (and the block ages it needs) only under a memory limit.
+  bool gc_enabled(const AllocatorConfig& config) const {
+    return limit != 0 && config.garbage_collection_threshold > 0;
+  }
+  // True when `bytes` more reserved memory would pass the memory limit.
+  bool would_pass_limit(size_t bytes) const {
+    return limit != 0 && (reserved > limit || bytes > limit - reserved);
+  }
+
   BlockPool& pool_of(bool small) { return small ? small_blocks : large_blocks; }
   void add_free(Block* b) {
     BlockPool& pool = pool_of(b->small);
@@ -182,7 +192,7 @@ void* CachingAllocator::Impl::allocate(size_t nbytes, int64_t stream) {
             {}, false};
 
   if (!get_free_block(r, config)) {
-    if (limit != 0 && config.garbage_collection_threshold > 0) garbage_collect_cached_blocks(config);
+    if (gc_enabled(config)) garbage_collect_cached_blocks(config);
     const bool found =
         alloc_block(r, false, config) ||
         // Free cached oversize blocks enough for this request, retry.
@@ -203,7 +213,7 @@ void* CachingAllocator::Impl::allocate(size_t nbytes, int64_t stream) {
 // that oversize blocks serve only requests close to their size.
 bool CachingAllocator::Impl::get_free_block(Request& r, const AllocatorConfig& config) {
   BlockPool& pool = *r.pool;
-  if (limit != 0 && config.garbage_collection_threshold > 0) ++pool.get_free_blocks_call_count;
+  if (gc_enabled(config)) ++pool.get_free_blocks_call_count;
   auto it = pool.blocks.lower_bound({r.stream, r.size, nullptr, nullptr});
   const auto end = pool.blocks.end();
   if (it == end || it->stream != r.stream) return false;
@@ -243,7 +253,7 @@ bool CachingAllocator::Impl::alloc_block(Request& r, bool is_retry, const Alloca
     return r.block != nullptr;
   }
   const size_t size = r.segment;
-  if (limit != 0 && (reserved > limit || size > limit - reserved)) {
+  if (would_pass_limit(size)) {
     r.limited = true;
     return false;
   }
@@ -395,7 +405,7 @@ Block* CachingAllocator::Impl::try_allocate_expandable_block(Request& r) {
 bool CachingAllocator::Impl::map_block(Block* to_map, size_t size, Request& r) {
   const ExpandableSegment& es = *to_map->expandable;
   const size_t bytes = std::min(round_up(size, es.page), to_map->size);
-  if (limit != 0 && (reserved > limit || bytes > limit - reserved)) {
+  if (would_pass_limit(bytes)) {
     r.limited = true;
     return false;
   }

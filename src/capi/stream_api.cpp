@@ -2,7 +2,6 @@
 // backends' stream and event calls and the caching allocator.
 #include <tessera/stream.h>
 
-#include <functional>
 #include <memory>
 #include <mutex>
 
@@ -30,8 +29,9 @@ struct tsr_event {
   std::atomic<int64_t> refs{1};
   const bool enable_timing;
   std::mutex mutex;  // guards the rest: recording may race with queries
+  // Set together by the first record: until then the event has no device.
   DeviceBackend* backend = nullptr;
-  Device device{TSR_DEVICE_CPU, 0};
+  Device device{};
   EventHandle handle = nullptr;
 };
 
@@ -43,7 +43,8 @@ Device device_arg(const tsr_device_type& type, int32_t index) {
 
 const Stream& stream_of(const tsr_stream* s) { return require(s, "stream")->stream; }
 
-tsr_status emit_stream(tsr_stream** out, const std::function<Stream()>& make) {
+template <typename Make>
+tsr_status emit_stream(tsr_stream** out, Make&& make) {
   return guarded([&] {
     require(out, "out");
     const Stream s = make();
