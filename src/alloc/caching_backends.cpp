@@ -14,10 +14,7 @@
 namespace tsr::alloc {
 namespace {
 
-constexpr int kMaxDeviceTypes = 32;
-
 struct Allocators {
-  DeviceBackend* backend;
   std::mutex mutex;  // guards making an allocator
   // Made on first use, never destroyed: storages released by static
   // destructors at exit still come back, and the cached segments stay
@@ -37,7 +34,7 @@ DeviceAllocator* allocator_of(Device d) {
   std::lock_guard<std::mutex> lock(a->mutex);
   CachingAllocator* c = slot.load(std::memory_order_relaxed);
   if (!c) {
-    c = new CachingAllocator(*a->backend, d.index);
+    c = new CachingAllocator(*find_backend(d.type), d.index);
     slot.store(c, std::memory_order_release);
   }
   return c;
@@ -49,8 +46,8 @@ void register_caching_backend(DeviceBackend* backend) {
   const int type = int(backend->type());
   TSR_CHECK(type >= 0 && type < kMaxDeviceTypes, TSR_ERR_INTERNAL, "device type ", type,
             " out of range");
-  auto* a = new Allocators{backend, {}, std::vector<std::atomic<CachingAllocator*>>(
-                                            size_t(std::max(backend->device_count(), 0)))};
+  auto* a = new Allocators{{}, std::vector<std::atomic<CachingAllocator*>>(
+                                  size_t(std::max(backend->device_count(), 0)))};
   table()[size_t(type)].store(a, std::memory_order_release);
   register_device_type(backend, &allocator_of);
 }

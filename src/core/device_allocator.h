@@ -30,6 +30,8 @@ class DeviceAllocator {
 // Called by static initialisers of the backends and by the CUDA plugin
 // loader; a second registration of a type replaces the first.
 using AllocatorForIndex = DeviceAllocator* (*)(Device d);
+// Device types a registry holds: DLPack's run from 1 (kDLCPU) to 17 or so.
+constexpr int kMaxDeviceTypes = 32;
 void register_device_type(DeviceBackend* backend, AllocatorForIndex allocator);
 
 // The backend of a device type; nullptr when none is registered.

@@ -13,9 +13,6 @@ namespace tsr {
 
 namespace {
 
-// DLPack's device types run from 1 (kDLCPU) to 17 or so; 32 slots hold them.
-constexpr int kMaxDeviceTypes = 32;
-
 struct Registration {
   std::atomic<DeviceBackend*> backend{nullptr};
   std::atomic<AllocatorForIndex> allocator{nullptr};
