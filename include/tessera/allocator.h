@@ -197,8 +197,11 @@ TSR_API tsr_status tsr_allocator_settings(char** out);
 TSR_API tsr_status tsr_memory_record_history(tsr_device_type device_type, int32_t device_index,
                                              bool enabled, int64_t max_entries);
 /* The label of the calling thread's later trace entries (PyTorch's
- * _set_memory_metadata), e.g. a phase or layer name; NULL or "" clears it.
- * Without a label, entries carry the op that allocated ("matmul", "mul"). */
+ * _set_memory_metadata), e.g. a phase or layer name, as NUL-terminated
+ * UTF-8 (copied; invalid bytes show as U+FFFD in the snapshot JSON); NULL
+ * or "" clears it. Without a label, entries carry the op that allocated
+ * ("matmul", "mul"). Fails only when the copy cannot be allocated
+ * (TSR_ERR_OUT_OF_MEMORY). */
 TSR_API tsr_status tsr_memory_set_trace_label(const char* label);
 
 /* torch.cuda.memory._snapshot(): the device's segments (address, total_size,

@@ -41,11 +41,13 @@ typedef struct tsr_event tsr_event;
  * tsr_stream_release. */
 TSR_API tsr_status tsr_stream_create(tsr_device_type device_type, int32_t device_index,
                                      tsr_stream** out);
-/* torch.cuda.default_stream(device): the device's default stream (id 0). */
+/* torch.cuda.default_stream(device): the device's default stream (id 0).
+ * *out: a new handle, release with tsr_stream_release. */
 TSR_API tsr_status tsr_stream_default(tsr_device_type device_type, int32_t device_index,
                                       tsr_stream** out);
 /* torch.cuda.current_stream(device): the calling thread's current stream on
- * the device. */
+ * the device. *out: a new handle naming it (it stays what it was if the
+ * current stream changes later), release with tsr_stream_release. */
 TSR_API tsr_status tsr_stream_current(tsr_device_type device_type, int32_t device_index,
                                       tsr_stream** out);
 /* torch.cuda.set_stream(s): s becomes the calling thread's current stream
@@ -56,10 +58,14 @@ TSR_API tsr_status tsr_stream_set_current(const tsr_stream* s);
 TSR_API tsr_status tsr_stream_synchronize(const tsr_stream* s);
 /* Stream.query(): *done = true when all work queued on s has finished. */
 TSR_API tsr_status tsr_stream_query(const tsr_stream* s, bool* done);
-/* The stream's device and its id on that device (0: the default stream).
- * Any out may be NULL. */
+/* The stream's device and its id on that device (0: the default stream;
+ * ids are per device). Any of the three outs may be NULL (not written);
+ * a NULL s: TSR_ERR_INVALID_ARGUMENT. */
 TSR_API tsr_status tsr_stream_info(const tsr_stream* s, tsr_device_type* device_type,
                                    int32_t* device_index, int64_t* id);
+/* Add / drop one reference to the handle (not to the stream, which lives
+ * for the process); the last release frees the handle. NULL is ignored.
+ * Thread-safe. */
 TSR_API void tsr_stream_retain(tsr_stream* s);
 TSR_API void tsr_stream_release(tsr_stream* s);
 
@@ -68,7 +74,8 @@ TSR_API void tsr_stream_release(tsr_stream* s);
 TSR_API tsr_status tsr_device_synchronize(tsr_device_type device_type, int32_t device_index);
 
 /* torch.cuda.Event(enable_timing): an event not yet recorded; it takes the
- * device of the first stream it is recorded on. */
+ * device of the first stream it is recorded on. *out: a new handle, release
+ * with tsr_event_release. NULL out: TSR_ERR_INVALID_ARGUMENT. */
 TSR_API tsr_status tsr_event_create(bool enable_timing, tsr_event** out);
 /* Event.record(stream): marks the point of s's queue reached when all work
  * queued on s so far has finished. An event may be recorded again (the
@@ -87,6 +94,8 @@ TSR_API tsr_status tsr_event_synchronize(const tsr_event* e);
  * device, and have completed: otherwise TSR_ERR_INVALID_ARGUMENT. */
 TSR_API tsr_status tsr_event_elapsed_time(const tsr_event* start, const tsr_event* end,
                                           double* ms);
+/* Add / drop one reference; the last release destroys the event (its
+ * backend event too). NULL is ignored. Thread-safe. */
 TSR_API void tsr_event_retain(tsr_event* e);
 TSR_API void tsr_event_release(tsr_event* e);
 

@@ -175,7 +175,7 @@ TSR_EXTERN tsr_status tsr_memory_record_history(tsr_device_type device_type, int
     alloc::CachingAllocator& a = allocator_arg(device_type, device_index);
     TSR_CHECK(!enabled || max_entries >= 1, TSR_ERR_INVALID_ARGUMENT,
               "record_memory_history: max_entries must be >= 1, got ", max_entries);
-    a.record_history(enabled, enabled ? size_t(max_entries) : 0);
+    a.record_history(enabled, size_t(max_entries));  // max_entries unused when disabled
   });
 }
 
