@@ -48,6 +48,13 @@ static inline void tsr_assert_geometry(const tsr_tensor* t, int64_t ndim, const 
 /* A non-NULL out value a failing call must leave untouched. */
 #define SENTINEL ((tsr_tensor*)(uintptr_t)0x5e5e5e5e)
 
+/* t has no gradient (.grad is None): failed calls did not backpropagate. */
+static inline void expect_no_grad(const tsr_tensor* t) {
+  tsr_tensor* g = SENTINEL;
+  TSR_ASSERT_OK(tsr_grad(t, &g));
+  cr_expect_null(g);
+}
+
 /* x = arange(base_numel, float64).as_strided(sizes, strides, offset), the
  * input of the layout and view goldens. The caller releases x and *base;
  * base == NULL releases the arange here (x keeps its storage alive). */
