@@ -68,6 +68,9 @@ class BenchDevice final : public tsr::DeviceBackend {
   void synchronize_stream(tsr::Stream) override { ++waits_; }
   bool query_stream(tsr::Stream) override { return true; }
   void synchronize_device(int32_t) override { ++waits_; }
+  void copy_bytes(void* dst, const void* src, size_t bytes, tsr::CopyKind, tsr::Stream) override {
+    std::memcpy(dst, src, bytes);
+  }
 
   tsr::EventHandle create_event(int32_t, bool) override { return new Event{}; }
   void destroy_event(tsr::EventHandle e) noexcept override {

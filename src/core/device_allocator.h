@@ -34,7 +34,18 @@ using AllocatorForIndex = DeviceAllocator* (*)(Device d);
 constexpr int kMaxDeviceTypes = 32;
 void register_device_type(DeviceBackend* backend, AllocatorForIndex allocator);
 
-// The backend of a device type; nullptr when none is registered.
+// A loader for device types whose backend comes from a plugin (CUDA:
+// libtessera_cuda.so). find_backend and backend_for call it the first time
+// such a type is asked for and nothing is registered; it registers the
+// backend (register_device_type) or throws tsr::Error saying why it cannot
+// (TSR_ERR_UNSUPPORTED: plugin not found, version mismatch, no driver). It
+// is called at most once per process for each type it serves; a failure is
+// remembered and every later request fails with the same message.
+using DeviceLoader = void (*)(tsr_device_type type);
+void register_device_loader(tsr_device_type type, DeviceLoader loader);
+
+// The backend of a device type; nullptr when none is registered (or its
+// loader failed).
 DeviceBackend* find_backend(tsr_device_type type) noexcept;
 // Throws TSR_ERR_UNSUPPORTED naming the device when no backend has type or
 // index is not one of its devices.

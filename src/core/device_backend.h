@@ -12,12 +12,17 @@
 #include <string>
 
 #include "core/device.h"
+#include "core/device_kernels.h"
 #include "core/stream.h"
 
 namespace tsr {
 
 // A backend's event object; only the backend that made it looks inside.
 using EventHandle = void*;
+
+// Which sides of a copy are this backend's device memory; host memory is
+// ordinary (pageable or pinned) CPU memory.
+enum class CopyKind { HostToDevice, DeviceToHost, DeviceToDevice };
 
 struct DeviceMemoryInfo {
   size_t free_bytes;
@@ -75,6 +80,19 @@ class DeviceBackend {
   virtual void synchronize_event(EventHandle e) = 0;
   // Milliseconds between two completed timing events.
   virtual double elapsed_ms(EventHandle start, EventHandle end) = 0;
+
+  // ---- copies and kernels ----------------------------------------------------
+  // Queues a copy of `bytes` bytes on s (cudaMemcpyAsync). The caller keeps
+  // both buffers alive until s reaches the copy (record_stream, or
+  // synchronize_stream for a blocking copy). The CPU backend copies at once.
+  virtual void copy_bytes(void* dst, const void* src, size_t bytes, CopyKind kind, Stream s) = 0;
+  // Whether host memory at p is page-locked memory this backend's device
+  // copies from asynchronously (cudaHostAlloc'd): non_blocking copies from
+  // other host memory are synchronous, as in PyTorch.
+  virtual bool is_pinned(const void* p) const { return false; }
+  // The kernel entry of every primitive on this device; nullptr for the CPU,
+  // whose primitives call their CPU kernels directly (Primitive::eval_cpu).
+  virtual DeviceKernels* kernels() { return nullptr; }
 };
 
 }  // namespace tsr

@@ -9,6 +9,8 @@
 
 #include <cstdint>
 
+#include "core/host_device.h"
+
 namespace tsr::philox {
 
 struct Block {
@@ -17,7 +19,7 @@ struct Block {
 
 // Philox4x32-10 of a 4-word counter under a 2-word key (Random123's
 // philox4x32 with 10 rounds).
-inline Block philox4x32_10(const uint32_t ctr[4], const uint32_t key[2]) {
+TSR_HOST_DEVICE inline Block philox4x32_10(const uint32_t ctr[4], const uint32_t key[2]) {
   constexpr uint32_t kM0 = 0xD2511F53u, kM1 = 0xCD9E8D57u;  // multipliers
   constexpr uint32_t kW0 = 0x9E3779B9u, kW1 = 0xBB67AE85u;  // Weyl key bumps
   uint32_t c0 = ctr[0], c1 = ctr[1], c2 = ctr[2], c3 = ctr[3], k0 = key[0], k1 = key[1];
@@ -34,7 +36,7 @@ inline Block philox4x32_10(const uint32_t ctr[4], const uint32_t key[2]) {
 }
 
 // The 4 words of block `counter` of stream `seed`.
-inline Block block(uint64_t seed, uint64_t counter) {
+TSR_HOST_DEVICE inline Block block(uint64_t seed, uint64_t counter) {
   const uint32_t ctr[4] = {uint32_t(counter), uint32_t(counter >> 32), 0, 0};
   const uint32_t key[2] = {uint32_t(seed), uint32_t(seed >> 32)};
   return philox4x32_10(ctr, key);

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <system_error>
 
 #include "alloc/caching_allocator.h"
@@ -76,6 +77,10 @@ class CpuDevice final : public DeviceBackend {
   void synchronize_stream(Stream) override {}
   bool query_stream(Stream) override { return true; }
   void synchronize_device(int32_t) override {}
+  // Work on the CPU is synchronous: the copy is done when it returns.
+  void copy_bytes(void* dst, const void* src, size_t bytes, CopyKind, Stream) override {
+    if (bytes) std::memcpy(dst, src, bytes);
+  }
 
   EventHandle create_event(int32_t, bool timing) override { return new CpuEvent{timing}; }
   void destroy_event(EventHandle e) noexcept override { delete as_event(e); }

@@ -1,6 +1,7 @@
 #include "primitive/primitive.h"
 
 #include "alloc/trace.h"
+#include "core/device_allocator.h"
 
 namespace tsr::prim {
 
@@ -26,11 +27,15 @@ Tensors Primitive::forward(const Tensors& inputs) {
   const Device device = device_of(inputs);
   // Memory history names the op each allocation was made for.
   alloc::OpLabelScope label(op());
-  switch (device.type) {
-    case TSR_DEVICE_CPU: return eval_cpu(inputs);
-    default: break;
-  }
-  fail(TSR_ERR_UNSUPPORTED, op(), ": no kernel for device ", device_name(device),
+  if (device.type == TSR_DEVICE_CPU) return eval_cpu(inputs);
+  DeviceKernels* kernels = backend_for(device).kernels();
+  TSR_CHECK(kernels, TSR_ERR_UNSUPPORTED, op(), ": device ", device_name(device),
+            " has no kernels");
+  return eval_device(inputs, *kernels);
+}
+
+Tensors Primitive::eval_device(const Tensors& inputs, DeviceKernels&) {
+  fail(TSR_ERR_UNSUPPORTED, op(), ": no kernel for device ", device_name(device_of(inputs)),
        " in this build");
 }
 

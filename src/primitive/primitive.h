@@ -15,6 +15,7 @@
 #include <memory>
 #include <vector>
 
+#include "core/device_kernels.h"
 #include "core/tensor.h"
 
 namespace tsr::prim {
@@ -72,6 +73,10 @@ class Primitive {
   // already checked to share one device.
   Tensors forward(const Tensors& inputs);
   virtual Tensors eval_cpu(const Tensors& inputs) = 0;
+  // Every other device: the device's kernels (DeviceBackend::kernels()),
+  // reached through src/device/'s tensor-level helpers. The default says
+  // the op has no kernel on that device (TSR_ERR_UNSUPPORTED).
+  virtual Tensors eval_device(const Tensors& inputs, DeviceKernels& kernels);
 
   // Input gradients (one per input; undefined where none flows or
   // needs_input_grad is false). Uses ops, so it records history under

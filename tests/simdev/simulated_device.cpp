@@ -548,6 +548,15 @@ void SimulatedDevice::enqueue_copy(void* dst, const void* src, size_t n, bool ds
   });
 }
 
+void SimulatedDevice::copy_bytes(void* dst, const void* src, size_t bytes, CopyKind kind,
+                                 Stream s) {
+  switch (kind) {
+    case CopyKind::HostToDevice: return copy_host_to_device(dst, src, bytes, s);
+    case CopyKind::DeviceToHost: return copy_device_to_host(dst, src, bytes, s);
+    case CopyKind::DeviceToDevice: return copy_device_to_device(dst, src, bytes, s);
+  }
+}
+
 void SimulatedDevice::copy_host_to_device(void* dst, const void* src, size_t n, Stream s) {
   enqueue_copy(dst, src, n, true, false, s, -1);
 }

@@ -110,6 +110,8 @@ class SimulatedDevice final : public DeviceBackend {
   // Throws TSR_ERR_INTERNAL when the stream the event waits on is held.
   void synchronize_event(EventHandle e) override;
   double elapsed_ms(EventHandle start, EventHandle end) override;
+  // The copy calls below, by kind.
+  void copy_bytes(void* dst, const void* src, size_t bytes, CopyKind kind, Stream s) override;
 
   // ---- work on streams (the simulated kernels) ------------------------------
   // Queues fn on s; it runs on s's worker after everything queued before.

@@ -1,0 +1,161 @@
+// The kernel entry of every primitive on a device other than the CPU: what a
+// device backend computes once the device-independent layer (src/device/)
+// has checked the arguments, allocated the outputs with the CPU's layout
+// rules and flattened every operand to a data pointer plus element strides
+// over one iteration shape. Implementations: the CUDA plugin (gpu/, real
+// launches of the functors in gpu/kernels/) and the simulated test device
+// (the same functors run by the CPU grid emulator).
+//
+// Everything here is plain data so that nvcc-compiled code, which never sees
+// tsr::Tensor, can implement it. Every call is asynchronous: it queues work
+// on stream s (of the operands' device) and returns; pointers are device
+// memory of that device. Each result must equal, element for element, what
+// the CPU kernel named in the comment gives for the same inputs: bit for bit
+// for copies, fills, integer and +-*/ arithmetic, within a few ULPs for
+// transcendental functions and for sums, whose order differs.
+#pragma once
+
+#include <cstdint>
+
+#include <tessera/types.h>
+
+#include "core/host_device.h"
+#include "core/stream.h"
+
+namespace tsr {
+
+// The most dims a kernel sees (PyTorch's MAX_DIMS for its OffsetCalculator).
+// src/device/ coalesces dims first and makes a contiguous copy when a
+// layout still needs more.
+constexpr int kMaxKernelDims = 25;
+
+// The iteration space of an elementwise kernel, dims outermost first (the
+// last dim varies fastest). ndim 0 is one element; a size 0 means no work.
+struct KernelShape {
+  int32_t ndim;
+  int64_t sizes[kMaxKernelDims];
+
+  TSR_HOST_DEVICE int64_t numel() const {
+    int64_t n = 1;
+    for (int32_t d = 0; d < ndim; ++d) n *= sizes[d];
+    return n;
+  }
+};
+
+// One operand over a KernelShape: element i (multi-index idx) lives at
+// data + sum(idx[d] * strides[d]) elements of dtype (storage offset already
+// applied). Stride 0 broadcasts. Strides may be negative only where the
+// CPU's views allow (never, today).
+struct KernelOperand {
+  void* data;
+  tsr_dtype dtype;
+  int64_t strides[kMaxKernelDims];
+};
+
+// Unary elementwise ops, out = f(in, alpha): CPU kernels in
+// src/cpu/kernels/elementwise.cpp (Neg, Exp, Log, Relu, MulScalar: in *
+// alpha, AddScalar: in + alpha) and activation.cpp (Gelu, GeluTanh, Tanh,
+// Sigmoid, Sqrt, Erf, PowScalar: in ** alpha). The value is computed in
+// `compute` (float for float16/bfloat16 operands, as the CPU does) and
+// stored converted to out's dtype.
+enum class UnaryKernel : int32_t {
+  Neg, Exp, Log, Relu, MulScalar, AddScalar,
+  Gelu, GeluTanh, Tanh, Sigmoid, Sqrt, Erf, PowScalar,
+};
+
+// Binary elementwise ops, out = f(a, b, alpha): Add is a + alpha * b
+// (torch.add's alpha; 1 for plain add), Sub a - alpha * b, Mul, Div; the
+// fused backward formulas of activation.cpp with a = grad and b = the saved
+// tensor: ReluBackward (grad where result > 0), GeluBackward and
+// GeluTanhBackward (b = x), TanhBackward and SigmoidBackward (b = result),
+// SqrtBackward (b = result).
+enum class BinaryKernel : int32_t {
+  Add, Sub, Mul, Div,
+  ReluBackward, GeluBackward, GeluTanhBackward, TanhBackward, SigmoidBackward, SqrtBackward,
+};
+
+// A reduction: out over `outer` (the kept dims) from in over outer x inner
+// (the reduced dims). src/cpu/kernels/reduce.cpp's rules: Sum accumulates in
+// double for floating inputs and int64 for integers and bool, then scales by
+// `scale` (1 for sum, 1/count for mean) and converts to out's dtype; Max
+// gives the first maximum (NaN counts as the maximum) and its int64 index
+// along the single inner dim in `indices`.
+enum class ReduceKernel : int32_t { Sum, Max };
+struct ReduceArgs {
+  KernelShape outer;
+  KernelOperand out;      // strides over outer
+  KernelOperand indices;  // Max only: int64, strides over outer; data null otherwise
+  KernelShape inner;
+  KernelOperand in;       // strides over outer
+  int64_t in_inner_strides[kMaxKernelDims];
+  double scale;
+};
+
+// Row-major batched matrix product C[i] = alpha * A[i] B[i] + beta * C[i],
+// A[i] m x k, B[i] k x n, C[i] m x n (src/cpu/kernels/matmul.cpp). Each
+// matrix is given by its row and column strides in elements, one of which
+// is 1 (src/device/ copies an operand that has neither), and a batch
+// stride (0 broadcasts A or B over the batch). C has column stride 1.
+// float32 and float64 (bfloat16 would compute in float32).
+struct GemmArgs {
+  tsr_dtype dtype;
+  int64_t batch, m, n, k;
+  const void* a;
+  int64_t a_row_stride, a_col_stride, a_batch_stride;
+  const void* b;
+  int64_t b_row_stride, b_col_stride, b_batch_stride;
+  void* c;
+  int64_t c_row_stride, c_batch_stride;
+  double alpha, beta;
+};
+
+// What a device computes. Every method queues work on s and may throw
+// tsr::Error (TSR_ERR_UNSUPPORTED for a dtype the device lacks, with the
+// CPU's message where it has one; TSR_ERR_INTERNAL when a launch fails).
+class DeviceKernels {
+ public:
+  virtual ~DeviceKernels() = default;
+
+  // dst = src converted to dst's dtype (copy_strided; any layouts,
+  // channels_last included; src broadcast by stride 0).
+  virtual void copy(const KernelShape& shape, const KernelOperand& dst, const KernelOperand& src,
+                    Stream s) = 0;
+  // Every element of dst = value converted to dst's dtype (kernels::fill).
+  virtual void fill(const KernelShape& shape, const KernelOperand& dst, double value,
+                    Stream s) = 0;
+  virtual void unary(UnaryKernel op, const KernelShape& shape, const KernelOperand& out,
+                     const KernelOperand& in, double alpha, tsr_dtype compute, Stream s) = 0;
+  virtual void binary(BinaryKernel op, const KernelShape& shape, const KernelOperand& out,
+                      const KernelOperand& a, const KernelOperand& b, double alpha,
+                      tsr_dtype compute, Stream s) = 0;
+  virtual void reduce(ReduceKernel op, const ReduceArgs& args, Stream s) = 0;
+
+  // (log_)softmax of contiguous in [outer, dim, inner] along the middle dim
+  // into contiguous out of the same dtype (kernels::log_softmax: max-shifted,
+  // accumulated in at least float).
+  virtual void softmax(bool log, void* out, const void* in, tsr_dtype dtype, int64_t outer,
+                       int64_t dim, int64_t inner, Stream s) = 0;
+  // grad_in = grad - exp(output) * sum(grad, dim), all contiguous [outer,
+  // dim, inner] (kernels::log_softmax_backward).
+  virtual void log_softmax_backward(void* grad_in, const void* grad, const void* output,
+                                    tsr_dtype dtype, int64_t outer, int64_t dim, int64_t inner,
+                                    Stream s) = 0;
+  // Mean negative log-likelihood into the 0-dim out (kernels::nll_loss):
+  // logp [n, c] contiguous, target [n] int64 contiguous. A target outside
+  // [0, c) cannot be reported from a kernel: the loss is NaN then.
+  virtual void nll_loss(void* out, const void* logp, const int64_t* target, tsr_dtype dtype,
+                        int64_t n, int64_t c, Stream s) = 0;
+  // grad_logp [n, c] contiguous = -(grad / n) at [i, target[i]], else 0;
+  // grad is a 0-dim tensor of dtype (kernels::nll_loss_backward).
+  virtual void nll_loss_backward(void* grad_logp, const void* grad, const int64_t* target,
+                                 tsr_dtype dtype, int64_t n, int64_t c, Stream s) = 0;
+  // Dropout's noise, contiguous numel elements of dtype: element i is
+  // `scale` when Philox word (start + i) of `seed`, shifted right by 8, is
+  // below `threshold`, else 0 (ops/dropout.cpp's bernoulli_noise, so the
+  // CPU and the device draw the same mask).
+  virtual void bernoulli_noise(void* out, tsr_dtype dtype, int64_t numel, uint64_t seed,
+                               uint64_t start, uint32_t threshold, double scale, Stream s) = 0;
+  virtual void gemm(const GemmArgs& args, Stream s) = 0;
+};
+
+}  // namespace tsr
