@@ -1,17 +1,21 @@
 // 16-bit floating types stored as bits and computed in float, as PyTorch's
 // c10::Half and c10::BFloat16 do on CPU. Conversions round to nearest even.
+// The bit conversions are TSR_HOST_DEVICE: the CUDA kernels (gpu/kernels/)
+// load and store 16-bit operands with exactly these functions.
 #pragma once
 
 #include <cstdint>
 #include <cstring>
 
+#include "core/host_device.h"
+
 namespace tsr {
 
-inline uint32_t float_bits(float f) { uint32_t u; std::memcpy(&u, &f, 4); return u; }
-inline float bits_float(uint32_t u) { float f; std::memcpy(&f, &u, 4); return f; }
+TSR_HOST_DEVICE inline uint32_t float_bits(float f) { uint32_t u; std::memcpy(&u, &f, 4); return u; }
+TSR_HOST_DEVICE inline float bits_float(uint32_t u) { float f; std::memcpy(&f, &u, 4); return f; }
 
 // IEEE binary16 <-> binary32.
-inline float half_to_float(uint16_t h) {
+TSR_HOST_DEVICE inline float half_to_float(uint16_t h) {
   uint32_t sign = uint32_t(h & 0x8000) << 16;
   uint32_t exp = (h >> 10) & 0x1f, man = h & 0x3ff;
   if (exp == 0x1f) return bits_float(sign | 0x7f800000u | (man << 13));  // inf/nan
@@ -23,7 +27,7 @@ inline float half_to_float(uint16_t h) {
   return bits_float(sign | ((exp + 112) << 23) | (man << 13));
 }
 
-inline uint16_t float_to_half(float f) {
+TSR_HOST_DEVICE inline uint16_t float_to_half(float f) {
   uint32_t x = float_bits(f);
   uint16_t sign = uint16_t((x >> 16) & 0x8000);
   uint32_t ax = x & 0x7fffffffu;
@@ -41,8 +45,8 @@ inline uint16_t float_to_half(float f) {
   return sign | uint16_t(ax >> 13);
 }
 
-inline float bf16_to_float(uint16_t b) { return bits_float(uint32_t(b) << 16); }
-inline uint16_t float_to_bf16(float f) {
+TSR_HOST_DEVICE inline float bf16_to_float(uint16_t b) { return bits_float(uint32_t(b) << 16); }
+TSR_HOST_DEVICE inline uint16_t float_to_bf16(float f) {
   uint32_t x = float_bits(f);
   if ((x & 0x7fffffffu) > 0x7f800000u) return uint16_t((x >> 16) | 0x40);  // quiet nan
   x += 0x7fffu + ((x >> 16) & 1);

@@ -1,0 +1,110 @@
+#include "emulator/emulated_kernels.h"
+
+#include "kernels/gemm_mapping.h"
+#include "kernels/gemm_zero_k.h"
+#include "kernels/kernel_dispatch.h"
+
+namespace tsr::gpu {
+
+void EmulatedKernels::copy(const KernelShape& shape, const KernelOperand& dst, const KernelOperand& src,
+                           Stream) {
+  Launcher l{this};
+  dispatch_copy(l, shape, dst, src);
+}
+
+void EmulatedKernels::fill(const KernelShape& shape, const KernelOperand& dst, double value, Stream) {
+  Launcher l{this};
+  dispatch_fill(l, shape, dst, value);
+}
+
+void EmulatedKernels::unary(UnaryKernel op, const KernelShape& shape, const KernelOperand& out,
+                            const KernelOperand& in, double alpha, tsr_dtype compute, Stream) {
+  Launcher l{this};
+  dispatch_unary(l, op, shape, out, in, alpha, compute);
+}
+
+void EmulatedKernels::binary(BinaryKernel op, const KernelShape& shape, const KernelOperand& out,
+                             const KernelOperand& a, const KernelOperand& b, double alpha,
+                             tsr_dtype compute, Stream) {
+  Launcher l{this};
+  dispatch_binary(l, op, shape, out, a, b, alpha, compute);
+}
+
+void EmulatedKernels::reduce(ReduceKernel op, const ReduceArgs& args, Stream) {
+  Launcher l{this};
+  dispatch_reduce(l, op, args);
+}
+
+void EmulatedKernels::softmax(bool log, void* out, const void* in, tsr_dtype dtype, int64_t outer,
+                              int64_t dim, int64_t inner, Stream) {
+  Launcher l{this};
+  dispatch_softmax(l, log, out, in, dtype, outer, dim, inner);
+}
+
+void EmulatedKernels::log_softmax_backward(void* grad_in, const void* grad, const void* output,
+                                           tsr_dtype dtype, int64_t outer, int64_t dim, int64_t inner,
+                                           Stream) {
+  Launcher l{this};
+  dispatch_log_softmax_backward(l, grad_in, grad, output, dtype, outer, dim, inner);
+}
+
+void EmulatedKernels::nll_loss(void* out, const void* logp, const int64_t* target, tsr_dtype dtype,
+                               int64_t n, int64_t c, Stream) {
+  Launcher l{this};
+  dispatch_nll_loss(l, out, logp, target, dtype, n, c);
+}
+
+void EmulatedKernels::nll_loss_backward(void* grad_logp, const void* grad, const int64_t* target,
+                                        tsr_dtype dtype, int64_t n, int64_t c, Stream) {
+  Launcher l{this};
+  dispatch_nll_loss_backward(l, grad_logp, grad, target, dtype, n, c);
+}
+
+void EmulatedKernels::bernoulli_noise(void* out, tsr_dtype dtype, int64_t numel, uint64_t seed,
+                                      uint64_t start, uint32_t threshold, double scale, Stream) {
+  Launcher l{this};
+  dispatch_bernoulli(l, out, dtype, numel, seed, start, threshold, scale);
+}
+
+namespace {
+
+// What cublasGemmStridedBatchedEx computes for g, element by element
+// (column-major; C is not read when beta is 0).
+template <typename T>
+void column_major_gemm(const ColumnMajorGemm& g, T alpha, T beta) {
+  for (int32_t p = 0; p < g.batch; ++p) {
+    const T* a = static_cast<const T*>(g.a) + p * g.stride_a;
+    const T* b = static_cast<const T*>(g.b) + p * g.stride_b;
+    T* c = static_cast<T*>(g.c) + p * g.stride_c;
+    for (int64_t j = 0; j < g.n; ++j)
+      for (int64_t i = 0; i < g.m; ++i) {
+        T s = 0;
+        for (int64_t l = 0; l < g.k; ++l) {
+          const T x = g.trans_a ? a[l + i * g.lda] : a[i + l * g.lda];
+          const T y = g.trans_b ? b[j + l * g.ldb] : b[l + j * g.ldb];
+          s += x * y;
+        }
+        T& out = c[i + j * g.ldc];
+        out = beta == T(0) ? alpha * s : alpha * s + beta * out;
+      }
+  }
+}
+
+}  // namespace
+
+void EmulatedKernels::gemm(const GemmArgs& args, Stream) {
+  check_gemm_dtype(args);
+  const GemmMapping m = map_gemm(args);
+  Launcher l{this};
+  switch (m.kind) {
+    case GemmMapping::Empty: return;
+    case GemmMapping::Refused: fail(m.status, "gemm: ", m.why);
+    case GemmMapping::ZeroK: return gemm_zero_k(l, args);
+    case GemmMapping::Call: break;
+  }
+  launches_.push_back("gemm");
+  if (args.dtype == TSR_FLOAT32) column_major_gemm<float>(m.gemm, float(args.alpha), float(args.beta));
+  else column_major_gemm<double>(m.gemm, args.alpha, args.beta);
+}
+
+}  // namespace tsr::gpu

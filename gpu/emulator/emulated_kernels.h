@@ -1,0 +1,59 @@
+// DeviceKernels run by the CPU grid emulator: the functors of gpu/kernels/
+// on host memory, launched as the CUDA plugin launches them, synchronously
+// (the Stream argument is ignored). The emulation of the GPU code path, for
+// tests here and for the simulated device; it never calls libtessera's CPU
+// kernels, which are what it is checked against.
+#pragma once
+
+#include <vector>
+
+#include "core/device_kernels.h"
+#include "emulator/grid_emulator.h"
+
+namespace tsr::gpu {
+
+class EmulatedKernels final : public DeviceKernels {
+ public:
+  explicit EmulatedKernels(LaunchShape shape = {}) : shape_(shape) {}
+
+  // Every launch made so far, by kernel name (tests check which ran).
+  const std::vector<const char*>& launches() const { return launches_; }
+
+  void copy(const KernelShape& shape, const KernelOperand& dst, const KernelOperand& src,
+            Stream s) override;
+  void fill(const KernelShape& shape, const KernelOperand& dst, double value, Stream s) override;
+  void unary(UnaryKernel op, const KernelShape& shape, const KernelOperand& out, const KernelOperand& in,
+             double alpha, tsr_dtype compute, Stream s) override;
+  void binary(BinaryKernel op, const KernelShape& shape, const KernelOperand& out, const KernelOperand& a,
+              const KernelOperand& b, double alpha, tsr_dtype compute, Stream s) override;
+  void reduce(ReduceKernel op, const ReduceArgs& args, Stream s) override;
+  void softmax(bool log, void* out, const void* in, tsr_dtype dtype, int64_t outer, int64_t dim,
+               int64_t inner, Stream s) override;
+  void log_softmax_backward(void* grad_in, const void* grad, const void* output, tsr_dtype dtype,
+                            int64_t outer, int64_t dim, int64_t inner, Stream s) override;
+  void nll_loss(void* out, const void* logp, const int64_t* target, tsr_dtype dtype, int64_t n, int64_t c,
+                Stream s) override;
+  void nll_loss_backward(void* grad_logp, const void* grad, const int64_t* target, tsr_dtype dtype,
+                         int64_t n, int64_t c, Stream s) override;
+  void bernoulli_noise(void* out, tsr_dtype dtype, int64_t numel, uint64_t seed, uint64_t start,
+                       uint32_t threshold, double scale, Stream s) override;
+  // Row-major gemm through the same column-major mapping the CUDA plugin
+  // gives cuBLAS (gemm_mapping.h), computed by a plain loop.
+  void gemm(const GemmArgs& args, Stream s) override;
+
+  // The launcher kernel_dispatch.h drives.
+  struct Launcher {
+    EmulatedKernels* self;
+    template <typename F>
+    void launch(const char* name, int64_t n, const F& f) {
+      self->launches_.push_back(name);
+      emulate_grid_stride(n, self->shape_, f);
+    }
+  };
+
+ private:
+  LaunchShape shape_;
+  std::vector<const char*> launches_;
+};
+
+}  // namespace tsr::gpu

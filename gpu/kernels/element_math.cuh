@@ -1,0 +1,158 @@
+// The per-element formulas of the unary and binary DeviceKernels ops,
+// written as src/cpu/kernels/elementwise.cpp and activation.cpp write them
+// (same operations in the same order, same constants), in compute type C:
+// float (float32, and float16/bfloat16 as the CPU computes them), double,
+// or int64_t (every integer dtype and bool: add/sub/mul/neg wrap modulo 2^64,
+// which truncates to the same bits as the CPU's wrap in the narrow type).
+// Math calls are the C library's float/double functions (expf, erf, ...),
+// which nvcc maps to its device implementations.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#include <tessera/types.h>
+
+#include "core/device_kernels.h"
+#include "core/half.h"
+#include "core/host_device.h"
+
+namespace tsr::gpu {
+
+template <typename C>
+constexpr bool kIsIntCompute = C(0.5) == C(0);
+
+TSR_HOST_DEVICE inline float m_exp(float x) { return ::expf(x); }
+TSR_HOST_DEVICE inline double m_exp(double x) { return ::exp(x); }
+TSR_HOST_DEVICE inline float m_log(float x) { return ::logf(x); }
+TSR_HOST_DEVICE inline double m_log(double x) { return ::log(x); }
+TSR_HOST_DEVICE inline float m_erf(float x) { return ::erff(x); }
+TSR_HOST_DEVICE inline double m_erf(double x) { return ::erf(x); }
+TSR_HOST_DEVICE inline float m_tanh(float x) { return ::tanhf(x); }
+TSR_HOST_DEVICE inline double m_tanh(double x) { return ::tanh(x); }
+TSR_HOST_DEVICE inline float m_sqrt(float x) { return ::sqrtf(x); }
+TSR_HOST_DEVICE inline double m_sqrt(double x) { return ::sqrt(x); }
+TSR_HOST_DEVICE inline float m_pow(float x, float e) { return ::powf(x, e); }
+TSR_HOST_DEVICE inline double m_pow(double x, double e) { return ::pow(x, e); }
+
+// Integer arithmetic in uint64_t: defined on overflow, as torch wraps.
+TSR_HOST_DEVICE inline int64_t wrap_add(int64_t x, int64_t y) { return int64_t(uint64_t(x) + uint64_t(y)); }
+TSR_HOST_DEVICE inline int64_t wrap_sub(int64_t x, int64_t y) { return int64_t(uint64_t(x) - uint64_t(y)); }
+TSR_HOST_DEVICE inline int64_t wrap_mul(int64_t x, int64_t y) { return int64_t(uint64_t(x) * uint64_t(y)); }
+
+// ATen's GeluKernelImpl constants (activation.cpp).
+constexpr double kSqrt1_2 = 0.70710678118654752440;
+constexpr double kGeluAlpha = 1.12837916709551257390 * kSqrt1_2 * 0.5;
+constexpr double kGeluBeta = 1.41421356237309504880 * 1.12837916709551257390 * 0.5;
+constexpr double kGeluKappa = 0.044715;
+
+// A scalar as a 16-bit kernel sees it after Scalar::to<scalar_t>: rounded
+// to the op's dtype (activation.cpp's as_element), unchanged otherwise.
+TSR_HOST_DEVICE inline float round16(float v, tsr_dtype op) {
+  if (op == TSR_FLOAT16) return half_to_float(float_to_half(v));
+  if (op == TSR_BFLOAT16) return bf16_to_float(float_to_bf16(v));
+  return v;
+}
+TSR_HOST_DEVICE inline double round16(double v, tsr_dtype) { return v; }
+
+// activation.cpp's pow_scalar, branch for branch (its special exponents
+// and bfloat16's rounding after every operation).
+template <typename C>
+TSR_HOST_DEVICE inline C pow_scalar(C v, double e, tsr_dtype op) {
+  const bool half = op == TSR_FLOAT16;
+  if (!half && e == 0.5) return m_sqrt(v);
+  if (!half && e == -0.5) return C(1) / m_sqrt(v);
+  if (!half && e == -1.0) return C(1) / v;
+  if (half) return m_pow(v, round16(C(e), op));
+  if (e == 2.0) return v * v;
+  if (e == 3.0) return round16(C(v * v), op) * v;
+  if (e == -2.0) return C(1) / round16(C(v * v), op);
+  if (op == TSR_BFLOAT16) return m_pow(v, round16(C(e), op));
+  return C(m_pow(double(v), e));
+}
+
+// out = f(x, alpha) for a floating compute type.
+template <typename C>
+TSR_HOST_DEVICE inline C unary_float(UnaryKernel op, C x, double alpha, tsr_dtype op_dtype) {
+  switch (op) {
+    case UnaryKernel::Neg: return C(-x);
+    case UnaryKernel::Exp: return C(m_exp(x));
+    case UnaryKernel::Log: return C(m_log(x));
+    case UnaryKernel::Relu: return x <= C(0) ? C(0) : x;  // NaN passes
+    case UnaryKernel::MulScalar: return C(x * C(alpha));
+    case UnaryKernel::AddScalar: return C(x + C(alpha));
+    case UnaryKernel::Gelu: return x * C(0.5) * (C(1) + m_erf(x * C(kSqrt1_2)));
+    case UnaryKernel::GeluTanh: {
+      const C inner = C(kGeluBeta) * (x + C(kGeluKappa) * (x * x * x));
+      return C(0.5) * x * (C(1) + m_tanh(inner));
+    }
+    case UnaryKernel::Tanh: return m_tanh(x);
+    case UnaryKernel::Sigmoid: return C(1) / (C(1) + m_exp(-x));
+    case UnaryKernel::Sqrt: return m_sqrt(x);
+    case UnaryKernel::Erf: return m_erf(x);
+    case UnaryKernel::PowScalar: return pow_scalar(x, alpha, op_dtype);
+  }
+  return x;
+}
+
+// The integer ops (the others are refused before a launch:
+// unary_supported).
+TSR_HOST_DEVICE inline int64_t unary_int(UnaryKernel op, int64_t x) {
+  switch (op) {
+    case UnaryKernel::Neg: return wrap_sub(0, x);
+    case UnaryKernel::Relu: return x <= 0 ? 0 : x;
+    default: return x;
+  }
+}
+
+TSR_HOST_DEVICE inline bool unary_supported(UnaryKernel op, bool int_compute) {
+  return !int_compute || op == UnaryKernel::Neg || op == UnaryKernel::Relu;
+}
+
+template <typename C>
+TSR_HOST_DEVICE inline C binary_float(BinaryKernel op, C a, C b, C k) {
+  switch (op) {
+    case BinaryKernel::Add: return C(a + k * b);
+    case BinaryKernel::Sub: return C(a - k * b);
+    case BinaryKernel::Mul: return C(a * b);
+    case BinaryKernel::Div: return C(a / b);
+    case BinaryKernel::ReluBackward: return b <= C(0) ? C(0) : a;  // threshold_backward
+    case BinaryKernel::GeluBackward: {
+      const C cdf = C(0.5) * (C(1) + m_erf(b * C(kSqrt1_2)));
+      const C pdf = C(kGeluAlpha) * m_exp(C(-0.5) * b * b);
+      return a * (cdf + b * pdf);
+    }
+    case BinaryKernel::GeluTanhBackward: {
+      const C x_sq = b * b;
+      const C inner = C(kGeluBeta) * (b + C(kGeluKappa) * x_sq * b);
+      const C t = m_tanh(inner);
+      const C left = C(0.5) * b, right = C(1) + t;
+      const C left_derivative = C(0.5) * right;
+      const C right_derivative = C(1) - t * t;
+      const C inner_derivative = C(kGeluBeta) * (C(1) + C(3) * C(kGeluKappa) * x_sq);
+      return a * (left_derivative + left * right_derivative * inner_derivative);
+    }
+    case BinaryKernel::TanhBackward: return a * (C(1) - b * b);
+    case BinaryKernel::SigmoidBackward: return a * (C(1) - b) * b;
+    case BinaryKernel::SqrtBackward: return a / (C(2) * b);
+  }
+  return a;
+}
+
+// Integers: add/sub (with torch.add's alpha)/mul wrap; bool (op dtype
+// bool): add is or, mul is and, as PyTorch's bool arithmetic.
+TSR_HOST_DEVICE inline int64_t binary_int(BinaryKernel op, int64_t a, int64_t b, int64_t k, bool is_bool) {
+  if (is_bool) return op == BinaryKernel::Add ? int64_t(a != 0 || (k != 0 && b != 0)) : int64_t(a != 0 && b != 0);
+  switch (op) {
+    case BinaryKernel::Add: return wrap_add(a, wrap_mul(k, b));
+    case BinaryKernel::Sub: return wrap_sub(a, wrap_mul(k, b));
+    default: return wrap_mul(a, b);
+  }
+}
+
+TSR_HOST_DEVICE inline bool binary_supported(BinaryKernel op, bool int_compute, bool is_bool) {
+  if (is_bool) return op == BinaryKernel::Add || op == BinaryKernel::Mul;
+  return !int_compute || op == BinaryKernel::Add || op == BinaryKernel::Sub || op == BinaryKernel::Mul;
+}
+
+}  // namespace tsr::gpu

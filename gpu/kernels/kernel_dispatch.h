@@ -1,0 +1,250 @@
+// The host half of every DeviceKernels method, shared by the CUDA launches
+// (cuda_*.cu) and the CPU grid emulator (gpu/emulator/emulated_kernels.cpp):
+// checks what the kernels cannot do, picks the compute type and the 32- or
+// 64-bit index math, builds the functor and hands it to the Launcher:
+//   launcher.launch(name, n, functor)  runs functor(i) for i in [0, n)
+// as a grid-stride launch (a real one, or the emulator's). Host code only.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "core/device_kernels.h"
+#include "core/error.h"
+#include "kernels/elementwise_functors.cuh"
+#include "kernels/row_functors.cuh"
+
+namespace tsr::gpu {
+
+inline const char* dtype_label(tsr_dtype d) {
+  switch (d) {
+    case TSR_UINT8: return "uint8";
+    case TSR_INT8: return "int8";
+    case TSR_INT16: return "int16";
+    case TSR_INT32: return "int32";
+    case TSR_INT64: return "int64";
+    case TSR_FLOAT16: return "float16";
+    case TSR_BFLOAT16: return "bfloat16";
+    case TSR_FLOAT32: return "float32";
+    case TSR_FLOAT64: return "float64";
+    case TSR_BOOL: return "bool";
+  }
+  return "invalid";
+}
+
+inline void check_dtype(tsr_dtype d, const char* what) {
+  switch (d) {
+    case TSR_UINT8: case TSR_INT8: case TSR_INT16: case TSR_INT32: case TSR_INT64:
+    case TSR_FLOAT16: case TSR_BFLOAT16: case TSR_FLOAT32: case TSR_FLOAT64: case TSR_BOOL:
+      return;
+  }
+  fail(TSR_ERR_INVALID_ARGUMENT, what, ": invalid dtype ", int(d));
+}
+
+inline void check_floating(tsr_dtype d, const char* what) {
+  check_dtype(d, what);
+  TSR_CHECK(is_floating_dtype(d), TSR_ERR_UNSUPPORTED, what, ": dtype ", dtype_label(d),
+            " is not supported on this device (floating types only)");
+}
+
+inline void check_shape(const KernelShape& s, const char* what) {
+  TSR_CHECK(s.ndim >= 0 && s.ndim <= kMaxKernelDims, TSR_ERR_INVALID_ARGUMENT, what, ": ndim ",
+            s.ndim, " outside [0, ", kMaxKernelDims, "]");
+  for (int32_t d = 0; d < s.ndim; ++d)
+    TSR_CHECK(s.sizes[d] >= 0, TSR_ERR_INVALID_ARGUMENT, what, ": negative size ", s.sizes[d],
+              " at dim ", d);
+}
+
+// Runs make<Index>() through the launcher with the narrowest exact index.
+template <int N, typename Launcher, typename Make>
+void launch_indexed(Launcher& l, const char* name, const KernelShape& shape,
+                    const KernelOperand* const (&ops)[N], Make&& make) {
+  const int64_t n = shape.numel();
+  if (n == 0) return;
+  if (fits_32bit<N>(shape, ops))
+    l.launch(name, n, make(make_offset_calc<N, uint32_t>(shape, ops)));
+  else
+    l.launch(name, n, make(make_offset_calc<N, int64_t>(shape, ops)));
+}
+
+template <typename Launcher>
+void dispatch_copy(Launcher& l, const KernelShape& shape, const KernelOperand& dst,
+                   const KernelOperand& src) {
+  check_shape(shape, "copy");
+  check_dtype(dst.dtype, "copy");
+  check_dtype(src.dtype, "copy");
+  const KernelOperand* const ops[2] = {&dst, &src};
+  launch_indexed<2>(l, "copy", shape, ops, [&](auto calc) {
+    return CopyFn<std::remove_cvref_t<decltype(calc.sizes[0])>>{calc, dst.data, dst.dtype, src.data, src.dtype};
+  });
+}
+
+template <typename Launcher>
+void dispatch_fill(Launcher& l, const KernelShape& shape, const KernelOperand& dst, double value) {
+  check_shape(shape, "fill");
+  check_dtype(dst.dtype, "fill");
+  const KernelOperand* const ops[1] = {&dst};
+  launch_indexed<1>(l, "fill", shape, ops, [&](auto calc) {
+    return FillFn<std::remove_cvref_t<decltype(calc.sizes[0])>>{calc, dst.data, dst.dtype, value};
+  });
+}
+
+// The compute type of op dtype d: float for the 16-bit floats and float32
+// (activation.cpp's compute_t), double, or int64_t for integers and bool.
+template <typename Fn>
+void with_compute_type(tsr_dtype d, Fn&& fn) {
+  switch (d) {
+    case TSR_FLOAT16: case TSR_BFLOAT16: case TSR_FLOAT32: return fn(float{});
+    case TSR_FLOAT64: return fn(double{});
+    default: return fn(int64_t{});
+  }
+}
+
+template <typename Launcher>
+void dispatch_unary(Launcher& l, UnaryKernel op, const KernelShape& shape, const KernelOperand& out,
+                    const KernelOperand& in, double alpha, tsr_dtype compute) {
+  check_shape(shape, "unary");
+  check_dtype(out.dtype, "unary");
+  check_dtype(in.dtype, "unary");
+  check_dtype(compute, "unary");
+  TSR_CHECK(int32_t(op) >= 0 && op <= UnaryKernel::PowScalar, TSR_ERR_INVALID_ARGUMENT,
+            "unary: invalid op ", int32_t(op));
+  TSR_CHECK(unary_supported(op, !is_floating_dtype(compute)), TSR_ERR_UNSUPPORTED, "unary: op ",
+            int32_t(op), " is not supported for compute dtype ", dtype_label(compute));
+  const KernelOperand* const ops[2] = {&out, &in};
+  with_compute_type(compute, [&](auto c) {
+    using C = decltype(c);
+    launch_indexed<2>(l, "unary", shape, ops, [&](auto calc) {
+      using Index = std::remove_cvref_t<decltype(calc.sizes[0])>;
+      return UnaryFn<C, Index>{calc, op, out.data, out.dtype, in.data, in.dtype, compute, alpha};
+    });
+  });
+}
+
+template <typename Launcher>
+void dispatch_binary(Launcher& l, BinaryKernel op, const KernelShape& shape, const KernelOperand& out,
+                     const KernelOperand& a, const KernelOperand& b, double alpha, tsr_dtype compute) {
+  check_shape(shape, "binary");
+  check_dtype(out.dtype, "binary");
+  check_dtype(a.dtype, "binary");
+  check_dtype(b.dtype, "binary");
+  check_dtype(compute, "binary");
+  TSR_CHECK(int32_t(op) >= 0 && op <= BinaryKernel::SqrtBackward, TSR_ERR_INVALID_ARGUMENT,
+            "binary: invalid op ", int32_t(op));
+  const bool is_bool = compute == TSR_BOOL;
+  TSR_CHECK(binary_supported(op, !is_floating_dtype(compute), is_bool), TSR_ERR_UNSUPPORTED,
+            "binary: op ", int32_t(op), " is not supported for compute dtype ", dtype_label(compute));
+  const KernelOperand* const ops[3] = {&out, &a, &b};
+  with_compute_type(compute, [&](auto c) {
+    using C = decltype(c);
+    C k;
+    if constexpr (kIsIntCompute<C>) k = is_bool ? int64_t(alpha != 0) : wide_to<int64_t>(wide_float(alpha));
+    else k = C(alpha);
+    launch_indexed<3>(l, "binary", shape, ops, [&](auto calc) {
+      using Index = std::remove_cvref_t<decltype(calc.sizes[0])>;
+      return BinaryFn<C, Index>{calc, op, out.data, out.dtype, a.data, a.dtype, b.data, b.dtype,
+                                compute, k};
+    });
+  });
+}
+
+template <typename Launcher>
+void dispatch_reduce(Launcher& l, ReduceKernel op, const ReduceArgs& args) {
+  check_shape(args.outer, "reduce");
+  check_shape(args.inner, "reduce");
+  check_dtype(args.out.dtype, "reduce");
+  check_dtype(args.in.dtype, "reduce");
+  TSR_CHECK(op == ReduceKernel::Sum || op == ReduceKernel::Max, TSR_ERR_INVALID_ARGUMENT,
+            "reduce: invalid op ", int32_t(op));
+  const int64_t rows = args.outer.numel(), inner = args.inner.numel();
+  if (rows == 0) return;
+  TSR_CHECK(op != ReduceKernel::Max || inner > 0, TSR_ERR_INVALID_ARGUMENT,
+            "reduce: max over an empty dimension has no identity");
+  TSR_CHECK(op != ReduceKernel::Max || args.indices.data == nullptr || args.indices.dtype == TSR_INT64,
+            TSR_ERR_INVALID_ARGUMENT, "reduce: max indices must be int64");
+  KernelOperand in_inner{args.in.data, args.in.dtype, {}};
+  for (int32_t d = 0; d < args.inner.ndim; ++d) in_inner.strides[d] = args.in_inner_strides[d];
+  const KernelOperand* const outer_ops[3] = {&args.out, &args.indices, &args.in};
+  const KernelOperand* const inner_ops[1] = {&in_inner};
+  // One index width for both calculators: 32-bit only when both fit (an
+  // element's offset is the sum of its outer and inner offsets).
+  // One index width for both calculators: 32-bit only when an input
+  // element's offset, its outer plus its inner offset, fits as well.
+  const int64_t outer_extent = extent_32bit(args.outer, args.in.strides),
+                inner_extent = extent_32bit(args.inner, args.in_inner_strides);
+  const bool narrow = fits_32bit<3>(args.outer, outer_ops) && numel_32bit(args.inner) &&
+                      inner_extent >= 0 && outer_extent + inner_extent < k32BitLimit;
+  auto run = [&](auto index) {
+    using Index = decltype(index);
+    ReduceFn<Index> f{op,
+                      make_offset_calc<3, Index>(args.outer, outer_ops),
+                      make_offset_calc<1, Index>(args.inner, inner_ops),
+                      inner,
+                      args.out.data,
+                      args.out.dtype,
+                      op == ReduceKernel::Max ? static_cast<int64_t*>(args.indices.data) : nullptr,
+                      args.in.data,
+                      args.in.dtype,
+                      args.scale};
+    l.launch(op == ReduceKernel::Sum ? "reduce_sum" : "reduce_max", rows, f);
+  };
+  if (narrow) run(uint32_t{});
+  else run(int64_t{});
+}
+
+inline void check_rows(int64_t a, int64_t b, int64_t c, const char* what) {
+  TSR_CHECK(a >= 0 && b >= 0 && c >= 0, TSR_ERR_INVALID_ARGUMENT, what, ": negative size (", a, ", ",
+            b, ", ", c, ")");
+}
+
+template <typename Launcher>
+void dispatch_softmax(Launcher& l, bool log, void* out, const void* in, tsr_dtype dtype, int64_t outer,
+                      int64_t dim, int64_t inner) {
+  check_floating(dtype, "softmax");
+  check_rows(outer, dim, inner, "softmax");
+  if (outer * dim * inner == 0) return;
+  if (dtype == TSR_FLOAT64) l.launch("softmax", outer * inner, SoftmaxFn<double>{log, out, in, dtype, dim, inner});
+  else l.launch("softmax", outer * inner, SoftmaxFn<float>{log, out, in, dtype, dim, inner});
+}
+
+template <typename Launcher>
+void dispatch_log_softmax_backward(Launcher& l, void* grad_in, const void* grad, const void* output,
+                                   tsr_dtype dtype, int64_t outer, int64_t dim, int64_t inner) {
+  check_floating(dtype, "log_softmax_backward");
+  check_rows(outer, dim, inner, "log_softmax_backward");
+  if (outer * dim * inner == 0) return;
+  if (dtype == TSR_FLOAT64)
+    l.launch("log_softmax_backward", outer * inner,
+             LogSoftmaxBackwardFn<double>{grad_in, grad, output, dtype, dim, inner});
+  else
+    l.launch("log_softmax_backward", outer * inner,
+             LogSoftmaxBackwardFn<float>{grad_in, grad, output, dtype, dim, inner});
+}
+
+template <typename Launcher>
+void dispatch_nll_loss(Launcher& l, void* out, const void* logp, const int64_t* target, tsr_dtype dtype,
+                       int64_t n, int64_t c) {
+  check_floating(dtype, "nll_loss");
+  check_rows(n, c, 0, "nll_loss");
+  l.launch("nll_loss", 1, NllLossFn{out, logp, target, dtype, n, c});  // n == 0: NaN, as torch
+}
+
+template <typename Launcher>
+void dispatch_nll_loss_backward(Launcher& l, void* grad_logp, const void* grad, const int64_t* target,
+                                tsr_dtype dtype, int64_t n, int64_t c) {
+  check_floating(dtype, "nll_loss_backward");
+  check_rows(n, c, 0, "nll_loss_backward");
+  if (n * c == 0) return;
+  l.launch("nll_loss_backward", n * c, NllLossBackwardFn{grad_logp, grad, target, dtype, n, c});
+}
+
+template <typename Launcher>
+void dispatch_bernoulli(Launcher& l, void* out, tsr_dtype dtype, int64_t numel, uint64_t seed,
+                        uint64_t start, uint32_t threshold, double scale) {
+  check_floating(dtype, "bernoulli_noise");
+  TSR_CHECK(numel >= 0, TSR_ERR_INVALID_ARGUMENT, "bernoulli_noise: negative numel ", numel);
+  if (numel == 0) return;
+  l.launch("bernoulli_noise", numel, BernoulliFn{out, dtype, seed, start, threshold, scale});
+}
+
+}  // namespace tsr::gpu
