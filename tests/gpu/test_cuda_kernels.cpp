@@ -1,0 +1,211 @@
+// CudaKernels on a real GPU: every method on device memory, compared with
+// EmulatedKernels on the same host inputs (the same functors run by the CPU
+// grid emulator, which tests/emulator checks against the CPU kernels):
+// bit for bit for copies, fills, integer and +-*/ arithmetic, max, nll and
+// dropout noise; within a few ULPs for transcendental functions and sums.
+// Without a CUDA device it prints why and exits 77 (ctest's skip).
+#include <cuda_runtime_api.h>
+
+#include <cstdio>
+
+#include "emulator/emulated_kernels.h"
+#include "emulator_test_util.h"
+#include "kernels/cuda_kernels.h"
+
+namespace tsr::gpu::test {
+namespace {
+
+const Stream kCudaStream{Device{TSR_DEVICE_CUDA, 0}, 0};
+
+// Device copy of the bytes a host tensor's view spans (its strides keep
+// their meaning on the device).
+struct DeviceCopy {
+  void* ptr = nullptr;
+  size_t bytes = 0;
+  explicit DeviceCopy(const Tensor& t) {
+    int64_t extent = 1;
+    for (int64_t d = 0; d < t.ndim(); ++d) extent += (t.sizes()[d] - 1) * t.strides()[d];
+    bytes = size_t(std::max<int64_t>(extent, 1) * t.element_size());
+    EXPECT_EQ(cudaMalloc(&ptr, bytes), cudaSuccess);
+    if (t.numel() > 0) {
+      EXPECT_EQ(cudaMemcpy(ptr, t.data_ptr(), bytes, cudaMemcpyHostToDevice), cudaSuccess);
+    }
+  }
+  ~DeviceCopy() { cudaFree(ptr); }
+  void back(const Tensor& t) const {
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    if (t.numel() > 0) {
+      ASSERT_EQ(cudaMemcpy(t.data_ptr(), ptr, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+    }
+  }
+  KernelOperand op(const Tensor& t, const Shape& sizes) const {
+    KernelOperand o = kop(t, sizes);
+    o.data = ptr;
+    return o;
+  }
+};
+
+Tensor host(const Shape& s, tsr_dtype d) { return empty(s, d, TSR_CONTIGUOUS_FORMAT, kCpu); }
+
+TEST(CudaKernels, CopyEveryDtypePair) {
+  EmulatedKernels emu;
+  for (tsr_dtype from : all_dtypes())
+    for (tsr_dtype to : all_dtypes()) {
+      Tensor src = views::permute(sample({5, 7, 3}, from), {2, 0, 1});
+      Tensor want = host(src.sizes(), to), got = host(src.sizes(), to);
+      emu.copy(kshape(src.sizes()), kop(want), kop(src), kNoStream);
+      DeviceCopy s(src), o(got);
+      cuda::cuda_kernels().copy(kshape(src.sizes()), o.op(got, got.sizes()), s.op(src, src.sizes()), kCudaStream);
+      o.back(got);
+      EXPECT_TRUE(same_bits(want, got)) << dtype_name(from) << " -> " << dtype_name(to);
+    }
+}
+
+TEST(CudaKernels, FillUnaryBinary) {
+  EmulatedKernels emu;
+  for (tsr_dtype d : all_dtypes()) {
+    Tensor want = host({3, 50}, d), got = host({3, 50}, d);
+    emu.fill(kshape({3, 50}), kop(want), -2.5, kNoStream);
+    DeviceCopy o(got);
+    cuda::cuda_kernels().fill(kshape({3, 50}), o.op(got, got.sizes()), -2.5, kCudaStream);
+    o.back(got);
+    EXPECT_TRUE(same_bits(want, got)) << dtype_name(d);
+  }
+  for (tsr_dtype d : {TSR_BFLOAT16, TSR_FLOAT32, TSR_FLOAT64})
+    for (int op = 0; op <= int(UnaryKernel::PowScalar); ++op) {
+      Tensor x = views::t(sample({60, 7}, d));
+      Tensor want = host(x.sizes(), d), got = host(x.sizes(), d);
+      emu.unary(UnaryKernel(op), kshape(x.sizes()), kop(want), kop(x), 1.7, d, kNoStream);
+      DeviceCopy xi(x), o(got);
+      cuda::cuda_kernels().unary(UnaryKernel(op), kshape(x.sizes()), o.op(got, got.sizes()), xi.op(x, x.sizes()),
+                                 1.7, d, kCudaStream);
+      o.back(got);
+      EXPECT_TRUE(close(want, got, tolerance(d))) << "unary " << op << " " << dtype_name(d);
+    }
+  for (tsr_dtype d : {TSR_INT32, TSR_UINT8, TSR_FLOAT16, TSR_FLOAT32, TSR_FLOAT64, TSR_BOOL})
+    for (int op = 0; op <= int(BinaryKernel::SqrtBackward); ++op) {
+      const bool is_float = d != TSR_INT32 && d != TSR_UINT8 && d != TSR_BOOL;
+      if (!is_float && op > int(BinaryKernel::Mul)) continue;
+      if (d == TSR_BOOL && op != int(BinaryKernel::Add) && op != int(BinaryKernel::Mul)) continue;
+      if (!is_float && op == int(BinaryKernel::Div)) continue;
+      const Shape s{40, 5, 6};
+      Tensor a = sample({40, 1, 6}, d, 1), b = views::t(sample({1, 5}, d, 2));
+      Tensor want = host(s, d), got = host(s, d);
+      emu.binary(BinaryKernel(op), kshape(s), kop(want), kop(a, s), kop(b, s), 1.0, d, kNoStream);
+      DeviceCopy ai(a), bi(b), o(got);
+      cuda::cuda_kernels().binary(BinaryKernel(op), kshape(s), o.op(got, s), ai.op(a, s), bi.op(b, s), 1.0, d,
+                                  kCudaStream);
+      o.back(got);
+      if (op <= int(BinaryKernel::ReluBackward)) EXPECT_TRUE(same_bits(want, got)) << "binary " << op;
+      else EXPECT_TRUE(close(want, got, tolerance(d))) << "binary " << op << " " << dtype_name(d);
+    }
+}
+
+TEST(CudaKernels, RowsAndNoise) {
+  EmulatedKernels emu;
+  auto& dev = cuda::cuda_kernels();
+  for (tsr_dtype d : {TSR_FLOAT16, TSR_FLOAT32, TSR_FLOAT64}) {
+    Tensor x = sample({30, 70, 4}, d, 3, false);
+    Tensor want = host(x.sizes(), d), got = host(x.sizes(), d);
+    emu.softmax(true, want.data_ptr(), x.data_ptr(), d, 30, 70, 4, kNoStream);
+    DeviceCopy xi(x), o(got);
+    dev.softmax(true, o.ptr, xi.ptr, d, 30, 70, 4, kCudaStream);
+    o.back(got);
+    EXPECT_TRUE(close(want, got, tolerance(d))) << dtype_name(d);
+    Tensor gw = host(x.sizes(), d), gg = host(x.sizes(), d);
+    emu.log_softmax_backward(gw.data_ptr(), x.data_ptr(), want.data_ptr(), d, 30, 70, 4, kNoStream);
+    DeviceCopy wi(want), go(gg);
+    dev.log_softmax_backward(go.ptr, xi.ptr, wi.ptr, d, 30, 70, 4, kCudaStream);
+    go.back(gg);
+    EXPECT_TRUE(close(gw, gg, tolerance(d) * 10)) << dtype_name(d);
+    // Sum over dim 1 and max over dim 1 with indices.
+    ReduceArgs r{};
+    r.outer = kshape({30, 4});
+    r.inner = kshape({70});
+    r.in = KernelOperand{x.data_ptr(), d, {280, 1}};
+    r.in_inner_strides[0] = 4;
+    r.scale = 1;
+    Tensor sw = host({30, 4}, d), sg = host({30, 4}, d), iw = host({30, 4}, TSR_INT64), ig = host({30, 4}, TSR_INT64);
+    for (ReduceKernel op : {ReduceKernel::Sum, ReduceKernel::Max}) {
+      r.out = kop(sw);
+      r.indices = op == ReduceKernel::Max ? kop(iw) : KernelOperand{nullptr, TSR_INT64, {}};
+      emu.reduce(op, r, kNoStream);
+      DeviceCopy so(sg), io(ig);
+      ReduceArgs rd = r;
+      rd.in.data = xi.ptr;
+      rd.out = so.op(sg, sg.sizes());
+      rd.indices = op == ReduceKernel::Max ? io.op(ig, ig.sizes()) : KernelOperand{nullptr, TSR_INT64, {}};
+      dev.reduce(op, rd, kCudaStream);
+      so.back(sg);
+      io.back(ig);
+      if (op == ReduceKernel::Max) {
+        EXPECT_TRUE(same_bits(sw, sg));
+        EXPECT_TRUE(same_bits(iw, ig));
+      } else {
+        EXPECT_TRUE(close(sw, sg, tolerance(d)));
+      }
+    }
+    // nll loss and its backward.
+    Tensor logp = sample({50, 7}, d, 5, false);
+    Tensor target = make_tensor({50}, TSR_INT64, [](int64_t i) { return double(i % 7); });
+    Tensor lw = host({}, d), lg = host({}, d), bw = host({50, 7}, d), bg = host({50, 7}, d);
+    Tensor grad = make_tensor({}, d, [](int64_t) { return 0.5; });
+    emu.nll_loss(lw.data_ptr(), logp.data_ptr(), target.data<int64_t>(), d, 50, 7, kNoStream);
+    emu.nll_loss_backward(bw.data_ptr(), grad.data_ptr(), target.data<int64_t>(), d, 50, 7, kNoStream);
+    DeviceCopy li(logp), ti(target), gi(grad), lo(lg), bo(bg);
+    dev.nll_loss(lo.ptr, li.ptr, static_cast<const int64_t*>(ti.ptr), d, 50, 7, kCudaStream);
+    dev.nll_loss_backward(bo.ptr, gi.ptr, static_cast<const int64_t*>(ti.ptr), d, 50, 7, kCudaStream);
+    lo.back(lg);
+    bo.back(bg);
+    EXPECT_TRUE(same_bits(lw, lg));
+    EXPECT_TRUE(same_bits(bw, bg));
+    // Dropout noise.
+    Tensor nw = host({100003}, d), ng = host({100003}, d);
+    emu.bernoulli_noise(nw.data_ptr(), d, 100003, 42, 5, 1u << 23, 2.0, kNoStream);
+    DeviceCopy no(ng);
+    dev.bernoulli_noise(no.ptr, d, 100003, 42, 5, 1u << 23, 2.0, kCudaStream);
+    no.back(ng);
+    EXPECT_TRUE(same_bits(nw, ng));
+  }
+}
+
+TEST(CudaKernels, Gemm) {
+  EmulatedKernels emu;
+  for (tsr_dtype d : {TSR_FLOAT32, TSR_FLOAT64}) {
+    // batch 3, A [3, 33, 17] transposed per matrix, B [17, 20] broadcast.
+    Tensor a = views::transpose(sample({3, 17, 33}, d, 1, false), 1, 2);
+    Tensor b = sample({17, 20}, d, 2, false);
+    Tensor want = host({3, 33, 20}, d), got = host({3, 33, 20}, d);
+    GemmArgs g{d, 3, 33, 20, 17, a.data_ptr(), a.strides()[1], a.strides()[2], a.strides()[0],
+               b.data_ptr(), 20, 1, 0, want.data_ptr(), 20, 660, 1.0, 0.0};
+    emu.gemm(g, kNoStream);
+    DeviceCopy ai(a), bi(b), o(got);
+    g.a = ai.ptr;
+    g.b = bi.ptr;
+    g.c = o.ptr;
+    cuda::cuda_kernels().gemm(g, kCudaStream);
+    o.back(got);
+    EXPECT_TRUE(close(want, got, d == TSR_FLOAT32 ? 1e-4 : 1e-12)) << dtype_name(d);
+  }
+}
+
+TEST(CudaKernels, RefusedArgumentsLaunchNothing) {
+  Tensor x = sample({4}, TSR_FLOAT32);
+  expect_error(TSR_ERR_UNSUPPORTED, [&] {
+    cuda::cuda_kernels().unary(UnaryKernel::Exp, kshape({4}), kop(x), kop(x), 0, TSR_INT32, kCudaStream);
+  });
+}
+
+}  // namespace
+}  // namespace tsr::gpu::test
+
+int main(int argc, char** argv) {
+  int count = 0;
+  const cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess || count == 0) {
+    std::printf("SKIP: no CUDA device (%s)\n", e != cudaSuccess ? cudaGetErrorName(e) : "0 devices");
+    return 77;
+  }
+  ::testing::InitGoogleTest(&argc, argv);
+  return RUN_ALL_TESTS();
+}
