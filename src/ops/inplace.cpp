@@ -2,6 +2,7 @@
 #include "ops/inplace.h"
 #include "ops/grad_util.h"
 #include "ops/layout.h"
+#include "ops/to_device.h"
 
 #include "autograd/grad_mode.h"
 #include "autograd/run.h"
@@ -194,6 +195,9 @@ void mul_scalar_(const Tensor& self, double scalar) { autograd::run1<MulScalarIn
 void fill_(const Tensor& self, double value) { autograd::run1<Fill>({self}, value, false); }
 void zero_(const Tensor& self) { autograd::run1<Fill>({self}, 0.0, true); }
 void relu_(const Tensor& self) { autograd::run1<ReluInPlace>({self}); }
-void copy_(const Tensor& dst, const Tensor& src) { autograd::run1<CopyInPlace>({dst, src}); }
+void copy_(const Tensor& dst, const Tensor& src) {
+  if (dst.device() != src.device()) return copy_across_devices(dst, src, false);
+  autograd::run1<CopyInPlace>({dst, src});
+}
 
 }  // namespace tsr::ops
