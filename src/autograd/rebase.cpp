@@ -1,4 +1,5 @@
 #include "autograd/rebase.h"
+#include "device/any_device.h"
 
 #include "autograd/as_strided.h"
 #include "autograd/primitive_node.h"
@@ -22,13 +23,13 @@ class CopySlices final : public Node {
     const Tensor& g = grads[0];
     // The base's gradient laid out in a buffer with the base's strides, so
     // the view's geometry picks its slice out of it.
-    Tensor buffer = kernels::zeros({storage_extent(base_.sizes, base_.strides)}, g.dtype());
+    Tensor buffer = device::zeros_on({storage_extent(base_.sizes, base_.strides)}, g.dtype(), g.device());
     Tensor result = make_view(buffer, base_.sizes, base_.strides, 0);
-    kernels::copy_strided(result, g);
+    device::copy_strided_any(result, g);
     Tensor slice = make_view(buffer, view_.sizes, view_.strides, view_.offset - base_.offset);
-    std::vector<Tensor> fn_grads = fn_->apply({kernels::contiguous_copy(slice, slice.dtype())});
-    if (fn_grads[0].defined()) kernels::copy_strided(slice, fn_grads[0]);
-    else kernels::fill(slice, 0.0);
+    std::vector<Tensor> fn_grads = fn_->apply({device::contiguous_copy_any(slice, slice.dtype())});
+    if (fn_grads[0].defined()) device::copy_strided_any(slice, fn_grads[0]);
+    else device::fill_any(slice, 0.0);
     std::vector<Tensor> out{result};
     out.insert(out.end(), fn_grads.begin() + 1, fn_grads.end());
     return out;

@@ -1,5 +1,6 @@
 // C API: autograd (autograd.h).
 #include <tessera/autograd.h>
+#include "device/any_device.h"
 
 #include "engine/backward.h"
 #include "autograd/grad_mode.h"
@@ -62,7 +63,7 @@ TSR_EXTERN tsr_status tsr_zero_grad(tsr_tensor* t) {
   return guarded([&] {
     auto* meta = tensor_of(t).impl()->autograd.get();
     if (meta && meta->grad.defined()) {
-      kernels::fill(meta->grad, 0.0);
+      device::fill_any(meta->grad, 0.0);
       meta->grad.bump_version();
     }
   });

@@ -8,6 +8,8 @@
 #include "capi/handles.h"
 #include "core/factory.h"
 #include "core/layout.h"
+#include "device/any_device.h"
+#include "device/transfer.h"
 #include "cpu/kernels/copy.h"
 #include "ops/inplace.h"
 
@@ -145,7 +147,7 @@ tsr_status filled(int64_t ndim, const int64_t* sizes, double value, const tsr_dt
     const Device device = checked_device(enum_arg(device_type), device_index);
     check_scalar_fits(value, dtype);  // torch.full raises on overflow (checked_convert)
     Tensor t = empty(s, dtype, TSR_CONTIGUOUS_FORMAT, device);
-    kernels::fill(t, value);
+    device::fill_any(t, value);
     emit(out, t);
   });
 }
@@ -234,7 +236,8 @@ TSR_EXTERN tsr_status tsr_arange(double start, double end, double step, tsr_dtyp
               "\"arange_cpu\" not implemented for 'Bool'");
     emit(out, dispatch_all(dtype, [&]<typename T>() -> Tensor {
       if constexpr (std::is_same_v<T, bool>) fail(TSR_ERR_DTYPE_MISMATCH, "arange: bool");
-      else return arange_typed<T>(start, end, step, dtype, device);
+      // Computed by the host, then copied to a device (one transfer).
+      else return device::to_device(arange_typed<T>(start, end, step, dtype, kCpu), device, false);
     }));
   });
 }
@@ -300,8 +303,10 @@ int64_t element_offset(const Tensor& t, int64_t n, const int64_t* index) {
   return off;
 }
 
-char* element_address(const Tensor& t, int64_t n, const int64_t* index) {
-  return static_cast<char*>(t.data_ptr()) + element_offset(t, n, index) * t.element_size();
+// t[index] as a 0-dim view (read through device::readable_on_host, so a
+// device tensor's element is copied to the host, never dereferenced).
+Tensor element(const Tensor& t, int64_t n, const int64_t* index) {
+  return make_view(t, {}, {}, t.storage_offset() + element_offset(t, n, index));
 }
 
 // Checks that t[index] = v may be written and returns its address. One
@@ -315,6 +320,8 @@ char* writable_element(const Tensor& t, int64_t n, const int64_t* index, const c
   Tensor elem = make_view(t, {}, {}, t.storage_offset() + off);
   elem.impl()->autograd = t.impl()->autograd;
   ops::check_unrecorded_write(elem, op);
+  TSR_CHECK(device::is_host(t.device()), TSR_ERR_UNSUPPORTED, op, ": writing one element of a ",
+            device_name(t.device()), " tensor from the host; use tsr_fill_ or tsr_copy_ on a view");
   return static_cast<char*>(elem.data_ptr());
 }
 
@@ -349,7 +356,8 @@ TSR_EXTERN tsr_status tsr_item_double(const tsr_tensor* t, double* out) {
     const Tensor& x = tensor_of(t);
     require(out, "out");
     check_one_element(x);
-    *out = read_as<double>(x, static_cast<const char*>(x.data_ptr()));
+    const Tensor h = device::readable_on_host(x);
+    *out = read_as<double>(h, static_cast<const char*>(h.data_ptr()));
   });
 }
 TSR_EXTERN tsr_status tsr_item_int64(const tsr_tensor* t, int64_t* out) {
@@ -357,7 +365,8 @@ TSR_EXTERN tsr_status tsr_item_int64(const tsr_tensor* t, int64_t* out) {
     const Tensor& x = tensor_of(t);
     require(out, "out");
     check_one_element(x);
-    *out = read_as<int64_t>(x, static_cast<const char*>(x.data_ptr()));
+    const Tensor h = device::readable_on_host(x);
+    *out = read_as<int64_t>(h, static_cast<const char*>(h.data_ptr()));
   });
 }
 TSR_EXTERN tsr_status tsr_get_double(const tsr_tensor* t, int64_t n, const int64_t* index,
@@ -365,7 +374,8 @@ TSR_EXTERN tsr_status tsr_get_double(const tsr_tensor* t, int64_t n, const int64
   return guarded([&] {
     const Tensor& x = tensor_of(t);
     require(out, "out");
-    *out = read_as<double>(x, element_address(x, n, index));
+    const Tensor h = device::readable_on_host(element(x, n, index));
+    *out = read_as<double>(h, static_cast<const char*>(h.data_ptr()));
   });
 }
 TSR_EXTERN tsr_status tsr_get_int64(const tsr_tensor* t, int64_t n, const int64_t* index,
@@ -373,7 +383,8 @@ TSR_EXTERN tsr_status tsr_get_int64(const tsr_tensor* t, int64_t n, const int64_
   return guarded([&] {
     const Tensor& x = tensor_of(t);
     require(out, "out");
-    *out = read_as<int64_t>(x, element_address(x, n, index));
+    const Tensor h = device::readable_on_host(element(x, n, index));
+    *out = read_as<int64_t>(h, static_cast<const char*>(h.data_ptr()));
   });
 }
 TSR_EXTERN tsr_status tsr_set_double(tsr_tensor* t, int64_t n, const int64_t* index, double v) {
@@ -406,6 +417,6 @@ TSR_EXTERN tsr_status tsr_copy_to_buffer(const tsr_tensor* t, void* dst, size_t 
     if (need == 0) return;
     require(dst, "dst");
     Tensor view = from_blob(dst, x.sizes(), nullptr, x.dtype(), kCpu, nullptr, nullptr);
-    kernels::copy_strided(view, x);
+    device::copy_between(view, x, false);  // a device tensor: copied through its backend
   });
 }

@@ -6,8 +6,10 @@
 namespace tsr {
 
 Device checked_device(int device_type, int32_t device_index) {
+  // TSR_DEVICE_EXT: DLPack's extension device (the simulated test device);
+  // usable only where a backend registered it.
   TSR_CHECK(device_type == TSR_DEVICE_CPU || device_type == TSR_DEVICE_CUDA ||
-                device_type == TSR_DEVICE_CUDA_HOST,
+                device_type == TSR_DEVICE_CUDA_HOST || device_type == TSR_DEVICE_EXT,
             TSR_ERR_INVALID_ARGUMENT, "invalid device type ", device_type);
   const Device d{tsr_device_type(device_type), device_index};
   backend_for(d);  // throws TSR_ERR_UNSUPPORTED for a type or index not here

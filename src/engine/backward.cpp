@@ -9,6 +9,8 @@
 // runs only the nodes that lead to an input and captures the gradient
 // arriving there instead.
 #include "engine/backward.h"
+#include "device/any_device.h"
+#include "device/transfer.h"
 
 #include <mutex>
 #include <queue>
@@ -40,11 +42,9 @@ struct NewestFirst {
 
 // Gradient of one output: checked against it, ones when not given.
 // The zero gradient of an output no later node used, on that output's
-// device. Only the CPU has a fill kernel so far.
+// device.
 Tensor zeros_like_output(const autograd::OutputMeta& m) {
-  TSR_CHECK(m.device.type == TSR_DEVICE_CPU, TSR_ERR_UNSUPPORTED, "backward: no zeros kernel for ",
-            device_name(m.device), " in this build");
-  return kernels::zeros(m.sizes, m.dtype);
+  return device::zeros_on(m.sizes, m.dtype, m.device);
 }
 
 Tensor root_gradient(const Tensor& root, const Tensor& gradient) {
@@ -52,14 +52,14 @@ Tensor root_gradient(const Tensor& root, const Tensor& gradient) {
     TSR_CHECK(root.numel() == 1, TSR_ERR_AUTOGRAD, "grad can be implicitly created only for scalar "
               "outputs (root has sizes ", root.sizes(), ")");
     Tensor g = empty(root.sizes(), root.dtype(), TSR_CONTIGUOUS_FORMAT, root.device());
-    kernels::fill(g, 1.0);
+    device::fill_any(g, 1.0);
     return g;
   }
   TSR_CHECK(gradient.sizes() == root.sizes(), TSR_ERR_SHAPE_MISMATCH, "Mismatch in shape: grad_output[0] "
             "has a shape of ", gradient.sizes(), " and output[0] has a shape of ", root.sizes(), ".");
   // torch converts a gradient of another dtype to the root's
   // (validate_outputs), e.g. a float64 gradient for a float32 root.
-  return gradient.dtype() == root.dtype() ? gradient : kernels::contiguous_copy(gradient, root.dtype());
+  return gradient.dtype() == root.dtype() ? gradient : device::contiguous_copy_any(gradient, root.dtype());
 }
 
 void check_no_open_region() {
@@ -86,7 +86,7 @@ void check_no_nan(const Node& node, const std::vector<Tensor>& grads) {
   for (size_t i = 0; i < grads.size(); ++i) {
     const Tensor& g = grads[i];
     if (!g.defined() || !is_floating(g.dtype())) continue;
-    Tensor d = kernels::contiguous_copy(g, TSR_FLOAT64);
+    Tensor d = device::readable_on_host(device::contiguous_copy_any(g, TSR_FLOAT64));
     const double* p = d.data<double>();
     for (int64_t k = 0; k < d.numel(); ++k)
       if (p[k] != p[k])
@@ -249,7 +249,7 @@ void GraphTask::accumulate_grad(AccumulateGrad& acc, const Tensor& g) const {
   if (create_graph_) {
     meta->grad = meta->grad.defined() ? ops::add(meta->grad, g) : g;
   } else if (meta->grad.defined()) {
-    kernels::add_into(meta->grad, g, 1.0);
+    device::add_into_any(meta->grad, g, 1.0);
     meta->grad.bump_version();
   } else {
     const Tensor leaf(acc.variable);
@@ -262,7 +262,7 @@ void GraphTask::accumulate_grad(AccumulateGrad& acc, const Tensor& g) const {
       meta->grad = g;
     } else {
       Tensor dense = empty_like(leaf, leaf.dtype(), TSR_PRESERVE_FORMAT);
-      kernels::copy_strided(dense, g);
+      device::copy_strided_any(dense, g);
       meta->grad = std::move(dense);
     }
   }

@@ -10,6 +10,7 @@
 #include "primitive/op_names.h"
 #include "autograd/grad_mode.h"
 #include "autograd/run.h"
+#include "device/device_ops.h"
 #include "cpu/kernels/activation.h"
 #include "cpu/kernels/elementwise.h"
 #include "ops/grad_util.h"
@@ -53,6 +54,9 @@ class Activation final : public prim::Primitive {
     return {{in[0].sizes(), kernels::act_result_dtype(op_, in[0].dtype())}};
   }
   Tensors eval_cpu(const Tensors& in) override { return {kernels::act(op_, in[0])}; }
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override {
+    return {device::unary(k, unary_kernel(), in[0], 0.0, kernels::act_result_dtype(op_, in[0].dtype()))};
+  }
   // gelu and erf read their input; tanh, sigmoid and sqrt their result.
   prim::SaveSpec save_spec(const std::vector<bool>&) const override {
     return reads_input() ? prim::SaveSpec{bit(0), 0} : prim::SaveSpec{0, bit(0)};
@@ -60,12 +64,38 @@ class Activation final : public prim::Primitive {
   Tensors backward(const BackwardContext& ctx) override {
     const Tensor& g = ctx.grad(0);
     const Tensor saved = reads_input() ? ctx.input(0) : ctx.output(0);
-    if (!autograd::is_grad_enabled()) return {kernels::act_backward(op_, g, saved)};
+    if (!autograd::is_grad_enabled() && g.device().type == TSR_DEVICE_CPU)
+      return {kernels::act_backward(op_, g, saved)};
+    if (!autograd::is_grad_enabled() && op_ != Act::Erf)
+      return {device::binary(device::kernels_for(g.device()), backward_kernel(), g, saved, 1.0, g.dtype())};
     if (op_ == Act::Sqrt) return {div(g, mul_scalar(saved, 2.0))};  // g / (2y)
     return {mul(g, derivative(saved))};
   }
 
  private:
+  UnaryKernel unary_kernel() const {
+    switch (op_) {
+      case Act::Gelu: return UnaryKernel::Gelu;
+      case Act::GeluTanh: return UnaryKernel::GeluTanh;
+      case Act::Tanh: return UnaryKernel::Tanh;
+      case Act::Sigmoid: return UnaryKernel::Sigmoid;
+      case Act::Sqrt: return UnaryKernel::Sqrt;
+      case Act::Erf: break;
+    }
+    return UnaryKernel::Erf;
+  }
+  // The fused backward formula (erf has none: it goes through ops).
+  BinaryKernel backward_kernel() const {
+    switch (op_) {
+      case Act::Gelu: return BinaryKernel::GeluBackward;
+      case Act::GeluTanh: return BinaryKernel::GeluTanhBackward;
+      case Act::Tanh: return BinaryKernel::TanhBackward;
+      case Act::Sigmoid: return BinaryKernel::SigmoidBackward;
+      case Act::Sqrt:
+      case Act::Erf: break;
+    }
+    return BinaryKernel::SqrtBackward;
+  }
   bool reads_input() const { return op_ == Act::Gelu || op_ == Act::GeluTanh || op_ == Act::Erf; }
 
   // d(output)/d(input) in differentiable ops, from x (gelu, erf) or from

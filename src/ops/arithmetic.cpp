@@ -4,6 +4,7 @@
 #include "primitive/op_names.h"
 #include "autograd/grad_mode.h"
 #include "autograd/run.h"
+#include "device/device_ops.h"
 #include "cpu/kernels/elementwise.h"
 #include "ops/grad_util.h"
 
@@ -46,9 +47,25 @@ class Binary final : public prim::Primitive {
     return {{broadcast_shapes(in[0].sizes(), in[1].sizes()), kernels::binary_result_dtype(op_, in[0], in[1])}};
   }
   Tensors eval_cpu(const Tensors& in) override { return {kernels::binary(op_, in[0], in[1])}; }
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override {
+    const tsr_dtype d = kernels::binary_result_dtype(op_, in[0], in[1]);
+    // kernels::binary's refusals, before anything is allocated.
+    TSR_CHECK(!(op_ == BinaryOp::Sub && (in[0].dtype() == TSR_BOOL || in[1].dtype() == TSR_BOOL)),
+              TSR_ERR_DTYPE_MISMATCH, "Subtraction, the `-` operator, with a bool tensor is not supported.");
+    return {device::binary(k, device_op(), in[0], in[1], 1.0, d)};
+  }
   // mul saves each operand only when the other one needs a gradient, as
   // PyTorch does: an in-place change to a tensor that was not saved is not
   // an error. div always needs b.
+  BinaryKernel device_op() const {
+    switch (op_) {
+      case BinaryOp::Add: return BinaryKernel::Add;
+      case BinaryOp::Sub: return BinaryKernel::Sub;
+      case BinaryOp::Mul: return BinaryKernel::Mul;
+      case BinaryOp::Div: break;
+    }
+    return BinaryKernel::Div;
+  }
   prim::SaveSpec save_spec(const std::vector<bool>& rg) const override {
     switch (op_) {
       case BinaryOp::Add:
@@ -102,6 +119,10 @@ class Scalar final : public prim::Primitive {
   Tensors eval_cpu(const Tensors& in) override {
     return {is_mul_ ? kernels::mul_scalar(in[0], s_) : kernels::add_scalar(in[0], s_)};
   }
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override {
+    return {device::unary(k, is_mul_ ? UnaryKernel::MulScalar : UnaryKernel::AddScalar, in[0], s_,
+                          in[0].dtype())};
+  }
   bool saves_scalar() const override { return is_mul_; }
   Tensors backward(const BackwardContext& ctx) override {
     const Tensor& g = ctx.grad(0);
@@ -123,6 +144,9 @@ class ReluBackwardOp final : public prim::Primitive {
     return {{broadcast_shapes(in[0].sizes(), in[1].sizes()), in[0].dtype()}};
   }
   Tensors eval_cpu(const Tensors& in) override { return {kernels::relu_backward(in[0], in[1])}; }
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override {
+    return {device::binary(k, BinaryKernel::ReluBackward, in[0], in[1], 1.0, in[0].dtype())};
+  }
   prim::SaveSpec save_spec(const std::vector<bool>&) const override { return {bit(1), 0}; }
   Tensors backward(const BackwardContext& ctx) override {
     Tensor gg;
@@ -157,6 +181,21 @@ class Unary final : public prim::Primitive {
     return {{in[0].sizes(), kernels::unary_result_dtype(op_, in[0].dtype())}};
   }
   Tensors eval_cpu(const Tensors& in) override { return {kernels::unary(op_, in[0])}; }
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override {
+    const tsr_dtype d = kernels::unary_result_dtype(op_, in[0].dtype());
+    TSR_CHECK(!(op_ == UnaryOp::Neg && d == TSR_BOOL), TSR_ERR_DTYPE_MISMATCH,
+              "Negation, the `-` operator, on a bool tensor is not supported.");
+    TSR_CHECK(!(op_ == UnaryOp::Relu && d == TSR_BOOL), TSR_ERR_DTYPE_MISMATCH,
+              "Boolean inputs not supported for relu");
+    UnaryKernel op = UnaryKernel::Neg;
+    switch (op_) {
+      case UnaryOp::Relu: op = UnaryKernel::Relu; break;
+      case UnaryOp::Exp: op = UnaryKernel::Exp; break;
+      case UnaryOp::Log: op = UnaryKernel::Log; break;
+      case UnaryOp::Neg: break;
+    }
+    return {device::unary(k, op, in[0], 0.0, d)};
+  }
   prim::SaveSpec save_spec(const std::vector<bool>&) const override {
     switch (op_) {
       case UnaryOp::Relu:

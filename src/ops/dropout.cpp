@@ -8,6 +8,7 @@
 
 #include "autograd/run.h"
 #include "core/factory.h"
+#include "device/device_ops.h"
 #include "cpu/kernels/elementwise.h"
 #include "ops/grad_util.h"
 #include "primitive/op_names.h"
@@ -48,22 +49,31 @@ class Dropout final : public prim::Primitive {
   }
   prim::Tensors eval_cpu(const prim::Tensors& in) override {
     const Tensor& x = in[0];
-    // The stream position is taken on the first run (after the checks that
-    // can fail, so a failed call does not advance the generator) and kept.
-    dispatch_floating(x.dtype(), "dropout", []<typename T>() {});
-    if (!drawn_) {
-      seed_ = generator_->seed();
-      start_ = generator_->reserve(uint64_t(x.numel()));
-      drawn_ = true;
-    }
+    take_position(x);
     Tensor noise = bernoulli_noise(x.sizes(), x.dtype(), p_, seed_, start_);
     return {kernels::binary(kernels::BinaryOp::Mul, x, noise), noise};
+  }
+  // The same words of the same stream as the CPU: equal masks.
+  prim::Tensors eval_device(const prim::Tensors& in, DeviceKernels& k) override {
+    const Tensor& x = in[0];
+    take_position(x);
+    Tensor noise = device::bernoulli_noise(k, x.sizes(), x.dtype(), x.device(), p_, seed_, start_);
+    return {device::binary(k, BinaryKernel::Mul, x, noise, 1.0, x.dtype()), noise};
   }
   prim::SaveSpec save_spec(const std::vector<bool>&) const override { return {0, bit(1)}; }
   prim::Tensors backward(const prim::BackwardContext& ctx) override {
     return {mul(ctx.grad(0), ctx.output(1))};
   }
   bool is_random() const override { return true; }
+  // The stream position is taken on the first run (after the checks that
+  // can fail, so a failed call does not advance the generator) and kept.
+  void take_position(const Tensor& x) {
+    dispatch_floating(x.dtype(), "dropout", []<typename T>() {});
+    if (drawn_) return;
+    seed_ = generator_->seed();
+    start_ = generator_->reserve(uint64_t(x.numel()));
+    drawn_ = true;
+  }
   void forget_random_state() override { drawn_ = false; }
 
  private:

@@ -2,12 +2,15 @@
 #include "ops/inplace.h"
 #include "ops/grad_util.h"
 #include "ops/layout.h"
+#include "ops/to_device.h"
 
 #include "autograd/grad_mode.h"
 #include "autograd/run.h"
 #include "autograd/node.h"
 #include "core/inference_mode.h"
 #include "core/views.h"
+#include "device/any_device.h"
+#include "device/device_ops.h"
 #include "cpu/kernels/copy.h"
 #include "cpu/kernels/elementwise.h"
 
@@ -50,7 +53,7 @@ Tensor inplace_source(const Tensor& self, const Tensor& other, const char* op,
             "tensor refer to a single memory location. Please clone() the tensor before "
             "performing the operation.");
   Tensor src = views::expand(other, self.sizes());
-  return kernels::may_overlap(self, other) ? kernels::contiguous_copy(src, src.dtype()) : src;
+  return kernels::may_overlap(self, other) ? device::contiguous_copy_any(src, src.dtype()) : src;
 }
 
 namespace {
@@ -80,6 +83,12 @@ class AddInPlace final : public InPlace {
     in[0].bump_version();
     return {in[0]};
   }
+  prim::Tensors eval_device(const prim::Tensors& in, DeviceKernels& k) override {
+    const Tensor src = inplace_source(in[0], in[1], "add_", "other", "tsr_add");
+    device::binary_into(k, BinaryKernel::Add, in[0], in[0], src, alpha_);
+    in[0].bump_version();
+    return {in[0]};
+  }
   prim::Tensors backward(const prim::BackwardContext& ctx) override {
     const Tensor& g = ctx.grad(0);
     Tensor go;
@@ -102,6 +111,12 @@ class MulScalarInPlace final : public InPlace {
     in[0].bump_version();
     return {in[0]};
   }
+  prim::Tensors eval_device(const prim::Tensors& in, DeviceKernels& k) override {
+    check_inplace_allowed(in[0], "mul_");
+    device::unary_into(k, UnaryKernel::MulScalar, in[0], in[0], s_);
+    in[0].bump_version();
+    return {in[0]};
+  }
   bool saves_scalar() const override { return true; }
   prim::Tensors backward(const prim::BackwardContext& ctx) override { return {mul_scalar(ctx.grad(0), s_)}; }
 
@@ -118,6 +133,12 @@ class Fill final : public InPlace {
   prim::Tensors eval_cpu(const prim::Tensors& in) override {
     check_inplace_allowed(in[0], op());
     kernels::fill(in[0], value_);
+    in[0].bump_version();
+    return {in[0]};
+  }
+  prim::Tensors eval_device(const prim::Tensors& in, DeviceKernels& k) override {
+    check_inplace_allowed(in[0], op());
+    device::fill(k, in[0], value_);
     in[0].bump_version();
     return {in[0]};
   }
@@ -155,6 +176,11 @@ class CopyInPlace final : public InPlace {
     in[0].bump_version();
     return {in[0]};
   }
+  prim::Tensors eval_device(const prim::Tensors& in, DeviceKernels& k) override {
+    device::copy_into(k, in[0], inplace_source(in[0], in[1], "copy_", "src", "tsr_clone/tsr_to_dtype"));
+    in[0].bump_version();
+    return {in[0]};
+  }
   prim::Tensors backward(const prim::BackwardContext& ctx) override {
     Tensor gs;
     if (ctx.needs_input_grad(1)) gs = to_input(ctx.grad(0), ctx.input_meta(1));
@@ -169,6 +195,9 @@ void mul_scalar_(const Tensor& self, double scalar) { autograd::run1<MulScalarIn
 void fill_(const Tensor& self, double value) { autograd::run1<Fill>({self}, value, false); }
 void zero_(const Tensor& self) { autograd::run1<Fill>({self}, 0.0, true); }
 void relu_(const Tensor& self) { autograd::run1<ReluInPlace>({self}); }
-void copy_(const Tensor& dst, const Tensor& src) { autograd::run1<CopyInPlace>({dst, src}); }
+void copy_(const Tensor& dst, const Tensor& src) {
+  if (dst.device() != src.device()) return copy_across_devices(dst, src, false);
+  autograd::run1<CopyInPlace>({dst, src});
+}
 
 }  // namespace tsr::ops

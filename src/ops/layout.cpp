@@ -4,6 +4,7 @@
 #include "autograd/run.h"
 #include "core/factory.h"
 #include "core/layout.h"
+#include "device/device_ops.h"
 #include "cpu/kernels/copy.h"
 
 namespace tsr::ops {
@@ -27,6 +28,9 @@ class Copy final : public prim::Primitive {
     Tensor out = empty_like(in[0], dtype_, fmt_);
     kernels::copy_strided(out, in[0]);
     return {out};
+  }
+  prim::Tensors eval_device(const prim::Tensors& in, DeviceKernels& k) override {
+    return {device::copy(k, in[0], dtype_, fmt_)};
   }
   prim::Tensors backward(const prim::BackwardContext& ctx) override {
     const Tensor& g = ctx.grad(0);

@@ -4,6 +4,7 @@
 // batch dims and reshaped back to the operand's sizes.
 #include "primitive/op_names.h"
 #include "autograd/run.h"
+#include "device/device_ops.h"
 #include "cpu/kernels/matmul.h"
 #include "ops/grad_util.h"
 #include "ops/views.h"
@@ -38,6 +39,7 @@ class Matmul final : public prim::Primitive {
     return {{kernels::matmul_sizes(in[0].sizes(), in[1].sizes()), in[0].dtype()}};
   }
   Tensors eval_cpu(const Tensors& in) override { return {kernels::matmul(in[0], in[1])}; }
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override { return {device::matmul(k, in[0], in[1])}; }
   prim::SaveSpec save_spec(const std::vector<bool>& rg) const override {
     return {(rg[1] ? bit(0) : 0) | (rg[0] ? bit(1) : 0), 0};
   }

@@ -7,6 +7,7 @@
 #include "primitive/op_names.h"
 #include "autograd/run.h"
 #include "core/layout.h"
+#include "device/device_ops.h"
 #include "cpu/kernels/linear.h"
 #include "ops/grad_util.h"
 #include "ops/nn_functional.h"
@@ -32,6 +33,9 @@ class Linear final : public prim::Primitive {
     return {{kernels::linear_sizes(in[0], in[1], in[2]), in[0].dtype()}};
   }
   Tensors eval_cpu(const Tensors& in) override { return {kernels::linear(in[0], in[1], in[2])}; }
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override {
+    return {device::linear(k, in[0], in[1], in[2])};
+  }
   // x is read for weight's gradient, weight for x's; bias's gradient needs
   // neither.
   prim::SaveSpec save_spec(const std::vector<bool>& rg) const override {

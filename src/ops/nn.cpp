@@ -3,6 +3,7 @@
 #include "primitive/op_names.h"
 #include "autograd/grad_mode.h"
 #include "autograd/run.h"
+#include "device/device_ops.h"
 #include "cpu/kernels/nn.h"
 #include "ops/grad_util.h"
 
@@ -25,13 +26,19 @@ class LogSoftmax final : public prim::Primitive {
   const char* op() const override { return "log_softmax"; }
   std::vector<TensorMeta> output_meta(const Tensors& in) const override { return {prim::meta_of(in[0])}; }
   Tensors eval_cpu(const Tensors& in) override { return {kernels::log_softmax(in[0], dim_)}; }
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override {
+    return {device::softmax(k, in[0], dim_, true)};
+  }
   prim::SaveSpec save_spec(const std::vector<bool>&) const override { return {0, bit(0)}; }
   // grad - exp(output) * sum(grad, dim): one fused kernel, or (under
   // create_graph) the same formula in differentiable ops.
   Tensors backward(const BackwardContext& ctx) override {
     const Tensor& g = ctx.grad(0);
     Tensor out = ctx.output(0);
-    if (!autograd::is_grad_enabled()) return {kernels::log_softmax_backward(g, out, dim_)};
+    if (!autograd::is_grad_enabled() && g.device().type == TSR_DEVICE_CPU)
+      return {kernels::log_softmax_backward(g, out, dim_)};
+    if (!autograd::is_grad_enabled())
+      return {device::log_softmax_backward(device::kernels_for(g.device()), g, out, dim_)};
     Shape dims;
     if (out.ndim() > 0) dims.push_back(dim_);
     return {sub(g, mul(exp(out), sum(g, dims, true)))};
@@ -50,6 +57,9 @@ class NllLossBackwardOp final : public prim::Primitive {
   const char* op() const override { return "nll_loss_backward"; }
   std::vector<TensorMeta> output_meta(const Tensors& in) const override { return {{logp_sizes_, in[0].dtype()}}; }
   Tensors eval_cpu(const Tensors& in) override { return {kernels::nll_loss_backward(in[0], logp_sizes_, in[1])}; }
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override {
+    return {device::nll_loss_backward(k, in[0], logp_sizes_, in[1])};
+  }
   prim::SaveSpec save_spec(const std::vector<bool>&) const override { return {bit(1), 0}; }
   Tensors backward(const BackwardContext& ctx) override { return {nll_loss(ctx.grad(0), ctx.input(1)), Tensor()}; }
 
@@ -63,6 +73,7 @@ class NllLoss final : public prim::Primitive {
   const char* op() const override { return "nll_loss"; }
   std::vector<TensorMeta> output_meta(const Tensors& in) const override { return {{{}, in[0].dtype()}}; }
   Tensors eval_cpu(const Tensors& in) override { return {kernels::nll_loss(in[0], in[1])}; }
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override { return {device::nll_loss(k, in[0], in[1])}; }
   prim::SaveSpec save_spec(const std::vector<bool>&) const override { return {bit(0) | bit(1), 0}; }
   Tensors backward(const BackwardContext& ctx) override {
     ctx.input(0);  // checked like PyTorch, which saves self

@@ -4,6 +4,7 @@
 #include "primitive/op_names.h"
 #include "autograd/run.h"
 #include "core/layout.h"
+#include "device/device_ops.h"
 #include "cpu/kernels/copy.h"
 #include "cpu/kernels/reduce.h"
 #include "ops/grad_util.h"
@@ -41,6 +42,9 @@ class Reduce final : public prim::Primitive {
   Tensors eval_cpu(const Tensors& in) override {
     return {is_mean_ ? kernels::mean(in[0], mask_, keepdim_) : kernels::sum(in[0], mask_, keepdim_)};
   }
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override {
+    return {is_mean_ ? device::mean(k, in[0], mask_, keepdim_) : device::sum(k, in[0], mask_, keepdim_)};
+  }
   Tensors backward(const BackwardContext& ctx) override {
     const Shape& sizes = ctx.input_meta(0).sizes;
     Tensor grad = expand(unsqueeze_kept(ctx.grad(0)), sizes);
@@ -73,6 +77,9 @@ class SumToSize final : public prim::Primitive {
   const char* op() const override { return "sum_to_size"; }
   std::vector<TensorMeta> output_meta(const Tensors& in) const override { return {{sizes_, in[0].dtype()}}; }
   Tensors eval_cpu(const Tensors& in) override { return {kernels::sum_to_size(in[0], sizes_)}; }
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override {
+    return {device::sum_to_size(k, in[0], sizes_)};
+  }
   Tensors backward(const BackwardContext& ctx) override {
     return {expand(ctx.grad(0), ctx.input_meta(0).sizes)};
   }
@@ -113,6 +120,10 @@ class MaxDim final : public prim::Primitive {
   }
   Tensors eval_cpu(const Tensors& in) override {
     auto [values, indices] = kernels::max_dim(in[0], dim_, keepdim_);
+    return {values, indices};
+  }
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override {
+    auto [values, indices] = device::max_dim(k, in[0], dim_, keepdim_);
     return {values, indices};
   }
   prim::SaveSpec save_spec(const std::vector<bool>&) const override { return {0, bit(1)}; }
@@ -183,6 +194,7 @@ std::pair<Tensor, Tensor> max_dim(const Tensor& a, int64_t dim, bool keepdim) {
 Tensor max(const Tensor& a) { return run1<MaxAll>({a}); }
 
 Tensor argmax(const Tensor& a, int64_t dim, bool keepdim) {
+  if (a.device().type != TSR_DEVICE_CPU) return device::max_dim(device::kernels_for(a.device()), a, dim, keepdim).second;
   return kernels::max_dim(a, dim, keepdim).second;
 }
 

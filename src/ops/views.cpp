@@ -16,6 +16,7 @@
 #include "autograd/run.h"
 #include "core/layout.h"
 #include "core/views.h"
+#include "device/any_device.h"
 #include "cpu/kernels/copy.h"
 #include "cpu/kernels/elementwise.h"
 #include "ops/grad_util.h"
@@ -44,14 +45,17 @@ class ViewScatter final : public prim::Primitive {
   const char* name() const override { return "ViewScatterBackward0"; }
   const char* op() const override { return "view_scatter"; }
   std::vector<TensorMeta> output_meta(const Tensors& in) const override { return {{input_sizes_, in[0].dtype()}}; }
-  Tensors eval_cpu(const Tensors& in) override {
-    Tensor g = kernels::zeros(input_sizes_, in[0].dtype());
-    kernels::add_into(replay_(g), in[0], 1.0);
-    return {g};
-  }
+  Tensors eval_cpu(const Tensors& in) override { return scatter(in); }
+  Tensors eval_device(const Tensors& in, DeviceKernels&) override { return scatter(in); }
   Tensors backward(const BackwardContext& ctx) override;
 
  private:
+  Tensors scatter(const Tensors& in) const {
+    Tensor g = device::zeros_on(input_sizes_, in[0].dtype(), in[0].device());
+    device::add_into_any(replay_(g), in[0], 1.0);
+    return {g};
+  }
+
   Shape input_sizes_;
   Replay replay_;
 };
@@ -65,6 +69,8 @@ class View final : public prim::Primitive {
   bool is_view() const override { return true; }
   std::vector<TensorMeta> output_meta(const Tensors& in) const override { return {prim::meta_of(replay_(in[0]))}; }
   Tensors eval_cpu(const Tensors& in) override { return {replay_(in[0])}; }
+  // Geometry only: the same on every device.
+  Tensors eval_device(const Tensors& in, DeviceKernels&) override { return {replay_(in[0])}; }
   Tensors backward(const BackwardContext& ctx) override {
     const Shape& sizes = ctx.input_meta(0).sizes;
     if (adjoint_ == Adjoint::Regroup) return {reshape(ctx.grad(0), sizes)};
@@ -105,18 +111,21 @@ class SplitScatter final : public prim::Primitive {
   const char* name() const override { return "CatBackward0"; }
   const char* op() const override { return "split_backward"; }
   std::vector<TensorMeta> output_meta(const Tensors& in) const override { return {{input_sizes_, in[0].dtype()}}; }
-  Tensors eval_cpu(const Tensors& in) override {
-    Tensor g = kernels::zeros(input_sizes_, in[0].dtype());
+  Tensors eval_cpu(const Tensors& in) override { return scatter(in); }
+  Tensors eval_device(const Tensors& in, DeviceKernels&) override { return scatter(in); }
+  Tensors backward(const BackwardContext& ctx) override { return split(ctx.grad(0), pieces_, dim_); }
+
+ private:
+  Tensors scatter(const Tensors& in) const {
+    Tensor g = device::zeros_on(input_sizes_, in[0].dtype(), in[0].device());
     int64_t start = 0;
     for (size_t i = 0; i < pieces_.size(); ++i) {
-      kernels::add_into(views::narrow(g, dim_, start, pieces_[i]), in[i], 1.0);
+      device::add_into_any(views::narrow(g, dim_, start, pieces_[i]), in[i], 1.0);
       start += pieces_[i];
     }
     return {g};
   }
-  Tensors backward(const BackwardContext& ctx) override { return split(ctx.grad(0), pieces_, dim_); }
 
- private:
   Shape input_sizes_;
   int64_t dim_;
   Shape pieces_;
@@ -138,6 +147,8 @@ class Split final : public prim::Primitive {
     }
     return metas;
   }
+  Tensors eval_device(const Tensors& in, DeviceKernels&) override { return eval_cpu(in); }
+  // Views only: the same on every device.
   Tensors eval_cpu(const Tensors& in) override {
     Tensors out;
     int64_t start = 0;

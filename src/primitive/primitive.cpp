@@ -17,10 +17,12 @@ Device device_of(const Tensors& inputs) {
 
 std::vector<TensorMeta> Primitive::output_description(const Tensors& inputs) const {
   std::vector<TensorMeta> metas = output_meta(inputs);
-  const Device device = device_of(inputs);
+  const Device device = output_device(inputs);
   for (TensorMeta& m : metas) m.device = device;
   return metas;
 }
+
+Device Primitive::output_device(const Tensors& inputs) const { return device_of(inputs); }
 
 Tensors Primitive::forward(const Tensors& inputs) {
   // The inputs' device picks the kernel entry.

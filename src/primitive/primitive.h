@@ -68,6 +68,8 @@ class Primitive {
   // The whole output description: output_meta, on the inputs' device (every
   // primitive's outputs live where its inputs are).
   std::vector<TensorMeta> output_description(const Tensors& inputs) const;
+  // Where the outputs live: the inputs' device, except for a transfer.
+  virtual Device output_device(const Tensors& inputs) const;
 
   // Forward on the inputs' device; one entry per device type. Inputs are
   // already checked to share one device.

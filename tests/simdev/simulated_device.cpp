@@ -530,6 +530,33 @@ void SimulatedDevice::run_copy(int32_t index, void* dst, const void* src, size_t
   count([](SimCounters& c) { ++c.copies; });
 }
 
+void SimulatedDevice::protect_device_locked(int32_t index, int prot) {
+  for (auto& [base, r] : regions_) {
+    if (r.index != index) continue;
+    if (!r.reservation) {
+      mprotect(reinterpret_cast<void*>(base), r.bytes, prot);
+      continue;
+    }
+    for (size_t i = 0; i < r.mapped.size(); ++i)
+      if (r.mapped[i])
+        mprotect(reinterpret_cast<void*>(base + i * kSimPageGranularity), kSimPageGranularity, prot);
+  }
+}
+
+void SimulatedDevice::launch_with_device_access(Stream s, std::function<void()> fn) {
+  const int32_t index = s.device.index;
+  launch(s, [this, index, fn = std::move(fn)] {
+    std::lock_guard<std::mutex> g(mem_mu_);
+    protect_device_locked(index, PROT_READ | PROT_WRITE);
+    try {
+      fn();
+    } catch (const std::exception& e) {
+      violation(str("kernel on device ", index, " threw: ", e.what()));
+    }
+    protect_device_locked(index, PROT_NONE);
+  });
+}
+
 void SimulatedDevice::enqueue_copy(void* dst, const void* src, size_t n, bool dst_dev,
                                    bool src_dev, Stream s, int fill_value) {
   const int32_t index = s.device.index;

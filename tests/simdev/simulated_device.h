@@ -123,6 +123,19 @@ class SimulatedDevice final : public DeviceBackend {
   void copy_device_to_host(void* dst, const void* src, size_t n, Stream s);
   void copy_device_to_device(void* dst, const void* src, size_t n, Stream s);
   void fill(void* dst, uint8_t value, size_t n, Stream s);
+  // Queues fn on s; while it runs every allocated page of s's device (whole
+  // segments, mapped pages of reservations) is open for reading and
+  // writing, so an emulated kernel can touch device memory; everything
+  // else, and those pages before and after, stays PROT_NONE. A throwing fn
+  // is a violation.
+  void launch_with_device_access(Stream s, std::function<void()> fn);
+
+  // ---- kernels ---------------------------------------------------------------
+  // What kernels() returns (nullptr, the default: no kernels, every op on
+  // the device fails with TSR_ERR_UNSUPPORTED). Not owned; must outlive
+  // its use.
+  void set_kernels(DeviceKernels* kernels) { kernels_ = kernels; }
+  DeviceKernels* kernels() override { return kernels_; }
 
   // ---- test controls --------------------------------------------------------
   // Stops s's worker before its next work item (the one running finishes).
@@ -170,6 +183,8 @@ class SimulatedDevice final : public DeviceBackend {
   Region* find_region_locked(uintptr_t p, uintptr_t* base);
   Region* pages_locked(int32_t index, uintptr_t p, size_t bytes, bool mapped, size_t* first);
   bool accessible_locked(int32_t index, uintptr_t p, size_t n);
+  // Opens (prot) every allocated page of device index; mem_mu_ held.
+  void protect_device_locked(int32_t index, int prot);
   void enqueue_copy(void* dst, const void* src, size_t n, bool dst_dev, bool src_dev, Stream s,
                     int fill_value);
   void run_copy(int32_t index, void* dst, const void* src, size_t n, bool dst_dev, bool src_dev,
@@ -183,6 +198,7 @@ class SimulatedDevice final : public DeviceBackend {
   void violation(std::string what) noexcept;
 
   const int32_t device_count_;
+  DeviceKernels* kernels_ = nullptr;
 
   // Streams and events; one condition variable for every state change.
   std::mutex mu_;

@@ -1,0 +1,59 @@
+/* tessera/device.h — moving tensors between devices (Tensor.to(device),
+ * Tensor.copy_ across devices, Tensor.pin_memory, Tensor.is_pinned).
+ *
+ * Devices are (device_type, device_index) as everywhere in tessera:
+ * TSR_DEVICE_CPU, TSR_DEVICE_CUDA (the libtessera_cuda.so plugin, loaded on
+ * first use), TSR_DEVICE_CUDA_HOST (pinned host memory: page-locked CPU
+ * memory the device copies from asynchronously). Copies use the calling
+ * thread's current stream of the device side (tessera/stream.h).
+ *
+ * Common statuses, not repeated: TSR_ERR_INVALID_ARGUMENT for NULL handles
+ * or outs, or a device type outside the enum; TSR_ERR_UNSUPPORTED for a
+ * device with no backend in this process (CUDA without the plugin or
+ * driver: the loader's message says which) or an index it does not have.
+ * Out parameters are written only on TSR_OK; on failure nothing changes.
+ */
+#ifndef TESSERA_DEVICE_H
+#define TESSERA_DEVICE_H
+
+#include "types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* torch.Tensor.to(device, non_blocking=non_blocking). When t is already on
+ * the device, *out is a new handle onto the same tensor (same storage, no
+ * copy), as PyTorch returns self. Otherwise a copy with t's sizes and
+ * dtype: t's strides when t is non-overlapping and dense (preserve_format,
+ * channels_last included), else contiguous. Differentiable: the copy's
+ * grad_fn is ToCopyBackward0 and the gradient goes back to t's device.
+ * non_blocking != 0 with a pinned source (or a pinned destination) queues
+ * the copy on the current stream and returns at once; the pinned source
+ * stays alive until the copy has completed even if released. From pageable
+ * memory the copy is synchronous, as in PyTorch. *out: a new handle,
+ * released with tsr_tensor_release. */
+TSR_API tsr_status tsr_to_device(const tsr_tensor* t, tsr_device_type device_type,
+                                 int32_t device_index, int non_blocking, tsr_tensor** out);
+
+/* torch.Tensor.pin_memory(): a copy of t (on the host) in pinned memory
+ * (TSR_DEVICE_CUDA_HOST, index 0) with t's strides when dense, else
+ * contiguous. TSR_ERR_INVALID_ARGUMENT when t is not host memory (PyTorch:
+ * "cannot pin 'torch.cuda.FloatTensor' only dense CPU tensors can be
+ * pinned"); TSR_ERR_UNSUPPORTED when no pinned-memory backend is
+ * registered (no CUDA plugin). *out: a new handle. */
+TSR_API tsr_status tsr_pin_memory(const tsr_tensor* t, tsr_tensor** out);
+
+/* torch.Tensor.is_pinned(): *out = 1 when t's memory is pinned host
+ * memory, else 0 (device tensors included). */
+TSR_API tsr_status tsr_is_pinned(const tsr_tensor* t, int* out);
+
+/* The non-blocking copies' pinned sources still held (a diagnostic for
+ * tests): those whose copy has completed are released first. */
+TSR_API tsr_status tsr_pending_pinned_copies(size_t* out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TESSERA_DEVICE_H */

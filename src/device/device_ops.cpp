@@ -1,0 +1,406 @@
+#include "device/device_ops.h"
+
+#include <cmath>
+
+#include "core/device_allocator.h"
+#include "core/dtype.h"
+#include "core/error.h"
+#include "core/factory.h"
+#include "core/layout.h"
+#include "core/views.h"
+#include "cpu/kernels/around.h"
+#include "cpu/kernels/elementwise.h"
+#include "cpu/kernels/linear.h"
+#include "cpu/kernels/matmul.h"
+#include "cpu/kernels/reduce.h"
+#include "device/kernel_args.h"
+
+namespace tsr::device {
+
+DeviceKernels& kernels_for(Device d) {
+  DeviceKernels* k = backend_for(d).kernels();
+  TSR_CHECK(k, TSR_ERR_UNSUPPORTED, "device ", device_name(d), " has no kernels");
+  return *k;
+}
+
+tsr_dtype compute_dtype(tsr_dtype d) {
+  return d == TSR_FLOAT16 || d == TSR_BFLOAT16 ? TSR_FLOAT32 : d;
+}
+
+namespace {
+
+Stream stream_of(const Tensor& t) { return current_stream(t.device()); }
+
+// A fresh tensor with TensorIterator's layout for outputs computed from
+// these inputs (kernels::output_strides).
+Tensor new_output(const Shape& sizes, const std::vector<const Tensor*>& inputs, tsr_dtype dtype,
+                  Device device) {
+  return empty_strided(sizes, kernels::output_strides(sizes, inputs), dtype, device);
+}
+
+}  // namespace
+
+void copy_into(DeviceKernels& k, const Tensor& dst, const Tensor& src) {
+  const Stream s = stream_of(dst);
+  for_each_launch(dst.sizes(), {operand(dst), operand(src)},
+                  {dst.strides(), broadcast_strides(src, dst.sizes())},
+                  [&](const KernelShape& shape, const std::vector<KernelOperand>& ops) {
+                    k.copy(shape, ops[0], ops[1], s);
+                  });
+}
+
+Tensor copy(DeviceKernels& k, const Tensor& t, tsr_dtype dtype, tsr_memory_format fmt) {
+  Tensor out = empty_like(t, dtype, fmt);
+  copy_into(k, out, t);
+  return out;
+}
+
+Tensor contiguous(DeviceKernels& k, const Tensor& t, tsr_dtype dtype) {
+  if (t.dtype() == dtype && is_contiguous_strides(t.sizes(), t.strides())) return t;
+  return copy(k, t, dtype, TSR_CONTIGUOUS_FORMAT);
+}
+
+void fill(DeviceKernels& k, const Tensor& dst, double value) {
+  const Stream s = stream_of(dst);
+  for_each_launch(dst.sizes(), {operand(dst)}, {dst.strides()},
+                  [&](const KernelShape& shape, const std::vector<KernelOperand>& ops) {
+                    k.fill(shape, ops[0], value, s);
+                  });
+}
+
+Tensor zeros(DeviceKernels& k, const Shape& sizes, tsr_dtype dtype, Device device) {
+  Tensor out = empty(sizes, dtype, TSR_CONTIGUOUS_FORMAT, device);
+  fill(k, out, 0.0);
+  return out;
+}
+
+void unary_into(DeviceKernels& k, UnaryKernel op, const Tensor& out, const Tensor& in, double alpha) {
+  const Stream s = stream_of(out);
+  const tsr_dtype compute = compute_dtype(out.dtype());
+  for_each_launch(out.sizes(), {operand(out), operand(in)},
+                  {out.strides(), broadcast_strides(in, out.sizes())},
+                  [&](const KernelShape& shape, const std::vector<KernelOperand>& ops) {
+                    k.unary(op, shape, ops[0], ops[1], alpha, compute, s);
+                  });
+}
+
+Tensor unary(DeviceKernels& k, UnaryKernel op, const Tensor& in, double alpha, tsr_dtype out_dtype) {
+  Tensor out = new_output(in.sizes(), {&in}, out_dtype, in.device());
+  unary_into(k, op, out, in, alpha);
+  return out;
+}
+
+void binary_into(DeviceKernels& k, BinaryKernel op, const Tensor& out, const Tensor& a,
+                 const Tensor& b, double alpha) {
+  const Stream s = stream_of(out);
+  const tsr_dtype compute = compute_dtype(out.dtype());
+  for_each_launch(out.sizes(), {operand(out), operand(a), operand(b)},
+                  {out.strides(), broadcast_strides(a, out.sizes()), broadcast_strides(b, out.sizes())},
+                  [&](const KernelShape& shape, const std::vector<KernelOperand>& ops) {
+                    k.binary(op, shape, ops[0], ops[1], ops[2], alpha, compute, s);
+                  });
+}
+
+Tensor binary(DeviceKernels& k, BinaryKernel op, const Tensor& a, const Tensor& b, double alpha,
+              tsr_dtype out_dtype) {
+  const Shape sizes = broadcast_shapes(a.sizes(), b.sizes());
+  Tensor out = new_output(sizes, {&a, &b}, out_dtype, a.device());
+  binary_into(k, op, out, a, b, alpha);
+  return out;
+}
+
+namespace {
+
+// One reduction call: kept dims (outer) against reduced dims (inner), each
+// coalesced on its own. indices: Max's int64 output, else undefined.
+void reduce_into(DeviceKernels& k, ReduceKernel op, const Tensor& t, const std::vector<bool>& mask,
+                 const Tensor& out, const Tensor& indices, double scale) {
+  // out's strides over t's kept dims: with keepdim out has every dim (the
+  // reduced ones of size 1), without it only the kept ones, in order.
+  Shape outer_sizes, in_outer, out_outer, inner_sizes, in_inner;
+  const bool keepdim = out.ndim() == t.ndim();
+  int64_t od = 0;
+  for (int64_t d = 0; d < t.ndim(); ++d) {
+    if (mask[d]) {
+      inner_sizes.push_back(t.sizes()[d]);
+      in_inner.push_back(t.strides()[d]);
+      if (keepdim) ++od;
+      continue;
+    }
+    outer_sizes.push_back(t.sizes()[d]);
+    in_outer.push_back(t.strides()[d]);
+    out_outer.push_back(out.strides()[od++]);
+  }
+  // indices is laid out as out (both fresh and contiguous).
+  Iteration outer = coalesce(outer_sizes, {out_outer, in_outer});
+  Iteration inner = coalesce(inner_sizes, {in_inner});
+  if (checked_numel(outer.sizes) == 0) return;
+  TSR_CHECK(outer.sizes.size() <= size_t(kMaxKernelDims) && inner.sizes.size() <= size_t(kMaxKernelDims),
+            TSR_ERR_UNSUPPORTED, "reduction over a layout of more than ", kMaxKernelDims,
+            " dims on ", device_name(t.device()));
+  ReduceArgs args{};
+  args.outer = kernel_shape(outer.sizes);
+  args.out = kernel_operand(static_cast<char*>(out.data_ptr()), out.dtype(), outer.strides[0]);
+  args.indices = indices.defined()
+                     ? kernel_operand(static_cast<char*>(indices.data_ptr()), TSR_INT64, outer.strides[0])
+                     : kernel_operand(nullptr, TSR_INT64, {});
+  args.inner = kernel_shape(inner.sizes);
+  args.in = kernel_operand(static_cast<char*>(t.data_ptr()), t.dtype(), outer.strides[1]);
+  for (size_t d = 0; d < inner.sizes.size(); ++d) args.in_inner_strides[d] = inner.strides[0][d];
+  args.scale = scale;
+  k.reduce(op, args, stream_of(t));
+}
+
+}  // namespace
+
+Tensor reduce_sum(DeviceKernels& k, const Tensor& t, const std::vector<bool>& mask, bool keepdim,
+                  double scale, tsr_dtype out_dtype) {
+  Tensor out = empty(kernels::reduced_sizes(t.sizes(), mask, keepdim), out_dtype,
+                     TSR_CONTIGUOUS_FORMAT, t.device());
+  reduce_into(k, ReduceKernel::Sum, t, mask, out, Tensor(), scale);
+  return out;
+}
+
+Tensor sum(DeviceKernels& k, const Tensor& t, const std::vector<bool>& mask, bool keepdim) {
+  return reduce_sum(k, t, mask, keepdim, 1.0, kernels::sum_result_dtype(t.dtype()));
+}
+
+Tensor mean(DeviceKernels& k, const Tensor& t, const std::vector<bool>& mask, bool keepdim) {
+  TSR_CHECK(is_floating(t.dtype()), TSR_ERR_DTYPE_MISMATCH,
+            "mean(): could not infer output dtype. Input dtype must be either a floating point or "
+            "complex dtype. Got: ", dtype_name(t.dtype()));
+  int64_t count = 1;
+  for (int64_t d = 0; d < t.ndim(); ++d)
+    if (mask[d]) count *= t.sizes()[d];
+  // 0/0 is NaN, as torch's mean of nothing.
+  const double scale = count == 0 ? std::nan("") : 1.0 / double(count);
+  return reduce_sum(k, t, mask, keepdim, scale, t.dtype());
+}
+
+std::pair<Tensor, Tensor> max_dim(DeviceKernels& k, const Tensor& t, int64_t dim, bool keepdim) {
+  const int64_t n = t.ndim();
+  dim = wrap_dim(dim, n);
+  const int64_t len = n == 0 ? 1 : t.sizes()[dim];
+  TSR_CHECK(len > 0, TSR_ERR_SHAPE_MISMATCH, "max(): Expected reduction dim ", dim,
+            " to have non-zero size.");
+  std::vector<bool> mask(n, false);
+  if (n > 0) mask[dim] = true;
+  const Shape sizes = kernels::reduced_sizes(t.sizes(), mask, keepdim);
+  Tensor values = empty(sizes, t.dtype(), TSR_CONTIGUOUS_FORMAT, t.device());
+  Tensor indices = empty(sizes, TSR_INT64, TSR_CONTIGUOUS_FORMAT, t.device());
+  reduce_into(k, ReduceKernel::Max, t, mask, values, indices, 1.0);
+  return {values, indices};
+}
+
+Tensor sum_to_size(DeviceKernels& k, const Tensor& t, const Shape& sizes) {
+  const int64_t lead = t.ndim() - int64_t(sizes.size());
+  TSR_CHECK(lead >= 0, TSR_ERR_INTERNAL, "sum_to_size: ", t.sizes(), " to ", sizes);
+  std::vector<bool> mask(t.ndim(), false);
+  for (int64_t d = 0; d < t.ndim(); ++d)
+    mask[d] = d < lead || (sizes[d - lead] == 1 && t.sizes()[d] != 1);
+  Tensor kept = reduce_sum(k, t, mask, true, 1.0, t.dtype());
+  // The leading dims are 1 now: drop them (a view of the fresh result).
+  Shape strides(kept.strides().begin() + lead, kept.strides().end());
+  return make_view(kept, sizes, strides, kept.storage_offset());
+}
+
+Tensor softmax(DeviceKernels& k, const Tensor& t0, int64_t dim, bool log) {
+  dispatch_floating(t0.dtype(), log ? "log_softmax" : "softmax", []<typename T>() {});
+  dim = wrap_dim(dim, t0.ndim());
+  Tensor t = contiguous(k, t0, t0.dtype());
+  Tensor out = empty(t.sizes(), t.dtype(), TSR_CONTIGUOUS_FORMAT, t.device());
+  if (t.numel() == 0) return out;
+  const kernels::Around a = kernels::around(t.sizes(), dim);
+  k.softmax(log, out.data_ptr(), t.data_ptr(), t.dtype(), a.outer, a.len, a.inner, stream_of(t));
+  return out;
+}
+
+Tensor log_softmax_backward(DeviceKernels& k, const Tensor& grad, const Tensor& output, int64_t dim) {
+  dim = wrap_dim(dim, output.ndim());
+  Tensor g = contiguous(k, grad, output.dtype());
+  Tensor y = contiguous(k, output, output.dtype());
+  Tensor out = empty(output.sizes(), output.dtype(), TSR_CONTIGUOUS_FORMAT, output.device());
+  if (out.numel() == 0) return out;
+  const kernels::Around a = kernels::around(y.sizes(), dim);
+  k.log_softmax_backward(out.data_ptr(), g.data_ptr(), y.data_ptr(), y.dtype(), a.outer, a.len,
+                         a.inner, stream_of(out));
+  return out;
+}
+
+namespace {
+// kernels::nll_loss's checks and messages (src/cpu/kernels/nn.cpp).
+void check_nll_args(const Tensor& logp, const Tensor& target) {
+  TSR_CHECK(logp.ndim() == 2, TSR_ERR_SHAPE_MISMATCH,
+            "cross_entropy: expected logits of 2 dims [N, C], got ", logp.sizes());
+  TSR_CHECK(target.ndim() == 1 && target.sizes()[0] == logp.sizes()[0], TSR_ERR_SHAPE_MISMATCH,
+            "Expected input batch_size (", logp.sizes()[0], ") to match target batch_size (",
+            target.ndim() == 1 ? target.sizes()[0] : -1, "); target sizes ", target.sizes());
+  TSR_CHECK(target.dtype() == TSR_INT64, TSR_ERR_DTYPE_MISMATCH,
+            "cross_entropy: expected target of dtype int64 (class indices), got ",
+            dtype_name(target.dtype()));
+  dispatch_floating(logp.dtype(), "cross_entropy", []<typename T>() {});
+}
+}  // namespace
+
+Tensor nll_loss(DeviceKernels& k, const Tensor& logp0, const Tensor& target0) {
+  check_nll_args(logp0, target0);
+  Tensor logp = contiguous(k, logp0, logp0.dtype());
+  Tensor target = contiguous(k, target0, TSR_INT64);
+  Tensor out = empty({}, logp.dtype(), TSR_CONTIGUOUS_FORMAT, logp.device());
+  k.nll_loss(out.data_ptr(), logp.data_ptr(), target.data<int64_t>(), logp.dtype(), logp.sizes()[0],
+             logp.sizes()[1], stream_of(out));
+  return out;
+}
+
+Tensor nll_loss_backward(DeviceKernels& k, const Tensor& grad, const Shape& logp_sizes,
+                         const Tensor& target0) {
+  Tensor target = contiguous(k, target0, TSR_INT64);
+  Tensor out = empty(logp_sizes, grad.dtype(), TSR_CONTIGUOUS_FORMAT, grad.device());
+  if (out.numel() == 0) return out;
+  k.nll_loss_backward(out.data_ptr(), grad.data_ptr(), target.data<int64_t>(), grad.dtype(),
+                      logp_sizes[0], logp_sizes[1], stream_of(out));
+  return out;
+}
+
+Tensor bernoulli_noise(DeviceKernels& k, const Shape& sizes, tsr_dtype dtype, Device device,
+                       double p, uint64_t seed, uint64_t start) {
+  Tensor noise = empty(sizes, dtype, TSR_CONTIGUOUS_FORMAT, device);
+  if (noise.numel() == 0) return noise;
+  // ops/dropout.cpp's constants: kept when (word >> 8) < ceil((1-p) 2^24).
+  const double keep = 1.0 - p, scale = p < 1.0 ? 1.0 / keep : 0.0;
+  const uint32_t threshold = uint32_t(std::ceil(keep * 0x1p24));
+  k.bernoulli_noise(noise.data_ptr(), dtype, noise.numel(), seed, start, threshold, scale,
+                    current_stream(device));
+  return noise;
+}
+
+namespace {
+
+// A matrix operand of gemm: rows x cols with its two strides, usable as it
+// is when one stride is 1 and the other spans the unit-stride side (BLAS's
+// leading-dimension rule); a size-1 side's stride is free, so it is set to
+// whatever makes the matrix usable.
+struct MatrixStrides {
+  int64_t row, col;
+};
+bool usable(MatrixStrides& m, int64_t rows, int64_t cols) {
+  if (cols == 1 && m.row >= 1) m.col = 1;
+  if (rows == 1 && m.col >= 1 && m.col != 1) m.row = 1;
+  if (m.col == 1) return m.row >= std::max<int64_t>(1, cols) || rows == 1;
+  if (m.row == 1) return m.col >= std::max<int64_t>(1, rows) || cols == 1;
+  return false;
+}
+
+// gemm over the batch dims of out: a, b expanded to batch + their matrix
+// sizes, out contiguous batch + [m, n]. The batch dims are coalesced; any
+// left beyond one are looped over here, one gemm call each.
+void batched_gemm(DeviceKernels& k, Tensor a, Tensor b, const Tensor& out, const Shape& batch,
+                  double beta) {
+  const int64_t nb = int64_t(batch.size());
+  const int64_t m = out.sizes()[nb], n = out.sizes()[nb + 1], kk = a.sizes().back();
+  MatrixStrides sa{a.strides()[nb], a.strides()[nb + 1]};
+  MatrixStrides sb{b.strides()[nb], b.strides()[nb + 1]};
+  if (!usable(sa, m, kk)) {
+    a = contiguous(k, a, a.dtype());
+    sa = {kk, 1};
+  }
+  if (!usable(sb, kk, n)) {
+    b = contiguous(k, b, b.dtype());
+    sb = {n, 1};
+  }
+  Shape ab(a.strides().begin(), a.strides().begin() + nb);
+  Shape bb(b.strides().begin(), b.strides().begin() + nb);
+  Shape cb(out.strides().begin(), out.strides().begin() + nb);
+  GemmArgs g{};
+  g.dtype = out.dtype();
+  g.m = m, g.n = n, g.k = kk;
+  g.a_row_stride = sa.row, g.a_col_stride = sa.col;
+  g.b_row_stride = sb.row, g.b_col_stride = sb.col;
+  g.c_row_stride = n;
+  g.alpha = 1.0, g.beta = beta;
+  const Stream s = stream_of(out);
+  const int64_t es = element_size(out.dtype());
+  // The innermost batch dim goes to the kernel; the rest (after coalescing)
+  // are this loop's.
+  Iteration it = coalesce(batch, {ab, bb, cb});
+  if (checked_numel(it.sizes) == 0) return;
+  const size_t loops = it.sizes.empty() ? 0 : it.sizes.size() - 1;
+  g.batch = it.sizes.empty() ? 1 : it.sizes.back();
+  g.a_batch_stride = it.sizes.empty() ? 0 : it.strides[0].back();
+  g.b_batch_stride = it.sizes.empty() ? 0 : it.strides[1].back();
+  g.c_batch_stride = it.sizes.empty() ? m * n : it.strides[2].back();
+  Shape index(loops, 0);
+  while (true) {
+    int64_t oa = 0, ob = 0, oc = 0;
+    for (size_t d = 0; d < loops; ++d) {
+      oa += index[d] * it.strides[0][d];
+      ob += index[d] * it.strides[1][d];
+      oc += index[d] * it.strides[2][d];
+    }
+    g.a = static_cast<const char*>(a.data_ptr()) + oa * es;
+    g.b = static_cast<const char*>(b.data_ptr()) + ob * es;
+    g.c = static_cast<char*>(out.data_ptr()) + oc * es;
+    k.gemm(g, s);
+    size_t d = loops;
+    while (d > 0 && ++index[d - 1] == it.sizes[d - 1]) index[--d] = 0;
+    if (d == 0) return;
+  }
+}
+
+// t expanded to `sizes` (a view; stride 0 on broadcast dims).
+Tensor expanded(const Tensor& t, const Shape& sizes) {
+  return make_view(t, sizes, broadcast_strides(t, sizes), t.storage_offset());
+}
+
+}  // namespace
+
+Tensor matmul(DeviceKernels& k, const Tensor& a, const Tensor& b) {
+  // kernels::matmul's checks and messages.
+  TSR_CHECK(a.dtype() == b.dtype(), TSR_ERR_DTYPE_MISMATCH, "expected scalar type ",
+            dtype_name(a.dtype()), " but found ", dtype_name(b.dtype()));
+  TSR_CHECK(a.dtype() == TSR_FLOAT32 || a.dtype() == TSR_FLOAT64, TSR_ERR_DTYPE_MISMATCH,
+            "matmul supports float32 and float64 in this version, got ", dtype_name(a.dtype()));
+  const Shape out_sizes = kernels::matmul_sizes(a.sizes(), b.sizes());
+  Tensor a2 = a.ndim() == 1 ? views::unsqueeze(a, 0) : a;
+  Tensor b2 = b.ndim() == 1 ? views::unsqueeze(b, 1) : b;
+  const int64_t M = a2.sizes()[a2.ndim() - 2], N = b2.sizes().back(), K = a2.sizes().back();
+  const Shape batch(out_sizes.begin(),
+                    out_sizes.begin() + (int64_t(out_sizes.size()) - (a.ndim() > 1) - (b.ndim() > 1)));
+  Shape full = batch, ea = batch, eb = batch;
+  full.insert(full.end(), {M, N});
+  ea.insert(ea.end(), {M, K});
+  eb.insert(eb.end(), {K, N});
+  Tensor out = empty(full, a.dtype(), TSR_CONTIGUOUS_FORMAT, a.device());
+  if (out.numel() > 0) {
+    if (K == 0) fill(k, out, 0.0);
+    else batched_gemm(k, expanded(a2, ea), expanded(b2, eb), out, batch, 0.0);
+  }
+  return make_view(out, out_sizes, contiguous_strides(out_sizes), 0);
+}
+
+Tensor linear(DeviceKernels& k, const Tensor& x, const Tensor& w, const Tensor& bias) {
+  const Shape out_sizes = kernels::linear_sizes(x, w, bias);
+  const int64_t K = x.sizes().back(), N = w.sizes()[0];
+  const int64_t M = checked_numel(Shape(x.sizes().begin(), x.sizes().end() - 1));
+  Tensor out = empty({M, N}, x.dtype(), TSR_CONTIGUOUS_FORMAT, x.device());
+  Tensor result = make_view(out, out_sizes, contiguous_strides(out_sizes), 0);
+  if (out.numel() == 0) return result;
+  if (bias.defined()) copy_into(k, result, bias);
+  if (K == 0) {
+    if (!bias.defined()) fill(k, out, 0.0);
+    return result;
+  }
+  // x as rows [M, K]: a view when its strides allow (torch's reshape).
+  Tensor rows;
+  if (auto strides = views::compute_stride(x.sizes(), x.strides(), {M, K}))
+    rows = make_view(x, {M, K}, *strides, x.storage_offset());
+  else
+    rows = make_view(contiguous(k, x, x.dtype()), {M, K}, {K, 1}, 0);
+  // weight^T [K, N]: the same memory read by swapped strides, never copied
+  // unless neither stride is 1.
+  Tensor wt = make_view(w, {K, N}, {w.strides()[1], w.strides()[0]}, w.storage_offset());
+  batched_gemm(k, rows, wt, out, {}, bias.defined() ? 1.0 : 0.0);
+  return result;
+}
+
+}  // namespace tsr::device

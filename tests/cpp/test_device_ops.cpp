@@ -1,0 +1,247 @@
+// The kernel arguments src/device/ builds: a DeviceKernels double records
+// each call, and the tests check shapes, strides, dtypes and gemm operands
+// against what each op must give.
+#include <gtest/gtest.h>
+
+#include "core/factory.h"
+#include "core/layout.h"
+#include "core/views.h"
+#include "device/device_ops.h"
+#include "device/kernel_args.h"
+#include "device_test_util.h"
+#include "ops/math.h"
+#include "ops/inplace.h"
+#include "ops/layout.h"
+#include "ops/nn_functional.h"
+#include "ops/views.h"
+
+namespace tsr::devtest {
+namespace {
+using device::coalesce;
+using device::Iteration;
+
+class DeviceOpsTest : public DeviceFixture {
+ protected:
+  DeviceOpsTest() : DeviceFixture(&rec) {}
+  RecordingKernels rec;
+  Tensor dev(const Shape& sizes, tsr_dtype d = TSR_FLOAT32, tsr_memory_format f = TSR_CONTIGUOUS_FORMAT) {
+    return empty(sizes, d, f, sim_device());
+  }
+};
+
+Shape strides_of(const KernelShape& s, const KernelOperand& op) {
+  return Shape(op.strides, op.strides + s.ndim);
+}
+Shape sizes_of(const KernelShape& s) { return Shape(s.sizes, s.sizes + s.ndim); }
+
+TEST(KernelArgs, CoalescesOnlyWhatEveryOperandAllows) {
+  // Contiguous and contiguous: one dim.
+  Iteration a = coalesce({4, 5, 6}, {{30, 6, 1}, {30, 6, 1}});
+  EXPECT_EQ(a.sizes, Shape({120}));
+  // One operand transposed in its last two dims: those stay apart.
+  Iteration b = coalesce({4, 5, 6}, {{30, 6, 1}, {30, 1, 5}});
+  EXPECT_EQ(b.sizes, Shape({4, 5, 6}));
+  // Size-1 dims vanish; a broadcast (stride 0) outer dim stays its own.
+  Iteration c = coalesce({3, 1, 4}, {{4, 4, 1}, {0, 0, 1}});
+  EXPECT_EQ(c.sizes, Shape({3, 4}));
+  EXPECT_EQ(c.strides[1], Shape({0, 1}));
+  // Empty: kept as given, nothing launched.
+  Iteration e = coalesce({2, 0}, {{0, 1}});
+  EXPECT_EQ(e.sizes, Shape({2, 0}));
+}
+
+TEST_F(DeviceOpsTest, ContiguousBinaryIsOneFlatDim) {
+  Tensor a = dev({4, 5}), b = dev({4, 5});
+  Tensor out = ops::add(a, b);
+  ASSERT_EQ(rec.calls.size(), 1u);
+  const KernelCall c = rec.calls[0];
+  EXPECT_EQ(c.what, "binary");
+  EXPECT_EQ(sizes_of(c.shape), Shape({20}));
+  for (const KernelOperand& op : c.operands) EXPECT_EQ(strides_of(c.shape, op), Shape({1}));
+  EXPECT_EQ(c.operands[0].data, out.data_ptr());
+  EXPECT_EQ(c.operands[1].data, a.data_ptr());
+  EXPECT_EQ(c.alpha, 1.0);
+  EXPECT_EQ(out.device(), sim_device());
+}
+
+TEST_F(DeviceOpsTest, BroadcastOperandGetsStrideZeroAndPromotion) {
+  Tensor a = dev({4, 5}, TSR_FLOAT32), b = dev({5}, TSR_FLOAT64);
+  Tensor out = ops::mul(a, b);
+  EXPECT_EQ(out.dtype(), TSR_FLOAT64);
+  ASSERT_EQ(rec.calls.size(), 1u);
+  const KernelCall c = rec.calls[0];
+  EXPECT_EQ(sizes_of(c.shape), Shape({4, 5}));
+  EXPECT_EQ(strides_of(c.shape, c.operands[2]), Shape({0, 1}));
+  EXPECT_EQ(c.operands[1].dtype, TSR_FLOAT32);
+  EXPECT_EQ(c.operands[2].dtype, TSR_FLOAT64);
+  EXPECT_EQ(c.compute, TSR_FLOAT64);
+}
+
+TEST_F(DeviceOpsTest, HalfComputesInFloat) {
+  Tensor a = dev({3}, TSR_BFLOAT16);
+  Tensor out = ops::mul_scalar(a, 2.0);
+  ASSERT_EQ(rec.calls.size(), 1u);
+  EXPECT_EQ(rec.calls[0].compute, TSR_FLOAT32);
+  EXPECT_EQ(rec.calls[0].alpha, 2.0);
+  EXPECT_EQ(out.dtype(), TSR_BFLOAT16);
+}
+
+TEST_F(DeviceOpsTest, ChannelsLastCopyCoalescesSpatialDims) {
+  Tensor x = dev({2, 3, 4, 5}, TSR_FLOAT32, TSR_CHANNELS_LAST);
+  Tensor y = ops::contiguous(x, TSR_CONTIGUOUS_FORMAT);
+  ASSERT_EQ(rec.calls.size(), 1u);
+  const KernelCall c = rec.calls[0];
+  EXPECT_EQ(c.what, "copy");
+  EXPECT_EQ(sizes_of(c.shape), Shape({2, 3, 20}));
+  EXPECT_EQ(strides_of(c.shape, c.operands[0]), Shape({60, 20, 1}));
+  EXPECT_EQ(strides_of(c.shape, c.operands[1]), Shape({60, 1, 3}));
+  EXPECT_TRUE(is_contiguous_strides(y.sizes(), y.strides()));
+  // An elementwise op keeps channels_last (TensorIterator's layout).
+  rec.calls.clear();
+  Tensor z = ops::relu(x);
+  EXPECT_TRUE(is_channels_last_contiguous(z.sizes(), z.strides()));
+  // No dim is reordered: the same grouping as the copy above.
+  EXPECT_EQ(sizes_of(rec.calls.at(0).shape), Shape({2, 3, 20}));
+}
+
+TEST_F(DeviceOpsTest, TransposedGemmOperandsGoWithoutCopies) {
+  Tensor a = dev({3, 4}), w = dev({5, 4});
+  Tensor out = ops::matmul(a, views::t(w));
+  ASSERT_EQ(rec.of("copy").size(), 0u);
+  ASSERT_EQ(rec.of("gemm").size(), 1u);
+  const GemmArgs g = rec.of("gemm")[0].gemm;
+  EXPECT_EQ(g.m, 3);
+  EXPECT_EQ(g.n, 5);
+  EXPECT_EQ(g.k, 4);
+  EXPECT_EQ(g.a, a.data_ptr());
+  EXPECT_EQ(g.a_row_stride, 4);
+  EXPECT_EQ(g.a_col_stride, 1);
+  EXPECT_EQ(g.b, w.data_ptr());
+  EXPECT_EQ(g.b_row_stride, 1);
+  EXPECT_EQ(g.b_col_stride, 4);
+  EXPECT_EQ(g.c, out.data_ptr());
+  EXPECT_EQ(g.beta, 0.0);
+  EXPECT_EQ(out.sizes(), Shape({3, 5}));
+}
+
+TEST_F(DeviceOpsTest, OperandWithoutUnitStrideIsCopied) {
+  Tensor big = dev({3, 8});
+  Tensor a = views::slice(big, 1, 0, 8, 2);  // [3, 4], strides (8, 2)
+  Tensor b = dev({4, 2});
+  ops::matmul(a, b);
+  ASSERT_EQ(rec.of("copy").size(), 1u);
+  const KernelCall c = rec.of("copy")[0];
+  EXPECT_EQ(c.operands[1].data, a.data_ptr());
+  const GemmArgs g = rec.of("gemm").at(0).gemm;
+  EXPECT_EQ(g.a, c.operands[0].data);  // the copy feeds gemm
+  EXPECT_EQ(g.a_row_stride, 4);
+  EXPECT_EQ(g.a_col_stride, 1);
+}
+
+TEST_F(DeviceOpsTest, BatchedMatmulBroadcastsBatchByStrideZero) {
+  Tensor a = dev({2, 3, 4}), b = dev({4, 5});
+  Tensor out = ops::matmul(a, b);
+  ASSERT_EQ(rec.of("gemm").size(), 1u);
+  const GemmArgs g = rec.of("gemm")[0].gemm;
+  EXPECT_EQ(g.batch, 2);
+  EXPECT_EQ(g.a_batch_stride, 12);
+  EXPECT_EQ(g.b_batch_stride, 0);
+  EXPECT_EQ(g.c_batch_stride, 15);
+  EXPECT_EQ(out.sizes(), Shape({2, 3, 5}));
+}
+
+TEST_F(DeviceOpsTest, LinearCopiesBiasThenGemmWithBetaOne) {
+  Tensor x = dev({6, 4}), w = dev({3, 4}), bias = dev({3});
+  Tensor y = ops::linear(x, w, bias);
+  ASSERT_EQ(rec.calls.size(), 2u);
+  EXPECT_EQ(rec.calls[0].what, "copy");
+  EXPECT_EQ(strides_of(rec.calls[0].shape, rec.calls[0].operands[1]), Shape({0, 1}));
+  const GemmArgs g = rec.calls[1].gemm;
+  EXPECT_EQ(g.beta, 1.0);
+  EXPECT_EQ(g.b, w.data_ptr());  // weight^T read by strides
+  EXPECT_EQ(g.b_row_stride, 1);
+  EXPECT_EQ(g.b_col_stride, 4);
+  EXPECT_EQ(y.sizes(), Shape({6, 3}));
+}
+
+TEST_F(DeviceOpsTest, MeanOverDimGivesReduceArgs) {
+  Tensor x = dev({4, 5, 6});
+  Tensor m = ops::mean(x, {1}, false);
+  ASSERT_EQ(rec.of("reduce").size(), 1u);
+  const ReduceArgs r = rec.of("reduce")[0].reduce;
+  EXPECT_EQ(Shape(r.outer.sizes, r.outer.sizes + r.outer.ndim), Shape({4, 6}));
+  EXPECT_EQ(Shape(r.out.strides, r.out.strides + 2), Shape({6, 1}));
+  EXPECT_EQ(Shape(r.in.strides, r.in.strides + 2), Shape({30, 1}));
+  EXPECT_EQ(Shape(r.inner.sizes, r.inner.sizes + r.inner.ndim), Shape({5}));
+  EXPECT_EQ(r.in_inner_strides[0], 6);
+  EXPECT_DOUBLE_EQ(r.scale, 1.0 / 5);
+  EXPECT_EQ(r.indices.data, nullptr);
+  EXPECT_EQ(m.sizes(), Shape({4, 6}));
+}
+
+TEST_F(DeviceOpsTest, ArgmaxGivesIndices) {
+  Tensor x = dev({4, 10});
+  Tensor i = ops::argmax(x, 1, false);
+  const ReduceArgs r = rec.of("reduce").at(0).reduce;
+  EXPECT_EQ(r.indices.data, i.data_ptr());
+  EXPECT_EQ(r.indices.dtype, TSR_INT64);
+  EXPECT_EQ(i.dtype(), TSR_INT64);
+  EXPECT_EQ(i.sizes(), Shape({4}));
+}
+
+TEST_F(DeviceOpsTest, MoreThanMaxDimsLoopsOverOuterDims) {
+  // 26 dims of 2 reversed: no two adjacent dims coalesce in the source.
+  Shape sizes(26, 2), perm;
+  for (int64_t d = 25; d >= 0; --d) perm.push_back(d);
+  Tensor x = views::permute(dev(sizes, TSR_UINT8), perm);
+  ops::contiguous(x, TSR_CONTIGUOUS_FORMAT);
+  ASSERT_EQ(rec.of("copy").size(), 2u);
+  const KernelCall c0 = rec.of("copy")[0], c1 = rec.of("copy")[1];
+  EXPECT_EQ(c0.shape.ndim, kMaxKernelDims);
+  // The second call starts one outer step further in both operands.
+  EXPECT_EQ(static_cast<char*>(c1.operands[0].data) - static_cast<char*>(c0.operands[0].data),
+            int64_t(1) << 25);
+  EXPECT_EQ(static_cast<char*>(c1.operands[1].data) - static_cast<char*>(c0.operands[1].data), 1);
+}
+
+TEST_F(DeviceOpsTest, DropoutNoiseAndMaskOnDevice) {
+  Tensor noise = device::bernoulli_noise(rec, {8}, TSR_FLOAT32, sim_device(), 0.25, 7, 100);
+  EXPECT_EQ(rec.of("bernoulli_noise").size(), 1u);
+  EXPECT_EQ(noise.device(), sim_device());
+}
+
+TEST_F(DeviceOpsTest, InPlaceAddWritesSelf) {
+  Tensor p = dev({10}), gr = dev({10});
+  ops::add_(p, gr, -0.1);
+  ASSERT_EQ(rec.calls.size(), 1u);
+  const KernelCall c = rec.calls[0];
+  EXPECT_EQ(c.operands[0].data, p.data_ptr());
+  EXPECT_EQ(c.operands[1].data, p.data_ptr());
+  EXPECT_EQ(c.operands[2].data, gr.data_ptr());
+  EXPECT_DOUBLE_EQ(c.alpha, -0.1);
+  EXPECT_EQ(p.version(), 1);
+}
+
+TEST_F(DeviceOpsTest, ViewsRunWithoutKernels) {
+  Tensor x = dev({4, 6});
+  Tensor v = ops::transpose(ops::narrow(x, 1, 2, 3), 0, 1);
+  EXPECT_TRUE(rec.calls.empty());
+  EXPECT_EQ(v.storage().get(), x.storage().get());
+  EXPECT_EQ(v.sizes(), Shape({3, 4}));
+}
+
+TEST_F(DeviceOpsTest, MixedDevicesRefusedWithTorchMessage) {
+  Tensor a = dev({3}), b = empty({3}, TSR_FLOAT32, TSR_CONTIGUOUS_FORMAT, kCpu);
+  try {
+    ops::add(a, b);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.status(), TSR_ERR_DEVICE_MISMATCH);
+    EXPECT_STREQ(e.what(), "Expected all tensors to be on the same device, but found at least two "
+                           "devices, ext:0 and cpu!");
+  }
+  EXPECT_TRUE(rec.calls.empty());
+}
+
+}  // namespace
+}  // namespace tsr::devtest
