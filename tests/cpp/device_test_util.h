@@ -104,28 +104,28 @@ class RecordingKernels final : public DeviceKernels {
     calls.push_back({"binary", s, {o, a, b}, compute, alpha});
   }
   void reduce(ReduceKernel, const ReduceArgs& args, Stream) override {
-    KernelCall c{"reduce"};
+    KernelCall c{"reduce", {}, {}};
     c.reduce = args;
     calls.push_back(c);
   }
   void softmax(bool, void*, const void*, tsr_dtype, int64_t, int64_t, int64_t, Stream) override {
-    calls.push_back({"softmax"});
+    calls.push_back({"softmax", {}, {}});
   }
   void log_softmax_backward(void*, const void*, const void*, tsr_dtype, int64_t, int64_t, int64_t,
                             Stream) override {
-    calls.push_back({"log_softmax_backward"});
+    calls.push_back({"log_softmax_backward", {}, {}});
   }
   void nll_loss(void*, const void*, const int64_t*, tsr_dtype, int64_t, int64_t, Stream) override {
-    calls.push_back({"nll_loss"});
+    calls.push_back({"nll_loss", {}, {}});
   }
   void nll_loss_backward(void*, const void*, const int64_t*, tsr_dtype, int64_t, int64_t, Stream) override {
-    calls.push_back({"nll_loss_backward"});
+    calls.push_back({"nll_loss_backward", {}, {}});
   }
   void bernoulli_noise(void*, tsr_dtype, int64_t, uint64_t, uint64_t, uint32_t, double, Stream) override {
-    calls.push_back({"bernoulli_noise"});
+    calls.push_back({"bernoulli_noise", {}, {}});
   }
   void gemm(const GemmArgs& g, Stream) override {
-    KernelCall c{"gemm"};
+    KernelCall c{"gemm", {}, {}};
     c.gemm = g;
     calls.push_back(c);
   }

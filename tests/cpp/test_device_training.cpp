@@ -1,0 +1,265 @@
+// The whole device path without a GPU: the CUDA kernels' functors (run by
+// the CPU grid emulator, gpu/emulator) queued on the simulated device's
+// streams with its PROT_NONE memory opened only while they run, driven by
+// the same primitives, src/device/ argument building, transfers and
+// autograd a CUDA device uses. A digits-sized MLP training step (linear,
+// relu, gelu, dropout, cross-entropy, backward, SGD update) runs on the CPU
+// and on the simulated device from the same parameters and the same
+// generator seed; every loss, gradient and updated parameter must agree.
+#include <gtest/gtest.h>
+
+#include <tessera/tessera.h>
+
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "device_test_util.h"
+#include "emulator/emulated_kernels.h"
+
+namespace tsr::devtest {
+namespace {
+
+// EmulatedKernels queued on the simulated device: each call runs on stream
+// s's worker with the device's pages open, as a CUDA launch runs on its
+// stream. Arguments are plain data, copied into the work item.
+class EmulatedOnSimulatedDevice final : public DeviceKernels {
+ public:
+  void copy(const KernelShape& sh, const KernelOperand& d, const KernelOperand& src, Stream s) override {
+    run(s, [=, this] { emu_.copy(sh, d, src, s); });
+  }
+  void fill(const KernelShape& sh, const KernelOperand& d, double v, Stream s) override {
+    run(s, [=, this] { emu_.fill(sh, d, v, s); });
+  }
+  void unary(UnaryKernel op, const KernelShape& sh, const KernelOperand& o, const KernelOperand& i,
+             double alpha, tsr_dtype compute, Stream s) override {
+    run(s, [=, this] { emu_.unary(op, sh, o, i, alpha, compute, s); });
+  }
+  void binary(BinaryKernel op, const KernelShape& sh, const KernelOperand& o, const KernelOperand& a,
+              const KernelOperand& b, double alpha, tsr_dtype compute, Stream s) override {
+    run(s, [=, this] { emu_.binary(op, sh, o, a, b, alpha, compute, s); });
+  }
+  void reduce(ReduceKernel op, const ReduceArgs& args, Stream s) override {
+    run(s, [=, this] { emu_.reduce(op, args, s); });
+  }
+  void softmax(bool log, void* out, const void* in, tsr_dtype dt, int64_t outer, int64_t dim,
+               int64_t inner, Stream s) override {
+    run(s, [=, this] { emu_.softmax(log, out, in, dt, outer, dim, inner, s); });
+  }
+  void log_softmax_backward(void* gi, const void* g, const void* out, tsr_dtype dt, int64_t outer,
+                            int64_t dim, int64_t inner, Stream s) override {
+    run(s, [=, this] { emu_.log_softmax_backward(gi, g, out, dt, outer, dim, inner, s); });
+  }
+  void nll_loss(void* out, const void* logp, const int64_t* target, tsr_dtype dt, int64_t n,
+                int64_t c, Stream s) override {
+    run(s, [=, this] { emu_.nll_loss(out, logp, target, dt, n, c, s); });
+  }
+  void nll_loss_backward(void* gl, const void* g, const int64_t* target, tsr_dtype dt, int64_t n,
+                         int64_t c, Stream s) override {
+    run(s, [=, this] { emu_.nll_loss_backward(gl, g, target, dt, n, c, s); });
+  }
+  void bernoulli_noise(void* out, tsr_dtype dt, int64_t numel, uint64_t seed, uint64_t start,
+                       uint32_t threshold, double scale, Stream s) override {
+    run(s, [=, this] { emu_.bernoulli_noise(out, dt, numel, seed, start, threshold, scale, s); });
+  }
+  void gemm(const GemmArgs& g, Stream s) override {
+    run(s, [=, this] { emu_.gemm(g, s); });
+  }
+  size_t launches() {
+    sim().synchronize_device(0);
+    return emu_.launches().size();
+  }
+
+ private:
+  template <typename Fn>
+  void run(Stream s, Fn fn) {
+    sim().launch_with_device_access(s, std::function<void()>(fn));
+  }
+  gpu::EmulatedKernels emu_;
+};
+
+EmulatedOnSimulatedDevice& emulated() {
+  static EmulatedOnSimulatedDevice k;
+  return k;
+}
+
+constexpr tsr_device_type kSim = simdev::kSimDeviceType;
+
+// Owns one tensor handle.
+struct T {
+  tsr_tensor* h = nullptr;
+  T() = default;
+  explicit T(tsr_tensor* p) : h(p) {}
+  T(T&& o) noexcept : h(o.h) { o.h = nullptr; }
+  T& operator=(T&& o) noexcept {
+    std::swap(h, o.h);
+    return *this;
+  }
+  ~T() { tsr_tensor_release(h); }
+};
+
+std::vector<float> host_values(const T& t) {
+  std::vector<float> v(size_t(tsr_tensor_numel(t.h)));
+  size_t needed = 0;
+  EXPECT_EQ(tsr_copy_to_buffer(t.h, v.data(), v.size() * sizeof(float), &needed), TSR_OK)
+      << tsr_last_error_message();
+  return v;
+}
+
+T from(const std::vector<float>& v, std::vector<int64_t> sizes) {
+  tsr_tensor* t = nullptr;
+  EXPECT_EQ(tsr_from_data(v.data(), v.size() * sizeof(float), int64_t(sizes.size()), sizes.data(),
+                          TSR_FLOAT32, &t),
+            TSR_OK);
+  return T(t);
+}
+
+T on(const T& t, tsr_device_type type) {
+  tsr_tensor* out = nullptr;
+  EXPECT_EQ(tsr_to_device(t.h, type, 0, 0, &out), TSR_OK) << tsr_last_error_message();
+  return T(out);
+}
+
+// Deterministic values in [-scale, scale].
+std::vector<float> pattern(size_t n, float scale, uint32_t salt) {
+  std::vector<float> v(n);
+  uint32_t x = 2463534242u ^ salt;
+  for (float& f : v) {
+    x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+    f = scale * (float(x % 20001) / 10000.0f - 1.0f);
+  }
+  return v;
+}
+
+// |a - b| within rtol * |b| + atol, element by element.
+void expect_close(const std::vector<float>& a, const std::vector<float>& b, float rtol,
+                  float atol, const char* what) {
+  ASSERT_EQ(a.size(), b.size()) << what;
+  for (size_t i = 0; i < a.size(); ++i)
+    ASSERT_LE(std::fabs(a[i] - b[i]), rtol * std::fabs(b[i]) + atol)
+        << what << "[" << i << "]: device " << a[i] << ", cpu " << b[i];
+}
+
+// One model's parameters on one device, and its training step.
+struct Mlp {
+  static constexpr int64_t kIn = 20, kHidden = 16, kOut = 10, kBatch = 24;
+  T w1, b1, w2, b2;
+  tsr_device_type device;
+
+  Mlp(tsr_device_type d, const std::vector<std::vector<float>>& init) : device(d) {
+    T* params[] = {&w1, &b1, &w2, &b2};
+    const std::vector<int64_t> sizes[] = {{kHidden, kIn}, {kHidden}, {kOut, kHidden}, {kOut}};
+    for (int i = 0; i < 4; ++i) {
+      *params[i] = on(from(init[size_t(i)], sizes[i]), d);
+      EXPECT_EQ(tsr_set_requires_grad(params[i]->h, true), TSR_OK);
+    }
+  }
+
+  // loss = cross_entropy(linear(dropout(gelu(relu(linear(x))))), target);
+  // backward; p -= lr * p.grad. Returns the loss.
+  float step(const T& x_host, const T& target_host, uint64_t seed, float lr) {
+    T x = on(x_host, device), target = on(target_host, device);
+    tsr_generator* g = nullptr;
+    EXPECT_EQ(tsr_generator_create(seed, &g), TSR_OK);
+    tsr_tensor *h1, *r, *a, *d, *logits, *loss;
+    EXPECT_EQ(tsr_linear(x.h, w1.h, b1.h, &h1), TSR_OK) << tsr_last_error_message();
+    T h1_(h1);
+    EXPECT_EQ(tsr_relu(h1, &r), TSR_OK) << tsr_last_error_message();
+    T r_(r);
+    EXPECT_EQ(tsr_gelu(r, TSR_GELU_NONE, &a), TSR_OK) << tsr_last_error_message();
+    T a_(a);
+    EXPECT_EQ(tsr_dropout(a, 0.25, true, g, &d), TSR_OK) << tsr_last_error_message();
+    T d_(d);
+    tsr_generator_release(g);
+    EXPECT_EQ(tsr_linear(d, w2.h, b2.h, &logits), TSR_OK) << tsr_last_error_message();
+    T logits_(logits);
+    EXPECT_EQ(tsr_cross_entropy(logits, target.h, &loss), TSR_OK) << tsr_last_error_message();
+    T loss_(loss);
+    EXPECT_EQ(tsr_backward(loss, nullptr, false), TSR_OK) << tsr_last_error_message();
+    double value = NAN;
+    EXPECT_EQ(tsr_item_double(loss, &value), TSR_OK) << tsr_last_error_message();
+    // The SGD update without history, as torch.optim.SGD does under no_grad.
+    const bool grad_was_enabled = tsr_set_grad_enabled(false);
+    for (T* p : {&w1, &b1, &w2, &b2}) {
+      tsr_tensor* grad = nullptr;
+      EXPECT_EQ(tsr_grad(p->h, &grad), TSR_OK);
+      T grad_(grad);
+      EXPECT_EQ(tsr_add_(p->h, grad, -lr), TSR_OK) << tsr_last_error_message();
+      EXPECT_EQ(tsr_zero_grad(p->h), TSR_OK) << tsr_last_error_message();
+    }
+    tsr_set_grad_enabled(grad_was_enabled);
+    return float(value);
+  }
+};
+
+class DeviceTraining : public DeviceFixture {
+ protected:
+  DeviceTraining() : DeviceFixture(&emulated()) {}
+};
+
+TEST_F(DeviceTraining, MlpStepsMatchTheCpu) {
+  const std::vector<std::vector<float>> init = {
+      pattern(Mlp::kHidden * Mlp::kIn, 0.3f, 1), pattern(Mlp::kHidden, 0.1f, 2),
+      pattern(Mlp::kOut * Mlp::kHidden, 0.3f, 3), pattern(Mlp::kOut, 0.1f, 4)};
+  Mlp cpu(TSR_DEVICE_CPU, init), dev(kSim, init);
+  const size_t launches_before = emulated().launches();
+
+  for (int step = 0; step < 3; ++step) {
+    T x = from(pattern(Mlp::kBatch * Mlp::kIn, 1.0f, 10 + step), {Mlp::kBatch, Mlp::kIn});
+    std::vector<int64_t> labels(Mlp::kBatch);
+    for (int64_t i = 0; i < Mlp::kBatch; ++i) labels[size_t(i)] = (i * 7 + step) % Mlp::kOut;
+    tsr_tensor* target = nullptr;
+    const int64_t n = Mlp::kBatch;
+    ASSERT_EQ(tsr_from_data(labels.data(), labels.size() * 8, 1, &n, TSR_INT64, &target), TSR_OK);
+    T target_(target);
+
+    const float loss_cpu = cpu.step(x, target_, 1234 + step, 0.5f);
+    const float loss_dev = dev.step(x, target_, 1234 + step, 0.5f);
+    ASSERT_TRUE(std::isfinite(loss_cpu));
+    EXPECT_NEAR(loss_dev, loss_cpu, 1e-5f * std::fabs(loss_cpu)) << "step " << step;
+  }
+  // Parameters after three updates: same dropout masks, same math up to the
+  // order of sums (gemm, bias gradients).
+  expect_close(host_values(dev.w1), host_values(cpu.w1), 1e-4f, 1e-6f, "w1");
+  expect_close(host_values(dev.b1), host_values(cpu.b1), 1e-4f, 1e-6f, "b1");
+  expect_close(host_values(dev.w2), host_values(cpu.w2), 1e-4f, 1e-6f, "w2");
+  expect_close(host_values(dev.b2), host_values(cpu.b2), 1e-4f, 1e-6f, "b2");
+  // The parameters stayed on the device and were updated by its kernels.
+  EXPECT_EQ(tsr_tensor_device_type(dev.w1.h), kSim);
+  EXPECT_GT(emulated().launches(), launches_before + 30);
+}
+
+TEST_F(DeviceTraining, ChannelsLastAndReductionsMatchTheCpuBitForBit) {
+  const std::vector<float> v = pattern(2 * 3 * 5 * 4, 2.0f, 99);
+  T x = from(v, {2, 3, 5, 4});
+  T xd = on(x, kSim);
+  tsr_tensor *cl_cpu, *cl_dev;
+  ASSERT_EQ(tsr_contiguous(x.h, TSR_CHANNELS_LAST, &cl_cpu), TSR_OK);
+  ASSERT_EQ(tsr_contiguous(xd.h, TSR_CHANNELS_LAST, &cl_dev), TSR_OK) << tsr_last_error_message();
+  T a(cl_cpu), b(cl_dev);
+  bool cl = false;
+  ASSERT_EQ(tsr_is_contiguous(b.h, TSR_CHANNELS_LAST, &cl), TSR_OK);
+  EXPECT_TRUE(cl);
+  T back = on(b, TSR_DEVICE_CPU);
+  // Same strides, same bytes.
+  for (int d = 0; d < 4; ++d)
+    EXPECT_EQ(tsr_tensor_strides(back.h)[d], tsr_tensor_strides(a.h)[d]) << "dim " << d;
+  std::vector<float> raw_cpu(v.size()), raw_dev(v.size());
+  std::memcpy(raw_cpu.data(), tsr_tensor_data_ptr(a.h), v.size() * 4);
+  std::memcpy(raw_dev.data(), tsr_tensor_data_ptr(back.h), v.size() * 4);
+  EXPECT_EQ(raw_dev, raw_cpu);
+
+  // argmax along the channels of the channels_last tensor.
+  tsr_tensor *am_cpu, *am_dev;
+  ASSERT_EQ(tsr_argmax(a.h, 1, false, &am_cpu), TSR_OK);
+  ASSERT_EQ(tsr_argmax(b.h, 1, false, &am_dev), TSR_OK) << tsr_last_error_message();
+  T amc(am_cpu), amd(am_dev);
+  std::vector<int64_t> ic(size_t(tsr_tensor_numel(amc.h))), id(ic.size());
+  size_t needed = 0;
+  ASSERT_EQ(tsr_copy_to_buffer(amc.h, ic.data(), ic.size() * 8, &needed), TSR_OK);
+  ASSERT_EQ(tsr_copy_to_buffer(amd.h, id.data(), id.size() * 8, &needed), TSR_OK);
+  EXPECT_EQ(id, ic);
+}
+
+}  // namespace
+}  // namespace tsr::devtest
