@@ -20,5 +20,6 @@
 #include "io.h"
 #include "allocator.h"
 #include "stream.h"
+#include "cuda.h"
 
 #endif
