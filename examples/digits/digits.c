@@ -1,6 +1,6 @@
 /* digits — tessera end to end on real data, through the public C API only.
  *
- *   digits [--checkpoint] [DATA.csv.gz [CHECKPOINT]]
+ *   digits [--device cpu|cuda] [--checkpoint] [DATA.csv.gz [CHECKPOINT]]
  *
  * Reads the UCI handwritten digits (examples/data/digits.csv.gz, 8x8 grey
  * images), shuffles them with a seeded generator and splits 80/20, shows how
@@ -14,8 +14,13 @@
  * one per layer and with one around the network, prints the peak allocated
  * memory of each and whether the gradients are identical, then trains with
  * a region per layer (same losses, same model).
- * Exits non-zero if any call fails, if accuracy is below 0.95, if the
- * reloaded model differs, or if checkpointing changed a gradient. */
+ * With --device cuda the model's parameters and each minibatch move to CUDA
+ * device 0 (tsr_to_device) and training, evaluation and the checkpoint
+ * comparison run there; losses and predictions are read back to the host.
+ * Exits 1 if any call fails, if accuracy is below 0.95, if the reloaded
+ * model differs, or if checkpointing changed a gradient; 2 for a bad
+ * command line; 3 (DIGITS_EXIT_NO_CUDA) when --device cuda is asked for and
+ * CUDA cannot be used, after printing why to stderr. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -27,6 +32,7 @@
 
 #include "check.h"
 #include "dataset.h"
+#include "device.h"
 #include "mlp.h"
 
 enum { SEED = 20240611, EPOCHS = 25, BATCH = 64 };
@@ -140,16 +146,23 @@ static void layout_tour(const tsr_tensor* X) {
 
 /* ---- training and evaluation ---------------------------------------------- */
 
-static double train_epoch(mlp* m, const tsr_tensor* X, const tsr_tensor* y) {
+/* One pass over X/y in minibatches; each batch moves to dev (a copy there,
+ * the batch itself on the CPU), as a DataLoader's batches do. */
+static double train_epoch(mlp* m, const tsr_tensor* X, const tsr_tensor* y,
+                          const digits_device* dev) {
   int64_t n = tsr_tensor_numel(y);
   double loss_sum = 0;
   int64_t batches = 0;
   for (int64_t start = 0; start < n; start += BATCH) {
     int64_t len = n - start < BATCH ? n - start : BATCH;
     /* Minibatches are views (narrow): no copy of the data. */
-    tsr_tensor *xb = NULL, *yb = NULL, *loss = NULL;
-    CHECK(tsr_narrow(X, 0, start, len, &xb));
-    CHECK(tsr_narrow(y, 0, start, len, &yb));
+    tsr_tensor *xb_host = NULL, *yb_host = NULL, *loss = NULL;
+    CHECK(tsr_narrow(X, 0, start, len, &xb_host));
+    CHECK(tsr_narrow(y, 0, start, len, &yb_host));
+    tsr_tensor* xb = digits_to_device(xb_host, dev);
+    tsr_tensor* yb = digits_to_device(yb_host, dev);
+    tsr_tensor_release(xb_host);
+    tsr_tensor_release(yb_host);
     tsr_tensor* logits = mlp_forward(m, xb);
     CHECK(tsr_cross_entropy(logits, yb, &loss));
     CHECK(tsr_backward(loss, NULL, false));
@@ -184,12 +197,12 @@ static double kib(int64_t bytes) { return (double)bytes / 1024.0; }
 /* What the caching allocator did for the whole run so far: how much memory
  * is handed out now and at most, how much it holds from the OS, and how few
  * of the many allocations needed the OS at all. */
-static void print_allocator_stats(void) {
+static void print_allocator_stats(const digits_device* dev) {
   tsr_memory_stats_t s;
   memset(&s, 0, sizeof s);
   s.struct_size = sizeof s;
-  CHECK(tsr_memory_stats(TSR_DEVICE_CPU, 0, &s));
-  printf("\nallocator (CPU caching allocator, sizes in KiB):\n");
+  CHECK(tsr_memory_stats(dev->type, dev->index, &s));
+  printf("\nallocator (%s caching allocator, sizes in KiB):\n", dev->name);
   printf("  allocated  %10.1f now, %10.1f peak  (%" PRId64 " blocks live)\n",
          kib(s.allocated_bytes.current), kib(s.allocated_bytes.peak), s.allocation.current);
   printf("  reserved   %10.1f now, %10.1f peak  (segments held: %" PRId64 ")\n",
@@ -260,21 +273,22 @@ static bool same_contents(const tsr_tensor* a, const tsr_tensor* b) {
 /* One full-batch step of m with and without checkpoint regions, from
  * fresh gradients: prints the peak allocated above what was allocated
  * before each step, and returns whether every gradient is bit-identical. */
-static bool compare_checkpointing(mlp* m, const tsr_tensor* X, const tsr_tensor* y) {
+static bool compare_checkpointing(mlp* m, const tsr_tensor* X, const tsr_tensor* y,
+                                  const digits_device* dev) {
   tsr_tensor* grads[3][MLP_NPARAMS];
   int64_t peaks[3];
   for (int with_regions = MLP_NO_REGIONS; with_regions <= MLP_ONE_REGION; ++with_regions) {
     m->checkpoint_layers = with_regions;
     int64_t base = 0, peak = 0;
-    CHECK(tsr_memory_allocated(TSR_DEVICE_CPU, 0, &base));
-    CHECK(tsr_reset_peak_memory_stats(TSR_DEVICE_CPU, 0));
+    CHECK(tsr_memory_allocated(dev->type, dev->index, &base));
+    CHECK(tsr_reset_peak_memory_stats(dev->type, dev->index));
     tsr_tensor* logits = mlp_forward(m, X);
     tsr_tensor* loss = NULL;
     CHECK(tsr_cross_entropy(logits, y, &loss));
     tsr_tensor_release(logits);
     CHECK(tsr_backward(loss, NULL, false));
     tsr_tensor_release(loss);
-    CHECK(tsr_max_memory_allocated(TSR_DEVICE_CPU, 0, &peak));
+    CHECK(tsr_max_memory_allocated(dev->type, dev->index, &peak));
     peaks[with_regions] = peak - base;
     for (int i = 0; i < MLP_NPARAMS; ++i) {
       CHECK(tsr_grad(m->params[i], &grads[with_regions][i]));
@@ -303,16 +317,27 @@ int main(int argc, char** argv) {
   const char* positional[2] = {"examples/data/digits.csv.gz", "digits-checkpoint.tsr"};
   int n_positional = 0;
   bool use_checkpointing = false;
+  digits_device dev;
+  digits_device_parse("cpu", &dev);
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--checkpoint") == 0) {
       use_checkpointing = true;
+    } else if (strcmp(argv[i], "--device") == 0 && i + 1 < argc &&
+               digits_device_parse(argv[i + 1], &dev)) {
+      ++i;
     } else if (n_positional < 2 && argv[i][0] != '-') {
       positional[n_positional++] = argv[i];
     } else {
-      fprintf(stderr, "usage: %s [--checkpoint] [DATA.csv.gz [CHECKPOINT]]\n", argv[0]);
+      fprintf(stderr,
+              "usage: %s [--device cpu|cuda] [--checkpoint] [DATA.csv.gz [CHECKPOINT]]\n"
+              "exit status: 0 trained and checked, 1 a failure, 2 bad usage,\n"
+              "%d --device cuda where CUDA is not available\n",
+              argv[0], DIGITS_EXIT_NO_CUDA);
       return 2;
     }
   }
+  /* Before any work: where CUDA cannot be used, say why and stop. */
+  digits_device_require(&dev);
   const char* data_path = positional[0];
   const char* checkpoint_path = positional[1];
   printf("tessera %s\n", tsr_version_string());
@@ -338,35 +363,51 @@ int main(int argc, char** argv) {
   CHECK(tsr_narrow(flat, 0, n_train, n_test, &X_test));
   CHECK(tsr_narrow(y, 0, 0, n_train, &y_train));
   CHECK(tsr_narrow(y, 0, n_train, n_test, &y_test));
+  /* Held-out images and the full training set (--checkpoint's full-batch
+   * step) live on the device; minibatches move there one at a time. */
+  tsr_tensor* X_test_dev = digits_to_device(X_test, &dev);
+  tsr_tensor* X_train_dev = use_checkpointing ? digits_to_device(X_train, &dev) : NULL;
+  tsr_tensor* y_train_dev = use_checkpointing ? digits_to_device(y_train, &dev) : NULL;
   printf("\nsplit: %" PRId64 " training images, %" PRId64 " held out\n", n_train, n_test);
 
   mlp model;
   mlp_init(&model, gen);
+  mlp_to_device(&model, &dev);
+  printf("training on %s\n", dev.name);
   bool checkpointing_same = true;
   if (use_checkpointing) {
-    checkpointing_same = compare_checkpointing(&model, X_train, y_train);
+    checkpointing_same = compare_checkpointing(&model, X_train_dev, y_train_dev, &dev);
     model.checkpoint_layers = MLP_REGION_PER_LAYER;
   }
   printf("training MLP %d-%d-%d, SGD lr %.2f, batch %d, %d epochs\n", MLP_INPUTS, MLP_HIDDEN,
          MLP_OUTPUTS, LEARNING_RATE, BATCH, EPOCHS);
   for (int epoch = 1; epoch <= EPOCHS; ++epoch)
-    printf("  epoch %2d  loss %.4f\n", epoch, train_epoch(&model, X_train, y_train));
+    printf("  epoch %2d  loss %.4f\n", epoch, train_epoch(&model, X_train, y_train, &dev));
 
   int64_t* predicted = malloc((size_t)n_test * sizeof *predicted);
   int64_t* reloaded_predicted = malloc((size_t)n_test * sizeof *reloaded_predicted);
   if (!predicted || !reloaded_predicted) return 1;
-  mlp_predict(&model, X_test, predicted);
+  mlp_predict(&model, X_test_dev, predicted);
   double acc = accuracy(predicted, y_test);
   printf("test accuracy: %.4f\n", acc);
-  print_allocator_stats();
+  print_allocator_stats(&dev);
 
-  save_checkpoint(&model, checkpoint_path);
+  /* Saved from the host, as torch.save of a model moved to the CPU; the
+   * reloaded model goes back to the device to predict there. */
+  mlp model_on_host = model;
+  for (int i = 0; i < MLP_NPARAMS; ++i) tsr_tensor_retain(model.params[i]);
+  digits_device cpu;
+  digits_device_parse("cpu", &cpu);
+  mlp_to_device(&model_on_host, &cpu);
+  save_checkpoint(&model_on_host, checkpoint_path);
+  mlp_release(&model_on_host);
   mlp reloaded;
   load_checkpoint(checkpoint_path, &reloaded);
+  mlp_to_device(&reloaded, &dev);
   bool params_same = true;
   for (int i = 0; i < MLP_NPARAMS; ++i)
     params_same = params_same && same_contents(model.params[i], reloaded.params[i]);
-  mlp_predict(&reloaded, X_test, reloaded_predicted);
+  mlp_predict(&reloaded, X_test_dev, reloaded_predicted);
   bool predictions_same =
       memcmp(predicted, reloaded_predicted, (size_t)n_test * sizeof *predicted) == 0;
   printf("reloaded parameters bit-identical: %s\n", params_same ? "yes" : "NO");
@@ -376,6 +417,9 @@ int main(int argc, char** argv) {
   free(predicted);
   mlp_release(&reloaded);
   mlp_release(&model);
+  tsr_tensor_release(y_train_dev);
+  tsr_tensor_release(X_train_dev);
+  tsr_tensor_release(X_test_dev);
   tsr_tensor_release(y_test);
   tsr_tensor_release(y_train);
   tsr_tensor_release(X_test);
@@ -387,9 +431,13 @@ int main(int argc, char** argv) {
 
   /* With every handle released, no tensor memory is in use any more (the
    * allocator keeps its segments cached; that is reserved, not allocated). */
-  int64_t still_allocated = -1;
+  int64_t still_allocated = -1, still_on_device = 0;
   CHECK(tsr_memory_allocated(TSR_DEVICE_CPU, 0, &still_allocated));
-  printf("after releasing every handle: %" PRId64 " bytes allocated\n", still_allocated);
+  if (!digits_device_is_cpu(&dev)) CHECK(tsr_memory_allocated(dev.type, dev.index, &still_on_device));
+  printf("after releasing every handle: %" PRId64 " bytes allocated on the CPU", still_allocated);
+  if (!digits_device_is_cpu(&dev)) printf(", %" PRId64 " on %s", still_on_device, dev.name);
+  printf("\n");
+  still_allocated += still_on_device;
 
   if (acc < MIN_ACCURACY) {
     fprintf(stderr, "FAILED: accuracy %.4f below %.2f\n", acc, MIN_ACCURACY);

@@ -33,6 +33,19 @@ void mlp_init(mlp* m, tsr_generator* g) {
   m->checkpoint_layers = MLP_NO_REGIONS;
 }
 
+void mlp_to_device(mlp* m, const digits_device* d) {
+  /* Copied under no_grad: the copy is not a result of the CPU parameter in
+   * the graph but a parameter of its own. */
+  bool prev = tsr_set_grad_enabled(false);
+  for (int i = 0; i < MLP_NPARAMS; ++i) {
+    tsr_tensor* moved = digits_to_device(m->params[i], d);
+    if (moved != m->params[i]) CHECK(tsr_set_requires_grad(moved, true));
+    tsr_tensor_release(m->params[i]);
+    m->params[i] = moved;
+  }
+  tsr_set_grad_enabled(prev);
+}
+
 /* x @ w + b: the bias row broadcasts over the batch. */
 static tsr_tensor* linear(const tsr_tensor* x, const tsr_tensor* w, const tsr_tensor* b) {
   tsr_tensor *xw = NULL, *y = NULL;

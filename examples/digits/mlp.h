@@ -7,6 +7,8 @@
 
 #include <tessera/tessera.h>
 
+#include "device.h"
+
 #define MLP_INPUTS 64
 #define MLP_HIDDEN 128
 #define MLP_OUTPUTS 10
@@ -31,6 +33,10 @@ extern const char* const mlp_param_names[MLP_NPARAMS];
 /* Weights ~ N(0, 1) * sqrt(2 / fan_in) (He initialisation, for ReLU), biases
  * 0, all requiring grad. Draws from g. */
 void mlp_init(mlp* m, tsr_generator* g);
+/* Moves the parameters to d (model.to(device)): each becomes a new leaf on
+ * d requiring grad, as nn.Module.to leaves parameters leaves. Nothing to do
+ * when they are there already. */
+void mlp_to_device(mlp* m, const digits_device* d);
 /* logits [B, 10] = relu(x @ w1 + b1) @ w2 + b2 for x [B, 64]; a new
  * reference. Records the graph when grad mode is on, in the checkpoint
  * regions that checkpoint_layers asks for. */

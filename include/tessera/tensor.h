@@ -67,7 +67,7 @@ TSR_API int64_t tsr_tensor_nbytes(const tsr_tensor* t);
 TSR_API tsr_dtype tsr_tensor_dtype(const tsr_tensor* t);
 /* Device type; (tsr_device_type)-1 for NULL. */
 TSR_API tsr_device_type tsr_tensor_device_type(const tsr_tensor* t);
-/* Device index (0 for CPU); -1 for NULL. */
+/* Device index (0 for CPU, n for cuda:n); -1 for NULL. */
 TSR_API int32_t tsr_tensor_device_index(const tsr_tensor* t);
 /* Address of element [0,...,0] (storage data + storage_offset*element_size).
  * Borrowed: valid while t or another user of its storage lives. NULL for a

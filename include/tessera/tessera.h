@@ -20,6 +20,7 @@
 #include "io.h"
 #include "allocator.h"
 #include "stream.h"
+#include "cuda.h"
 #include "device.h"
 
 #endif

@@ -80,7 +80,7 @@ TSR_EXTERN tsr_device_type tsr_tensor_device_type(const tsr_tensor* t) {
       query<int>(t, -1, [](const Tensor& x) { return int(x.device().type); }));
 }
 TSR_EXTERN int32_t tsr_tensor_device_index(const tsr_tensor* t) {
-  return query<int32_t>(t, -1, [](const Tensor&) { return 0; });
+  return query<int32_t>(t, -1, [](const Tensor& x) { return x.device().index; });
 }
 TSR_EXTERN void* tsr_tensor_data_ptr(const tsr_tensor* t) {
   return query<void*>(t, nullptr, [](const Tensor& x) { return x.data_ptr(); });

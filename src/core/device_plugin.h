@@ -1,6 +1,6 @@
 // The contract between libtessera.so and a device plugin (libtessera_cuda.so,
 // built from gpu/). libtessera.so never links CUDA: the first request for a
-// CUDA device dlopens the plugin (src/device/cuda_loader.cpp, the way ONNX
+// CUDA device dlopens the plugin (src/plugin/cuda_loader.cpp, the way ONNX
 // Runtime loads its CUDA execution provider), calls its one exported entry
 // point and registers the backends it returns with the caching allocator.
 //

@@ -1,0 +1,61 @@
+/* tessera/cuda.h — whether CUDA can be used, and waiting for it
+ * (torch.cuda.is_available, device_count, init, synchronize).
+ *
+ * libtessera.so never links CUDA. The CUDA backend is a plugin,
+ * libtessera_cuda.so, loaded the first time a CUDA device
+ * (TSR_DEVICE_CUDA) or pinned host memory (TSR_DEVICE_CUDA_HOST) is asked
+ * for, by these functions or by any other call naming such a device. It is
+ * looked for at the path in the environment variable TSR_CUDA_PLUGIN when
+ * set, else next to libtessera.so. The load happens once per process: when
+ * it fails (plugin missing, built for another tessera, no CUDA driver, no
+ * device), every later request for a CUDA device fails with
+ * TSR_ERR_UNSUPPORTED and the same message, which says which of these it
+ * was. Once loaded, the plugin stays loaded until the process exits.
+ *
+ * All functions here are thread-safe; the first call of any of them from
+ * any thread does the load and the others wait for it.
+ */
+#ifndef TESSERA_CUDA_H
+#define TESSERA_CUDA_H
+
+#include "types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* torch.cuda.is_available(): 1 when the CUDA plugin loads and at least one
+ * CUDA device can be used, else 0. Loads the plugin if needed. Never fails
+ * and leaves the thread's last error alone; tsr_cuda_init says why not. */
+TSR_API int tsr_cuda_is_available(void);
+
+/* torch.cuda.device_count(): the number of CUDA devices, 0 when CUDA is not
+ * available (for any reason). Loads the plugin if needed. Never fails and
+ * leaves the thread's last error alone. */
+TSR_API int32_t tsr_cuda_device_count(void);
+
+/* torch.cuda.init(): loads the plugin and starts CUDA on device 0, so that a
+ * program can find out at startup whether CUDA works and why not.
+ * TSR_OK when at least one CUDA device can be used. TSR_ERR_UNSUPPORTED
+ * otherwise, with the reason in tsr_last_error_message(): the plugin was not
+ * found (the path tried and the dynamic loader's message), it is not a
+ * tessera plugin or was built for another tessera (both version or ABI
+ * numbers), the CUDA driver is missing or too old (the CUDA error, e.g. 35,
+ * cudaErrorInsufficientDriver), or the machine has no CUDA device. Calling
+ * it again gives the same answer. */
+TSR_API tsr_status tsr_cuda_init(void);
+
+/* torch.cuda.synchronize(device): waits until all work queued on every
+ * stream of CUDA device device_index has finished. device_index -1 means
+ * the current device, which is device 0 (tessera has no device switching).
+ * Statuses: TSR_ERR_INVALID_ARGUMENT for an index below -1;
+ * TSR_ERR_UNSUPPORTED when CUDA is not available (the message as
+ * tsr_cuda_init's) or the index is not one of this machine's devices; an
+ * error of the device while waiting (a kernel that failed) as the plugin
+ * reports it. Same as tsr_device_synchronize(TSR_DEVICE_CUDA, index). */
+TSR_API tsr_status tsr_cuda_synchronize(int32_t device_index);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
