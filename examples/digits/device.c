@@ -7,15 +7,6 @@
 
 #include "check.h"
 
-/* tsr_to_device comes with include/tessera/device.h (devices and transfers).
- * A tessera without it still builds this example: --device cuda then stops
- * after tsr_cuda_init with the same exit status as without CUDA. */
-#if defined(__has_include)
-#if __has_include(<tessera/device.h>)
-#include <tessera/device.h>
-#define DIGITS_HAVE_TO_DEVICE 1
-#endif
-#endif
 
 bool digits_device_parse(const char* name, digits_device* out) {
   if (strcmp(name, "cpu") == 0) {
@@ -37,11 +28,6 @@ void digits_device_require(const digits_device* d) {
     fprintf(stderr, "digits: CUDA is not available: %s\n", tsr_last_error_message());
     exit(DIGITS_EXIT_NO_CUDA);
   }
-#ifndef DIGITS_HAVE_TO_DEVICE
-  fprintf(stderr, "digits: CUDA is not available: this tessera has no tsr_to_device "
-                  "(tessera/device.h)\n");
-  exit(DIGITS_EXIT_NO_CUDA);
-#endif
 }
 
 tsr_tensor* digits_to_device(const tsr_tensor* t, const digits_device* d) {
@@ -49,13 +35,7 @@ tsr_tensor* digits_to_device(const tsr_tensor* t, const digits_device* d) {
     tsr_tensor_retain((tsr_tensor*)t);
     return (tsr_tensor*)t;
   }
-#ifdef DIGITS_HAVE_TO_DEVICE
   tsr_tensor* moved = NULL;
   CHECK(tsr_to_device(t, d->type, d->index, false, &moved));
   return moved;
-#else
-  /* Unreachable: digits_device_require stopped without tsr_to_device. */
-  fprintf(stderr, "digits: no tsr_to_device in this tessera\n");
-  exit(DIGITS_EXIT_NO_CUDA);
-#endif
 }
