@@ -270,6 +270,7 @@ TEST(CudaDevice, StreamsQueueWorkAndEventsMarkIt) {
   hs.release();
   cuda().synchronize_event(e);
   EXPECT_TRUE(cuda().query_event(e));
+  cuda().synchronize_stream(hs.s);
   EXPECT_TRUE(cuda().query_stream(hs.s));
   // An event of cuda:1 recorded on a stream of cuda:0: CUDA refuses.
   expect_error([&] { cuda().record_event(e, Stream{kCuda0, 0}); }, TSR_ERR_INTERNAL,
