@@ -1,6 +1,6 @@
-// The CUDA stream behind a tessera Stream of a CUDA device: implemented by
-// the plugin's runtime backend (it creates and owns the streams), called by
-// the kernel launches. Needs the CUDA runtime headers: plugin code only.
+// The CUDA stream behind a tessera stream of a CUDA device, for the
+// plugin's kernels (gpu/kernels) and copies: id 0 is the legacy default
+// stream (nullptr), other ids come from CudaDevice::create_stream.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -9,9 +9,8 @@
 
 namespace tsr::cuda {
 
-// The cudaStream_t of s (the legacy default stream for id 0 is the
-// backend's choice). Throws tsr::Error for a stream the backend does not
-// know. The device is the caller's to make current.
-cudaStream_t native_stream(tsr::Stream s);
+// Throws tsr::Error(TSR_ERR_INVALID_ARGUMENT) for an id that is not a live
+// stream of s.device.
+cudaStream_t native_stream(Stream s);
 
 }  // namespace tsr::cuda
