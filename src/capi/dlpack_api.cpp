@@ -95,6 +95,12 @@ Shape dlpack_strides(const Tensor& t) {
 
 template <typename Managed>
 Managed* export_tensor(const Tensor& t) {
+  // Device tensors (kDLCUDA with the exchange protocol's stream argument)
+  // are not exported yet: a CPU descriptor of device memory would let a
+  // consumer read it from the host.
+  TSR_CHECK(t.device().type == TSR_DEVICE_CPU, TSR_ERR_UNSUPPORTED,
+            "DLPack export of a tensor on ", device_name(t.device()),
+            " is not supported yet; copy it to the CPU first (tsr_to_device)");
   auto ex = std::make_unique<Export<Managed>>();
   ex->view = make_view(t, t.sizes(), dlpack_strides(t), t.storage_offset());
   TensorImpl& v = *ex->view.impl();

@@ -3,6 +3,7 @@
 // and the C API's error paths.
 #include <gtest/gtest.h>
 
+#include <tessera/dlpack.h>
 #include <tessera/tessera.h>
 
 #include <numeric>
@@ -182,6 +183,15 @@ TEST_F(TransferTest, PinningADeviceTensorIsRefused) {
   tsr_tensor* out = nullptr;
   EXPECT_EQ(tsr_pin_memory(&h, &out), TSR_ERR_INVALID_ARGUMENT);
   EXPECT_NE(std::string(tsr_last_error_message()).find("cannot pin"), std::string::npos);
+  EXPECT_EQ(out, nullptr);
+}
+
+TEST_F(TransferTest, DlpackExportOfADeviceTensorIsRefused) {
+  tsr_tensor h(device::to_device(iota({2}), sim_device(), false));
+  DLManagedTensor* out = nullptr;
+  EXPECT_EQ(tsr_to_dlpack(&h, &out), TSR_ERR_UNSUPPORTED);
+  EXPECT_NE(std::string(tsr_last_error_message()).find("DLPack export of a tensor on ext:0"),
+            std::string::npos);
   EXPECT_EQ(out, nullptr);
 }
 
