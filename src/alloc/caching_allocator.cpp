@@ -15,7 +15,14 @@
 // Free memory is poisoned under ASan (the macros are no-ops otherwise), so a
 // use after free, or a read past the requested bytes into the rounding slack,
 // is reported although the memory stays mapped in the cache.
+// Only on the CPU, whose work is synchronous: on a device with streams a
+// freed block may still be written by work queued before the free (stream-
+// ordered reuse), which is correct and must not be reported.
 #include <sanitizer/asan_interface.h>
+#define TSR_POISON_FREE(device, p, n)                                  \
+  do {                                                                 \
+    if ((device).type == TSR_DEVICE_CPU) ASAN_POISON_MEMORY_REGION(p, n); \
+  } while (0)
 
 #include "alloc/block.h"
 #include "alloc/describe_bytes.h"
@@ -264,7 +271,7 @@ bool CachingAllocator::Impl::alloc_block(Request& r, bool is_retry, const Alloca
     r.limited = false;
     return false;
   }
-  ASAN_POISON_MEMORY_REGION(p, size);
+  TSR_POISON_FREE(device, p, size);
   block->ptr = static_cast<char*>(p);
   reserved += size;
   stats.update(&MemoryStats::segment, r.pool->small, 1);
@@ -416,7 +423,7 @@ bool CachingAllocator::Impl::map_block(Block* to_map, size_t size, Request& r) {
     r.limited = false;
     return false;
   }
-  ASAN_POISON_MEMORY_REGION(to_map->ptr, bytes);
+  TSR_POISON_FREE(device, to_map->ptr, bytes);
   const uintptr_t mapped = uintptr_t(to_map->ptr);  // before merges move ptr
   take_free(to_map);
   to_map->mapped = true;
@@ -536,7 +543,7 @@ void CachingAllocator::Impl::free_block(Block* block) noexcept {
   const bool small = block->small;
   const size_t original_size = block->size;
   active_blocks.erase(block->ptr);
-  ASAN_POISON_MEMORY_REGION(block->ptr, block->size);
+  TSR_POISON_FREE(device, block->ptr, block->size);
   record_trace(TraceEntry::FREE_COMPLETED, uintptr_t(block->ptr), block->requested, block->stream);
 
   // Merged neighbours stop being inactive split blocks; the merged block is
