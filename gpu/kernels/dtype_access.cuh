@@ -13,6 +13,7 @@
 
 #include <tessera/types.h>
 
+#include "core/dtype_info.h"
 #include "core/half.h"
 #include "core/host_device.h"
 
@@ -26,10 +27,6 @@ struct Wide {
 
 TSR_HOST_DEVICE inline Wide wide_float(double v) { return {true, v, 0}; }
 TSR_HOST_DEVICE inline Wide wide_int(int64_t v) { return {false, 0.0, v}; }
-
-TSR_HOST_DEVICE inline bool is_floating_dtype(tsr_dtype d) {
-  return d == TSR_FLOAT16 || d == TSR_BFLOAT16 || d == TSR_FLOAT32 || d == TSR_FLOAT64;
-}
 
 // Element `offset` (in elements) of an array of dtype d.
 TSR_HOST_DEVICE inline Wide load_wide(const void* base, int64_t offset, tsr_dtype d) {

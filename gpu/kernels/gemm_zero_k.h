@@ -19,8 +19,9 @@ void gemm_zero_k(Launcher& l, const GemmArgs& g) {
 }
 
 inline void check_gemm_dtype(const GemmArgs& g) {
+  check_dtype(g.dtype, "gemm");
   TSR_CHECK(g.dtype == TSR_FLOAT32 || g.dtype == TSR_FLOAT64, TSR_ERR_UNSUPPORTED,
-            "gemm: dtype ", dtype_label(g.dtype), " is not supported on this device (float32, float64)");
+            "gemm: dtype ", dtype_name(g.dtype), " is not supported on this device (float32, float64)");
 }
 
 }  // namespace tsr::gpu

@@ -16,34 +16,13 @@
 
 namespace tsr::gpu {
 
-inline const char* dtype_label(tsr_dtype d) {
-  switch (d) {
-    case TSR_UINT8: return "uint8";
-    case TSR_INT8: return "int8";
-    case TSR_INT16: return "int16";
-    case TSR_INT32: return "int32";
-    case TSR_INT64: return "int64";
-    case TSR_FLOAT16: return "float16";
-    case TSR_BFLOAT16: return "bfloat16";
-    case TSR_FLOAT32: return "float32";
-    case TSR_FLOAT64: return "float64";
-    case TSR_BOOL: return "bool";
-  }
-  return "invalid";
-}
-
 inline void check_dtype(tsr_dtype d, const char* what) {
-  switch (d) {
-    case TSR_UINT8: case TSR_INT8: case TSR_INT16: case TSR_INT32: case TSR_INT64:
-    case TSR_FLOAT16: case TSR_BFLOAT16: case TSR_FLOAT32: case TSR_FLOAT64: case TSR_BOOL:
-      return;
-  }
-  fail(TSR_ERR_INVALID_ARGUMENT, what, ": invalid dtype ", int(d));
+  TSR_CHECK(is_valid_dtype(d), TSR_ERR_INVALID_ARGUMENT, what, ": invalid dtype ", int(d));
 }
 
 inline void check_floating(tsr_dtype d, const char* what) {
   check_dtype(d, what);
-  TSR_CHECK(is_floating_dtype(d), TSR_ERR_UNSUPPORTED, what, ": dtype ", dtype_label(d),
+  TSR_CHECK(is_floating(d), TSR_ERR_UNSUPPORTED, what, ": dtype ", dtype_name(d),
             " is not supported on this device (floating types only)");
 }
 
@@ -109,8 +88,8 @@ void dispatch_unary(Launcher& l, UnaryKernel op, const KernelShape& shape, const
   check_dtype(compute, "unary");
   TSR_CHECK(int32_t(op) >= 0 && op <= UnaryKernel::PowScalar, TSR_ERR_INVALID_ARGUMENT,
             "unary: invalid op ", int32_t(op));
-  TSR_CHECK(unary_supported(op, !is_floating_dtype(compute)), TSR_ERR_UNSUPPORTED, "unary: op ",
-            int32_t(op), " is not supported for compute dtype ", dtype_label(compute));
+  TSR_CHECK(unary_supported(op, !is_floating(compute)), TSR_ERR_UNSUPPORTED, "unary: op ",
+            int32_t(op), " is not supported for compute dtype ", dtype_name(compute));
   const KernelOperand* const ops[2] = {&out, &in};
   with_compute_type(compute, [&](auto c) {
     using C = decltype(c);
@@ -132,8 +111,8 @@ void dispatch_binary(Launcher& l, BinaryKernel op, const KernelShape& shape, con
   TSR_CHECK(int32_t(op) >= 0 && op <= BinaryKernel::SqrtBackward, TSR_ERR_INVALID_ARGUMENT,
             "binary: invalid op ", int32_t(op));
   const bool is_bool = compute == TSR_BOOL;
-  TSR_CHECK(binary_supported(op, !is_floating_dtype(compute), is_bool), TSR_ERR_UNSUPPORTED,
-            "binary: op ", int32_t(op), " is not supported for compute dtype ", dtype_label(compute));
+  TSR_CHECK(binary_supported(op, !is_floating(compute), is_bool), TSR_ERR_UNSUPPORTED,
+            "binary: op ", int32_t(op), " is not supported for compute dtype ", dtype_name(compute));
   const KernelOperand* const ops[3] = {&out, &a, &b};
   with_compute_type(compute, [&](auto c) {
     using C = decltype(c);

@@ -33,7 +33,7 @@ struct ReduceFn {
     const int64_t in_base = int64_t(o.v[2]);
     if (op == ReduceKernel::Sum) {
       // double for floating inputs, int64 (wrapping) for integers and bool.
-      Wide acc = is_floating_dtype(in_dtype) ? wide_float(0.0) : wide_int(0);
+      Wide acc = is_floating(in_dtype) ? wide_float(0.0) : wide_int(0);
       for (int64_t j = 0; j < inner_numel; ++j) {
         const Wide v = load_wide(in, in_base + int64_t(inner.get(j).v[0]), in_dtype);
         if (acc.is_float) acc.f += v.f;

@@ -5,15 +5,6 @@
 
 namespace tsr {
 
-bool is_valid_dtype(int d) {
-  switch (d) {
-    case TSR_BOOL: case TSR_UINT8: case TSR_INT8: case TSR_INT16: case TSR_INT32:
-    case TSR_INT64: case TSR_FLOAT16: case TSR_BFLOAT16: case TSR_FLOAT32: case TSR_FLOAT64:
-      return true;
-  }
-  return false;
-}
-
 void check_dtype(int d) {
   TSR_CHECK(is_valid_dtype(d), TSR_ERR_INVALID_ARGUMENT, "invalid dtype value ", d);
 }
@@ -26,26 +17,6 @@ int64_t element_size(tsr_dtype d) {
     case TSR_INT64: case TSR_FLOAT64: return 8;
   }
   fail(TSR_ERR_INVALID_ARGUMENT, "invalid dtype value ", int(d));
-}
-
-const char* dtype_name(tsr_dtype d) {
-  switch (d) {
-    case TSR_BOOL: return "bool";
-    case TSR_UINT8: return "uint8";
-    case TSR_INT8: return "int8";
-    case TSR_INT16: return "int16";
-    case TSR_INT32: return "int32";
-    case TSR_INT64: return "int64";
-    case TSR_FLOAT16: return "float16";
-    case TSR_BFLOAT16: return "bfloat16";
-    case TSR_FLOAT32: return "float32";
-    case TSR_FLOAT64: return "float64";
-  }
-  return nullptr;
-}
-
-bool is_floating(tsr_dtype d) {
-  return d == TSR_FLOAT16 || d == TSR_BFLOAT16 || d == TSR_FLOAT32 || d == TSR_FLOAT64;
 }
 
 bool is_integral(tsr_dtype d, bool include_bool) {

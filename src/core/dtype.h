@@ -8,15 +8,13 @@
 
 #include <tessera/types.h>
 
+#include "core/dtype_info.h"  // is_valid_dtype, dtype_name, is_floating
 #include "core/error.h"
 #include "core/half.h"
 
 namespace tsr {
 
-bool is_valid_dtype(int dtype);
 int64_t element_size(tsr_dtype dtype);
-const char* dtype_name(tsr_dtype dtype);  // "float32"; nullptr if invalid
-bool is_floating(tsr_dtype dtype);         // float16, bfloat16, float32, float64
 bool is_integral(tsr_dtype dtype, bool include_bool);
 // Throws TSR_ERR_INVALID_ARGUMENT for values outside the enum.
 void check_dtype(int dtype);
