@@ -1,6 +1,5 @@
 // CudaKernels' elementwise methods: kernel_dispatch.h's host half with the
 // CUDA launcher.
-#include "cuda_streams.h"
 #include "kernels/cuda_kernels.h"
 #include "kernels/cuda_launch.cuh"
 #include "kernels/kernel_dispatch.h"
@@ -14,36 +13,31 @@ DeviceKernels& cuda_kernels() {
 
 void CudaKernels::copy(const KernelShape& shape, const KernelOperand& dst, const KernelOperand& src,
                        Stream s) {
-  DeviceGuard guard(s.device.index);
-  CudaLauncher l{native_stream(s)};
+  CudaLauncher l(s);
   gpu::dispatch_copy(l, shape, dst, src);
 }
 
 void CudaKernels::fill(const KernelShape& shape, const KernelOperand& dst, double value, Stream s) {
-  DeviceGuard guard(s.device.index);
-  CudaLauncher l{native_stream(s)};
+  CudaLauncher l(s);
   gpu::dispatch_fill(l, shape, dst, value);
 }
 
 void CudaKernels::unary(UnaryKernel op, const KernelShape& shape, const KernelOperand& out,
                         const KernelOperand& in, double alpha, tsr_dtype compute, Stream s) {
-  DeviceGuard guard(s.device.index);
-  CudaLauncher l{native_stream(s)};
+  CudaLauncher l(s);
   gpu::dispatch_unary(l, op, shape, out, in, alpha, compute);
 }
 
 void CudaKernels::binary(BinaryKernel op, const KernelShape& shape, const KernelOperand& out,
                          const KernelOperand& a, const KernelOperand& b, double alpha, tsr_dtype compute,
                          Stream s) {
-  DeviceGuard guard(s.device.index);
-  CudaLauncher l{native_stream(s)};
+  CudaLauncher l(s);
   gpu::dispatch_binary(l, op, shape, out, a, b, alpha, compute);
 }
 
 void CudaKernels::bernoulli_noise(void* out, tsr_dtype dtype, int64_t numel, uint64_t seed,
                                   uint64_t start, uint32_t threshold, double scale, Stream s) {
-  DeviceGuard guard(s.device.index);
-  CudaLauncher l{native_stream(s)};
+  CudaLauncher l(s);
   gpu::dispatch_bernoulli(l, out, dtype, numel, seed, start, threshold, scale);
 }
 

@@ -8,7 +8,8 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "core/error.h"
+#include "cuda_check.h"
+#include "cuda_streams.h"
 #include "kernels/thread_ctx.cuh"
 
 namespace tsr::cuda {
@@ -18,16 +19,21 @@ __global__ void grid_stride_kernel(int64_t n, F f) {
   gpu::grid_stride(gpu::ThreadCtx{blockIdx.x, blockDim.x, threadIdx.x, gridDim.x}, n, f);
 }
 
-// Throws TSR_ERR_INTERNAL naming the kernel when the last launch failed.
+// Throws TSR_ERR_INTERNAL naming the kernel when the last launch failed
+// (cudaGetLastError also clears the error for the next call).
 inline void check_launch(const char* name) {
   const cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess)
-    fail(TSR_ERR_INTERNAL, "CUDA kernel ", name, " failed to launch: ", cudaGetErrorName(e), " (",
-         cudaGetErrorString(e), ")");
+    throw Error(TSR_ERR_INTERNAL, runtime_error_text(str("launch of kernel ", name).c_str(), e));
 }
 
-struct CudaLauncher {
-  cudaStream_t stream;
+// Launches on tessera stream s: s's device is current (DeviceGuard) while
+// the launcher lives, kernels go to s's cudaStream_t.
+class CudaLauncher {
+ public:
+  explicit CudaLauncher(Stream s) : guard_(s.device.index), stream_(native_stream(s)) {}
+  cudaStream_t stream() const { return stream_; }
+
   static constexpr uint32_t kBlock = 256;
   // Enough blocks to fill the device several times over; the grid-stride
   // loop covers the rest.
@@ -36,32 +42,13 @@ struct CudaLauncher {
   template <typename F>
   void launch(const char* name, int64_t n, const F& f) {
     const int64_t blocks = std::min<int64_t>((n + kBlock - 1) / kBlock, kMaxGrid);
-    grid_stride_kernel<F><<<unsigned(blocks), kBlock, 0, stream>>>(n, f);
+    grid_stride_kernel<F><<<unsigned(blocks), kBlock, 0, stream_>>>(n, f);
     check_launch(name);
-  }
-};
-
-// Makes s's device current for the launches of one call and restores the
-// caller's device after (a stream only takes kernels on its own device).
-class DeviceGuard {
- public:
-  explicit DeviceGuard(int index) {
-    check(cudaGetDevice(&previous_), "cudaGetDevice");
-    if (previous_ != index) check(cudaSetDevice(index), "cudaSetDevice");
-  }
-  ~DeviceGuard() {
-    int now = previous_;
-    if (cudaGetDevice(&now) == cudaSuccess && now != previous_) cudaSetDevice(previous_);
-  }
-  DeviceGuard(const DeviceGuard&) = delete;
-  DeviceGuard& operator=(const DeviceGuard&) = delete;
-
-  static void check(cudaError_t e, const char* what) {
-    if (e != cudaSuccess) fail(TSR_ERR_INTERNAL, what, " failed: ", cudaGetErrorName(e));
   }
 
  private:
-  int previous_ = 0;
+  DeviceGuard guard_;
+  cudaStream_t stream_;
 };
 
 }  // namespace tsr::cuda

@@ -6,7 +6,6 @@
 #include <mutex>
 #include <vector>
 
-#include "cuda_streams.h"
 #include "kernels/cuda_kernels.h"
 #include "kernels/cuda_launch.cuh"
 #include "kernels/gemm_mapping.h"
@@ -44,15 +43,11 @@ void CudaKernels::gemm(const GemmArgs& args, Stream s) {
   const gpu::GemmMapping m = gpu::map_gemm(args);
   if (m.kind == gpu::GemmMapping::Refused) fail(m.status, "gemm: ", m.why);
   if (m.kind == gpu::GemmMapping::Empty) return;
-  DeviceGuard guard(s.device.index);
-  const cudaStream_t stream = native_stream(s);
-  if (m.kind == gpu::GemmMapping::ZeroK) {
-    CudaLauncher l{stream};
-    return gpu::gemm_zero_k(l, args);
-  }
+  CudaLauncher l(s);
+  if (m.kind == gpu::GemmMapping::ZeroK) return gpu::gemm_zero_k(l, args);
   const gpu::ColumnMajorGemm& g = m.gemm;
   const cublasHandle_t h = handle_for(s.device.index);
-  check_cublas(cublasSetStream(h, stream), "cublasSetStream");
+  check_cublas(cublasSetStream(h, l.stream()), "cublasSetStream");
   const cublasOperation_t ta = g.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
   const cublasOperation_t tb = g.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
   if (args.dtype == TSR_FLOAT32) {
