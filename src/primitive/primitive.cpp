@@ -1,7 +1,7 @@
 #include "primitive/primitive.h"
 
 #include "alloc/trace.h"
-#include "core/device_allocator.h"
+#include "device/device_ops.h"
 
 namespace tsr::prim {
 
@@ -30,10 +30,7 @@ Tensors Primitive::forward(const Tensors& inputs) {
   // Memory history names the op each allocation was made for.
   alloc::OpLabelScope label(op());
   if (device.type == TSR_DEVICE_CPU) return eval_cpu(inputs);
-  DeviceKernels* kernels = backend_for(device).kernels();
-  TSR_CHECK(kernels, TSR_ERR_UNSUPPORTED, op(), ": device ", device_name(device),
-            " has no kernels");
-  return eval_device(inputs, *kernels);
+  return eval_device(inputs, device::kernels_for(device));
 }
 
 Tensors Primitive::eval_device(const Tensors& inputs, DeviceKernels&) {
