@@ -84,6 +84,21 @@ inline void fill_words(uint64_t seed, uint64_t first, uint64_t n, uint32_t* out)
   }
 }
 
+// Dropout's draw, the same on every device: element i is kept when the
+// 24-bit uniform of word start + i, (word >> 8) / 2^24, is below 1 - p —
+// the integer compare (word >> 8) < threshold — and a kept element is
+// scaled by 1 / (1 - p) (0 when p == 1, where nothing is kept).
+struct DropoutMask {
+  uint32_t threshold;
+  double scale;
+};
+inline DropoutMask dropout_mask(double p) {
+  const double keep = 1.0 - p, bound = keep * 0x1p24;  // exact: keep has 53 bits
+  uint32_t threshold = uint32_t(bound);
+  if (double(threshold) < bound) ++threshold;  // ceil
+  return {threshold, p < 1.0 ? 1.0 / keep : 0.0};
+}
+
 // Words pos, pos+1, ... of stream `seed`, one block computed per 4 words.
 class Stream {
  public:

@@ -7,11 +7,13 @@
 #include "core/error.h"
 #include "core/factory.h"
 #include "core/layout.h"
+#include "core/philox.h"
 #include "core/views.h"
 #include "cpu/kernels/around.h"
 #include "cpu/kernels/elementwise.h"
 #include "cpu/kernels/linear.h"
 #include "cpu/kernels/matmul.h"
+#include "cpu/kernels/nn.h"
 #include "cpu/kernels/reduce.h"
 #include "device/kernel_args.h"
 
@@ -166,25 +168,15 @@ Tensor sum(DeviceKernels& k, const Tensor& t, const std::vector<bool>& mask, boo
 }
 
 Tensor mean(DeviceKernels& k, const Tensor& t, const std::vector<bool>& mask, bool keepdim) {
-  TSR_CHECK(is_floating(t.dtype()), TSR_ERR_DTYPE_MISMATCH,
-            "mean(): could not infer output dtype. Input dtype must be either a floating point or "
-            "complex dtype. Got: ", dtype_name(t.dtype()));
-  int64_t count = 1;
-  for (int64_t d = 0; d < t.ndim(); ++d)
-    if (mask[d]) count *= t.sizes()[d];
+  kernels::check_mean_dtype(t.dtype());
+  const int64_t count = kernels::reduced_count(t.sizes(), mask);
   // 0/0 is NaN, as torch's mean of nothing.
   const double scale = count == 0 ? std::nan("") : 1.0 / double(count);
   return reduce_sum(k, t, mask, keepdim, scale, t.dtype());
 }
 
 std::pair<Tensor, Tensor> max_dim(DeviceKernels& k, const Tensor& t, int64_t dim, bool keepdim) {
-  const int64_t n = t.ndim();
-  dim = wrap_dim(dim, n);
-  const int64_t len = n == 0 ? 1 : t.sizes()[dim];
-  TSR_CHECK(len > 0, TSR_ERR_SHAPE_MISMATCH, "max(): Expected reduction dim ", dim,
-            " to have non-zero size.");
-  std::vector<bool> mask(n, false);
-  if (n > 0) mask[dim] = true;
+  const std::vector<bool> mask = kernels::max_dim_mask(t, &dim);
   const Shape sizes = kernels::reduced_sizes(t.sizes(), mask, keepdim);
   Tensor values = empty(sizes, t.dtype(), TSR_CONTIGUOUS_FORMAT, t.device());
   Tensor indices = empty(sizes, TSR_INT64, TSR_CONTIGUOUS_FORMAT, t.device());
@@ -194,11 +186,7 @@ std::pair<Tensor, Tensor> max_dim(DeviceKernels& k, const Tensor& t, int64_t dim
 
 Tensor sum_to_size(DeviceKernels& k, const Tensor& t, const Shape& sizes) {
   const int64_t lead = t.ndim() - int64_t(sizes.size());
-  TSR_CHECK(lead >= 0, TSR_ERR_INTERNAL, "sum_to_size: ", t.sizes(), " to ", sizes);
-  std::vector<bool> mask(t.ndim(), false);
-  for (int64_t d = 0; d < t.ndim(); ++d)
-    mask[d] = d < lead || (sizes[d - lead] == 1 && t.sizes()[d] != 1);
-  Tensor kept = reduce_sum(k, t, mask, true, 1.0, t.dtype());
+  Tensor kept = reduce_sum(k, t, kernels::sum_to_size_mask(t.sizes(), sizes), true, 1.0, t.dtype());
   // The leading dims are 1 now: drop them (a view of the fresh result).
   Shape strides(kept.strides().begin() + lead, kept.strides().end());
   return make_view(kept, sizes, strides, kept.storage_offset());
@@ -227,23 +215,9 @@ Tensor log_softmax_backward(DeviceKernels& k, const Tensor& grad, const Tensor& 
   return out;
 }
 
-namespace {
-// kernels::nll_loss's checks and messages (src/cpu/kernels/nn.cpp).
-void check_nll_args(const Tensor& logp, const Tensor& target) {
-  TSR_CHECK(logp.ndim() == 2, TSR_ERR_SHAPE_MISMATCH,
-            "cross_entropy: expected logits of 2 dims [N, C], got ", logp.sizes());
-  TSR_CHECK(target.ndim() == 1 && target.sizes()[0] == logp.sizes()[0], TSR_ERR_SHAPE_MISMATCH,
-            "Expected input batch_size (", logp.sizes()[0], ") to match target batch_size (",
-            target.ndim() == 1 ? target.sizes()[0] : -1, "); target sizes ", target.sizes());
-  TSR_CHECK(target.dtype() == TSR_INT64, TSR_ERR_DTYPE_MISMATCH,
-            "cross_entropy: expected target of dtype int64 (class indices), got ",
-            dtype_name(target.dtype()));
-  dispatch_floating(logp.dtype(), "cross_entropy", []<typename T>() {});
-}
-}  // namespace
-
 Tensor nll_loss(DeviceKernels& k, const Tensor& logp0, const Tensor& target0) {
-  check_nll_args(logp0, target0);
+  kernels::check_nll_args(logp0, target0);
+  dispatch_floating(logp0.dtype(), "cross_entropy", []<typename T>() {});
   Tensor logp = contiguous(k, logp0, logp0.dtype());
   Tensor target = contiguous(k, target0, TSR_INT64);
   Tensor out = empty({}, logp.dtype(), TSR_CONTIGUOUS_FORMAT, logp.device());
@@ -266,10 +240,8 @@ Tensor bernoulli_noise(DeviceKernels& k, const Shape& sizes, tsr_dtype dtype, De
                        double p, uint64_t seed, uint64_t start) {
   Tensor noise = empty(sizes, dtype, TSR_CONTIGUOUS_FORMAT, device);
   if (noise.numel() == 0) return noise;
-  // ops/dropout.cpp's constants: kept when (word >> 8) < ceil((1-p) 2^24).
-  const double keep = 1.0 - p, scale = p < 1.0 ? 1.0 / keep : 0.0;
-  const uint32_t threshold = uint32_t(std::ceil(keep * 0x1p24));
-  k.bernoulli_noise(noise.data_ptr(), dtype, noise.numel(), seed, start, threshold, scale,
+  const philox::DropoutMask mask = philox::dropout_mask(p);
+  k.bernoulli_noise(noise.data_ptr(), dtype, noise.numel(), seed, start, mask.threshold, mask.scale,
                     current_stream(device));
   return noise;
 }
@@ -347,35 +319,16 @@ void batched_gemm(DeviceKernels& k, Tensor a, Tensor b, const Tensor& out, const
   }
 }
 
-// t expanded to `sizes` (a view; stride 0 on broadcast dims).
-Tensor expanded(const Tensor& t, const Shape& sizes) {
-  return make_view(t, sizes, broadcast_strides(t, sizes), t.storage_offset());
-}
-
 }  // namespace
 
 Tensor matmul(DeviceKernels& k, const Tensor& a, const Tensor& b) {
-  // kernels::matmul's checks and messages.
-  TSR_CHECK(a.dtype() == b.dtype(), TSR_ERR_DTYPE_MISMATCH, "expected scalar type ",
-            dtype_name(a.dtype()), " but found ", dtype_name(b.dtype()));
-  TSR_CHECK(a.dtype() == TSR_FLOAT32 || a.dtype() == TSR_FLOAT64, TSR_ERR_DTYPE_MISMATCH,
-            "matmul supports float32 and float64 in this version, got ", dtype_name(a.dtype()));
-  const Shape out_sizes = kernels::matmul_sizes(a.sizes(), b.sizes());
-  Tensor a2 = a.ndim() == 1 ? views::unsqueeze(a, 0) : a;
-  Tensor b2 = b.ndim() == 1 ? views::unsqueeze(b, 1) : b;
-  const int64_t M = a2.sizes()[a2.ndim() - 2], N = b2.sizes().back(), K = a2.sizes().back();
-  const Shape batch(out_sizes.begin(),
-                    out_sizes.begin() + (int64_t(out_sizes.size()) - (a.ndim() > 1) - (b.ndim() > 1)));
-  Shape full = batch, ea = batch, eb = batch;
-  full.insert(full.end(), {M, N});
-  ea.insert(ea.end(), {M, K});
-  eb.insert(eb.end(), {K, N});
-  Tensor out = empty(full, a.dtype(), TSR_CONTIGUOUS_FORMAT, a.device());
+  const kernels::MatmulOperands mm = kernels::matmul_operands(a, b);
+  Tensor out = empty(mm.batched_sizes, a.dtype(), TSR_CONTIGUOUS_FORMAT, a.device());
   if (out.numel() > 0) {
-    if (K == 0) fill(k, out, 0.0);
-    else batched_gemm(k, expanded(a2, ea), expanded(b2, eb), out, batch, 0.0);
+    if (mm.k == 0) fill(k, out, 0.0);
+    else batched_gemm(k, mm.a, mm.b, out, mm.batch, 0.0);
   }
-  return make_view(out, out_sizes, contiguous_strides(out_sizes), 0);
+  return make_view(out, mm.out_sizes, contiguous_strides(mm.out_sizes), 0);
 }
 
 Tensor linear(DeviceKernels& k, const Tensor& x, const Tensor& w, const Tensor& bias) {
@@ -391,11 +344,8 @@ Tensor linear(DeviceKernels& k, const Tensor& x, const Tensor& w, const Tensor& 
     return result;
   }
   // x as rows [M, K]: a view when its strides allow (torch's reshape).
-  Tensor rows;
-  if (auto strides = views::compute_stride(x.sizes(), x.strides(), {M, K}))
-    rows = make_view(x, {M, K}, *strides, x.storage_offset());
-  else
-    rows = make_view(contiguous(k, x, x.dtype()), {M, K}, {K, 1}, 0);
+  Tensor rows = kernels::rows_view(x);
+  if (!rows.defined()) rows = make_view(contiguous(k, x, x.dtype()), {M, K}, {K, 1}, 0);
   // weight^T [K, N]: the same memory read by swapped strides, never copied
   // unless neither stride is 1.
   Tensor wt = make_view(w, {K, N}, {w.strides()[1], w.strides()[0]}, w.storage_offset());

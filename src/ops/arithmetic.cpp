@@ -49,9 +49,6 @@ class Binary final : public prim::Primitive {
   Tensors eval_cpu(const Tensors& in) override { return {kernels::binary(op_, in[0], in[1])}; }
   Tensors eval_device(const Tensors& in, DeviceKernels& k) override {
     const tsr_dtype d = kernels::binary_result_dtype(op_, in[0], in[1]);
-    // kernels::binary's refusals, before anything is allocated.
-    TSR_CHECK(!(op_ == BinaryOp::Sub && (in[0].dtype() == TSR_BOOL || in[1].dtype() == TSR_BOOL)),
-              TSR_ERR_DTYPE_MISMATCH, "Subtraction, the `-` operator, with a bool tensor is not supported.");
     return {device::binary(k, device_op(), in[0], in[1], 1.0, d)};
   }
   // mul saves each operand only when the other one needs a gradient, as
@@ -183,10 +180,6 @@ class Unary final : public prim::Primitive {
   Tensors eval_cpu(const Tensors& in) override { return {kernels::unary(op_, in[0])}; }
   Tensors eval_device(const Tensors& in, DeviceKernels& k) override {
     const tsr_dtype d = kernels::unary_result_dtype(op_, in[0].dtype());
-    TSR_CHECK(!(op_ == UnaryOp::Neg && d == TSR_BOOL), TSR_ERR_DTYPE_MISMATCH,
-              "Negation, the `-` operator, on a bool tensor is not supported.");
-    TSR_CHECK(!(op_ == UnaryOp::Relu && d == TSR_BOOL), TSR_ERR_DTYPE_MISMATCH,
-              "Boolean inputs not supported for relu");
     UnaryKernel op = UnaryKernel::Neg;
     switch (op_) {
       case UnaryOp::Relu: op = UnaryKernel::Relu; break;

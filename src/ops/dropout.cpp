@@ -4,10 +4,10 @@
 #include "ops/dropout.h"
 
 #include <algorithm>
-#include <cmath>
 
 #include "autograd/run.h"
 #include "core/factory.h"
+#include "core/philox.h"
 #include "device/device_ops.h"
 #include "cpu/kernels/elementwise.h"
 #include "ops/grad_util.h"
@@ -20,20 +20,19 @@ namespace {
 const bool registered = prim::register_op_names({"dropout"});
 
 // noise[i] = (u_i < 1 - p) / (1 - p), u_i the 24-bit uniform of word
-// start + i: kept when (word >> 8) < (1 - p) * 2^24, an integer compare.
+// start + i (philox::dropout_mask), drawn by the CPU.
 Tensor bernoulli_noise(const Shape& sizes, tsr_dtype dtype, double p, uint64_t seed, uint64_t start) {
-  Tensor noise = empty(sizes, dtype, TSR_CONTIGUOUS_FORMAT, kCpu);  // drawn by the CPU
-  const double keep = 1.0 - p, scale = p < 1.0 ? 1.0 / keep : 0.0;
-  const uint64_t threshold = uint64_t(std::ceil(keep * 0x1p24));  // u < keep  <=>  (w >> 8) < threshold
+  Tensor noise = empty(sizes, dtype, TSR_CONTIGUOUS_FORMAT, kCpu);
+  const philox::DropoutMask mask = philox::dropout_mask(p);
   constexpr int64_t kChunk = 4096;
   uint32_t words[kChunk];
   dispatch_floating(dtype, "dropout", [&]<typename T>() {
     T* out = noise.data<T>();
-    const T kept = T(compute_t<T>(scale)), dropped = T(compute_t<T>(0.0));
+    const T kept = T(compute_t<T>(mask.scale)), dropped = T(compute_t<T>(0.0));
     for (int64_t i0 = 0; i0 < noise.numel(); i0 += kChunk) {
       const int64_t n = std::min(kChunk, noise.numel() - i0);
       philox::fill_words(seed, start + uint64_t(i0), uint64_t(n), words);
-      for (int64_t i = 0; i < n; ++i) out[i0 + i] = (words[i] >> 8) < threshold ? kept : dropped;
+      for (int64_t i = 0; i < n; ++i) out[i0 + i] = (words[i] >> 8) < mask.threshold ? kept : dropped;
     }
   });
   return noise;

@@ -180,10 +180,22 @@ C wrap_mul(C x, C y) {
 
 tsr_dtype binary_result_dtype(BinaryOp op, const Tensor& a, const Tensor& b) {
   tsr_dtype d = result_type(a, b);
+  TSR_CHECK(!(op == BinaryOp::Sub && d == TSR_BOOL), TSR_ERR_DTYPE_MISMATCH,
+            "Subtraction, the `-` operator, with two bool tensors is not supported. Use the "
+            "`^` or `logical_xor()` operator instead.");
+  TSR_CHECK(!(op == BinaryOp::Sub && (a.dtype() == TSR_BOOL || b.dtype() == TSR_BOOL)),
+            TSR_ERR_DTYPE_MISMATCH,
+            "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+            "trying to invert a mask, use the `~` or `logical_not()` operator instead.");
   return op == BinaryOp::Div && is_integral(d, true) ? TSR_FLOAT32 : d;
 }
 
 tsr_dtype unary_result_dtype(UnaryOp op, tsr_dtype d) {
+  TSR_CHECK(!(op == UnaryOp::Neg && d == TSR_BOOL), TSR_ERR_DTYPE_MISMATCH,
+            "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
+            "invert a mask, use the `~` or `logical_not()` operator instead.");
+  TSR_CHECK(!(op == UnaryOp::Relu && d == TSR_BOOL), TSR_ERR_DTYPE_MISMATCH,
+            "Boolean inputs not supported for relu");
   return (op == UnaryOp::Exp || op == UnaryOp::Log) && !is_floating(d) ? TSR_FLOAT32 : d;
 }
 
@@ -191,13 +203,6 @@ Tensor binary(BinaryOp op, const Tensor& a0, const Tensor& b0) {
   TSR_CHECK(a0.device() == b0.device(), TSR_ERR_DEVICE_MISMATCH,
             "Expected all tensors to be on the same device");
   const tsr_dtype d = binary_result_dtype(op, a0, b0);
-  TSR_CHECK(!(op == BinaryOp::Sub && d == TSR_BOOL), TSR_ERR_DTYPE_MISMATCH,
-            "Subtraction, the `-` operator, with two bool tensors is not supported. Use the "
-            "`^` or `logical_xor()` operator instead.");
-  TSR_CHECK(!(op == BinaryOp::Sub && (a0.dtype() == TSR_BOOL || b0.dtype() == TSR_BOOL)),
-            TSR_ERR_DTYPE_MISMATCH,
-            "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
-            "trying to invert a mask, use the `~` or `logical_not()` operator instead.");
   Shape shape = broadcast_shapes(a0.sizes(), b0.sizes());
   Tensor a = as_dtype(a0, d), b = as_dtype(b0, d);
   Tensor out = new_output(shape, {&a0, &b0}, d);
@@ -246,11 +251,6 @@ Tensor add_scalar(const Tensor& a, double s) {
 
 Tensor unary(UnaryOp op, const Tensor& a0) {
   const tsr_dtype d = unary_result_dtype(op, a0.dtype());
-  TSR_CHECK(!(op == UnaryOp::Neg && d == TSR_BOOL), TSR_ERR_DTYPE_MISMATCH,
-            "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
-            "invert a mask, use the `~` or `logical_not()` operator instead.");
-  TSR_CHECK(!(op == UnaryOp::Relu && d == TSR_BOOL), TSR_ERR_DTYPE_MISMATCH,
-            "Boolean inputs not supported for relu");
   Tensor a = as_dtype(a0, d);
   Tensor out = new_output(a.sizes(), {&a0}, d);
   if (out.numel() == 0) return out;

@@ -18,7 +18,9 @@ Tensor zeros(const Shape& sizes, tsr_dtype dtype);
 Shape output_strides(const Shape& shape, const std::vector<const Tensor*>& inputs);
 
 // The dtype binary()/unary() give (torch.result_type, with integer
-// division and exp/log of integers giving float32).
+// division and exp/log of integers giving float32), or torch's
+// TSR_ERR_DTYPE_MISMATCH for what they refuse on every device: a bool
+// operand of Sub, Neg or Relu of bool.
 tsr_dtype binary_result_dtype(BinaryOp op, const Tensor& a, const Tensor& b);
 tsr_dtype unary_result_dtype(UnaryOp op, tsr_dtype input);
 // a op b with broadcasting; result dtype = promote_types (Div of integers:

@@ -43,15 +43,24 @@ Shape linear_sizes(const Tensor& x, const Tensor& w, const Tensor& b) {
   return out;
 }
 
-Tensor as_rows(const Tensor& x) {
-  const int64_t K = x.sizes().back();
-  int64_t m = 1;
-  for (int64_t i = 0; i + 1 < x.ndim(); ++i) m *= x.sizes()[i];
-  const Shape rows{m, K};
+namespace {
+// [prod(*), K] for x [*, K].
+Shape rows_sizes(const Tensor& x) {
+  return {checked_numel(Shape(x.sizes().begin(), x.sizes().end() - 1)), x.sizes().back()};
+}
+}  // namespace
+
+Tensor rows_view(const Tensor& x) {
   if (x.ndim() == 2) return x;
+  const Shape rows = rows_sizes(x);
   if (auto st = views::compute_stride(x.sizes(), x.strides(), rows)) return make_view(x, rows, *st, x.storage_offset());
-  Tensor c = contiguous_copy(x, x.dtype());
-  return make_view(c, rows, contiguous_strides(rows), 0);
+  return Tensor();
+}
+
+Tensor as_rows(const Tensor& x) {
+  if (Tensor v = rows_view(x); v.defined()) return v;
+  const Shape rows = rows_sizes(x);
+  return make_view(contiguous_copy(x, x.dtype()), rows, contiguous_strides(rows), 0);
 }
 
 Tensor linear(const Tensor& x, const Tensor& w, const Tensor& b) {

@@ -14,6 +14,9 @@ namespace tsr::kernels {
 Shape linear_sizes(const Tensor& x, const Tensor& weight, const Tensor& bias);
 // The result, contiguous. bias may be undefined.
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias);
+// x [*, K] seen as the matrix [prod(*), K] without a copy: a view when the
+// strides allow (torch's reshape(-1, K) as a view), else undefined. Any device.
+Tensor rows_view(const Tensor& x);
 // x [*, K] seen as the matrix [prod(*), K]: a view when the strides allow,
 // else a contiguous copy (torch's reshape(-1, K)).
 Tensor as_rows(const Tensor& x);

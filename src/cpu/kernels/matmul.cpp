@@ -70,27 +70,35 @@ Shape matmul_sizes(const Shape& a, const Shape& b) {
   return out;
 }
 
-Tensor matmul(const Tensor& a, const Tensor& b) {
+MatmulOperands matmul_operands(const Tensor& a, const Tensor& b) {
   TSR_CHECK(a.device() == b.device(), TSR_ERR_DEVICE_MISMATCH,
             "Expected all tensors to be on the same device");
   TSR_CHECK(a.dtype() == b.dtype(), TSR_ERR_DTYPE_MISMATCH,
             "expected scalar type ", dtype_name(a.dtype()), " but found ", dtype_name(b.dtype()));
   TSR_CHECK(a.dtype() == TSR_FLOAT32 || a.dtype() == TSR_FLOAT64, TSR_ERR_DTYPE_MISMATCH,
             "matmul supports float32 and float64 in this version, got ", dtype_name(a.dtype()));
-  Shape out_sizes = matmul_sizes(a.sizes(), b.sizes());
-  Tensor a2 = a.ndim() == 1 ? views::unsqueeze(a, 0) : a;
-  Tensor b2 = b.ndim() == 1 ? views::unsqueeze(b, 1) : b;
-  const int64_t M = a2.sizes()[a2.ndim() - 2], N = b2.sizes().back(), K = a2.sizes().back();
-  Shape batch(out_sizes.begin(), out_sizes.begin() + (int64_t(out_sizes.size()) -
-                                                      (a.ndim() > 1) - (b.ndim() > 1)));
-  Shape full = batch;
-  full.push_back(M);
-  full.push_back(N);
-  Tensor out = empty_cpu(full, a.dtype());
-  Shape ea = batch, eb = batch;
-  ea.insert(ea.end(), {M, K});
-  eb.insert(eb.end(), {K, N});
-  Tensor A = views::expand(a2, ea), B = views::expand(b2, eb);
+  MatmulOperands r;
+  r.out_sizes = matmul_sizes(a.sizes(), b.sizes());
+  const Tensor a2 = a.ndim() == 1 ? views::unsqueeze(a, 0) : a;
+  const Tensor b2 = b.ndim() == 1 ? views::unsqueeze(b, 1) : b;
+  r.m = a2.sizes()[a2.ndim() - 2], r.n = b2.sizes().back(), r.k = a2.sizes().back();
+  r.batch = Shape(r.out_sizes.begin(),
+                  r.out_sizes.begin() + (int64_t(r.out_sizes.size()) - (a.ndim() > 1) - (b.ndim() > 1)));
+  Shape ea = r.batch, eb = r.batch;
+  r.batched_sizes = r.batch;
+  r.batched_sizes.insert(r.batched_sizes.end(), {r.m, r.n});
+  ea.insert(ea.end(), {r.m, r.k});
+  eb.insert(eb.end(), {r.k, r.n});
+  r.a = views::expand(a2, ea);
+  r.b = views::expand(b2, eb);
+  return r;
+}
+
+Tensor matmul(const Tensor& a, const Tensor& b) {
+  const MatmulOperands mm = matmul_operands(a, b);
+  const Shape& batch = mm.batch;
+  const Tensor &A = mm.a, &B = mm.b;
+  Tensor out = empty_cpu(mm.batched_sizes, a.dtype());
   int64_t nbatch = checked_numel(batch);
   // Walk the batch with flat indices, selecting one 2-D slice at a time.
   for (int64_t i = 0; i < nbatch; ++i) {
@@ -105,7 +113,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
     }
     gemm(os, as, bs);
   }
-  return make_view(out, out_sizes, contiguous_strides(out_sizes), 0);
+  return make_view(out, mm.out_sizes, contiguous_strides(mm.out_sizes), 0);
 }
 
 }  // namespace tsr::kernels

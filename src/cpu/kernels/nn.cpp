@@ -63,7 +63,6 @@ Tensor log_softmax_backward(const Tensor& grad0, const Tensor& output, int64_t d
   return out;
 }
 
-namespace {
 void check_nll_args(const Tensor& logp, const Tensor& target) {
   TSR_CHECK(logp.ndim() == 2, TSR_ERR_SHAPE_MISMATCH, "cross_entropy: expected logits of 2 dims [N, C], got ",
             logp.sizes());
@@ -74,7 +73,6 @@ void check_nll_args(const Tensor& logp, const Tensor& target) {
             "cross_entropy: expected target of dtype int64 (class indices), got ",
             dtype_name(target.dtype()));
 }
-}  // namespace
 
 Tensor nll_loss(const Tensor& logp0, const Tensor& target0) {
   check_nll_args(logp0, target0);

@@ -95,27 +95,42 @@ Tensor sum(const Tensor& t, const std::vector<bool>& mask, bool keepdim) {
   return finish(wide_sum(t, mask), mask, keepdim, d);
 }
 
-Tensor mean(const Tensor& t, const std::vector<bool>& mask, bool keepdim) {
-  TSR_CHECK(is_floating(t.dtype()), TSR_ERR_DTYPE_MISMATCH,
+void check_mean_dtype(tsr_dtype d) {
+  TSR_CHECK(is_floating(d), TSR_ERR_DTYPE_MISMATCH,
             "mean(): could not infer output dtype. Input dtype must be either a floating point or "
-            "complex dtype. Got: ", dtype_name(t.dtype()));
-  Tensor acc = wide_sum(t, mask);
+            "complex dtype. Got: ", dtype_name(d));
+}
+
+int64_t reduced_count(const Shape& sizes, const std::vector<bool>& mask) {
   int64_t count = 1;
-  for (int64_t i = 0; i < t.ndim(); ++i)
-    if (mask[i]) count *= t.sizes()[i];
+  for (size_t i = 0; i < sizes.size(); ++i)
+    if (mask[i]) count *= sizes[i];
+  return count;
+}
+
+Tensor mean(const Tensor& t, const std::vector<bool>& mask, bool keepdim) {
+  check_mean_dtype(t.dtype());
+  Tensor acc = wide_sum(t, mask);
+  const int64_t count = reduced_count(t.sizes(), mask);
   double* p = acc.data<double>();
   for (int64_t i = 0; i < acc.numel(); ++i) p[i] /= double(count);  // 0/0 -> nan, as torch
   return finish(acc, mask, keepdim, t.dtype());
 }
 
+std::vector<bool> max_dim_mask(const Tensor& t, int64_t* dim) {
+  const int64_t n = t.ndim();
+  *dim = wrap_dim(*dim, n);
+  TSR_CHECK(n == 0 || t.sizes()[*dim] > 0, TSR_ERR_SHAPE_MISMATCH, "max(): Expected reduction dim ",
+            *dim, " to have non-zero size.");
+  std::vector<bool> mask(n, false);
+  if (n > 0) mask[*dim] = true;
+  return mask;
+}
+
 std::pair<Tensor, Tensor> max_dim(const Tensor& t, int64_t dim, bool keepdim) {
   const int64_t n = t.ndim();
-  dim = wrap_dim(dim, n);
+  const std::vector<bool> mask = max_dim_mask(t, &dim);
   const int64_t len = n == 0 ? 1 : t.sizes()[dim];
-  TSR_CHECK(len > 0, TSR_ERR_SHAPE_MISMATCH, "max(): Expected reduction dim ", dim,
-            " to have non-zero size.");
-  std::vector<bool> mask(n, false);
-  if (n > 0) mask[dim] = true;
   Shape out_sizes = reduced_sizes(t.sizes(), mask, keepdim);
   Tensor values = empty_cpu(out_sizes, t.dtype()), indices = empty_cpu(out_sizes, TSR_INT64);
   // Iterate the kept dims (the input with dim removed) alongside the outputs.
@@ -161,14 +176,17 @@ std::pair<Tensor, Tensor> max_dim(const Tensor& t, int64_t dim, bool keepdim) {
   return {values, indices};
 }
 
+std::vector<bool> sum_to_size_mask(const Shape& from, const Shape& to) {
+  const int64_t n = int64_t(from.size()), lead = n - int64_t(to.size());
+  TSR_CHECK(lead >= 0, TSR_ERR_INTERNAL, "sum_to_size: ", from, " to ", to);
+  std::vector<bool> mask(size_t(n), false);
+  for (int64_t i = 0; i < n; ++i) mask[i] = i < lead || (to[i - lead] == 1 && from[i] != 1);
+  return mask;
+}
+
 Tensor sum_to_size(const Tensor& t, const Shape& sizes) {
   if (t.sizes() == sizes) return t;
-  const int64_t lead = t.ndim() - int64_t(sizes.size());
-  TSR_CHECK(lead >= 0, TSR_ERR_INTERNAL, "sum_to_size: ", t.sizes(), " to ", sizes);
-  std::vector<bool> mask(t.ndim(), false);
-  for (int64_t i = 0; i < t.ndim(); ++i)
-    mask[i] = i < lead || (sizes[i - lead] == 1 && t.sizes()[i] != 1);
-  Tensor s = sum(t, mask, true);
+  Tensor s = sum(t, sum_to_size_mask(t.sizes(), sizes), true);
   return make_view(s, sizes, contiguous_strides(sizes), s.storage_offset());
 }
 

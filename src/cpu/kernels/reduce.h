@@ -18,11 +18,24 @@ Shape reduced_sizes(const Shape& sizes, const std::vector<bool>& mask, bool keep
 // Sum in a wide accumulator (double for floats, int64 for integers/bool);
 // result dtype: floats keep theirs, integers and bool give int64 (torch.sum).
 Tensor sum(const Tensor& t, const std::vector<bool>& mask, bool keepdim);
+// Elements each output of a reduction over mask sums (product of the
+// reduced sizes; 1 for an empty mask of a 0-dim tensor).
+int64_t reduced_count(const Shape& sizes, const std::vector<bool>& mask);
+// mean's dtype rule: floating only, else TSR_ERR_DTYPE_MISMATCH with
+// torch's "mean(): could not infer output dtype" message.
+void check_mean_dtype(tsr_dtype d);
 // Mean = sum / count, floating dtypes only.
 Tensor mean(const Tensor& t, const std::vector<bool>& mask, bool keepdim);
+// max(dim)'s argument rule on every device: *dim wrapped into range, the
+// dim of non-zero size (TSR_ERR_SHAPE_MISMATCH, torch's message); returns
+// the mask reducing only that dim (none for a 0-dim t).
+std::vector<bool> max_dim_mask(const Tensor& t, int64_t* dim);
 // Values (t's dtype) and int64 indices of the first maximum along dim; NaN
 // counts as the maximum (torch.max(dim)).
 std::pair<Tensor, Tensor> max_dim(const Tensor& t, int64_t dim, bool keepdim);
+// The dims sum_to_size reduces (kept as size 1): the leading dims `from`
+// has beyond `to`, and those `to` has as 1 where `from` does not.
+std::vector<bool> sum_to_size_mask(const Shape& from, const Shape& to);
 // Sums `t` down to `sizes` (the inverse of broadcasting `sizes` to t).
 Tensor sum_to_size(const Tensor& t, const Shape& sizes);
 // The dtype sum() gives for an input dtype.
