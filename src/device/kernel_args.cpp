@@ -1,9 +1,10 @@
 #include "device/kernel_args.h"
 
-#include <algorithm>
+#include <array>
 
 #include "core/dtype.h"
 #include "core/error.h"
+#include "cpu/kernels/strided_loop.h"
 
 namespace tsr::device {
 
@@ -21,29 +22,30 @@ Shape broadcast_strides(const Tensor& t, const Shape& sizes) {
   return strides;
 }
 
+namespace {
+
+// kernels::make_geometry for N operands, turned outermost first.
+template <size_t N>
+Iteration geometry(const Shape& sizes, std::vector<Shape>& strides) {
+  std::array<std::vector<int64_t>, N> per_operand;
+  for (size_t k = 0; k < N; ++k) per_operand[k] = std::move(strides[k]);
+  kernels::LoopGeometry<N> g = kernels::make_geometry<N>(sizes, per_operand);
+  Iteration it{Shape(g.sizes.rbegin(), g.sizes.rend()), {}};
+  for (const auto& s : g.strides) it.strides.emplace_back(s.rbegin(), s.rend());
+  return it;
+}
+
+}  // namespace
+
 Iteration coalesce(const Shape& sizes, std::vector<Shape> strides) {
   for (int64_t s : sizes)
     if (s == 0) return {sizes, std::move(strides)};
-  Iteration it;
-  it.strides.resize(strides.size());
-  // Innermost first: each kept dim either merges into the dim inside it or
-  // starts a new one.
-  for (size_t i = sizes.size(); i-- > 0;) {
-    if (sizes[i] == 1) continue;
-    bool merge = !it.sizes.empty();
-    for (size_t k = 0; merge && k < strides.size(); ++k)
-      merge = strides[k][i] == it.strides[k].back() * it.sizes.back();
-    if (merge) {
-      it.sizes.back() *= sizes[i];
-      continue;
-    }
-    it.sizes.push_back(sizes[i]);
-    for (size_t k = 0; k < strides.size(); ++k) it.strides[k].push_back(strides[k][i]);
+  switch (strides.size()) {
+    case 1: return geometry<1>(sizes, strides);
+    case 2: return geometry<2>(sizes, strides);
+    case 3: return geometry<3>(sizes, strides);
   }
-  // Built innermost first; the ABI wants outermost first.
-  std::reverse(it.sizes.begin(), it.sizes.end());
-  for (Shape& s : it.strides) std::reverse(s.begin(), s.end());
-  return it;
+  fail(TSR_ERR_INTERNAL, "coalesce: ", strides.size(), " operands");
 }
 
 KernelShape kernel_shape(const Shape& sizes) {

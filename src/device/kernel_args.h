@@ -1,9 +1,9 @@
 // Flattening tensors into the plain kernel arguments of core/device_kernels.h:
 // an iteration shape plus one pointer and element strides per operand.
-// Dims are coalesced the way ATen's TensorIterator::coalesce_dimensions
-// does (two adjacent dims merge when every operand steps through them as
-// through one), without reordering any dim, so results and the order in
-// which an overlapping output is written stay those of the CPU kernels.
+// Dims are ordered and coalesced by the CPU loops' own rule
+// (kernels::make_geometry: operand 0's strides pick the order, dims every
+// operand steps through as one merge), so both devices walk an overlapping
+// output in the same order and a channels_last tensor is one flat run.
 #pragma once
 
 #include <functional>
@@ -23,8 +23,10 @@ struct Iteration {
   Shape sizes;
   std::vector<Shape> strides;
 };
-// Drops size-1 dims and merges adjacent dims that are contiguous in every
-// operand; an empty iteration (some size 0) keeps its sizes as given.
+// kernels::make_geometry for 1 to 3 operands, dims outermost first: size-1
+// dims dropped, dims ordered by operand 0's strides, neighbours contiguous
+// in every operand merged. An empty iteration (some size 0) keeps its sizes
+// as given.
 Iteration coalesce(const Shape& sizes, std::vector<Shape> strides);
 
 // A pointer, dtype and strides: one operand of an iteration.
