@@ -5,7 +5,7 @@
 #include "cuda_check.h"
 #include "cuda_streams.h"
 #include "page_locked.h"
-#include "pinned_stream_ids.h"
+#include "core/pinned_stream.h"
 
 namespace tsr::cuda {
 namespace {
@@ -32,7 +32,7 @@ Stream CudaHostDevice::cuda_stream(Stream s) const {
   TSR_CHECK(s.device == kPinnedHost, TSR_ERR_INVALID_ARGUMENT,
             "not a stream of cuda_host:0: device type ", static_cast<int>(s.device.type),
             " index ", s.device.index);
-  const Stream c = cuda_stream_of(s);
+  const Stream c = device_stream_of(s, TSR_DEVICE_CUDA);
   (void)native_stream(c);  // throws for a stream that is not live
   return c;
 }
@@ -69,7 +69,7 @@ int64_t CudaHostDevice::create_stream(int32_t index) {
 }
 
 void CudaHostDevice::destroy_stream(Stream s) noexcept {
-  if (s.device == kPinnedHost) cuda_.destroy_stream(cuda_stream_of(s));
+  if (s.device == kPinnedHost) cuda_.destroy_stream(device_stream_of(s, TSR_DEVICE_CUDA));
 }
 
 void CudaHostDevice::synchronize_stream(Stream s) { cuda_.synchronize_stream(cuda_stream(s)); }

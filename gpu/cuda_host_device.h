@@ -2,7 +2,7 @@
 // host memory from cudaHostAlloc, the staging memory of asynchronous
 // host<->CUDA copies (PyTorch's CachingHostAllocator, here under the common
 // caching allocator). Its streams and events are CUDA streams and events:
-// stream ids encode a CUDA stream (pinned_stream_ids.h), so a freed block
+// stream ids encode a CUDA stream (core/pinned_stream.h), so a freed block
 // stays cached until the copies queued on those CUDA streams are done.
 #pragma once
 

@@ -28,10 +28,13 @@ extern "C" {
  * dtype: t's strides when t is non-overlapping and dense (preserve_format,
  * channels_last included), else contiguous. Differentiable: the copy's
  * grad_fn is ToCopyBackward0 and the gradient goes back to t's device.
- * non_blocking != 0 with a pinned source (or a pinned destination) queues
- * the copy on the current stream and returns at once; the pinned source
- * stays alive until the copy has completed even if released. From pageable
- * memory the copy is synchronous, as in PyTorch. *out: a new handle,
+ * non_blocking != 0 with a pinned source (TSR_DEVICE_CUDA_HOST, from
+ * tsr_pin_memory) or a pinned destination queues the copy on the current
+ * stream and returns at once; a pinned source's memory is not reused
+ * before the copy has run, even if released at once (its caching
+ * allocator keeps the block for that stream, as PyTorch's
+ * CachingHostAllocator does). Other host memory is copied synchronously,
+ * as PyTorch copies from pageable memory. *out: a new handle,
  * released with tsr_tensor_release. */
 TSR_API tsr_status tsr_to_device(const tsr_tensor* t, tsr_device_type device_type,
                                  int32_t device_index, int non_blocking, tsr_tensor** out);
@@ -47,10 +50,6 @@ TSR_API tsr_status tsr_pin_memory(const tsr_tensor* t, tsr_tensor** out);
 /* torch.Tensor.is_pinned(): *out = 1 when t's memory is pinned host
  * memory, else 0 (device tensors included). */
 TSR_API tsr_status tsr_is_pinned(const tsr_tensor* t, int* out);
-
-/* The non-blocking copies' pinned sources still held (a diagnostic for
- * tests): those whose copy has completed are released first. */
-TSR_API tsr_status tsr_pending_pinned_copies(size_t* out);
 
 #ifdef __cplusplus
 }

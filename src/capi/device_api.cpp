@@ -38,11 +38,3 @@ TSR_EXTERN tsr_status tsr_is_pinned(const tsr_tensor* t, int* out) {
     *out = device::is_pinned(x) ? 1 : 0;
   });
 }
-
-TSR_EXTERN tsr_status tsr_pending_pinned_copies(size_t* out) {
-  return guarded([&] {
-    require(out, "out");
-    device::release_completed_host_buffers();
-    *out = device::pending_host_buffers();
-  });
-}

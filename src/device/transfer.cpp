@@ -1,12 +1,10 @@
 #include "device/transfer.h"
 
-#include <mutex>
-#include <vector>
-
 #include "core/device_allocator.h"
 #include "core/error.h"
 #include "core/factory.h"
 #include "core/layout.h"
+#include "core/pinned_stream.h"
 #include "cpu/kernels/copy.h"
 #include "device/device_ops.h"
 
@@ -14,28 +12,14 @@ namespace tsr::device {
 
 namespace {
 
-constexpr Device kPinned{TSR_DEVICE_CUDA_HOST, 0};
-
-// Pinned host buffers read by queued copies, each with an event recorded
-// after its copy (PyTorch's CachingHostAllocator keeps such events too).
-struct PendingHostBuffer {
-  DeviceBackend* backend;
-  EventHandle event;
-  StoragePtr storage;
-};
-std::mutex pending_mutex;
-std::vector<PendingHostBuffer> pending;
-
-void keep_until_copied(DeviceBackend& b, Stream s, StoragePtr storage) {
-  EventHandle e = b.create_event(s.device.index, false);
-  try {
-    b.record_event(e, s);
-  } catch (...) {
-    b.destroy_event(e);
-    throw;
-  }
-  std::lock_guard<std::mutex> g(pending_mutex);
-  pending.push_back({&b, e, std::move(storage)});
+// A pinned source read by a copy queued on s is not reused before the copy
+// has run: its block is record_stream'ed for s (core/pinned_stream.h), as
+// PyTorch's CachingHostAllocator records an event on the copy's stream.
+// True when that holds; other host memory needs the copy waited for.
+bool kept_until_copied(const Tensor& h, Stream s) {
+  if (h.device() != kPinnedHost || !h.impl()->storage->from_allocator()) return false;
+  allocator_for(kPinnedHost).record_stream(h.impl()->storage->data(), pinned_stream(s));
+  return true;
 }
 
 bool dense(const Tensor& t) { return is_non_overlapping_and_dense(t.sizes(), t.strides()); }
@@ -51,8 +35,7 @@ void host_to_device(const Tensor& dst, const Tensor& src, bool non_blocking) {
   Tensor staging = direct ? dst : empty_strided(h.sizes(), h.strides(), h.dtype(), dst.device());
   b.copy_bytes(staging.data_ptr(), h.data_ptr(), size_t(h.nbytes()), CopyKind::HostToDevice, s);
   if (!direct) copy_into(k, dst, staging);
-  if (non_blocking && is_pinned(h)) keep_until_copied(b, s, h.storage());
-  else b.synchronize_stream(s);
+  if (!(non_blocking && kept_until_copied(h, s))) b.synchronize_stream(s);
 }
 
 void device_to_host(const Tensor& dst, const Tensor& src, bool non_blocking) {
@@ -84,7 +67,6 @@ bool is_pinned(const Tensor& t) {
 }
 
 void copy_between(const Tensor& dst, const Tensor& src, bool non_blocking) {
-  release_completed_host_buffers();
   if (dst.numel() == 0) return;
   const bool dst_host = is_host(dst.device()), src_host = is_host(src.device());
   if (dst_host && src_host) return kernels::copy_strided(dst, src);
@@ -102,35 +84,13 @@ Tensor to_device(const Tensor& t, Device d, bool non_blocking) {
   return out;
 }
 
-Tensor pin_memory(const Tensor& t) { return to_device(t, kPinned, false); }
+Tensor pin_memory(const Tensor& t) { return to_device(t, kPinnedHost, false); }
 
 Tensor readable_on_host(const Tensor& t) {
   if (is_host(t.device())) return t;
   Tensor out = empty(t.sizes(), t.dtype(), TSR_CONTIGUOUS_FORMAT, kCpu);
   copy_between(out, t, false);
   return out;
-}
-
-size_t pending_host_buffers() {
-  std::lock_guard<std::mutex> g(pending_mutex);
-  return pending.size();
-}
-
-void release_completed_host_buffers() {
-  std::vector<StoragePtr> done;  // dropped outside the lock: freeing takes the allocator's
-  {
-    std::lock_guard<std::mutex> g(pending_mutex);
-    for (size_t i = 0; i < pending.size();) {
-      PendingHostBuffer& p = pending[i];
-      if (!p.backend->query_event(p.event)) {
-        ++i;
-        continue;
-      }
-      p.backend->destroy_event(p.event);
-      done.push_back(std::move(p.storage));
-      pending.erase(pending.begin() + int64_t(i));
-    }
-  }
 }
 
 }  // namespace tsr::device

@@ -4,8 +4,6 @@
 // (TSR_DEVICE_CUDA_HOST), which the host reads and writes directly.
 #pragma once
 
-#include <cstddef>
-
 #include "core/tensor.h"
 
 namespace tsr::device {
@@ -24,8 +22,9 @@ bool is_pinned(const Tensor& t);
 // device's copy kernel lays them out and converts (when dst's layout or
 // dtype differs). Device to host: the device packs into dst's layout and
 // dtype, the bytes move, the host scatters when dst is not dense.
-// non_blocking with a pinned host side queues the copy and returns; a
-// pinned source is kept alive until the copy completes. Otherwise the call
+// non_blocking with a pinned host side queues the copy and returns; the
+// block of a pinned source (TSR_DEVICE_CUDA_HOST) is not reused before the
+// copy has run (record_stream on its caching allocator). Otherwise the call
 // returns once the copy is done (PyTorch: copies from pageable memory are
 // synchronous).
 void copy_between(const Tensor& dst, const Tensor& src, bool non_blocking);
@@ -39,11 +38,5 @@ Tensor pin_memory(const Tensor& t);
 // t itself when its memory is host memory, else a contiguous CPU copy,
 // waited for: what host code reads instead of device memory.
 Tensor readable_on_host(const Tensor& t);
-
-// Pinned sources of non-blocking copies still in flight; each is released
-// once its copy's event has completed. Checked on every transfer; tests
-// call release_completed_host_buffers to check it themselves.
-size_t pending_host_buffers();
-void release_completed_host_buffers();
 
 }  // namespace tsr::device

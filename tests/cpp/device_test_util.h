@@ -17,6 +17,7 @@
 #include "alloc/caching_allocator.h"
 #include "core/dtype.h"
 #include "core/error.h"
+#include "core/pinned_stream.h"
 #include "simdev/simulated_device.h"
 
 namespace tsr::devtest {
@@ -31,8 +32,11 @@ inline simdev::SimulatedDevice& sim() {
 }
 inline Device sim_device(int32_t index = 0) { return sim().device(index); }
 
-// Pinned host memory for the tests: page-aligned host allocations, one
-// device, streams that are always idle (copies from it are the device's).
+// Pinned host memory for the tests, behaving as the CUDA plugin's pinned
+// backend: page-aligned host allocations, one device, and streams that
+// stand for streams of the simulated device (core/pinned_stream.h), so the
+// event the caching allocator records for a pinned block used by a copy
+// completes when that simulated stream gets there.
 class PinnedHostBackend final : public DeviceBackend {
  public:
   tsr_device_type type() const override { return TSR_DEVICE_CUDA_HOST; }
@@ -42,23 +46,25 @@ class PinnedHostBackend final : public DeviceBackend {
   }
   void release_segment(int32_t, void* p, size_t) noexcept override { std::free(p); }
   DeviceMemoryInfo memory_info(int32_t) override { return {size_t(1) << 30, size_t(1) << 30}; }
-  int64_t create_stream(int32_t) override { return ++streams_; }
-  void destroy_stream(Stream) noexcept override {}
-  void synchronize_stream(Stream) override {}
-  bool query_stream(Stream) override { return true; }
-  void synchronize_device(int32_t) override {}
-  EventHandle create_event(int32_t, bool) override { return new int(0); }
-  void destroy_event(EventHandle e) noexcept override { delete static_cast<int*>(e); }
-  void record_event(EventHandle, Stream) override {}
-  bool query_event(EventHandle) override { return true; }
-  void synchronize_event(EventHandle) override {}
-  double elapsed_ms(EventHandle, EventHandle) override { return 0; }
+  int64_t create_stream(int32_t) override {
+    return pinned_stream(sim().stream(0, sim().create_stream(0))).id;
+  }
+  void destroy_stream(Stream s) noexcept override { sim().destroy_stream(sim_stream(s)); }
+  void synchronize_stream(Stream s) override { sim().synchronize_stream(sim_stream(s)); }
+  bool query_stream(Stream s) override { return sim().query_stream(sim_stream(s)); }
+  void synchronize_device(int32_t) override { sim().synchronize_device(0); }
+  EventHandle create_event(int32_t, bool timing) override { return sim().create_event(0, timing); }
+  void destroy_event(EventHandle e) noexcept override { sim().destroy_event(e); }
+  void record_event(EventHandle e, Stream s) override { sim().record_event(e, sim_stream(s)); }
+  bool query_event(EventHandle e) override { return sim().query_event(e); }
+  void synchronize_event(EventHandle e) override { sim().synchronize_event(e); }
+  double elapsed_ms(EventHandle a, EventHandle b) override { return sim().elapsed_ms(a, b); }
   void copy_bytes(void* dst, const void* src, size_t n, CopyKind, Stream) override {
     std::memcpy(dst, src, n);
   }
 
  private:
-  int64_t streams_ = 0;
+  static Stream sim_stream(Stream s) { return device_stream_of(s, simdev::kSimDeviceType); }
 };
 inline void register_pinned() {
   static bool done = [] {

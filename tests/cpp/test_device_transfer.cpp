@@ -8,8 +8,10 @@
 
 #include <numeric>
 
+#include "alloc/caching_allocator.h"
 #include "capi/handles.h"
 #include "core/factory.h"
+#include "core/pinned_stream.h"
 #include "core/layout.h"
 #include "core/views.h"
 #include "cpu/kernels/copy.h"
@@ -94,7 +96,16 @@ TEST_F(TransferTest, ToSameDeviceIsTheSameTensor) {
   tsr_tensor_release(h);
 }
 
-TEST_F(TransferTest, NonBlockingFromPinnedKeepsSourceAliveUntilCopied) {
+// The state of the pinned block at p in its caching allocator's snapshot.
+alloc::BlockSnapshot::State pinned_block_state(const void* p) {
+  for (const alloc::SegmentSnapshot& seg : alloc::caching_allocator(kPinnedHost).snapshot().segments)
+    for (const alloc::BlockSnapshot& b : seg.blocks)
+      if (b.address == uintptr_t(p)) return b.state;
+  ADD_FAILURE() << "no pinned block at " << p;
+  return alloc::BlockSnapshot::INACTIVE;
+}
+
+TEST_F(TransferTest, NonBlockingFromPinnedKeepsSourceUntilCopied) {
   const Stream s = current_stream(sim_device());
   Tensor pinned = device::pin_memory(iota({1024}));
   ASSERT_EQ(pinned.device().type, TSR_DEVICE_CUDA_HOST);
@@ -102,14 +113,17 @@ TEST_F(TransferTest, NonBlockingFromPinnedKeepsSourceAliveUntilCopied) {
   void* first = pinned.data_ptr();
   sim().hold(s);
   Tensor d = device::to_device(pinned, sim_device(), true);  // queued, not run
-  EXPECT_EQ(device::pending_host_buffers(), 1u);
+  EXPECT_EQ(sim().pending(s), 1u);
   pinned = Tensor();  // the caller lets go of the source
+  EXPECT_EQ(pinned_block_state(first), alloc::BlockSnapshot::ACTIVE_PENDING_FREE);
   Tensor other = device::pin_memory(iota({1024}));
   EXPECT_NE(other.data_ptr(), first) << "pinned source reused while its copy is queued";
   sim().release(s);
   sim().synchronize_stream(s);
-  device::release_completed_host_buffers();
-  EXPECT_EQ(device::pending_host_buffers(), 0u);
+  // The next allocation polls the events: the block is free to reuse (or
+  // already reused by that allocation).
+  Tensor third = device::pin_memory(iota({4}));
+  EXPECT_NE(pinned_block_state(first), alloc::BlockSnapshot::ACTIVE_PENDING_FREE);
   EXPECT_EQ(values(device::readable_on_host(d)), values(iota({1024})));
 }
 
@@ -117,7 +131,6 @@ TEST_F(TransferTest, NonBlockingFromPageableIsSynchronous) {
   const Stream s = current_stream(sim_device());
   Tensor d = device::to_device(iota({16}), sim_device(), true);
   EXPECT_EQ(sim().pending(s), 0u);
-  EXPECT_EQ(device::pending_host_buffers(), 0u);
   EXPECT_EQ(values(device::readable_on_host(d)), values(iota({16})));
 }
 

@@ -18,7 +18,7 @@
 #include "alloc/caching_allocator.h"
 #include "core/device_plugin.h"
 #include "core/factory.h"
-#include "pinned_stream_ids.h"
+#include "core/pinned_stream.h"
 #include "tsr_cuda_double.h"
 
 // The double's own cudart entry point (not in a header the test includes).
@@ -389,7 +389,7 @@ TEST(CudaDevice, ExpandableSegmentOverCapacityIsOutOfMemory) {
 
 TEST(CudaHostDevice, PinnedBlocksAreHostMemoryTheRuntimeKnows) {
   pinned();
-  alloc::CachingAllocator& a = alloc::caching_allocator(cuda::kPinnedHost);
+  alloc::CachingAllocator& a = alloc::caching_allocator(kPinnedHost);
   auto* p = static_cast<unsigned char*>(a.allocate(1000));
   std::memset(p, 3, 1000);  // host memory: the test may touch it
   EXPECT_TRUE(pinned().is_pinned(p));
@@ -414,7 +414,7 @@ TEST(CudaHostDevice, PinnedBlocksAreHostMemoryTheRuntimeKnows) {
 }
 
 TEST(CudaHostDevice, BlockUsedByACopyOnCuda1WaitsForThatStream) {
-  alloc::CachingAllocator& a = alloc::caching_allocator(cuda::kPinnedHost);
+  alloc::CachingAllocator& a = alloc::caching_allocator(kPinnedHost);
   HeldStream side(1);
   void* d = alloc::caching_allocator(kCuda1).allocate_on(4096, side.s);
   void* p = a.allocate(4096);
@@ -422,12 +422,12 @@ TEST(CudaHostDevice, BlockUsedByACopyOnCuda1WaitsForThatStream) {
   cuda().copy_bytes(d, p, 4096, CopyKind::HostToDevice, side.s);
   // Recorded on cuda:1's stream: the double refuses an event of another
   // device there, so this also checks the event is made on cuda:1.
-  a.record_stream(p, cuda::pinned_stream(side.s));
+  a.record_stream(p, pinned_stream(side.s));
   a.free(p);
   void* q = a.allocate(4096);
   EXPECT_NE(q, p);
   side.release();
-  pinned().synchronize_stream(cuda::pinned_stream(side.s));
+  pinned().synchronize_stream(pinned_stream(side.s));
   void* r = a.allocate(4096);
   EXPECT_EQ(r, p);
   a.free(q);
@@ -437,11 +437,14 @@ TEST(CudaHostDevice, BlockUsedByACopyOnCuda1WaitsForThatStream) {
 
 TEST(CudaHostDevice, StreamsAndEventsAreCudaOnes) {
   const int64_t id = pinned().create_stream(0);
-  const Stream s{cuda::kPinnedHost, id};
-  EXPECT_EQ(cuda::cuda_stream_of(s), (Stream{kCuda0, id}));
+  const Stream s{kPinnedHost, id};
+  const Stream c = device_stream_of(s, TSR_DEVICE_CUDA);
+  EXPECT_EQ(c.device, kCuda0);
+  EXPECT_EQ(pinned_stream(c), s);
+  EXPECT_NE(id, 0) << "a CUDA stream must not look like the host's own stream";
   EXPECT_TRUE(pinned().query_stream(s));
-  auto* a = static_cast<unsigned char*>(alloc::caching_allocator(cuda::kPinnedHost).allocate(64));
-  auto* b = static_cast<unsigned char*>(alloc::caching_allocator(cuda::kPinnedHost).allocate(64));
+  auto* a = static_cast<unsigned char*>(alloc::caching_allocator(kPinnedHost).allocate(64));
+  auto* b = static_cast<unsigned char*>(alloc::caching_allocator(kPinnedHost).allocate(64));
   std::memset(a, 4, 64);
   pinned().copy_bytes(b, a, 64, CopyKind::DeviceToDevice, s);  // host to host on s
   EventHandle t0 = pinned().create_event(0, true), t1 = pinned().create_event(0, true);
@@ -462,12 +465,12 @@ TEST(CudaHostDevice, StreamsAndEventsAreCudaOnes) {
   pinned().synchronize_device(0);
   pinned().destroy_stream(s);
   expect_error([&] { pinned().query_stream(s); }, TSR_ERR_INVALID_ARGUMENT, "is not a live stream");
-  alloc::caching_allocator(cuda::kPinnedHost).free(a);
-  alloc::caching_allocator(cuda::kPinnedHost).free(b);
+  alloc::caching_allocator(kPinnedHost).free(a);
+  alloc::caching_allocator(kPinnedHost).free(b);
 }
 
 TEST(CudaHostDevice, OutOfPinnedMemorySaysWhatCudaHostAllocSaid) {
-  alloc::CachingAllocator& a = alloc::caching_allocator(cuda::kPinnedHost);
+  alloc::CachingAllocator& a = alloc::caching_allocator(kPinnedHost);
   a.empty_cache();
   tsr_double_set_host_capacity(1024);
   expect_error([&] { a.allocate(1 * kMiB); }, TSR_ERR_OUT_OF_MEMORY,
