@@ -27,6 +27,18 @@ inline void check(cudaError_t err, const char* call) {
   throw Error(TSR_ERR_INTERNAL, runtime_error_text(call, err));
 }
 
+// The answer of a query call (cudaStreamQuery, cudaEventQuery): true when
+// done, false for cudaErrorNotReady (not an error: cleared), else throws
+// as check does.
+inline bool check_ready(cudaError_t err, const char* call) {
+  if (err == cudaErrorNotReady) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  check(err, call);
+  return true;
+}
+
 // Makes device `index` current for the guard's lifetime and restores the
 // previous one (c10::cuda::CUDAGuard): backend calls name their device, the
 // runtime acts on the calling thread's current one.

@@ -131,13 +131,7 @@ void CudaDevice::synchronize_stream(Stream s) {
 bool CudaDevice::query_stream(Stream s) {
   cudaStream_t native = native_stream(s);
   DeviceGuard guard(s.device.index);
-  const cudaError_t err = cudaStreamQuery(native);
-  if (err == cudaErrorNotReady) {
-    (void)cudaGetLastError();
-    return false;
-  }
-  check(err, "cudaStreamQuery");
-  return true;
+  return check_ready(cudaStreamQuery(native), "cudaStreamQuery");
 }
 
 void CudaDevice::synchronize_device(int32_t index) {
@@ -167,13 +161,7 @@ void CudaDevice::record_event(EventHandle e, Stream s) {
 }
 
 bool CudaDevice::query_event(EventHandle e) {
-  const cudaError_t err = cudaEventQuery(native_event(e));
-  if (err == cudaErrorNotReady) {
-    (void)cudaGetLastError();
-    return false;
-  }
-  check(err, "cudaEventQuery");
-  return true;
+  return check_ready(cudaEventQuery(native_event(e)), "cudaEventQuery");
 }
 
 void CudaDevice::synchronize_event(EventHandle e) {
