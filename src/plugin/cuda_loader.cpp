@@ -42,9 +42,13 @@ std::string own_directory() {
 }
 
 // Where the plugin should be: $TSR_CUDA_PLUGIN, else next to this library.
-std::string plugin_path() {
-  if (const char* env = std::getenv(kPathVariable); env && *env) return env;
-  return own_directory() + kPluginFile;
+struct PluginPath {
+  std::string path;
+  bool from_env;
+};
+PluginPath plugin_path() {
+  if (const char* env = std::getenv(kPathVariable); env && *env) return {env, true};
+  return {own_directory() + kPluginFile, false};
 }
 
 // dlopen's reason; dlerror() is per thread and cleared by reading it.
@@ -53,15 +57,13 @@ std::string last_dl_error() {
   return e ? e : "no error reported by the dynamic loader";
 }
 
-void* open_plugin(const std::string& path) {
-  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!handle) {
-    const char* from = std::getenv(kPathVariable) && *std::getenv(kPathVariable)
-                           ? " (from $TSR_CUDA_PLUGIN)"
-                           : " (next to libtessera.so; set $TSR_CUDA_PLUGIN to use another)";
-    fail(TSR_ERR_UNSUPPORTED, "CUDA plugin not found: could not load ", path, from, ": ",
-         last_dl_error());
-  }
+void* open_plugin(const PluginPath& where) {
+  void* handle = dlopen(where.path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle)
+    fail(TSR_ERR_UNSUPPORTED, "CUDA plugin not found: could not load ", where.path,
+         where.from_env ? " (from $TSR_CUDA_PLUGIN)"
+                        : " (next to libtessera.so; set $TSR_CUDA_PLUGIN to use another)",
+         ": ", last_dl_error());
   return handle;
 }
 
@@ -97,8 +99,9 @@ void check_versions(const DevicePluginExports& got, const std::string& path) {
 }
 
 void load_plugin() {
-  const std::string path = plugin_path();
-  void* handle = open_plugin(path);
+  const PluginPath where = plugin_path();
+  const std::string& path = where.path;
+  void* handle = open_plugin(where);
   const tsr_device_plugin_init_fn init = find_init(handle, path);
   DevicePluginExports got{};
   char why[1024] = {};
