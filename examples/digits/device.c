@@ -31,10 +31,7 @@ void digits_device_require(const digits_device* d) {
 }
 
 tsr_tensor* digits_to_device(const tsr_tensor* t, const digits_device* d) {
-  if (tsr_tensor_device_type(t) == d->type && tsr_tensor_device_index(t) == d->index) {
-    tsr_tensor_retain((tsr_tensor*)t);
-    return (tsr_tensor*)t;
-  }
+  /* Already there: tsr_to_device hands back a new handle onto t itself. */
   tsr_tensor* moved = NULL;
   CHECK(tsr_to_device(t, d->type, d->index, false, &moved));
   return moved;

@@ -22,8 +22,8 @@ bool digits_device_parse(const char* name, digits_device* out);
  * "digits: CUDA is not available: <reason>" to stderr and exits with
  * DIGITS_EXIT_NO_CUDA. Does nothing for the CPU. */
 void digits_device_require(const digits_device* d);
-/* t on d: a new reference, t itself (retained) when it is there already
- * (tensor.to(device)). */
+/* t on d (tensor.to(device)): a new handle, onto t itself when it is there
+ * already. */
 tsr_tensor* digits_to_device(const tsr_tensor* t, const digits_device* d);
 /* Whether d is the CPU. */
 bool digits_device_is_cpu(const digits_device* d);

@@ -39,7 +39,7 @@ void mlp_to_device(mlp* m, const digits_device* d) {
   bool prev = tsr_set_grad_enabled(false);
   for (int i = 0; i < MLP_NPARAMS; ++i) {
     tsr_tensor* moved = digits_to_device(m->params[i], d);
-    if (moved != m->params[i]) CHECK(tsr_set_requires_grad(moved, true));
+    CHECK(tsr_set_requires_grad(moved, true)); /* already so where nothing moved */
     tsr_tensor_release(m->params[i]);
     m->params[i] = moved;
   }
