@@ -39,15 +39,19 @@ void check_unrecorded_write(const Tensor& t, const char* op) {
        "grad_fn (", autograd::grad_fn(t)->name(), "); use the ops (which record it), or write under no_grad");
 }
 
+void check_broadcasts_into(const Tensor& self, const Tensor& other) {
+  // torch's messages: operands that do not broadcast, then a broadcast
+  // shape that is not self's.
+  const Shape bshape = broadcast_shapes(self.sizes(), other.sizes());
+  TSR_CHECK(bshape == self.sizes(), TSR_ERR_SHAPE_MISMATCH, "output with shape ", self.sizes(),
+            " doesn't match the broadcast shape ", bshape);
+}
+
 Tensor inplace_source(const Tensor& self, const Tensor& other, const char* op,
                       const char* other_name, const char* out_of_place) {
   TSR_CHECK(self.device() == other.device(), TSR_ERR_DEVICE_MISMATCH, op, ": devices differ");
   check_inplace_allowed(self, op);
-  // torch's messages: operands that do not broadcast, then a broadcast
-  // shape that is not self's.
-  Shape bshape = broadcast_shapes(self.sizes(), other.sizes());
-  TSR_CHECK(bshape == self.sizes(), TSR_ERR_SHAPE_MISMATCH, "output with shape ", self.sizes(),
-            " doesn't match the broadcast shape ", bshape);
+  check_broadcasts_into(self, other);
   TSR_CHECK(!kernels::partial_overlap(self, other), TSR_ERR_INVALID_ARGUMENT, op,
             ": unsupported operation: some elements of the input tensor and the written-to "
             "tensor refer to a single memory location. Please clone() the tensor before "

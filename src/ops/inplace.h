@@ -15,6 +15,10 @@ void check_inplace_allowed(const Tensor& t, const char* op);
 // grad mode on t must not require grad at all.
 void check_unrecorded_write(const Tensor& t, const char* op);
 
+// other broadcasts to self's sizes, else TSR_ERR_SHAPE_MISMATCH with
+// torch's messages (operands that do not broadcast; a broadcast shape that
+// is not self's).
+void check_broadcasts_into(const Tensor& self, const Tensor& other);
 // What an in-place op on self reads from `other`: other broadcast to self's
 // sizes, after torch's checks in torch's order — same device, writable self
 // (check_inplace_allowed), torch's broadcast messages

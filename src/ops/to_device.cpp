@@ -54,9 +54,7 @@ void copy_across_devices(const Tensor& dst, const Tensor& src, bool non_blocking
   TSR_CHECK(!(autograd::is_grad_enabled() && autograd::requires_grad(src)), TSR_ERR_AUTOGRAD,
             "copy_: a copy from ", device_name(src.device()), " to ", device_name(dst.device()),
             " of a tensor that requires grad records no history; use tsr_to_device, or copy under no_grad");
-  const Shape bshape = broadcast_shapes(dst.sizes(), src.sizes());
-  TSR_CHECK(bshape == dst.sizes(), TSR_ERR_SHAPE_MISMATCH, "output with shape ", dst.sizes(),
-            " doesn't match the broadcast shape ", bshape);
+  check_broadcasts_into(dst, src);
   device::copy_between(dst, views::expand(src, dst.sizes()), non_blocking);
   dst.bump_version();
 }
