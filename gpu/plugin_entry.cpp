@@ -59,5 +59,6 @@ extern "C" __attribute__((visibility("default"))) int tsr_cuda_plugin_init(
   static tsr::cuda::CudaDevice device(count);
   static tsr::cuda::CudaHostDevice pinned_host(device);
   *out = tsr::DevicePluginExports{tsr::kDevicePluginAbi, TSR_VERSION_NUMBER, &device, &pinned_host};
+  write_why(why, why_capacity, "");  // why is a string on every return
   return 0;
 }

@@ -40,7 +40,9 @@ struct DevicePluginExports {
 // message of at most why_capacity bytes (NUL-terminated) into why, e.g.
 // "CUDA driver not found: cudaGetDeviceCount returned 35
 // (cudaErrorInsufficientDriver: CUDA driver version is insufficient for
-// CUDA runtime version)". The returned objects live until the process ends.
+// CUDA runtime version)"; on success why is the empty string (it is a
+// string on every return when why_capacity > 0). The returned objects live
+// until the process ends.
 extern "C" typedef int (*tsr_device_plugin_init_fn)(uint32_t host_abi,
                                                     uint32_t host_version_number,
                                                     tsr::DevicePluginExports* out, char* why,
