@@ -12,6 +12,8 @@
 
 #include <tessera/tessera.h>
 
+#include "bench_util.h"
+
 namespace cuda_bench {
 
 // Aborts the benchmark on a failed tessera or CUDA call: figures after a
@@ -31,11 +33,7 @@ inline void check_cuda(cudaError_t e, const char* what) {
 #define TSR(call) ::cuda_bench::check((call), #call)
 #define CUDA(call) ::cuda_bench::check_cuda((call), #call)
 
-inline double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
+using bench::median;  // bench/bench_util.h
 
 // Milliseconds of GPU time between two events around `body` on tessera's
 // current CUDA stream (tsr_event: CUDA events in the plugin).
