@@ -10,16 +10,6 @@ StreamTable& stream_table() {
   return table;
 }
 
-void StreamTable::set_device_count(int32_t n) {
-  std::lock_guard<std::mutex> g(mu_);
-  device_count_ = n;
-}
-
-int32_t StreamTable::device_count() {
-  std::lock_guard<std::mutex> g(mu_);
-  return device_count_;
-}
-
 int64_t StreamTable::add(int32_t index, cudaStream_t s) {
   std::lock_guard<std::mutex> g(mu_);
   const int64_t id = next_id_++;
@@ -37,13 +27,13 @@ cudaStream_t StreamTable::remove(Stream s) noexcept {
 }
 
 cudaStream_t StreamTable::find(Stream s) {
-  std::lock_guard<std::mutex> g(mu_);
-  TSR_CHECK(s.device.type == TSR_DEVICE_CUDA && s.device.index >= 0 &&
-                s.device.index < device_count_,
+  const int32_t count = device_count();
+  TSR_CHECK(s.device.type == TSR_DEVICE_CUDA && s.device.index >= 0 && s.device.index < count,
             TSR_ERR_INVALID_ARGUMENT, "not a stream of a CUDA device: device type ",
-            static_cast<int>(s.device.type), " index ", s.device.index, " (", device_count_,
+            static_cast<int>(s.device.type), " index ", s.device.index, " (", count,
             " CUDA device(s))");
   if (s.id == kDefaultStreamId) return nullptr;  // the legacy default stream
+  std::lock_guard<std::mutex> g(mu_);
   auto it = streams_.find({s.device.index, s.id});
   TSR_CHECK(it != streams_.end(), TSR_ERR_INVALID_ARGUMENT, "stream ", s.id,
             " is not a live stream of cuda:", s.device.index);
