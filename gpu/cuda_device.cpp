@@ -174,6 +174,36 @@ double CudaDevice::elapsed_ms(EventHandle start, EventHandle end) {
   return ms;
 }
 
+void CudaDevice::stream_wait_event(Stream s, EventHandle e) {
+  cudaStream_t stream = native_stream(s);
+  DeviceGuard guard(s.device.index);
+  check(cudaStreamWaitEvent(stream, native_event(e), 0), "cudaStreamWaitEvent");
+}
+
+uintptr_t CudaDevice::native_stream_handle(Stream s) {
+  return reinterpret_cast<uintptr_t>(native_stream(s));
+}
+
+void CudaDevice::external_stream_wait(Stream s, uintptr_t external) {
+  // DLPack's stream encoding (the Python array API's __dlpack__): 1 and 2
+  // name the two default streams, which are not pointers.
+  cudaStream_t theirs = external == 1   ? cudaStreamLegacy
+                        : external == 2 ? cudaStreamPerThread
+                                        : reinterpret_cast<cudaStream_t>(external);
+  cudaStream_t ours = native_stream(s);
+  DeviceGuard guard(s.device.index);
+  cudaEvent_t ready = nullptr;
+  check(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming), "cudaEventCreateWithFlags");
+  // Destroying an event whose wait is still queued is allowed: the runtime
+  // releases it once the wait is satisfied.
+  const cudaError_t recorded = cudaEventRecord(ready, ours);
+  const cudaError_t waited =
+      recorded == cudaSuccess ? cudaStreamWaitEvent(theirs, ready, 0) : cudaSuccess;
+  (void)cudaEventDestroy(ready);
+  check(recorded, "cudaEventRecord");
+  check(waited, "cudaStreamWaitEvent (the consumer's stream)");
+}
+
 void CudaDevice::copy_bytes(void* dst, const void* src, size_t bytes, CopyKind kind, Stream s) {
   cudaStream_t stream = native_stream(s);
   DeviceGuard guard(s.device.index);

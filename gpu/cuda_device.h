@@ -45,6 +45,13 @@ class CudaDevice final : public DeviceBackend {
   bool query_event(EventHandle e) override;
   void synchronize_event(EventHandle e) override;
   double elapsed_ms(EventHandle start, EventHandle end) override;
+  void stream_wait_event(Stream s, EventHandle e) override;
+
+  // The cudaStream_t (0 for the legacy default stream, tessera's id 0).
+  uintptr_t native_stream_handle(Stream s) override;
+  // An event recorded on s and waited for by `external` (cudaStreamLegacy
+  // for 1, cudaStreamPerThread for 2, else the handle).
+  void external_stream_wait(Stream s, uintptr_t external) override;
 
   void copy_bytes(void* dst, const void* src, size_t bytes, CopyKind kind, Stream s) override;
   // cudaHostAlloc'd (or cudaHostRegister'ed) memory.

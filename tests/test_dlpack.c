@@ -420,7 +420,11 @@ static void float8(DLManagedTensor* m) { m->dl_tensor.dtype = (DLDataType){kDLFl
 static void float8_e3m4(DLManagedTensor* m) { m->dl_tensor.dtype = (DLDataType){7, 8, 1}; }
 static void uint16(DLManagedTensor* m) { m->dl_tensor.dtype = (DLDataType){kDLUInt, 16, 1}; }
 static void bool16(DLManagedTensor* m) { m->dl_tensor.dtype = (DLDataType){6, 16, 1}; }
-static void cuda(DLManagedTensor* m) { m->dl_tensor.device.device_type = kDLCUDA; }
+/* A CUDA device no machine has: refused here (no driver) and on a GPU alike. */
+static void cuda(DLManagedTensor* m) {
+  m->dl_tensor.device.device_type = kDLCUDA;
+  m->dl_tensor.device.device_id = 99;
+}
 static void opencl(DLManagedTensor* m) { m->dl_tensor.device.device_type = kDLOpenCL; }
 static void cpu_1(DLManagedTensor* m) { m->dl_tensor.device.device_id = 1; }
 static void negative_stride(DLManagedTensor* m) {
@@ -453,7 +457,7 @@ static const struct {
     {"float8_e3m4", float8_e3m4, TSR_ERR_UNSUPPORTED, "{code 7 ("},
     {"uint16", uint16, TSR_ERR_UNSUPPORTED, "{code 1 (uint), bits 16}"},
     {"bool bits 16", bool16, TSR_ERR_UNSUPPORTED, "{code 6 (bool), bits 16}"},
-    {"cuda", cuda, TSR_ERR_UNSUPPORTED, "device type 2 (CUDA) is not supported"},
+    {"cuda", cuda, TSR_ERR_UNSUPPORTED, "DLPack device type 2 (CUDA) index 99: "},
     {"opencl", opencl, TSR_ERR_UNSUPPORTED, "device type 4 is not supported"},
     {"cpu device 1", cpu_1, TSR_ERR_UNSUPPORTED, "device id must be 0, got 1"},
     {"negative stride", negative_stride, TSR_ERR_UNSUPPORTED, "negative strides [4, -1]"},
@@ -571,7 +575,8 @@ Test(dlpack, versioned_refusals_run_the_deleter_once) {
   cr_expect_eq(g_deleted, 2);
   m = produce_versioned(mem, shape);
   m->dl_tensor.device.device_type = kDLCUDA;
-  TSR_ASSERT_FAILS(tsr_from_dlpack_versioned(m, &t), TSR_ERR_UNSUPPORTED, "(CUDA)");
+  m->dl_tensor.device.device_id = 99;
+  TSR_ASSERT_FAILS(tsr_from_dlpack_versioned(m, &t), TSR_ERR_UNSUPPORTED, "(CUDA) index 99");
   cr_expect_eq(g_deleted, 3);
   cr_expect_eq(t, SENTINEL);
   TSR_ASSERT_OK(tsr_from_dlpack_versioned(produce_versioned(mem, shape), &t));

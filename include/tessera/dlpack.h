@@ -18,7 +18,22 @@
  *   bool          {kDLBool   6,  8, 1}   (DLPack >= 0.8 and torch >= 2.0;
  *                                         torch 1.13 refuses bool both ways)
  *
- * Device: CPU only, {kDLCPU, 0}.
+ * Devices: DLPack numbers device types as tessera does: {kDLCPU 1, 0},
+ * {kDLCUDA 2, index} (device memory; data is a device address) and
+ * {kDLCUDAHost 3, 0} (pinned host memory, tsr_pin_memory). Asking for a
+ * CUDA device loads the CUDA plugin (tessera/cuda.h).
+ *
+ * Streams (DLPack's exchange protocol, the Python array API's
+ * __dlpack__(stream=...)): memory on a CUDA device may still be written by
+ * work queued on a stream. The consumer names the stream it will read on:
+ * -1 no synchronization, 1 CUDA's legacy default stream, 2 its per-thread
+ * default stream, else the cudaStream_t as an integer (0 is disallowed as
+ * ambiguous). tsr_to_dlpack_for_stream is the producer's half: that stream
+ * waits for tessera's queued work. As a consumer, tessera reads imported
+ * CUDA memory on the calling thread's current stream: pass its handle
+ * (tsr_stream_native_handle on tsr_stream_current; 1 when that is 0, the
+ * legacy default stream, as torch.utils.dlpack.from_dlpack does) to the
+ * producer's export. A CPU or pinned tensor needs no stream (-1).
  *
  * What a tessera -> DLPack -> tessera round trip keeps: sizes, the strides
  * of every dim of size >= 2, dtype and the address of element [0,...,0]
@@ -67,19 +82,46 @@ extern "C" {
  * writes into t's storage (tessera's version counter does not see them).
  * requires_grad and grad history are not exported.
  *
+ * Streams: none are synchronized (as torch.utils.dlpack.to_dlpack); a
+ * consumer of a CUDA tensor must order its reads after tessera's queued
+ * work itself, or use tsr_to_dlpack_for_stream.
+ *
  * Statuses: TSR_ERR_INVALID_ARGUMENT for a NULL t or out;
- * TSR_ERR_OUT_OF_MEMORY. *out is written only on TSR_OK. */
+ * TSR_ERR_UNSUPPORTED for a tensor on a device DLPack cannot name (none
+ * today: CPU, CUDA and pinned host memory can); TSR_ERR_OUT_OF_MEMORY.
+ * *out is written only on TSR_OK. */
 TSR_API tsr_status tsr_to_dlpack(const tsr_tensor* t, DLManagedTensor** out);
+
+/* tsr_to_dlpack for a consumer that will read on `stream` (DLPack's stream
+ * encoding, above; Tensor.__dlpack__(stream)): for a CUDA tensor, work
+ * queued on `stream` after this call waits until the work tessera queued
+ * so far on the calling thread's current stream of t's device has
+ * finished (an event recorded there, cudaStreamWaitEvent on `stream`);
+ * the host does not wait. -1: no synchronization (tsr_to_dlpack).
+ * Ownership and *out as tsr_to_dlpack.
+ *
+ * Statuses (*out untouched, nothing queued): TSR_ERR_INVALID_ARGUMENT for
+ * a NULL t or out, stream 0 or another negative value than -1 for a CUDA
+ * tensor, or a stream other than -1 for a host tensor (CPU or pinned:
+ * the host reads it directly); TSR_ERR_INTERNAL when the CUDA runtime
+ * refuses the stream (the message has its error); TSR_ERR_OUT_OF_MEMORY. */
+TSR_API tsr_status tsr_to_dlpack_for_stream(const tsr_tensor* t, int64_t stream,
+                                            DLManagedTensor** out);
 
 /* Imports a DLManagedTensor without copying (at::fromDLPack).
  *
  * *out: a new tensor (one reference, requires_grad false, its own version
- * counter) over the producer's memory: element [0,...,0] at
+ * counter) over the producer's memory, on the device DLPack names (CPU,
+ * cuda:<device_id>, or pinned host memory): element [0,...,0] at
  * src->dl_tensor.data + byte_offset (byte_offset is honoured, as the DLPack
  * spec says; torch 1.13 ignores it), sizes = shape, strides = strides in
  * elements (NULL strides mean compact row-major, as DLPack <= 0.6 allows),
  * storage_offset 0, and a storage spanning exactly the elements the strides
  * reach (as tsr_from_blob). Sizes with 0 elements work (data may be NULL).
+ *
+ * CUDA memory is read and written by work tessera queues on the calling
+ * thread's current stream: ask the producer to order its work before that
+ * stream (see Streams above).
  *
  * Ownership: tessera takes src in every case except src == NULL. On TSR_OK,
  * src->deleter(src) (when not NULL) runs exactly once, when the last tessera
@@ -96,8 +138,12 @@ TSR_API tsr_status tsr_to_dlpack(const tsr_tensor* t, DLManagedTensor** out);
  *                             aligned to the element size or wrapping around.
  *   TSR_ERR_UNSUPPORTED       lanes != 1; a {code, bits} outside the table
  *                             above (complex, float8, uint16/32/64, ...); a
- *                             device other than {kDLCPU, 0} (this build has no
- *                             CUDA); a negative stride (tessera has none).
+ *                             device type other than kDLCPU, kDLCUDA,
+ *                             kDLCUDAHost; a CPU or CUDA host device id
+ *                             other than 0; CUDA where it cannot be used (no
+ *                             plugin, driver or such device: the message
+ *                             says which); a negative stride (tessera has
+ *                             none).
  *   TSR_ERR_OUT_OF_MEMORY. */
 TSR_API tsr_status tsr_from_dlpack(DLManagedTensor* src, tsr_tensor** out);
 

@@ -102,7 +102,10 @@ typedef struct tsr_tensor_map tsr_tensor_map;
  * names[i] names tensors[i]; each is a non-empty UTF-8 string other than
  * "__metadata__", all distinct. tensors may have any sizes (0-dim and empty
  * included), strides and storage_offset; what is written is their C-order
- * contents, bit for bit. They must be CPU tensors. n == 0 writes a file
+ * contents, bit for bit. Tensors on a device (CUDA, pinned host memory)
+ * are copied to the host one at a time as they are written, as torch.save
+ * moves each storage to the CPU; loading gives CPU tensors (move them
+ * with tsr_to_device). n == 0 writes a file
  * with no tensors. opts NULL means TSR_SAVE_OPTIONS_INIT (plain, no
  * metadata). Bool tensors must hold bytes 0 or 1 only.
  *
@@ -122,7 +125,6 @@ typedef struct tsr_tensor_map tsr_tensor_map;
  *                             that does not cover compression (see
  *                             tsr_save_options), a bad compression or level,
  *                             a bool tensor holding a byte other than 0/1.
- *   TSR_ERR_UNSUPPORTED       a tensor not on the CPU.
  *   TSR_ERR_IO                creating, writing, syncing or renaming failed
  *                             (the message has the path and strerror; see
  *                             above for the directory fsync).

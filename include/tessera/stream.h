@@ -94,6 +94,27 @@ TSR_API tsr_status tsr_event_synchronize(const tsr_event* e);
  * device, and have completed: otherwise TSR_ERR_INVALID_ARGUMENT. */
 TSR_API tsr_status tsr_event_elapsed_time(const tsr_event* start, const tsr_event* end,
                                           double* ms);
+/* Stream.wait_event(e) (cudaStreamWaitEvent): work queued on s after this
+ * call waits until the work before e's newest record at the time of this
+ * call has finished; the host does not wait. An event never recorded
+ * imposes no wait (as CUDA). e may come from another device of the same
+ * kind (waited for on the device); an event of another kind of device (a
+ * CPU event for a CUDA stream) is waited for on the host, which orders
+ * the work the same way. Thread-safe. */
+TSR_API tsr_status tsr_stream_wait_event(const tsr_stream* s, const tsr_event* e);
+/* Stream.wait_stream(other): work queued on s after this call waits until
+ * the work queued on other so far has finished (an event recorded on other
+ * and waited for by s); the host does not wait when both are streams of
+ * one kind of device, else it waits for other. s == other: nothing to do. */
+TSR_API tsr_status tsr_stream_wait_stream(const tsr_stream* s, const tsr_stream* other);
+/* Stream.cuda_stream: *out = the handle other libraries know s by — on
+ * CUDA the cudaStream_t as an integer, 0 for the legacy default stream
+ * (tessera's default stream, id 0) — so their kernels can be queued on a
+ * tessera stream, and DLPack producers told which stream will read (see
+ * tsr_to_dlpack_for_stream in dlpack.h). 0 on the CPU (no native streams).
+ * Valid as long as the stream, i.e. for the process. */
+TSR_API tsr_status tsr_stream_native_handle(const tsr_stream* s, uintptr_t* out);
+
 /* Add / drop one reference; the last release destroys the event (its
  * backend event too). NULL is ignored. Thread-safe. */
 TSR_API void tsr_event_retain(tsr_event* e);

@@ -69,7 +69,10 @@ TSR_API tsr_dtype tsr_tensor_dtype(const tsr_tensor* t);
 TSR_API tsr_device_type tsr_tensor_device_type(const tsr_tensor* t);
 /* Device index (0 for CPU, n for cuda:n); -1 for NULL. */
 TSR_API int32_t tsr_tensor_device_index(const tsr_tensor* t);
-/* Address of element [0,...,0] (storage data + storage_offset*element_size).
+/* Address of element [0,...,0] (storage data + storage_offset*element_size),
+ * in t's device's address space: for a CUDA tensor a device address (as
+ * torch.Tensor.data_ptr()) that host code must not dereference; pass it to
+ * CUDA code, or read the values with tsr_copy_to_buffer.
  * Borrowed: valid while t or another user of its storage lives. NULL for a
  * NULL handle, may be NULL for a tensor over an empty storage, and is NULL
  * for a tensor without elements whose storage_offset lies past the end of
@@ -81,7 +84,8 @@ TSR_API void* tsr_tensor_data_ptr(const tsr_tensor* t);
 TSR_API tsr_status tsr_tensor_storage(const tsr_tensor* t, tsr_storage** out);
 /* Storage size in bytes; -1 for NULL. */
 TSR_API int64_t tsr_storage_nbytes(const tsr_storage* s);
-/* Start of the storage's memory. Borrowed: valid while s lives. May be NULL
+/* Start of the storage's memory, in its device's address space (see
+ * tsr_tensor_data_ptr). Borrowed: valid while s lives. May be NULL
  * for an empty storage; NULL for a NULL handle. */
 TSR_API void* tsr_storage_data_ptr(const tsr_storage* s);
 /* Device type of the storage; (tsr_device_type)-1 for NULL. */
@@ -159,7 +163,10 @@ TSR_API tsr_status tsr_item_int64(const tsr_tensor* t, int64_t* out);
  * as torch's t[i] = v; tsr_set_int64 lets negative values wrap into unsigned
  * dtypes down to -max, as torch) and bump t's version counter; a write into
  * a tensor that requires grad (leaf) while grad mode is on is
- * TSR_ERR_AUTOGRAD. */
+ * TSR_ERR_AUTOGRAD. On a device (CUDA) the element is copied to or from
+ * the host through the device's current stream, synchronously, as torch's
+ * t[i] and t[i] = v on a CUDA tensor; each call is one transfer, so read
+ * many elements with tsr_copy_to_buffer instead. */
 TSR_API tsr_status tsr_get_double(const tsr_tensor* t, int64_t ndim, const int64_t* index,
                                   double* out);
 TSR_API tsr_status tsr_set_double(tsr_tensor* t, int64_t ndim, const int64_t* index,

@@ -9,7 +9,9 @@
 
 #include "capi/barrier.h"
 #include "capi/handles.h"
+#include "core/device_allocator.h"
 #include "core/factory.h"
+#include "core/stream.h"
 
 using namespace tsr;
 using namespace tsr::capi;
@@ -93,23 +95,30 @@ Shape dlpack_strides(const Tensor& t) {
   return strides;
 }
 
+// The DLPack device of t's memory: DLPack numbers its device types as
+// tessera does (kDLCPU 1, kDLCUDA 2, kDLCUDAHost 3).
+DLDevice dl_device(const Tensor& t) {
+  const Device d = t.device();
+  TSR_CHECK(d.type == TSR_DEVICE_CPU || d.type == TSR_DEVICE_CUDA || d.type == TSR_DEVICE_CUDA_HOST,
+            TSR_ERR_UNSUPPORTED, "DLPack export of a tensor on ", device_name(d),
+            " is not supported (CPU, CUDA and pinned host memory are)");
+  DLDevice dl{};
+  dl.device_type = static_cast<DLDeviceType>(d.type);
+  dl.device_id = d.index;
+  return dl;
+}
+
 template <typename Managed>
 Managed* export_tensor(const Tensor& t) {
-  // Device tensors (kDLCUDA with the exchange protocol's stream argument)
-  // are not exported yet: a CPU descriptor of device memory would let a
-  // consumer read it from the host.
-  TSR_CHECK(t.device().type == TSR_DEVICE_CPU, TSR_ERR_UNSUPPORTED,
-            "DLPack export of a tensor on ", device_name(t.device()),
-            " is not supported yet; copy it to the CPU first (tsr_to_device)");
   auto ex = std::make_unique<Export<Managed>>();
   ex->view = make_view(t, t.sizes(), dlpack_strides(t), t.storage_offset());
   TensorImpl& v = *ex->view.impl();
   DLTensor& dl = ex->managed.dl_tensor;
   // Element [0,...,0] itself, byte_offset 0: torch 1.13 ignores byte_offset.
+  // On a device this is a device address, as at::toDLPack's.
   dl.data = ex->view.data_ptr();
   dl.byte_offset = 0;
-  dl.device.device_type = kDLCPU;
-  dl.device.device_id = 0;
+  dl.device = dl_device(t);
   dl.ndim = int32_t(v.sizes.size());
   dl.dtype = dl_dtype(t.dtype());
   dl.shape = v.sizes.empty() ? ex->no_dims : v.sizes.data();
@@ -117,6 +126,37 @@ Managed* export_tensor(const Tensor& t) {
   ex->managed.manager_ctx = ex.get();
   ex->managed.deleter = &export_deleter<Managed>;
   return &ex.release()->managed;
+}
+
+// The producer's half of DLPack's exchange protocol (the Python array API's
+// __dlpack__(stream=...)): the consumer will use t on its `stream`, so that
+// stream must wait for the work tessera has queued on t so far (on the
+// calling thread's current stream of t's device). -1: no synchronization.
+void order_for_consumer(const Tensor& t, int64_t stream) {
+  if (stream == -1) return;
+  const Device d = t.device();
+  TSR_CHECK(d.type == TSR_DEVICE_CUDA, TSR_ERR_INVALID_ARGUMENT, "to_dlpack: stream ", stream,
+            " given for a tensor on ", device_name(d),
+            ", whose memory the host reads directly; pass -1 (no synchronization)");
+  TSR_CHECK(stream != 0, TSR_ERR_INVALID_ARGUMENT,
+            "to_dlpack: stream 0 is ambiguous and disallowed for CUDA by the DLPack protocol; "
+            "pass 1 for the legacy default stream, 2 for the per-thread default stream, or "
+            "the cudaStream_t");
+  TSR_CHECK(stream > 0, TSR_ERR_INVALID_ARGUMENT, "to_dlpack: stream must be -1, 1, 2 or a "
+            "cudaStream_t, got ", stream);
+  backend_for(d).external_stream_wait(current_stream(d), uintptr_t(stream));
+}
+
+template <typename Managed>
+Managed* export_for_stream(const Tensor& t, int64_t stream) {
+  Managed* m = export_tensor<Managed>(t);
+  try {
+    order_for_consumer(t, stream);
+  } catch (...) {
+    m->deleter(m);
+    throw;
+  }
+  return m;
 }
 
 // ---- import ---------------------------------------------------------------
@@ -127,21 +167,32 @@ struct Imported {
   Shape sizes;
   Shape strides;
   tsr_dtype dtype;
+  Device device;
 };
 
-void check_dl_device(const DLDevice& device) {
+// The tessera device of a DLPack device: kDLCPU (id 0), kDLCUDA (the CUDA
+// plugin is loaded, the id checked against its devices) and kDLCUDAHost
+// (pinned host memory, id 0), as at::fromDLPack maps kDLCPU and kDLCUDA.
+Device device_from_dl(const DLDevice& device) {
   // Any int may arrive as device_type: read it through its bytes (enum_arg).
   int type = enum_arg(device.device_type);
-  TSR_CHECK(type == kDLCPU, TSR_ERR_UNSUPPORTED, "DLPack device type ", type,
-            type == kDLCUDA ? " (CUDA)" : "",
-            " is not supported by this build of tessera (CPU only, kDLCPU = 1)");
-  TSR_CHECK(device.device_id == 0, TSR_ERR_UNSUPPORTED,
-            "CPU device id must be 0, got ", device.device_id);
+  TSR_CHECK(type == kDLCPU || type == kDLCUDA || type == kDLCUDAHost, TSR_ERR_UNSUPPORTED,
+            "DLPack device type ", type,
+            " is not supported by tessera (kDLCPU = 1, kDLCUDA = 2, kDLCUDAHost = 3 are)");
+  if (type == kDLCPU || type == kDLCUDAHost)
+    TSR_CHECK(device.device_id == 0, TSR_ERR_UNSUPPORTED, type == kDLCPU ? "CPU" : "CUDA host",
+              " device id must be 0, got ", device.device_id);
+  try {
+    return checked_device(type, device.device_id);
+  } catch (const Error& e) {
+    fail(e.status(), "DLPack device type ", type, type == kDLCUDA ? " (CUDA)" : " (CUDA host)",
+         " index ", device.device_id, ": ", e.what());
+  }
 }
 
 Imported read_dl_tensor(const DLTensor& dl) {
   Imported in{};
-  check_dl_device(dl.device);  // device, then dtype: at::fromDLPack's order
+  in.device = device_from_dl(dl.device);  // device, then dtype: at::fromDLPack's order
   in.dtype = dtype_from_dl(dl.dtype);
   TSR_CHECK(dl.ndim >= 0 && dl.ndim <= kMaxDims, TSR_ERR_INVALID_ARGUMENT,
             "ndim must be in [0, ", kMaxDims, "], got ", dl.ndim);
@@ -196,7 +247,7 @@ tsr_status import_tensor(Managed* src, tsr_tensor** out, Check&& check) {
       check(*src);
       Imported in = read_dl_tensor(src->dl_tensor);
       handed_over = true;
-      emit(out, from_blob(in.data, in.sizes, &in.strides, in.dtype, kCpu,
+      emit(out, from_blob(in.data, in.sizes, &in.strides, in.dtype, in.device,
                           &return_to_producer<Managed>, src));
     } catch (const Error& e) {
       fail(e.status(), "from_dlpack: ", e.what());  // core messages name no caller
@@ -213,6 +264,15 @@ TSR_EXTERN tsr_status tsr_to_dlpack(const tsr_tensor* t, DLManagedTensor** out) 
     const Tensor& x = tensor_of(t);
     require(out, "out");
     *out = export_tensor<DLManagedTensor>(x);
+  });
+}
+
+TSR_EXTERN tsr_status tsr_to_dlpack_for_stream(const tsr_tensor* t, int64_t stream,
+                                               DLManagedTensor** out) {
+  return guarded([&] {
+    const Tensor& x = tensor_of(t);
+    require(out, "out");
+    *out = export_for_stream<DLManagedTensor>(x, stream);
   });
 }
 

@@ -183,6 +183,47 @@ TSR_EXTERN tsr_status tsr_event_elapsed_time(const tsr_event* start, const tsr_e
   });
 }
 
+TSR_EXTERN tsr_status tsr_stream_wait_event(const tsr_stream* s, const tsr_event* e) {
+  return guarded([&] {
+    const Stream& st = stream_of(s);
+    auto* ev = const_cast<tsr_event*>(require(e, "event"));
+    DeviceBackend& backend = backend_for(st.device);
+    std::lock_guard<std::mutex> lock(ev->mutex);
+    if (!ev->handle) return;  // never recorded: complete
+    if (ev->backend == &backend) backend.stream_wait_event(st, ev->handle);
+    else ev->backend->synchronize_event(ev->handle);
+  });
+}
+
+TSR_EXTERN tsr_status tsr_stream_wait_stream(const tsr_stream* s, const tsr_stream* other) {
+  return guarded([&] {
+    const Stream& st = stream_of(s);
+    const Stream& waited = stream_of(other);
+    if (st == waited) return;
+    DeviceBackend& backend = backend_for(st.device);
+    DeviceBackend& other_backend = backend_for(waited.device);
+    if (&other_backend != &backend) return other_backend.synchronize_stream(waited);
+    EventHandle marker = backend.create_event(waited.device.index, false);
+    try {
+      backend.record_event(marker, waited);
+      backend.stream_wait_event(st, marker);
+    } catch (...) {
+      backend.destroy_event(marker);
+      throw;
+    }
+    // A backend event may go while a wait on it is queued (cudaEventDestroy).
+    backend.destroy_event(marker);
+  });
+}
+
+TSR_EXTERN tsr_status tsr_stream_native_handle(const tsr_stream* s, uintptr_t* out) {
+  return guarded([&] {
+    const Stream& st = stream_of(s);
+    require(out, "out");
+    *out = backend_for(st.device).native_stream_handle(st);
+  });
+}
+
 TSR_EXTERN void tsr_event_retain(tsr_event* e) { retain(e); }
 TSR_EXTERN void tsr_event_release(tsr_event* e) { release(e); }
 

@@ -309,20 +309,17 @@ Tensor element(const Tensor& t, int64_t n, const int64_t* index) {
   return make_view(t, {}, {}, t.storage_offset() + element_offset(t, n, index));
 }
 
-// Checks that t[index] = v may be written and returns its address. One
-// element never overlaps itself, so torch allows the write through an
-// expanded tensor (b.expand(2, 3)[0, 0] = 1 writes b[0]); only the autograd
-// rule of ops::check_unrecorded_write applies (such writes record no
-// history). It is checked on a one-element view that carries t's autograd
-// state, so the messages are the ops layer's.
-char* writable_element(const Tensor& t, int64_t n, const int64_t* index, const char* op) {
-  int64_t off = element_offset(t, n, index);
-  Tensor elem = make_view(t, {}, {}, t.storage_offset() + off);
+// Checks that t[index] = v may be written and returns the element as a
+// 0-dim view. One element never overlaps itself, so torch allows the write
+// through an expanded tensor (b.expand(2, 3)[0, 0] = 1 writes b[0]); only
+// the autograd rule of ops::check_unrecorded_write applies (such writes
+// record no history). It is checked on a one-element view that carries t's
+// autograd state, so the messages are the ops layer's.
+Tensor writable_element(const Tensor& t, int64_t n, const int64_t* index, const char* op) {
+  Tensor elem = element(t, n, index);
   elem.impl()->autograd = t.impl()->autograd;
   ops::check_unrecorded_write(elem, op);
-  TSR_CHECK(device::is_host(t.device()), TSR_ERR_UNSUPPORTED, op, ": writing one element of a ",
-            device_name(t.device()), " tensor from the host; use tsr_fill_ or tsr_copy_ on a view");
-  return static_cast<char*>(elem.data_ptr());
+  return elem;
 }
 
 template <typename V>
@@ -343,6 +340,23 @@ void write_as(const Tensor& t, char* p, V value) {
     T v = convert<T>(value);
     std::memcpy(p, &v, sizeof(T));
   });
+}
+
+// t[index] = value (torch's __setitem__ with a scalar): converted on the
+// host with write_as; on a device the converted element is copied over
+// (one element, synchronously), never written through a device address.
+template <typename V>
+void set_element(const Tensor& t, int64_t n, const int64_t* index, V value, const char* op) {
+  const Tensor elem = writable_element(t, n, index, op);
+  check_scalar_fits(value, t.dtype());  // t[i] = v raises on overflow, as in torch
+  if (device::is_host(t.device())) {
+    write_as<V>(t, static_cast<char*>(elem.data_ptr()), value);
+  } else {
+    const Tensor h = empty({}, t.dtype(), TSR_CONTIGUOUS_FORMAT, kCpu);
+    write_as<V>(t, static_cast<char*>(h.data_ptr()), value);
+    device::copy_between(elem, h, false);
+  }
+  t.bump_version();
 }
 
 void check_one_element(const Tensor& t) {
@@ -388,22 +402,10 @@ TSR_EXTERN tsr_status tsr_get_int64(const tsr_tensor* t, int64_t n, const int64_
   });
 }
 TSR_EXTERN tsr_status tsr_set_double(tsr_tensor* t, int64_t n, const int64_t* index, double v) {
-  return guarded([&] {
-    const Tensor& x = tensor_of(t);
-    char* p = writable_element(x, n, index, "set_double");
-    check_scalar_fits(v, x.dtype());  // t[i] = v raises on overflow, as in torch
-    write_as<double>(x, p, v);
-    x.bump_version();
-  });
+  return guarded([&] { set_element(tensor_of(t), n, index, v, "set_double"); });
 }
 TSR_EXTERN tsr_status tsr_set_int64(tsr_tensor* t, int64_t n, const int64_t* index, int64_t v) {
-  return guarded([&] {
-    const Tensor& x = tensor_of(t);
-    char* p = writable_element(x, n, index, "set_int64");
-    check_scalar_fits(v, x.dtype());
-    write_as<int64_t>(x, p, v);
-    x.bump_version();
-  });
+  return guarded([&] { set_element(tensor_of(t), n, index, v, "set_int64"); });
 }
 
 TSR_EXTERN tsr_status tsr_copy_to_buffer(const tsr_tensor* t, void* dst, size_t capacity,

@@ -80,6 +80,25 @@ class DeviceBackend {
   virtual void synchronize_event(EventHandle e) = 0;
   // Milliseconds between two completed timing events.
   virtual double elapsed_ms(EventHandle start, EventHandle end) = 0;
+  // Makes work queued on s after this call wait until the work before e's
+  // newest recording has finished (cudaStreamWaitEvent); the host does not
+  // wait. e may belong to another stream of any device of this backend.
+  // The default waits on the host instead: the same order, for backends
+  // whose streams run work when it is queued (the CPU).
+  virtual void stream_wait_event(Stream s, EventHandle e) { synchronize_event(e); }
+
+  // ---- streams of other libraries ---------------------------------------------
+  // The handle other libraries know s by (the cudaStream_t as an integer,
+  // torch.cuda.Stream.cuda_stream; 0 for CUDA's legacy default stream); 0
+  // where streams have no such handle (the CPU).
+  virtual uintptr_t native_stream_handle(Stream s) { return 0; }
+  // Makes work another library queues on its stream `external` of device
+  // s.device (DLPack's stream encoding: 1 the legacy default stream, 2 the
+  // per-thread default stream, else the native handle) wait until the work
+  // queued on s so far has finished, without blocking the host: the
+  // producer's half of DLPack's exchange protocol. The default blocks the
+  // host until s is done, which orders any consumer after it.
+  virtual void external_stream_wait(Stream s, uintptr_t external) { synchronize_stream(s); }
 
   // ---- copies and kernels ----------------------------------------------------
   // Queues a copy of `bytes` bytes on s (cudaMemcpyAsync). The caller keeps

@@ -15,6 +15,7 @@
 #include "io/utf8.h"
 #include "io/zstd_frame.h"
 #include "cpu/kernels/copy.h"
+#include "device/transfer.h"
 
 namespace tsr::io {
 
@@ -35,8 +36,6 @@ void validate(const std::vector<SaveItem>& items, const SaveSettings& settings) 
               "\"__metadata__\" is reserved by safetensors and cannot name a tensor");
     TSR_CHECK(seen.insert(it.name).second, TSR_ERR_INVALID_ARGUMENT, "duplicate tensor name ",
               json_quoted(it.name));
-    TSR_CHECK(it.tensor.device().type == TSR_DEVICE_CPU, TSR_ERR_UNSUPPORTED, "tensor ", json_quoted(it.name),
-              " is not on the CPU; only CPU tensors can be saved");
   }
   for (const auto& [k, v] : settings.metadata) {
     TSR_CHECK(!k.empty(), TSR_ERR_INVALID_ARGUMENT, "metadata keys must not be empty");
@@ -48,19 +47,17 @@ void validate(const std::vector<SaveItem>& items, const SaveSettings& settings) 
   if (settings.compression == TSR_COMPRESSION_ZSTD) check_zstd_level(settings.level);
 }
 
-// The C-order bytes of t: its own memory when it is contiguous, otherwise
-// a contiguous copy kept alive in `hold`. Checks bool bytes.
+// The C-order bytes of t: its own memory when it is contiguous on the
+// host, otherwise a contiguous host copy kept alive in `hold` (a device
+// tensor is copied here, one at a time, as torch.save moves each storage
+// to the CPU). Checks bool bytes.
 const char* c_order_bytes(const SaveItem& it, Tensor& hold) {
-  const Tensor& t = it.tensor;
-  const char* p;
-  if (is_contiguous_strides(t.sizes(), t.strides())) {
-    p = static_cast<const char*>(t.data_ptr());
-  } else {
-    hold = kernels::contiguous_copy(t, t.dtype());
-    p = static_cast<const char*>(hold.data_ptr());
-  }
-  if (t.dtype() == TSR_BOOL) {
-    int64_t bad = first_non_bool_byte(p, t.nbytes());
+  hold = device::readable_on_host(it.tensor);  // the tensor itself on the host
+  if (!is_contiguous_strides(hold.sizes(), hold.strides()))
+    hold = kernels::contiguous_copy(hold, hold.dtype());
+  const char* p = static_cast<const char*>(hold.data_ptr());
+  if (hold.dtype() == TSR_BOOL) {
+    int64_t bad = first_non_bool_byte(p, hold.nbytes());
     TSR_CHECK(bad < 0, TSR_ERR_INVALID_ARGUMENT, "bool tensor ", json_quoted(it.name), " holds byte ",
               int(static_cast<unsigned char>(p[bad])),
               " at element ", bad, " (C order); bools must be 0 or 1");

@@ -10,6 +10,7 @@
 #include "primitive/op_names.h"
 #include "autograd/grad_mode.h"
 #include "autograd/run.h"
+#include "device/any_device.h"
 #include "device/device_ops.h"
 #include "cpu/kernels/activation.h"
 #include "cpu/kernels/elementwise.h"
@@ -136,10 +137,15 @@ class PowScalar final : public prim::Primitive {
     return {{in[0].sizes(), kernels::pow_scalar_result_dtype(in[0].dtype())}};
   }
   Tensors eval_cpu(const Tensors& in) override { return {kernels::pow_scalar(in[0], e_)}; }
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override {
+    const tsr_dtype d = kernels::pow_scalar_result_dtype(in[0].dtype());
+    kernels::check_pow_scalar_exponent(e_, d);
+    return {device::unary(k, UnaryKernel::PowScalar, in[0], e_, d)};
+  }
   prim::SaveSpec save_spec(const std::vector<bool>&) const override { return {bit(0), 0}; }
   Tensors backward(const BackwardContext& ctx) override {
     Tensor x = ctx.input(0);
-    if (e_ == 0.0) return {kernels::zeros(x.sizes(), x.dtype())};
+    if (e_ == 0.0) return {device::zeros_on(x.sizes(), x.dtype(), x.device())};
     return {mul(ctx.grad(0), mul_scalar(pow_scalar(x, e_ - 1.0), e_))};
   }
 

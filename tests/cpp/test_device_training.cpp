@@ -15,71 +15,18 @@
 #include <vector>
 
 #include "device_test_util.h"
-#include "emulator/emulated_kernels.h"
+#include "emulator/queued_kernels.h"
 
 namespace tsr::devtest {
 namespace {
 
 // EmulatedKernels queued on the simulated device: each call runs on stream
 // s's worker with the device's pages open, as a CUDA launch runs on its
-// stream. Arguments are plain data, copied into the work item.
-class EmulatedOnSimulatedDevice final : public DeviceKernels {
- public:
-  void copy(const KernelShape& sh, const KernelOperand& d, const KernelOperand& src, Stream s) override {
-    run(s, [=, this] { emu_.copy(sh, d, src, s); });
-  }
-  void fill(const KernelShape& sh, const KernelOperand& d, double v, Stream s) override {
-    run(s, [=, this] { emu_.fill(sh, d, v, s); });
-  }
-  void unary(UnaryKernel op, const KernelShape& sh, const KernelOperand& o, const KernelOperand& i,
-             double alpha, tsr_dtype compute, Stream s) override {
-    run(s, [=, this] { emu_.unary(op, sh, o, i, alpha, compute, s); });
-  }
-  void binary(BinaryKernel op, const KernelShape& sh, const KernelOperand& o, const KernelOperand& a,
-              const KernelOperand& b, double alpha, tsr_dtype compute, Stream s) override {
-    run(s, [=, this] { emu_.binary(op, sh, o, a, b, alpha, compute, s); });
-  }
-  void reduce(ReduceKernel op, const ReduceArgs& args, Stream s) override {
-    run(s, [=, this] { emu_.reduce(op, args, s); });
-  }
-  void softmax(bool log, void* out, const void* in, tsr_dtype dt, int64_t outer, int64_t dim,
-               int64_t inner, Stream s) override {
-    run(s, [=, this] { emu_.softmax(log, out, in, dt, outer, dim, inner, s); });
-  }
-  void log_softmax_backward(void* gi, const void* g, const void* out, tsr_dtype dt, int64_t outer,
-                            int64_t dim, int64_t inner, Stream s) override {
-    run(s, [=, this] { emu_.log_softmax_backward(gi, g, out, dt, outer, dim, inner, s); });
-  }
-  void nll_loss(void* out, const void* logp, const int64_t* target, tsr_dtype dt, int64_t n,
-                int64_t c, Stream s) override {
-    run(s, [=, this] { emu_.nll_loss(out, logp, target, dt, n, c, s); });
-  }
-  void nll_loss_backward(void* gl, const void* g, const int64_t* target, tsr_dtype dt, int64_t n,
-                         int64_t c, Stream s) override {
-    run(s, [=, this] { emu_.nll_loss_backward(gl, g, target, dt, n, c, s); });
-  }
-  void bernoulli_noise(void* out, tsr_dtype dt, int64_t numel, uint64_t seed, uint64_t start,
-                       uint32_t threshold, double scale, Stream s) override {
-    run(s, [=, this] { emu_.bernoulli_noise(out, dt, numel, seed, start, threshold, scale, s); });
-  }
-  void gemm(const GemmArgs& g, Stream s) override {
-    run(s, [=, this] { emu_.gemm(g, s); });
-  }
-  size_t launches() {
-    sim().synchronize_device(0);
-    return emu_.launches().size();
-  }
-
- private:
-  template <typename Fn>
-  void run(Stream s, Fn fn) {
-    sim().launch_with_device_access(s, std::function<void()>(fn));
-  }
-  gpu::EmulatedKernels emu_;
-};
-
-EmulatedOnSimulatedDevice& emulated() {
-  static EmulatedOnSimulatedDevice k;
+// stream.
+gpu::QueuedEmulatedKernels& emulated() {
+  static gpu::QueuedEmulatedKernels k([](Stream s, std::function<void()> item) {
+    sim().launch_with_device_access(s, std::move(item));
+  });
   return k;
 }
 
@@ -202,6 +149,7 @@ TEST_F(DeviceTraining, MlpStepsMatchTheCpu) {
       pattern(Mlp::kHidden * Mlp::kIn, 0.3f, 1), pattern(Mlp::kHidden, 0.1f, 2),
       pattern(Mlp::kOut * Mlp::kHidden, 0.3f, 3), pattern(Mlp::kOut, 0.1f, 4)};
   Mlp cpu(TSR_DEVICE_CPU, init), dev(kSim, init);
+  sim().synchronize_device(0);
   const size_t launches_before = emulated().launches();
 
   for (int step = 0; step < 3; ++step) {
@@ -226,6 +174,7 @@ TEST_F(DeviceTraining, MlpStepsMatchTheCpu) {
   expect_close(host_values(dev.b2), host_values(cpu.b2), 1e-4f, 1e-6f, "b2");
   // The parameters stayed on the device and were updated by its kernels.
   EXPECT_EQ(tsr_tensor_device_type(dev.w1.h), kSim);
+  sim().synchronize_device(0);
   EXPECT_GT(emulated().launches(), launches_before + 30);
 }
 

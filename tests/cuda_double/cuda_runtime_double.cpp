@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 
@@ -348,6 +349,12 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
   return guarded(cudaErrorUnknown, [&] { sim().record_event(event->sim_event, s); });
 }
 
+cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int) {
+  tsr::Stream s{};
+  if (!known_event(event) || !to_sim_stream(stream, &s)) return fail(cudaErrorInvalidResourceHandle);
+  return guarded(cudaErrorInvalidValue, [&] { sim().stream_wait_event(s, event->sim_event); });
+}
+
 cudaError_t cudaEventQuery(cudaEvent_t event) {
   if (!known_event(event)) return fail(cudaErrorInvalidResourceHandle);
   return sim().query_event(event->sim_event) ? cudaSuccess : cudaErrorNotReady;
@@ -388,6 +395,19 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpy
 }
 
 // ---- controls (tsr_cuda_double.h) -----------------------------------------------
+int tsr_double_launch(void* stream, void (*fn)(void*), void* ctx, void (*destroy)(void*)) {
+  tsr::Stream s{};
+  if (!to_sim_stream(static_cast<cudaStream_t>(stream), &s)) {
+    destroy(ctx);
+    return fail(cudaErrorInvalidResourceHandle);
+  }
+  // The context goes with the work item, also when the item never runs.
+  std::shared_ptr<void> owned(ctx, destroy);
+  return guarded(cudaErrorLaunchFailure, [&] {
+    sim().launch_with_device_access(s, [fn, owned] { fn(owned.get()); });
+  });
+}
+
 void tsr_double_fail_device_count(int error) {
   std::lock_guard<std::mutex> g(knobs().mu);
   knobs().device_count_error = error;

@@ -1,7 +1,7 @@
 // The CUDA plugin's host code (gpu/), built against the CUDA runtime's test
-// double (libtessera_cuda_double.so over libtessera_cudart_double.so), loaded
-// with dlopen and its backends registered with the caching allocator as the
-// loader does: plugin init and its failures, CUDA tensors, memory
+// double (libtessera_cuda_double.so over libtessera_cudart_double.so): its
+// init and init's failures called directly, then the plugin loaded by
+// tessera's loader through $TSR_CUDA_PLUGIN: CUDA tensors, memory
 // statistics, streams, events, record_stream, OOM, expandable segments and
 // pinned host memory. Nothing here runs on a GPU.
 #include <dlfcn.h>
@@ -16,6 +16,7 @@
 
 #include "alloc/allocator_config.h"
 #include "alloc/caching_allocator.h"
+#include "core/device_allocator.h"
 #include "core/device_plugin.h"
 #include "core/factory.h"
 #include "core/pinned_stream.h"
@@ -59,15 +60,20 @@ InitResult init(uint32_t abi = kDevicePluginAbi, uint32_t version = TSR_VERSION_
   return r;
 }
 
-// The loader's job, done here until src/plugin/cuda_loader.cpp is merged:
-// init once, register both backends with a caching allocator each.
+// The backends, as every CUDA request gets them: the loader
+// (src/plugin/cuda_loader.cpp) opens the plugin named by $TSR_CUDA_PLUGIN,
+// checks it and registers both backends with a caching allocator each.
 DevicePluginExports& plugin() {
   static DevicePluginExports exports = [] {
-    InitResult r = init();
-    EXPECT_EQ(r.rc, 0) << r.why;
-    alloc::register_caching_backend(r.out.device);
-    alloc::register_caching_backend(r.out.pinned_host);
-    return r.out;
+    setenv("TSR_CUDA_PLUGIN", TSR_CUDA_DOUBLE_PLUGIN, 1);
+    DevicePluginExports e{kDevicePluginAbi, TSR_VERSION_NUMBER, nullptr, nullptr};
+    try {
+      e.device = &backend_for(kCuda0);
+      e.pinned_host = &backend_for(Device{TSR_DEVICE_CUDA_HOST, 0});
+    } catch (const Error& err) {
+      ADD_FAILURE() << "the loader refused the double's plugin: " << err.what();
+    }
+    return e;
   }();
   return exports;
 }

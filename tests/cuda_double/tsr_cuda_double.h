@@ -40,6 +40,13 @@ void tsr_double_release(int device, int64_t stream_id);
 /* The simulated id and device of the most recently created CUDA stream. */
 int64_t tsr_double_last_stream_id(int* device);
 tsr_double_counters tsr_double_get_counters(void);
+/* A kernel launch of the emulated plugin (tests/cuda_double/
+ * emulated_plugin_kernels.cpp): queues fn(ctx) on the simulated stream
+ * behind the cudaStream_t `stream`, to run after the work queued there
+ * before it with the simulated device's memory open, then destroy(ctx).
+ * destroy(ctx) runs exactly once, also when the launch fails. Returns a
+ * cudaError_t (0: queued). */
+int tsr_double_launch(void* stream, void (*fn)(void*), void* ctx, void (*destroy)(void*));
 /* Violations the simulated device recorded (bad pointers, ...); 0: none. */
 size_t tsr_double_violations(void);
 

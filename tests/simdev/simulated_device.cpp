@@ -297,6 +297,18 @@ void SimulatedDevice::record_event(EventHandle e, Stream s) {
   });
 }
 
+void SimulatedDevice::stream_wait_event(Stream s, EventHandle e) {
+  std::lock_guard<std::mutex> g(mu_);
+  auto ev = find_event_locked(e);
+  auto st = find_stream_locked(s);
+  const uint64_t seq = ev->recorded;  // a later recording does not move the wait
+  count([](SimCounters& c) { ++c.stream_waits; });
+  enqueue_locked(*st, [this, ev, seq] {
+    std::unique_lock<std::mutex> lk(mu_);
+    cv_.wait(lk, [&] { return ev->reached >= seq; });
+  });
+}
+
 bool SimulatedDevice::query_event(EventHandle e) {
   count([](SimCounters& c) { ++c.event_queries; });
   std::lock_guard<std::mutex> g(mu_);

@@ -63,6 +63,7 @@ struct SimCounters {
   int64_t stream_queries = 0;
   int64_t stream_synchronizes = 0;
   int64_t device_synchronizes = 0;
+  int64_t stream_waits = 0;      // stream_wait_event calls
   int64_t copies = 0;            // copy and fill work items run
 };
 
@@ -110,6 +111,10 @@ class SimulatedDevice final : public DeviceBackend {
   // Throws TSR_ERR_INTERNAL when the stream the event waits on is held.
   void synchronize_event(EventHandle e) override;
   double elapsed_ms(EventHandle start, EventHandle end) override;
+  // Queues on s a work item that waits until e's newest recording at the
+  // time of the call has been reached (cudaStreamWaitEvent): s's later work
+  // waits, the host does not. A held stream of e holds s too.
+  void stream_wait_event(Stream s, EventHandle e) override;
   // The copy calls below, by kind.
   void copy_bytes(void* dst, const void* src, size_t bytes, CopyKind kind, Stream s) override;
 

@@ -128,13 +128,16 @@ Tensor act_backward(Act op, const Tensor& grad, const Tensor& saved0) {
 
 tsr_dtype pow_scalar_result_dtype(tsr_dtype d) { return is_floating(d) ? d : TSR_FLOAT32; }
 
+void check_pow_scalar_exponent(double e, tsr_dtype d) {
+  // float and double take the exponent as a double.
+  if (d == TSR_FLOAT16 || d == TSR_BFLOAT16) check_scalar_fits(e, d);
+}
+
 Tensor pow_scalar(const Tensor& x0, double e) {
   const tsr_dtype d = pow_scalar_result_dtype(x0.dtype());
   const Tensor x = converted(x0, d);
   Tensor out = new_output(x0.sizes(), {&x0}, d);
-  // 16-bit types convert the exponent (Scalar::to<scalar_t>), which fails
-  // beyond their range; float and double take it as a double.
-  if (d == TSR_FLOAT16 || d == TSR_BFLOAT16) check_scalar_fits(e, d);
+  check_pow_scalar_exponent(e, d);
   dispatch_floating(d, "pow", [&]<typename T>() {
     using C = compute_t<T>;
     const std::array<Tensor, 1> in{x};

@@ -30,6 +30,9 @@ Tensor act_backward(Act op, const Tensor& grad, const Tensor& saved);
 // bool x give float32 (ATen's pow_tensor_scalar_optimized_kernel: x*x for
 // 2, x*x*x for 3, sqrt for 0.5, 1/x for -1, ...).
 tsr_dtype pow_scalar_result_dtype(tsr_dtype x);
+// The exponent's check for a result of dtype d (every device): 16-bit types
+// convert it (Scalar::to<scalar_t>), which fails beyond their range.
+void check_pow_scalar_exponent(double e, tsr_dtype d);
 Tensor pow_scalar(const Tensor& x, double e);
 // a ** b, broadcast, dtype torch.result_type(a, b); integers by repeated
 // squaring (negative exponents: 0 unless the base is 1 or -1, as ATen's

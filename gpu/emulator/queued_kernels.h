@@ -1,0 +1,86 @@
+// EmulatedKernels run as work queued on a stream, the way a CUDA launch
+// runs: each DeviceKernels call copies its arguments (plain data: pointers,
+// sizes, strides) into a work item and hands it to `queue(stream, item)`,
+// which runs it after the work queued on that stream before it, with the
+// device's memory readable. Two users: the simulated device of the
+// device-layer tests (tests/cpp/test_device_training.cpp) and the emulated
+// CUDA plugin built on the CUDA runtime's test double (tests/cuda_double).
+#pragma once
+
+#include <functional>
+#include <mutex>
+#include <utility>
+
+#include "emulator/emulated_kernels.h"
+
+namespace tsr::gpu {
+
+class QueuedEmulatedKernels final : public DeviceKernels {
+ public:
+  using Queue = std::function<void(Stream, std::function<void()>)>;
+  explicit QueuedEmulatedKernels(Queue queue) : queue_(std::move(queue)) {}
+
+  void copy(const KernelShape& sh, const KernelOperand& d, const KernelOperand& src, Stream s) override {
+    run(s, [=, this] { emu_.copy(sh, d, src, s); });
+  }
+  void fill(const KernelShape& sh, const KernelOperand& d, double v, Stream s) override {
+    run(s, [=, this] { emu_.fill(sh, d, v, s); });
+  }
+  void unary(UnaryKernel op, const KernelShape& sh, const KernelOperand& o, const KernelOperand& i,
+             double alpha, tsr_dtype compute, Stream s) override {
+    run(s, [=, this] { emu_.unary(op, sh, o, i, alpha, compute, s); });
+  }
+  void binary(BinaryKernel op, const KernelShape& sh, const KernelOperand& o, const KernelOperand& a,
+              const KernelOperand& b, double alpha, tsr_dtype compute, Stream s) override {
+    run(s, [=, this] { emu_.binary(op, sh, o, a, b, alpha, compute, s); });
+  }
+  void reduce(ReduceKernel op, const ReduceArgs& args, Stream s) override {
+    run(s, [=, this] { emu_.reduce(op, args, s); });
+  }
+  void softmax(bool log, void* out, const void* in, tsr_dtype dt, int64_t outer, int64_t dim,
+               int64_t inner, Stream s) override {
+    run(s, [=, this] { emu_.softmax(log, out, in, dt, outer, dim, inner, s); });
+  }
+  void log_softmax_backward(void* gi, const void* g, const void* out, tsr_dtype dt, int64_t outer,
+                            int64_t dim, int64_t inner, Stream s) override {
+    run(s, [=, this] { emu_.log_softmax_backward(gi, g, out, dt, outer, dim, inner, s); });
+  }
+  void nll_loss(void* out, const void* logp, const int64_t* target, tsr_dtype dt, int64_t n,
+                int64_t c, Stream s) override {
+    run(s, [=, this] { emu_.nll_loss(out, logp, target, dt, n, c, s); });
+  }
+  void nll_loss_backward(void* gl, const void* g, const int64_t* target, tsr_dtype dt, int64_t n,
+                         int64_t c, Stream s) override {
+    run(s, [=, this] { emu_.nll_loss_backward(gl, g, target, dt, n, c, s); });
+  }
+  void bernoulli_noise(void* out, tsr_dtype dt, int64_t numel, uint64_t seed, uint64_t start,
+                       uint32_t threshold, double scale, Stream s) override {
+    run(s, [=, this] { emu_.bernoulli_noise(out, dt, numel, seed, start, threshold, scale, s); });
+  }
+  void gemm(const GemmArgs& g, Stream s) override {
+    run(s, [=, this] { emu_.gemm(g, s); });
+  }
+
+  // Launches run so far (the caller waits for its streams first).
+  size_t launches() {
+    std::lock_guard<std::mutex> g(mu_);
+    return emu_.launches().size();
+  }
+
+ private:
+  template <typename Fn>
+  void run(Stream s, Fn fn) {
+    // Streams' workers run items at once; the emulator keeps a launch list,
+    // so one item at a time (a CPU emulation has nothing to gain from more).
+    queue_(s, [this, fn = std::move(fn)] {
+      std::lock_guard<std::mutex> g(mu_);
+      fn();
+    });
+  }
+
+  Queue queue_;
+  std::mutex mu_;  // guards emu_
+  EmulatedKernels emu_;
+};
+
+}  // namespace tsr::gpu
