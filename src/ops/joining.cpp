@@ -6,6 +6,8 @@
 #include "autograd/run.h"
 #include "cpu/kernels/elementwise.h"
 #include "cpu/kernels/joining.h"
+#include "device/any_device.h"
+#include "device/device_ops.h"
 #include "ops/grad_util.h"
 #include "ops/nn_functional.h"
 #include "ops/views.h"
@@ -24,6 +26,12 @@ const bool registered = prim::register_op_names({"cat", "stack"});
 
 Tensor as_dtype(const Tensor& g, tsr_dtype d) { return g.dtype() == d ? g : to_dtype(g, d); }
 
+// The slice copy of cat and stack on a device: its copy kernel, which
+// converts dtypes as copy_strided does.
+kernels::CopyInto device_copy(DeviceKernels& k) {
+  return [&k](const Tensor& dst, const Tensor& src) { device::copy_into(k, dst, src); };
+}
+
 class Cat final : public prim::Primitive {
  public:
   Cat(int64_t dim, size_t n) : dim_(dim), n_(n) {}
@@ -34,6 +42,9 @@ class Cat final : public prim::Primitive {
     return {{p.sizes, p.dtype}};
   }
   Tensors eval_cpu(const Tensors& in) override { return {kernels::cat(in, dim_)}; }
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override {
+    return {kernels::cat(in, dim_, in[0].device(), device_copy(k))};
+  }
   Tensors backward(const BackwardContext& ctx) override {
     const Tensor& g = ctx.grad(0);
     const size_t n = n_;
@@ -48,7 +59,7 @@ class Cat final : public prim::Primitive {
     for (size_t i = 0; i < n; ++i) {
       const TensorMeta& m = ctx.input_meta(i);
       if (skipped(m)) {
-        if (ctx.needs_input_grad(i)) grads[i] = kernels::zeros({0}, m.dtype);
+        if (ctx.needs_input_grad(i)) grads[i] = device::zeros_on({0}, m.dtype, g.device());
         continue;
       }
       const int64_t len = m.sizes[size_t(dim)];
@@ -75,6 +86,9 @@ class Stack final : public prim::Primitive {
     return {{p.sizes, p.dtype}};
   }
   Tensors eval_cpu(const Tensors& in) override { return {kernels::stack(in, dim_)}; }
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override {
+    return {kernels::stack(in, dim_, in[0].device(), device_copy(k))};
+  }
   Tensors backward(const BackwardContext& ctx) override {
     const Tensor& g = ctx.grad(0);
     const int64_t dim = wrap_dim(dim_, g.ndim());

@@ -54,18 +54,20 @@ CatPlan cat_plan(const std::vector<Tensor>& ts, int64_t dim) {
   return p;
 }
 
-Tensor cat(const std::vector<Tensor>& ts, int64_t dim) {
+Tensor cat(const std::vector<Tensor>& ts, int64_t dim, Device device, const CopyInto& copy) {
   CatPlan p = cat_plan(ts, dim);
-  Tensor out = empty_cpu(p.sizes, p.dtype, p.format);
+  Tensor out = empty(p.sizes, p.dtype, p.format, device);
   int64_t offset = 0;
   for (size_t i = 0; i < ts.size(); ++i) {
     if (p.skip[i]) continue;
     const int64_t n = ts[i].sizes()[size_t(p.dim)];
-    if (n > 0 && ts[i].numel() > 0) copy_strided(views::narrow(out, p.dim, offset, n), ts[i]);
+    if (n > 0 && ts[i].numel() > 0) copy(views::narrow(out, p.dim, offset, n), ts[i]);
     offset += n;
   }
   return out;
 }
+
+Tensor cat(const std::vector<Tensor>& ts, int64_t dim) { return cat(ts, dim, kCpu, copy_strided); }
 
 StackPlan stack_plan(const std::vector<Tensor>& ts, int64_t dim) {
   TSR_CHECK(!ts.empty(), TSR_ERR_INVALID_ARGUMENT, "stack expects a non-empty TensorList");
@@ -83,17 +85,19 @@ StackPlan stack_plan(const std::vector<Tensor>& ts, int64_t dim) {
   return p;
 }
 
-Tensor stack(const std::vector<Tensor>& ts, int64_t dim) {
+Tensor stack(const std::vector<Tensor>& ts, int64_t dim, Device device, const CopyInto& copy) {
   StackPlan p = stack_plan(ts, dim);
   if (p.dim < ts[0].ndim()) {  // cat along dim, then split it: a view
-    Tensor c = cat(ts, p.dim);
+    Tensor c = cat(ts, p.dim, device, copy);
     auto strides = views::compute_stride(c.sizes(), c.strides(), p.sizes);
     TSR_CHECK(strides.has_value(), TSR_ERR_INTERNAL, "stack: cat result not viewable as ", p.sizes);
     return make_view(c, p.sizes, *strides, c.storage_offset());
   }
   std::vector<Tensor> unsqueezed;
   for (const Tensor& t : ts) unsqueezed.push_back(views::unsqueeze(t, p.dim));
-  return cat(unsqueezed, p.dim);
+  return cat(unsqueezed, p.dim, device, copy);
 }
+
+Tensor stack(const std::vector<Tensor>& ts, int64_t dim) { return stack(ts, dim, kCpu, copy_strided); }
 
 }  // namespace tsr::kernels

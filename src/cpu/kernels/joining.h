@@ -1,7 +1,10 @@
-// torch.cat and torch.stack on CPU tensors (no autograd), with torch 1.13's
-// checks, messages, type promotion and output layout.
+// torch.cat and torch.stack (no autograd), with torch 1.13's checks,
+// messages, type promotion and output layout. The assembly is the same on
+// every device: an output on the inputs' device, each input copied into its
+// slice by `copy` (copy_strided on the CPU; src/device's copy elsewhere).
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "core/tensor.h"
@@ -19,9 +22,14 @@ struct CatPlan {
   tsr_memory_format format;
 };
 CatPlan cat_plan(const std::vector<Tensor>& tensors, int64_t dim);
-// Concatenation along dim: every input converted to the promoted dtype;
-// channels_last when every input suggests it, else contiguous.
-Tensor cat(const std::vector<Tensor>& tensors, int64_t dim);
+// dst = src converted to dst's dtype (dst and src of one size).
+using CopyInto = std::function<void(const Tensor& dst, const Tensor& src)>;
+
+// Concatenation along dim on `device`: every input converted to the
+// promoted dtype; channels_last when every input suggests it, else
+// contiguous.
+Tensor cat(const std::vector<Tensor>& tensors, int64_t dim, Device device, const CopyInto& copy);
+Tensor cat(const std::vector<Tensor>& tensors, int64_t dim);  // CPU
 
 // stack's output sizes and dtype (dim in [-(ndim+1), ndim]; every input of
 // one size); throws torch's messages.
@@ -33,6 +41,7 @@ struct StackPlan {
 StackPlan stack_plan(const std::vector<Tensor>& tensors, int64_t dim);
 // torch.stack: cat along dim viewed with the new dim split off, or (dim ==
 // ndim) cat of the inputs unsqueezed at the end.
-Tensor stack(const std::vector<Tensor>& tensors, int64_t dim);
+Tensor stack(const std::vector<Tensor>& tensors, int64_t dim, Device device, const CopyInto& copy);
+Tensor stack(const std::vector<Tensor>& tensors, int64_t dim);  // CPU
 
 }  // namespace tsr::kernels
