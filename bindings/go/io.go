@@ -66,7 +66,8 @@ func Save(path string, tensors map[string]*Tensor, opts *SaveOptions) (err error
 
 // LoadOptions limits what Load accepts. The zero value accepts any size.
 type LoadOptions struct {
-	// MaxBytes caps the tensor bytes a load may allocate; 0 means no cap.
+	// MaxBytes caps the tensor bytes a load may allocate; 0 means the default
+	// cap (64 times the file's size plus 64 MiB), math.MaxInt64 no cap.
 	MaxBytes int64
 }
 

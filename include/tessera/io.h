@@ -83,14 +83,17 @@ typedef struct tsr_save_options {
 typedef struct tsr_load_options {
   size_t struct_size;
   /* Most bytes of tensor data (sum of numel*element_size over the file) the
-   * load may allocate; 0 = no cap. A plain file can never ask for more than
-   * its own size; a compressed one can ask for up to ~32768 times its size
-   * (zstd's RLE blocks), so set this when loading compressed files from
-   * untrusted sources. */
+   * load may allocate. 0 = the default: 64 times the file's size plus
+   * 64 MiB. A plain file can never ask for more than its own size; a
+   * compressed one could ask for up to ~32768 times its size (zstd's RLE
+   * blocks), which the default refuses. TSR_LOAD_MAX_BYTES_UNLIMITED: no
+   * cap (for trusted files of highly compressible tensors). */
   int64_t max_bytes;
 } tsr_load_options;
 
 #define TSR_LOAD_OPTIONS_INIT { sizeof(tsr_load_options), 0 }
+/* max_bytes value meaning no cap at all. */
+#define TSR_LOAD_MAX_BYTES_UNLIMITED INT64_MAX
 
 /* The tensors of a loaded file, in file order (by data offset; tensors at
  * the same offset, which are empty, by name), and its metadata. Immutable:
@@ -109,10 +112,18 @@ typedef struct tsr_tensor_map tsr_tensor_map;
  * with no tensors. opts NULL means TSR_SAVE_OPTIONS_INIT (plain, no
  * metadata). Bool tensors must hold bytes 0 or 1 only.
  *
- * The file is written to a temporary file in path's directory, fsync'ed,
- * renamed over path, and the directory fsync'ed; on any failure before the
- * rename the temporary is removed and an existing file at path is left
- * untouched. A failure to open or fsync the directory after the rename is
+ * The file is written to an unnamed temporary file in path's directory
+ * (O_TMPFILE), fsync'ed, named, renamed over path, and the directory
+ * fsync'ed; on any failure before the rename the temporary is removed and
+ * an existing file at path is left untouched. A process killed during a
+ * save leaves the old file or the new one, complete; a temporary can be
+ * left only if it dies between naming the file and the rename (or
+ * anywhere, on filesystems without O_TMPFILE, where the temporary is named
+ * from the start): it is named ".<name>.tmp.<host>.<pid>.<n>", and the next
+ * save to the same path removes those of this host whose process is gone.
+ * Only a regular file (or a symbolic link to one) at path is replaced: a
+ * directory, FIFO, socket or device node there is TSR_ERR_IO and stays as
+ * it is. A failure to open or fsync the directory after the rename is
  * still TSR_ERR_IO ("saved, but cannot fsync directory ..."), with the new
  * file already in place (it may not survive a crash). If path is a
  * symbolic link, the file it points to is replaced (the link stays). A new
@@ -125,9 +136,10 @@ typedef struct tsr_tensor_map tsr_tensor_map;
  *                             that does not cover compression (see
  *                             tsr_save_options), a bad compression or level,
  *                             a bool tensor holding a byte other than 0/1.
- *   TSR_ERR_IO                creating, writing, syncing or renaming failed
- *                             (the message has the path and strerror; see
- *                             above for the directory fsync).
+ *   TSR_ERR_IO                path names something other than a regular
+ *                             file; creating, writing, syncing or renaming
+ *                             failed (the message has the path and
+ *                             strerror; see above for the directory fsync).
  *   TSR_ERR_OUT_OF_MEMORY     buffers for a contiguous copy or compression.
  * Thread-safety: tensors must not be written by other threads meanwhile. */
 TSR_API tsr_status tsr_save(const char* path, int64_t n, const char* const* names,
@@ -137,6 +149,8 @@ TSR_API tsr_status tsr_save(const char* path, int64_t n, const char* const* name
  * "__metadata__") into a new tensor map: *out, one reference. Every tensor
  * is a new contiguous CPU tensor with its own storage, dtype and sizes as in
  * the file, contents bit-exact. opts NULL means TSR_LOAD_OPTIONS_INIT.
+ * Fields of a tensor entry other than dtype, shape and data_offsets are
+ * ignored, as the reference reader does.
  *
  * Statuses:
  *   TSR_ERR_INVALID_ARGUMENT  NULL path/out, an opts->struct_size that
@@ -147,8 +161,9 @@ TSR_API tsr_status tsr_save(const char* path, int64_t n, const char* const* name
  *   TSR_ERR_CORRUPT_FILE      shorter than 8 bytes; header length above
  *                             100000000 bytes (the reference's cap) or past
  *                             the end of the file; header not UTF-8 JSON, not
- *                             an object, with duplicate keys or unknown
- *                             fields; a dtype that is no safetensors dtype;
+ *                             an object, with duplicate keys, a name or
+ *                             metadata text holding NUL (\u0000); a dtype
+ *                             that is no safetensors dtype;
  *                             shape entries that are not integers in
  *                             [0, 2^63) or whose product (times the element
  *                             size) overflows int64; offsets that are not
@@ -159,7 +174,8 @@ TSR_API tsr_status tsr_save(const char* path, int64_t n, const char* const* name
  *                             checksum or does not decompress to exactly
  *                             numel*element_size bytes; a bool byte other
  *                             than 0/1; the data needing more than
- *                             opts->max_bytes. The file changing size while
+ *                             opts->max_bytes (or the default cap, see
+ *                             tsr_load_options). The file changing size while
  *                             being read reads as truncated.
  *   TSR_ERR_UNSUPPORTED       a safetensors dtype tessera lacks (U16, U32,
  *                             U64, F8_*, ...), or an unknown

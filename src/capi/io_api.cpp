@@ -109,7 +109,7 @@ TSR_EXTERN tsr_status tsr_load(const char* path, const tsr_load_options* opts,
     if (opts) {
       max_bytes = read_load_options(opts).max_bytes;
       TSR_CHECK(max_bytes >= 0, TSR_ERR_INVALID_ARGUMENT, "max_bytes is ", max_bytes,
-                " (0 means no limit)");
+                " (0 means the default limit, TSR_LOAD_MAX_BYTES_UNLIMITED none)");
     }
     io::LoadedFile f = io::load_file(path, max_bytes);
     *out = new tsr_tensor_map(std::move(f));

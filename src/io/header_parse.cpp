@@ -27,20 +27,27 @@ class HeaderSax {
   std::string message;
 
   bool null() {
+    if (state_ == State::kSkip) return skipped_scalar();
     if (state_ == State::kMetaValue) {  // "__metadata__": null, as serde's Option
       state_ = State::kRoot;
       return true;
     }
     return unexpected("null");
   }
-  bool boolean(bool) { return unexpected("a boolean"); }
+  bool boolean(bool) {
+    if (state_ == State::kSkip) return skipped_scalar();
+    return unexpected("a boolean");
+  }
   bool number_integer(json::number_integer_t v) {
+    if (state_ == State::kSkip) return skipped_scalar();
     return bad_number(str("negative number ", v));
   }
   bool number_float(json::number_float_t, const std::string& s) {
+    if (state_ == State::kSkip) return skipped_scalar();
     return bad_number(str("non-integer number ", s));
   }
   bool number_unsigned(json::number_unsigned_t v) {
+    if (state_ == State::kSkip) return skipped_scalar();
     if (state_ != State::kShape && state_ != State::kOffsets) return unexpected("a number");
     if (v > uint64_t(std::numeric_limits<int64_t>::max()))
       return bad_number(str("number ", v, " above 2^63-1"));
@@ -60,7 +67,9 @@ class HeaderSax {
     return true;
   }
   bool string(std::string& v) {
+    if (state_ == State::kSkip) return skipped_scalar();
     if (state_ == State::kMetaString) {
+      if (!no_nul(v, "__metadata__ value of key ", json_quoted(pending_key_))) return false;
       out_.metadata.emplace(std::move(pending_key_), std::move(v));
       state_ = State::kMeta;
       return true;
@@ -72,6 +81,7 @@ class HeaderSax {
 
   bool start_object(std::size_t) {
     switch (state_) {
+      case State::kSkip: ++skip_depth_; return true;
       case State::kStart: state_ = State::kRoot; return true;
       case State::kMetaValue: state_ = State::kMeta; return true;
       case State::kTensorValue: state_ = State::kTensor; fields_ = 0; return true;
@@ -80,6 +90,7 @@ class HeaderSax {
   }
   bool end_object() {
     switch (state_) {
+      case State::kSkip: return skipped_end();
       case State::kRoot: state_ = State::kDone; return true;
       case State::kMeta: state_ = State::kRoot; return true;
       case State::kTensor: {
@@ -98,6 +109,7 @@ class HeaderSax {
     }
   }
   bool start_array(std::size_t) {
+    if (state_ == State::kSkip) { ++skip_depth_; return true; }
     if (state_ == State::kShapeStart) { state_ = State::kShape; return true; }
     if (state_ == State::kOffsetsStart) {
       state_ = State::kOffsets;
@@ -107,6 +119,7 @@ class HeaderSax {
     return unexpected("an array");
   }
   bool end_array() {
+    if (state_ == State::kSkip) return skipped_end();
     if (state_ == State::kShape) { state_ = State::kTensor; return true; }
     if (state_ == State::kOffsets) {
       if (offsets_seen_ != 2)
@@ -120,7 +133,9 @@ class HeaderSax {
 
   bool key(std::string& k) {
     switch (state_) {
+      case State::kSkip: return true;  // a key inside an ignored value
       case State::kRoot:
+        if (!no_nul(k, "tensor name ", json_quoted(k))) return false;
         if (!root_keys_.insert(k).second)
           return error(TSR_ERR_CORRUPT_FILE, "duplicate key ", json_quoted(k), " in the header");
         if (k == "__metadata__") {
@@ -131,6 +146,7 @@ class HeaderSax {
         }
         return true;
       case State::kMeta:
+        if (!no_nul(k, "__metadata__ key ", json_quoted(k))) return false;
         if (out_.metadata.count(k))
           return error(TSR_ERR_CORRUPT_FILE, "duplicate key ", json_quoted(k), " in __metadata__");
         pending_key_ = std::move(k);
@@ -151,7 +167,8 @@ class HeaderSax {
  private:
   enum class State {
     kStart, kRoot, kMetaValue, kMeta, kMetaString, kTensorValue, kTensor,
-    kDtype, kShapeStart, kShape, kOffsetsStart, kOffsets, kDone
+    kDtype, kShapeStart, kShape, kOffsetsStart, kOffsets, kDone,
+    kSkip  // inside the value of an unknown tensor field (skip_depth_ deep)
   };
   static constexpr unsigned kDtypeBit = 1, kShapeBit = 2, kOffsetsBit = 4;
 
@@ -186,6 +203,26 @@ class HeaderSax {
     return error(TSR_ERR_CORRUPT_FILE, what, " in ", context());
   }
 
+  // A NUL (\u0000 in the JSON) would make two different names equal for
+  // every C caller ("a\u0000x" reads as "a") and hide the rest of a value.
+  template <typename... Args>
+  bool no_nul(const std::string& v, const Args&... what) {
+    const size_t at = v.find('\0');
+    if (at == std::string::npos) return true;
+    return error(TSR_ERR_CORRUPT_FILE, what..., " contains a NUL character (\\u0000) at byte ", at);
+  }
+
+  // The value of an unknown field ends with a scalar at depth 0 or with
+  // the end of the array or object that opened it.
+  bool skipped_scalar() {
+    if (skip_depth_ == 0) state_ = State::kTensor;
+    return true;
+  }
+  bool skipped_end() {
+    if (--skip_depth_ == 0) state_ = State::kTensor;
+    return true;
+  }
+
   bool tensor_field(const std::string& k) {
     const std::string& name = out_.tensors.back().name;
     unsigned bit;
@@ -193,7 +230,13 @@ class HeaderSax {
     if (k == "dtype") { bit = kDtypeBit; next = State::kDtype; }
     else if (k == "shape") { bit = kShapeBit; next = State::kShapeStart; }
     else if (k == "data_offsets") { bit = kOffsetsBit; next = State::kOffsetsStart; }
-    else return error(TSR_ERR_CORRUPT_FILE, "tensor ", json_quoted(name), " has unknown field ", json_quoted(k));
+    else {
+      // The reference reader (serde without deny_unknown_fields) ignores
+      // fields it does not know, whatever their value: so do we.
+      state_ = State::kSkip;
+      skip_depth_ = 0;
+      return true;
+    }
     if (fields_ & bit)
       return error(TSR_ERR_CORRUPT_FILE, "tensor ", json_quoted(name), " has duplicate field ", json_quoted(k));
     fields_ |= bit;
@@ -217,6 +260,7 @@ class HeaderSax {
   State state_ = State::kStart;
   unsigned fields_ = 0;
   int offsets_seen_ = 0;
+  size_t skip_depth_ = 0;
   std::string pending_key_;
   std::unordered_set<std::string> root_keys_;
 };

@@ -68,8 +68,16 @@ LoadedFile load_checked(const std::string& path, int64_t max_bytes) {
               "tensors need more than 2^63-1 bytes in total");
     total += e.nbytes;
   }
-  TSR_CHECK(max_bytes == 0 || total <= max_bytes, TSR_ERR_CORRUPT_FILE, "tensors need ", total,
-            " bytes, above the limit max_bytes = ", max_bytes);
+  if (max_bytes == 0) {
+    const int64_t cap = default_max_bytes(f.size());
+    TSR_CHECK(total <= cap, TSR_ERR_CORRUPT_FILE, "tensors need ", total,
+              " bytes, above the default limit of ", cap, " bytes for a ", f.size(),
+              "-byte file (", kDefaultExpansion, " x its size + ", kDefaultSlackBytes >> 20,
+              " MiB); set tsr_load_options.max_bytes to load it (TSR_LOAD_MAX_BYTES_UNLIMITED: no limit)");
+  } else {
+    TSR_CHECK(total <= max_bytes, TSR_ERR_CORRUPT_FILE, "tensors need ", total,
+              " bytes, above the limit max_bytes = ", max_bytes);
+  }
 
   LoadedFile out;
   out.names.reserve(h.tensors.size());
@@ -94,6 +102,12 @@ LoadedFile load_checked(const std::string& path, int64_t max_bytes) {
 }
 
 }  // namespace
+
+int64_t default_max_bytes(uint64_t file_size) {
+  constexpr uint64_t kMax = uint64_t(std::numeric_limits<int64_t>::max());
+  if (file_size > (kMax - uint64_t(kDefaultSlackBytes)) / kDefaultExpansion) return int64_t(kMax);
+  return int64_t(file_size * kDefaultExpansion) + kDefaultSlackBytes;
+}
 
 LoadedFile load_file(const std::string& path, int64_t max_bytes) {
   try {

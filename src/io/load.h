@@ -1,6 +1,7 @@
 // Loading a safetensors file (plain or zstd-compressed) as untrusted input.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -15,9 +16,18 @@ struct LoadedFile {
   std::map<std::string, std::string> metadata;
 };
 
+// The cap on the tensor bytes a load allocates when the caller sets none:
+// a compressed file may claim up to ~32768 times its size (zstd's RLE
+// blocks), so a small crafted file could ask for gigabytes. Real weights
+// compress by 1.1-1.5x; 64x plus 64 MiB leaves room for tensors of zeros.
+inline constexpr uint64_t kDefaultExpansion = 64;
+inline constexpr int64_t kDefaultSlackBytes = int64_t{64} << 20;
+int64_t default_max_bytes(uint64_t file_size);
+
 // Reads and validates the whole file (statuses as documented at tsr_load).
-// max_bytes > 0 caps the total tensor bytes allocated. Every size is
-// checked against the file before the memory it implies is allocated.
+// max_bytes > 0 caps the total tensor bytes allocated (INT64_MAX: no cap);
+// 0 applies default_max_bytes. Every size is checked against the file
+// before the memory it implies is allocated.
 LoadedFile load_file(const std::string& path, int64_t max_bytes);
 
 }  // namespace tsr::io

@@ -4,15 +4,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
-#include <chrono>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
 
 #include "core/error.h"
+#include "io/temp_files.h"
 
 namespace tsr::io {
 
@@ -89,11 +88,19 @@ std::string resolve_target(const std::string& path) {
   return buf;
 }
 
-// A name no other writer picks: pid, a process-wide counter and the clock.
-std::string temp_suffix() {
-  static std::atomic<uint64_t> counter{0};
-  uint64_t t = uint64_t(std::chrono::steady_clock::now().time_since_epoch().count());
-  return str(".tmp.", ::getpid(), '.', counter.fetch_add(1), '.', t % 1000000007u);
+// What is at an existing target that a save must not replace: a save
+// renames a regular file over its target, which would turn a device node,
+// a FIFO or a socket into a file (as root, /dev/null). nullptr: a regular
+// file, or nothing there.
+const char* non_regular_kind(const std::string& target) {
+  struct stat st;
+  if (::stat(target.c_str(), &st) != 0 || S_ISREG(st.st_mode)) return nullptr;
+  if (S_ISDIR(st.st_mode)) return "a directory";
+  if (S_ISCHR(st.st_mode)) return "a character device";
+  if (S_ISBLK(st.st_mode)) return "a block device";
+  if (S_ISFIFO(st.st_mode)) return "a FIFO";
+  if (S_ISSOCK(st.st_mode)) return "a socket";
+  return "not a regular file";
 }
 
 void write_all(int fd, const char* p, size_t n, uint64_t offset, const std::string& path) {
@@ -113,37 +120,70 @@ void write_all(int fd, const char* p, size_t n, uint64_t offset, const std::stri
 AtomicWriter::AtomicWriter(const std::string& path) {
   target_ = resolve_target(path);
   dir_ = dirname_of(target_);
+  if (const char* kind = non_regular_kind(target_))
+    fail(TSR_ERR_IO, "cannot save to '", target_, "': it is ", kind,
+         ", not a regular file (a save replaces a regular file by renaming a new one over it)");
+  remove_stale_temporaries(dir_, basename_of(target_));
+  // An unnamed file in the target's directory (O_TMPFILE): a process
+  // killed while writing leaves nothing behind. 0666 & ~umask, like any new
+  // file; a replaced file's bits are copied below.
+  fd_.reset(::open(dir_.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666));
+  // Filesystems without O_TMPFILE: a named temporary, which the next save
+  // to this path removes should this process die before renaming it.
   for (int attempt = 0; fd_.get() < 0; ++attempt) {
-    tmp_ = dir_ + "/." + basename_of(target_) + temp_suffix();
-    // 0666 & ~umask, like any new file; a replaced file's bits are copied below.
+    tmp_ = temp_path(dir_, basename_of(target_));
     fd_.reset(::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666));
     if (fd_.get() < 0 && (errno != EEXIST || attempt >= 100))
       fail_io("cannot create temporary file", tmp_, errno);
   }
   struct stat st;
-  if (::stat(target_.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
-      ::fchmod(fd_.get(), st.st_mode & 07777) != 0) {
+  if (::stat(target_.c_str(), &st) == 0 && ::fchmod(fd_.get(), st.st_mode & 07777) != 0) {
     int err = errno;
-    ::unlink(tmp_.c_str());  // no destructor runs for a throwing constructor
-    fail_io("cannot set permissions of", tmp_, err);
+    if (!tmp_.empty()) ::unlink(tmp_.c_str());  // no destructor runs for a throwing constructor
+    fail_io("cannot set permissions of", file_name(), err);
   }
 }
 
 AtomicWriter::~AtomicWriter() {
-  if (!committed_) ::unlink(tmp_.c_str());
+  if (!committed_ && !tmp_.empty()) ::unlink(tmp_.c_str());
+}
+
+std::string AtomicWriter::file_name() const {
+  return tmp_.empty() ? str("new file for ", target_) : tmp_;
 }
 
 void AtomicWriter::write(const void* data, size_t n) {
-  write_all(fd_.get(), static_cast<const char*>(data), n, offset_, tmp_);
+  write_all(fd_.get(), static_cast<const char*>(data), n, offset_, file_name());
   offset_ += n;
 }
 
+// Gives the unnamed file a temporary name to rename over the target (no
+// call links a file over an existing one). Only between here and the rename
+// can a killed process leave a file behind, which the next save removes.
+void AtomicWriter::link_unnamed() {
+  const std::string fd_path = str("/proc/self/fd/", fd_.get());
+  for (int attempt = 0;; ++attempt) {
+    tmp_ = temp_path(dir_, basename_of(target_));
+    if (::linkat(AT_FDCWD, fd_path.c_str(), AT_FDCWD, tmp_.c_str(), AT_SYMLINK_FOLLOW) == 0) return;
+    int err = errno;
+    // No /proc mounted: the descriptor itself (needs CAP_DAC_READ_SEARCH).
+    if (err == ENOENT && ::linkat(fd_.get(), "", AT_FDCWD, tmp_.c_str(), AT_EMPTY_PATH) == 0) return;
+    if (err == ENOENT) err = errno;
+    if (err != EEXIST || attempt >= 100) {
+      const std::string failed = tmp_;
+      tmp_.clear();  // nothing to remove
+      fail_io("cannot give the new file a name", failed, err);
+    }
+  }
+}
+
 void AtomicWriter::truncate(uint64_t size) {
-  if (::ftruncate(fd_.get(), off_t(size)) != 0) fail_io("cannot truncate", tmp_, errno);
+  if (::ftruncate(fd_.get(), off_t(size)) != 0) fail_io("cannot truncate", file_name(), errno);
 }
 
 void AtomicWriter::commit() {
-  if (::fsync(fd_.get()) != 0) fail_io("cannot fsync", tmp_, errno);
+  if (::fsync(fd_.get()) != 0) fail_io("cannot fsync", file_name(), errno);
+  if (tmp_.empty()) link_unnamed();
   if (fd_.close() != 0) fail_io("cannot close", tmp_, errno);
   if (::rename(tmp_.c_str(), target_.c_str()) != 0) {
     int err = errno;

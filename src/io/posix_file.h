@@ -51,10 +51,15 @@ class ReadFile {
 };
 
 // Writes a file that replaces `path` only when commit() succeeds. Until
-// then the data goes to a temporary file next to the target; destroying an
-// uncommitted writer removes it, leaving any old file untouched.
+// then the data goes to an unnamed file in the target's directory
+// (O_TMPFILE; a named temporary where the filesystem lacks it, see
+// io/temp_files.h); destroying an uncommitted writer discards it, leaving
+// any old file untouched.
 class AtomicWriter {
  public:
+  // TSR_ERR_IO when something other than a regular file is at path (or at
+  // what a symbolic link there points to), or the directory refuses a new
+  // file. Removes temporaries that killed saves to path left behind.
   explicit AtomicWriter(const std::string& path);
   ~AtomicWriter();
   AtomicWriter(const AtomicWriter&) = delete;
@@ -67,13 +72,18 @@ class AtomicWriter {
   void seek(uint64_t offset) { offset_ = offset; }
   // Cuts the file to size bytes (drops bytes a shorter rewrite left behind).
   void truncate(uint64_t size);
-  // fsync, close, rename over the target, fsync the directory.
+  // fsync, name the file, close, rename over the target, fsync the
+  // directory.
   void commit();
 
  private:
+  void link_unnamed();
+  // The temporary's name for messages.
+  std::string file_name() const;
+
   std::string target_;  // path with a symbolic link resolved
   std::string dir_;
-  std::string tmp_;
+  std::string tmp_;  // the temporary's name; empty while it has none
   FileDescriptor fd_;
   uint64_t offset_ = 0;
   bool committed_ = false;

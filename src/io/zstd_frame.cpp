@@ -29,6 +29,7 @@ constexpr size_t kChunk = size_t(1) << 20;
 // Frame format constants from RFC 8878 §3.1.1.
 constexpr size_t kBlockHeaderBytes = 3;
 constexpr size_t kChecksumBytes = 4;
+constexpr uint64_t kMinCompressedBlockBytes = 2;  // literals + sequences section headers
 constexpr unsigned kBlockRaw = 0, kBlockRle = 1, kBlockCompressed = 2;
 
 // Reads small pieces of a frame through a buffer, so walking the block
@@ -82,20 +83,25 @@ void check_zstd_level(int level) {
 uint64_t write_frame(AtomicWriter& w, const void* src, size_t n, int level) {
   std::unique_ptr<ZSTD_CCtx, CCtxFree> cctx(ZSTD_createCCtx());
   if (!cctx) fail(TSR_ERR_OUT_OF_MEMORY, "zstd: cannot create a compression context");
-  zcheck(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel,
-                                level == 0 ? ZSTD_CLEVEL_DEFAULT : level), "level");
   zcheck(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_contentSizeFlag, 1), "content size flag");
+  zcheck(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_checksumFlag, 1), "checksum flag");
   auto buf = std::make_unique_for_overwrite<char[]>(kChunk);
   const uint64_t start = w.offset();
-  uint64_t len = 0;
-  for (int checksum : {1, 0}) {
-    zcheck(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_checksumFlag, checksum), "checksum flag");
+  // A frame exactly as long as the raw bytes would pass a plain reader's
+  // size check: compress again at the neighbouring levels (another length,
+  // the checksum kept) until it is not. Dropping the checksum instead would
+  // let bit flips in that frame load silently.
+  const int base = level == 0 ? ZSTD_CLEVEL_DEFAULT : level;
+  for (int step = 0; step < 16; ++step) {
+    const int candidate = base + (step % 2 ? (step + 1) / 2 : -(step / 2));
+    if (candidate < ZSTD_minCLevel() || candidate > ZSTD_maxCLevel() || candidate == 0) continue;
+    zcheck(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, candidate), "level");
     w.seek(start);
-    len = compress_into(cctx.get(), w, src, n, buf.get());
-    if (len != n) break;
+    const uint64_t len = compress_into(cctx.get(), w, src, n, buf.get());
+    if (len != n) return len;
   }
-  TSR_CHECK(len != n, TSR_ERR_INTERNAL, "zstd frame length equals the raw length ", n);
-  return len;
+  fail(TSR_ERR_INTERNAL, "zstd frames of ", n, " bytes at every level near ", base,
+       " are exactly as long as the raw data");
 }
 
 void check_frame(const ReadFile& f, uint64_t offset, uint64_t len, size_t expected,
@@ -139,6 +145,12 @@ void check_frame(const ReadFile& f, uint64_t offset, uint64_t len, size_t expect
         size > fh.blockSizeMax)
       fail(TSR_ERR_CORRUPT_FILE, "tensor ", json_quoted(name), ": invalid zstd block (type ", type,
            ", size ", size, ", block maximum ", fh.blockSizeMax, ")");
+    // A compressed block holds a literals and a sequences section header at
+    // least (RFC 8878 §3.1.1.3): an emptier one is not a block, and counting
+    // it as blockSizeMax would let a file of them claim 43,690x its size.
+    if (type == kBlockCompressed && size < kMinCompressedBlockBytes)
+      fail(TSR_ERR_CORRUPT_FILE, "tensor ", json_quoted(name), ": compressed zstd block of ", size,
+           " bytes at byte ", pos, " (at least ", kMinCompressedBlockBytes, " needed)");
     uint64_t body = type == kBlockRle ? 1 : size;
     if (len - pos < body)
       fail(TSR_ERR_CORRUPT_FILE, "tensor ", json_quoted(name), ": zstd block at byte ", pos,

@@ -18,11 +18,12 @@ class ReadFile;
 void check_zstd_level(int level);
 
 // Compresses n bytes into one frame written at w's current position and
-// returns its length. The frame records its content size and, in all but
-// one case, an XXH64 checksum. Its length is never n, so a plain
-// safetensors reader's "end - begin == numel * element size" check always
-// rejects it: if the frame with checksum comes out exactly n bytes, it is
-// rewritten in place without the checksum (4 bytes shorter).
+// returns its length. The frame records its content size and an XXH64
+// checksum. Its length is never n, so a plain safetensors reader's
+// "end - begin == numel * element size" check always rejects it: a frame
+// that comes out exactly n bytes is rewritten in place at a neighbouring
+// level (a frame written later at the same offset replaces it; the file is
+// truncated to its final size at the end of the save).
 uint64_t write_frame(AtomicWriter& w, const void* src, size_t n, int level);
 
 // Checks, reading only headers, that the len bytes at offset in f are

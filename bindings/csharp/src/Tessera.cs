@@ -233,7 +233,8 @@ public static class Tessera {
 
   /// <summary>Reads a file written by Save (or any safetensors file). The map
   /// is a read-only dictionary from names to tensors, in file order, with the
-  /// file's metadata; maxBytes caps the tensor bytes it may allocate (0: no
+  /// file's metadata; maxBytes caps the tensor bytes it may allocate (0: the
+  /// default cap, 64 times the file's size plus 64 MiB; long.MaxValue: no
   /// cap).</summary>
   public static TensorMap Load(string path, long maxBytes = 0) => TensorMap.Load(path, maxBytes);
 

@@ -54,7 +54,8 @@ def save(tensors, path, compression=None, level=0, metadata=None):
 def load(path, max_bytes=0):
     """Reads a file written by save (or any safetensors file) into a
     LoadedTensors dict. max_bytes caps the tensor bytes the load may
-    allocate (0: no cap)."""
+    allocate (0: the default cap, 64 times the file's size plus 64 MiB;
+    2**63 - 1: no cap)."""
     with TensorMap.load(os.fsdecode(path), max_bytes) as entries:
         metadata = {entries.metadata_key(i): entries.metadata_value(i)
                     for i in range(entries.metadata_size())}

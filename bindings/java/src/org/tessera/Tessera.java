@@ -501,7 +501,8 @@ public final class Tessera {
     return TensorMap.load(path);
   }
 
-  /** As load, refusing files whose tensors would need more than maxBytes (0: no cap). */
+  /** As load, refusing files whose tensors would need more than maxBytes (0: the default cap, 64 times the file's size plus 64 MiB;
+   * Long.MAX_VALUE: no cap). */
   public static TensorMap load(String path, long maxBytes) {
     return TensorMap.load(path, maxBytes);
   }
