@@ -3,6 +3,7 @@
 #include "core/factory.h"
 #include "cpu/kernels/copy.h"
 #include "cpu/kernels/elementwise.h"
+#include "device/accumulate.h"
 #include "device/device_ops.h"
 
 namespace tsr::device {
@@ -23,7 +24,9 @@ void fill_any(const Tensor& dst, double value) {
 
 void add_into_any(const Tensor& dst, const Tensor& src, double alpha) {
   if (on_cpu(dst.device())) return kernels::add_into(dst, src, alpha);
-  binary_into(kernels_for(dst.device()), BinaryKernel::Add, dst, dst, src, alpha);
+  // dst may reach an element several times (a view scatter's replayed
+  // view): race-free on a device (device/accumulate.h).
+  accumulate_into(kernels_for(dst.device()), dst, src, alpha);
 }
 
 void copy_strided_any(const Tensor& dst, const Tensor& src) {

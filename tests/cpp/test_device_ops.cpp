@@ -249,6 +249,41 @@ Tensor grad_of(const Tensor& x) { return x.impl()->autograd->grad; }
 
 char* at(const Tensor& t, int64_t elements) { return static_cast<char*>(t.data_ptr()) + elements * 4; }
 
+TEST_F(DeviceOpsTest, ExpandBackwardSumsBroadcastDimsThenAddsOnce) {
+  Tensor x = dev({3});
+  autograd::set_requires_grad(x, true);
+  Tensor y = ops::expand(x, {4, 3});
+  Tensor g = dev({4, 3});
+  const std::vector<KernelCall> calls = backward_calls(rec, y, g);
+  // zeros(3); the gradient summed over the expanded dim; one add of [3]
+  // into the zeros. No launch writes an element twice.
+  ASSERT_EQ(calls.size(), 3u);
+  EXPECT_EQ(calls[0].what, "fill");
+  EXPECT_EQ(sizes_of(calls[0].shape), Shape({3}));
+  void* zeros = calls[0].operands[0].data;
+  ASSERT_EQ(calls[1].what, "reduce");
+  const ReduceArgs r = calls[1].reduce;
+  EXPECT_EQ(Shape(r.outer.sizes, r.outer.sizes + r.outer.ndim), Shape({3}));
+  EXPECT_EQ(Shape(r.inner.sizes, r.inner.sizes + r.inner.ndim), Shape({4}));
+  EXPECT_EQ(r.in.data, g.data_ptr());
+  EXPECT_EQ(r.in.strides[0], 1);
+  EXPECT_EQ(r.in_inner_strides[0], 3);
+  EXPECT_EQ(r.scale, 1.0);
+  EXPECT_EQ(r.out.dtype, TSR_FLOAT32);
+  ASSERT_EQ(calls[2].what, "binary");
+  const KernelCall& add = calls[2];
+  EXPECT_EQ(sizes_of(add.shape), Shape({3}));
+  EXPECT_EQ(add.operands[0].data, zeros);
+  EXPECT_EQ(add.operands[1].data, zeros);
+  EXPECT_EQ(add.operands[2].data, r.out.data);  // the sum feeds the add
+  EXPECT_EQ(strides_of(add.shape, add.operands[0]), Shape({1}));
+  EXPECT_EQ(strides_of(add.shape, add.operands[2]), Shape({1}));
+  EXPECT_EQ(add.alpha, 1.0);
+  EXPECT_FALSE(writes_an_element_twice(add.shape, add.operands[0]));
+  // x.grad is the scattered buffer itself.
+  EXPECT_EQ(grad_of(x).data_ptr(), zeros);
+}
+
 TEST_F(DeviceOpsTest, UnfoldBackwardSplitsOverlappingWindowsIntoDisjointLaunches) {
   // Windows of 3 every 1 over 6 elements: [4, 3], strides (1, 1); element
   // e is in windows e-2, e-1, e. The add into the replayed view goes as 3
