@@ -39,4 +39,10 @@ Tensor contiguous_copy_any(const Tensor& t, tsr_dtype dtype) {
   return copy(kernels_for(t.device()), t, dtype, TSR_CONTIGUOUS_FORMAT);
 }
 
+Tensor divide_any(const Tensor& a, const Tensor& b) {
+  if (on_cpu(a.device())) return kernels::binary(kernels::BinaryOp::Div, a, b);
+  return binary(kernels_for(a.device()), BinaryKernel::Div, a, b, 1.0,
+                kernels::binary_result_dtype(kernels::BinaryOp::Div, a, b));
+}
+
 }  // namespace tsr::device

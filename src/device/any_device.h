@@ -16,5 +16,7 @@ void add_into_any(const Tensor& dst, const Tensor& src, double alpha);
 // dst = src, same device, src of dst's sizes (kernels::copy_strided).
 void copy_strided_any(const Tensor& dst, const Tensor& src);
 Tensor contiguous_copy_any(const Tensor& t, tsr_dtype dtype);
+// a / b broadcast, a fresh tensor (kernels::binary(BinaryOp::Div)).
+Tensor divide_any(const Tensor& a, const Tensor& b);
 
 }  // namespace tsr::device
