@@ -14,131 +14,14 @@
 #include <cstring>
 #include <vector>
 
+#include "capi_test_util.h"
 #include "device_test_util.h"
-#include "emulator/emulated_kernels.h"
+#include "emulated_device.h"
 
 namespace tsr::devtest {
 namespace {
 
-// EmulatedKernels queued on the simulated device: each call runs on stream
-// s's worker with the device's pages open, as a CUDA launch runs on its
-// stream. Arguments are plain data, copied into the work item.
-class EmulatedOnSimulatedDevice final : public DeviceKernels {
- public:
-  void copy(const KernelShape& sh, const KernelOperand& d, const KernelOperand& src, Stream s) override {
-    run(s, [=, this] { emu_.copy(sh, d, src, s); });
-  }
-  void fill(const KernelShape& sh, const KernelOperand& d, double v, Stream s) override {
-    run(s, [=, this] { emu_.fill(sh, d, v, s); });
-  }
-  void unary(UnaryKernel op, const KernelShape& sh, const KernelOperand& o, const KernelOperand& i,
-             double alpha, tsr_dtype compute, Stream s) override {
-    run(s, [=, this] { emu_.unary(op, sh, o, i, alpha, compute, s); });
-  }
-  void binary(BinaryKernel op, const KernelShape& sh, const KernelOperand& o, const KernelOperand& a,
-              const KernelOperand& b, double alpha, tsr_dtype compute, Stream s) override {
-    run(s, [=, this] { emu_.binary(op, sh, o, a, b, alpha, compute, s); });
-  }
-  void reduce(ReduceKernel op, const ReduceArgs& args, Stream s) override {
-    run(s, [=, this] { emu_.reduce(op, args, s); });
-  }
-  void softmax(bool log, void* out, const void* in, tsr_dtype dt, int64_t outer, int64_t dim,
-               int64_t inner, Stream s) override {
-    run(s, [=, this] { emu_.softmax(log, out, in, dt, outer, dim, inner, s); });
-  }
-  void log_softmax_backward(void* gi, const void* g, const void* out, tsr_dtype dt, int64_t outer,
-                            int64_t dim, int64_t inner, Stream s) override {
-    run(s, [=, this] { emu_.log_softmax_backward(gi, g, out, dt, outer, dim, inner, s); });
-  }
-  void nll_loss(void* out, const void* logp, const int64_t* target, tsr_dtype dt, int64_t n,
-                int64_t c, Stream s) override {
-    run(s, [=, this] { emu_.nll_loss(out, logp, target, dt, n, c, s); });
-  }
-  void nll_loss_backward(void* gl, const void* g, const int64_t* target, tsr_dtype dt, int64_t n,
-                         int64_t c, Stream s) override {
-    run(s, [=, this] { emu_.nll_loss_backward(gl, g, target, dt, n, c, s); });
-  }
-  void bernoulli_noise(void* out, tsr_dtype dt, int64_t numel, uint64_t seed, uint64_t start,
-                       uint32_t threshold, double scale, Stream s) override {
-    run(s, [=, this] { emu_.bernoulli_noise(out, dt, numel, seed, start, threshold, scale, s); });
-  }
-  void gemm(const GemmArgs& g, Stream s) override {
-    run(s, [=, this] { emu_.gemm(g, s); });
-  }
-  size_t launches() {
-    sim().synchronize_device(0);
-    return emu_.launches().size();
-  }
-
- private:
-  template <typename Fn>
-  void run(Stream s, Fn fn) {
-    sim().launch_with_device_access(s, std::function<void()>(fn));
-  }
-  gpu::EmulatedKernels emu_;
-};
-
-EmulatedOnSimulatedDevice& emulated() {
-  static EmulatedOnSimulatedDevice k;
-  return k;
-}
-
 constexpr tsr_device_type kSim = simdev::kSimDeviceType;
-
-// Owns one tensor handle.
-struct T {
-  tsr_tensor* h = nullptr;
-  T() = default;
-  explicit T(tsr_tensor* p) : h(p) {}
-  T(T&& o) noexcept : h(o.h) { o.h = nullptr; }
-  T& operator=(T&& o) noexcept {
-    std::swap(h, o.h);
-    return *this;
-  }
-  ~T() { tsr_tensor_release(h); }
-};
-
-std::vector<float> host_values(const T& t) {
-  std::vector<float> v(size_t(tsr_tensor_numel(t.h)));
-  size_t needed = 0;
-  EXPECT_EQ(tsr_copy_to_buffer(t.h, v.data(), v.size() * sizeof(float), &needed), TSR_OK)
-      << tsr_last_error_message();
-  return v;
-}
-
-T from(const std::vector<float>& v, std::vector<int64_t> sizes) {
-  tsr_tensor* t = nullptr;
-  EXPECT_EQ(tsr_from_data(v.data(), v.size() * sizeof(float), int64_t(sizes.size()), sizes.data(),
-                          TSR_FLOAT32, &t),
-            TSR_OK);
-  return T(t);
-}
-
-T on(const T& t, tsr_device_type type) {
-  tsr_tensor* out = nullptr;
-  EXPECT_EQ(tsr_to_device(t.h, type, 0, 0, &out), TSR_OK) << tsr_last_error_message();
-  return T(out);
-}
-
-// Deterministic values in [-scale, scale].
-std::vector<float> pattern(size_t n, float scale, uint32_t salt) {
-  std::vector<float> v(n);
-  uint32_t x = 2463534242u ^ salt;
-  for (float& f : v) {
-    x ^= x << 13, x ^= x >> 17, x ^= x << 5;
-    f = scale * (float(x % 20001) / 10000.0f - 1.0f);
-  }
-  return v;
-}
-
-// |a - b| within rtol * |b| + atol, element by element.
-void expect_close(const std::vector<float>& a, const std::vector<float>& b, float rtol,
-                  float atol, const char* what) {
-  ASSERT_EQ(a.size(), b.size()) << what;
-  for (size_t i = 0; i < a.size(); ++i)
-    ASSERT_LE(std::fabs(a[i] - b[i]), rtol * std::fabs(b[i]) + atol)
-        << what << "[" << i << "]: device " << a[i] << ", cpu " << b[i];
-}
 
 // One model's parameters on one device, and its training step.
 struct Mlp {
