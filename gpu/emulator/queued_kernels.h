@@ -15,23 +15,31 @@
 
 namespace tsr::gpu {
 
-class QueuedEmulatedKernels final : public DeviceKernels {
+class QueuedEmulatedKernels : public DeviceKernels {
  public:
   using Queue = std::function<void(Stream, std::function<void()>)>;
-  explicit QueuedEmulatedKernels(Queue queue) : queue_(std::move(queue)) {}
+  // Called on the host with every elementwise launch's output before it is
+  // queued (launch_writes.h checks, which the emulator cannot show itself).
+  using OutputCheck = std::function<void(const KernelShape&, const KernelOperand&)>;
+  explicit QueuedEmulatedKernels(Queue queue, OutputCheck check = {})
+      : queue_(std::move(queue)), check_(std::move(check)) {}
 
   void copy(const KernelShape& sh, const KernelOperand& d, const KernelOperand& src, Stream s) override {
+    check(sh, d);
     run(s, [=, this] { emu_.copy(sh, d, src, s); });
   }
   void fill(const KernelShape& sh, const KernelOperand& d, double v, Stream s) override {
+    check(sh, d);
     run(s, [=, this] { emu_.fill(sh, d, v, s); });
   }
   void unary(UnaryKernel op, const KernelShape& sh, const KernelOperand& o, const KernelOperand& i,
              double alpha, tsr_dtype compute, Stream s) override {
+    check(sh, o);
     run(s, [=, this] { emu_.unary(op, sh, o, i, alpha, compute, s); });
   }
   void binary(BinaryKernel op, const KernelShape& sh, const KernelOperand& o, const KernelOperand& a,
               const KernelOperand& b, double alpha, tsr_dtype compute, Stream s) override {
+    check(sh, o);
     run(s, [=, this] { emu_.binary(op, sh, o, a, b, alpha, compute, s); });
   }
   void reduce(ReduceKernel op, const ReduceArgs& args, Stream s) override {
@@ -78,7 +86,12 @@ class QueuedEmulatedKernels final : public DeviceKernels {
     });
   }
 
+  void check(const KernelShape& sh, const KernelOperand& out) {
+    if (check_) check_(sh, out);
+  }
+
   Queue queue_;
+  OutputCheck check_;
   std::mutex mu_;  // guards emu_
   EmulatedKernels emu_;
 };

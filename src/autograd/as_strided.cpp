@@ -5,8 +5,7 @@
 #include "autograd/run.h"
 #include "core/layout.h"
 #include "core/views.h"
-#include "cpu/kernels/copy.h"
-#include "cpu/kernels/elementwise.h"
+#include "device/any_device.h"
 
 namespace tsr::autograd {
 
@@ -31,25 +30,31 @@ class AsStridedScatter final : public prim::Primitive {
   const char* name() const override { return "AsStridedScatterBackward0"; }
   const char* op() const override { return "as_strided_backward"; }
   std::vector<TensorMeta> output_meta(const Tensors& in) const override { return {{in_.sizes, in[0].dtype()}}; }
-  Tensors eval_cpu(const Tensors& in) override {
+  Tensors eval_cpu(const Tensors& in) override { return scatter(in[0]); }
+  // The same steps through the device's kernels: the accumulations into
+  // overlapping geometries are race-free there (device/accumulate.h).
+  Tensors eval_device(const Tensors& in, DeviceKernels&) override { return scatter(in[0]); }
+
+ private:
+  Tensors scatter(const Tensor& grad) const {
+    const tsr_dtype dtype = grad.dtype();
     const int64_t base = std::min(in_.offset, out_.offset);
     const int64_t span = std::max(in_.end(), out_.end()) - base;
-    Tensor buffer = kernels::zeros({span}, in[0].dtype());
-    kernels::add_into(make_view(buffer, out_.sizes, out_.strides, out_.offset - base), in[0], 1.0);
-    Tensor result = kernels::contiguous_copy(make_view(buffer, in_.sizes, in_.strides, in_.offset - base),
-                                             in[0].dtype());
+    Tensor buffer = device::zeros_on({span}, dtype, grad.device());
+    device::add_into_any(make_view(buffer, out_.sizes, out_.strides, out_.offset - base), grad, 1.0);
+    Tensor result =
+        device::contiguous_copy_any(make_view(buffer, in_.sizes, in_.strides, in_.offset - base), dtype);
     if (!is_non_overlapping_and_dense(in_.sizes, in_.strides)) {
-      Tensor count = kernels::zeros({span}, in[0].dtype());
-      Tensor ones = kernels::add_scalar(kernels::zeros({}, in[0].dtype()), 1.0);
-      kernels::add_into(make_view(count, in_.sizes, in_.strides, in_.offset - base),
-                        views::expand(ones, in_.sizes), 1.0);
-      result = kernels::binary(kernels::BinaryOp::Div, result,
-                               make_view(count, in_.sizes, in_.strides, in_.offset - base));
+      Tensor count = device::zeros_on({span}, dtype, grad.device());
+      Tensor one = device::zeros_on({}, dtype, grad.device());
+      device::fill_any(one, 1.0);
+      device::add_into_any(make_view(count, in_.sizes, in_.strides, in_.offset - base),
+                           views::expand(one, in_.sizes), 1.0);
+      result = device::divide_any(result, make_view(count, in_.sizes, in_.strides, in_.offset - base));
     }
     return {result};
   }
 
- private:
   Geometry in_, out_;
 };
 
@@ -64,6 +69,8 @@ class AsStrided final : public prim::Primitive {
   Tensors eval_cpu(const Tensors& in) override {
     return {views::as_strided(in[0], out_.sizes, out_.strides, out_.offset)};
   }
+  // Geometry only: the same on every device.
+  Tensors eval_device(const Tensors& in, DeviceKernels&) override { return eval_cpu(in); }
   Tensors backward(const BackwardContext& ctx) override {
     return {run1<AsStridedScatter>({ctx.grad(0)}, in_, out_)};
   }

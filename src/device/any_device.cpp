@@ -3,6 +3,7 @@
 #include "core/factory.h"
 #include "cpu/kernels/copy.h"
 #include "cpu/kernels/elementwise.h"
+#include "device/accumulate.h"
 #include "device/device_ops.h"
 
 namespace tsr::device {
@@ -23,7 +24,9 @@ void fill_any(const Tensor& dst, double value) {
 
 void add_into_any(const Tensor& dst, const Tensor& src, double alpha) {
   if (on_cpu(dst.device())) return kernels::add_into(dst, src, alpha);
-  binary_into(kernels_for(dst.device()), BinaryKernel::Add, dst, dst, src, alpha);
+  // dst may reach an element several times (a view scatter's replayed
+  // view): race-free on a device (device/accumulate.h).
+  accumulate_into(kernels_for(dst.device()), dst, src, alpha);
 }
 
 void copy_strided_any(const Tensor& dst, const Tensor& src) {
@@ -34,6 +37,12 @@ void copy_strided_any(const Tensor& dst, const Tensor& src) {
 Tensor contiguous_copy_any(const Tensor& t, tsr_dtype dtype) {
   if (on_cpu(t.device())) return kernels::contiguous_copy(t, dtype);
   return copy(kernels_for(t.device()), t, dtype, TSR_CONTIGUOUS_FORMAT);
+}
+
+Tensor divide_any(const Tensor& a, const Tensor& b) {
+  if (on_cpu(a.device())) return kernels::binary(kernels::BinaryOp::Div, a, b);
+  return binary(kernels_for(a.device()), BinaryKernel::Div, a, b, 1.0,
+                kernels::binary_result_dtype(kernels::BinaryOp::Div, a, b));
 }
 
 }  // namespace tsr::device

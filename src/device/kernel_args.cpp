@@ -5,6 +5,7 @@
 #include "core/dtype.h"
 #include "core/error.h"
 #include "cpu/kernels/strided_loop.h"
+#include "device/disjoint_parts.h"
 
 namespace tsr::device {
 
@@ -65,11 +66,13 @@ KernelOperand kernel_operand(char* data, tsr_dtype dtype, const Shape& strides) 
   return op;
 }
 
-void for_each_launch(const Shape& sizes, const std::vector<FlatOperand>& operands,
-                     const std::vector<Shape>& strides, const ElementwiseLaunch& launch) {
-  Iteration it = coalesce(sizes, strides);
-  for (int64_t s : it.sizes)
-    if (s == 0) return;
+namespace {
+
+// One iteration (no repeated output element) as kernel calls: once when at
+// most kMaxKernelDims dims remain, else once per index of the outer dims.
+// offsets: each operand's start within it, in elements.
+void launch_iteration(const Iteration& it, const std::vector<FlatOperand>& operands,
+                      const Shape& offsets, const ElementwiseLaunch& launch) {
   const size_t ndim = it.sizes.size();
   const size_t outer = ndim > size_t(kMaxKernelDims) ? ndim - kMaxKernelDims : 0;
   const Shape inner_sizes(it.sizes.begin() + outer, it.sizes.end());
@@ -81,7 +84,7 @@ void for_each_launch(const Shape& sizes, const std::vector<FlatOperand>& operand
   while (true) {
     std::vector<KernelOperand> ops;
     for (size_t k = 0; k < operands.size(); ++k) {
-      int64_t offset = 0;
+      int64_t offset = offsets[k];
       for (size_t d = 0; d < outer; ++d) offset += index[d] * it.strides[k][d];
       char* data = operands[k].data ? operands[k].data + offset * element_size(operands[k].dtype) : nullptr;
       ops.push_back(kernel_operand(data, operands[k].dtype, inner_strides[k]));
@@ -90,6 +93,40 @@ void for_each_launch(const Shape& sizes, const std::vector<FlatOperand>& operand
     size_t d = outer;
     while (d > 0 && ++index[d - 1] == it.sizes[d - 1]) index[--d] = 0;
     if (d == 0) return;
+  }
+}
+
+}  // namespace
+
+void for_each_launch(const Shape& sizes, const std::vector<FlatOperand>& operands,
+                     const std::vector<Shape>& strides, const ElementwiseLaunch& launch) {
+  Iteration it = coalesce(sizes, strides);
+  for (int64_t s : it.sizes)
+    if (s == 0) return;
+  const Shape no_offsets(operands.size(), 0);
+  const std::vector<DimSplit> splits = disjoint_splits(it.sizes, it.strides[0]);
+  if (splits.empty()) return launch_iteration(it, operands, no_offsets, launch);
+  // The output reaches an element more than once: one iteration per
+  // combination of the split dims' parts, queued in a fixed order
+  // (device/disjoint_parts.h).
+  Shape part_of(splits.size(), 0);
+  while (true) {
+    Iteration part = it;
+    Shape offsets = no_offsets;
+    for (size_t j = 0; j < splits.size(); ++j) {
+      const size_t d = splits[j].dim;
+      const int64_t k = splits[j].k, r = part_of[j];
+      part.sizes[d] = (it.sizes[d] - r + k - 1) / k;
+      for (size_t op = 0; op < operands.size(); ++op) {
+        offsets[op] += r * it.strides[op][d];
+        part.strides[op][d] *= k;
+      }
+    }
+    // Coalesced again: a part's split dim may now be of size 1 or merge.
+    launch_iteration(coalesce(part.sizes, std::move(part.strides)), operands, offsets, launch);
+    size_t j = splits.size();
+    while (j > 0 && ++part_of[j - 1] == splits[j - 1].k) part_of[--j] = 0;
+    if (j == 0) return;
   }
 }
 

@@ -43,7 +43,11 @@ KernelOperand kernel_operand(char* data, tsr_dtype dtype, const Shape& strides);
 // once when at most kMaxKernelDims dims remain, else once per index of the
 // outermost dims beyond that (each call's operands offset to its slice), so
 // no layout ever needs a copy to fit the kernel ABI. Nothing is called for
-// an empty iteration.
+// an empty iteration. Operand 0 is the one written: when it reaches an
+// element more than once (device/disjoint_parts.h), the iteration is split
+// into parts that do not, one call (or more) each, in a fixed order, so no
+// two threads of one launch write one element and a read-modify-write of
+// an overlapping output sees every update.
 using ElementwiseLaunch =
     std::function<void(const KernelShape& shape, const std::vector<KernelOperand>& operands)>;
 void for_each_launch(const Shape& sizes, const std::vector<FlatOperand>& operands,

@@ -3,12 +3,16 @@
 // against what each op must give.
 #include <gtest/gtest.h>
 
+#include "autograd/node.h"
 #include "core/factory.h"
 #include "core/layout.h"
 #include "core/views.h"
 #include "device/device_ops.h"
+#include "device/disjoint_parts.h"
 #include "device/kernel_args.h"
 #include "device_test_util.h"
+#include "engine/backward.h"
+#include "emulator/launch_writes.h"
 #include "ops/math.h"
 #include "ops/inplace.h"
 #include "ops/layout.h"
@@ -231,6 +235,122 @@ TEST_F(DeviceOpsTest, ViewsRunWithoutKernels) {
   EXPECT_TRUE(rec.calls.empty());
   EXPECT_EQ(v.storage().get(), x.storage().get());
   EXPECT_EQ(v.sizes(), Shape({3, 4}));
+}
+
+// The kernel calls backward(y, g) makes on the device, y a view of a leaf
+// (only the view scatter's: its output becomes the leaf's .grad as it is).
+std::vector<KernelCall> backward_calls(RecordingKernels& rec, const Tensor& y, const Tensor& g) {
+  rec.calls.clear();
+  engine::backward(y, g, false);
+  return rec.calls;
+}
+
+Tensor grad_of(const Tensor& x) { return x.impl()->autograd->grad; }
+
+char* at(const Tensor& t, int64_t elements) { return static_cast<char*>(t.data_ptr()) + elements * 4; }
+
+TEST_F(DeviceOpsTest, ExpandBackwardSumsBroadcastDimsThenAddsOnce) {
+  Tensor x = dev({3});
+  autograd::set_requires_grad(x, true);
+  Tensor y = ops::expand(x, {4, 3});
+  Tensor g = dev({4, 3});
+  const std::vector<KernelCall> calls = backward_calls(rec, y, g);
+  // zeros(3); the gradient summed over the expanded dim; one add of [3]
+  // into the zeros. No launch writes an element twice.
+  ASSERT_EQ(calls.size(), 3u);
+  EXPECT_EQ(calls[0].what, "fill");
+  EXPECT_EQ(sizes_of(calls[0].shape), Shape({3}));
+  void* zeros = calls[0].operands[0].data;
+  ASSERT_EQ(calls[1].what, "reduce");
+  const ReduceArgs r = calls[1].reduce;
+  EXPECT_EQ(Shape(r.outer.sizes, r.outer.sizes + r.outer.ndim), Shape({3}));
+  EXPECT_EQ(Shape(r.inner.sizes, r.inner.sizes + r.inner.ndim), Shape({4}));
+  EXPECT_EQ(r.in.data, g.data_ptr());
+  EXPECT_EQ(r.in.strides[0], 1);
+  EXPECT_EQ(r.in_inner_strides[0], 3);
+  EXPECT_EQ(r.scale, 1.0);
+  EXPECT_EQ(r.out.dtype, TSR_FLOAT32);
+  ASSERT_EQ(calls[2].what, "binary");
+  const KernelCall& add = calls[2];
+  EXPECT_EQ(sizes_of(add.shape), Shape({3}));
+  EXPECT_EQ(add.operands[0].data, zeros);
+  EXPECT_EQ(add.operands[1].data, zeros);
+  EXPECT_EQ(add.operands[2].data, r.out.data);  // the sum feeds the add
+  EXPECT_EQ(strides_of(add.shape, add.operands[0]), Shape({1}));
+  EXPECT_EQ(strides_of(add.shape, add.operands[2]), Shape({1}));
+  EXPECT_EQ(add.alpha, 1.0);
+  EXPECT_FALSE(gpu::writes_an_element_twice(add.shape, add.operands[0]));
+  // x.grad is the scattered buffer itself.
+  EXPECT_EQ(grad_of(x).data_ptr(), zeros);
+}
+
+TEST_F(DeviceOpsTest, UnfoldBackwardSplitsOverlappingWindowsIntoDisjointLaunches) {
+  // Windows of 3 every 1 over 6 elements: [4, 3], strides (1, 1); element
+  // e is in windows e-2, e-1, e. The add into the replayed view goes as 3
+  // launches, one per position in the window, each writing 4 distinct
+  // elements, queued in order on one stream.
+  Tensor x = dev({6});
+  autograd::set_requires_grad(x, true);
+  Tensor y = ops::unfold(x, 0, 3, 1);
+  ASSERT_EQ(y.strides(), Shape({1, 1}));
+  Tensor g = dev({4, 3});
+  const std::vector<KernelCall> calls = backward_calls(rec, y, g);
+  ASSERT_EQ(calls.size(), 4u);
+  EXPECT_EQ(calls[0].what, "fill");
+  EXPECT_EQ(sizes_of(calls[0].shape), Shape({6}));
+  const Tensor zeros = grad_of(x);
+  EXPECT_EQ(calls[0].operands[0].data, zeros.data_ptr());
+  for (int64_t p = 0; p < 3; ++p) {
+    const KernelCall& add = calls[size_t(1 + p)];
+    ASSERT_EQ(add.what, "binary") << "part " << p;
+    EXPECT_EQ(sizes_of(add.shape), Shape({4})) << "part " << p;
+    // Position p of every window: elements p .. p+3 of the buffer, and
+    // column p of the gradient.
+    EXPECT_EQ(add.operands[0].data, at(zeros, p)) << "part " << p;
+    EXPECT_EQ(add.operands[1].data, at(zeros, p)) << "part " << p;
+    EXPECT_EQ(add.operands[2].data, at(g, p)) << "part " << p;
+    EXPECT_EQ(strides_of(add.shape, add.operands[0]), Shape({1})) << "part " << p;
+    EXPECT_EQ(strides_of(add.shape, add.operands[2]), Shape({3})) << "part " << p;
+    EXPECT_FALSE(gpu::writes_an_element_twice(add.shape, add.operands[0])) << "part " << p;
+  }
+}
+
+TEST_F(DeviceOpsTest, NonOverlappingScatterStaysOneLaunch) {
+  // A narrow's backward: a strided, non-dense but one-to-one destination.
+  Tensor x = dev({4, 6});
+  autograd::set_requires_grad(x, true);
+  Tensor y = ops::narrow(x, 1, 1, 3);
+  const std::vector<KernelCall> calls = backward_calls(rec, y, dev({4, 3}));
+  ASSERT_EQ(calls.size(), 2u);
+  EXPECT_EQ(calls[0].what, "fill");
+  EXPECT_EQ(calls[1].what, "binary");
+  EXPECT_EQ(sizes_of(calls[1].shape), Shape({4, 3}));
+}
+
+TEST(DisjointSplits, SplitOnlyWhatRepeatsElements) {
+  using device::disjoint_splits;
+  // One-to-one layouts: contiguous, transposed, strided, as_strided((2, 3),
+  // (3, 2)) whose elements 0 2 4 / 3 5 7 interleave (not provable by the
+  // stride rule: split, conservatively).
+  EXPECT_TRUE(disjoint_splits({4, 5}, {5, 1}).empty());
+  EXPECT_TRUE(disjoint_splits({4, 5}, {1, 4}).empty());
+  EXPECT_TRUE(disjoint_splits({4, 3}, {12, 2}).empty());
+  EXPECT_EQ(disjoint_splits({2, 3}, {3, 2}).size(), 1u);
+  // unfold(size 3, step 1): the window dim, by 3.
+  auto s = disjoint_splits({4, 3}, {1, 1});
+  ASSERT_EQ(s.size(), 1u);
+  EXPECT_EQ(s[0].dim, 1u);
+  EXPECT_EQ(s[0].k, 3);
+  // unfold(size 5, step 2): ceil(5 / 2) parts along the window count.
+  s = disjoint_splits({6, 5}, {2, 1});
+  ASSERT_EQ(s.size(), 1u);
+  EXPECT_EQ(s[0].dim, 0u);
+  EXPECT_EQ(s[0].k, 3);
+  // A stride-0 dim: one part per index.
+  s = disjoint_splits({3, 4}, {0, 1});
+  ASSERT_EQ(s.size(), 1u);
+  EXPECT_EQ(s[0].dim, 0u);
+  EXPECT_EQ(s[0].k, 3);
 }
 
 TEST_F(DeviceOpsTest, MixedDevicesRefusedWithTorchMessage) {

@@ -14,78 +14,14 @@
 #include <cstring>
 #include <vector>
 
+#include "capi_test_util.h"
 #include "device_test_util.h"
-#include "emulator/queued_kernels.h"
+#include "emulated_device.h"
 
 namespace tsr::devtest {
 namespace {
 
-// EmulatedKernels queued on the simulated device: each call runs on stream
-// s's worker with the device's pages open, as a CUDA launch runs on its
-// stream.
-gpu::QueuedEmulatedKernels& emulated() {
-  static gpu::QueuedEmulatedKernels k([](Stream s, std::function<void()> item) {
-    sim().launch_with_device_access(s, std::move(item));
-  });
-  return k;
-}
-
 constexpr tsr_device_type kSim = simdev::kSimDeviceType;
-
-// Owns one tensor handle.
-struct T {
-  tsr_tensor* h = nullptr;
-  T() = default;
-  explicit T(tsr_tensor* p) : h(p) {}
-  T(T&& o) noexcept : h(o.h) { o.h = nullptr; }
-  T& operator=(T&& o) noexcept {
-    std::swap(h, o.h);
-    return *this;
-  }
-  ~T() { tsr_tensor_release(h); }
-};
-
-std::vector<float> host_values(const T& t) {
-  std::vector<float> v(size_t(tsr_tensor_numel(t.h)));
-  size_t needed = 0;
-  EXPECT_EQ(tsr_copy_to_buffer(t.h, v.data(), v.size() * sizeof(float), &needed), TSR_OK)
-      << tsr_last_error_message();
-  return v;
-}
-
-T from(const std::vector<float>& v, std::vector<int64_t> sizes) {
-  tsr_tensor* t = nullptr;
-  EXPECT_EQ(tsr_from_data(v.data(), v.size() * sizeof(float), int64_t(sizes.size()), sizes.data(),
-                          TSR_FLOAT32, &t),
-            TSR_OK);
-  return T(t);
-}
-
-T on(const T& t, tsr_device_type type) {
-  tsr_tensor* out = nullptr;
-  EXPECT_EQ(tsr_to_device(t.h, type, 0, 0, &out), TSR_OK) << tsr_last_error_message();
-  return T(out);
-}
-
-// Deterministic values in [-scale, scale].
-std::vector<float> pattern(size_t n, float scale, uint32_t salt) {
-  std::vector<float> v(n);
-  uint32_t x = 2463534242u ^ salt;
-  for (float& f : v) {
-    x ^= x << 13, x ^= x >> 17, x ^= x << 5;
-    f = scale * (float(x % 20001) / 10000.0f - 1.0f);
-  }
-  return v;
-}
-
-// |a - b| within rtol * |b| + atol, element by element.
-void expect_close(const std::vector<float>& a, const std::vector<float>& b, float rtol,
-                  float atol, const char* what) {
-  ASSERT_EQ(a.size(), b.size()) << what;
-  for (size_t i = 0; i < a.size(); ++i)
-    ASSERT_LE(std::fabs(a[i] - b[i]), rtol * std::fabs(b[i]) + atol)
-        << what << "[" << i << "]: device " << a[i] << ", cpu " << b[i];
-}
 
 // One model's parameters on one device, and its training step.
 struct Mlp {
@@ -149,7 +85,6 @@ TEST_F(DeviceTraining, MlpStepsMatchTheCpu) {
       pattern(Mlp::kHidden * Mlp::kIn, 0.3f, 1), pattern(Mlp::kHidden, 0.1f, 2),
       pattern(Mlp::kOut * Mlp::kHidden, 0.3f, 3), pattern(Mlp::kOut, 0.1f, 4)};
   Mlp cpu(TSR_DEVICE_CPU, init), dev(kSim, init);
-  sim().synchronize_device(0);
   const size_t launches_before = emulated().launches();
 
   for (int step = 0; step < 3; ++step) {
@@ -174,7 +109,6 @@ TEST_F(DeviceTraining, MlpStepsMatchTheCpu) {
   expect_close(host_values(dev.b2), host_values(cpu.b2), 1e-4f, 1e-6f, "b2");
   // The parameters stayed on the device and were updated by its kernels.
   EXPECT_EQ(tsr_tensor_device_type(dev.w1.h), kSim);
-  sim().synchronize_device(0);
   EXPECT_GT(emulated().launches(), launches_before + 30);
 }
 
