@@ -61,6 +61,8 @@ void emulate_grid_stride(int64_t n, const LaunchShape& s, const F& f) {
 // as garbage, as a GPU's would: 0x5a bytes, huge positive floats and
 // integers that no sum or max survives, an invalid bool that UBSan
 // reports, so a step reading a slot no thread wrote shows in the results.
+// Each thread's results of the passes (`done`, registers on a GPU) are
+// poisoned the same way before every row.
 template <typename F>
 void emulate_block_rows(int64_t rows, uint32_t grid_dim, uint32_t block_dim, const F& f) {
   using P = typename F::Partial;
@@ -75,6 +77,7 @@ void emulate_block_rows(int64_t rows, uint32_t grid_dim, uint32_t block_dim, con
   for (uint32_t b = 0; b < grid_dim; ++b) {
     std::memset(static_cast<void*>(slots.data()), 0x5a, slots.size() * sizeof(P));
     for (int64_t r = b; r < rows; r += grid_dim) {
+      std::memset(static_cast<void*>(done.data()), 0x5a, done.size() * sizeof(done[0]));
       for (int p = 0; p < F::kPasses; ++p) {
         each_thread([&](BlockThread t) { slots[t.tid] = f.partial(r, p, t, done[t.tid].data()); });
         for (uint32_t s = first; s > 0; s >>= 1)
