@@ -9,6 +9,7 @@
 
 #include "core/device_kernels.h"
 #include "emulator/grid_emulator.h"
+#include "kernels/row_path.h"
 
 namespace tsr::gpu {
 
@@ -48,6 +49,14 @@ class EmulatedKernels final : public DeviceKernels {
     void launch(const char* name, int64_t n, const F& f) {
       self->launches_.push_back(name);
       emulate_grid_stride(n, self->shape_, f);
+    }
+    // One block per row, shaped as the CUDA launcher shapes it (row_path.h)
+    // with shape_'s block_dim and max_grid as the limits.
+    template <typename F>
+    void launch_rows(const char* name, int64_t rows, int64_t len, const F& f) {
+      self->launches_.push_back(name);
+      emulate_block_rows(rows, block_row_grid(rows, self->shape_.max_grid),
+                         block_row_threads(len, self->shape_.block_dim), f);
     }
   };
 

@@ -5,12 +5,24 @@
 // grid-stride loops, tails and index math are exercised without a GPU.
 // Host only; no thread runs concurrently, so it checks what a launch
 // computes, not its races.
+//
+// Block-cooperative row kernels (kernels/block_rows.cuh) are emulated block
+// synchronously: every thread of a block runs one step (the code between
+// two __syncthreads of kernels/cuda_block_rows.cuh) before any thread runs
+// the next, with an emulated shared-memory array per block. The steps are
+// the kernel's, in its order, calling the same phase functors; the barriers
+// themselves are this file's, so a barrier missing from the __global__
+// wrapper would not show here.
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
+#include <cstring>
+#include <vector>
 
 #include "core/error.h"
+#include "kernels/block_rows.cuh"
 #include "kernels/thread_ctx.cuh"
 
 namespace tsr::gpu {
@@ -42,6 +54,39 @@ void emulate_grid(uint32_t grid_dim, uint32_t block_dim, const Body& body) {
 template <typename F>
 void emulate_grid_stride(int64_t n, const LaunchShape& s, const F& f) {
   emulate_grid(grid_for(n, s), s.block_dim, [&](const ThreadCtx& t) { grid_stride(t, n, f); });
+}
+
+// cuda_block_rows.cuh's block_rows_kernel<F>(rows, f) launched as
+// grid_dim blocks of block_dim threads. Each block's shared array starts
+// as garbage, as a GPU's would: 0x5a bytes, huge positive floats and
+// integers that no sum or max survives, an invalid bool that UBSan
+// reports, so a step reading a slot no thread wrote shows in the results.
+// Each thread's results of the passes (`done`, registers on a GPU) are
+// poisoned the same way before every row.
+template <typename F>
+void emulate_block_rows(int64_t rows, uint32_t grid_dim, uint32_t block_dim, const F& f) {
+  using P = typename F::Partial;
+  TSR_CHECK(grid_dim > 0 && block_dim > 0, TSR_ERR_INVALID_ARGUMENT, "emulate_block_rows: empty launch (",
+            grid_dim, " blocks of ", block_dim, " threads)");
+  std::vector<P> slots(block_dim);                          // the block's shared memory
+  std::vector<std::array<P, F::kPasses>> done(block_dim);  // each thread's registers
+  const uint32_t first = tree_first_stride(block_dim);
+  auto each_thread = [&](auto&& step) {  // one step of every thread, then the barrier
+    for (uint32_t t = 0; t < block_dim; ++t) step(BlockThread{t, block_dim});
+  };
+  for (uint32_t b = 0; b < grid_dim; ++b) {
+    std::memset(static_cast<void*>(slots.data()), 0x5a, slots.size() * sizeof(P));
+    for (int64_t r = b; r < rows; r += grid_dim) {
+      std::memset(static_cast<void*>(done.data()), 0x5a, done.size() * sizeof(done[0]));
+      for (int p = 0; p < F::kPasses; ++p) {
+        each_thread([&](BlockThread t) { slots[t.tid] = f.partial(r, p, t, done[t.tid].data()); });
+        for (uint32_t s = first; s > 0; s >>= 1)
+          each_thread([&](BlockThread t) { tree_level(f, p, slots.data(), t, s); });
+        each_thread([&](BlockThread t) { done[t.tid][p] = slots[0]; });
+      }
+      each_thread([&](BlockThread t) { f.finish(r, t, done[t.tid].data()); });
+    }
+  }
 }
 
 }  // namespace tsr::gpu

@@ -1,6 +1,7 @@
 // The launcher kernel_dispatch.h drives in the CUDA plugin: a functor run
-// by a grid-stride __global__ kernel on the stream's cudaStream_t. Include
-// only from .cu files.
+// by a grid-stride __global__ kernel, or a row op's phase functors by one
+// block per row (cuda_block_rows.cuh), on the stream's cudaStream_t.
+// Include only from .cu files.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -10,6 +11,8 @@
 
 #include "cuda_check.h"
 #include "cuda_streams.h"
+#include "kernels/cuda_block_rows.cuh"
+#include "kernels/row_path.h"
 #include "kernels/thread_ctx.cuh"
 
 namespace tsr::cuda {
@@ -43,6 +46,17 @@ class CudaLauncher {
   void launch(const char* name, int64_t n, const F& f) {
     const int64_t blocks = std::min<int64_t>((n + kBlock - 1) / kBlock, kMaxGrid);
     grid_stride_kernel<F><<<unsigned(blocks), kBlock, 0, stream_>>>(n, f);
+    check_launch(name);
+  }
+
+  // Phase functor f over `rows` rows of len elements, one block per row
+  // (row_path.h's width and grid), a partial per thread in shared memory.
+  template <typename F>
+  void launch_rows(const char* name, int64_t rows, int64_t len, const F& f) {
+    const uint32_t threads = gpu::block_row_threads(len, kBlock);
+    const uint32_t blocks = gpu::block_row_grid(rows, uint32_t(kMaxGrid));
+    const size_t shared = size_t(threads) * sizeof(typename F::Partial);
+    block_rows_kernel<F><<<blocks, threads, shared, stream_>>>(rows, f);
     check_launch(name);
   }
 

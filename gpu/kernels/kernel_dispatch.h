@@ -3,7 +3,9 @@
 // checks what the kernels cannot do, picks the compute type and the 32- or
 // 64-bit index math, builds the functor and hands it to the Launcher:
 //   launcher.launch(name, n, functor)  runs functor(i) for i in [0, n)
-// as a grid-stride launch (a real one, or the emulator's). Host code only.
+// as a grid-stride launch (a real one, or the emulator's);
+//   launcher.launch_rows(name, rows, len, f)  runs a row op's phase
+// functors one block per row (row_path.h decides which). Host code only.
 #pragma once
 
 #include <cstdint>
@@ -12,7 +14,9 @@
 #include "core/device_kernels.h"
 #include "core/error.h"
 #include "kernels/elementwise_functors.cuh"
+#include "kernels/reduce_row.cuh"
 #include "kernels/row_functors.cuh"
+#include "kernels/row_path.h"
 
 namespace tsr::gpu {
 
@@ -77,6 +81,14 @@ void with_compute_type(tsr_dtype d, Fn&& fn) {
     case TSR_FLOAT64: return fn(double{});
     default: return fn(int64_t{});
   }
+}
+
+// The (log_)softmax compute type of floating dtype d: nn.cpp's acc_t,
+// double for float64, float for the rest.
+template <typename Fn>
+void with_float_compute(tsr_dtype d, Fn&& fn) {
+  if (d == TSR_FLOAT64) fn(double{});
+  else fn(float{});
 }
 
 template <typename Launcher>
@@ -145,14 +157,15 @@ void dispatch_reduce(Launcher& l, ReduceKernel op, const ReduceArgs& args) {
   for (int32_t d = 0; d < args.inner.ndim; ++d) in_inner.strides[d] = args.in_inner_strides[d];
   const KernelOperand* const outer_ops[3] = {&args.out, &args.indices, &args.in};
   const KernelOperand* const inner_ops[1] = {&in_inner};
-  // One index width for both calculators: 32-bit only when both fit (an
-  // element's offset is the sum of its outer and inner offsets).
   // One index width for both calculators: 32-bit only when an input
   // element's offset, its outer plus its inner offset, fits as well.
   const int64_t outer_extent = extent_32bit(args.outer, args.in.strides),
                 inner_extent = extent_32bit(args.inner, args.in_inner_strides);
   const bool narrow = fits_32bit<3>(args.outer, outer_ops) && numel_32bit(args.inner) &&
                       inner_extent >= 0 && outer_extent + inner_extent < k32BitLimit;
+  // A row's consecutive elements are adjacent when the innermost reduced
+  // dim has stride 1 (row_path.h: a block then reads coalesced).
+  const bool unit_stride = args.inner.ndim > 0 && args.in_inner_strides[args.inner.ndim - 1] == 1;
   auto run = [&](auto index) {
     using Index = decltype(index);
     ReduceFn<Index> f{op,
@@ -165,7 +178,9 @@ void dispatch_reduce(Launcher& l, ReduceKernel op, const ReduceArgs& args) {
                       args.in.data,
                       args.in.dtype,
                       args.scale};
-    l.launch(op == ReduceKernel::Sum ? "reduce_sum" : "reduce_max", rows, f);
+    const bool sum = op == ReduceKernel::Sum;
+    launch_rows(l, sum ? "reduce_sum" : "reduce_max", sum ? "reduce_sum_block" : "reduce_max_block", rows,
+                inner, unit_stride, f);
   };
   if (narrow) run(uint32_t{});
   else run(int64_t{});
@@ -182,8 +197,11 @@ void dispatch_softmax(Launcher& l, bool log, void* out, const void* in, tsr_dtyp
   check_floating(dtype, "softmax");
   check_rows(outer, dim, inner, "softmax");
   if (outer * dim * inner == 0) return;
-  if (dtype == TSR_FLOAT64) l.launch("softmax", outer * inner, SoftmaxFn<double>{log, out, in, dtype, dim, inner});
-  else l.launch("softmax", outer * inner, SoftmaxFn<float>{log, out, in, dtype, dim, inner});
+  with_float_compute(dtype, [&](auto c) {
+    using C = decltype(c);
+    launch_rows(l, "softmax", "softmax_block", outer * inner, dim, inner == 1,
+                SoftmaxFn<C>{log, out, in, dtype, dim, inner});
+  });
 }
 
 template <typename Launcher>
@@ -192,12 +210,11 @@ void dispatch_log_softmax_backward(Launcher& l, void* grad_in, const void* grad,
   check_floating(dtype, "log_softmax_backward");
   check_rows(outer, dim, inner, "log_softmax_backward");
   if (outer * dim * inner == 0) return;
-  if (dtype == TSR_FLOAT64)
-    l.launch("log_softmax_backward", outer * inner,
-             LogSoftmaxBackwardFn<double>{grad_in, grad, output, dtype, dim, inner});
-  else
-    l.launch("log_softmax_backward", outer * inner,
-             LogSoftmaxBackwardFn<float>{grad_in, grad, output, dtype, dim, inner});
+  with_float_compute(dtype, [&](auto c) {
+    using C = decltype(c);
+    launch_rows(l, "log_softmax_backward", "log_softmax_backward_block", outer * inner, dim, inner == 1,
+                LogSoftmaxBackwardFn<C>{grad_in, grad, output, dtype, dim, inner});
+  });
 }
 
 template <typename Launcher>
@@ -205,7 +222,8 @@ void dispatch_nll_loss(Launcher& l, void* out, const void* logp, const int64_t* 
                        int64_t n, int64_t c) {
   check_floating(dtype, "nll_loss");
   check_rows(n, c, 0, "nll_loss");
-  l.launch("nll_loss", 1, NllLossFn{out, logp, target, dtype, n, c});  // n == 0: NaN, as torch
+  // One row, the batch; its elements are gathered, never adjacent.
+  launch_rows(l, "nll_loss", "nll_loss_block", 1, n, false, NllLossFn{out, logp, target, dtype, n, c});
 }
 
 template <typename Launcher>

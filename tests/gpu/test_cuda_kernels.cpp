@@ -3,14 +3,17 @@
 // grid emulator, which tests/emulator checks against the CPU kernels):
 // bit for bit for copies, fills, integer and +-*/ arithmetic, max, nll and
 // dropout noise; within a few ULPs for transcendental functions and sums.
+// Row ops run both of their paths (one thread per row, one block per row).
 // Without a CUDA device it prints why and exits 77 (ctest's skip).
 #include <cuda_runtime_api.h>
 
 #include <cstdio>
+#include <string>
 
 #include "emulator/emulated_kernels.h"
 #include "emulator_test_util.h"
 #include "kernels/cuda_kernels.h"
+#include "kernels/row_path.h"
 
 namespace tsr::gpu::test {
 namespace {
@@ -166,6 +169,90 @@ TEST(CudaKernels, RowsAndNoise) {
     dev.bernoulli_noise(no.ptr, d, 100003, 42, 5, 1u << 23, 2.0, kCudaStream);
     no.back(ng);
     EXPECT_TRUE(same_bits(nw, ng));
+  }
+}
+
+// The block-per-row path (kernels/row_path.h: rows of >= 64 elements): one
+// long row, strided rows, more rows than the launcher's 65535 blocks. The
+// emulator's default LaunchShape is the CUDA launcher's, so both split rows
+// among threads alike and combine in the same tree: max and integer sums
+// must agree bit for bit, floating results within exp/log's ULPs.
+TEST(CudaKernels, BlockRows) {
+  auto& dev = cuda::cuda_kernels();
+  struct Rows {
+    Tensor x;  // [rows, len], reduced over dim 1
+    const char* what;
+    bool nans;  // sums of NaNs say nothing: max only
+  };
+  for (tsr_dtype d : {TSR_FLOAT16, TSR_FLOAT32, TSR_FLOAT64, TSR_INT32, TSR_INT64, TSR_BOOL}) {
+    const bool fp = d == TSR_FLOAT16 || d == TSR_FLOAT32 || d == TSR_FLOAT64;
+    std::vector<Rows> cases{{sample({1, 100000}, d, 3, false), "one row of 100000", false},
+                            {views::t(sample({300, 7}, d, 4, true)), "stride-7 rows", true},
+                            {sample({70000, 64}, d, 5, false), "70000 rows", false},
+                            {sample({1000, 50}, d, 6, true), "rows of 50 (one thread each)", true}};
+    for (const Rows& c : cases)
+      for (ReduceKernel op : {ReduceKernel::Sum, ReduceKernel::Max}) {
+        EmulatedKernels emu;
+        const Tensor& x = c.x;
+        const int64_t rows = x.sizes()[0];
+        const tsr_dtype out_dtype = op == ReduceKernel::Sum && !fp ? TSR_INT64 : d;
+        if (op == ReduceKernel::Sum && fp && c.nans) continue;
+        ReduceArgs r{};
+        r.outer = kshape({rows});
+        r.inner = kshape({x.sizes()[1]});
+        r.in = KernelOperand{x.data_ptr(), d, {x.strides()[0]}};
+        r.in_inner_strides[0] = x.strides()[1];
+        r.scale = 1;
+        Tensor vw = host({rows}, out_dtype), vg = host({rows}, out_dtype);
+        Tensor iw = host({rows}, TSR_INT64), ig = host({rows}, TSR_INT64);
+        r.out = kop(vw);
+        r.indices = op == ReduceKernel::Max ? kop(iw) : KernelOperand{nullptr, TSR_INT64, {}};
+        emu.reduce(op, r, kNoStream);
+        EXPECT_EQ(std::string(emu.launches().back()).find("_block") != std::string::npos,
+                  x.sizes()[1] >= gpu::kBlockRowMinLength)
+            << c.what;
+        DeviceCopy xi(x), vo(vg), io(ig);
+        ReduceArgs rd = r;
+        rd.in.data = xi.ptr;
+        rd.out = vo.op(vg, vg.sizes());
+        rd.indices = op == ReduceKernel::Max ? io.op(ig, ig.sizes()) : KernelOperand{nullptr, TSR_INT64, {}};
+        dev.reduce(op, rd, kCudaStream);
+        vo.back(vg);
+        io.back(ig);
+        const std::string what = std::string(dtype_name(d)) + ", " + c.what + (op == ReduceKernel::Max ? ", max" : ", sum");
+        if (op == ReduceKernel::Max) EXPECT_TRUE(same_bits(iw, ig)) << what;
+        if (op == ReduceKernel::Max || !fp) EXPECT_TRUE(same_bits(vw, vg)) << what;
+        else EXPECT_TRUE(close(vw, vg, tolerance(d))) << what;
+      }
+    if (!fp) continue;
+    // (log_)softmax and its backward over [outer, len, inner] rows.
+    for (const Shape& s : {Shape{4, 5000, 1}, Shape{2, 300, 5}, Shape{70000, 64, 1}, Shape{300, 40, 3}}) {
+      EmulatedKernels emu;
+      Tensor x = sample(s, d, 6, false), g = sample(s, d, 7, false);
+      Tensor want = host(s, d), got = host(s, d), gw = host(s, d), gg = host(s, d);
+      emu.softmax(true, want.data_ptr(), x.data_ptr(), d, s[0], s[1], s[2], kNoStream);
+      emu.log_softmax_backward(gw.data_ptr(), g.data_ptr(), want.data_ptr(), d, s[0], s[1], s[2], kNoStream);
+      EXPECT_STREQ(emu.launches().back(),
+                   s[1] >= gpu::kBlockRowMinLength ? "log_softmax_backward_block" : "log_softmax_backward");
+      DeviceCopy xi(x), gi(g), wi(want), o(got), go(gg);
+      dev.softmax(true, o.ptr, xi.ptr, d, s[0], s[1], s[2], kCudaStream);
+      dev.log_softmax_backward(go.ptr, gi.ptr, wi.ptr, d, s[0], s[1], s[2], kCudaStream);
+      o.back(got);
+      go.back(gg);
+      EXPECT_TRUE(close(want, got, tolerance(d))) << dtype_name(d) << " log_softmax len " << s[1];
+      EXPECT_TRUE(close(gw, gg, tolerance(d) * 10)) << dtype_name(d) << " backward len " << s[1];
+    }
+    // nll loss over a batch of 100000.
+    EmulatedKernels emu;
+    Tensor logp = sample({100000, 7}, d, 8, false);
+    Tensor target = make_tensor({100000}, TSR_INT64, [](int64_t i) { return double((i * 3) % 7); });
+    Tensor lw = host({}, d), lg = host({}, d);
+    emu.nll_loss(lw.data_ptr(), logp.data_ptr(), target.data<int64_t>(), d, 100000, 7, kNoStream);
+    EXPECT_STREQ(emu.launches().back(), "nll_loss_block");
+    DeviceCopy li(logp), ti(target), lo(lg);
+    dev.nll_loss(lo.ptr, li.ptr, static_cast<const int64_t*>(ti.ptr), d, 100000, 7, kCudaStream);
+    lo.back(lg);
+    EXPECT_TRUE(close(lw, lg, tolerance(d))) << dtype_name(d) << " nll_loss";
   }
 }
 

@@ -1,0 +1,116 @@
+// Sum and Max over args.inner (reduce.cpp's sum/mean/max_dim) as phase
+// functors (block_rows.cuh): each thread reduces its strided share of row
+// r, then the partials combine. Run by one thread per row the order is the
+// CPU's; by a block, integer sums (wrapping, so associative) and Max are
+// still bit for bit the CPU's, floating sums only round differently.
+#pragma once
+
+#include <cstdint>
+
+#include "core/device_kernels.h"
+#include "core/host_device.h"
+#include "kernels/block_rows.cuh"
+#include "kernels/dtype_access.cuh"
+#include "kernels/element_math.cuh"
+#include "kernels/offset_calc.cuh"
+
+namespace tsr::gpu {
+
+// A thread's share of a row. Sum: v is the sum (double for floating inputs,
+// int64 for integers and bool), idx unused. Max: v is the first maximum of
+// the share, idx its element index in the row, -1 for a thread that had
+// no element (a block wider than the row).
+struct ReducePartial {
+  Wide v;
+  int64_t idx;
+};
+
+TSR_HOST_DEVICE inline bool wide_is_nan(const Wide& w) { return w.is_float && w.f != w.f; }
+TSR_HOST_DEVICE inline bool wide_greater(const Wide& a, const Wide& b) {
+  return a.is_float ? a.f > b.f : a.i > b.i;
+}
+
+// Max's combine, equal to the CPU's serial scan whatever the shares: the
+// CPU's result is the first NaN if the row has one, else the first element
+// equal to the greatest (ties, -0 == +0 included, go to the smaller index).
+// Both rules compare indices, not the order a tree happens to combine in,
+// so the combine is associative and commutative.
+TSR_HOST_DEVICE inline ReducePartial max_combine(const ReducePartial& a, const ReducePartial& b) {
+  if (a.idx < 0) return b;
+  if (b.idx < 0) return a;
+  const bool a_nan = wide_is_nan(a.v), b_nan = wide_is_nan(b.v);
+  if (a_nan != b_nan) return a_nan ? a : b;
+  if (!a_nan) {
+    if (wide_greater(a.v, b.v)) return a;
+    if (wide_greater(b.v, a.v)) return b;
+  }
+  return a.idx < b.idx ? a : b;
+}
+
+template <typename Index>
+struct ReduceFn {
+  using Partial = ReducePartial;
+  static constexpr int kPasses = 1;
+
+  ReduceKernel op;
+  OffsetCalc<3, Index> outer;  // out, indices, in
+  OffsetCalc<1, Index> inner;  // in
+  int64_t inner_numel;
+  void* out;
+  tsr_dtype out_dtype;
+  int64_t* indices;
+  const void* in;
+  tsr_dtype in_dtype;
+  double scale;
+
+  TSR_HOST_DEVICE Wide load(int64_t in_base, int64_t j) const {
+    return load_wide(in, in_base + int64_t(inner.get(j).v[0]), in_dtype);
+  }
+
+  TSR_HOST_DEVICE Partial partial(int64_t r, int, const BlockThread& t, const Partial*) const {
+    const int64_t in_base = int64_t(outer.get(r).v[2]);
+    if (op == ReduceKernel::Sum) {
+      Wide acc = is_floating(in_dtype) ? wide_float(0.0) : wide_int(0);
+      for (int64_t j = t.tid; j < inner_numel; j += t.nthreads) {
+        const Wide v = load(in_base, j);
+        if (acc.is_float) acc.f += v.f;
+        else acc.i = wrap_add(acc.i, v.i);
+      }
+      return {acc, 0};
+    }
+    // The CPU's scan over this share: the first element, then a greater
+    // one, until the first NaN (nothing after it can win).
+    Partial best{wide_int(0), -1};
+    for (int64_t j = t.tid; j < inner_numel; j += t.nthreads) {
+      const Wide v = load(in_base, j);
+      const bool nan = wide_is_nan(v);
+      if (best.idx < 0 || nan || wide_greater(v, best.v)) {
+        best = {v, j};
+        if (nan) break;
+      }
+    }
+    return best;
+  }
+
+  TSR_HOST_DEVICE Partial combine(int, const Partial& a, const Partial& b) const {
+    if (op != ReduceKernel::Sum) return max_combine(a, b);
+    if (a.v.is_float) return {wide_float(a.v.f + b.v.f), 0};
+    return {wide_int(wrap_add(a.v.i, b.v.i)), 0};
+  }
+
+  // One write per row: thread 0's.
+  TSR_HOST_DEVICE void finish(int64_t r, const BlockThread& t, const Partial* done) const {
+    if (t.tid != 0) return;
+    const auto o = outer.get(r);
+    if (op == ReduceKernel::Sum) {
+      Wide acc = done[0].v;
+      if (scale != 1.0) acc = wide_float((acc.is_float ? acc.f : double(acc.i)) * scale);
+      store_wide(out, int64_t(o.v[0]), out_dtype, acc);
+      return;
+    }
+    store_wide(out, int64_t(o.v[0]), out_dtype, done[0].v);
+    if (indices) indices[int64_t(o.v[1])] = done[0].idx;
+  }
+};
+
+}  // namespace tsr::gpu
