@@ -214,24 +214,28 @@ static const unsigned char kRefEmptyMeta[] = {
     97,  116, 97,  95,  95,  34,  58,  123, 34, 102, 114, 97, 109, 101, 119, 111, 114,
     107, 34,  58,  34,  112, 116, 34,  125, 125, 32, 32, 32, 32, 32};
 
+/* Without its checksum entry (skip_checksums), a plain file is what the
+ * reference writer makes of the same tensors and metadata, byte for byte. */
 Test(io, plain_file_is_byte_identical_to_reference_writer) {
   TMP(path, "ref.safetensors");
   float v[6] = {0, 1, 2, 3, 4, 5};
   tsr_tensor* t = NULL;
+  tsr_save_options unchecked = TSR_SAVE_OPTIONS_INIT;
+  unchecked.skip_checksums = 1;
   TSR_ASSERT_OK(tsr_from_data(v, sizeof v, 3, (int64_t[]){1, 2, 3}, TSR_FLOAT32, &t));
-  TSR_ASSERT_OK(tsr_save(path, 1, (const char*[]){"attn.0"}, &t, NULL));
+  TSR_ASSERT_OK(tsr_save(path, 1, (const char*[]){"attn.0"}, &t, &unchecked));
   assert_file_equals(path, kRefAttn, sizeof kRefAttn);
   tsr_tensor_release(t);
 
   TSR_ASSERT_OK(tsr_from_data(v, sizeof v, 4, (int64_t[]){1, 1, 2, 3}, TSR_FLOAT32, &t));
-  TSR_ASSERT_OK(tsr_save(path, 1, (const char*[]){"attn0"}, &t, NULL));
+  TSR_ASSERT_OK(tsr_save(path, 1, (const char*[]){"attn0"}, &t, &unchecked));
   assert_file_equals(path, kRefAligned, sizeof kRefAligned);
   tsr_tensor_release(t);
 
-  TSR_ASSERT_OK(tsr_save(path, 0, NULL, NULL, NULL));
+  TSR_ASSERT_OK(tsr_save(path, 0, NULL, NULL, &unchecked));
   assert_file_equals(path, kRefEmpty, sizeof kRefEmpty);
 
-  tsr_save_options o = TSR_SAVE_OPTIONS_INIT;
+  tsr_save_options o = unchecked;
   o.n_metadata = 1;
   o.metadata_keys = (const char*[]){"framework"};
   o.metadata_values = (const char*[]){"pt"};
@@ -1264,9 +1268,16 @@ Test(io, corrupt_zstd_content_size_mismatch) {
   tsr_tensor* t = NULL;
   TSR_ASSERT_OK(tsr_full(1, (int64_t[]){4}, 2, TSR_FLOAT32, TSR_CPU, &t));
   TMP(p, "z.safetensors");
-  TSR_ASSERT_OK(tsr_save(p, 1, (const char*[]){"w"}, &t, &kZstd));
+  /* The header's checksum would catch the patch first; without it, the
+   * frame's recorded size does. */
+  tsr_save_options unchecked = kZstd;
+  unchecked.skip_checksums = 1;
+  TSR_ASSERT_OK(tsr_save(p, 1, (const char*[]){"w"}, &t, &unchecked));
   patch_file(p, "\"shape\":[4]", "\"shape\":[3]");
   expect_corrupt(p, "tensor \"w\": zstd frame decompresses to 16 bytes but dtype and shape need 12");
+  TSR_ASSERT_OK(tsr_save(p, 1, (const char*[]){"w"}, &t, &kZstd));
+  patch_file(p, "\"shape\":[4]", "\"shape\":[3]");
+  expect_corrupt(p, "header checksum mismatch: the header (file bytes 8 to ");
   tsr_tensor_release(t);
   unlink(p);
 }
@@ -1576,4 +1587,113 @@ Test(io, python_numpy_reads_values_and_writes_back) {
 Test(io, torch_reads_values_and_writes_back) {
   skip_without("numpy, torch");
   python_roundtrip("--torch");
+}
+
+/* ---- checksums --------------------------------------------------------------------- */
+
+/* A small file of three tensors (float32, int64, bool) and a metadata pair. */
+static void save_small(const char* path, const tsr_save_options* base) {
+  tsr_tensor *a = NULL, *b = NULL, *c = NULL;
+  TSR_ASSERT_OK(tsr_arange(0, 6, 1, TSR_FLOAT32, TSR_CPU, &a));
+  TSR_ASSERT_OK(tsr_arange(-3, 2, 1, TSR_INT64, TSR_CPU, &b));
+  TSR_ASSERT_OK(tsr_full(1, (int64_t[]){3}, 1, TSR_BOOL, TSR_CPU, &c));
+  tsr_save_options o = *base;
+  o.n_metadata = 1;
+  o.metadata_keys = (const char*[]){"framework"};
+  o.metadata_values = (const char*[]){"tessera"};
+  tsr_tensor* ts[3] = {a, b, c};
+  TSR_ASSERT_OK(tsr_save(path, 3, (const char*[]){"a", "b", "c"}, ts, &o));
+  tsr_tensor_release(a);
+  tsr_tensor_release(b);
+  tsr_tensor_release(c);
+}
+
+/* Every single-bit flip of a saved file, in each mode, fails the load. */
+static void every_bit_flip_is_detected(const tsr_save_options* mode, const char* label) {
+  TMP(p, "flip.safetensors");
+  save_small(p, mode);
+  size_t n;
+  unsigned char* good = read_bytes(p, &n);
+  size_t detected = 0;
+  for (size_t byte = 0; byte < n; ++byte)
+    for (int bit = 0; bit < 8; ++bit) {
+      good[byte] ^= (unsigned char)(1u << bit);
+      write_bytes(p, good, n);
+      good[byte] ^= (unsigned char)(1u << bit);
+      tsr_tensor_map* m = NULL;
+      const tsr_status st = tsr_load(p, NULL, &m);
+      if (st != TSR_OK) {
+        ++detected;
+        cr_assert_null(m);
+      }
+      cr_assert_neq(st, TSR_OK, "%s: flipping bit %d of byte %zu of %zu loads", label, bit, byte, n);
+      tsr_tensor_map_release(m);
+    }
+  cr_log_info("%s file of %zu bytes: %zu of %zu single-bit flips detected", label, n, detected, 8 * n);
+  free(good);
+  unlink(p);
+}
+
+Test(io, every_bit_flip_of_a_plain_file_is_detected) {
+  const tsr_save_options plain = TSR_SAVE_OPTIONS_INIT;
+  every_bit_flip_is_detected(&plain, "plain");
+}
+Test(io, every_bit_flip_of_a_zstd_file_is_detected) { every_bit_flip_is_detected(&kZstd, "zstd"); }
+
+Test(io, checksum_mismatches_name_the_tensor_and_bytes_and_can_be_skipped) {
+  TMP(p, "sum.safetensors");
+  const tsr_save_options plain = TSR_SAVE_OPTIONS_INIT;
+  save_small(p, &plain);
+  tsr_tensor_map* m = NULL;
+  TSR_ASSERT_OK(tsr_load(p, NULL, &m));
+  /* The entry is the file's, not the writer's metadata. */
+  cr_assert_eq(tsr_tensor_map_metadata_count(m), 1);
+  cr_assert_null(tsr_tensor_map_metadata_get(m, "tessera.checksum"));
+  tsr_tensor_map_release(m);
+  /* The last byte is the bool tensor "c"'s (1 -> 0: still a valid bool). */
+  size_t n;
+  unsigned char* buf = read_bytes(p, &n);
+  buf[n - 1] = 0;
+  write_bytes(p, buf, n);
+  char needle[160];
+  snprintf(needle, sizeof needle, "tensor \"c\": checksum mismatch, its data (file bytes %zu to %zu)",
+           n - 3, n);
+  expect_corrupt(p, needle);
+  /* Trusted: skipped, the changed data loads as it is. */
+  tsr_load_options lo = TSR_LOAD_OPTIONS_INIT;
+  lo.skip_checksums = 1;
+  TSR_ASSERT_OK(tsr_load(p, &lo, &m));
+  tsr_tensor* c = get(m, "c");
+  int64_t v = 1;
+  TSR_ASSERT_OK(tsr_get_int64(c, 1, (int64_t[]){2}, &v));
+  cr_assert_eq(v, 0);
+  tsr_tensor_release(c);
+  tsr_tensor_map_release(m);
+  free(buf);
+  unlink(p);
+}
+
+Test(io, damaged_checksum_entries_are_corrupt) {
+  TMP(p, "entry.safetensors");
+  const tsr_save_options plain = TSR_SAVE_OPTIONS_INIT;
+  /* The key damaged: the value is still found by its marker. */
+  save_small(p, &plain);
+  patch_file(p, "\"tessera.checksum\"", "\"tessera.checksuM\"");
+  expect_corrupt(p, "is not under the key \"tessera.checksum\"");
+  /* The marker damaged: the key still names a checksum. */
+  save_small(p, &plain);
+  patch_file(p, "tessera-xxh3-64:", "tessera-xxh3-65:");
+  expect_corrupt(p, "the value of \"tessera.checksum\" is malformed");
+  /* A digit that is no hex digit. */
+  save_small(p, &plain);
+  patch_file(p, "tessera-xxh3-64:", "tessera-xxh3-64:");
+  size_t n;
+  unsigned char* buf = read_bytes(p, &n);
+  unsigned char* at = memmem(buf, n, "tessera-xxh3-64:", 16);
+  cr_assert_not_null(at);
+  at[16 + 3] = 'G';
+  write_bytes(p, buf, n);
+  expect_corrupt(p, "is malformed at header byte");
+  free(buf);
+  unlink(p);
 }

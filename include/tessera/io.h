@@ -1,4 +1,5 @@
-/* tessera/io.h — saving and loading named tensors (safetensors files).
+/* tessera/io.h — saving and loading named tensors (safetensors files;
+ * docs/FILE-FORMAT.md is the full description).
  *
  * A file holds named tensors plus string metadata in the safetensors layout
  * (huggingface/safetensors, safetensors/src/tensor.rs):
@@ -17,6 +18,14 @@
  * byte-identical to what safetensors' serialize() writes for the same
  * tensors and metadata.
  *
+ * Checksums: __metadata__ also holds "tessera.checksum":
+ * "tessera-xxh3-64:<header>:<t0>,<t1>,...," (16 lowercase hex digits each):
+ * the XXH3-64 of each tensor's stored bytes (its data_offsets range: the
+ * C-order bytes, or the zstd frame) in file order, and of the header text
+ * itself as stored (padding included) with its own 16 digits read as '0'. Other readers see an ordinary metadata string. tsr_load
+ * verifies both, so a single flipped bit anywhere in the file fails the
+ * load; tsr_save_options.skip_checksums leaves the entry out.
+ *
  * Two modes (tsr_compression):
  *  - TSR_COMPRESSION_NONE: a plain safetensors file, readable by safetensors,
  *    torch, numpy-based readers.
@@ -29,7 +38,7 @@
  *    a file: for every tensor end - begin != numel*element_size (the
  *    reference's TensorInvalidInfo check), because the writer guarantees
  *    the frame length differs from the raw length (if they would be equal it
- *    writes that frame without its 4-byte checksum). A reader that ignores
+ *    compresses that frame again at a neighbouring level). A reader that ignores
  *    data_offsets' end and reads numel*element_size bytes at begin cannot
  *    be protected against; the metadata key tells it what the file is.
  *
@@ -73,10 +82,14 @@ typedef struct tsr_save_options {
   int64_t n_metadata;
   const char* const* metadata_keys;
   const char* const* metadata_values;
+  /* Nonzero: write no "tessera.checksum" entry (see tsr_load), so the file
+   * is byte for byte what the reference writer makes of the same tensors
+   * and metadata. 0 (default): checksums are written. */
+  int32_t skip_checksums;
 } tsr_save_options;
 
 #define TSR_SAVE_OPTIONS_INIT \
-  { sizeof(tsr_save_options), TSR_COMPRESSION_NONE, 0, 0, NULL, NULL }
+  { sizeof(tsr_save_options), TSR_COMPRESSION_NONE, 0, 0, NULL, NULL, 0 }
 
 /* Options for tsr_load; struct_size as for tsr_save_options (the first
  * field is max_bytes; missing fields take TSR_LOAD_OPTIONS_INIT values). */
@@ -89,9 +102,12 @@ typedef struct tsr_load_options {
    * blocks), which the default refuses. TSR_LOAD_MAX_BYTES_UNLIMITED: no
    * cap (for trusted files of highly compressible tensors). */
   int64_t max_bytes;
+  /* Nonzero: do not verify the checksums a file carries (trusted files;
+   * saves the hashing, about a tenth of a plain load). 0 (default): verify. */
+  int32_t skip_checksums;
 } tsr_load_options;
 
-#define TSR_LOAD_OPTIONS_INIT { sizeof(tsr_load_options), 0 }
+#define TSR_LOAD_OPTIONS_INIT { sizeof(tsr_load_options), 0, 0 }
 /* max_bytes value meaning no cap at all. */
 #define TSR_LOAD_MAX_BYTES_UNLIMITED INT64_MAX
 
@@ -150,7 +166,10 @@ TSR_API tsr_status tsr_save(const char* path, int64_t n, const char* const* name
  * is a new contiguous CPU tensor with its own storage, dtype and sizes as in
  * the file, contents bit-exact. opts NULL means TSR_LOAD_OPTIONS_INIT.
  * Fields of a tensor entry other than dtype, shape and data_offsets are
- * ignored, as the reference reader does.
+ * ignored, as the reference reader does. A file carrying
+ * "tessera.checksum" (any file tessera wrote) is verified unless
+ * opts->skip_checksums: the header before anything is allocated, each
+ * tensor once read; that entry is not listed among the map's metadata.
  *
  * Statuses:
  *   TSR_ERR_INVALID_ARGUMENT  NULL path/out, an opts->struct_size that
@@ -173,7 +192,10 @@ TSR_API tsr_status tsr_save(const char* path, int64_t n, const char* const* name
  *                             zstd frame that is malformed, fails its
  *                             checksum or does not decompress to exactly
  *                             numel*element_size bytes; a bool byte other
- *                             than 0/1; the data needing more than
+ *                             than 0/1; a checksum mismatch (the message
+ *                             names the header or the tensor and its file
+ *                             bytes) or a malformed or misplaced
+ *                             "tessera.checksum" value; the data needing more than
  *                             opts->max_bytes (or the default cap, see
  *                             tsr_load_options). The file changing size while
  *                             being read reads as truncated.

@@ -52,6 +52,7 @@ io::SaveSettings save_settings(const tsr_save_options* opts) {
             TSR_ERR_INVALID_ARGUMENT, "unknown compression ", compression);
   s.compression = tsr_compression(compression);
   s.level = o->level;
+  s.checksums = o->skip_checksums == 0;
   TSR_CHECK(o->n_metadata >= 0, TSR_ERR_INVALID_ARGUMENT, "n_metadata is ", o->n_metadata);
   if (o->n_metadata > 0) {
     require(o->metadata_keys, "metadata_keys");
@@ -105,13 +106,15 @@ TSR_EXTERN tsr_status tsr_load(const char* path, const tsr_load_options* opts,
   return guarded([&] {
     require(path, "path");
     require(out, "out");
-    int64_t max_bytes = 0;
+    io::LoadSettings settings;
     if (opts) {
-      max_bytes = read_load_options(opts).max_bytes;
-      TSR_CHECK(max_bytes >= 0, TSR_ERR_INVALID_ARGUMENT, "max_bytes is ", max_bytes,
+      const tsr_load_options o = read_load_options(opts);
+      TSR_CHECK(o.max_bytes >= 0, TSR_ERR_INVALID_ARGUMENT, "max_bytes is ", o.max_bytes,
                 " (0 means the default limit, TSR_LOAD_MAX_BYTES_UNLIMITED none)");
+      settings.max_bytes = o.max_bytes;
+      settings.verify_checksums = o.skip_checksums == 0;
     }
-    io::LoadedFile f = io::load_file(path, max_bytes);
+    io::LoadedFile f = io::load_file(path, settings);
     *out = new tsr_tensor_map(std::move(f));
   });
 }

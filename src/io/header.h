@@ -4,8 +4,9 @@
 // Rules are the reference implementation's (huggingface/safetensors,
 // safetensors/src/tensor.rs: read_metadata and Metadata::validate), made
 // stricter where a lenient reading could hide a crafted file: duplicate
-// keys and unknown fields are errors here (serde keeps the last duplicate
-// and ignores unknown fields).
+// keys are errors here (serde keeps the last one), and so are names or
+// metadata holding NUL. Unknown fields of a tensor entry are ignored, as
+// serde does.
 #pragma once
 
 #include <cstdint>
@@ -45,7 +46,8 @@ struct Header {
 };
 
 // Parses header JSON. Throws TSR_ERR_CORRUPT_FILE for invalid JSON, a root
-// that is not an object, duplicate keys, unknown or missing fields, values
+// that is not an object, duplicate keys, NUL in names or metadata, missing
+// fields (unknown ones are skipped, whatever their value), values
 // of the wrong type, an unknown dtype, shape entries outside [0, 2^63) or
 // element/byte counts overflowing int64; TSR_ERR_UNSUPPORTED for a
 // safetensors dtype tessera lacks or more than kMaxDims dims.

@@ -2,11 +2,13 @@
 
 #include <bit>
 #include <limits>
+#include <optional>
 
 #include "core/dtype.h"
 #include "core/error.h"
 #include "core/factory.h"
 #include "io/bool_bytes.h"
+#include "io/checksum.h"
 #include "io/header.h"
 #include "io/quote.h"
 #include "io/posix_file.h"
@@ -20,8 +22,8 @@ static_assert(std::endian::native == std::endian::little,
 
 namespace {
 
-// Reads and parses the header; returns it with its length N.
-Header read_header(const ReadFile& f, uint64_t* header_len) {
+// Reads the header text; returns it (its length is N).
+std::string read_header_text(const ReadFile& f) {
   TSR_CHECK(f.size() >= 8, TSR_ERR_CORRUPT_FILE, "file is ", f.size(),
             " bytes, shorter than the 8-byte header length");
   unsigned char len_bytes[8];
@@ -34,8 +36,7 @@ Header read_header(const ReadFile& f, uint64_t* header_len) {
             " runs past the end of the ", f.size(), "-byte file");
   std::string text(n, '\0');
   f.read_at(text.data(), n, 8);
-  *header_len = n;
-  return parse_header(text);
+  return text;
 }
 
 bool is_compressed(const Header& h) {
@@ -54,13 +55,40 @@ void check_bools(const Tensor& t, const std::string& name) {
             ", not 0 or 1");
 }
 
-LoadedFile load_checked(const std::string& path, int64_t max_bytes) {
+// The checksums a file tessera wrote carries (io/checksum.h), its header's
+// already verified; nullopt for a file without them or when not verifying.
+// The entry is taken out of the metadata: it describes the file, it is not
+// the writer's metadata.
+std::optional<FileChecksums> header_checksums(const std::string& text, Header& h, bool verify) {
+  std::optional<FileChecksums> sums;
+  if (verify) {
+    sums = verify_header(text);
+    TSR_CHECK(sums || !h.metadata.count(kChecksumKey), TSR_ERR_CORRUPT_FILE, "the value of \"",
+              kChecksumKey, "\" is malformed (it does not start with ", kChecksumMarker, ")");
+  }
+  h.metadata.erase(kChecksumKey);
+  return sums;
+}
+
+// stored: the XXH3-64 of the tensor's bytes in the file.
+void check_tensor_hash(uint64_t stored, const TensorEntry& e, uint64_t data_start, uint64_t expected) {
+  TSR_CHECK(stored == expected, TSR_ERR_CORRUPT_FILE,
+            "tensor ", json_quoted(e.name), ": checksum mismatch, its data (file bytes ",
+            data_start + e.begin, " to ", data_start + e.end, ") was changed since it was written");
+}
+
+LoadedFile load_checked(const std::string& path, const LoadSettings& settings) {
   ReadFile f(path);
-  uint64_t n = 0;
-  Header h = read_header(f, &n);
+  const std::string text = read_header_text(f);
+  Header h = parse_header(text);
+  const std::optional<FileChecksums> sums = header_checksums(text, h, settings.verify_checksums);
   const bool zstd = is_compressed(h);
-  const uint64_t data_start = 8 + n;
+  const uint64_t data_start = 8 + text.size();
   validate_layout(h, f.size() - data_start, zstd);
+  TSR_CHECK(!sums || sums->tensors.size() == h.tensors.size(), TSR_ERR_CORRUPT_FILE,
+            "the checksum entry lists ", sums ? sums->tensors.size() : 0, " tensors, the header ",
+            h.tensors.size());
+  const int64_t max_bytes = settings.max_bytes;
 
   int64_t total = 0;
   for (const TensorEntry& e : h.tensors) {
@@ -85,14 +113,17 @@ LoadedFile load_checked(const std::string& path, int64_t max_bytes) {
   for (const TensorEntry& e : h.tensors) {
     const uint64_t len = e.end - e.begin;
     Tensor t;
+    uint64_t stored_hash = 0;
     if (zstd) {
       check_frame(f, data_start + e.begin, len, size_t(e.nbytes), e.name);
       t = empty(e.shape, e.dtype, TSR_CONTIGUOUS_FORMAT, kCpu);  // the frame's blocks can produce e.nbytes
-      decompress_frame(f, data_start + e.begin, len, t.data_ptr(), size_t(e.nbytes), e.name);
+      decompress_frame(f, data_start + e.begin, len, t.data_ptr(), size_t(e.nbytes), e.name, &stored_hash);
     } else {
       t = empty(e.shape, e.dtype, TSR_CONTIGUOUS_FORMAT, kCpu);  // e.nbytes == len <= the file size
       f.read_at(t.data_ptr(), len, data_start + e.begin);
+      if (sums) stored_hash = content_hash(t.data_ptr(), size_t(len));
     }
+    if (sums) check_tensor_hash(stored_hash, e, data_start, sums->tensors[out.tensors.size()]);
     check_bools(t, e.name);
     out.names.push_back(e.name);
     out.tensors.push_back(std::move(t));
@@ -109,9 +140,9 @@ int64_t default_max_bytes(uint64_t file_size) {
   return int64_t(file_size * kDefaultExpansion) + kDefaultSlackBytes;
 }
 
-LoadedFile load_file(const std::string& path, int64_t max_bytes) {
+LoadedFile load_file(const std::string& path, const LoadSettings& settings) {
   try {
-    return load_checked(path, max_bytes);
+    return load_checked(path, settings);
   } catch (const Error& e) {
     if (e.status() != TSR_ERR_CORRUPT_FILE && e.status() != TSR_ERR_UNSUPPORTED) throw;
     // Name the file; I/O messages already do.

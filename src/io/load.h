@@ -24,10 +24,17 @@ inline constexpr uint64_t kDefaultExpansion = 64;
 inline constexpr int64_t kDefaultSlackBytes = int64_t{64} << 20;
 int64_t default_max_bytes(uint64_t file_size);
 
+struct LoadSettings {
+  // > 0 caps the total tensor bytes allocated (INT64_MAX: no cap); 0
+  // applies default_max_bytes.
+  int64_t max_bytes = 0;
+  // Check the header's and each tensor's checksum where the file has them.
+  bool verify_checksums = true;
+};
+
 // Reads and validates the whole file (statuses as documented at tsr_load).
-// max_bytes > 0 caps the total tensor bytes allocated (INT64_MAX: no cap);
-// 0 applies default_max_bytes. Every size is checked against the file
-// before the memory it implies is allocated.
-LoadedFile load_file(const std::string& path, int64_t max_bytes);
+// Every size is checked against the file before the memory it implies is
+// allocated.
+LoadedFile load_file(const std::string& path, const LoadSettings& settings);
 
 }  // namespace tsr::io

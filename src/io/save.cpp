@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "core/layout.h"
 #include "io/bool_bytes.h"
+#include "io/checksum.h"
 #include "io/header.h"
 #include "io/quote.h"
 #include "io/posix_file.h"
@@ -86,6 +87,8 @@ void save_file(const std::string& path, std::vector<SaveItem> items, const SaveS
   Header h;
   h.metadata = settings.metadata;
   if (zstd) h.metadata[kCompressionKey] = kCompressionZstd;
+  // Digits filled in once the data is written: the header's length is final.
+  if (settings.checksums) h.metadata[kChecksumKey] = checksum_placeholder(items.size());
   uint64_t offset = 0;
   for (const SaveItem& it : items) {
     const Tensor& t = it.tensor;
@@ -104,24 +107,30 @@ void save_file(const std::string& path, std::vector<SaveItem> items, const SaveS
   w.write(prefix.data(), prefix.size());
   w.write(header.data(), header.size());
   const uint64_t data_start = w.offset();
+  std::vector<uint64_t> hashes;
   for (size_t i = 0; i < items.size(); ++i) {
     Tensor hold;
     const char* p = c_order_bytes(items[i], hold);
     size_t n = size_t(items[i].tensor.nbytes());
     if (!zstd) {
+      if (settings.checksums) hashes.push_back(content_hash(p, n));
       w.write(p, n);
       continue;
     }
     TensorEntry& e = h.tensors[i];
     e.begin = w.offset() - data_start;
-    e.end = e.begin + write_frame(w, p, n, settings.level);
+    uint64_t frame_hash = 0;
+    e.end = e.begin + write_frame(w, p, n, settings.level, &frame_hash);
+    hashes.push_back(frame_hash);
   }
-  if (zstd) {
+  if (zstd || settings.checksums) {  // the header again, with what the data gave
     const uint64_t data_end = w.offset();
+    if (settings.checksums) h.metadata[kChecksumKey] = checksum_value(hashes);
     std::string final_header = serialize_header(h);
     TSR_CHECK(final_header.size() <= header.size(), TSR_ERR_INTERNAL, "header grew from ",
               header.size(), " to ", final_header.size(), " bytes");
     final_header.resize(header.size(), ' ');
+    if (settings.checksums) seal_header(final_header);  // over the padding too
     w.seek(prefix.size());
     w.write(final_header.data(), final_header.size());
     w.truncate(data_end);

@@ -23,6 +23,7 @@ struct SaveSettings {
   tsr_compression compression = TSR_COMPRESSION_NONE;
   int level = 0;  // zstd level, 0 = default
   std::map<std::string, std::string> metadata;
+  bool checksums = true;  // io/checksum.h's entry in __metadata__
 };
 
 // Validates names, metadata and tensors (TSR_ERR_INVALID_ARGUMENT /

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "core/error.h"
+#include "io/checksum.h"
 #include "io/posix_file.h"
 #include "io/quote.h"
 #include "io/zstd_frame.h"
@@ -57,7 +58,8 @@ class FrameCursor {
   size_t filled_ = 0;
 };
 
-uint64_t compress_into(ZSTD_CCtx* cctx, AtomicWriter& w, const void* src, size_t n, char* buf) {
+uint64_t compress_into(ZSTD_CCtx* cctx, AtomicWriter& w, const void* src, size_t n, char* buf,
+                       StreamHash& frame_hash) {
   static const char kEmpty = 0;  // zstd wants a valid pointer even for 0 bytes
   zcheck(ZSTD_CCtx_setPledgedSrcSize(cctx, n), "pledged size");
   ZSTD_inBuffer in{n ? src : &kEmpty, n, 0};
@@ -68,6 +70,7 @@ uint64_t compress_into(ZSTD_CCtx* cctx, AtomicWriter& w, const void* src, size_t
     remaining = ZSTD_compressStream2(cctx, &out, &in, ZSTD_e_end);
     zcheck(remaining, "compress");
     w.write(buf, out.pos);
+    frame_hash.update(buf, out.pos);
     total += out.pos;
   } while (remaining != 0);
   return total;
@@ -80,7 +83,7 @@ void check_zstd_level(int level) {
             ZSTD_maxCLevel(), "] (0 = default)");
 }
 
-uint64_t write_frame(AtomicWriter& w, const void* src, size_t n, int level) {
+uint64_t write_frame(AtomicWriter& w, const void* src, size_t n, int level, uint64_t* frame_hash) {
   std::unique_ptr<ZSTD_CCtx, CCtxFree> cctx(ZSTD_createCCtx());
   if (!cctx) fail(TSR_ERR_OUT_OF_MEMORY, "zstd: cannot create a compression context");
   zcheck(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_contentSizeFlag, 1), "content size flag");
@@ -92,13 +95,18 @@ uint64_t write_frame(AtomicWriter& w, const void* src, size_t n, int level) {
   // the checksum kept) until it is not. Dropping the checksum instead would
   // let bit flips in that frame load silently.
   const int base = level == 0 ? ZSTD_CLEVEL_DEFAULT : level;
+  StreamHash hash;
   for (int step = 0; step < 16; ++step) {
     const int candidate = base + (step % 2 ? (step + 1) / 2 : -(step / 2));
     if (candidate < ZSTD_minCLevel() || candidate > ZSTD_maxCLevel() || candidate == 0) continue;
     zcheck(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, candidate), "level");
     w.seek(start);
-    const uint64_t len = compress_into(cctx.get(), w, src, n, buf.get());
-    if (len != n) return len;
+    hash.reset();
+    const uint64_t len = compress_into(cctx.get(), w, src, n, buf.get(), hash);
+    if (len != n) {
+      *frame_hash = hash.digest();
+      return len;
+    }
   }
   fail(TSR_ERR_INTERNAL, "zstd frames of ", n, " bytes at every level near ", base,
        " are exactly as long as the raw data");
@@ -168,7 +176,8 @@ void check_frame(const ReadFile& f, uint64_t offset, uint64_t len, size_t expect
 }
 
 void decompress_frame(const ReadFile& f, uint64_t offset, uint64_t len, void* dst,
-                      size_t expected, const std::string& name) {
+                      size_t expected, const std::string& name, uint64_t* frame_hash) {
+  StreamHash hash;
   std::unique_ptr<ZSTD_DCtx, DCtxFree> dctx(ZSTD_createDCtx());
   if (!dctx) fail(TSR_ERR_OUT_OF_MEMORY, "zstd: cannot create a decompression context");
   // Decode straight into the tensor (no window buffer), so any window size
@@ -183,6 +192,7 @@ void decompress_frame(const ReadFile& f, uint64_t offset, uint64_t len, void* ds
   while (done < len) {
     size_t chunk = size_t(std::min<uint64_t>(kChunk, len - done));
     f.read_at(buf.get(), chunk, offset + done);
+    hash.update(buf.get(), chunk);
     done += chunk;
     ZSTD_inBuffer in{buf.get(), chunk, 0};
     while (in.pos < in.size) {
@@ -203,6 +213,7 @@ void decompress_frame(const ReadFile& f, uint64_t offset, uint64_t len, void* ds
   if (rc != 0 || out.pos != expected)
     fail(TSR_ERR_CORRUPT_FILE, "tensor ", json_quoted(name), ": zstd frame decompressed to ",
          out.pos, " bytes, expected ", expected);
+  *frame_hash = hash.digest();
 }
 
 }  // namespace tsr::io

@@ -24,7 +24,8 @@ void check_zstd_level(int level);
 // that comes out exactly n bytes is rewritten in place at a neighbouring
 // level (a frame written later at the same offset replaces it; the file is
 // truncated to its final size at the end of the save).
-uint64_t write_frame(AtomicWriter& w, const void* src, size_t n, int level);
+// *frame_hash: the XXH3-64 of the frame's bytes (io/checksum.h).
+uint64_t write_frame(AtomicWriter& w, const void* src, size_t n, int level, uint64_t* frame_hash);
 
 // Checks, reading only headers, that the len bytes at offset in f are
 // exactly one zstd frame (not skippable) whose recorded content size is
@@ -36,8 +37,9 @@ void check_frame(const ReadFile& f, uint64_t offset, uint64_t len, size_t expect
 
 // Decompresses a frame that passed check_frame into dst (expected bytes),
 // verifying its checksum. TSR_ERR_CORRUPT_FILE on any zstd error, or if the
-// frame ends before or after the len bytes.
+// frame ends before or after the len bytes. *frame_hash: the XXH3-64 of the
+// len bytes read.
 void decompress_frame(const ReadFile& f, uint64_t offset, uint64_t len, void* dst,
-                      size_t expected, const std::string& name);
+                      size_t expected, const std::string& name, uint64_t* frame_hash);
 
 }  // namespace tsr::io
