@@ -137,7 +137,8 @@ Tensor layer_norm(const Tensor& x0, const Shape& ns, const Tensor& w0, const Ten
   Tensor x = contiguous_or_self(x0);
   Tensor w = w0.defined() ? contiguous_or_self(w0) : w0, b = b0.defined() ? contiguous_or_self(b0) : b0;
   Tensor out = empty_cpu(x.sizes(), x.dtype());
-  const auto [M, N] = rows_of(x, ns);
+  const std::pair<int64_t, int64_t> rows = rows_of(x, ns);
+  const int64_t M = rows.first, N = rows.second;  // captured below: no structured binding (clang < 16)
   if (out.numel() == 0) return out;
   dispatch_floating(x.dtype(), "layer_norm", [&]<typename T>() {
     using C = acc_t<T>;
@@ -169,7 +170,8 @@ LayerNormGrads layer_norm_backward(const Tensor& grad0, const Tensor& x0, const 
                                    const Tensor& w0, double eps, bool need_x, bool need_w, bool need_b) {
   Tensor g = contiguous_or_self(grad0), x = contiguous_or_self(x0);
   Tensor w = w0.defined() ? contiguous_or_self(w0) : w0;
-  const auto [M, N] = rows_of(x, ns);
+  const std::pair<int64_t, int64_t> rows = rows_of(x, ns);
+  const int64_t M = rows.first, N = rows.second;  // captured below: no structured binding (clang < 16)
   LayerNormGrads r;
   if (need_x) r.x = empty_cpu(x.sizes(), x.dtype());
   if (need_w) r.weight = empty_cpu(ns, x.dtype());
