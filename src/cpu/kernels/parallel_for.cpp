@@ -1,6 +1,9 @@
 #include "cpu/kernels/parallel_for.h"
 
+#include <pthread.h>
+
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <exception>
 #include <mutex>
@@ -101,9 +104,23 @@ class Pool {
 };
 
 // Never destroyed: workers block in the pool's condition variable until the
-// process exits, and a static destructor would race with them.
+// process exits, and a static destructor would race with them. A forked
+// child has none of the parent's workers (and maybe a lock held by one), so
+// it starts a fresh pool, as ATen's does; the old one is left unused.
+std::atomic<Pool*> the_pool{nullptr};
+
 Pool& pool() {
-  static Pool* p = new Pool;
+  static const bool registered = [] {
+    pthread_atfork(nullptr, nullptr, [] { the_pool.store(nullptr); });
+    return true;
+  }();
+  (void)registered;
+  Pool* p = the_pool.load(std::memory_order_acquire);
+  if (!p) {
+    Pool* fresh = new Pool;
+    if (the_pool.compare_exchange_strong(p, fresh)) p = fresh;
+    else delete fresh;  // another thread's pool won
+  }
   return *p;
 }
 
