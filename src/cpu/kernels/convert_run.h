@@ -7,8 +7,7 @@
 //   convert_simd.h for float32 <-> float16/bfloat16, the other 16-bit float
 //   pairs through a float32 buffer on the stack, and a plain loop (which the
 //   compiler vectorizes: no strides, no aliasing questions) for the rest;
-// - anything else: the per-element loop (through a streamed stack buffer
-//   when the destination is contiguous and larger than the cache).
+// - anything else: the per-element loop.
 #pragma once
 
 #include <cstdint>
@@ -97,24 +96,6 @@ void convert_run(char* d, int64_t ds, const char* s, int64_t ss, int64_t n, bool
   if (ds == to_size && ss == from_size && reinterpret_cast<uintptr_t>(d) % sizeof(To) == 0 &&
       reinterpret_cast<uintptr_t>(s) % sizeof(From) == 0)
     return convert_contiguous<To, From>(d, s, n, stream);
-  if (stream && ds == to_size && n * to_size >= 1024) {
-    // A gathered source into a contiguous destination past the cache: gather
-    // into a stack buffer, then stream it out, which saves the reads of the
-    // destination lines that plain stores would make (x[:, ::2] -> dst).
-    constexpr int64_t kChunk = 4096 / to_size;
-    alignas(64) char buf[4096];
-    for (int64_t i = 0; i < n; i += kChunk) {
-      const int64_t m = n - i < kChunk ? n - i : kChunk;
-      for (int64_t k = 0; k < m; ++k) {
-        From v;
-        std::memcpy(&v, s + (i + k) * ss, sizeof(From));
-        const To w = convert<To>(v);
-        std::memcpy(buf + k * to_size, &w, sizeof(To));
-      }
-      copy_bytes(d + i * to_size, buf, m * to_size, true);
-    }
-    return;
-  }
   for (int64_t i = 0; i < n; ++i) {
     From v;
     std::memcpy(&v, s + i * ss, sizeof(From));
