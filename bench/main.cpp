@@ -2,9 +2,9 @@
 // libtorch C++ in one process. Prints figures and ratios; never passes or
 // fails. Usage: tsr_bench [--quick]   (--quick: few rounds, a smoke run)
 //
-// Threads: tessera is single-threaded in this version, so the main tables pin
-// torch to one thread (at::set_num_threads(1)) to compare like for like. The
-// copy tables are then repeated with torch at its own default thread count
+// Threads: the main tables pin both libraries to one thread
+// (tsr_set_num_threads(1), at::set_num_threads(1)) to compare like for like.
+// The copy tables are then repeated with both at torch's default thread count
 // and at one thread per core, labelled as such.
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
@@ -16,6 +16,7 @@
 
 #include "bench_util.h"
 #include "call_bench.h"
+#include "convert_bench.h"
 #include "copy_bench.h"
 
 int main(int argc, char** argv) {
@@ -39,21 +40,28 @@ int main(int argc, char** argv) {
       "bytes written (2 x tensor bytes).\n",
       copy_rounds, call_rounds, call_batch);
 
+  const int64_t tsr_default_threads = tsr_get_num_threads();
   at::set_num_threads(1);
+  BENCH_TSR(tsr_set_num_threads(1));
   bench::bench_transpose_copy(copy_warmup, copy_rounds, "torch 1 thread");
   bench::bench_channels_last_copy(copy_warmup, copy_rounds, "torch 1 thread");
+  bench::bench_conversions(copy_warmup, copy_rounds);
+  at::set_num_threads(1);
   bench::bench_call_costs(call_warmup, call_rounds, call_batch);
 
-  // The same copies with torch free to use threads (tessera still uses one).
-  std::string label = "torch default: " + std::to_string(torch_default_threads) + " thread(s)";
+  // The same copies with both free to use threads.
+  std::string label = "torch and tessera: " + std::to_string(torch_default_threads) + " thread(s)";
   at::set_num_threads(torch_default_threads);
+  BENCH_TSR(tsr_set_num_threads(torch_default_threads));
   bench::bench_transpose_copy(copy_warmup, copy_rounds, label.c_str());
   bench::bench_channels_last_copy(copy_warmup, copy_rounds, label.c_str());
   if (cores > 1 && cores != torch_default_threads) {
-    label = "torch " + std::to_string(cores) + " threads, one per core";
+    label = "torch and tessera " + std::to_string(cores) + " threads, one per core";
     at::set_num_threads(cores);
+    BENCH_TSR(tsr_set_num_threads(cores));
     bench::bench_transpose_copy(copy_warmup, copy_rounds, label.c_str());
     bench::bench_channels_last_copy(copy_warmup, copy_rounds, label.c_str());
   }
+  BENCH_TSR(tsr_set_num_threads(tsr_default_threads));
   return 0;
 }

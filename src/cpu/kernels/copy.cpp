@@ -6,43 +6,44 @@
 
 #include "core/factory.h"
 #include "core/layout.h"
+#include "cpu/kernels/cache_size.h"
+#include "cpu/kernels/convert_run.h"
+#include "cpu/kernels/parallel_for.h"
+#include "cpu/kernels/stream_store.h"
 #include "cpu/kernels/strided_loop.h"
+#include "cpu/kernels/strided_split.h"
 #include "cpu/kernels/transpose_tiles.h"
 
 namespace tsr::kernels {
 
 namespace {
 
-template <typename To, typename From>
-void convert_run(char* d, int64_t ds, const char* s, int64_t ss, int64_t n) {
-  if constexpr (std::is_same_v<To, From>) {
-    if (ds == int64_t(sizeof(To)) && ss == int64_t(sizeof(To))) {
-      std::memcpy(d, s, size_t(n) * sizeof(To));
-      return;
-    }
-  }
-  for (int64_t i = 0; i < n; ++i) {
-    From v;
-    std::memcpy(&v, s + i * ss, sizeof(From));
-    To w = convert<To>(v);
-    std::memcpy(d + i * ds, &w, sizeof(To));
-  }
-}
-
 // Copies a 2-D transpose: rows along dim a (dst-contiguous, dsa == sizeof T),
 // columns along dim b (src-contiguous, ssb == sizeof T); dsb/ssa are the
 // other byte strides. Blocks of B x B elements, micro-tiles of M x M inside,
-// a plain loop for the ragged edges.
+// a plain loop for the ragged edges. Only the blocks whose a0 / B lies in
+// [blk_begin, blk_end) are copied: a thread's share.
+//
+// Loop order: inside a block, consecutive micro-tiles step along a, so the
+// two 32-byte halves of each destination line are written back to back (the
+// streaming stores' write-combining buffers then flush whole lines), while
+// only M source rows are live, within the L1's 8 ways even when the source
+// row stride is a multiple of 4 KiB and every row maps to one cache set.
+// Measured on the 2-core EPYC with 4096x4096 float32 (16 KiB rows): this
+// order with streaming stores took 9.0 ms against memcpy's 7.6 ms, normal
+// stores 15 ms; the block loop swapped (b0 outside) 10-17 ms, and 16x16
+// tile groups that finish each source line first 12-25 ms, because they keep
+// 16 destination lines open at once.
 template <typename T, int M, typename Micro>
 void copy_tile_micro(char* d, const char* s, int64_t na, int64_t nb, int64_t dsb, int64_t ssa,
-                     Micro micro) {
+                     int64_t blk_begin, int64_t blk_end, Micro micro) {
   constexpr int64_t B = 128;  // a 128x128 block of both sides stays in L2
   constexpr int64_t es = sizeof(T);
   auto plain = [&](int64_t a0, int64_t ae, int64_t b0, int64_t be) {
     for (int64_t b = b0; b < be; ++b)
       for (int64_t a = a0; a < ae; ++a) std::memcpy(d + a * es + b * dsb, s + a * ssa + b * es, es);
   };
-  for (int64_t a0 = 0; a0 < na; a0 += B)
+  for (int64_t a0 = blk_begin * B; a0 < std::min(na, blk_end * B); a0 += B)
     for (int64_t b0 = 0; b0 < nb; b0 += B) {
       const int64_t ae = std::min(na, a0 + B), be = std::min(nb, b0 + B);
       const int64_t am = a0 + (ae - a0) / M * M, bm = b0 + (be - b0) / M * M;
@@ -53,50 +54,79 @@ void copy_tile_micro(char* d, const char* s, int64_t na, int64_t nb, int64_t dsb
     }
 }
 
+constexpr int64_t kTileBlock = 128;
+
 template <typename T>
-void copy_tile(char* d, const char* s, int64_t na, int64_t nb, int64_t dsb, int64_t ssa) {
+void copy_tile(char* d, const char* s, int64_t na, int64_t nb, int64_t dsb, int64_t ssa,
+               int64_t blk_begin, int64_t blk_end, bool stream) {
 #if defined(__x86_64__)
   if constexpr (sizeof(T) == 4) {
     static const bool avx = __builtin_cpu_supports("avx");
+    // Streaming stores need 32-byte aligned rows; tiles start at multiples
+    // of 8 elements along a, so the base and the row stride decide.
+    if (avx && stream && reinterpret_cast<uintptr_t>(d) % 32 == 0 && dsb % 32 == 0)
+      return copy_tile_micro<T, 8>(d, s, na, nb, dsb, ssa, blk_begin, blk_end,
+                                   micro_tile_avx_8x8<true>);
     if (avx)
-      return copy_tile_micro<T, 8>(d, s, na, nb, dsb, ssa, micro_tile_avx_8x8);
-    return copy_tile_micro<T, 4>(d, s, na, nb, dsb, ssa, micro_tile_sse2_4x4);
+      return copy_tile_micro<T, 8>(d, s, na, nb, dsb, ssa, blk_begin, blk_end,
+                                   micro_tile_avx_8x8<false>);
+    return copy_tile_micro<T, 4>(d, s, na, nb, dsb, ssa, blk_begin, blk_end, micro_tile_sse2_4x4);
   }
 #endif
   constexpr int M = sizeof(T) == 8 ? 4 : 8;
-  copy_tile_micro<T, M>(d, s, na, nb, dsb, ssa, micro_tile<T, M>);
+  copy_tile_micro<T, M>(d, s, na, nb, dsb, ssa, blk_begin, blk_end, micro_tile<T, M>);
 }
 
 // Same-dtype copy whose innermost dst dim is not innermost in src: iterate
 // the remaining dims and copy 2-D tiles over (dst-inner, src-inner). `g` is
-// the copy's geometry (dst operand 0), shared with the plain loop.
-bool try_tiled_copy(const LoopGeometry<2>& g, const Tensor& dst, const Tensor& src) {
+// the copy's geometry (dst operand 0), shared with the plain loop. Threads
+// take (outer index, block row) pairs.
+bool try_tiled_copy(const LoopGeometry<2>& g, const Tensor& dst, const Tensor& src, bool stream) {
   const int64_t es = dst.element_size();
-  if (g.sizes.size() < 2 || g.strides[0][0] != es || g.strides[1][0] == es) return false;
+  // A broadcast source along dst's inner dim (stride 0) is a fill per run,
+  // which convert_run does at memset speed; no tiles for it.
+  if (g.sizes.size() < 2 || g.strides[0][0] != es || g.strides[1][0] == es ||
+      g.strides[1][0] == 0)
+    return false;
   size_t b = 1;
   while (b < g.sizes.size() && g.strides[1][b] != es) ++b;
   if (b == g.sizes.size() || g.sizes[0] < 16 || g.sizes[b] < 16) return false;
   // Outer dims: all but 0 and b, after a size-1 leading dim that stands for
-  // for_each_run's inner run (one tile per call).
+  // for_each_run_in's inner run (one tile per element).
   LoopGeometry<2> outer{{1}, {{{0}, {0}}}};
+  int64_t outer_n = 1;
   for (size_t d = 1; d < g.sizes.size(); ++d)
     if (d != b) {
       outer.sizes.push_back(g.sizes[d]);
+      outer_n *= g.sizes[d];
       for (int k = 0; k < 2; ++k) outer.strides[k].push_back(g.strides[k][d]);
     }
   const int64_t na = g.sizes[0], nb = g.sizes[b];
   // The checks above made dst's stride on dim 0 and src's on dim b == es.
   const int64_t dsb = g.strides[0][b], ssa = g.strides[1][0];
-  auto tile = [&](char** p, const int64_t*, int64_t) {
-    switch (es) {
-      case 1: copy_tile<uint8_t>(p[0], p[1], na, nb, dsb, ssa); break;
-      case 2: copy_tile<uint16_t>(p[0], p[1], na, nb, dsb, ssa); break;
-      case 4: copy_tile<uint32_t>(p[0], p[1], na, nb, dsb, ssa); break;
-      default: copy_tile<uint64_t>(p[0], p[1], na, nb, dsb, ssa); break;
-    }
-  };
-  for_each_run<2>(outer, {static_cast<char*>(dst.data_ptr()), static_cast<char*>(src.data_ptr())},
-                  tile);
+  const int64_t blocks = (na + kTileBlock - 1) / kTileBlock;
+  const std::array<char*, 2> base{static_cast<char*>(dst.data_ptr()),
+                                  static_cast<char*>(src.data_ptr())};
+  // Work item i: outer element i / blocks, block row i % blocks.
+  const int64_t item_elems = std::min(na, kTileBlock) * nb;
+  parallel_for(outer_n * blocks, std::max<int64_t>(1, kGrainSize / item_elems),
+               [&](int64_t begin, int64_t end) {
+                 for (int64_t i = begin; i < end;) {
+                   const int64_t o = i / blocks, b0 = i % blocks;
+                   const int64_t b1 = std::min(blocks, b0 + (end - i));
+                   auto tile = [&](char** p, const int64_t*, int64_t) {
+                     switch (es) {
+                       case 1: copy_tile<uint8_t>(p[0], p[1], na, nb, dsb, ssa, b0, b1, stream); break;
+                       case 2: copy_tile<uint16_t>(p[0], p[1], na, nb, dsb, ssa, b0, b1, stream); break;
+                       case 4: copy_tile<uint32_t>(p[0], p[1], na, nb, dsb, ssa, b0, b1, stream); break;
+                       default: copy_tile<uint64_t>(p[0], p[1], na, nb, dsb, ssa, b0, b1, stream); break;
+                     }
+                   };
+                   for_each_run_in<2>(outer, base, o, o + 1, tile);
+                   i += b1 - b0;
+                 }
+                 if (stream) store_fence();
+               });
   return true;
 }
 
@@ -105,12 +135,17 @@ bool try_tiled_copy(const LoopGeometry<2>& g, const Tensor& dst, const Tensor& s
 void copy_strided(const Tensor& dst, const Tensor& src) {
   if (dst.numel() == 0) return;
   auto g = make_geometry<2>(dst.sizes(), {byte_strides(dst), byte_strides(src)});
-  if (dst.dtype() == src.dtype() && try_tiled_copy(g, dst, src)) return;
-  std::array<char*, 2> base{static_cast<char*>(dst.data_ptr()), static_cast<char*>(src.data_ptr())};
+  const bool stream = use_streaming_stores(dst.nbytes());
+  if (dst.dtype() == src.dtype() && try_tiled_copy(g, dst, src, stream)) return;
+  const std::array<char*, 2> base{static_cast<char*>(dst.data_ptr()),
+                                  static_cast<char*>(src.data_ptr())};
   dispatch_all(dst.dtype(), [&]<typename To>() {
     dispatch_all(src.dtype(), [&]<typename From>() {
-      for_each_run<2>(g, base, [](char** p, const int64_t* s, int64_t n) {
-        convert_run<To, From>(p[0], s[0], p[1], s[1], n);
+      parallel_for(dst.numel(), kGrainSize, [&](int64_t begin, int64_t end) {
+        for_each_run_in<2>(g, base, begin, end, [&](char** p, const int64_t* s, int64_t n) {
+          convert_run<To, From>(p[0], s[0], p[1], s[1], n, stream);
+        });
+        if (stream) store_fence();
       });
     });
   });

@@ -39,7 +39,11 @@ inline void micro_tile_sse2_4x4(char* d, int64_t ldd, const char* s, int64_t lds
   _mm_storeu_ps(reinterpret_cast<float*>(d + 2 * ldd), r2);
   _mm_storeu_ps(reinterpret_cast<float*>(d + 3 * ldd), r3);
 }
-// 4-byte elements: AVX 8x8 transpose (chosen at run time).
+// 4-byte elements: AVX 8x8 transpose (chosen at run time). Stream: the
+// eight 32-byte rows go out as non-temporal stores (d and ldd must then be
+// multiples of 32); the tile loop writes the two halves of each destination
+// line back to back, so the write-combining buffers see whole lines.
+template <bool Stream>
 __attribute__((target("avx"))) inline void micro_tile_avx_8x8(char* d, int64_t ldd,
                                                              const char* s, int64_t lds) {
   const float* f = reinterpret_cast<const float*>(s);
@@ -58,14 +62,16 @@ __attribute__((target("avx"))) inline void micro_tile_avx_8x8(char* d, int64_t l
   __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
   float* o = reinterpret_cast<float*>(d);
   const int64_t ld = ldd / 4;
-  _mm256_storeu_ps(o, _mm256_permute2f128_ps(u0, u4, 0x20));
-  _mm256_storeu_ps(o + ld, _mm256_permute2f128_ps(u1, u5, 0x20));
-  _mm256_storeu_ps(o + 2 * ld, _mm256_permute2f128_ps(u2, u6, 0x20));
-  _mm256_storeu_ps(o + 3 * ld, _mm256_permute2f128_ps(u3, u7, 0x20));
-  _mm256_storeu_ps(o + 4 * ld, _mm256_permute2f128_ps(u0, u4, 0x31));
-  _mm256_storeu_ps(o + 5 * ld, _mm256_permute2f128_ps(u1, u5, 0x31));
-  _mm256_storeu_ps(o + 6 * ld, _mm256_permute2f128_ps(u2, u6, 0x31));
-  _mm256_storeu_ps(o + 7 * ld, _mm256_permute2f128_ps(u3, u7, 0x31));
+#define TSR_TILE_STORE(p, v) (Stream ? _mm256_stream_ps(p, v) : _mm256_storeu_ps(p, v))
+  TSR_TILE_STORE(o, _mm256_permute2f128_ps(u0, u4, 0x20));
+  TSR_TILE_STORE(o + ld, _mm256_permute2f128_ps(u1, u5, 0x20));
+  TSR_TILE_STORE(o + 2 * ld, _mm256_permute2f128_ps(u2, u6, 0x20));
+  TSR_TILE_STORE(o + 3 * ld, _mm256_permute2f128_ps(u3, u7, 0x20));
+  TSR_TILE_STORE(o + 4 * ld, _mm256_permute2f128_ps(u0, u4, 0x31));
+  TSR_TILE_STORE(o + 5 * ld, _mm256_permute2f128_ps(u1, u5, 0x31));
+  TSR_TILE_STORE(o + 6 * ld, _mm256_permute2f128_ps(u2, u6, 0x31));
+  TSR_TILE_STORE(o + 7 * ld, _mm256_permute2f128_ps(u3, u7, 0x31));
+#undef TSR_TILE_STORE
 }
 #endif
 
