@@ -1,9 +1,11 @@
 /* tessera/parallel.h — how many threads tessera's kernels use.
  *
  * The model is torch.set_num_threads / torch.get_num_threads (intra-op
- * parallelism). Today the threaded kernels are OpenBLAS's (matmul, linear);
- * the other kernels run on the calling thread. On a small machine, fewer
- * BLAS threads can be faster overall: OpenBLAS's idle threads spin while
+ * parallelism). Threaded kernels: OpenBLAS's (matmul, linear) and copies
+ * and dtype conversions (split into chunks of at least 32,768 elements,
+ * PyTorch's grain size; a copy's result never depends on the count). The
+ * other kernels run on the calling thread. On a small machine, fewer BLAS
+ * threads can be faster overall: OpenBLAS's idle threads spin while
  * single-threaded kernels run beside them.
  */
 #ifndef TESSERA_PARALLEL_H
