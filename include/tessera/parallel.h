@@ -1,10 +1,14 @@
 /* tessera/parallel.h — how many threads tessera's kernels use.
  *
  * The model is torch.set_num_threads / torch.get_num_threads (intra-op
- * parallelism). Today the threaded kernels are OpenBLAS's (matmul, linear);
- * the other kernels run on the calling thread. On a small machine, fewer
- * BLAS threads can be faster overall: OpenBLAS's idle threads spin while
- * single-threaded kernels run beside them.
+ * parallelism). The threaded kernels are OpenBLAS's (matmul, linear) and
+ * the reductions (sum, mean, max/argmax over dims), which split work of at
+ * least 32,768 elements (PyTorch's grain size) over OpenMP threads; the
+ * other kernels run on the calling thread. A reduction's result does not
+ * depend on the thread count: float sums are split into chunks fixed by
+ * the sizes and combined in a fixed order. On a small machine, fewer
+ * threads can be faster overall: idle OpenBLAS and OpenMP threads spin for
+ * a while after their work.
  */
 #ifndef TESSERA_PARALLEL_H
 #define TESSERA_PARALLEL_H

@@ -130,6 +130,17 @@ std::pair<Tensor, Tensor> max_dim_values_indices(const Tensor& t, int64_t dim) {
       const ReduceDim row = dims[0];
       const OuterDims kept{std::vector<ReduceDim>(dims.begin() + 1, dims.end())};
       parallel_for(0, kept.count(), std::max<int64_t>(1, GRAIN_SIZE / row.size), [&](int64_t b, int64_t e) {
+        if constexpr (has_simd<T>) {
+          // Contiguous rows at one stride (kept dims merged): one call.
+          if (kept.dims.size() == 1 && row.in_stride == int64_t(sizeof(T)) && row.size <= kChunk &&
+              kept.dims[0].in_stride % int64_t(sizeof(T)) == 0) {
+            const ReduceDim& k = kept.dims[0];
+            simd::argmax_rows(reinterpret_cast<const T*>(x + b * k.in_stride), row.size, e - b,
+                              k.in_stride / int64_t(sizeof(T)), val + b * k.acc_stride, ind + b * k.acc_stride,
+                              k.acc_stride);
+            return;
+          }
+        }
         kept.for_range(b, e, [&](int64_t in, int64_t out) {
           auto [best, arg] = long_row_argmax<T>(x + in, row.in_stride, row.size);
           val[out] = T(best);
@@ -144,7 +155,7 @@ std::pair<Tensor, Tensor> max_dim_values_indices(const Tensor& t, int64_t dim) {
         if (dims[d].reduced) red = dims[d];
         else kept.dims.push_back(dims[d]);
       }
-      constexpr int64_t kBlock = 1024;
+      constexpr int64_t kBlock = 4096;  // columns of one work item: 16 KiB of float32 rows
       const int64_t blocks = (col.size + kBlock - 1) / kBlock;
       const int64_t per_item = std::min(kBlock, col.size) * red.size;
       parallel_for(0, kept.count() * blocks, std::max<int64_t>(1, GRAIN_SIZE / per_item), [&](int64_t b, int64_t e) {

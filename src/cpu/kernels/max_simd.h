@@ -12,6 +12,13 @@ namespace tsr::kernels::simd {
 void argmax(const float* x, int64_t n, float* best, int64_t* index);
 void argmax(const double* x, int64_t n, double* best, int64_t* index);
 
+// argmax of rows r < rows at x + r * row_stride (elements), each of n
+// contiguous elements, into best/idx[r * out_stride].
+void argmax_rows(const float* x, int64_t n, int64_t rows, int64_t row_stride, float* best, int64_t* idx,
+                 int64_t out_stride);
+void argmax_rows(const double* x, int64_t n, int64_t rows, int64_t row_stride, double* best, int64_t* idx,
+                 int64_t out_stride);
+
 // For j < cols: best[j], idx[j] = max and argmax over i < rows of
 // x[i * row_stride + j] (x contiguous over j, row_stride in elements;
 // 0 < rows < 2^31). Rows are streamed, the running maxima kept in a row

@@ -47,7 +47,10 @@ struct OuterDims {
   template <typename F>
   void for_range(int64_t begin, int64_t end, F&& f) const {
     const size_t nd = dims.size();
-    std::vector<int64_t> idx(nd);
+    // Called once per output by the inner loops: no heap for usual ranks.
+    int64_t small[8];
+    std::vector<int64_t> big(nd > 8 ? nd : 0);
+    int64_t* idx = nd > 8 ? big.data() : small;
     int64_t in = 0, acc = 0, rem = begin;
     for (size_t d = 0; d < nd; ++d) {
       idx[d] = rem % dims[d].size;

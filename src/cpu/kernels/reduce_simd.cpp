@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 #include "cpu/kernels/reduce_simd.h"
 
@@ -49,10 +50,12 @@ template <class D, class Load>
 HWY_INLINE void MultiRowSum4(D d, int64_t size, const Load& load, hn::Vec<D>& r0, hn::Vec<D>& r1,
                              hn::Vec<D>& r2, hn::Vec<D>& r3) {
   using A = hn::TFromD<D>;
-  const size_t N = hn::Lanes(d);
   const int64_t power = LevelPower(size), step = int64_t{1} << power, mask = step - 1;
   HWY_ALIGN A up[kLevels - 1][4][HWY_MAX_BYTES / sizeof(A)];
-  std::memset(up, 0, sizeof up);
+  // Short rows (most rows of a 4-D tensor's last dim) never reach level 1:
+  // skip clearing and adding the levels for them.
+  const bool leveled = size >= step;
+  if (leveled) std::memset(up, 0, sizeof up);
   auto carry = [&](A* to, A* from) {
     hn::Store(hn::Add(hn::Load(d, to), hn::Load(d, from)), d, to);
     hn::Store(hn::Zero(d), d, from);
@@ -82,13 +85,12 @@ HWY_INLINE void MultiRowSum4(D d, int64_t size, const Load& load, hn::Vec<D>& r0
     r2 = hn::Add(r2, load(i, 2));
     r3 = hn::Add(r3, load(i, 3));
   }
-  for (int64_t l = 0; l < kLevels - 1; ++l) {
+  for (int64_t l = 0; leveled && l < kLevels - 1; ++l) {
     r0 = hn::Add(r0, hn::Load(d, up[l][0]));
     r1 = hn::Add(r1, hn::Load(d, up[l][1]));
     r2 = hn::Add(r2, hn::Load(d, up[l][2]));
     r3 = hn::Add(r3, hn::Load(d, up[l][3]));
   }
-  (void)N;
 }
 
 // ATen's vectorized_inner_sum for one row: the row as vectors, viewed as
@@ -106,10 +108,15 @@ A InnerSum(const T* HWY_RESTRICT x, int64_t n) {
   r0 = hn::Add(hn::Add(hn::Add(r0, r1), r2), r3);
   A total = 0;
   for (int64_t k = vecs * N; k < n; ++k) total += A(x[k]);
-  HWY_ALIGN A lanes[HWY_MAX_BYTES / sizeof(A)];
-  hn::Store(r0, d, lanes);
-  for (int64_t k = 0; k < N; ++k) total += lanes[k];
-  return total;
+  // The lanes by a shuffle tree, not one by one as ATen (a dependent chain
+  // of N additions is most of the cost of a short row).
+  return total + hn::GetLane(hn::SumOfLanes(d, r0));
+}
+
+// Many short rows (the last dim of a 4-D tensor): one dispatch for all.
+template <typename T, typename A>
+void InnerSumRows(const T* x, int64_t n, int64_t rows, int64_t row_stride, A* out, int64_t out_stride) {
+  for (int64_t r = 0; r < rows; ++r) out[r * out_stride] = InnerSum<T, A>(x + r * row_stride, n);
 }
 
 // Columns [j0, j0 + w) of a column sum: a row buffer of w accumulators per
@@ -129,22 +136,34 @@ void ColumnBlock(A* HWY_RESTRICT acc, const T* HWY_RESTRICT x, int64_t w, int64_
     for (; j < w; ++j) to[j] += from[j];
     if (clear_from) std::memset(const_cast<A*>(from), 0, size_t(w) * sizeof(A));
   };
-  auto add_row = [&](int64_t i) {
+  // Rows i .. i+K-1 added into level 0 one after another, in registers:
+  // the same additions as K single rows, with one load and store of the
+  // accumulators instead of K.
+  auto add_rows = [&](int64_t i, auto k_rows) {
+    constexpr int K = decltype(k_rows)::value;
     const T* row = x + i * row_stride;
     int64_t j = 0;
-    for (; j + N <= w; j += N) hn::StoreU(hn::Add(hn::LoadU(d, l0 + j), LoadAcc(d, row + j)), d, l0 + j);
-    for (; j < w; ++j) l0[j] += A(row[j]);
+    for (; j + N <= w; j += N) {
+      auto v = hn::LoadU(d, l0 + j);
+      for (int r = 0; r < K; ++r) v = hn::Add(v, LoadAcc(d, row + r * row_stride + j));
+      hn::StoreU(v, d, l0 + j);
+    }
+    for (; j < w; ++j)
+      for (int r = 0; r < K; ++r) l0[j] += A(row[r * row_stride + j]);
   };
+  using Four = std::integral_constant<int, 4>;
+  using One = std::integral_constant<int, 1>;
   int64_t i = 0;
   while (i + step <= rows) {
-    for (int64_t k = 0; k < step; ++k, ++i) add_row(i);
+    for (int64_t k = 0; k < step; k += 4, i += 4) add_rows(i, Four{});  // step is a multiple of 16
     add_into(lv + w, l0, true);
     for (int64_t l = 1; l < kLevels - 1; ++l) {
       if ((i & (mask << (l * power))) != 0) break;
       add_into(lv + (l + 1) * w, lv + l * w, true);
     }
   }
-  for (; i < rows; ++i) add_row(i);
+  for (; i + 4 <= rows; i += 4) add_rows(i, Four{});
+  for (; i < rows; ++i) add_rows(i, One{});
   for (int64_t l = 1; l < kLevels; ++l) add_into(l0, lv + l * w, false);
   add_into(acc, l0, false);
 }
@@ -152,7 +171,7 @@ void ColumnBlock(A* HWY_RESTRICT acc, const T* HWY_RESTRICT x, int64_t w, int64_
 // Column blocks small enough that the four level buffers stay in L1.
 template <typename T, typename A>
 void ColumnSum(A* acc, const T* x, int64_t cols, int64_t rows, int64_t row_stride) {
-  constexpr int64_t kBlock = 4096 / sizeof(A);
+  constexpr int64_t kBlock = 16384 / sizeof(A);
   HWY_ALIGN A lv[kLevels * kBlock];
   for (int64_t j0 = 0; j0 < cols; j0 += kBlock) {
     const int64_t w = std::min(kBlock, cols - j0);
@@ -165,6 +184,18 @@ float InnerSumF32(const float* x, int64_t n) { return InnerSum<float, float>(x, 
 double InnerSumF64(const double* x, int64_t n) { return InnerSum<double, double>(x, n); }
 float InnerSumF16(const Half* x, int64_t n) { return InnerSum<Half, float>(x, n); }
 float InnerSumBF16(const BFloat16* x, int64_t n) { return InnerSum<BFloat16, float>(x, n); }
+void InnerSumRowsF32(const float* x, int64_t n, int64_t r, int64_t s, float* o, int64_t os) {
+  InnerSumRows(x, n, r, s, o, os);
+}
+void InnerSumRowsF64(const double* x, int64_t n, int64_t r, int64_t s, double* o, int64_t os) {
+  InnerSumRows(x, n, r, s, o, os);
+}
+void InnerSumRowsF16(const Half* x, int64_t n, int64_t r, int64_t s, float* o, int64_t os) {
+  InnerSumRows(x, n, r, s, o, os);
+}
+void InnerSumRowsBF16(const BFloat16* x, int64_t n, int64_t r, int64_t s, float* o, int64_t os) {
+  InnerSumRows(x, n, r, s, o, os);
+}
 void ColumnSumF32(float* a, const float* x, int64_t c, int64_t r, int64_t s) { ColumnSum(a, x, c, r, s); }
 void ColumnSumF64(double* a, const double* x, int64_t c, int64_t r, int64_t s) { ColumnSum(a, x, c, r, s); }
 void ColumnSumF16(float* a, const Half* x, int64_t c, int64_t r, int64_t s) { ColumnSum(a, x, c, r, s); }
@@ -181,6 +212,10 @@ HWY_EXPORT(InnerSumF32);
 HWY_EXPORT(InnerSumF64);
 HWY_EXPORT(InnerSumF16);
 HWY_EXPORT(InnerSumBF16);
+HWY_EXPORT(InnerSumRowsF32);
+HWY_EXPORT(InnerSumRowsF64);
+HWY_EXPORT(InnerSumRowsF16);
+HWY_EXPORT(InnerSumRowsBF16);
 HWY_EXPORT(ColumnSumF32);
 HWY_EXPORT(ColumnSumF64);
 HWY_EXPORT(ColumnSumF16);
@@ -190,6 +225,18 @@ float cascade_sum(const float* x, int64_t n) { return HWY_DYNAMIC_DISPATCH(Inner
 double cascade_sum(const double* x, int64_t n) { return HWY_DYNAMIC_DISPATCH(InnerSumF64)(x, n); }
 float cascade_sum(const Half* x, int64_t n) { return HWY_DYNAMIC_DISPATCH(InnerSumF16)(x, n); }
 float cascade_sum(const BFloat16* x, int64_t n) { return HWY_DYNAMIC_DISPATCH(InnerSumBF16)(x, n); }
+void cascade_sum_rows(const float* x, int64_t n, int64_t r, int64_t s, float* o, int64_t os) {
+  HWY_DYNAMIC_DISPATCH(InnerSumRowsF32)(x, n, r, s, o, os);
+}
+void cascade_sum_rows(const double* x, int64_t n, int64_t r, int64_t s, double* o, int64_t os) {
+  HWY_DYNAMIC_DISPATCH(InnerSumRowsF64)(x, n, r, s, o, os);
+}
+void cascade_sum_rows(const Half* x, int64_t n, int64_t r, int64_t s, float* o, int64_t os) {
+  HWY_DYNAMIC_DISPATCH(InnerSumRowsF16)(x, n, r, s, o, os);
+}
+void cascade_sum_rows(const BFloat16* x, int64_t n, int64_t r, int64_t s, float* o, int64_t os) {
+  HWY_DYNAMIC_DISPATCH(InnerSumRowsBF16)(x, n, r, s, o, os);
+}
 void cascade_column_sum(float* a, const float* x, int64_t c, int64_t r, int64_t s) {
   HWY_DYNAMIC_DISPATCH(ColumnSumF32)(a, x, c, r, s);
 }

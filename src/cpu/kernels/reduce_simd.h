@@ -12,11 +12,23 @@
 
 namespace tsr::kernels::simd {
 
-// Sum of the contiguous x[0..n) (ATen's vectorized_inner_sum of one row).
+// Sum of the contiguous x[0..n) (ATen's vectorized_inner_sum of one row;
+// its lanes are summed by a shuffle tree).
 float cascade_sum(const float* x, int64_t n);
 double cascade_sum(const double* x, int64_t n);
 float cascade_sum(const Half* x, int64_t n);
 float cascade_sum(const BFloat16* x, int64_t n);
+
+// out[r * out_stride] = cascade_sum(x + r * row_stride, n) for r < rows
+// (strides in elements): many short rows for one dispatch.
+void cascade_sum_rows(const float* x, int64_t n, int64_t rows, int64_t row_stride, float* out,
+                      int64_t out_stride);
+void cascade_sum_rows(const double* x, int64_t n, int64_t rows, int64_t row_stride, double* out,
+                      int64_t out_stride);
+void cascade_sum_rows(const Half* x, int64_t n, int64_t rows, int64_t row_stride, float* out,
+                      int64_t out_stride);
+void cascade_sum_rows(const BFloat16* x, int64_t n, int64_t rows, int64_t row_stride, float* out,
+                      int64_t out_stride);
 
 // acc[j] += sum over i < rows of x[i * row_stride + j] for j < cols: a
 // reduction over an outer dim, read row by row (each row contiguous over

@@ -132,6 +132,17 @@ void inner_reduction(A* acc, const char* x, const std::vector<ReduceDim>& dims) 
   const ReduceDim row = dims[0];
   const int64_t outputs = kept.count(), per_output = row.size * extra.count();
   parallel_for(0, outputs, std::max<int64_t>(1, GRAIN_SIZE / per_output), [&](int64_t b, int64_t e) {
+    if constexpr (has_simd<T>) {
+      // The common case, contiguous rows at one stride (kept dims merged):
+      // one call for the piece.
+      if (extra.dims.empty() && kept.dims.size() == 1 && row.in_stride == int64_t(sizeof(T)) &&
+          row.size <= kChunk && kept.dims[0].in_stride % int64_t(sizeof(T)) == 0) {
+        const ReduceDim& k = kept.dims[0];
+        simd::cascade_sum_rows(reinterpret_cast<const T*>(x + b * k.in_stride), row.size, e - b,
+                               k.in_stride / int64_t(sizeof(T)), acc + b * k.acc_stride, k.acc_stride);
+        return;
+      }
+    }
     kept.for_range(b, e, [&](int64_t in, int64_t out) {
       A total = 0;
       extra.for_range(0, extra.count(), [&](int64_t in2, int64_t) {
@@ -160,7 +171,7 @@ void outer_reduction(A* acc, const char* x, const std::vector<ReduceDim>& dims) 
       (dims[d].reduced ? extra : kept).dims.push_back(dims[d]);
     }
   }
-  constexpr int64_t kBlock = 1024;
+  constexpr int64_t kBlock = 4096;  // columns of one work item: 16 KiB of float32 rows
   const int64_t blocks = (col.size + kBlock - 1) / kBlock;
   const int64_t per_item = std::min(kBlock, col.size) * red.size * extra.count();
   parallel_for(0, kept.count() * blocks, std::max<int64_t>(1, GRAIN_SIZE / per_item), [&](int64_t b, int64_t e) {
