@@ -1,7 +1,7 @@
 /* The vectorized, threaded reduction loops (issue 12, items 2 and 5):
  * sum/mean/max(dim) over outer and inner dims of odd and large sizes,
  * transposed, channels_last and step-sliced inputs, keepdim, every dtype,
- * NaN/inf and ties, checked against PyTorch 1.13
+ * NaN/inf and ties, softmax/log_softmax rows, checked against PyTorch 1.13
  * (tests/golden/gen_reduce_kernels.py); the accuracy of a long float32 sum
  * against the exact one; and results that do not depend on the thread
  * count. */
@@ -78,6 +78,8 @@ static void check_case(const rk_case* c) {
   tsr_tensor *y = NULL, *idx = NULL;
   if (c->op == RK_SUM) TSR_ASSERT_OK(tsr_sum(x, c->ndims, c->dims, c->keepdim, &y));
   else if (c->op == RK_MEAN) TSR_ASSERT_OK(tsr_mean(x, c->ndims, c->dims, c->keepdim, &y));
+  else if (c->op == RK_SOFTMAX) TSR_ASSERT_OK(tsr_softmax(x, c->dims[0], &y));
+  else if (c->op == RK_LOG_SOFTMAX) TSR_ASSERT_OK(tsr_log_softmax(x, c->dims[0], &y));
   else TSR_ASSERT_OK(tsr_max_dim(x, c->dims[0], c->keepdim, &y, &idx));
   cr_assert_eq(tsr_tensor_ndim(y), c->out_ndim, "%s: ndim", c->name);
   for (int64_t d = 0; d < c->out_ndim; ++d)

@@ -1,4 +1,4 @@
-"""Goldens for tests/test_reduce_kernels.c: sum, mean and max(dim) through
+"""Goldens for tests/test_reduce_kernels.c: sum, mean, max(dim) and softmax through
 the vectorized and threaded reduction loops (outer and inner dims, odd sizes
 with vector and column-block tails, rows long enough to be chunked,
 transposed, channels_last and step-sliced inputs, keepdim, every dtype,
@@ -69,6 +69,8 @@ def layout(x, kind):
 def tol(dtype, op):
     if op == "MAX" or not dtype.is_floating_point:
         return (0.0, 0.0)
+    if op in ("SOFTMAX", "LOG_SOFTMAX"):
+        return {torch.float64: (1e-12, 1e-12), torch.float32: (1e-5, 1e-6)}[dtype]
     return {torch.float64: (1e-12, 1e-9), torch.float32: (1e-5, 1e-3),
             torch.float16: (2e-3, 1e-2), torch.bfloat16: (1e-2, 1e-1)}[dtype]
 
@@ -91,6 +93,10 @@ def case(name, dtype, sizes, op, dims, keepdim=False, formula="VALUES", lay="CON
         y, idx = x.sum(dims, keepdim=keepdim), None
     elif op == "MEAN":
         y, idx = x.mean(dims, keepdim=keepdim), None
+    elif op == "SOFTMAX":
+        y, idx = x.softmax(dims[0]), None
+    elif op == "LOG_SOFTMAX":
+        y, idx = x.log_softmax(dims[0]), None
     else:
         y, idx = torch.max(x, dims[0], keepdim=keepdim)
     cases.append((name, dtype, formula, sizes, lay, op, dims, keepdim, tol(D[dtype], op), y, idx))
@@ -132,6 +138,15 @@ case("f32 [2,100003] max dim 1 SPECIAL (chunked rows)", "TSR_FLOAT32", [2, 10000
 case("f32 [2,100003] max dim 1 TIES (chunked rows)", "TSR_FLOAT32", [2, 100003], "MAX", [1],
      formula="TIES")
 case("f32 [100003] max dim 0 VALUES (chunked)", "TSR_FLOAT32", [100003], "MAX", [0])
+
+# softmax/log_softmax over contiguous rows (vectorized: rows longer than a
+# vector, with tails; rows holding NaN, inf or -inf) and over another dim.
+for op in ("SOFTMAX", "LOG_SOFTMAX"):
+    for dt in ("TSR_FLOAT32", "TSR_FLOAT64"):
+        for f in ("VALUES", "SPECIAL"):
+            case(f"{dt} [29,37] {op} dim 1 {f}", dt, [29, 37], op, [1], formula=f)
+        case(f"{dt} [3,37,5,7] {op} dim 3", dt, [3, 37, 5, 7], op, [3])
+        case(f"{dt} [3,37,5,7] {op} dim 1", dt, [3, 37, 5, 7], op, [1])
 
 # Every dtype, both loops.
 for dt in D:

@@ -9,7 +9,7 @@
 
 enum { RK_VALUES, RK_TIES, RK_SPECIAL };
 enum { RK_CONTIG, RK_TRANSPOSED, RK_CHANNELS_LAST, RK_STEP3 };
-enum { RK_SUM, RK_MEAN, RK_MAX };
+enum { RK_SUM, RK_MEAN, RK_MAX, RK_SOFTMAX, RK_LOG_SOFTMAX };
 
 typedef struct {
   const char* name;
