@@ -28,7 +28,12 @@ tsr_tensor* wrap(const at::Tensor& t) {
 // The floor: sum of the whole buffer, in memory order, with 32 float lanes
 // of independent accumulators (GCC vector extensions, so it vectorizes
 // without -ffast-math): the cost of reading the bytes once.
+// target_clones: 256-bit loads where the CPU has AVX2, as tessera's and
+// torch's kernels use (x86-64's baseline would split them in two).
 typedef float v8f __attribute__((vector_size(32)));
+#if defined(__x86_64__)
+__attribute__((target_clones("avx2", "default")))
+#endif
 float floor_sum(const float* p, int64_t n) {
   v8f a0{}, a1{}, a2{}, a3{};
   int64_t i = 0;

@@ -1,6 +1,7 @@
 // Highway kernels of max_simd.h; see reduce_simd.cpp for the dispatch.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "cpu/kernels/max_simd.cpp"
+#include "cpu/kernels/simd_targets.h"  // before Highway's headers
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 
@@ -92,8 +93,11 @@ void ColumnArgmax(const T* HWY_RESTRICT x, int64_t cols, int64_t rows, int64_t r
     std::fill(bi, bi + w, I(0));
     // Four rows per pass over the running maxima (kept in registers
     // between them), in row order, so the rule sees them one by one.
+    // Narrow blocks go one row at a time: their rows lie next to each
+    // other, and memory is then read in order.
     int64_t i = 1;
-    for (; i + 4 <= rows; i += 4) {
+    const bool narrow = w * int64_t(sizeof(T)) <= 1024;
+    for (; !narrow && i + 4 <= rows; i += 4) {
       const T* row = x + i * row_stride + j0;
       int64_t j = 0;
       for (; j + N <= w; j += N) {

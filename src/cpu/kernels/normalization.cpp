@@ -36,7 +36,7 @@ Tensor softmax(const Tensor& x0, int64_t dim) {
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
       if (a.inner == 1) {  // contiguous rows: vectorized, rows shared by threads
         parallel_for(0, a.outer, std::max<int64_t>(1, GRAIN_SIZE / a.len), [&](int64_t b, int64_t e) {
-          for (int64_t o = b; o < e; ++o) simd::softmax_row(in + o * a.len, y + o * a.len, a.len);
+          simd::softmax_rows(in + b * a.len, y + b * a.len, a.len, e - b);
         });
         return;
       }

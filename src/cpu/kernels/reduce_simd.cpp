@@ -3,6 +3,7 @@
 // picks the best one the CPU has on the first call.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "cpu/kernels/reduce_simd.cpp"
+#include "cpu/kernels/simd_targets.h"  // before Highway's headers
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 
@@ -153,17 +154,26 @@ void ColumnBlock(A* HWY_RESTRICT acc, const T* HWY_RESTRICT x, int64_t w, int64_
   };
   using Four = std::integral_constant<int, 4>;
   using One = std::integral_constant<int, 1>;
-  int64_t i = 0;
-  while (i + step <= rows) {
-    for (int64_t k = 0; k < step; k += 4, i += 4) add_rows(i, Four{});  // step is a multiple of 16
-    add_into(lv + w, l0, true);
-    for (int64_t l = 1; l < kLevels - 1; ++l) {
-      if ((i & (mask << (l * power))) != 0) break;
-      add_into(lv + (l + 1) * w, lv + l * w, true);
+  // The cascade over rows, K rows per pass (step is a multiple of 16).
+  auto cascade = [&](auto k_rows) {
+    constexpr int K = decltype(k_rows)::value;
+    int64_t i = 0;
+    while (i + step <= rows) {
+      for (int64_t k = 0; k < step; k += K, i += K) add_rows(i, k_rows);
+      add_into(lv + w, l0, true);
+      for (int64_t l = 1; l < kLevels - 1; ++l) {
+        if ((i & (mask << (l * power))) != 0) break;
+        add_into(lv + (l + 1) * w, lv + l * w, true);
+      }
     }
-  }
-  for (; i + 4 <= rows; i += 4) add_rows(i, Four{});
-  for (; i < rows; ++i) add_rows(i, One{});
+    for (; i + K <= rows; i += K) add_rows(i, k_rows);
+    for (; i < rows; ++i) add_rows(i, One{});
+  };
+  // Narrow blocks (the channels of a channels_last tensor) take one row at
+  // a time: their rows lie next to each other, so memory is then read in
+  // order, and their accumulators stay in L1 anyway.
+  if (w * int64_t(sizeof(A)) <= 1024) cascade(One{});
+  else cascade(Four{});
   for (int64_t l = 1; l < kLevels; ++l) add_into(l0, lv + l * w, false);
   add_into(acc, l0, false);
 }

@@ -83,10 +83,19 @@ void LogSoftmax(const T* HWY_RESTRICT x, T* HWY_RESTRICT y, int64_t n) {
   for (; i < n; ++i) y[i] = (x[i] - mx) - log_s;
 }
 
-void SoftmaxF32(const float* x, float* y, int64_t n) { Softmax(x, y, n); }
-void SoftmaxF64(const double* x, double* y, int64_t n) { Softmax(x, y, n); }
-void LogSoftmaxF32(const float* x, float* y, int64_t n) { LogSoftmax(x, y, n); }
-void LogSoftmaxF64(const double* x, double* y, int64_t n) { LogSoftmax(x, y, n); }
+// `rows` consecutive rows of n: one dispatch for all.
+void SoftmaxF32(const float* x, float* y, int64_t n, int64_t rows) {
+  for (int64_t r = 0; r < rows; ++r) Softmax(x + r * n, y + r * n, n);
+}
+void SoftmaxF64(const double* x, double* y, int64_t n, int64_t rows) {
+  for (int64_t r = 0; r < rows; ++r) Softmax(x + r * n, y + r * n, n);
+}
+void LogSoftmaxF32(const float* x, float* y, int64_t n, int64_t rows) {
+  for (int64_t r = 0; r < rows; ++r) LogSoftmax(x + r * n, y + r * n, n);
+}
+void LogSoftmaxF64(const double* x, double* y, int64_t n, int64_t rows) {
+  for (int64_t r = 0; r < rows; ++r) LogSoftmax(x + r * n, y + r * n, n);
+}
 
 }  // namespace HWY_NAMESPACE
 }  // namespace tsr::kernels::simd
@@ -100,10 +109,18 @@ HWY_EXPORT(SoftmaxF64);
 HWY_EXPORT(LogSoftmaxF32);
 HWY_EXPORT(LogSoftmaxF64);
 
-void softmax_row(const float* x, float* y, int64_t n) { HWY_DYNAMIC_DISPATCH(SoftmaxF32)(x, y, n); }
-void softmax_row(const double* x, double* y, int64_t n) { HWY_DYNAMIC_DISPATCH(SoftmaxF64)(x, y, n); }
-void log_softmax_row(const float* x, float* y, int64_t n) { HWY_DYNAMIC_DISPATCH(LogSoftmaxF32)(x, y, n); }
-void log_softmax_row(const double* x, double* y, int64_t n) { HWY_DYNAMIC_DISPATCH(LogSoftmaxF64)(x, y, n); }
+void softmax_rows(const float* x, float* y, int64_t n, int64_t rows) {
+  HWY_DYNAMIC_DISPATCH(SoftmaxF32)(x, y, n, rows);
+}
+void softmax_rows(const double* x, double* y, int64_t n, int64_t rows) {
+  HWY_DYNAMIC_DISPATCH(SoftmaxF64)(x, y, n, rows);
+}
+void log_softmax_rows(const float* x, float* y, int64_t n, int64_t rows) {
+  HWY_DYNAMIC_DISPATCH(LogSoftmaxF32)(x, y, n, rows);
+}
+void log_softmax_rows(const double* x, double* y, int64_t n, int64_t rows) {
+  HWY_DYNAMIC_DISPATCH(LogSoftmaxF64)(x, y, n, rows);
+}
 
 }  // namespace tsr::kernels::simd
 #endif  // HWY_ONCE

@@ -9,9 +9,10 @@
 
 namespace tsr::kernels::simd {
 
-void softmax_row(const float* x, float* y, int64_t n);
-void softmax_row(const double* x, double* y, int64_t n);
-void log_softmax_row(const float* x, float* y, int64_t n);
-void log_softmax_row(const double* x, double* y, int64_t n);
+// `rows` consecutive rows of n elements each (x and y contiguous).
+void softmax_rows(const float* x, float* y, int64_t n, int64_t rows);
+void softmax_rows(const double* x, double* y, int64_t n, int64_t rows);
+void log_softmax_rows(const float* x, float* y, int64_t n, int64_t rows);
+void log_softmax_rows(const double* x, double* y, int64_t n, int64_t rows);
 
 }  // namespace tsr::kernels::simd
