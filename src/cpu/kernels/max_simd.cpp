@@ -19,8 +19,12 @@ namespace hn = hwy::HWY_NAMESPACE;
 // first NaN (a NaN best is never replaced). As best is kept when it is NaN
 // or best >= v (false whenever v is NaN), three operations decide.
 template <class D, class V = hn::Vec<D>>
-HWY_INLINE hn::Mask<D> Takes(D, V v, V best) {
-  return hn::Not(hn::Or(hn::IsNaN(best), hn::Ge(best, v)));
+HWY_INLINE hn::Mask<D> Keeps(D, V v, V best) {
+  return hn::Or(hn::IsNaN(best), hn::Ge(best, v));
+}
+template <class D, class V = hn::Vec<D>>
+HWY_INLINE hn::Mask<D> Takes(D d, V v, V best) {
+  return hn::Not(Keeps(d, v, best));
 }
 template <typename T>
 HWY_INLINE bool TakesScalar(T v, T best) {
@@ -99,16 +103,23 @@ void ColumnArgmax(const T* HWY_RESTRICT x, int64_t cols, int64_t rows, int64_t r
     const bool narrow = w * int64_t(sizeof(T)) <= 1024;
     for (; !narrow && i + 4 <= rows; i += 4) {
       const T* row = x + i * row_stride + j0;
+      const auto i0 = hn::Set(di, I(i)), i1 = hn::Set(di, I(i + 1)), i2 = hn::Set(di, I(i + 2)),
+                 i3 = hn::Set(di, I(i + 3));
       int64_t j = 0;
       for (; j + N <= w; j += N) {
         auto bv = hn::LoadU(d, b + j);
         auto iv = hn::LoadU(di, bi + j);
-        for (int r = 0; r < 4; ++r) {
-          const auto v = hn::LoadU(d, row + r * row_stride + j);
-          const auto take = Takes(d, v, bv);
-          bv = hn::IfThenElse(take, v, bv);
-          iv = hn::IfThenElse(hn::RebindMask(di, take), hn::Set(di, I(i + r)), iv);
-        }
+        // Blending on "keep" spares the negation on the dependency chain.
+        auto step = [&](const T* p, decltype(i0) ir) {
+          const auto v = hn::LoadU(d, p + j);
+          const auto keep = Keeps(d, v, bv);
+          bv = hn::IfThenElse(keep, bv, v);
+          iv = hn::IfThenElse(hn::RebindMask(di, keep), iv, ir);
+        };
+        step(row, i0);
+        step(row + row_stride, i1);
+        step(row + 2 * row_stride, i2);
+        step(row + 3 * row_stride, i3);
         hn::StoreU(bv, d, b + j);
         hn::StoreU(iv, di, bi + j);
       }
