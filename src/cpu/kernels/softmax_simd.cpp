@@ -53,6 +53,18 @@ T ExpShifted(const T* HWY_RESTRICT x, T* HWY_RESTRICT y, int64_t n, T mx) {
     hn::StoreU(e, d, y + i);
     s = hn::Add(s, e);
   }
+  if (std::isfinite(mx) && i < n) {
+    // The tail as one vector padded with -inf (exp gives 0 there): a short
+    // row (56 elements, 16 lanes) would otherwise spend most of its time in
+    // scalar exp.
+    HWY_ALIGN T buf[HWY_MAX_BYTES / sizeof(T)];
+    for (int64_t k = 0; k < N; ++k) buf[k] = i + k < n ? x[i + k] : -std::numeric_limits<T>::infinity();
+    const auto e = hn::Exp(d, hn::Sub(hn::Load(d, buf), vmx));
+    hn::Store(e, d, buf);
+    for (int64_t k = 0; i + k < n; ++k) y[i + k] = buf[k];
+    s = hn::Add(s, e);
+    i = n;
+  }
   T total = hn::GetLane(hn::SumOfLanes(d, s));
   for (; i < n; ++i) total += y[i] = std::exp(x[i] - mx);
   return total;
