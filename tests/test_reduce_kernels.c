@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "golden/reduce_kernels_golden.h"
 #include <criterion/criterion.h>
@@ -213,5 +215,40 @@ Test(reduce_kernels, same_result_on_any_thread_count) {
   }
   free(one);
   free(two);
+  TSR_ASSERT_OK(tsr_set_num_threads(before));
+}
+
+/* Sum of a 2048x2048 float32 of ones over dim 1 on the current thread
+ * count: every output must be 2048. */
+static bool big_sum_ok(void) {
+  const int64_t s[] = {2048, 2048}, d1[] = {1};
+  tsr_tensor *x, *y;
+  if (tsr_full(2, s, 1.0, TSR_FLOAT32, TSR_CPU, &x) != TSR_OK) return false;
+  bool ok = tsr_sum(x, 1, d1, false, &y) == TSR_OK;
+  if (ok) {
+    float v[2048];
+    ok = tsr_copy_to_buffer(y, v, sizeof v, NULL) == TSR_OK;
+    for (int i = 0; ok && i < 2048; ++i) ok = v[i] == 2048.0f;
+    tsr_tensor_release(y);
+  }
+  tsr_tensor_release(x);
+  return ok;
+}
+
+/* A process forked after a threaded reduction can still reduce (libgomp's
+ * pool does not survive fork; the child runs its reductions inline). */
+Test(reduce_kernels, reduction_after_fork) {
+  const int64_t before = tsr_get_num_threads();
+  TSR_ASSERT_OK(tsr_set_num_threads(2));
+  cr_assert(big_sum_ok());
+  pid_t pid = fork();
+  cr_assert_geq(pid, 0);
+  if (pid == 0) {
+    alarm(30); /* a hang ends the child with SIGALRM instead of the run */
+    _exit(big_sum_ok() ? 0 : 1);
+  }
+  int status = 0;
+  cr_assert_eq(waitpid(pid, &status, 0), pid);
+  cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %d", status);
   TSR_ASSERT_OK(tsr_set_num_threads(before));
 }
