@@ -1,12 +1,14 @@
 /* tessera/parallel.h — how many threads tessera's kernels use.
  *
  * The model is torch.set_num_threads / torch.get_num_threads (intra-op
- * parallelism). Threaded kernels: OpenBLAS's (matmul, linear) and copies
- * and dtype conversions (split into chunks of at least 32,768 elements,
- * PyTorch's grain size; a copy's result never depends on the count). The
- * other kernels run on the calling thread. On a small machine, fewer BLAS
- * threads can be faster overall: OpenBLAS's idle threads spin while
- * single-threaded kernels run beside them.
+ * parallelism). Threaded kernels: OpenBLAS's (matmul, linear), copies and
+ * dtype conversions, and the reductions (sum, mean, max/argmax over dims),
+ * which split work of at least 32,768 elements (PyTorch's grain size) over
+ * a small pool of threads; the other kernels run on the calling thread.
+ * Results never depend on the thread count: a copy's chunks are disjoint,
+ * and float sums are split into chunks fixed by the sizes and combined in a
+ * fixed order. On a small machine, fewer threads can be faster overall:
+ * idle OpenBLAS threads spin for a while after their work.
  */
 #ifndef TESSERA_PARALLEL_H
 #define TESSERA_PARALLEL_H

@@ -1,5 +1,6 @@
 #include "cpu/kernels/nn.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -8,6 +9,8 @@
 #include "core/layout.h"
 #include "cpu/kernels/around.h"
 #include "cpu/kernels/copy.h"
+#include "cpu/kernels/parallel_for.h"
+#include "cpu/kernels/softmax_simd.h"
 
 namespace tsr::kernels {
 
@@ -21,6 +24,14 @@ Tensor log_softmax(const Tensor& t0, int64_t dim) {
     using C = acc_t<T>;
     const T* x = t.data<T>();
     T* y = out.data<T>();
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+      if (a.inner == 1) {  // contiguous rows: vectorized, rows shared by threads
+        parallel_for(a.outer, std::max<int64_t>(1, kGrainSize / a.len), [&](int64_t b, int64_t e) {
+          simd::log_softmax_rows(x + b * a.len, y + b * a.len, a.len, e - b);
+        });
+        return;
+      }
+    }
     for (int64_t o = 0; o < a.outer; ++o)
       for (int64_t i = 0; i < a.inner; ++i) {
         const int64_t base = o * a.len * a.inner + i;

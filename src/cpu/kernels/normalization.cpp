@@ -1,5 +1,6 @@
 #include "cpu/kernels/normalization.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -9,6 +10,8 @@
 #include "cpu/kernels/around.h"
 #include "cpu/kernels/copy.h"
 #include "cpu/kernels/map.h"
+#include "cpu/kernels/parallel_for.h"
+#include "cpu/kernels/softmax_simd.h"
 
 namespace tsr::kernels {
 
@@ -30,6 +33,14 @@ Tensor softmax(const Tensor& x0, int64_t dim) {
     using C = acc_t<T>;
     const T* in = x.data<T>();
     T* y = out.data<T>();
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+      if (a.inner == 1) {  // contiguous rows: vectorized, rows shared by threads
+        parallel_for(a.outer, std::max<int64_t>(1, kGrainSize / a.len), [&](int64_t b, int64_t e) {
+          simd::softmax_rows(in + b * a.len, y + b * a.len, a.len, e - b);
+        });
+        return;
+      }
+    }
     std::vector<C> e(size_t(a.len));
     for (int64_t o = 0; o < a.outer; ++o)
       for (int64_t i = 0; i < a.inner; ++i) {

@@ -6,7 +6,8 @@
 #include "cpu/kernels/empty_cpu.h"
 #include "core/views.h"
 #include "cpu/kernels/copy.h"
-#include "cpu/kernels/strided_loop.h"
+#include "cpu/kernels/max_kernel.h"
+#include "cpu/kernels/sum_kernel.h"
 
 namespace tsr::kernels {
 
@@ -34,55 +35,15 @@ Shape reduced_sizes(const Shape& sizes, const std::vector<bool>& mask, bool keep
 
 namespace {
 
-// a + b; int64 sums wrap modulo 2^64 like torch's (unsigned, so overflow
-// is not undefined behaviour).
-template <typename Acc>
-Acc acc_add(Acc a, Acc b) {
-  if constexpr (std::is_integral_v<Acc>) return Acc(uint64_t(a) + uint64_t(b));
-  else return a + b;
-}
-
-// acc (contiguous, keepdim sizes) += every element of t: acc is broadcast to
-// t's sizes with stride 0 on reduced dims, so the inner loop accumulates.
-template <typename Acc>
-void accumulate_into(const Tensor& acc, const Tensor& t) {
-  Shape acc_strides(t.ndim());
-  for (int64_t i = 0; i < t.ndim(); ++i)
-    acc_strides[i] = acc.sizes()[i] == 1 ? 0 : acc.strides()[i] * int64_t(sizeof(Acc));
-  auto g = make_geometry<2>(t.sizes(), {acc_strides, byte_strides(t)});
-  dispatch_all(t.dtype(), [&]<typename T>() {
-    for_each_run<2>(g, {static_cast<char*>(acc.data_ptr()), static_cast<char*>(t.data_ptr())},
-                    [](char** p, const int64_t* s, int64_t n) {
-                      Acc* o = reinterpret_cast<Acc*>(p[0]);
-                      const T* x = reinterpret_cast<const T*>(p[1]);
-                      const int64_t so = s[0] / int64_t(sizeof(Acc)), sx = s[1] / int64_t(sizeof(T));
-                      if (so == 0) {
-                        Acc total = 0;
-                        for (int64_t i = 0; i < n; ++i) total = acc_add(total, convert<Acc>(x[i * sx]));
-                        *o = acc_add(*o, total);
-                      } else {
-                        for (int64_t i = 0; i < n; ++i)
-                          o[i * so] = acc_add(o[i * so], convert<Acc>(x[i * sx]));
-                      }
-                    });
-  });
-}
-
-// The accumulated sum with keepdim sizes, in double or int64.
-Tensor wide_sum(const Tensor& t, const std::vector<bool>& mask) {
-  bool fp = is_floating(t.dtype());
-  Tensor acc = empty_cpu(reduced_sizes(t.sizes(), mask, true), fp ? TSR_FLOAT64 : TSR_INT64);
-  fill(acc, 0.0);
-  if (t.numel() > 0) {
-    if (fp) accumulate_into<double>(acc, t);
-    else accumulate_into<int64_t>(acc, t);
-  }
-  return acc;
-}
-
+// The result in `dtype` with contiguous keepdim sizes, viewed without the
+// reduced dims unless keepdim. The accumulator is used as it is when it
+// already is that tensor (a float32 or float64 sum laid out in C order).
 Tensor finish(const Tensor& acc, const std::vector<bool>& mask, bool keepdim, tsr_dtype dtype) {
-  Tensor out = empty_cpu(acc.sizes(), dtype);
-  copy_strided(out, acc);
+  Tensor out = acc;
+  if (acc.dtype() != dtype || acc.strides() != contiguous_strides(acc.sizes())) {
+    out = empty_cpu(acc.sizes(), dtype);
+    copy_strided(out, acc);
+  }
   if (keepdim) return out;
   return make_view(out, reduced_sizes(out.sizes(), mask, false),
                    contiguous_strides(reduced_sizes(out.sizes(), mask, false)), 0);
@@ -91,8 +52,7 @@ Tensor finish(const Tensor& acc, const std::vector<bool>& mask, bool keepdim, ts
 }  // namespace
 
 Tensor sum(const Tensor& t, const std::vector<bool>& mask, bool keepdim) {
-  tsr_dtype d = is_floating(t.dtype()) ? t.dtype() : TSR_INT64;
-  return finish(wide_sum(t, mask), mask, keepdim, d);
+  return finish(accumulate_sum(t, mask), mask, keepdim, sum_result_dtype(t.dtype()));
 }
 
 void check_mean_dtype(tsr_dtype d) {
@@ -110,11 +70,18 @@ int64_t reduced_count(const Shape& sizes, const std::vector<bool>& mask) {
 
 Tensor mean(const Tensor& t, const std::vector<bool>& mask, bool keepdim) {
   check_mean_dtype(t.dtype());
-  Tensor acc = wide_sum(t, mask);
+  // torch 1.13's CPU mean is sum(...).div_(count): the sum rounded to the
+  // dtype, then divided in its compute type (float for 16-bit floats).
+  Tensor out = finish(accumulate_sum(t, mask), mask, true, t.dtype());
   const int64_t count = reduced_count(t.sizes(), mask);
-  double* p = acc.data<double>();
-  for (int64_t i = 0; i < acc.numel(); ++i) p[i] /= double(count);  // 0/0 -> nan, as torch
-  return finish(acc, mask, keepdim, t.dtype());
+  dispatch_floating(t.dtype(), "mean", [&]<typename T>() {
+    using C = compute_t<T>;
+    T* p = out.data<T>();
+    for (int64_t i = 0; i < out.numel(); ++i) p[i] = T(C(p[i]) / C(count));  // 0/0 -> nan, as torch
+  });
+  if (keepdim) return out;
+  return make_view(out, reduced_sizes(out.sizes(), mask, false),
+                   contiguous_strides(reduced_sizes(out.sizes(), mask, false)), 0);
 }
 
 std::vector<bool> max_dim_mask(const Tensor& t, int64_t* dim) {
@@ -128,52 +95,9 @@ std::vector<bool> max_dim_mask(const Tensor& t, int64_t* dim) {
 }
 
 std::pair<Tensor, Tensor> max_dim(const Tensor& t, int64_t dim, bool keepdim) {
-  const int64_t n = t.ndim();
   const std::vector<bool> mask = max_dim_mask(t, &dim);
-  const int64_t len = n == 0 ? 1 : t.sizes()[dim];
-  Shape out_sizes = reduced_sizes(t.sizes(), mask, keepdim);
-  Tensor values = empty_cpu(out_sizes, t.dtype()), indices = empty_cpu(out_sizes, TSR_INT64);
-  // Iterate the kept dims (the input with dim removed) alongside the outputs.
-  Tensor rows = n == 0 ? t : views::select(t, dim, 0);
-  const int64_t step = n == 0 ? 0 : t.strides()[dim] * t.element_size();
-  if (rows.numel() == 0) return {values, indices};
-  // values and indices are contiguous over the kept dims.
-  const Shape kept = contiguous_strides(rows.sizes());
-  auto g = make_geometry<3>(rows.sizes(), {scaled_strides(kept, t.element_size()),
-                                           scaled_strides(kept, int64_t(sizeof(int64_t))),
-                                           byte_strides(rows)});
-  dispatch_all(t.dtype(), [&]<typename T>() {
-    using C = compute_t<T>;
-    auto is_nan = [](C x) {
-      if constexpr (std::is_floating_point_v<C>) return std::isnan(x);
-      else return false;
-    };
-    for_each_run<3>(g, {static_cast<char*>(values.data_ptr()), static_cast<char*>(indices.data_ptr()),
-                        static_cast<char*>(rows.data_ptr())},
-                    [&](char** p, const int64_t* s, int64_t count) {
-                      for (int64_t r = 0; r < count; ++r) {
-                        const char* row = p[2] + r * s[2];
-                        C best = C(*reinterpret_cast<const T*>(row));
-                        int64_t arg = 0;
-                        // The first NaN is the maximum: nothing after it can win.
-                        if (!is_nan(best))
-                          for (int64_t k = 1; k < len; ++k) {
-                            C v = C(*reinterpret_cast<const T*>(row + k * step));
-                            if (v > best) {
-                              best = v;
-                              arg = k;
-                            } else if (is_nan(v)) {
-                              best = v;
-                              arg = k;
-                              break;
-                            }
-                          }
-                        *reinterpret_cast<T*>(p[0] + r * s[0]) = T(best);
-                        *reinterpret_cast<int64_t*>(p[1] + r * s[1]) = arg;
-                      }
-                    });
-  });
-  return {values, indices};
+  auto [values, indices] = max_dim_values_indices(t, dim);
+  return {finish(values, mask, keepdim, t.dtype()), finish(indices, mask, keepdim, TSR_INT64)};
 }
 
 std::vector<bool> sum_to_size_mask(const Shape& from, const Shape& to) {

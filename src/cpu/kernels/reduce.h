@@ -15,8 +15,10 @@ std::vector<bool> reduction_mask(const Tensor& t, const Shape& dims);
 // Output sizes for a reduction mask.
 Shape reduced_sizes(const Shape& sizes, const std::vector<bool>& mask, bool keepdim);
 
-// Sum in a wide accumulator (double for floats, int64 for integers/bool);
-// result dtype: floats keep theirs, integers and bool give int64 (torch.sum).
+// Sum in ATen's accumulation type (float, cascade summed, for float16/
+// bfloat16/float32; double for float64; wrapping int64 for integers/bool;
+// sum_kernel.h); result dtype: floats keep theirs, integers and bool give
+// int64 (torch.sum). Independent of the thread count.
 Tensor sum(const Tensor& t, const std::vector<bool>& mask, bool keepdim);
 // Elements each output of a reduction over mask sums (product of the
 // reduced sizes; 1 for an empty mask of a 0-dim tensor).
@@ -24,7 +26,8 @@ int64_t reduced_count(const Shape& sizes, const std::vector<bool>& mask);
 // mean's dtype rule: floating only, else TSR_ERR_DTYPE_MISMATCH with
 // torch's "mean(): could not infer output dtype" message.
 void check_mean_dtype(tsr_dtype d);
-// Mean = sum / count, floating dtypes only.
+// Mean = sum rounded to the dtype, / count (torch's CPU mean), floating
+// dtypes only.
 Tensor mean(const Tensor& t, const std::vector<bool>& mask, bool keepdim);
 // max(dim)'s argument rule on every device: *dim wrapped into range, the
 // dim of non-zero size (TSR_ERR_SHAPE_MISMATCH, torch's message); returns

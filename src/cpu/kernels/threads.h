@@ -1,4 +1,5 @@
-// The kernels' thread count (tsr_set_num_threads): today OpenBLAS's.
+// The kernels' thread count (tsr_set_num_threads): OpenBLAS's, which
+// parallel_for (parallel_for.h) reads for its own threads too.
 #pragma once
 
 #include <cstdint>

@@ -1,0 +1,46 @@
+// tsr_kernel_bench: tessera's CPU kernels (through the C API) side by side
+// with libtorch 1.13 C++ and a hand-written floor, in one process (issue
+// 12, item 7). Prints figures and ratios; never passes or fails.
+// Usage: tsr_kernel_bench [--quick]   (--quick: few rounds, a smoke run)
+#include <ATen/ATen.h>
+#include <ATen/Parallel.h>
+#include <torch/csrc/api/include/torch/version.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <thread>
+
+#include "bench_util.h"
+#include "reduce_bench.h"
+
+namespace {
+
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
+  return "unknown";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  const int warmup = quick ? 1 : 2, rounds = quick ? 3 : 11;
+  const int cores = int(std::thread::hardware_concurrency());
+  const char* coretype = std::getenv("OPENBLAS_CORETYPE");
+  std::printf("tessera %s (C API), libtorch %s (C++), CPU: %s, %d hardware threads\n", tsr_version_string(),
+              TORCH_VERSION, cpu_model().c_str(), cores);
+  std::printf("OPENBLAS_CORETYPE is left as the machine sets it: %s\n", coretype ? coretype : "(unset)");
+  std::printf("ATen parallel backend:\n%s", at::get_parallel_info().c_str());
+  std::printf(
+      "Figures: medians over %d rounds, contenders interleaved within each round. wall = steady\n"
+      "clock; cpu = this thread's CPU time (leaves out waiting for a core on a loaded machine).\n",
+      rounds);
+  bench::bench_reductions(warmup, rounds, 1);
+  if (cores > 1) bench::bench_reductions(warmup, rounds, cores);
+  return 0;
+}

@@ -1,0 +1,205 @@
+// Highway kernels of max_simd.h; see reduce_simd.cpp for the dispatch.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "cpu/kernels/max_simd.cpp"
+#include "cpu/kernels/simd_targets.h"  // before Highway's headers
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "cpu/kernels/max_simd.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace tsr::kernels::simd {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// Does v replace best? Greater (so ties keep the earlier one), or the
+// first NaN (a NaN best is never replaced). As best is kept when it is NaN
+// or best >= v (false whenever v is NaN), three operations decide.
+template <class D, class V = hn::Vec<D>>
+HWY_INLINE hn::Mask<D> Keeps(D, V v, V best) {
+  return hn::Or(hn::IsNaN(best), hn::Ge(best, v));
+}
+template <class D, class V = hn::Vec<D>>
+HWY_INLINE hn::Mask<D> Takes(D d, V v, V best) {
+  return hn::Not(Keeps(d, v, best));
+}
+template <typename T>
+HWY_INLINE bool TakesScalar(T v, T best) {
+  return !std::isnan(best) && (v > best || std::isnan(v));
+}
+
+// Each lane tracks its own subsequence (elements lane, lane + N, ...);
+// the lanes are then merged by the same rule with the earlier index first
+// on ties (vector reductions when no lane is NaN), and the tail continues
+// from there.
+template <typename T>
+void Argmax(const T* HWY_RESTRICT x, int64_t n, T* best_out, int64_t* index_out) {
+  const hn::ScalableTag<T> d;
+  const hn::RebindToSigned<decltype(d)> di;
+  using I = hn::TFromD<decltype(di)>;
+  const int64_t N = int64_t(hn::Lanes(d));
+  T best = x[0];
+  int64_t arg = 0, i = 1;
+  if (n >= 2 * N) {
+    auto bv = hn::LoadU(d, x);
+    auto bi = hn::Iota(di, 0), cur = bi;
+    const auto step = hn::Set(di, I(N));
+    for (i = N; i + N <= n; i += N) {
+      const auto v = hn::LoadU(d, x + i);
+      cur = hn::Add(cur, step);
+      const auto take = Takes(d, v, bv);
+      bv = hn::IfThenElse(take, v, bv);
+      bi = hn::IfThenElse(hn::RebindMask(di, take), cur, bi);
+    }
+    if (hn::AllFalse(d, hn::IsNaN(bv))) {
+      // No NaN: the largest lane value, and the least index holding it.
+      const auto m = hn::MaxOfLanes(d, bv);
+      const auto cand = hn::IfThenElse(hn::RebindMask(di, hn::Eq(bv, m)), bi, hn::Set(di, hwy::LimitsMax<I>()));
+      arg = hn::GetLane(hn::MinOfLanes(di, cand));
+      best = x[arg];  // the element itself: -0.0 and 0.0 compare equal
+    } else {
+      HWY_ALIGN T lv[HWY_MAX_BYTES / sizeof(T)];
+      HWY_ALIGN I li[HWY_MAX_BYTES / sizeof(T)];
+      hn::Store(bv, d, lv);
+      hn::Store(bi, di, li);
+      // The first NaN: the least index among the NaN lanes.
+      arg = -1;
+      for (int64_t k = 0; k < N; ++k)
+        if (std::isnan(lv[k]) && (arg < 0 || li[k] < arg)) arg = li[k];
+      best = x[arg];
+    }
+  }
+  for (; i < n; ++i)
+    if (TakesScalar(x[i], best)) {
+      best = x[i];
+      arg = i;
+    }
+  *best_out = best;
+  *index_out = arg;
+}
+
+template <typename T>
+void ColumnArgmax(const T* HWY_RESTRICT x, int64_t cols, int64_t rows, int64_t row_stride, T* best,
+                  int64_t* idx) {
+  const hn::ScalableTag<T> d;
+  const hn::RebindToSigned<decltype(d)> di;
+  using I = hn::TFromD<decltype(di)>;
+  const int64_t N = int64_t(hn::Lanes(d));
+  constexpr int64_t kBlock = 16384 / sizeof(T);  // 16 KiB of each row per pass
+  HWY_ALIGN I bi[kBlock];
+  for (int64_t j0 = 0; j0 < cols; j0 += kBlock) {
+    const int64_t w = std::min(kBlock, cols - j0);
+    T* b = best + j0;
+    std::copy(x + j0, x + j0 + w, b);
+    std::fill(bi, bi + w, I(0));
+    // Four rows per pass over the running maxima (kept in registers
+    // between them), in row order, so the rule sees them one by one.
+    // Narrow blocks go one row at a time: their rows lie next to each
+    // other, and memory is then read in order.
+    int64_t i = 1;
+    const bool narrow = w * int64_t(sizeof(T)) <= 1024;
+    for (; !narrow && i + 4 <= rows; i += 4) {
+      const T* row = x + i * row_stride + j0;
+      const auto i0 = hn::Set(di, I(i)), i1 = hn::Set(di, I(i + 1)), i2 = hn::Set(di, I(i + 2)),
+                 i3 = hn::Set(di, I(i + 3));
+      int64_t j = 0;
+      for (; j + N <= w; j += N) {
+        auto bv = hn::LoadU(d, b + j);
+        auto iv = hn::LoadU(di, bi + j);
+        // Blending on "keep" spares the negation on the dependency chain.
+        auto step = [&](const T* p, decltype(i0) ir) {
+          const auto v = hn::LoadU(d, p + j);
+          const auto keep = Keeps(d, v, bv);
+          bv = hn::IfThenElse(keep, bv, v);
+          iv = hn::IfThenElse(hn::RebindMask(di, keep), iv, ir);
+        };
+        step(row, i0);
+        step(row + row_stride, i1);
+        step(row + 2 * row_stride, i2);
+        step(row + 3 * row_stride, i3);
+        hn::StoreU(bv, d, b + j);
+        hn::StoreU(iv, di, bi + j);
+      }
+      for (; j < w; ++j)
+        for (int r = 0; r < 4; ++r)
+          if (TakesScalar(row[r * row_stride + j], b[j])) {
+            b[j] = row[r * row_stride + j];
+            bi[j] = I(i + r);
+          }
+    }
+    for (; i < rows; ++i) {
+      const T* row = x + i * row_stride + j0;
+      const auto cur = hn::Set(di, I(i));
+      int64_t j = 0;
+      for (; j + N <= w; j += N) {
+        const auto v = hn::LoadU(d, row + j), bv = hn::LoadU(d, b + j);
+        const auto take = Takes(d, v, bv);
+        hn::StoreU(hn::IfThenElse(take, v, bv), d, b + j);
+        hn::StoreU(hn::IfThenElse(hn::RebindMask(di, take), cur, hn::LoadU(di, bi + j)), di, bi + j);
+      }
+      for (; j < w; ++j)
+        if (TakesScalar(row[j], b[j])) {
+          b[j] = row[j];
+          bi[j] = I(i);
+        }
+    }
+    for (int64_t j = 0; j < w; ++j) idx[j0 + j] = bi[j];
+  }
+}
+
+// Many short rows: one dispatch for all.
+template <typename T>
+void ArgmaxRows(const T* x, int64_t n, int64_t rows, int64_t row_stride, T* best, int64_t* idx,
+                int64_t out_stride) {
+  for (int64_t r = 0; r < rows; ++r) Argmax(x + r * row_stride, n, best + r * out_stride, idx + r * out_stride);
+}
+
+void ArgmaxRowsF32(const float* x, int64_t n, int64_t r, int64_t s, float* b, int64_t* i, int64_t os) {
+  ArgmaxRows(x, n, r, s, b, i, os);
+}
+void ArgmaxRowsF64(const double* x, int64_t n, int64_t r, int64_t s, double* b, int64_t* i, int64_t os) {
+  ArgmaxRows(x, n, r, s, b, i, os);
+}
+void ArgmaxF32(const float* x, int64_t n, float* b, int64_t* i) { Argmax(x, n, b, i); }
+void ArgmaxF64(const double* x, int64_t n, double* b, int64_t* i) { Argmax(x, n, b, i); }
+void ColumnArgmaxF32(const float* x, int64_t c, int64_t r, int64_t s, float* b, int64_t* i) {
+  ColumnArgmax(x, c, r, s, b, i);
+}
+void ColumnArgmaxF64(const double* x, int64_t c, int64_t r, int64_t s, double* b, int64_t* i) {
+  ColumnArgmax(x, c, r, s, b, i);
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace tsr::kernels::simd
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace tsr::kernels::simd {
+
+HWY_EXPORT(ArgmaxRowsF32);
+HWY_EXPORT(ArgmaxRowsF64);
+HWY_EXPORT(ArgmaxF32);
+HWY_EXPORT(ArgmaxF64);
+HWY_EXPORT(ColumnArgmaxF32);
+HWY_EXPORT(ColumnArgmaxF64);
+
+void argmax(const float* x, int64_t n, float* b, int64_t* i) { HWY_DYNAMIC_DISPATCH(ArgmaxF32)(x, n, b, i); }
+void argmax(const double* x, int64_t n, double* b, int64_t* i) { HWY_DYNAMIC_DISPATCH(ArgmaxF64)(x, n, b, i); }
+void argmax_rows(const float* x, int64_t n, int64_t r, int64_t s, float* b, int64_t* i, int64_t os) {
+  HWY_DYNAMIC_DISPATCH(ArgmaxRowsF32)(x, n, r, s, b, i, os);
+}
+void argmax_rows(const double* x, int64_t n, int64_t r, int64_t s, double* b, int64_t* i, int64_t os) {
+  HWY_DYNAMIC_DISPATCH(ArgmaxRowsF64)(x, n, r, s, b, i, os);
+}
+void column_argmax(const float* x, int64_t c, int64_t r, int64_t s, float* b, int64_t* i) {
+  HWY_DYNAMIC_DISPATCH(ColumnArgmaxF32)(x, c, r, s, b, i);
+}
+void column_argmax(const double* x, int64_t c, int64_t r, int64_t s, double* b, int64_t* i) {
+  HWY_DYNAMIC_DISPATCH(ColumnArgmaxF64)(x, c, r, s, b, i);
+}
+
+}  // namespace tsr::kernels::simd
+#endif  // HWY_ONCE

@@ -1,0 +1,46 @@
+#include "cpu/kernels/reduce_plan.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <numeric>
+
+namespace tsr::kernels {
+
+ReducePlan make_reduce_plan(const Tensor& t, const std::vector<bool>& mask) {
+  const int64_t n = t.ndim();
+  const Shape& sizes = t.sizes();
+  const Shape& strides = t.strides();
+  // Memory order, innermost first: by |stride| ascending; ties keep C order
+  // (later dims inner), as strided_loop.h's make_geometry.
+  std::vector<int64_t> order(static_cast<size_t>(n));
+  std::iota(order.begin(), order.end(), 0);
+  std::reverse(order.begin(), order.end());
+  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+    return std::abs(strides[a]) < std::abs(strides[b]);
+  });
+  ReducePlan plan;
+  plan.acc_strides.assign(size_t(n), 1);
+  int64_t next = 1;
+  for (int64_t d : order)
+    if (!mask[d]) {
+      plan.acc_strides[d] = next;
+      next *= sizes[d];
+    }
+  const int64_t esize = t.element_size();
+  for (int64_t d : order) {
+    if (sizes[d] == 1) continue;
+    ReduceDim rd{sizes[d], strides[d] * esize, mask[d] ? 0 : plan.acc_strides[d], bool(mask[d])};
+    if (!plan.dims.empty()) {
+      ReduceDim& in = plan.dims.back();
+      if (in.reduced == rd.reduced && rd.in_stride == in.in_stride * in.size &&
+          rd.acc_stride == in.acc_stride * in.size) {
+        in.size *= rd.size;
+        continue;
+      }
+    }
+    plan.dims.push_back(rd);
+  }
+  return plan;
+}
+
+}  // namespace tsr::kernels

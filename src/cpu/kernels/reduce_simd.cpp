@@ -1,0 +1,264 @@
+// Highway kernels of reduce_simd.h. foreach_target.h compiles this file once
+// per SIMD target (SSE4, AVX2, AVX-512, NEON, ...); HWY_DYNAMIC_DISPATCH
+// picks the best one the CPU has on the first call.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "cpu/kernels/reduce_simd.cpp"
+#include "cpu/kernels/simd_targets.h"  // before Highway's headers
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+
+#include <algorithm>
+#include <cstring>
+#include <type_traits>
+
+#include "cpu/kernels/reduce_simd.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace tsr::kernels::simd {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// tessera's 16-bit floats have Highway's layout (IEEE binary16 / the top
+// half of a binary32).
+template <typename T> struct HwyType { using type = T; };
+template <> struct HwyType<Half> { using type = hwy::float16_t; };
+template <> struct HwyType<BFloat16> { using type = hwy::bfloat16_t; };
+
+// Lanes(d) elements of x converted to the accumulation type of d.
+template <class D, typename T>
+HWY_INLINE hn::Vec<D> LoadAcc(D d, const T* HWY_RESTRICT x) {
+  using H = typename HwyType<T>::type;
+  if constexpr (std::is_same_v<H, hn::TFromD<D>>) {
+    return hn::LoadU(d, reinterpret_cast<const H*>(x));
+  } else {
+    const hn::Rebind<H, D> dh;
+    return hn::PromoteTo(d, hn::LoadU(dh, reinterpret_cast<const H*>(x)));
+  }
+}
+
+// ATen's cascade: four levels; level 0 takes 2^level_power steps, then is
+// added into level 1, which is added into level 2 every 2^level_power
+// carries, and so on.
+constexpr int64_t kLevels = 4;
+inline int64_t LevelPower(int64_t size) {
+  return std::max<int64_t>(4, int64_t(hwy::CeilLog2(uint64_t(std::max<int64_t>(size, 1)))) / kLevels);
+}
+
+// ATen's multi_row_sum with four vector accumulators: r_k = sum over
+// i < size of load(i, k), cascaded. Level 0 lives in registers, the upper
+// levels in memory (they change once every 2^level_power steps).
+template <class D, class Load>
+HWY_INLINE void MultiRowSum4(D d, int64_t size, const Load& load, hn::Vec<D>& r0, hn::Vec<D>& r1,
+                             hn::Vec<D>& r2, hn::Vec<D>& r3) {
+  using A = hn::TFromD<D>;
+  const int64_t power = LevelPower(size), step = int64_t{1} << power, mask = step - 1;
+  HWY_ALIGN A up[kLevels - 1][4][HWY_MAX_BYTES / sizeof(A)];
+  // Short rows (most rows of a 4-D tensor's last dim) never reach level 1:
+  // skip clearing and adding the levels for them.
+  const bool leveled = size >= step;
+  if (leveled) std::memset(up, 0, sizeof up);
+  auto carry = [&](A* to, A* from) {
+    hn::Store(hn::Add(hn::Load(d, to), hn::Load(d, from)), d, to);
+    hn::Store(hn::Zero(d), d, from);
+  };
+  r0 = r1 = r2 = r3 = hn::Zero(d);
+  int64_t i = 0;
+  while (i + step <= size) {
+    for (int64_t j = 0; j < step; ++j, ++i) {
+      r0 = hn::Add(r0, load(i, 0));
+      r1 = hn::Add(r1, load(i, 1));
+      r2 = hn::Add(r2, load(i, 2));
+      r3 = hn::Add(r3, load(i, 3));
+    }
+    hn::Store(hn::Add(hn::Load(d, up[0][0]), r0), d, up[0][0]);
+    hn::Store(hn::Add(hn::Load(d, up[0][1]), r1), d, up[0][1]);
+    hn::Store(hn::Add(hn::Load(d, up[0][2]), r2), d, up[0][2]);
+    hn::Store(hn::Add(hn::Load(d, up[0][3]), r3), d, up[0][3]);
+    r0 = r1 = r2 = r3 = hn::Zero(d);
+    for (int64_t l = 1; l < kLevels - 1; ++l) {
+      if ((i & (mask << (l * power))) != 0) break;
+      for (int k = 0; k < 4; ++k) carry(up[l][k], up[l - 1][k]);
+    }
+  }
+  for (; i < size; ++i) {
+    r0 = hn::Add(r0, load(i, 0));
+    r1 = hn::Add(r1, load(i, 1));
+    r2 = hn::Add(r2, load(i, 2));
+    r3 = hn::Add(r3, load(i, 3));
+  }
+  for (int64_t l = 0; leveled && l < kLevels - 1; ++l) {
+    r0 = hn::Add(r0, hn::Load(d, up[l][0]));
+    r1 = hn::Add(r1, hn::Load(d, up[l][1]));
+    r2 = hn::Add(r2, hn::Load(d, up[l][2]));
+    r3 = hn::Add(r3, hn::Load(d, up[l][3]));
+  }
+}
+
+// ATen's vectorized_inner_sum for one row: the row as vectors, viewed as
+// [-1, 4] for four independent accumulators, then the scalar tail, then
+// the lanes, in that order.
+template <typename T, typename A>
+A InnerSum(const T* HWY_RESTRICT x, int64_t n) {
+  const hn::ScalableTag<A> d;
+  const int64_t N = int64_t(hn::Lanes(d));
+  const int64_t vecs = n / N, quads = vecs / 4;
+  hn::Vec<decltype(d)> r0, r1, r2, r3;
+  MultiRowSum4(d, quads, [&](int64_t i, int k) { return LoadAcc(d, x + (i * 4 + k) * N); }, r0, r1,
+               r2, r3);
+  for (int64_t v = quads * 4; v < vecs; ++v) r0 = hn::Add(r0, LoadAcc(d, x + v * N));
+  r0 = hn::Add(hn::Add(hn::Add(r0, r1), r2), r3);
+  A total = 0;
+  for (int64_t k = vecs * N; k < n; ++k) total += A(x[k]);
+  // The lanes by a shuffle tree, not one by one as ATen (a dependent chain
+  // of N additions is most of the cost of a short row).
+  return total + hn::GetLane(hn::SumOfLanes(d, r0));
+}
+
+// Many short rows (the last dim of a 4-D tensor): one dispatch for all.
+template <typename T, typename A>
+void InnerSumRows(const T* x, int64_t n, int64_t rows, int64_t row_stride, A* out, int64_t out_stride) {
+  for (int64_t r = 0; r < rows; ++r) out[r * out_stride] = InnerSum<T, A>(x + r * row_stride, n);
+}
+
+// Columns [j0, j0 + w) of a column sum: a row buffer of w accumulators per
+// cascade level (level 0 is the hot one, in L1), one pass over the rows,
+// each row read sequentially. The scalar tail columns do the same
+// additions in the same order as the vector lanes.
+template <typename T, typename A>
+void ColumnBlock(A* HWY_RESTRICT acc, const T* HWY_RESTRICT x, int64_t w, int64_t rows,
+                 int64_t row_stride, A* HWY_RESTRICT lv /* kLevels * w, zeroed */) {
+  const hn::ScalableTag<A> d;
+  const int64_t N = int64_t(hn::Lanes(d));
+  const int64_t power = LevelPower(rows), step = int64_t{1} << power, mask = step - 1;
+  A* l0 = lv;
+  auto add_into = [&](A* to, const A* from, bool clear_from) {
+    int64_t j = 0;
+    for (; j + N <= w; j += N) hn::StoreU(hn::Add(hn::LoadU(d, to + j), hn::LoadU(d, from + j)), d, to + j);
+    for (; j < w; ++j) to[j] += from[j];
+    if (clear_from) std::memset(const_cast<A*>(from), 0, size_t(w) * sizeof(A));
+  };
+  // Rows i .. i+K-1 added into level 0 one after another, in registers:
+  // the same additions as K single rows, with one load and store of the
+  // accumulators instead of K.
+  auto add_rows = [&](int64_t i, auto k_rows) {
+    constexpr int K = decltype(k_rows)::value;
+    const T* row = x + i * row_stride;
+    int64_t j = 0;
+    for (; j + N <= w; j += N) {
+      auto v = hn::LoadU(d, l0 + j);
+      for (int r = 0; r < K; ++r) v = hn::Add(v, LoadAcc(d, row + r * row_stride + j));
+      hn::StoreU(v, d, l0 + j);
+    }
+    for (; j < w; ++j)
+      for (int r = 0; r < K; ++r) l0[j] += A(row[r * row_stride + j]);
+  };
+  using Four = std::integral_constant<int, 4>;
+  using One = std::integral_constant<int, 1>;
+  // The cascade over rows, K rows per pass (step is a multiple of 16).
+  auto cascade = [&](auto k_rows) {
+    constexpr int K = decltype(k_rows)::value;
+    int64_t i = 0;
+    while (i + step <= rows) {
+      for (int64_t k = 0; k < step; k += K, i += K) add_rows(i, k_rows);
+      add_into(lv + w, l0, true);
+      for (int64_t l = 1; l < kLevels - 1; ++l) {
+        if ((i & (mask << (l * power))) != 0) break;
+        add_into(lv + (l + 1) * w, lv + l * w, true);
+      }
+    }
+    for (; i + K <= rows; i += K) add_rows(i, k_rows);
+    for (; i < rows; ++i) add_rows(i, One{});
+  };
+  // Narrow blocks (the channels of a channels_last tensor) take one row at
+  // a time: their rows lie next to each other, so memory is then read in
+  // order, and their accumulators stay in L1 anyway.
+  if (w * int64_t(sizeof(A)) <= 1024) cascade(One{});
+  else cascade(Four{});
+  for (int64_t l = 1; l < kLevels; ++l) add_into(l0, lv + l * w, false);
+  add_into(acc, l0, false);
+}
+
+// Column blocks small enough that the four level buffers stay in L1.
+template <typename T, typename A>
+void ColumnSum(A* acc, const T* x, int64_t cols, int64_t rows, int64_t row_stride) {
+  constexpr int64_t kBlock = 16384 / sizeof(A);
+  HWY_ALIGN A lv[kLevels * kBlock];
+  for (int64_t j0 = 0; j0 < cols; j0 += kBlock) {
+    const int64_t w = std::min(kBlock, cols - j0);
+    std::memset(lv, 0, sizeof(A) * size_t(kLevels * w));
+    ColumnBlock<T, A>(acc + j0, x + j0, w, rows, row_stride, lv);
+  }
+}
+
+float InnerSumF32(const float* x, int64_t n) { return InnerSum<float, float>(x, n); }
+double InnerSumF64(const double* x, int64_t n) { return InnerSum<double, double>(x, n); }
+float InnerSumF16(const Half* x, int64_t n) { return InnerSum<Half, float>(x, n); }
+float InnerSumBF16(const BFloat16* x, int64_t n) { return InnerSum<BFloat16, float>(x, n); }
+void InnerSumRowsF32(const float* x, int64_t n, int64_t r, int64_t s, float* o, int64_t os) {
+  InnerSumRows(x, n, r, s, o, os);
+}
+void InnerSumRowsF64(const double* x, int64_t n, int64_t r, int64_t s, double* o, int64_t os) {
+  InnerSumRows(x, n, r, s, o, os);
+}
+void InnerSumRowsF16(const Half* x, int64_t n, int64_t r, int64_t s, float* o, int64_t os) {
+  InnerSumRows(x, n, r, s, o, os);
+}
+void InnerSumRowsBF16(const BFloat16* x, int64_t n, int64_t r, int64_t s, float* o, int64_t os) {
+  InnerSumRows(x, n, r, s, o, os);
+}
+void ColumnSumF32(float* a, const float* x, int64_t c, int64_t r, int64_t s) { ColumnSum(a, x, c, r, s); }
+void ColumnSumF64(double* a, const double* x, int64_t c, int64_t r, int64_t s) { ColumnSum(a, x, c, r, s); }
+void ColumnSumF16(float* a, const Half* x, int64_t c, int64_t r, int64_t s) { ColumnSum(a, x, c, r, s); }
+void ColumnSumBF16(float* a, const BFloat16* x, int64_t c, int64_t r, int64_t s) { ColumnSum(a, x, c, r, s); }
+
+}  // namespace HWY_NAMESPACE
+}  // namespace tsr::kernels::simd
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace tsr::kernels::simd {
+
+HWY_EXPORT(InnerSumF32);
+HWY_EXPORT(InnerSumF64);
+HWY_EXPORT(InnerSumF16);
+HWY_EXPORT(InnerSumBF16);
+HWY_EXPORT(InnerSumRowsF32);
+HWY_EXPORT(InnerSumRowsF64);
+HWY_EXPORT(InnerSumRowsF16);
+HWY_EXPORT(InnerSumRowsBF16);
+HWY_EXPORT(ColumnSumF32);
+HWY_EXPORT(ColumnSumF64);
+HWY_EXPORT(ColumnSumF16);
+HWY_EXPORT(ColumnSumBF16);
+
+float cascade_sum(const float* x, int64_t n) { return HWY_DYNAMIC_DISPATCH(InnerSumF32)(x, n); }
+double cascade_sum(const double* x, int64_t n) { return HWY_DYNAMIC_DISPATCH(InnerSumF64)(x, n); }
+float cascade_sum(const Half* x, int64_t n) { return HWY_DYNAMIC_DISPATCH(InnerSumF16)(x, n); }
+float cascade_sum(const BFloat16* x, int64_t n) { return HWY_DYNAMIC_DISPATCH(InnerSumBF16)(x, n); }
+void cascade_sum_rows(const float* x, int64_t n, int64_t r, int64_t s, float* o, int64_t os) {
+  HWY_DYNAMIC_DISPATCH(InnerSumRowsF32)(x, n, r, s, o, os);
+}
+void cascade_sum_rows(const double* x, int64_t n, int64_t r, int64_t s, double* o, int64_t os) {
+  HWY_DYNAMIC_DISPATCH(InnerSumRowsF64)(x, n, r, s, o, os);
+}
+void cascade_sum_rows(const Half* x, int64_t n, int64_t r, int64_t s, float* o, int64_t os) {
+  HWY_DYNAMIC_DISPATCH(InnerSumRowsF16)(x, n, r, s, o, os);
+}
+void cascade_sum_rows(const BFloat16* x, int64_t n, int64_t r, int64_t s, float* o, int64_t os) {
+  HWY_DYNAMIC_DISPATCH(InnerSumRowsBF16)(x, n, r, s, o, os);
+}
+void cascade_column_sum(float* a, const float* x, int64_t c, int64_t r, int64_t s) {
+  HWY_DYNAMIC_DISPATCH(ColumnSumF32)(a, x, c, r, s);
+}
+void cascade_column_sum(double* a, const double* x, int64_t c, int64_t r, int64_t s) {
+  HWY_DYNAMIC_DISPATCH(ColumnSumF64)(a, x, c, r, s);
+}
+void cascade_column_sum(float* a, const Half* x, int64_t c, int64_t r, int64_t s) {
+  HWY_DYNAMIC_DISPATCH(ColumnSumF16)(a, x, c, r, s);
+}
+void cascade_column_sum(float* a, const BFloat16* x, int64_t c, int64_t r, int64_t s) {
+  HWY_DYNAMIC_DISPATCH(ColumnSumBF16)(a, x, c, r, s);
+}
+
+}  // namespace tsr::kernels::simd
+#endif  // HWY_ONCE

@@ -1,0 +1,189 @@
+"""Goldens for tests/test_reduce_kernels.c: sum, mean, max(dim) and softmax through
+the vectorized and threaded reduction loops (outer and inner dims, odd sizes
+with vector and column-block tails, rows long enough to be chunked,
+transposed, channels_last and step-sliced inputs, keepdim, every dtype,
+NaN/inf and ties). Inputs are formulas of the element's C-order index in the
+base tensor, so the C test rebuilds them without a table:
+
+  VALUES   floats: ((i*7919) % 2003) / 64 - 15 (exact in float16)
+           signed ints: (i*7919) % 251 - 125; uint8: (i*7919) % 251;
+           bool: (i*7919) % 3 == 0
+  TIES     floor(((i*7919) % 2003) / 400): values 0..5, many ties
+  SPECIAL  TIES with nan where i % 97 == 13, inf where i % 89 == 5 and
+           -inf where i % 83 == 7
+
+built in float64, converted to the dtype, then laid out (LAYOUT_*).
+Run: /usr/bin/python3 tests/golden/gen_reduce_kernels.py
+"""
+import math
+import os
+import sys
+
+import torch
+
+sys.path.insert(0, os.path.dirname(__file__))
+from golden_common import c_int, header_preamble  # noqa: E402
+
+D = {
+    "TSR_FLOAT16": torch.float16, "TSR_BFLOAT16": torch.bfloat16, "TSR_FLOAT32": torch.float32,
+    "TSR_FLOAT64": torch.float64, "TSR_INT8": torch.int8, "TSR_INT16": torch.int16,
+    "TSR_INT32": torch.int32, "TSR_INT64": torch.int64, "TSR_UINT8": torch.uint8,
+    "TSR_BOOL": torch.bool,
+}
+
+
+def base(formula, dtype, sizes):
+    n = math.prod(sizes)
+    i = torch.arange(n, dtype=torch.int64)
+    h = (i * 7919)
+    if formula == "VALUES":
+        if dtype.is_floating_point:
+            v = (h % 2003).double() / 64 - 15
+        elif dtype == torch.bool:
+            v = (h % 3 == 0).double()
+        elif dtype == torch.uint8:
+            v = (h % 251).double()
+        else:
+            v = (h % 251 - 125).double()
+    else:
+        v = torch.floor((h % 2003).double() / 400)
+        if formula == "SPECIAL":
+            v[i % 97 == 13] = float("nan")
+            v[i % 89 == 5] = float("inf")
+            v[i % 83 == 7] = float("-inf")
+    return v.reshape(sizes).to(dtype)
+
+
+def layout(x, kind):
+    if kind == "CONTIG":
+        return x
+    if kind == "TRANSPOSED":
+        return x.t()
+    if kind == "CHANNELS_LAST":
+        return x.contiguous(memory_format=torch.channels_last)
+    if kind == "STEP3":
+        return x[:, ::3]
+    raise ValueError(kind)
+
+
+def tol(dtype, op):
+    if op == "MAX" or not dtype.is_floating_point:
+        return (0.0, 0.0)
+    if op in ("SOFTMAX", "LOG_SOFTMAX"):
+        return {torch.float64: (1e-12, 1e-12), torch.float32: (1e-5, 1e-6)}[dtype]
+    return {torch.float64: (1e-12, 1e-9), torch.float32: (1e-5, 1e-3),
+            torch.float16: (2e-3, 1e-2), torch.bfloat16: (1e-2, 1e-1)}[dtype]
+
+
+def c_double(v):
+    v = float(v)
+    if math.isnan(v):
+        return "NAN"
+    if math.isinf(v):
+        return "INFINITY" if v > 0 else "-INFINITY"
+    return repr(v)
+
+
+cases = []
+
+
+def case(name, dtype, sizes, op, dims, keepdim=False, formula="VALUES", lay="CONTIG"):
+    x = layout(base(formula, D[dtype], sizes), lay)
+    if op == "SUM":
+        y, idx = x.sum(dims, keepdim=keepdim), None
+    elif op == "MEAN":
+        y, idx = x.mean(dims, keepdim=keepdim), None
+    elif op == "SOFTMAX":
+        y, idx = x.softmax(dims[0]), None
+    elif op == "LOG_SOFTMAX":
+        y, idx = x.log_softmax(dims[0]), None
+    else:
+        y, idx = torch.max(x, dims[0], keepdim=keepdim)
+    cases.append((name, dtype, formula, sizes, lay, op, dims, keepdim, tol(D[dtype], op), y, idx))
+
+
+# float32 through every loop: odd sizes (vector tails, more than one
+# 1024-column block), a row longer than the 65536-element chunk.
+for d in ([0], [1], [], [-1]):
+    case(f"f32 [67,1029] sum {d}", "TSR_FLOAT32", [67, 1029], "SUM", d)
+case("f32 [67,1029] mean dim 0 keepdim", "TSR_FLOAT32", [67, 1029], "MEAN", [0], True)
+case("f32 [67,1029] mean dim 1", "TSR_FLOAT32", [67, 1029], "MEAN", [1])
+case("f32 [3,100003] sum dim 1 (chunked rows)", "TSR_FLOAT32", [3, 100003], "SUM", [1])
+case("f32 [3,100003] sum all", "TSR_FLOAT32", [3, 100003], "SUM", [])
+case("f32 [100003,2] sum dim 0 (narrow columns)", "TSR_FLOAT32", [100003, 2], "SUM", [0])
+case("f32 [1029,67] transposed sum dim 0", "TSR_FLOAT32", [1029, 67], "SUM", [0], lay="TRANSPOSED")
+case("f32 [1029,67] transposed sum dim 1", "TSR_FLOAT32", [1029, 67], "SUM", [1], lay="TRANSPOSED")
+case("f32 [40,301] step 3 sum dim 0", "TSR_FLOAT32", [40, 301], "SUM", [0], lay="STEP3")
+case("f32 [40,301] step 3 sum dim 1 keepdim", "TSR_FLOAT32", [40, 301], "SUM", [1], True, lay="STEP3")
+case("f32 [40,301] step 3 sum all", "TSR_FLOAT32", [40, 301], "SUM", [], lay="STEP3")
+for d in ([0], [1], [2], [3], [2, 3], [0, 2], [1, 3]):
+    case(f"f32 [3,37,5,7] channels_last sum {d}", "TSR_FLOAT32", [3, 37, 5, 7], "SUM", d,
+         lay="CHANNELS_LAST")
+    case(f"f32 [3,37,5,7] sum {d} keepdim", "TSR_FLOAT32", [3, 37, 5, 7], "SUM", d, True)
+case("f32 [3,37,5,7] channels_last mean (2,3) keepdim", "TSR_FLOAT32", [3, 37, 5, 7], "MEAN", [2, 3],
+     True, lay="CHANNELS_LAST")
+for dim in range(4):
+    case(f"f32 [3,37,5,7] channels_last max dim {dim}", "TSR_FLOAT32", [3, 37, 5, 7], "MAX", [dim],
+         formula="TIES", lay="CHANNELS_LAST")
+for dim in (0, 1):
+    for f in ("VALUES", "TIES", "SPECIAL"):
+        case(f"f32 [67,1029] max dim {dim} {f}", "TSR_FLOAT32", [67, 1029], "MAX", [dim], formula=f)
+        case(f"f64 [67,1029] max dim {dim} {f}", "TSR_FLOAT64", [67, 1029], "MAX", [dim], formula=f)
+    case(f"f32 [1029,67] transposed max dim {dim} SPECIAL", "TSR_FLOAT32", [1029, 67], "MAX", [dim],
+         True, formula="SPECIAL", lay="TRANSPOSED")
+    case(f"f32 [40,301] step 3 max dim {dim} SPECIAL", "TSR_FLOAT32", [40, 301], "MAX", [dim],
+         formula="SPECIAL", lay="STEP3")
+case("f32 [2,100003] max dim 1 SPECIAL (chunked rows)", "TSR_FLOAT32", [2, 100003], "MAX", [1],
+     formula="SPECIAL")
+case("f32 [2,100003] max dim 1 TIES (chunked rows)", "TSR_FLOAT32", [2, 100003], "MAX", [1],
+     formula="TIES")
+case("f32 [100003] max dim 0 VALUES (chunked)", "TSR_FLOAT32", [100003], "MAX", [0])
+
+# softmax/log_softmax over contiguous rows (vectorized: rows longer than a
+# vector, with tails; rows holding NaN, inf or -inf) and over another dim.
+for op in ("SOFTMAX", "LOG_SOFTMAX"):
+    for dt in ("TSR_FLOAT32", "TSR_FLOAT64"):
+        for f in ("VALUES", "SPECIAL"):
+            case(f"{dt} [29,37] {op} dim 1 {f}", dt, [29, 37], op, [1], formula=f)
+        case(f"{dt} [3,37,5,7] {op} dim 3", dt, [3, 37, 5, 7], op, [3])
+        case(f"{dt} [3,37,5,7] {op} dim 1", dt, [3, 37, 5, 7], op, [1])
+
+# Every dtype, both loops.
+for dt in D:
+    for d in ([0], [1], []):
+        case(f"{dt} [33,70] sum {d}", dt, [33, 70], "SUM", d)
+    case(f"{dt} [33,70] transposed sum dim 1 keepdim", dt, [33, 70], "SUM", [1], True, lay="TRANSPOSED")
+    for dim in (0, 1):
+        f = "SPECIAL" if D[dt].is_floating_point else "VALUES"
+        case(f"{dt} [33,70] max dim {dim}", dt, [33, 70], "MAX", [dim], formula=f)
+    if D[dt].is_floating_point:
+        case(f"{dt} [33,70] mean dim 0", dt, [33, 70], "MEAN", [0])
+
+
+def emit(path):
+    out = [header_preamble(__file__, "sum, mean, max(dim) through the reduction loops."),
+           "#ifndef TSR_TESTS_GOLDEN_REDUCE_KERNELS_GOLDEN_H",
+           "#define TSR_TESTS_GOLDEN_REDUCE_KERNELS_GOLDEN_H",
+           "#include <math.h>", "#include <stdbool.h>", "#include <stdint.h>",
+           '#include "reduce_kernels_case.h"', ""]
+    rows = []
+    for k, (name, dt, f, sizes, lay, op, dims, keepdim, (rt, at), y, idx) in enumerate(cases):
+        vals = y.double().flatten().tolist()
+        out.append(f"static const double rk_values_{k}[] = {{{', '.join(c_double(v) for v in vals) or '0'}}};")
+        if idx is not None:
+            out.append(f"static const int64_t rk_indices_{k}[] = {{"
+                       f"{', '.join(c_int(v) for v in idx.flatten().tolist()) or '0'}}};")
+        ys = list(y.shape) or [0]
+        rows.append(
+            f'  {{"{name}", {dt}, RK_{f}, {len(sizes)}, {{{", ".join(map(str, sizes))}}}, RK_{lay}, RK_{op}, '
+            f'{len(dims)}, {{{", ".join(map(str, dims)) or "0"}}}, {"true" if keepdim else "false"}, '
+            f'{rt!r}, {at!r}, {y.dim()}, {{{", ".join(map(str, ys))}}}, {y.numel()}, rk_values_{k}, '
+            f'{f"rk_indices_{k}" if idx is not None else "NULL"}}},')
+    out.append("static const rk_case rk_cases[] = {")
+    out += rows
+    out += ["};", "#define RK_CASES_N (sizeof rk_cases / sizeof rk_cases[0])", "#endif", ""]
+    with open(path, "w") as fh:
+        fh.write("\n".join(out))
+
+
+emit(os.path.join(os.path.dirname(__file__), "reduce_kernels_golden.h"))
