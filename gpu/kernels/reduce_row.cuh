@@ -1,8 +1,9 @@
 // Sum and Max over args.inner (reduce.cpp's sum/mean/max_dim) as phase
 // functors (block_rows.cuh): each thread reduces its strided share of row
-// r, then the partials combine. Run by one thread per row the order is the
-// CPU's; by a block, integer sums (wrapping, so associative) and Max are
-// still bit for bit the CPU's, floating sums only round differently.
+// r, then the partials combine. Integer sums (wrapping, so associative)
+// and Max are bit for bit the CPU's however the row is split; floating
+// sums accumulate in double, so they differ from the CPU's (float32 summed
+// in float with ATen's cascade) only in rounding.
 #pragma once
 
 #include <cstdint>

@@ -1,8 +1,9 @@
 // (log_)softmax, its backward and the nll loss as phase functors over rows
 // (block_rows.cuh; the reductions are in reduce_row.cuh), and the nll
 // loss's elementwise backward. Run by one thread per row they walk the row
-// in the CPU kernels' order (src/cpu/kernels/nn.cpp), so the results match
-// the CPU's bit for bit; run by a block, the sums round differently.
+// in element order, as the CPU's scalar loops (src/cpu/kernels/nn.cpp); the
+// CPU's vectorized rows and a block's split round sums differently, within
+// a few ULPs.
 #pragma once
 
 #include <cstdint>
