@@ -19,20 +19,6 @@
 #include "alloc_bench.h"
 #include "bench_util.h"
 
-namespace {
-
-std::string cpu_model() {
-  std::ifstream in("/proc/cpuinfo");
-  for (std::string line; std::getline(in, line);)
-    if (line.rfind("model name", 0) == 0) {
-      size_t colon = line.find(':');
-      return colon == std::string::npos ? line : line.substr(line.find_first_not_of(" \t", colon + 1));
-    }
-  return "unknown";
-}
-
-}  // namespace
-
 int main(int argc, char** argv) {
   const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
   bench::AllocBenchSettings s;
@@ -48,7 +34,7 @@ int main(int argc, char** argv) {
   const char* coretype = std::getenv("OPENBLAS_CORETYPE");
   std::printf("\ntsr_alloc_bench: tessera %s (objects linked in), libtorch %s (C++), glibc %s\n",
               tsr_version_string(), TORCH_VERSION, gnu_get_libc_version());
-  std::printf("cpu (/proc/cpuinfo): %s\n", cpu_model().c_str());
+  std::printf("cpu (/proc/cpuinfo): %s\n", bench::cpu_model().c_str());
   std::printf("OPENBLAS_CORETYPE=%s (left as the machine sets it; no BLAS runs here)\n",
               coretype ? coretype : "<unset>");
   std::printf(

@@ -12,11 +12,25 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <fstream>
 #include <functional>
 #include <string>
 #include <vector>
 
 namespace bench {
+
+// The CPU's model name from /proc/cpuinfo ("unknown" where it has none),
+// for the header every benchmark prints.
+inline std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("model name", 0) == 0) {
+      const size_t colon = line.find(':');
+      const size_t start = colon == std::string::npos ? 0 : line.find_first_not_of(" \t", colon + 1);
+      return start == std::string::npos ? std::string() : line.substr(start);
+    }
+  return "unknown";
+}
 
 // Aborts on a failing tessera call, printing its status and message.
 #define BENCH_TSR(call)                                                            \

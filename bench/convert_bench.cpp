@@ -40,14 +40,6 @@ tsr_tensor* wrap(const at::Tensor& t) {
   return out;
 }
 
-std::string cpu_model() {
-  std::ifstream f("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(f, line))
-    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-  return "unknown";
-}
-
 struct Row {
   std::string name;
   double tsr_ms, torch_ms, memcpy_ms, vs_memcpy, vs_torch;

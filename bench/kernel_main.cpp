@@ -15,25 +15,13 @@
 #include "bench_util.h"
 #include "reduce_bench.h"
 
-namespace {
-
-std::string cpu_model() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-  return "unknown";
-}
-
-}  // namespace
-
 int main(int argc, char** argv) {
   const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
   const int warmup = quick ? 1 : 2, rounds = quick ? 3 : 11;
   const int cores = int(std::thread::hardware_concurrency());
   const char* coretype = std::getenv("OPENBLAS_CORETYPE");
   std::printf("tessera %s (C API), libtorch %s (C++), CPU: %s, %d hardware threads\n", tsr_version_string(),
-              TORCH_VERSION, cpu_model().c_str(), cores);
+              TORCH_VERSION, bench::cpu_model().c_str(), cores);
   std::printf("OPENBLAS_CORETYPE is left as the machine sets it: %s\n", coretype ? coretype : "(unset)");
   std::printf("ATen parallel backend:\n%s", at::get_parallel_info().c_str());
   std::printf(
