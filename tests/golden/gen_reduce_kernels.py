@@ -23,6 +23,7 @@ import torch
 
 sys.path.insert(0, os.path.dirname(__file__))
 from golden_common import c_int, header_preamble  # noqa: E402
+from opsprog import c_double  # noqa: E402
 
 D = {
     "TSR_FLOAT16": torch.float16, "TSR_BFLOAT16": torch.bfloat16, "TSR_FLOAT32": torch.float32,
@@ -73,15 +74,6 @@ def tol(dtype, op):
         return {torch.float64: (1e-12, 1e-12), torch.float32: (1e-5, 1e-6)}[dtype]
     return {torch.float64: (1e-12, 1e-9), torch.float32: (1e-5, 1e-3),
             torch.float16: (2e-3, 1e-2), torch.bfloat16: (1e-2, 1e-1)}[dtype]
-
-
-def c_double(v):
-    v = float(v)
-    if math.isnan(v):
-        return "NAN"
-    if math.isinf(v):
-        return "INFINITY" if v > 0 else "-INFINITY"
-    return repr(v)
 
 
 cases = []
