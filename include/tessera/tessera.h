@@ -22,5 +22,6 @@
 #include "stream.h"
 #include "cuda.h"
 #include "device.h"
+#include "print.h"
 
 #endif
