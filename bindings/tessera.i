@@ -137,6 +137,10 @@ typedef struct {} TsrTensorList;
 %newobject TsrTensor::randn;
 %newobject TsrTensor::randperm;
 %newobject TsrTensor::storage;
+%newobject TsrTensor::to_string;
+/* Strings the library allocates go back to it (c-api.md: never free across
+ * the boundary with the other side's allocator). */
+%typemap(newfree) char* "tsr_free_string($1);";
 %newobject TsrTensor::view;
 %newobject TsrTensor::reshape;
 %newobject TsrTensor::transpose;
@@ -306,6 +310,15 @@ typedef struct {} TsrTensorList;
   }
   void set_int64(const tsr_i64* index, int64_t nindex, int64_t value) {
     tsr_set_int64($self, nindex, index, value);
+  }
+  /* repr(tensor) as PyTorch 1.13 prints it (tsr_tensor_to_string with
+   * torch's default print options): each language's str/toString. The
+   * wrapper copies the text into the language's string, then frees the
+   * library's with tsr_free_string (%newobject + the newfree typemap). */
+  char* to_string() {
+    char* text = NULL;
+    tsr_tensor_to_string($self, NULL, &text);
+    return text;
   }
   /* All elements in C order, as raw bytes of the tensor's dtype
    * (tsr_copy_to_buffer), as doubles, or as int64s. */

@@ -208,6 +208,9 @@ TSR_CS_ARRAY_OUT(tsr_bytes, tsr_cs_no_bytes, NativeByteArray, byte[])
  * native form. */
 %rename(NativeClamp) TsrTensor::clamp;
 %csmethodmodifiers TsrTensor::clamp "internal";
+/* ToString() in src/Tensor.cs wraps it (disposed tensors, exceptions). */
+%rename(NativeToString) TsrTensor::to_string;
+%csmethodmodifiers TsrTensor::to_string "internal";
 
 /* Queries that are properties in C# (src/Tensor.cs, ...): the generated
  * methods stay internal under a Native prefix. */

@@ -1,7 +1,6 @@
 package tessera
 
 import (
-	"fmt"
 	"runtime"
 
 	"tessera.dev/tessera/internal/capi"
@@ -144,12 +143,13 @@ func (t *Tensor) Storage() (*Storage, error) {
 	return newStorage(h), err
 }
 
-// String describes the tensor's geometry, e.g.
-// "Tensor(sizes=[2 3], strides=[3 1], dtype=float32)".
+// String is torch's repr of the tensor, from the library
+// (tsr_tensor_to_string): "tensor([[1., 2.],\n        [3., 4.]])",
+// summarised past 1000 elements, with dtype/device/grad_fn suffixes.
 func (t *Tensor) String() string {
-	dtype, err := t.DType()
+	s, err := query(t, capi.SwigcptrTensor.To_string)
 	if err != nil {
 		return "Tensor(closed)"
 	}
-	return fmt.Sprintf("Tensor(sizes=%v, strides=%v, dtype=%v)", t.Sizes(), t.Strides(), dtype)
+	return s
 }

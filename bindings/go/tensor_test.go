@@ -29,6 +29,10 @@ func TestConstruction(t *testing.T) {
 	if d := got(z.DType()).ok(t); d != tessera.Float32 || d.String() != "float32" {
 		t.Errorf("dtype %v", d)
 	}
+	// repr(torch.zeros(2, 3)) of torch 1.13.
+	if s := z.String(); s != "tensor([[0., 0., 0.],\n        [0., 0., 0.]])" {
+		t.Errorf("String %q", s)
+	}
 	if n := got(z.Numel()).ok(t); n != 6 {
 		t.Errorf("numel %d", n)
 	}

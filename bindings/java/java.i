@@ -126,6 +126,9 @@ static int tsr_java_c_string(JNIEnv* jenv, jbyteArray utf8, char** out) {
 %rename(add_) TsrTensor::add_;
 %rename(mulScalar_) TsrTensor::mul_scalar_;
 %rename(fill_) TsrTensor::fill_;
+/* Object.toString() wraps it (closed tensors, exceptions). */
+%rename(toStringNative) TsrTensor::to_string;
+%javamethodmodifiers TsrTensor::to_string "private";
 %rename(zero_) TsrTensor::zero_;
 %rename(copy_) TsrTensor::copy_;
 %rename(relu_) TsrTensor::relu_;
@@ -442,10 +445,18 @@ TSR_JAVA_HANDLE(TsrTensorList)
   public Tensor clampMin(double min) { return nativeClamp(true, min, false, 0.0); }
   /** torch.clamp_max: clamp(null, max). */
   public Tensor clampMax(double max) { return nativeClamp(false, 0.0, true, max); }
-  /** "tensor([[...]], dtype=FLOAT32)" for small tensors, sizes otherwise. */
+  /**
+   * torch's repr, from the library (tsr_tensor_to_string): "tensor([[1., 2.],\n        [3., 4.]])",
+   * summarised past 1000 elements, with dtype/device/grad_fn suffixes. Never throws.
+   */
   @Override
   public String toString() {
-    return TensorFormat.format(this);
+    if (isClosed()) return "tensor(<closed>)";
+    try {
+      return toStringNative();
+    } catch (TesseraException e) {
+      return "tensor(<" + e.getMessage() + ">)";
+    }
   }
 %}
 %typemap(javacode) TsrGenerator %{

@@ -4,8 +4,10 @@
  * with the settings of torch.set_printoptions: the same formatter (integer
  * mode "1., 2.", fixed "0.1235", or scientific "1.0000e-05", chosen from the
  * values printed), the same line wrapping, "..." summaries past 1,000
- * elements, and the same suffixes (device='cuda:0', dtype=torch.float64,
- * grad_fn=<AddBackward0> or requires_grad=True). Each binding's
+ * elements, and the same suffixes (device='cuda:0', dtype=tessera.float64,
+ * grad_fn=<AddBackward0> or requires_grad=True). The one difference is the
+ * dtype's module: torch writes dtype=torch.float64, tessera
+ * dtype=tessera.float64, the dtype's name in every binding. Each binding's
  * str/toString/ToString/String() returns this text.
  */
 #ifndef TESSERA_PRINT_H
@@ -39,7 +41,7 @@ typedef struct tsr_print_options {
 
 /* repr(t) as PyTorch 1.13 writes it, e.g.
  *   tensor([[0.1000, 2.0000],
- *           [3.0000, 4.0000]], dtype=torch.float64, requires_grad=True)
+ *           [3.0000, 4.0000]], dtype=tessera.float64, requires_grad=True)
  * options NULL: the defaults above. Values on a device are copied to the
  * host to be read (only the tensor's own elements; nothing is changed).
  * float16 and bfloat16 print through float32, as torch prints them.

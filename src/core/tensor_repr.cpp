@@ -238,7 +238,7 @@ std::string tensor_repr(const Tensor& host, const ReprSuffixes& extra, const Pri
   std::vector<std::string> suffixes;
   if (!extra.device.empty()) suffixes.push_back("device='" + extra.device + "'");
   const tsr_dtype dt = host.dtype();
-  const std::string dtype_suffix = std::string("dtype=torch.") + dtype_name(dt);
+  const std::string dtype_suffix = std::string("dtype=tessera.") + dtype_name(dt);
   std::string body;
   if (host.numel() == 0) {
     if (host.ndim() != 1) suffixes.push_back("size=" + shape_tuple(host));

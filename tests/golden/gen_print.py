@@ -5,7 +5,8 @@ autograd suffixes and non-default print options.
 Each case builds its tensor as the C test does: float64 values (listed, or
 arange(n) * step + start) reshaped to sizes, converted to dtype, optionally
 transposed (dims 0 and 1), then requires_grad and optionally multiplied by 2
-(grad_fn MulBackward0).
+(grad_fn MulBackward0). torch writes dtype=torch.float64 where tessera
+writes dtype=tessera.float64 (the name of the dtype in every binding).
 """
 import math
 import sys
@@ -114,7 +115,7 @@ def c_string(s):
 rows = []
 for c in cases:
     torch.set_printoptions(**c["opts"])
-    text = repr(build(c))
+    text = repr(build(c)).replace("torch.", "tessera.")
     torch.set_printoptions(profile="default")
     torch.set_printoptions(sci_mode=None)
     o = c["opts"]

@@ -10,7 +10,6 @@
 // tensors in loops. After Dispose every call throws TesseraException with
 // Status.InvalidArgument; Dispose again does nothing.
 using System;
-using System.Text;
 
 namespace Tessera {
 
@@ -130,27 +129,16 @@ public partial class Tensor {
 
   // ---- printing ------------------------------------------------------------------
 
-  /// <summary>tensor(sizes=[2, 3], strides=[3, 1], dtype=float32), plus
-  /// requires_grad and grad_fn when set. Never throws.</summary>
+  /// <summary>torch's repr, from the library (tsr_tensor_to_string):
+  /// "tensor([[1., 2.],\n        [3., 4.]])", summarised past 1000 elements,
+  /// with dtype/device/grad_fn suffixes. Never throws.</summary>
   public override string ToString() {
     if (IsDisposed) return "tensor(disposed)";
     try {
-      var s = new StringBuilder("tensor(sizes=");
-      AppendList(s, Sizes).Append(", strides=");
-      AppendList(s, Strides).Append(", dtype=").Append(Tessera.DTypeName(Dtype));
-      if (StorageOffset != 0) s.Append(", storage_offset=").Append(StorageOffset);
-      if (GradFnName != null) s.Append(", grad_fn=").Append(GradFnName);
-      else if (RequiresGrad) s.Append(", requires_grad=True");
-      return s.Append(')').ToString();
+      return NativeToString();
     } catch (TesseraException e) {
       return "tensor(" + e.Message + ")";
     }
-  }
-
-  static StringBuilder AppendList(StringBuilder s, long[] values) {
-    s.Append('[');
-    for (int i = 0; i < values.Length; ++i) s.Append(i == 0 ? "" : ", ").Append(values[i]);
-    return s.Append(']');
   }
 }
 

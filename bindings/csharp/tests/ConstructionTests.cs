@@ -83,7 +83,11 @@ public static class ConstructionTests {
       Check.True(scaled.ToFloat64().SequenceEqual(new double[] {1, 3, 5, 7}), "2a - 1");
       Check.True(neg.ToFloat64().SequenceEqual(new double[] {-1, -2, -3, -4}), "-a");
       Check.True(prod.ToFloat64().SequenceEqual(new double[] {7, 10, 15, 22}), "matmul");
-      Check.Equal("tensor(sizes=[2, 2], strides=[2, 1], dtype=float32)", a.ToString(), "ToString");
+      Check.Equal("tensor([[1., 2.],\n        [3., 4.]])", a.ToString(), "ToString is torch's repr");
+      using (var t = a.Transpose(0, 1))
+      using (var d = t.To(DType.Float64))
+        Check.Equal("tensor([[1., 3.],\n        [2., 4.]], dtype=tessera.float64)", d.ToString(),
+                    "ToString of a transposed float64 view");
     }
   }
 

@@ -489,10 +489,11 @@ class Tensor(_N, Closable):
         return self.item()
 
     def __repr__(self):
+        """torch's repr, from the library (tsr_tensor_to_string): values,
+        summaries past 1000 elements, dtype/device/grad_fn suffixes."""
         if not _core._is_open(self):
             return "tensor(<closed>)"
-        from ._format import format_tensor
-        return format_tensor(self)
+        return _N.to_string(self)
 
     __hash__ = object.__hash__
 

@@ -189,9 +189,19 @@ final class TensorTests {
     try (Tensor t = Tessera.tensor(new float[] {1, 2.5f, -3, 0}, 2, 2);
         Tensor i = Tessera.arange(3);
         Tensor big = Tessera.zeros(10, 10)) {
-      equal("tensor([[1.0000, 2.5000], [-3.0000, 0.0000]], dtype=FLOAT32)", t.toString(), "2-D float");
-      equal("tensor([0, 1, 2], dtype=INT64)", i.toString(), "int64");
-      equal("tensor(sizes=[10, 10], dtype=FLOAT32)", big.toString(), "large");
+      // repr(torch.tensor([[1, 2.5], [-3, 0]])) and friends, printed by torch 1.13.
+      equal("tensor([[ 1.0000,  2.5000],\n        [-3.0000,  0.0000]])", t.toString(), "2-D float");
+      equal("tensor([0, 1, 2])", i.toString(), "int64");
+      equal("tensor([[0., 0., 0., 0., 0., 0., 0., 0., 0., 0.],\n"
+          + "        [0., 0., 0., 0., 0., 0., 0., 0., 0., 0.],\n"
+          + "        [0., 0., 0., 0., 0., 0., 0., 0., 0., 0.],\n"
+          + "        [0., 0., 0., 0., 0., 0., 0., 0., 0., 0.],\n"
+          + "        [0., 0., 0., 0., 0., 0., 0., 0., 0., 0.],\n"
+          + "        [0., 0., 0., 0., 0., 0., 0., 0., 0., 0.],\n"
+          + "        [0., 0., 0., 0., 0., 0., 0., 0., 0., 0.],\n"
+          + "        [0., 0., 0., 0., 0., 0., 0., 0., 0., 0.],\n"
+          + "        [0., 0., 0., 0., 0., 0., 0., 0., 0., 0.],\n"
+          + "        [0., 0., 0., 0., 0., 0., 0., 0., 0., 0.]])", big.toString(), "10x10");
     }
   }
 
