@@ -137,6 +137,13 @@ typedef struct {} TsrTensorList;
 %newobject TsrTensor::randn;
 %newobject TsrTensor::randperm;
 %newobject TsrTensor::storage;
+%newobject TsrTensor::abs;
+%newobject TsrTensor::ge;
+%newobject TsrTensor::gt;
+%newobject TsrTensor::le;
+%newobject TsrTensor::lt;
+%newobject TsrTensor::ne;
+%newobject TsrTensor::eq;
 %newobject TsrTensor::to_string;
 /* Strings the library allocates go back to it (c-api.md: never free across
  * the boundary with the other side's allocator). */
@@ -442,6 +449,19 @@ typedef struct {} TsrTensorList;
   TsrTensor* log() { TSR_RETURN_TENSOR(tsr_log($self, &out)); }
   TsrTensor* neg() { TSR_RETURN_TENSOR(tsr_neg($self, &out)); }
   TsrTensor* matmul(TsrTensor* other) { TSR_RETURN_TENSOR(tsr_matmul($self, other, &out)); }
+  /* Comparisons (torch.eq, ...): bool tensors, broadcasting. */
+  TsrTensor* eq(TsrTensor* other) { TSR_RETURN_TENSOR(tsr_eq($self, other, &out)); }
+  TsrTensor* ne(TsrTensor* other) { TSR_RETURN_TENSOR(tsr_ne($self, other, &out)); }
+  TsrTensor* lt(TsrTensor* other) { TSR_RETURN_TENSOR(tsr_lt($self, other, &out)); }
+  TsrTensor* le(TsrTensor* other) { TSR_RETURN_TENSOR(tsr_le($self, other, &out)); }
+  TsrTensor* gt(TsrTensor* other) { TSR_RETURN_TENSOR(tsr_gt($self, other, &out)); }
+  TsrTensor* ge(TsrTensor* other) { TSR_RETURN_TENSOR(tsr_ge($self, other, &out)); }
+  /* torch.allclose(self, other, rtol, atol, equal_nan). */
+  bool allclose(TsrTensor* other, double rtol TSR_DEFAULT(1e-05), double atol TSR_DEFAULT(1e-08),
+                bool equal_nan TSR_DEFAULT(false)) {
+    TSR_RETURN_OUT(bool, false, tsr_allclose($self, other, rtol, atol, equal_nan, &out));
+  }
+  TsrTensor* abs() { TSR_RETURN_TENSOR(tsr_abs($self, &out)); }
   /* torch.Tensor.relu_: max(self, 0) in place. */
   void relu_() { tsr_relu_($self); }
   /* torch.tanh, sigmoid, sqrt: floating self keeps its dtype, integer and

@@ -81,6 +81,36 @@ TSR_API tsr_status tsr_exp(const tsr_tensor* a, tsr_tensor** out);
 TSR_API tsr_status tsr_log(const tsr_tensor* a, tsr_tensor** out);
 TSR_API tsr_status tsr_neg(const tsr_tensor* a, tsr_tensor** out);
 
+/* ---- comparisons --------------------------------------------------------- */
+/* torch.eq / ne / lt / le / gt / ge (Python's ==, !=, <, <=, >, >=):
+ * a op b elementwise with broadcasting, computed in torch.result_type(a, b)
+ * (int64 vs float32 compares in float32), as a bool tensor (one byte per
+ * element, 1 for true) with the strides an elementwise result gets. NaN is
+ * unequal to everything, itself included (ne gives true). Never records
+ * autograd history. CPU tensors (others: TSR_ERR_UNSUPPORTED).
+ * TSR_ERR_SHAPE_MISMATCH: sizes that do not broadcast ("The size of tensor
+ * a (2) must match the size of tensor b (3) at non-singleton dimension 0"). */
+TSR_API tsr_status tsr_eq(const tsr_tensor* a, const tsr_tensor* b, tsr_tensor** out);
+TSR_API tsr_status tsr_ne(const tsr_tensor* a, const tsr_tensor* b, tsr_tensor** out);
+TSR_API tsr_status tsr_lt(const tsr_tensor* a, const tsr_tensor* b, tsr_tensor** out);
+TSR_API tsr_status tsr_le(const tsr_tensor* a, const tsr_tensor* b, tsr_tensor** out);
+TSR_API tsr_status tsr_gt(const tsr_tensor* a, const tsr_tensor* b, tsr_tensor** out);
+TSR_API tsr_status tsr_ge(const tsr_tensor* a, const tsr_tensor* b, tsr_tensor** out);
+/* torch.allclose(a, b, rtol, atol, equal_nan): *out = every
+ * |a - b| <= atol + rtol * |b| after broadcasting (torch.isclose; equal
+ * infinities are close, NaNs only with equal_nan). torch's defaults are
+ * rtol 1e-5, atol 1e-8. Empty tensors are close. *out untouched on error.
+ * TSR_ERR_DTYPE_MISMATCH: dtypes differ ("float32 did not match float64",
+ * torch's "Float did not match Double"); TSR_ERR_SHAPE_MISMATCH as above;
+ * TSR_ERR_UNSUPPORTED for tensors not on the CPU. */
+TSR_API tsr_status tsr_allclose(const tsr_tensor* a, const tsr_tensor* b, double rtol, double atol,
+                                bool equal_nan, bool* out);
+/* torch.abs: |a| in a's dtype; the most negative integer maps to itself
+ * (two's complement, as torch). Gradient grad * sign(a) (AbsBackward0;
+ * zero at 0). bool: TSR_ERR_DTYPE_MISMATCH ("\"abs_cpu\" not implemented for
+ * 'Bool'"). CPU tensors (others: TSR_ERR_UNSUPPORTED). */
+TSR_API tsr_status tsr_abs(const tsr_tensor* a, tsr_tensor** out);
+
 /* ---- linear algebra ---------------------------------------------------- */
 /* torch.matmul for float32/float64 (OpenBLAS): 1-D·1-D dot, 2-D·2-D,
  * 1-D/2-D mixed, and batched (>2-D, batch dims broadcast). Other dtypes:

@@ -3,6 +3,7 @@
 
 #include "capi/barrier.h"
 #include "capi/handles.h"
+#include "ops/compare.h"
 #include "ops/inplace.h"
 #include "ops/math.h"
 
@@ -55,6 +56,35 @@ TSR_EXTERN tsr_status tsr_relu(const tsr_tensor* a, tsr_tensor** out) { return u
 TSR_EXTERN tsr_status tsr_exp(const tsr_tensor* a, tsr_tensor** out) { return unary_call(a, out, ops::exp); }
 TSR_EXTERN tsr_status tsr_log(const tsr_tensor* a, tsr_tensor** out) { return unary_call(a, out, ops::log); }
 TSR_EXTERN tsr_status tsr_neg(const tsr_tensor* a, tsr_tensor** out) { return unary_call(a, out, ops::neg); }
+
+TSR_EXTERN tsr_status tsr_eq(const tsr_tensor* a, const tsr_tensor* b, tsr_tensor** out) {
+  return binary_call(a, b, out, ops::eq);
+}
+TSR_EXTERN tsr_status tsr_ne(const tsr_tensor* a, const tsr_tensor* b, tsr_tensor** out) {
+  return binary_call(a, b, out, ops::ne);
+}
+TSR_EXTERN tsr_status tsr_lt(const tsr_tensor* a, const tsr_tensor* b, tsr_tensor** out) {
+  return binary_call(a, b, out, ops::lt);
+}
+TSR_EXTERN tsr_status tsr_le(const tsr_tensor* a, const tsr_tensor* b, tsr_tensor** out) {
+  return binary_call(a, b, out, ops::le);
+}
+TSR_EXTERN tsr_status tsr_gt(const tsr_tensor* a, const tsr_tensor* b, tsr_tensor** out) {
+  return binary_call(a, b, out, ops::gt);
+}
+TSR_EXTERN tsr_status tsr_ge(const tsr_tensor* a, const tsr_tensor* b, tsr_tensor** out) {
+  return binary_call(a, b, out, ops::ge);
+}
+TSR_EXTERN tsr_status tsr_allclose(const tsr_tensor* a, const tsr_tensor* b, double rtol, double atol,
+                                   bool equal_nan, bool* out) {
+  return guarded([&] {
+    const Tensor& x = tensor_of(a, "a");
+    const Tensor& y = tensor_of(b, "b");
+    require(out, "out");
+    *out = ops::allclose(x, y, rtol, atol, equal_nan);
+  });
+}
+TSR_EXTERN tsr_status tsr_abs(const tsr_tensor* a, tsr_tensor** out) { return unary_call(a, out, ops::abs); }
 
 TSR_EXTERN tsr_status tsr_add_(tsr_tensor* self, const tsr_tensor* other, double alpha) {
   return guarded([&] { ops::add_(tensor_of(self, "self"), tensor_of(other, "other"), alpha); });

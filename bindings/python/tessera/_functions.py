@@ -14,7 +14,8 @@ __all__ = ["is_tensor", "add", "sub", "mul", "div", "matmul", "relu", "exp", "lo
            "reshape", "permute", "narrow", "select", "squeeze", "unsqueeze", "flatten", "movedim",
            "as_strided", "split", "chunk", "clone", "detach", "numel", "tanh", "sigmoid", "sqrt",
            "pow", "clamp", "clip", "index_select", "gather", "linear", "gelu", "layer_norm",
-           "embedding", "cat", "concat", "stack", "where"]
+           "embedding", "cat", "concat", "stack", "where", "eq", "ne", "lt", "le", "gt", "ge",
+           "abs", "allclose"]
 
 
 def is_tensor(obj):
@@ -35,6 +36,38 @@ def mul(input, other):
 
 def div(input, other):
     return input / other
+
+
+def eq(input, other):
+    return input.eq(other)
+
+
+def ne(input, other):
+    return input.ne(other)
+
+
+def lt(input, other):
+    return input.lt(other)
+
+
+def le(input, other):
+    return input.le(other)
+
+
+def gt(input, other):
+    return input.gt(other)
+
+
+def ge(input, other):
+    return input.ge(other)
+
+
+def abs(input):
+    return _N.abs(input)
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return input.allclose(other, rtol, atol, equal_nan)
 
 
 def matmul(input, other):

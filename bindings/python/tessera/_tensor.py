@@ -446,6 +446,57 @@ class Tensor(_N, Closable):
 
     __matmul__ = _N.matmul
     __neg__ = _N.neg
+    __abs__ = _N.abs
+
+    # Comparisons are elementwise and give bool tensors, as torch's; a
+    # number is compared as a 0-dim tensor. Anything else is not comparable
+    # (NotImplemented: Python then falls back to identity for == and !=).
+    def _compare(self, other, op):
+        if isinstance(other, _N):
+            return op(self, other)
+        if _is_number(other):
+            return op(self, scalar_tensor(other, self))
+        return NotImplemented
+
+    def __eq__(self, other):
+        return self._compare(other, _N.eq)
+
+    def __ne__(self, other):
+        return self._compare(other, _N.ne)
+
+    def __lt__(self, other):
+        return self._compare(other, _N.lt)
+
+    def __le__(self, other):
+        return self._compare(other, _N.le)
+
+    def __gt__(self, other):
+        return self._compare(other, _N.gt)
+
+    def __ge__(self, other):
+        return self._compare(other, _N.ge)
+
+    def eq(self, other):
+        return self == other
+
+    def ne(self, other):
+        return self != other
+
+    def lt(self, other):
+        return self < other
+
+    def le(self, other):
+        return self <= other
+
+    def gt(self, other):
+        return self > other
+
+    def ge(self, other):
+        return self >= other
+
+    def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+        """torch.allclose: every |self - other| <= atol + rtol * |other|."""
+        return _N.allclose(self, other, rtol, atol, equal_nan)
 
     def __pos__(self):
         return self

@@ -172,6 +172,31 @@ class Operators(unittest.TestCase):
         with self.assertRaises(ts.ShapeMismatchError):
             a + ts.zeros(3)
 
+    def test_comparisons_are_elementwise(self):
+        # Each expected list is what torch 1.13 prints for the same line.
+        self.assertEqual((ts.ones(3) == ts.ones(3)).tolist(), [True, True, True])
+        a = ts.tensor([1.0, 2.0, math.nan])
+        b = ts.tensor([1.0, 3.0, math.nan])
+        self.assertEqual((a == b).tolist(), [True, False, False])
+        self.assertEqual((a != b).tolist(), [False, True, True])
+        self.assertEqual((a < 2).tolist(), [True, False, False])
+        self.assertEqual((a <= 2).tolist(), [True, True, False])
+        self.assertEqual((2 < a).tolist(), [False, False, False])
+        self.assertEqual((a >= b).tolist(), [True, False, False])
+        self.assertEqual((ts.tensor([1, 2, 3]) > 1.5).tolist(), [False, True, True])
+        self.assertEqual(ts.eq(a, b).dtype, ts.bool)
+        self.assertIs(ts.ones(2) == None, False)  # noqa: E711 (torch's answer too)
+        self.assertFalse(ts.allclose(a, b))
+        self.assertTrue(ts.allclose(a, a, equal_nan=True))
+        self.assertTrue(ts.ones(2).allclose(ts.ones(2) + 1e-9))
+        with self.assertRaises(ts.ShapeMismatchError):
+            ts.ones(2) < ts.ones(3)
+
+    def test_abs_and_pow(self):
+        self.assertEqual(abs(ts.tensor([-1.5, 2.0])).tolist(), [1.5, 2.0])
+        self.assertEqual(ts.abs(ts.tensor([-3, 4])).tolist(), [3, 4])
+        self.assertEqual((ts.tensor([2.0, 3.0]) ** 2).tolist(), [4.0, 9.0])
+
     def test_in_place(self):
         t = ts.ones(3)
         t += 1
