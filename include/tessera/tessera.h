@@ -16,6 +16,7 @@
 #include "ops.h"
 #include "autograd.h"
 #include "checkpoint.h"
+#include "optim.h"
 #include "parallel.h"
 #include "io.h"
 #include "allocator.h"
