@@ -17,6 +17,7 @@
 #include "autograd.h"
 #include "checkpoint.h"
 #include "optim.h"
+#include "profiler.h"
 #include "parallel.h"
 #include "io.h"
 #include "allocator.h"
