@@ -124,6 +124,8 @@ Test(optim, matches_torch_every_variant) {
     make_params(dtype, c->transposed, ps);
     tsr_optimizer* opt = make_optimizer(c, ps);
     cr_assert_eq(tsr_optimizer_num_params(opt), 3);
+    int64_t v0[3];
+    for (int i = 0; i < 3; ++i) v0[i] = tsr_version(ps[i]);
     for (int s = 0; s < TG_OPTIM_STEPS; ++s) {
       if (s == 2 && c->lr_at_step2 >= 0) {
         TSR_ASSERT_OK(tsr_optimizer_set_lr(opt, c->lr_at_step2));
@@ -137,6 +139,10 @@ Test(optim, matches_torch_every_variant) {
       for (int i = 0; i < 3; ++i) values(ps[i], got + kOffsets[i]);
       expect_close(got, c->after[s], TG_OPTIM_TOTAL, c->name, s);
     }
+    /* as many in-place writes as torch's steps made (AdamW: mul_ and addcdiv_) */
+    for (int i = 0; i < 3; ++i)
+      cr_expect_eq(tsr_version(ps[i]) - v0[i], c->versions[i], "%s: param %d version moved by %lld, torch %lld",
+                   c->name, i, (long long)(tsr_version(ps[i]) - v0[i]), (long long)c->versions[i]);
     /* the transposed parameter kept its strides, and stayed a leaf */
     if (c->transposed) cr_expect(tsr_tensor_strides(ps[0])[0] == 1 && tsr_tensor_strides(ps[0])[1] == 3);
     cr_expect(tsr_is_leaf(ps[0]) && tsr_requires_grad(ps[0]));

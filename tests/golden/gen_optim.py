@@ -94,7 +94,8 @@ def run_case(kind, dtype, transposed, opts, lr_change):
             vals += flat([v]) if v is not None else [0.0] * NUMEL[i]
         state[key] = (present, vals)
     steps = [float(opt.state[p]["step"]) if "step" in opt.state[p] else -1.0 for p in ps]
-    return after, state, steps
+    versions = [p._version for p in ps]
+    return after, state, steps, versions
 
 
 def dlist(vals):
@@ -123,10 +124,11 @@ def optim_section():
   double momentum_buffer[TG_OPTIM_TOTAL], exp_avg[TG_OPTIM_TOTAL], exp_avg_sq[TG_OPTIM_TOTAL],
       max_exp_avg_sq[TG_OPTIM_TOTAL];
   double step[3]; /* state["step"] per parameter, -1 when absent */
+  int64_t versions[3]; /* p._version after the last step (0 before the first) */
 } tg_optim_case;""")
     out.append("static const tg_optim_case tg_optim_cases[] = {")
     for name, kind, dtype, tr, opts, lrc in CASES:
-        after, state, steps = run_case(kind, dtype, tr, opts, lrc)
+        after, state, steps, versions = run_case(kind, dtype, tr, opts, lrc)
         full = dict(lr=opts["lr"], momentum=opts.get("momentum", 0.0), dampening=opts.get("dampening", 0.0),
                     weight_decay=opts.get("weight_decay", 0.01 if kind == "adamw" else 0.0),
                     nesterov=int(opts.get("nesterov", False)))
@@ -141,7 +143,8 @@ def optim_section():
             out.append("   {" + ", ".join(str(int(x)) for x in state[key][0]) + "},")
         for key in ("momentum_buffer", "exp_avg", "exp_avg_sq", "max_exp_avg_sq"):
             out.append("   " + dlist(state[key][1]) + ",")
-        out.append("   " + dlist(steps) + "},")
+        out.append("   " + dlist(steps) + ",")
+        out.append("   {" + ", ".join(str(v) for v in versions) + "}},")
     out.append("};")
     out.append("#define TG_OPTIM_NUM_CASES (sizeof tg_optim_cases / sizeof tg_optim_cases[0])")
     return "\n".join(out)
