@@ -30,8 +30,10 @@ static tsr_tensor* tensor_of(const double* vals, int64_t ndim, const int64_t* si
 
 /* t's elements in C order as doubles; returns numel. */
 static int64_t values(const tsr_tensor* t, double* out) {
-  tsr_tensor* t64;
-  TSR_ASSERT_OK(tsr_to_dtype(t, TSR_FLOAT64, &t64));
+  tsr_tensor *cpu, *t64;
+  TSR_ASSERT_OK(tsr_to_device(t, TSR_DEVICE_CPU, 0, 0, &cpu));
+  TSR_ASSERT_OK(tsr_to_dtype(cpu, TSR_FLOAT64, &t64));
+  tsr_tensor_release(cpu);
   int64_t n = tsr_tensor_numel(t64);
   TSR_ASSERT_OK(tsr_copy_to_buffer(t64, out, (size_t)n * sizeof(double), NULL));
   tsr_tensor_release(t64);
@@ -46,28 +48,37 @@ static void expect_close(const double* got, const double* want, int64_t n, const
 
 /* The golden parameters: p0 [3, 4] (transposed: strides {1, 3}), p1 [5],
  * p2 [2, 2], leaves requiring grad. */
-static void make_params(tsr_dtype dtype, bool transposed, tsr_tensor* ps[3]) {
+/* t moved to `device` (a new reference; t released). */
+static tsr_tensor* moved(tsr_tensor* t, tsr_device_type device) {
+  if (device == TSR_DEVICE_CPU) return t;
+  tsr_tensor* d;
+  TSR_ASSERT_OK(tsr_to_device(t, device, 0, 0, &d));
+  tsr_tensor_release(t);
+  return d;
+}
+
+static void make_params(tsr_dtype dtype, bool transposed, tsr_device_type device, tsr_tensor* ps[3]) {
   for (int i = 0; i < 3; ++i) {
     tsr_tensor* c = tensor_of(tg_optim_init + kOffsets[i], kNdims[i], kShapes[i], dtype);
     if (i == 0 && transposed) {
       const int64_t strides[] = {1, 3};
-      TSR_ASSERT_OK(tsr_empty_strided(2, kShape0, strides, dtype, TSR_CPU, &ps[i]));
+      TSR_ASSERT_OK(tsr_empty_strided(2, kShape0, strides, dtype, device, 0, &ps[i]));
       TSR_ASSERT_OK(tsr_copy_(ps[i], c));
       tsr_tensor_release(c);
     } else {
-      ps[i] = c;
+      ps[i] = moved(c, device);
     }
     TSR_ASSERT_OK(tsr_set_requires_grad(ps[i], true));
   }
 }
 
-static void set_grads(tsr_tensor* ps[3], tsr_dtype dtype, int step) {
+static void set_grads(tsr_tensor* ps[3], tsr_dtype dtype, tsr_device_type device, int step) {
   for (int i = 0; i < 3; ++i) {
     if (i == 2 && step % 2 == 1) {
       TSR_ASSERT_OK(tsr_set_grad(ps[i], NULL));
       continue;
     }
-    tsr_tensor* g = tensor_of(tg_optim_grads[step] + kOffsets[i], kNdims[i], kShapes[i], dtype);
+    tsr_tensor* g = moved(tensor_of(tg_optim_grads[step] + kOffsets[i], kNdims[i], kShapes[i], dtype), device);
     TSR_ASSERT_OK(tsr_set_grad(ps[i], g));
     tsr_tensor_release(g);
   }
@@ -116,12 +127,13 @@ static void expect_state(const tsr_optimizer* opt, const char* key, const int* h
   }
 }
 
-Test(optim, matches_torch_every_variant) {
+/* Every golden case on `device`: parameters, gradients and state there. */
+static void run_golden_cases(tsr_device_type device) {
   for (size_t k = 0; k < TG_OPTIM_NUM_CASES; ++k) {
     const tg_optim_case* c = &tg_optim_cases[k];
     tsr_dtype dtype = c->float64 ? TSR_FLOAT64 : TSR_FLOAT32;
     tsr_tensor* ps[3];
-    make_params(dtype, c->transposed, ps);
+    make_params(dtype, c->transposed, device, ps);
     tsr_optimizer* opt = make_optimizer(c, ps);
     cr_assert_eq(tsr_optimizer_num_params(opt), 3);
     int64_t v0[3];
@@ -133,7 +145,7 @@ Test(optim, matches_torch_every_variant) {
         TSR_ASSERT_OK(tsr_optimizer_get_lr(opt, &lr));
         cr_expect_eq(lr, c->lr_at_step2);
       }
-      set_grads(ps, dtype, s);
+      set_grads(ps, dtype, device, s);
       TSR_ASSERT_OK(tsr_optimizer_step(opt));
       double got[TG_OPTIM_TOTAL];
       for (int i = 0; i < 3; ++i) values(ps[i], got + kOffsets[i]);
@@ -164,9 +176,30 @@ Test(optim, matches_torch_every_variant) {
         tsr_tensor_release(st);
       }
     }
+    /* state lives with its parameter ("step" on the CPU, as torch's) */
+    const char* key = c->kind == 0 ? "momentum_buffer" : "exp_avg";
+    tsr_tensor* st = NULL;
+    TSR_ASSERT_OK(tsr_optimizer_state(opt, 0, key, &st));
+    if (st) cr_expect_eq(tsr_tensor_device_type(st), device);
+    tsr_tensor_release(st);
     tsr_optimizer_release(opt);
     for (int i = 0; i < 3; ++i) tsr_tensor_release(ps[i]);
   }
+}
+
+Test(optim, matches_torch_every_variant) { run_golden_cases(TSR_DEVICE_CPU); }
+
+/* The same on a CUDA device: a real GPU, or the emulated one of
+ * tests/cuda_double ($TSR_CUDA_PLUGIN; ctest test_optim_cuda_emulated).
+ * The steps are the library's in-place ops, so they run on the device.
+ * Skipped where no CUDA device can be had. */
+Test(optim_device, matches_torch_on_cuda) {
+  const int64_t s[] = {1};
+  tsr_tensor* probe;
+  if (tsr_zeros(1, s, TSR_FLOAT32, TSR_DEVICE_CUDA, 0, &probe) != TSR_OK)
+    cr_skip_test("no CUDA device: %s", tsr_last_error_message());
+  tsr_tensor_release(probe);
+  run_golden_cases(TSR_DEVICE_CUDA);
 }
 
 /* A real training loop: backward fills .grad, step uses it, zero_grad

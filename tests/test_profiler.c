@@ -340,3 +340,34 @@ Test(profiler, events_from_two_threads) {
   }
   tsr_profiler_result_release(r);
 }
+
+/* Ops on a CUDA device (a real GPU, or the emulated one of tests/cuda_double
+ * through $TSR_CUDA_PLUGIN: ctest test_profiler_cuda_emulated) are events
+ * of that device. Skipped where no CUDA device can be had. */
+Test(profiler_device, cuda_events) {
+  const int64_t s[] = {64};
+  tsr_tensor *a, *m;
+  if (tsr_ones(1, s, TSR_FLOAT32, TSR_DEVICE_CUDA, 0, &a) != TSR_OK)
+    cr_skip_test("no CUDA device: %s", tsr_last_error_message());
+  start(true, true);
+  TSR_ASSERT_OK(tsr_mul(a, a, &m));
+  tsr_profiler_result* r = stop();
+  cr_expect_eq(tsr_profiler_result_num_events(r), 1);
+  char path[512];
+  snprintf(path, sizeof path, "%s/profiler_cuda_%d.json", TSR_TEST_TMP_DIR, (int)getpid());
+  TSR_ASSERT_OK(tsr_profiler_export_chrome_trace(r, path));
+  FILE* f = fopen(path, "r");
+  char buf[4096];
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  buf[n] = 0;
+  fclose(f);
+  unlink(path);
+  cr_expect(strstr(buf, "\"Device\":\"cuda:0\"") != NULL, "%s", buf);
+  cr_expect(strstr(buf, "\"name\":\"aten::mul\"") != NULL, "%s", buf);
+  char* text = table(r, "count", -1);
+  cr_expect(strstr(text, "aten::mul") != NULL, "%s", text);
+  tsr_free_string(text);
+  tsr_profiler_result_release(r);
+  tsr_tensor_release(a);
+  tsr_tensor_release(m);
+}
