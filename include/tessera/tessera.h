@@ -16,6 +16,8 @@
 #include "ops.h"
 #include "autograd.h"
 #include "checkpoint.h"
+#include "optim.h"
+#include "profiler.h"
 #include "parallel.h"
 #include "io.h"
 #include "allocator.h"

@@ -2,22 +2,13 @@
 #include <tessera/random.h>
 
 #include "capi/barrier.h"
+#include "capi/generator_handle.h"
 #include "capi/handles.h"
 #include "core/generator.h"
 #include "ops/dropout.h"
 
 using namespace tsr;
 using namespace tsr::capi;
-
-// The generator is shared: a dropout recorded for backward or on a
-// checkpoint tape keeps it alive (a replay without preserve_rng_state
-// draws from it again).
-struct tsr_generator {
-  explicit tsr_generator(uint64_t seed) : shared(std::make_shared<Generator>(seed)), gen(*shared) {}
-  std::atomic<int64_t> refs{1};
-  std::shared_ptr<Generator> shared;
-  Generator& gen;
-};
 
 TSR_EXTERN tsr_status tsr_generator_create(uint64_t seed, tsr_generator** out) {
   return guarded([&] {

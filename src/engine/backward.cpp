@@ -26,6 +26,9 @@
 #include "cpu/kernels/copy.h"
 #include "cpu/kernels/elementwise.h"
 #include "ops/math.h"
+#include "profiler/recorder.h"
+
+#include <optional>
 
 namespace tsr::engine {
 
@@ -214,7 +217,12 @@ void GraphTask::execute() {
     for (size_t c = 0; c < capture_.size(); ++c)
       if (capture_[c].fn.get() == node) captured_[c] = inputs[capture_[c].input_nr];
     if (acc) {
-      if (!grad_mode && inputs[0].defined()) accumulate_grad(*acc, inputs[0]);
+      if (!grad_mode && inputs[0].defined()) {
+        std::optional<profiler::Scope> profiled;
+        if (profiler::active()) [[unlikely]]
+          profiled.emplace("torch::autograd::AccumulateGrad", inputs, /*backward=*/true);
+        accumulate_grad(*acc, inputs[0]);
+      }
       continue;
     }
     // autograd.grad runs only what leads to an input (the rest of the
@@ -222,7 +230,15 @@ void GraphTask::execute() {
     if (grad_mode && !must_run(node)) continue;
     for (size_t i = 0; i < inputs.size(); ++i)  // outputs nobody used get zeros
       if (!inputs[i].defined()) inputs[i] = zeros_like_output(node->outputs[i]);
-    std::vector<Tensor> outputs = node->apply(std::move(inputs));
+    std::vector<Tensor> outputs;
+    {
+      // The profiler sees the node (its name is torch's grad_fn name), with
+      // the ops of its formula inside.
+      std::optional<profiler::Scope> profiled;
+      if (profiler::active()) [[unlikely]]
+        profiled.emplace(node->name(), inputs, /*backward=*/true);
+      outputs = node->apply(std::move(inputs));
+    }
     if (!retain_graph_) node->release_saved();
     TSR_CHECK(outputs.size() == node->next_edges.size(), TSR_ERR_INTERNAL, node->name(), " returned ",
               outputs.size(), " gradients for ", node->next_edges.size(), " inputs");

@@ -2,6 +2,10 @@
 
 #include "alloc/trace.h"
 #include "device/device_ops.h"
+#include "profiler/recorder.h"
+
+#include <optional>
+#include <string>
 
 namespace tsr::prim {
 
@@ -25,6 +29,11 @@ std::vector<TensorMeta> Primitive::output_description(const Tensors& inputs) con
 Device Primitive::output_device(const Tensors& inputs) const { return device_of(inputs); }
 
 Tensors Primitive::forward(const Tensors& inputs) {
+  // The profiler's hook: every primitive run passes here. Off, this is one
+  // relaxed atomic load.
+  std::optional<profiler::Scope> profiled;
+  if (profiler::active()) [[unlikely]]
+    profiled.emplace(std::string("aten::") + op(), inputs, /*backward=*/false);
   // The inputs' device picks the kernel entry.
   const Device device = device_of(inputs);
   // Memory history names the op each allocation was made for.

@@ -1,0 +1,104 @@
+/* tessera/profiler.h — a profiler modelled on torch.profiler.
+ *
+ *   tsr_profiler_options o;
+ *   tsr_profiler_options_init(&o);
+ *   o.record_shapes = true;
+ *   tsr_profiler_start(&o);
+ *   ... forward, backward, optimizer steps, on any threads ...
+ *   tsr_profiler_result* r;
+ *   tsr_profiler_stop(&r);
+ *   char* text;
+ *   tsr_profiler_table(r, "cpu_time_total", 10, &text);   // prof.key_averages().table()
+ *   puts(text); tsr_free_string(text);
+ *   tsr_profiler_export_chrome_trace(r, "trace.json");    // open in ui.perfetto.dev
+ *   tsr_profiler_result_release(r);
+ *
+ * While a session runs, every primitive run is one event named as torch
+ * names the aten op ("aten::mul", "aten::matmul", "aten::add_"), and every
+ * backward node the engine applies is one event named as torch's grad_fn
+ * ("MulBackward0", "MmBackward0"; a leaf's accumulation is
+ * "torch::autograd::AccumulateGrad"), with the ops of its formula nested
+ * inside it. An event has: name; with record_shapes, each input's sizes and
+ * strides (elements) and memory format; the device; start and duration
+ * (nanoseconds, steady clock); with profile_memory, the net change of the
+ * device caching allocator's allocated bytes (rounded block sizes, like
+ * memory_stats' allocated_bytes) during it, children included; the OS
+ * thread id. Events come from every thread. The allocator's counters are
+ * per device, not per thread: with several threads working at once an
+ * event's bytes include the other threads' allocations.
+ *
+ * Cost: with no session running, one relaxed atomic load per primitive run.
+ * Only one session runs at a time in a process; start and stop may be called
+ * from any thread (thread-safe). Ops still running on other threads when
+ * the session stops are not in the result.
+ */
+#ifndef TESSERA_PROFILER_H
+#define TESSERA_PROFILER_H
+
+#include "types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tsr_profiler_result tsr_profiler_result;
+
+/* Options of tsr_profiler_start (torch.profiler.profile's arguments). Set
+ * struct_size = sizeof(tsr_profiler_options) or call
+ * tsr_profiler_options_init; fields are only ever appended, a struct_size
+ * that does not cover record_shapes is TSR_ERR_INVALID_ARGUMENT. */
+typedef struct tsr_profiler_options {
+  size_t struct_size;
+  bool record_shapes;  /* keep inputs' sizes, strides, memory formats; default false */
+  bool profile_memory; /* keep bytes allocated per event; default false */
+} tsr_profiler_options;
+
+/* Defaults (both false) and struct_size. NULL o is ignored. */
+TSR_API void tsr_profiler_options_init(tsr_profiler_options* o);
+/* Starts a session. o NULL: the defaults. A session already running, or a
+ * bad struct_size: TSR_ERR_INVALID_ARGUMENT (the running session goes on). */
+TSR_API tsr_status tsr_profiler_start(const tsr_profiler_options* o);
+/* Ends the session; *out: its events (new result, free with
+ * tsr_profiler_result_release). No session running or NULL out:
+ * TSR_ERR_INVALID_ARGUMENT (*out untouched; with NULL out the session goes
+ * on). TSR_ERR_OUT_OF_MEMORY. */
+TSR_API tsr_status tsr_profiler_stop(tsr_profiler_result** out);
+/* prof.key_averages(group_by_input_shape=record_shapes).table(sort_by,
+ * row_limit) as torch 1.13 prints it: rows per event name (and per input
+ * shapes when the session recorded them) with the columns Name, Self CPU %,
+ * Self CPU, CPU total %, CPU total, CPU time avg, [CPU Mem, Self CPU Mem
+ * with profile_memory; CUDA Mem, Self CUDA Mem when device events
+ * allocated], # of Calls, [Input Shapes with record_shapes], then "Self CPU
+ * time total: ...". Times in torch's format (us/ms/s, 3 decimals), memory
+ * in b/Kb/Mb/Gb. "Self" excludes the nested events (a backward node's
+ * ops). sort_by (descending): "self_cpu_time_total" (also for NULL),
+ * "cpu_time_total", "cpu_time" (average), "count", "cpu_memory_usage",
+ * "self_cpu_memory_usage", "cuda_memory_usage", "self_cuda_memory_usage";
+ * ties keep first-appearance order. row_limit < 0: all rows. No events: an
+ * empty string. *text: a NUL-terminated string the caller frees with
+ * tsr_free_string. NULL r/text or another sort_by:
+ * TSR_ERR_INVALID_ARGUMENT (*text untouched); TSR_ERR_OUT_OF_MEMORY. */
+TSR_API tsr_status tsr_profiler_table(const tsr_profiler_result* r, const char* sort_by, int64_t row_limit,
+                                      char** text);
+/* prof.export_chrome_trace(path): Chrome Trace Event JSON,
+ * {"traceEvents": [...], "displayTimeUnit": "ns"} with one "ph": "X" event
+ * per recorded event (sorted by start): name, cat ("cpu_op" or
+ * "backward"), pid, tid, ts and dur in microseconds (fractional), args
+ * {"Device", "Backward", and with record_shapes "Input Dims", "Input
+ * Strides", "Memory Formats", with profile_memory "Bytes Allocated", "Self
+ * Bytes Allocated"}. chrome://tracing and ui.perfetto.dev open it. The file
+ * is written to a temporary in the same directory and renamed over path, so
+ * on failure no file (and no partial one) is there and an old file is
+ * untouched. NULL r/path: TSR_ERR_INVALID_ARGUMENT; a path that cannot be
+ * written (missing directory, a directory, no permission): TSR_ERR_IO with
+ * the path and the system's reason. */
+TSR_API tsr_status tsr_profiler_export_chrome_trace(const tsr_profiler_result* r, const char* path);
+/* Number of events in r; -1 for NULL (TSR_ERR_INVALID_ARGUMENT recorded). */
+TSR_API int64_t tsr_profiler_result_num_events(const tsr_profiler_result* r);
+/* Frees r; NULL is ignored. */
+TSR_API void tsr_profiler_result_release(tsr_profiler_result* r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,80 @@
+// C API: the profiler (profiler.h) over src/profiler/.
+#include <tessera/profiler.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include "capi/barrier.h"
+#include "capi/handles.h"
+#include "capi/struct_size.h"
+#include "profiler/chrome_trace.h"
+#include "profiler/recorder.h"
+#include "profiler/table.h"
+
+using namespace tsr;
+using namespace tsr::capi;
+
+struct tsr_profiler_result {
+  std::shared_ptr<profiler::Result> result;
+};
+
+namespace {
+tsr_profiler_options defaults() {
+  tsr_profiler_options o{};
+  o.struct_size = sizeof o;
+  o.record_shapes = false;
+  o.profile_memory = false;
+  return o;
+}
+const profiler::Result& result_of(const tsr_profiler_result* r) { return *require(r, "result")->result; }
+}  // namespace
+
+TSR_EXTERN void tsr_profiler_options_init(tsr_profiler_options* o) {
+  if (o) *o = defaults();
+}
+
+TSR_EXTERN tsr_status tsr_profiler_start(const tsr_profiler_options* o) {
+  return guarded([&] {
+    tsr_profiler_options opts = defaults();
+    if (o)
+      opts = read_struct(o, opts, TSR_FIRST_VERSION_SIZE(tsr_profiler_options, record_shapes), "options",
+                         "tsr_profiler_options");
+    profiler::start({opts.record_shapes, opts.profile_memory});
+  });
+}
+
+TSR_EXTERN tsr_status tsr_profiler_stop(tsr_profiler_result** out) {
+  return guarded([&] {
+    require(out, "out");
+    auto box = std::make_unique<tsr_profiler_result>();
+    box->result = profiler::stop();
+    *out = box.release();
+  });
+}
+
+TSR_EXTERN tsr_status tsr_profiler_table(const tsr_profiler_result* r, const char* sort_by, int64_t row_limit,
+                                         char** text) {
+  return guarded([&] {
+    const profiler::Result& res = result_of(r);
+    require(text, "text");
+    const std::string s = profiler::table(res, sort_by ? sort_by : "", row_limit);
+    char* p = static_cast<char*>(std::malloc(s.size() + 1));
+    TSR_CHECK(p, TSR_ERR_OUT_OF_MEMORY, "out of memory for a table of ", s.size(), " bytes");
+    std::memcpy(p, s.c_str(), s.size() + 1);
+    *text = p;
+  });
+}
+
+TSR_EXTERN tsr_status tsr_profiler_export_chrome_trace(const tsr_profiler_result* r, const char* path) {
+  return guarded([&] {
+    const profiler::Result& res = result_of(r);
+    require(path, "path");
+    profiler::export_chrome_trace(res, path);
+  });
+}
+
+TSR_EXTERN int64_t tsr_profiler_result_num_events(const tsr_profiler_result* r) {
+  return guarded_value<int64_t>(-1, [&] { return int64_t(result_of(r).events.size()); });
+}
+
+TSR_EXTERN void tsr_profiler_result_release(tsr_profiler_result* r) { delete r; }

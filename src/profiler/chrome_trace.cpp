@@ -1,0 +1,74 @@
+#include "profiler/chrome_trace.h"
+
+#include <algorithm>
+
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "core/device.h"
+#include "io/posix_file.h"
+
+namespace tsr::profiler {
+
+namespace {
+
+const char* format_name(int f) {
+  switch (f) {
+    case TSR_CONTIGUOUS_FORMAT: return "contiguous_format";
+    case TSR_CHANNELS_LAST: return "channels_last";
+    case TSR_CHANNELS_LAST_3D: return "channels_last_3d";
+    case TSR_PRESERVE_FORMAT: return "preserve_format";
+    default: return "";  // an undefined input
+  }
+}
+
+}  // namespace
+
+std::string chrome_trace_json(const Result& r) {
+  std::vector<const Event*> order;
+  order.reserve(r.events.size());
+  for (const Event& e : r.events) order.push_back(&e);
+  std::stable_sort(order.begin(), order.end(),
+                   [](const Event* a, const Event* b) { return a->start_ns < b->start_ns; });
+  const int64_t pid = int64_t(::getpid());
+  nlohmann::json events = nlohmann::json::array();
+  for (const Event* e : order) {
+    nlohmann::json args = {{"Device", device_name(e->device)}, {"Backward", e->backward}};
+    if (r.options.record_shapes) {
+      nlohmann::json dims = nlohmann::json::array(), strides = nlohmann::json::array(),
+                     formats = nlohmann::json::array();
+      for (size_t i = 0; i < e->sizes.size(); ++i) {
+        dims.push_back(std::vector<int64_t>(e->sizes[i].begin(), e->sizes[i].end()));
+        strides.push_back(std::vector<int64_t>(e->strides[i].begin(), e->strides[i].end()));
+        formats.push_back(format_name(e->formats[i]));
+      }
+      args["Input Dims"] = std::move(dims);
+      args["Input Strides"] = std::move(strides);
+      args["Memory Formats"] = std::move(formats);
+    }
+    if (r.options.profile_memory) {
+      args["Bytes Allocated"] = e->mem_bytes;
+      args["Self Bytes Allocated"] = e->mem_bytes - e->child_mem;
+    }
+    events.push_back({{"ph", "X"},
+                      {"cat", e->backward ? "backward" : "cpu_op"},
+                      {"name", e->name},
+                      {"pid", pid},
+                      {"tid", e->tid},
+                      {"ts", double(e->start_ns) / 1e3},
+                      {"dur", double(e->dur_ns) / 1e3},
+                      {"args", std::move(args)}});
+  }
+  nlohmann::json doc = {{"traceEvents", std::move(events)}, {"displayTimeUnit", "ns"}};
+  return doc.dump();
+}
+
+void export_chrome_trace(const Result& r, const std::string& path) {
+  const std::string text = chrome_trace_json(r);
+  io::AtomicWriter w(path);
+  w.write(text.data(), text.size());
+  w.commit();
+}
+
+}  // namespace tsr::profiler

@@ -1,0 +1,83 @@
+// The profiler's recorder, modelled on torch.profiler (RecordFunction +
+// kineto's CPU events): while a session runs, every primitive run
+// (Primitive::forward) and every backward node the engine applies is one
+// Event: name, inputs' sizes/strides/memory formats, device, start and
+// duration on the steady clock, bytes the device's caching allocator gained
+// during it, thread. Off, the cost is one relaxed atomic load per primitive
+// run (active()). Events from every thread go into the one session; nesting
+// (a backward node running the ops of its formula) is tracked per thread, so
+// each event knows the time and memory of its direct children (torch's
+// "self" columns).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <tessera/types.h>
+
+#include "core/device.h"
+#include "core/tensor.h"
+
+namespace tsr::profiler {
+
+struct Options {
+  bool record_shapes = false;
+  bool profile_memory = false;
+};
+
+struct Event {
+  std::string name;      // "aten::<op>" for a primitive, the node's name for backward
+  bool backward = false;  // a backward node (autograd engine)
+  uint64_t tid = 0;       // OS thread id (gettid)
+  int64_t start_ns = 0;   // since the session started
+  int64_t dur_ns = 0;
+  int64_t child_ns = 0;   // durations of the direct children on the same thread
+  int64_t mem_bytes = 0;  // net change of the device's allocated bytes (children included)
+  int64_t child_mem = 0;  // the same for the direct children
+  Device device{};
+  // record_shapes only: one entry per input (an undefined input: empty
+  // sizes and strides, format -1).
+  std::vector<Shape> sizes, strides;
+  std::vector<int> formats;  // tsr_memory_format of each input (suggest_memory_format)
+};
+
+struct Result {
+  Options options;
+  std::vector<Event> events;  // in order of completion
+};
+
+namespace detail {
+extern std::atomic<bool> g_active;
+struct Session;
+}  // namespace detail
+
+// True while a session runs: the one check on the hot path.
+inline bool active() { return detail::g_active.load(std::memory_order_relaxed); }
+
+// TSR_ERR_INVALID_ARGUMENT when a session already runs.
+void start(const Options& o);
+// Ends the session and returns its events; TSR_ERR_INVALID_ARGUMENT when
+// none runs. Events still open on other threads at that moment are dropped.
+std::shared_ptr<Result> stop();
+
+// Records one event from construction to destruction. Construct only when
+// active() (a scope made while no session runs records nothing).
+class Scope {
+ public:
+  Scope(std::string name, const std::vector<Tensor>& inputs, bool backward);
+  ~Scope();
+  Scope(const Scope&) = delete;
+  Scope& operator=(const Scope&) = delete;
+
+ private:
+  std::shared_ptr<detail::Session> session_;
+  Event event_;
+  Scope* parent_ = nullptr;
+  int64_t mem_before_ = 0;
+  int64_t t0_ = 0;
+};
+
+}  // namespace tsr::profiler
