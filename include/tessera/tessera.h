@@ -20,6 +20,7 @@
 #include "profiler.h"
 #include "parallel.h"
 #include "io.h"
+#include "file.h"
 #include "allocator.h"
 #include "stream.h"
 #include "cuda.h"

@@ -7,6 +7,7 @@
 
 #include "capi/barrier.h"
 #include "capi/handles.h"
+#include "capi/load_settings.h"
 #include "capi/struct_size.h"
 #include "io/load.h"
 #include "io/save.h"
@@ -28,18 +29,13 @@ using namespace tsr::capi;
 
 namespace {
 
-// The caller's options over TSR_SAVE_OPTIONS_INIT / TSR_LOAD_OPTIONS_INIT,
+// The caller's options over TSR_SAVE_OPTIONS_INIT,
 // read up to its struct_size (capi/struct_size.h): an older, smaller struct
 // gets the defaults of the fields it lacks.
 tsr_save_options read_save_options(const tsr_save_options* o) {
   return read_struct(o, tsr_save_options TSR_SAVE_OPTIONS_INIT,
                      TSR_FIRST_VERSION_SIZE(tsr_save_options, compression), "save options",
                      "tsr_save_options");
-}
-tsr_load_options read_load_options(const tsr_load_options* o) {
-  return read_struct(o, tsr_load_options TSR_LOAD_OPTIONS_INIT,
-                     TSR_FIRST_VERSION_SIZE(tsr_load_options, max_bytes), "load options",
-                     "tsr_load_options");
 }
 
 io::SaveSettings save_settings(const tsr_save_options* opts) {
@@ -71,14 +67,6 @@ io::SaveSettings save_settings(const tsr_save_options* opts) {
 
 const tsr_tensor_map& map_of(const tsr_tensor_map* m) { return *require(m, "tensor map"); }
 
-// i as a position in a list of `count` entries; TSR_ERR_INDEX_OUT_OF_RANGE
-// naming `what` otherwise.
-size_t checked_index(int64_t i, size_t count, const char* what) {
-  TSR_CHECK(i >= 0 && uint64_t(i) < count, TSR_ERR_INDEX_OUT_OF_RANGE, what, " index ", i,
-            " is out of range for ", count, " entries");
-  return size_t(i);
-}
-
 }  // namespace
 
 TSR_EXTERN tsr_status tsr_save(const char* path, int64_t n, const char* const* names,
@@ -106,15 +94,7 @@ TSR_EXTERN tsr_status tsr_load(const char* path, const tsr_load_options* opts,
   return guarded([&] {
     require(path, "path");
     require(out, "out");
-    io::LoadSettings settings;
-    if (opts) {
-      const tsr_load_options o = read_load_options(opts);
-      TSR_CHECK(o.max_bytes >= 0, TSR_ERR_INVALID_ARGUMENT, "max_bytes is ", o.max_bytes,
-                " (0 means the default limit, TSR_LOAD_MAX_BYTES_UNLIMITED none)");
-      settings.max_bytes = o.max_bytes;
-      settings.verify_checksums = o.skip_checksums == 0;
-    }
-    io::LoadedFile f = io::load_file(path, settings);
+    io::LoadedFile f = io::load_file(path, load_settings(opts));
     *out = new tsr_tensor_map(std::move(f));
   });
 }

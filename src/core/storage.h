@@ -37,6 +37,11 @@ class Storage {
   Device device() const { return device_; }
   // The memory came from the device's allocator (not from_blob's caller).
   bool from_allocator() const { return allocator_ != nullptr; }
+  // Memory tessera must not write: a view of a memory-mapped file
+  // (tsr_file_get). In-place ops refuse tensors on such storage
+  // (ops::check_inplace_allowed); clone() gives a writable copy.
+  bool read_only() const { return read_only_; }
+  void set_read_only() { read_only_ = true; }
   // Number of tensors (TensorImpls) using this storage.
   int64_t use_count() const { return users_.load(std::memory_order_relaxed); }
   void add_user() { users_.fetch_add(1, std::memory_order_relaxed); }
@@ -58,6 +63,7 @@ class Storage {
   tsr_deleter deleter_;
   void* ctx_;
   std::atomic<int64_t> users_{0};
+  bool read_only_ = false;
 };
 
 using StoragePtr = std::shared_ptr<Storage>;

@@ -1,138 +1,10 @@
 #include "io/load.h"
 
-#include <bit>
 #include <limits>
-#include <optional>
 
-#include "core/dtype.h"
-#include "core/error.h"
-#include "core/factory.h"
-#include "io/bool_bytes.h"
-#include "io/checksum.h"
-#include "io/header.h"
-#include "io/quote.h"
-#include "io/posix_file.h"
-#include "io/zstd_frame.h"
+#include "io/file_index.h"
 
 namespace tsr::io {
-
-// safetensors data is little-endian and is copied into tensors as is.
-static_assert(std::endian::native == std::endian::little,
-              "tsr::io reads little-endian data without byte swapping");
-
-namespace {
-
-// Reads the header text; returns it (its length is N).
-std::string read_header_text(const ReadFile& f) {
-  TSR_CHECK(f.size() >= 8, TSR_ERR_CORRUPT_FILE, "file is ", f.size(),
-            " bytes, shorter than the 8-byte header length");
-  unsigned char len_bytes[8];
-  f.read_at(len_bytes, 8, 0);
-  uint64_t n = 0;
-  for (int i = 7; i >= 0; --i) n = (n << 8) | len_bytes[i];
-  TSR_CHECK(n <= kMaxHeaderBytes, TSR_ERR_CORRUPT_FILE, "header length ", n, " exceeds the limit of ",
-            kMaxHeaderBytes, " bytes");
-  TSR_CHECK(n <= f.size() - 8, TSR_ERR_CORRUPT_FILE, "header length ", n,
-            " runs past the end of the ", f.size(), "-byte file");
-  std::string text(n, '\0');
-  f.read_at(text.data(), n, 8);
-  return text;
-}
-
-bool is_compressed(const Header& h) {
-  auto it = h.metadata.find(kCompressionKey);
-  if (it == h.metadata.end()) return false;
-  TSR_CHECK(it->second == kCompressionZstd, TSR_ERR_UNSUPPORTED, "unknown compression ",
-            json_quoted(it->second), " (", kCompressionKey, "); this build reads ", json_quoted(kCompressionZstd), "");
-  return true;
-}
-
-void check_bools(const Tensor& t, const std::string& name) {
-  if (t.dtype() != TSR_BOOL) return;
-  int64_t bad = first_non_bool_byte(t.data_ptr(), t.nbytes());
-  TSR_CHECK(bad < 0, TSR_ERR_CORRUPT_FILE, "tensor ", json_quoted(name), ": bool element ", bad,
-            " is byte ", int(static_cast<const unsigned char*>(t.data_ptr())[bad]),
-            ", not 0 or 1");
-}
-
-// The checksums a file tessera wrote carries (io/checksum.h), its header's
-// already verified; nullopt for a file without them or when not verifying.
-// The entry is taken out of the metadata: it describes the file, it is not
-// the writer's metadata.
-std::optional<FileChecksums> header_checksums(const std::string& text, Header& h, bool verify) {
-  std::optional<FileChecksums> sums;
-  if (verify) {
-    sums = verify_header(text);
-    TSR_CHECK(sums || !h.metadata.count(kChecksumKey), TSR_ERR_CORRUPT_FILE, "the value of \"",
-              kChecksumKey, "\" is malformed (it does not start with ", kChecksumMarker, ")");
-  }
-  h.metadata.erase(kChecksumKey);
-  return sums;
-}
-
-// stored: the XXH3-64 of the tensor's bytes in the file.
-void check_tensor_hash(uint64_t stored, const TensorEntry& e, uint64_t data_start, uint64_t expected) {
-  TSR_CHECK(stored == expected, TSR_ERR_CORRUPT_FILE,
-            "tensor ", json_quoted(e.name), ": checksum mismatch, its data (file bytes ",
-            data_start + e.begin, " to ", data_start + e.end, ") was changed since it was written");
-}
-
-LoadedFile load_checked(const std::string& path, const LoadSettings& settings) {
-  ReadFile f(path);
-  const std::string text = read_header_text(f);
-  Header h = parse_header(text);
-  const std::optional<FileChecksums> sums = header_checksums(text, h, settings.verify_checksums);
-  const bool zstd = is_compressed(h);
-  const uint64_t data_start = 8 + text.size();
-  validate_layout(h, f.size() - data_start, zstd);
-  TSR_CHECK(!sums || sums->tensors.size() == h.tensors.size(), TSR_ERR_CORRUPT_FILE,
-            "the checksum entry lists ", sums ? sums->tensors.size() : 0, " tensors, the header ",
-            h.tensors.size());
-  const int64_t max_bytes = settings.max_bytes;
-
-  int64_t total = 0;
-  for (const TensorEntry& e : h.tensors) {
-    TSR_CHECK(e.nbytes <= std::numeric_limits<int64_t>::max() - total, TSR_ERR_CORRUPT_FILE,
-              "tensors need more than 2^63-1 bytes in total");
-    total += e.nbytes;
-  }
-  if (max_bytes == 0) {
-    const int64_t cap = default_max_bytes(f.size());
-    TSR_CHECK(total <= cap, TSR_ERR_CORRUPT_FILE, "tensors need ", total,
-              " bytes, above the default limit of ", cap, " bytes for a ", f.size(),
-              "-byte file (", kDefaultExpansion, " x its size + ", kDefaultSlackBytes >> 20,
-              " MiB); set tsr_load_options.max_bytes to load it (TSR_LOAD_MAX_BYTES_UNLIMITED: no limit)");
-  } else {
-    TSR_CHECK(total <= max_bytes, TSR_ERR_CORRUPT_FILE, "tensors need ", total,
-              " bytes, above the limit max_bytes = ", max_bytes);
-  }
-
-  LoadedFile out;
-  out.names.reserve(h.tensors.size());
-  out.tensors.reserve(h.tensors.size());
-  for (const TensorEntry& e : h.tensors) {
-    const uint64_t len = e.end - e.begin;
-    Tensor t;
-    uint64_t stored_hash = 0;
-    if (zstd) {
-      check_frame(f, data_start + e.begin, len, size_t(e.nbytes), e.name);
-      t = empty(e.shape, e.dtype, TSR_CONTIGUOUS_FORMAT, kCpu);  // the frame's blocks can produce e.nbytes
-      decompress_frame(f, data_start + e.begin, len, t.data_ptr(), size_t(e.nbytes), e.name, &stored_hash);
-    } else {
-      t = empty(e.shape, e.dtype, TSR_CONTIGUOUS_FORMAT, kCpu);  // e.nbytes == len <= the file size
-      f.read_at(t.data_ptr(), len, data_start + e.begin);
-      if (sums) stored_hash = content_hash(t.data_ptr(), size_t(len));
-    }
-    if (sums) check_tensor_hash(stored_hash, e, data_start, sums->tensors[out.tensors.size()]);
-    check_bools(t, e.name);
-    out.names.push_back(e.name);
-    out.tensors.push_back(std::move(t));
-  }
-  out.metadata = std::move(h.metadata);
-  return out;
-}
-
-}  // namespace
 
 int64_t default_max_bytes(uint64_t file_size) {
   constexpr uint64_t kMax = uint64_t(std::numeric_limits<int64_t>::max());
@@ -141,13 +13,18 @@ int64_t default_max_bytes(uint64_t file_size) {
 }
 
 LoadedFile load_file(const std::string& path, const LoadSettings& settings) {
-  try {
-    return load_checked(path, settings);
-  } catch (const Error& e) {
-    if (e.status() != TSR_ERR_CORRUPT_FILE && e.status() != TSR_ERR_UNSUPPORTED) throw;
-    // Name the file; I/O messages already do.
-    throw Error(e.status(), str("'", path, "': ", e.what()));
-  }
+  return naming_file(path, [&] {
+    FileIndex ix = read_index(path, settings);
+    LoadedFile out;
+    out.names.reserve(ix.header.tensors.size());
+    out.tensors.reserve(ix.header.tensors.size());
+    for (size_t i = 0; i < ix.header.tensors.size(); ++i) {
+      out.tensors.push_back(read_tensor(ix, i));
+      out.names.push_back(ix.header.tensors[i].name);
+    }
+    out.metadata = std::move(ix.header.metadata);
+    return out;
+  });
 }
 
 }  // namespace tsr::io

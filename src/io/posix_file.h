@@ -40,6 +40,8 @@ class ReadFile {
   explicit ReadFile(const std::string& path);
 
   uint64_t size() const { return size_; }
+  int fd() const { return fd_.get(); }
+  const std::string& path() const { return path_; }
   // Reads exactly n bytes at offset into dst. The file ending before that
   // (it shrank since open) is TSR_ERR_CORRUPT_FILE.
   void read_at(void* dst, uint64_t n, uint64_t offset) const;

@@ -17,6 +17,9 @@
 namespace tsr::ops {
 
 void check_inplace_allowed(const Tensor& t, const char* op) {
+  TSR_CHECK(!t.storage()->read_only(), TSR_ERR_INVALID_ARGUMENT, op,
+            ": the tensor is a read-only view of a memory-mapped file (tsr_file_get); clone() it "
+            "for a writable copy");
   TSR_CHECK(!kernels::has_internal_overlap(t), TSR_ERR_INVALID_ARGUMENT, op,
             ": unsupported operation: more than one element of the written-to tensor refers to a "
             "single memory location. Please clone() the tensor before performing the operation.");
