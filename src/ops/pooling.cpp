@@ -111,10 +111,17 @@ class AdaptiveAvgPoolBackward final : public prim::Primitive {
   tsr_memory_format fmt_;
 };
 
+// torch 1.13's adaptive_avg_pool2d computes a 1x1 output as
+// input.mean({-1, -2}, keepdim) (MeanBackward1), restrided in place to
+// channels_last for a channels_last input (AsStridedBackward1); the node
+// carries the name torch's graph ends in.
 class AdaptiveAvgPool final : public prim::Primitive {
  public:
   AdaptiveAvgPool(Pair out, tsr_memory_format fmt) : out_(out), fmt_(fmt) {}
-  const char* name() const override { return "AdaptiveAvgPool2DBackward0"; }
+  const char* name() const override {
+    if (out_[0] == 1 && out_[1] == 1) return fmt_ == TSR_CHANNELS_LAST ? "AsStridedBackward1" : "MeanBackward1";
+    return "AdaptiveAvgPool2DBackward0";
+  }
   const char* op() const override { return "adaptive_avg_pool2d"; }
   std::vector<TensorMeta> output_meta(const Tensors& in) const override {
     return {{kernels::adaptive_pool2d_output_sizes(in[0], out_), in[0].dtype()}};
