@@ -257,8 +257,8 @@ Test(cnn, conv2d_errors) {
   TSR_ASSERT_FAILS(tsr_conv2d(xs, w, NULL, ONE, ZERO, ONE, 1, &out), TSR_ERR_SHAPE_MISMATCH,
                    "Calculated padded input size per channel: (2 x 2). Kernel size: (3 x 3). Kernel size can't be "
                    "greater than actual input size");
-  TSR_ASSERT_FAILS(tsr_conv2d(x, w, NULL, ONE, ZERO, two, 1, &out), TSR_ERR_SHAPE_MISMATCH,
-                   "Kernel size: (5 x 5)");
+  TSR_ASSERT_FAILS(tsr_conv2d(xs, w, NULL, ONE, ONE, two, 1, &out), TSR_ERR_SHAPE_MISMATCH,
+                   "Calculated padded input size per channel: (4 x 4). Kernel size: (5 x 5)");
   TSR_ASSERT_FAILS(tsr_conv2d(x, w, b5, ONE, ONE, ONE, 1, &out), TSR_ERR_SHAPE_MISMATCH,
                    "Given weight of size [6, 4, 3, 3], expected bias to be 1-dimensional with 6 elements, but got "
                    "bias of size [5] instead");
