@@ -1,8 +1,9 @@
 // The batch norm primitive: F.batch_norm as one node,
 // NativeBatchNormBackward0 (torch 1.13's grad_fn on the CPU, training and
 // evaluation alike). Outputs: the result, and the per-channel mean and
-// invstd the backward reads (torch's save_mean / save_invstd; in evaluation
-// the running stats'), plus, when training, the unbiased batch variance for
+// variance the backward reads (torch keeps save_mean / save_invstd; the
+// variance is what oneDNN's backward takes; in evaluation the running
+// stats'), plus, when training, the unbiased batch variance for
 // the running update. The running stats are updated here, outside the
 // primitive, under no_grad, as torch's kernel does in place: replaying a
 // checkpointed region therefore does not update them twice.
@@ -24,12 +25,12 @@ namespace {
 
 const bool registered = prim::register_op_names({"native_batch_norm", "native_batch_norm_backward"});
 
-// inputs {grad_out, x, weight or undefined, mean, invstd}; outputs: the
+// inputs {grad_out, x, weight or undefined, mean, var}; outputs: the
 // needed gradients in the order input, weight, bias.
 class BatchNormBackward final : public prim::Primitive {
  public:
-  BatchNormBackward(bool training, tsr_memory_format fmt, bool nx, bool nw, bool nb)
-      : training_(training), fmt_(fmt), nx_(nx), nw_(nw), nb_(nb) {}
+  BatchNormBackward(bool training, double eps, tsr_memory_format fmt, bool nx, bool nw, bool nb)
+      : training_(training), eps_(eps), fmt_(fmt), nx_(nx), nw_(nw), nb_(nb) {}
   const char* name() const override { return "NativeBatchNormBackwardBackward0"; }
   const char* op() const override { return "native_batch_norm_backward"; }
   std::vector<TensorMeta> output_meta(const Tensors& in) const override {
@@ -44,7 +45,7 @@ class BatchNormBackward final : public prim::Primitive {
     Tensor w = in[2].defined() ? kernels::dense_in(in[2], fmt_) : Tensor();
     kernels::BatchNormGrads r = kernels::batch_norm_backward(
         kernels::dense_in(in[0], fmt_), kernels::dense_in(in[1], fmt_), w, kernels::dense_in(in[3], fmt_),
-        kernels::dense_in(in[4], fmt_), training_, fmt_, nx_, nw_, nb_);
+        kernels::dense_in(in[4], fmt_), eps_, training_, fmt_, nx_, nw_, nb_);
     Tensors out;
     if (nx_) out.push_back(r.input);
     if (nw_) out.push_back(r.weight);
@@ -54,6 +55,7 @@ class BatchNormBackward final : public prim::Primitive {
 
  private:
   bool training_;
+  double eps_;
   tsr_memory_format fmt_;
   bool nx_, nw_, nb_;
 };
@@ -76,7 +78,7 @@ class BatchNorm final : public prim::Primitive {
     auto dense = [&](const Tensor& t) { return t.defined() ? kernels::dense_in(t, fmt_) : Tensor(); };
     kernels::BatchNormResult r = kernels::batch_norm(dense(in[0]), dense(in[1]), dense(in[2]), dense(in[3]),
                                                      dense(in[4]), training_, eps_, fmt_);
-    Tensors out{r.out, r.mean, r.invstd};
+    Tensors out{r.out, r.mean, r.var};
     if (training_) out.push_back(r.unbiased_var);
     return out;
   }
@@ -88,7 +90,7 @@ class BatchNorm final : public prim::Primitive {
     const bool nx = ctx.needs_input_grad(0), nw = ctx.needs_input_grad(1), nb = ctx.needs_input_grad(2);
     if (!nx && !nw && !nb) return {Tensor(), Tensor(), Tensor(), Tensor(), Tensor()};
     Tensor w = nx ? ctx.input(1) : Tensor();
-    Tensors r = autograd::run(std::make_shared<BatchNormBackward>(training_, fmt_, nx, nw, nb),
+    Tensors r = autograd::run(std::make_shared<BatchNormBackward>(training_, eps_, fmt_, nx, nw, nb),
                               {ctx.grad(0), ctx.input(0), w, ctx.output(1), ctx.output(2)});
     size_t k = 0;
     Tensor gx = nx ? r[k++] : Tensor();

@@ -50,12 +50,12 @@ void forward(const Tensor& xt, const Tensor& wt, const Tensor& bt, const Tensor&
   const Geom gx(xt);  // out has x's sizes and format, hence its offsets
   const T* x = xt.data<T>();
   T* y = r.out.data<T>();
-  T *mean = r.mean.data<T>(), *invstd = r.invstd.data<T>();
+  T *mean = r.mean.data<T>(), *var_out = r.var.data<T>();
   T* uvar = training ? r.unbiased_var.data<T>() : nullptr;
   const int64_t M = gx.count();
   parallel_for(gx.C, 1, [&](int64_t b, int64_t e) {
     for (int64_t c = b; c < e; ++c) {
-      double mu, inv;
+      double mu, var;
       if (training) {
         double s = 0;
         gx.each(c, [&](int64_t o) { s += double(x[o]); });
@@ -65,15 +65,15 @@ void forward(const Tensor& xt, const Tensor& wt, const Tensor& bt, const Tensor&
           const double d = double(x[o]) - mu;
           ss += d * d;
         });
-        const double var = M ? ss / double(M) : 0.0;
-        inv = 1.0 / std::sqrt(var + eps);
+        var = M ? ss / double(M) : 0.0;
         uvar[c] = T(M > 1 ? ss / double(M - 1) : NAN);
       } else {
         mu = double(param<T>(rm, c, T(0)));
-        inv = 1.0 / std::sqrt(double(param<T>(rv, c, T(1))) + eps);
+        var = double(param<T>(rv, c, T(1)));
       }
       mean[c] = T(mu);
-      invstd[c] = T(inv);
+      var_out[c] = T(var);
+      const double inv = 1.0 / std::sqrt(var + eps);
       const double alpha = inv * double(param<T>(wt, c, T(1)));
       const double beta = double(param<T>(bt, c, T(0))) - mu * alpha;
       // x and out share one geometry (same sizes, same format).
@@ -83,17 +83,17 @@ void forward(const Tensor& xt, const Tensor& wt, const Tensor& bt, const Tensor&
 }
 
 template <typename T>
-void backward(const Tensor& gt, const Tensor& xt, const Tensor& wt, const Tensor& mt, const Tensor& it,
-              bool training, BatchNormGrads& r) {
+void backward(const Tensor& gt, const Tensor& xt, const Tensor& wt, const Tensor& mt, const Tensor& vt,
+              double eps, bool training, BatchNormGrads& r) {
   const Geom geo(xt);
-  const T *g = gt.data<T>(), *x = xt.data<T>(), *mean = mt.data<T>(), *invstd = it.data<T>();
+  const T *g = gt.data<T>(), *x = xt.data<T>(), *mean = mt.data<T>(), *var = vt.data<T>();
   T* gx = r.input.defined() ? r.input.data<T>() : nullptr;
   T* gw = r.weight.defined() ? r.weight.data<T>() : nullptr;
   T* gb = r.bias.defined() ? r.bias.data<T>() : nullptr;
   const int64_t M = geo.count();
   parallel_for(geo.C, 1, [&](int64_t b, int64_t e) {
     for (int64_t c = b; c < e; ++c) {
-      const double mu = double(mean[c]), inv = double(invstd[c]);
+      const double mu = double(mean[c]), inv = 1.0 / std::sqrt(double(var[c]) + eps);
       const double w = double(param<T>(wt, c, T(1)));
       double gsum = 0, dotp = 0;
       geo.each(c, [&](int64_t o) {
@@ -130,7 +130,7 @@ BatchNormResult batch_norm(const Tensor& x, const Tensor& weight, const Tensor& 
   BatchNormResult r;
   r.out = empty_cpu(x.sizes(), x.dtype(), fmt);
   r.mean = empty_cpu({C}, x.dtype());
-  r.invstd = empty_cpu({C}, x.dtype());
+  r.var = empty_cpu({C}, x.dtype());
   if (training) r.unbiased_var = empty_cpu({C}, x.dtype());
   by_dtype(x.dtype(), [&](auto t) {
     forward<decltype(t)>(x, weight, bias, running_mean, running_var, training, eps, r);
@@ -139,14 +139,14 @@ BatchNormResult batch_norm(const Tensor& x, const Tensor& weight, const Tensor& 
 }
 
 BatchNormGrads batch_norm_backward(const Tensor& g, const Tensor& x, const Tensor& weight, const Tensor& mean,
-                                   const Tensor& invstd, bool training, tsr_memory_format fmt, bool need_input,
+                                   const Tensor& var, double eps, bool training, tsr_memory_format fmt, bool need_input,
                                    bool need_weight, bool need_bias) {
   BatchNormGrads r;
   const int64_t C = x.size(1);
   if (need_input) r.input = empty_cpu(x.sizes(), x.dtype(), fmt);
   if (need_weight) r.weight = empty_cpu({C}, x.dtype());
   if (need_bias) r.bias = empty_cpu({C}, x.dtype());
-  by_dtype(x.dtype(), [&](auto t) { backward<decltype(t)>(g, x, weight, mean, invstd, training, r); });
+  by_dtype(x.dtype(), [&](auto t) { backward<decltype(t)>(g, x, weight, mean, var, eps, training, r); });
   return r;
 }
 

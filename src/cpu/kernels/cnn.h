@@ -70,12 +70,13 @@ Tensor avg_pool2d_backward(const Tensor& g, const Shape& x_sizes, const Pool2dAr
 Tensor adaptive_avg_pool2d(const Tensor& x, const Pair& output_size, tsr_memory_format fmt);
 Tensor adaptive_avg_pool2d_backward(const Tensor& g, const Shape& x_sizes, tsr_memory_format fmt);
 
-// Batch norm over x [N, C, ...] dense in cnn_format(x). Returns out and the
-// per-channel mean and invstd = 1 / sqrt(var + eps) used: the batch's
-// (biased var) when training, else the running stats'. batch_var is the
-// unbiased batch variance (training only, for the running update).
+// Batch norm over x [N, C, ...] dense in fmt. Returns out and the
+// per-channel mean and variance used: the batch's (biased variance) when
+// training, else the running stats'. unbiased_var: the batch's unbiased
+// variance (training only, for the running update). The variance is kept
+// rather than torch's invstd because oneDNN's backward takes it.
 struct BatchNormResult {
-  Tensor out, mean, invstd, unbiased_var;
+  Tensor out, mean, var, unbiased_var;
 };
 BatchNormResult batch_norm(const Tensor& x, const Tensor& weight, const Tensor& bias,
                            const Tensor& running_mean, const Tensor& running_var, bool training,
@@ -84,9 +85,9 @@ struct BatchNormGrads {
   Tensor input, weight, bias;
 };
 // ATen's batch_norm_backward_cpu: training uses the batch statistics' full
-// derivative, evaluation only invstd's scaling.
+// derivative, evaluation only the scaling by invstd = 1 / sqrt(var + eps).
 BatchNormGrads batch_norm_backward(const Tensor& g, const Tensor& x, const Tensor& weight,
-                                   const Tensor& mean, const Tensor& invstd, bool training,
+                                   const Tensor& mean, const Tensor& var, double eps, bool training,
                                    tsr_memory_format fmt, bool need_input, bool need_weight, bool need_bias);
 
 // ---- the reference loops (any dtype of float32/float64, any dense fmt) ----
@@ -101,7 +102,7 @@ BatchNormResult batch_norm(const Tensor& x, const Tensor& weight, const Tensor& 
                            const Tensor& running_mean, const Tensor& running_var, bool training,
                            double eps, tsr_memory_format fmt);
 BatchNormGrads batch_norm_backward(const Tensor& g, const Tensor& x, const Tensor& weight,
-                                   const Tensor& mean, const Tensor& invstd, bool training,
+                                   const Tensor& mean, const Tensor& var, double eps, bool training,
                                    tsr_memory_format fmt, bool need_input, bool need_weight, bool need_bias);
 }  // namespace ref
 

@@ -1,0 +1,120 @@
+// conv2d through oneDNN's convolution primitives: forward (with bias),
+// backward data, backward weights (with the bias gradient). Memory
+// descriptors carry the tensors' own strides (NCHW or NHWC, weights OIHW or
+// OHWI; grouped weights as [G, O/G, I/G, kH, kW]), so oneDNN works on
+// tessera's buffers without reorders and picks its implementation for that
+// layout. oneDNN's primitive cache (on by default) makes repeated shapes
+// cheap to set up. torch's symmetric padding is oneDNN's padding_l; oneDNN
+// wants padding_r too: the one that makes its output size formula give
+// torch's (floor) size.
+#include "cpu/dnnl/dnnl_cnn.h"
+#include "cpu/dnnl/dnnl_context.h"
+#include "cpu/kernels/empty_cpu.h"
+
+namespace tsr::kernels::onednn {
+
+using dnnl::memory;
+
+namespace {
+
+struct ConvDescs {
+  memory::desc src, weights, bias, dst;
+  memory::dims strides, dilates, pad_l, pad_r;
+};
+
+// x and y sizes; w a tensor (or, for backward weights, the gradient made in
+// w's format) giving the weights' strides.
+ConvDescs descs(const Tensor& x, const Tensor& w, const Tensor& y, const Conv2dArgs& a) {
+  ConvDescs d;
+  d.src = desc_of(x);
+  d.dst = desc_of(y);
+  const int64_t G = a.groups;
+  if (G == 1) {
+    d.weights = desc_of(w);
+  } else {
+    const Shape& s = w.sizes();
+    const Shape& st = w.strides();
+    d.weights = desc_of(w, {G, s[0] / G, s[1], s[2], s[3]}, {st[0] * (s[0] / G), st[0], st[1], st[2], st[3]});
+  }
+  d.bias = memory::desc({w.size(0)}, memory::data_type::f32, memory::format_tag::a);
+  for (int i = 0; i < 2; ++i) {
+    const int64_t ext = a.dilation[i] * (w.size(2 + i) - 1) + 1;
+    d.strides.push_back(a.stride[i]);
+    d.dilates.push_back(a.dilation[i] - 1);  // oneDNN counts dilation from 0
+    d.pad_l.push_back(a.padding[i]);
+    d.pad_r.push_back((y.size(2 + i) - 1) * a.stride[i] + ext - x.size(2 + i) - a.padding[i]);
+  }
+  return d;
+}
+
+dnnl::convolution_forward::primitive_desc forward_pd(const ConvDescs& d, bool with_bias) {
+  auto desc = with_bias ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training,
+                                                          dnnl::algorithm::convolution_direct, d.src, d.weights,
+                                                          d.bias, d.dst, d.strides, d.dilates, d.pad_l, d.pad_r)
+                        : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training,
+                                                          dnnl::algorithm::convolution_direct, d.src, d.weights,
+                                                          d.dst, d.strides, d.dilates, d.pad_l, d.pad_r);
+  return dnnl::convolution_forward::primitive_desc(desc, engine());
+}
+
+}  // namespace
+
+Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor& bias, const Conv2dArgs& a, tsr_memory_format fmt) {
+  Tensor y = empty_cpu(conv2d_output_sizes(x, w, bias, a), x.dtype(), fmt);
+  run("conv2d", [&] {
+    const ConvDescs d = descs(x, w, y, a);
+    auto pd = forward_pd(d, bias.defined());
+    std::unordered_map<int, memory> args{
+        {DNNL_ARG_SRC, mem(d.src, x)}, {DNNL_ARG_WEIGHTS, mem(d.weights, w)}, {DNNL_ARG_DST, mem(d.dst, y)}};
+    if (bias.defined()) args.emplace(DNNL_ARG_BIAS, mem(d.bias, bias));
+    dnnl::convolution_forward(pd).execute(stream(), args);
+    stream().wait();
+  });
+  return y;
+}
+
+ConvGrads conv2d_backward(const Tensor& g, const Tensor& x, const Tensor& w, const Shape& x_sizes,
+                          const Shape& w_sizes, const Conv2dArgs& a, tsr_memory_format fmt, bool need_input,
+                          bool need_weight, bool need_bias) {
+  ConvGrads r;
+  // The bias's gradient alone (x not kept): a sum over g, no oneDNN needed.
+  if (need_bias && !need_weight) r.bias = ref::conv2d_backward(g, x, w, x_sizes, w_sizes, a, fmt, false, false, true).bias;
+  const bool with_bias = need_bias && need_weight;
+  if (need_input) r.input = empty_cpu(x_sizes, g.dtype(), fmt);
+  if (need_weight) r.weight = empty_cpu(w_sizes, g.dtype(), fmt);
+  if (with_bias) r.bias = empty_cpu({w_sizes[0]}, g.dtype());
+  if (!need_input && !need_weight) return r;
+  // Descriptors need a tensor of x's and w's layout; the gradients have it.
+  const Tensor& xl = need_input ? r.input : x;
+  const Tensor& wl = need_weight ? r.weight : w;
+  run("conv2d backward", [&] {
+    const ConvDescs d = descs(xl, wl, g, a);
+    auto fwd = forward_pd(d, with_bias);
+    if (need_input) {
+      dnnl::convolution_backward_data::desc bd(dnnl::algorithm::convolution_direct, d.src, d.weights, d.dst,
+                                               d.strides, d.dilates, d.pad_l, d.pad_r);
+      dnnl::convolution_backward_data::primitive_desc pd(bd, engine(), fwd);
+      dnnl::convolution_backward_data(pd).execute(
+          stream(), {{DNNL_ARG_DIFF_DST, mem(d.dst, g)}, {DNNL_ARG_WEIGHTS, mem(d.weights, w)},
+                     {DNNL_ARG_DIFF_SRC, mem(d.src, r.input)}});
+    }
+    if (need_weight) {
+      auto bd = with_bias ? dnnl::convolution_backward_weights::desc(dnnl::algorithm::convolution_direct, d.src,
+                                                                     d.weights, d.bias, d.dst, d.strides,
+                                                                     d.dilates, d.pad_l, d.pad_r)
+                          : dnnl::convolution_backward_weights::desc(dnnl::algorithm::convolution_direct, d.src,
+                                                                     d.weights, d.dst, d.strides, d.dilates,
+                                                                     d.pad_l, d.pad_r);
+      dnnl::convolution_backward_weights::primitive_desc pd(bd, engine(), fwd);
+      std::unordered_map<int, memory> args{{DNNL_ARG_DIFF_DST, mem(d.dst, g)},
+                                           {DNNL_ARG_SRC, mem(d.src, x)},
+                                           {DNNL_ARG_DIFF_WEIGHTS, mem(d.weights, r.weight)}};
+      if (with_bias) args.emplace(DNNL_ARG_DIFF_BIAS, mem(d.bias, r.bias));
+      dnnl::convolution_backward_weights(pd).execute(stream(), args);
+    }
+    stream().wait();
+  });
+  return r;
+}
+
+}  // namespace tsr::kernels::onednn
