@@ -397,3 +397,102 @@ Test(cnn, batch_norm_errors) {
   tsr_tensor* all[] = {x, rm, rv, rm3, w3, rmd, x1, xone, xi};
   for (size_t k = 0; k < sizeof all / sizeof all[0]; ++k) tsr_tensor_release(all[k]);
 }
+
+/* ---- checkpointing -------------------------------------------------------- */
+
+/* A small network: conv -> batch_norm (training) -> relu -> max_pool ->
+ * conv -> avg_pool -> adaptive_avg_pool -> flatten -> sum. */
+typedef struct {
+  tsr_tensor *w1, *b1, *gamma, *beta, *rm, *rv, *w2;
+} net;
+
+static tsr_tensor* net_forward(const net* n, const tsr_tensor* x) {
+  tsr_tensor *a, *b, *c, *d, *e, *f, *g, *h, *loss;
+  const int64_t k2[] = {2, 2}, o1[] = {1, 1};
+  TSR_ASSERT_OK(tsr_conv2d(x, n->w1, n->b1, ONE, ONE, ONE, 1, &a));
+  TSR_ASSERT_OK(tsr_batch_norm(a, n->rm, n->rv, n->gamma, n->beta, true, 0.1, 1e-5, &b));
+  TSR_ASSERT_OK(tsr_relu(b, &c));
+  TSR_ASSERT_OK(tsr_max_pool2d(c, k2, NULL, ZERO, ONE, false, &d, NULL));
+  TSR_ASSERT_OK(tsr_conv2d(d, n->w2, NULL, ONE, ONE, ONE, 2, &e));
+  TSR_ASSERT_OK(tsr_avg_pool2d(e, k2, ONE, ZERO, true, false, &f));
+  TSR_ASSERT_OK(tsr_adaptive_avg_pool2d(f, o1, &g));
+  TSR_ASSERT_OK(tsr_flatten(g, 1, -1, &h));
+  TSR_ASSERT_OK(tsr_sum(h, 0, NULL, false, &loss));
+  tsr_tensor* all[] = {a, b, c, d, e, f, g, h};
+  for (size_t k = 0; k < 8; ++k) tsr_tensor_release(all[k]);
+  return loss;
+}
+
+static net net_make(void) {
+  const int64_t s1[] = {4, 3, 3, 3}, s4[] = {4}, s2[] = {6, 2, 3, 3};
+  net n;
+  tsr_tensor** params[] = {&n.w1, &n.b1, &n.gamma, &n.beta, &n.w2};
+  const int64_t* sizes[] = {s1, s4, s4, s4, s2};
+  const int64_t nd[] = {4, 1, 1, 1, 4};
+  for (int k = 0; k < 5; ++k) {
+    tsr_tensor* d = tg_leaf(nd[k], sizes[k], 80 + k, 0.5, k == 2 ? 1 : 0);
+    TSR_ASSERT_OK(tsr_set_requires_grad(d, false));
+    TSR_ASSERT_OK(tsr_to_dtype(d, TSR_FLOAT32, params[k]));
+    TSR_ASSERT_OK(tsr_set_requires_grad(*params[k], true));
+    tsr_tensor_release(d);
+  }
+  n.rm = filled(1, s4, TSR_FLOAT32, 0);
+  n.rv = filled(1, s4, TSR_FLOAT32, 1);
+  return n;
+}
+
+static void net_release(net* n) {
+  tsr_tensor* all[] = {n->w1, n->b1, n->gamma, n->beta, n->rm, n->rv, n->w2};
+  for (size_t k = 0; k < 7; ++k) tsr_tensor_release(all[k]);
+}
+
+/* The same gradients and running stats with and without a checkpoint
+ * region (whose replay re-runs conv, pooling and batch norm but updates the
+ * running stats only once), channels_last input; keep_ops names the
+ * convolution's aten name. */
+Test(cnn, checkpoint_matches_plain) {
+  const int64_t sx[] = {2, 3, 8, 8};
+  tsr_tensor *x0 = tg_leaf(4, sx, 90, 1, 0), *x32, *x;
+  TSR_ASSERT_OK(tsr_set_requires_grad(x0, false));
+  TSR_ASSERT_OK(tsr_to_dtype(x0, TSR_FLOAT32, &x32));
+  TSR_ASSERT_OK(tsr_contiguous(x32, TSR_CHANNELS_LAST, &x));
+  net plain = net_make(), ck = net_make();
+  tsr_tensor* l1 = net_forward(&plain, x);
+  TSR_ASSERT_OK(tsr_backward(l1, NULL, false));
+  const char* keeps[] = {NULL, "convolution,native_batch_norm"};
+  for (int round = 0; round < 2; ++round) {
+    tsr_checkpoint_options o = TSR_CHECKPOINT_OPTIONS_INIT;
+    o.keep_ops = keeps[round];
+    TSR_ASSERT_OK(tsr_checkpoint_begin(&o));
+    tsr_tensor* l2 = net_forward(&ck, x);
+    TSR_ASSERT_OK(tsr_checkpoint_end());
+    TSR_ASSERT_OK(tsr_backward(l2, NULL, false));
+    tsr_tensor_release(l2);
+  }
+  /* ck ran two steps: its gradients are twice plain's, its running stats
+   * those of two updates. */
+  tsr_tensor* pp[] = {plain.w1, plain.b1, plain.gamma, plain.beta, plain.w2};
+  tsr_tensor* cp[] = {ck.w1, ck.b1, ck.gamma, ck.beta, ck.w2};
+  for (int k = 0; k < 5; ++k) {
+    tsr_tensor *g1, *g2;
+    TSR_ASSERT_OK(tsr_grad(pp[k], &g1));
+    TSR_ASSERT_OK(tsr_grad(cp[k], &g2));
+    cr_assert(g1 && g2, "param %d: grad %p / %p", k, (void*)g1, (void*)g2);
+    double *v1 = tg_values(g1), *v2 = tg_values(g2);
+    for (int64_t i = 0; i < tsr_tensor_numel(g1); ++i)
+      cr_expect(fabs(2 * v1[i] - v2[i]) <= 1e-4 * (1 + fabs(v2[i])), "param %d [%lld]: %g vs %g", k, (long long)i,
+                2 * v1[i], v2[i]);
+    free(v1);
+    free(v2);
+    tsr_tensor_release(g1);
+    tsr_tensor_release(g2);
+  }
+  cr_expect_eq(tsr_version(plain.rm), 1);
+  cr_expect_eq(tsr_version(ck.rm), 2, "running_mean updated %lld times in two steps", (long long)tsr_version(ck.rm));
+  tsr_tensor_release(l1);
+  net_release(&plain);
+  net_release(&ck);
+  tsr_tensor_release(x0);
+  tsr_tensor_release(x32);
+  tsr_tensor_release(x);
+}

@@ -110,8 +110,12 @@ class BatchNorm final : public prim::Primitive {
 Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
                   const Tensor& bias, bool training, double momentum, double eps) {
   kernels::check_batch_norm(x, running_mean, running_var, weight, bias, training);
+  // Training reads no running stat (they are written after the primitive),
+  // so they are no inputs then: a checkpoint replay must not see them as
+  // inputs modified since the forward.
+  const Tensor rm = training ? Tensor() : running_mean, rv = training ? Tensor() : running_var;
   Tensors r = autograd::run(std::make_shared<BatchNorm>(training, eps, kernels::cnn_format(x)),
-                            {x, weight, bias, running_mean, running_var});
+                            {x, weight, bias, rm, rv});
   if (training && running_mean.defined()) {
     // running = (1 - momentum) * running + momentum * batch statistic, in
     // place and without history (torch updates them inside its kernel).
