@@ -5,6 +5,7 @@
 // failing call changes nothing.
 #include "cpu/kernels/cnn.h"
 
+#include "core/device.h"
 #include "core/error.h"
 #include "core/layout.h"
 #include "cpu/kernels/copy.h"
@@ -162,6 +163,11 @@ void check_batch_norm(const Tensor& x, const Tensor& rm, const Tensor& rv, const
       {&w, "weight"}, {&b, "bias"}, {&rm, "running_mean"}, {&rv, "running_var"}};
   for (auto [p, what] : params) {
     if (!p->defined()) continue;
+    // The running stats are written outside the primitive (whose run()
+    // checks devices), so all devices are checked here.
+    TSR_CHECK(p->device() == x.device(), TSR_ERR_DEVICE_MISMATCH,
+              "Expected all tensors to be on the same device, but found at least two devices, ",
+              device_name(x.device()), " and ", device_name(p->device()), "! (batch_norm: ", what, ")");
     TSR_CHECK(p->dtype() == x.dtype(), TSR_ERR_DTYPE_MISMATCH,
               "mixed dtype (CPU): expect parameter to have scalar type of ", scalar_type_name(x.dtype()),
               " (batch_norm: input ", dtype_name(x.dtype()), ", ", what, " ", dtype_name(p->dtype()), ")");
