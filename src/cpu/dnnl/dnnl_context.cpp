@@ -1,9 +1,13 @@
 #include "cpu/dnnl/dnnl_context.h"
 
-#include <omp.h>
-
 #include "core/error.h"
 #include "cpu/kernels/threads.h"
+
+// The two OpenMP entry points used, declared here rather than through
+// omp.h: the compiler building tessera need not ship GCC's omp.h (clang,
+// for the fuzz build), and these are libgomp's (linked by name in CMake).
+extern "C" int omp_get_max_threads(void);
+extern "C" void omp_set_num_threads(int);
 
 namespace tsr::kernels::onednn {
 
