@@ -1,7 +1,8 @@
 // Tessera — the module-level functions: grad mode (NoGrad scopes), inference
 // mode and anomaly detection (InferenceMode, DetectAnomaly scopes),
 // checkpoint regions, AutogradGrad, Dropout, the torch.nn.functional ops
-// (Linear, Gelu, LayerNorm, Embedding), Cat, Stack and Where, save and load,
+// (Linear, Gelu, LayerNorm, Embedding, Conv2d, MaxPool2d, AvgPool2d,
+// AdaptiveAvgPool2d, BatchNorm), Cat, Stack and Where, save and load,
 // the allocator's statistics and controls, version. The factories are
 // static methods of Tensor (Tensor.Zeros, Tensor.FromArray, ...).
 //

@@ -7,7 +7,8 @@ import java.util.Map;
 /**
  * Module-level functions of tessera with Java names: factories (torch.zeros, ...), grad mode and
  * the no_grad scope, inference mode and anomaly detection, gradient checkpointing regions,
- * autograd.grad, dropout, the torch.nn.functional ops (linear, gelu, layerNorm, embedding), cat,
+ * autograd.grad, dropout, the torch.nn.functional ops (linear, gelu, layerNorm, embedding, conv2d, maxPool2d, avgPool2d,
+ * adaptiveAvgPool2d, batchNorm), cat,
  * stack and where, allocator statistics, save/load, version. Tensors come back as {@link Tensor}
  * proxies: close them (try-with-resources) to release memory at once; the Cleaner releases the
  * ones left to the garbage collector. Every failure throws {@link TesseraException}.
