@@ -15,7 +15,12 @@
 #include "cpu/kernels/cnn.h"
 #include "cpu/kernels/copy.h"
 #include "device_test_util.h"
+#include "cpu/kernels/threads.h"
 #include "ops/cnn.h"
+
+// libgomp's, which oneDNN runs on (linked into tessera).
+extern "C" int omp_get_max_threads(void);
+extern "C" void omp_set_num_threads(int);
 
 namespace tsr::devtest {
 namespace {
@@ -126,6 +131,24 @@ TEST(CnnKernels, OneDnnBatchNormMatchesReference) {
           expect_close(gr.bias, grr.bias, 1e-3, "grad bias");
         }
       }
+}
+
+// oneDNN runs with tsr_set_num_threads' count, set for the call only: the
+// caller's own OpenMP setting is what it was afterwards, and results agree
+// across thread counts.
+TEST(CnnKernels, OneDnnThreadCountIsScopedToTheCall) {
+  const int64_t before = kernels::num_threads();
+  omp_set_num_threads(3);
+  Tensor x = randn({2, 8, 9, 9}, TSR_CHANNELS_LAST, 7), w = randn({8, 8, 3, 3}, TSR_CHANNELS_LAST, 8);
+  const Conv2dArgs a{{1, 1}, {1, 1}, {1, 1}, 1};
+  kernels::set_num_threads(1);
+  Tensor y1 = kernels::conv2d(x, w, Tensor(), a, TSR_CHANNELS_LAST);
+  EXPECT_EQ(omp_get_max_threads(), 3);
+  kernels::set_num_threads(2);
+  Tensor y2 = kernels::conv2d(x, w, Tensor(), a, TSR_CHANNELS_LAST);
+  EXPECT_EQ(omp_get_max_threads(), 3);
+  expect_close(y1, y2, 1e-5, "conv2d on 1 and 2 threads");
+  kernels::set_num_threads(before);
 }
 
 class CnnDeviceTest : public DeviceFixture {
