@@ -204,21 +204,90 @@ Test(cnn, gradcheck_batch_norm) {
   }
 }
 
-/* Second derivatives are not implemented: create_graph records the
- * backward primitive, and differentiating through it fails cleanly. */
-Test(cnn, double_backward_not_implemented) {
-  const int64_t sx[] = {1, 1, 3, 3}, sw[] = {1, 1, 2, 2};
-  tsr_tensor *x = tg_leaf(4, sx, 71, 1, 0), *w = tg_leaf(4, sw, 72, 1, 0), *y, *s, *gx;
-  TSR_ASSERT_OK(tsr_conv2d(x, w, NULL, ONE, ZERO, ONE, 1, &y));
-  TSR_ASSERT_OK(tsr_sum(y, 0, NULL, false, &s));
+/* ---- second derivatives (create_graph) --------------------------------- */
+
+/* f = sum of the squares of the first-order gradients of
+ * L = sum(layer(x, ...)^2 * r), taken with create_graph: gradcheck of f
+ * differentiates through the layers' backward primitives (torch's double
+ * backward). r is a fixed weighting (in[last], not differentiated). */
+typedef struct {
+  int kind; /* 0 conv2d, 1 max_pool2d, 2 avg_pool2d, 3 adaptive_avg_pool2d */
+  tsr_memory_format fmt;
+} gg_ctx;
+
+static tsr_tensor* f_double(tg_arena* ar, tsr_tensor* const* in, const void* ctx) {
+  const gg_ctx* c = ctx;
+  bool prev = tsr_set_grad_enabled(true);
+  const int64_t k2[] = {2, 2}, s21[] = {2, 1}, p1[] = {1, 1}, o23[] = {2, 3};
+  tsr_tensor* x = T(tsr_contiguous(in[0], c->fmt, &o_));
+  tsr_tensor *y, *r;
+  int n;
+  if (c->kind == 0) {
+    y = T(tsr_conv2d(x, in[1], in[2], s21, p1, ONE, 2, &o_));
+    r = in[3];
+    n = 3;
+  } else {
+    if (c->kind == 1) y = T(tsr_max_pool2d(x, k2, ONE, ONE, ONE, false, &o_, NULL));
+    else if (c->kind == 2) y = T(tsr_avg_pool2d(x, k2, s21, ONE, true, false, &o_));
+    else y = T(tsr_adaptive_avg_pool2d(x, o23, &o_));
+    r = in[1];
+    n = 1;
+  }
+  tsr_tensor* l = T(tsr_sum(T(tsr_mul(T(tsr_mul(y, y, &o_)), r, &o_)), 0, NULL, false, &o_));
+  tsr_tensor* grads[3] = {NULL, NULL, NULL};
+  TSR_ASSERT_OK(tsr_autograd_grad(1, &l, NULL, n, in, true, true, false, grads));
+  tsr_tensor* total = NULL;
+  for (int i = 0; i < n; ++i) {
+    tg_keep(ar, grads[i]);
+    tsr_tensor* sq = T(tsr_sum(T(tsr_mul(grads[i], grads[i], &o_)), 0, NULL, false, &o_));
+    total = total ? T(tsr_add(total, sq, &o_)) : sq;
+  }
+  tsr_set_grad_enabled(prev);
+  return total;
+}
+
+Test(cnn, gradgradcheck_conv2d) {
+  const int64_t sx[] = {2, 4, 4, 5}, sw[] = {4, 2, 3, 2}, sb[] = {4}, sy[] = {2, 4, 2, 6};
+  for (int k = 0; k < 2; ++k) {
+    const gg_ctx c = {0, k ? TSR_CHANNELS_LAST : TSR_CONTIGUOUS_FORMAT};
+    tsr_tensor* in[] = {tg_leaf(4, sx, 101, 1, 0), tg_leaf(4, sw, 102, 1, 0), tg_leaf(1, sb, 103, 1, 0),
+                        tg_leaf(4, sy, 104, 1, 0)};
+    TSR_ASSERT_OK(tsr_set_requires_grad(in[3], false));
+    cr_expect_eq(tg_gradcheck("conv2d double backward", f_double, 4, in, &c), 160 + 48 + 4);
+    for (int i = 0; i < 4; ++i) tsr_tensor_release(in[i]);
+  }
+}
+
+Test(cnn, gradgradcheck_pooling) {
+  const int64_t sx[] = {1, 2, 5, 6};
+  const int64_t sy[3][4] = {{1, 2, 6, 7}, {1, 2, 3, 7}, {1, 2, 2, 3}}; /* the outputs' sizes */
+  for (int kind = 1; kind <= 3; ++kind)
+    for (int f = 0; f < 2; ++f) {
+      const gg_ctx c = {kind, f ? TSR_CHANNELS_LAST : TSR_CONTIGUOUS_FORMAT};
+      tsr_tensor* in[] = {tg_leaf(4, sx, 110 + (uint64_t)kind, 1, 0), tg_leaf(4, sy[kind - 1], 120, 1, 0)};
+      TSR_ASSERT_OK(tsr_set_requires_grad(in[1], false));
+      cr_expect_eq(tg_gradcheck("pooling double backward", f_double, 2, in, &c), 60, "kind %d", kind);
+      tsr_tensor_release(in[0]);
+      tsr_tensor_release(in[1]);
+    }
+}
+
+/* batch_norm's second derivative is not implemented: create_graph records
+ * its backward primitive, and differentiating through it fails cleanly. */
+Test(cnn, batch_norm_double_backward_not_implemented) {
+  const int64_t sx[] = {2, 2, 2, 2};
+  tsr_tensor *x = tg_leaf(4, sx, 71, 1, 0), *y, *yy, *s, *gx;
+  TSR_ASSERT_OK(tsr_batch_norm(x, NULL, NULL, NULL, NULL, true, 0.1, 1e-5, &y));
+  TSR_ASSERT_OK(tsr_mul(y, y, &yy));
+  TSR_ASSERT_OK(tsr_sum(yy, 0, NULL, false, &s));
   tsr_tensor* inputs[] = {x};
-  TSR_ASSERT_OK(tsr_autograd_grad(1, &s, NULL, 1, inputs, false, true, false, &gx));
-  cr_expect_str_eq(tsr_grad_fn_name(gx), "ConvolutionBackwardBackward0");
+  TSR_ASSERT_OK(tsr_autograd_grad(1, &s, NULL, 1, inputs, true, true, false, &gx));
+  cr_expect_str_eq(tsr_grad_fn_name(gx), "NativeBatchNormBackwardBackward0");
   tsr_tensor* gs;
   TSR_ASSERT_OK(tsr_sum(gx, 0, NULL, false, &gs));
   TSR_ASSERT_FAILS(tsr_backward(gs, NULL, false), TSR_ERR_AUTOGRAD,
-                   "the derivative for 'convolution_backward' is not implemented");
-  tsr_tensor* all[] = {x, w, y, s, gx, gs};
+                   "the derivative for 'native_batch_norm_backward' is not implemented");
+  tsr_tensor* all[] = {x, y, yy, s, gx, gs};
   for (size_t n = 0; n < 6; ++n) tsr_tensor_release(all[n]);
 }
 

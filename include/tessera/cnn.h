@@ -19,9 +19,12 @@
  * records PyTorch's grad_fn (ConvolutionBackward0,
  * MaxPool2DWithIndicesBackward0, AvgPool2DBackward0,
  * AdaptiveAvgPool2DBackward0, NativeBatchNormBackward0) and gradients flow
- * to every tensor argument named below. Second derivatives (create_graph
- * then a backward through the gradients) are TSR_ERR_AUTOGRAD "not
- * implemented" for these ops.
+ * to every tensor argument named below. With create_graph
+ * (tsr_autograd_grad) the gradients are differentiable again (torch's
+ * double backward, grad_fn ConvolutionBackwardBackward0, ...) for conv2d
+ * and the three poolings; a second derivative through batch_norm is
+ * TSR_ERR_AUTOGRAD "the derivative for 'native_batch_norm_backward' is not
+ * implemented".
  *
  * Each function returns a new tensor in *out (one reference, release with
  * tsr_tensor_release); on failure nothing is written or changed.

@@ -26,7 +26,9 @@ namespace {
 const bool registered = prim::register_op_names({"native_batch_norm", "native_batch_norm_backward"});
 
 // inputs {grad_out, x, weight or undefined, mean, var}; outputs: the
-// needed gradients in the order input, weight, bias.
+// needed gradients in the order input, weight, bias. No backward of its own
+// (torch's batchnorm_double_backward is not ported): a second derivative
+// fails with the not-implemented error.
 class BatchNormBackward final : public prim::Primitive {
  public:
   BatchNormBackward(bool training, double eps, tsr_memory_format fmt, bool nx, bool nw, bool nb)

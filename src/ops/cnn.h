@@ -3,8 +3,9 @@
 // the C API's cnn.h entry points call these. The forward runs in the memory
 // format PyTorch gives the output (decided once here, kept by the primitive
 // for its backward); backward runs a second primitive (torch's
-// *BackwardBackward0 names) whose own derivative is not implemented, so
-// create_graph records history and a double backward fails cleanly.
+// *BackwardBackward0 names), itself differentiable for conv2d and pooling
+// (torch's double-backward formulas, in these same ops); batch norm's
+// second derivative is not implemented and fails cleanly.
 #pragma once
 
 #include "cpu/kernels/cnn.h"

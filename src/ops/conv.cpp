@@ -6,6 +6,7 @@
 #include "cpu/kernels/cnn.h"
 #include "ops/cnn.h"
 #include "ops/grad_util.h"
+#include "ops/views.h"
 #include "primitive/op_names.h"
 
 namespace tsr::ops {
@@ -22,6 +23,13 @@ const bool registered = prim::register_op_names({"convolution", "convolution_bac
 // inputs {grad_out, x or undefined, weight or undefined}: x is given when
 // the weight's gradient is needed, weight when the input's is. Outputs: the
 // needed gradients, in the order input, weight, bias.
+//
+// Its own backward (torch's _convolution_double_backward): the outputs are
+// bilinear, gx = A(g, w), gw = B(g, x), gb = sum(g), so with incoming
+// gradients ggx, ggw, ggb:
+//   d/dg = conv2d(ggx, w) + conv2d(x, ggw) + ggb broadcast over N, H, W
+//   d/dx = A(g, ggw)   (the input-gradient formula with ggw as the weight)
+//   d/dw = B(g, ggx)   (the weight-gradient formula with ggx as the input)
 class ConvolutionBackward final : public prim::Primitive {
  public:
   ConvolutionBackward(Conv2dArgs a, tsr_memory_format fmt, Shape x_sizes, Shape w_sizes, bool nx, bool nw, bool nb)
@@ -47,6 +55,12 @@ class ConvolutionBackward final : public prim::Primitive {
     if (nb_) out.push_back(r.bias);
     return out;
   }
+  // g always; x and weight where given (x with the weight's gradient, the
+  // weight with the input's).
+  prim::SaveSpec save_spec(const std::vector<bool>&) const override {
+    return {bit(0) | (nw_ ? bit(1) : 0) | (nx_ ? bit(2) : 0), 0};
+  }
+  Tensors backward(const BackwardContext& ctx) override;
 
  private:
   Conv2dArgs a_;
@@ -54,6 +68,42 @@ class ConvolutionBackward final : public prim::Primitive {
   Shape x_sizes_, w_sizes_;
   bool nx_, nw_, nb_;
 };
+
+// The gradients of conv2d (first order), through the primitive above.
+kernels::ConvGrads conv_grads(const Tensor& g, const Tensor& x, const Tensor& w, const Conv2dArgs& a,
+                              tsr_memory_format fmt, const Shape& x_sizes, const Shape& w_sizes, bool nx, bool nw,
+                              bool nb) {
+  Tensors r = autograd::run(std::make_shared<ConvolutionBackward>(a, fmt, x_sizes, w_sizes, nx, nw, nb),
+                            {g, nw ? x : Tensor(), nx ? w : Tensor()});
+  size_t k = 0;
+  kernels::ConvGrads out;
+  if (nx) out.input = r[k++];
+  if (nw) out.weight = r[k++];
+  if (nb) out.bias = r[k++];
+  return out;
+}
+
+Tensors ConvolutionBackward::backward(const BackwardContext& ctx) {
+  size_t k = 0;
+  const Tensor ggx = nx_ ? ctx.grad(k++) : Tensor();
+  const Tensor ggw = nw_ ? ctx.grad(k++) : Tensor();
+  const Tensor ggb = nb_ ? ctx.grad(k++) : Tensor();
+  const Tensor g = ctx.input(0);
+  const Tensor x = nw_ ? ctx.input(1) : Tensor();
+  const Tensor w = nx_ ? ctx.input(2) : Tensor();
+  Tensor dg, dx, dw;
+  if (ctx.needs_input_grad(0)) {
+    auto acc = [&](Tensor t) { dg = dg.defined() ? add(dg, t) : t; };
+    if (nx_) acc(conv2d(ggx, w, Tensor(), a_));
+    if (nw_) acc(conv2d(x, ggw, Tensor(), a_));
+    if (nb_) acc(expand(reshape(ggb, {1, w_sizes_[0], 1, 1}), g.sizes()));
+  }
+  if (nw_ && ctx.needs_input_grad(1))
+    dx = conv_grads(g, Tensor(), ggw, a_, fmt_, x_sizes_, w_sizes_, true, false, false).input;
+  if (nx_ && ctx.needs_input_grad(2))
+    dw = conv_grads(g, ggx, Tensor(), a_, fmt_, x_sizes_, w_sizes_, false, true, false).weight;
+  return {dg, dx, dw};
+}
 
 class Convolution final : public prim::Primitive {
  public:
@@ -77,14 +127,9 @@ class Convolution final : public prim::Primitive {
     if (!nx && !nw && !nb) return {Tensor(), Tensor(), Tensor()};
     Tensor x = nw ? ctx.input(0) : Tensor();
     Tensor w = nx ? ctx.input(1) : Tensor();
-    Tensors r = autograd::run(std::make_shared<ConvolutionBackward>(a_, fmt_, ctx.input_meta(0).sizes,
-                                                                    ctx.input_meta(1).sizes, nx, nw, nb),
-                              {ctx.grad(0), x, w});
-    size_t k = 0;
-    Tensor gx = nx ? r[k++] : Tensor();
-    Tensor gw = nw ? r[k++] : Tensor();
-    Tensor gb = nb ? r[k++] : Tensor();
-    return {gx, gw, gb};
+    kernels::ConvGrads r =
+        conv_grads(ctx.grad(0), x, w, a_, fmt_, ctx.input_meta(0).sizes, ctx.input_meta(1).sizes, nx, nw, nb);
+    return {r.input, r.weight, r.bias};
   }
 
  private:

@@ -1,11 +1,15 @@
 // Pooling primitives: max_pool2d with indices (MaxPool2DWithIndicesBackward0),
 // avg_pool2d (AvgPool2DBackward0) and adaptive_avg_pool2d
 // (AdaptiveAvgPool2DBackward0), torch 1.13's grad_fn names. Each backward is
-// one more primitive (torch's *BackwardBackward0 names) on the gradient.
+// one more primitive (torch's *BackwardBackward0 names) on the gradient,
+// linear in it, whose own backward is the forward pooling (or, for max
+// pooling, a gather at the saved indices).
 #include "autograd/run.h"
 #include "cpu/kernels/cnn.h"
 #include "ops/cnn.h"
 #include "ops/grad_util.h"
+#include "ops/nn_functional.h"
+#include "ops/views.h"
 #include "primitive/op_names.h"
 
 namespace tsr::ops {
@@ -22,7 +26,9 @@ const bool registered = prim::register_op_names({"max_pool2d_with_indices", "max
                                                  "avg_pool2d", "avg_pool2d_backward", "adaptive_avg_pool2d",
                                                  "adaptive_avg_pool2d_backward"});
 
-// inputs {grad_out, indices}: the gradient scattered to the maxima.
+// inputs {grad_out, indices}: the gradient scattered to the maxima. Its own
+// backward (linear in grad_out) gathers the incoming gradient at the same
+// indices: torch's max_pool_double_backward.
 class MaxPoolBackward final : public prim::Primitive {
  public:
   MaxPoolBackward(Shape x_sizes, tsr_memory_format fmt) : x_sizes_(std::move(x_sizes)), fmt_(fmt) {}
@@ -32,6 +38,13 @@ class MaxPoolBackward final : public prim::Primitive {
   Tensors eval_cpu(const Tensors& in) override {
     return {kernels::max_pool2d_backward(kernels::dense_in(in[0], fmt_), kernels::dense_in(in[1], fmt_), x_sizes_,
                                          fmt_)};
+  }
+  prim::SaveSpec save_spec(const std::vector<bool>&) const override { return {bit(1), 0}; }
+  Tensors backward(const BackwardContext& ctx) override {
+    if (!ctx.needs_input_grad(0)) return {Tensor(), Tensor()};
+    Tensor idx = ctx.input(1);
+    Tensor gathered = gather(flatten(ctx.grad(0), 2, 3), 2, flatten(idx, 2, 3));
+    return {reshape(gathered, idx.sizes()), Tensor()};
   }
 
  private:
@@ -71,6 +84,11 @@ class AvgPoolBackward final : public prim::Primitive {
   Tensors eval_cpu(const Tensors& in) override {
     return {kernels::avg_pool2d_backward(kernels::dense_in(in[0], fmt_), x_sizes_, a_, fmt_)};
   }
+  // Linear in grad_out, its adjoint the pooling itself.
+  Tensors backward(const BackwardContext& ctx) override {
+    if (!ctx.needs_input_grad(0)) return {Tensor()};
+    return {avg_pool2d(ctx.grad(0), a_)};
+  }
 
  private:
   Pool2dArgs a_;
@@ -104,6 +122,11 @@ class AdaptiveAvgPoolBackward final : public prim::Primitive {
   std::vector<TensorMeta> output_meta(const Tensors& in) const override { return {{x_sizes_, in[0].dtype()}}; }
   Tensors eval_cpu(const Tensors& in) override {
     return {kernels::adaptive_avg_pool2d_backward(kernels::dense_in(in[0], fmt_), x_sizes_, fmt_)};
+  }
+  // Linear in grad_out, its adjoint the pooling itself.
+  Tensors backward(const BackwardContext& ctx) override {
+    if (!ctx.needs_input_grad(0)) return {Tensor()};
+    return {adaptive_avg_pool2d(ctx.grad(0), {ctx.input_meta(0).sizes[2], ctx.input_meta(0).sizes[3]})};
   }
 
  private:
