@@ -272,23 +272,44 @@ Test(cnn, gradgradcheck_pooling) {
     }
 }
 
-/* batch_norm's second derivative is not implemented: create_graph records
- * its backward primitive, and differentiating through it fails cleanly. */
-Test(cnn, batch_norm_double_backward_not_implemented) {
-  const int64_t sx[] = {2, 2, 2, 2};
-  tsr_tensor *x = tg_leaf(4, sx, 71, 1, 0), *y, *yy, *s, *gx;
-  TSR_ASSERT_OK(tsr_batch_norm(x, NULL, NULL, NULL, NULL, true, 0.1, 1e-5, &y));
-  TSR_ASSERT_OK(tsr_mul(y, y, &yy));
-  TSR_ASSERT_OK(tsr_sum(yy, 0, NULL, false, &s));
-  tsr_tensor* inputs[] = {x};
-  TSR_ASSERT_OK(tsr_autograd_grad(1, &s, NULL, 1, inputs, true, true, false, &gx));
-  cr_expect_str_eq(tsr_grad_fn_name(gx), "NativeBatchNormBackwardBackward0");
-  tsr_tensor* gs;
-  TSR_ASSERT_OK(tsr_sum(gx, 0, NULL, false, &gs));
-  TSR_ASSERT_FAILS(tsr_backward(gs, NULL, false), TSR_ERR_AUTOGRAD,
-                   "the derivative for 'native_batch_norm_backward' is not implemented");
-  tsr_tensor* all[] = {x, y, yy, s, gx, gs};
-  for (size_t n = 0; n < 6; ++n) tsr_tensor_release(all[n]);
+/* batch_norm: under create_graph its backward is written in differentiable
+ * ops, so the second derivative flows (training: through the batch
+ * statistics too; evaluation: the running stats are constants). in: x, w,
+ * b, r, running_mean, running_var. */
+static tsr_tensor* f_bn_double(tg_arena* ar, tsr_tensor* const* in, const void* ctx) {
+  const bn_ctx* c = ctx;
+  bool prev = tsr_set_grad_enabled(true);
+  tsr_tensor* x = T(tsr_contiguous(in[0], c->fmt, &o_));
+  tsr_tensor *rm = NULL, *rv = NULL;
+  if (!c->training) {
+    rm = T(tsr_clone(in[4], TSR_CONTIGUOUS_FORMAT, &o_));
+    rv = T(tsr_clone(in[5], TSR_CONTIGUOUS_FORMAT, &o_));
+  }
+  tsr_tensor* y = T(tsr_batch_norm(x, rm, rv, in[1], in[2], c->training, 0.1, 1e-5, &o_));
+  tsr_tensor* l = T(tsr_sum(T(tsr_mul(T(tsr_mul(y, y, &o_)), in[3], &o_)), 0, NULL, false, &o_));
+  tsr_tensor* grads[3] = {NULL, NULL, NULL};
+  TSR_ASSERT_OK(tsr_autograd_grad(1, &l, NULL, 3, in, true, true, false, grads));
+  tsr_tensor* total = NULL;
+  for (int i = 0; i < 3; ++i) {
+    tg_keep(ar, grads[i]);
+    tsr_tensor* sq = T(tsr_sum(T(tsr_mul(grads[i], grads[i], &o_)), 0, NULL, false, &o_));
+    total = total ? T(tsr_add(total, sq, &o_)) : sq;
+  }
+  tsr_set_grad_enabled(prev);
+  return total;
+}
+
+Test(cnn, gradgradcheck_batch_norm) {
+  const int64_t sx[] = {3, 2, 2, 2}, sc[] = {2};
+  const bn_ctx cases[] = {{true, TSR_CONTIGUOUS_FORMAT}, {true, TSR_CHANNELS_LAST}, {false, TSR_CONTIGUOUS_FORMAT}};
+  for (size_t k = 0; k < 3; ++k) {
+    tsr_tensor* in[] = {tg_leaf(4, sx, 131, 2, 1), tg_leaf(1, sc, 132, 1, 1), tg_leaf(1, sc, 133, 1, 0),
+                        tg_leaf(4, sx, 134, 1, 0), tg_leaf(1, sc, 135, 1, 0), tg_leaf(1, sc, 136, 0.2, 1.5)};
+    for (int i = 3; i < 6; ++i) TSR_ASSERT_OK(tsr_set_requires_grad(in[i], false));
+    cr_expect_eq(tg_gradcheck("batch_norm double backward", f_bn_double, 6, in, &cases[k]), 24 + 2 + 2,
+                 "case %zu", k);
+    for (int i = 0; i < 6; ++i) tsr_tensor_release(in[i]);
+  }
 }
 
 /* ---- errors --------------------------------------------------------------- */

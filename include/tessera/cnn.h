@@ -20,11 +20,10 @@
  * MaxPool2DWithIndicesBackward0, AvgPool2DBackward0,
  * AdaptiveAvgPool2DBackward0, NativeBatchNormBackward0) and gradients flow
  * to every tensor argument named below. With create_graph
- * (tsr_autograd_grad) the gradients are differentiable again (torch's
- * double backward, grad_fn ConvolutionBackwardBackward0, ...) for conv2d
- * and the three poolings; a second derivative through batch_norm is
- * TSR_ERR_AUTOGRAD "the derivative for 'native_batch_norm_backward' is not
- * implemented".
+ * (tsr_autograd_grad) the gradients are differentiable again: conv2d and
+ * the poolings through torch's double-backward formulas (grad_fn
+ * ConvolutionBackwardBackward0, ...), batch_norm through its backward
+ * written in elementwise ops and reductions.
  *
  * Each function returns a new tensor in *out (one reference, release with
  * tsr_tensor_release); on failure nothing is written or changed.

@@ -13,6 +13,8 @@
 #include "cpu/kernels/elementwise.h"
 #include "ops/cnn.h"
 #include "ops/grad_util.h"
+#include "ops/nn_functional.h"
+#include "ops/views.h"
 #include "primitive/op_names.h"
 
 namespace tsr::ops {
@@ -26,9 +28,9 @@ namespace {
 const bool registered = prim::register_op_names({"native_batch_norm", "native_batch_norm_backward"});
 
 // inputs {grad_out, x, weight or undefined, mean, var}; outputs: the
-// needed gradients in the order input, weight, bias. No backward of its own
-// (torch's batchnorm_double_backward is not ported): a second derivative
-// fails with the not-implemented error.
+// needed gradients in the order input, weight, bias. Runs with grad mode
+// off only (a plain backward); under create_graph BatchNorm::backward uses
+// differentiable ops instead, so this primitive needs no backward.
 class BatchNormBackward final : public prim::Primitive {
  public:
   BatchNormBackward(bool training, double eps, tsr_memory_format fmt, bool nx, bool nw, bool nb)
@@ -91,6 +93,7 @@ class BatchNorm final : public prim::Primitive {
   Tensors backward(const BackwardContext& ctx) override {
     const bool nx = ctx.needs_input_grad(0), nw = ctx.needs_input_grad(1), nb = ctx.needs_input_grad(2);
     if (!nx && !nw && !nb) return {Tensor(), Tensor(), Tensor(), Tensor(), Tensor()};
+    if (autograd::is_grad_enabled()) return differentiable_backward(ctx, nx, nw, nb);
     Tensor w = nx ? ctx.input(1) : Tensor();
     Tensors r = autograd::run(std::make_shared<BatchNormBackward>(training_, eps_, fmt_, nx, nw, nb),
                               {ctx.grad(0), ctx.input(0), w, ctx.output(1), ctx.output(2)});
@@ -102,6 +105,39 @@ class BatchNorm final : public prim::Primitive {
   }
 
  private:
+  // Under create_graph: the same gradients in differentiable ops (as
+  // layer_norm's), so a second derivative flows. Training recomputes the
+  // batch statistics from x with ops, making them functions of x; in
+  // evaluation the running stats (the saved mean / var) are constants.
+  Tensors differentiable_backward(const BackwardContext& ctx, bool nx, bool nw, bool nb) const {
+    const Tensor& g = ctx.grad(0);
+    Tensor x = ctx.input(0);
+    Shape dims{0}, cshape{1, x.size(1)};
+    for (int64_t d = 2; d < x.ndim(); ++d) {
+      dims.push_back(d);
+      cshape.push_back(1);
+    }
+    Tensor one = kernels::add_scalar(kernels::zeros({}, x.dtype()), 1.0);
+    Tensor xc, invstd;
+    if (training_) {
+      xc = sub(x, mean(x, dims, true));
+      invstd = div(one, sqrt(add_scalar(mean(mul(xc, xc), dims, true), eps_)));
+    } else {
+      xc = sub(x, reshape(ctx.output(1), cshape));
+      invstd = div(one, sqrt(add_scalar(reshape(ctx.output(2), cshape), eps_)));
+    }
+    Tensor xhat = mul(xc, invstd);
+    Tensor gx, gw, gb;
+    if (nx) {
+      Tensor scale = ctx.input_meta(1).sizes.empty() ? invstd : mul(invstd, reshape(ctx.input(1), cshape));
+      gx = training_ ? mul(scale, sub(sub(g, mean(g, dims, true)), mul(xhat, mean(mul(g, xhat), dims, true))))
+                     : mul(g, scale);
+    }
+    if (nw) gw = sum(mul(g, xhat), dims, false);
+    if (nb) gb = sum(g, dims, false);
+    return {gx, gw, gb, Tensor(), Tensor()};
+  }
+
   bool training_;
   double eps_;
   tsr_memory_format fmt_;

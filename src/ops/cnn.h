@@ -5,7 +5,7 @@
 // for its backward); backward runs a second primitive (torch's
 // *BackwardBackward0 names), itself differentiable for conv2d and pooling
 // (torch's double-backward formulas, in these same ops); batch norm's
-// second derivative is not implemented and fails cleanly.
+// backward under create_graph is written in differentiable ops instead.
 #pragma once
 
 #include "cpu/kernels/cnn.h"
