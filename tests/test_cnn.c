@@ -316,10 +316,10 @@ Test(cnn, gradgradcheck_batch_norm) {
 
 Test(cnn, conv2d_errors) {
   const int64_t sx[] = {2, 4, 7, 7}, sw[] = {6, 4, 3, 3}, sw3[] = {6, 3, 3, 3}, sw5[] = {5, 2, 3, 3},
-                sb5[] = {5}, s3d[] = {4, 7, 7}, ssmall[] = {2, 4, 2, 2}, sw3d[] = {6, 4, 3};
+                sb5[] = {5}, s3d[] = {4, 7}, ssmall[] = {2, 4, 2, 2}, sw3d[] = {6, 4, 3};
   tsr_tensor *x = filled(4, sx, TSR_FLOAT32, 1), *w = filled(4, sw, TSR_FLOAT32, 2),
              *w3 = filled(4, sw3, TSR_FLOAT32, 2), *w5 = filled(4, sw5, TSR_FLOAT32, 2),
-             *b5 = filled(1, sb5, TSR_FLOAT32, 3), *x3 = filled(3, s3d, TSR_FLOAT32, 1),
+             *b5 = filled(1, sb5, TSR_FLOAT32, 3), *x3 = filled(2, s3d, TSR_FLOAT32, 1),
              *xs = filled(4, ssmall, TSR_FLOAT32, 1), *wd = filled(4, sw, TSR_FLOAT64, 2),
              *xi = filled(4, sx, TSR_INT64, 1), *wi = filled(4, sw, TSR_INT64, 1),
              *xh = filled(4, sx, TSR_FLOAT16, 1), *w1d = filled(3, sw3d, TSR_FLOAT32, 1), *out = SENTINEL;
@@ -353,7 +353,7 @@ Test(cnn, conv2d_errors) {
                    "Given weight of size [6, 4, 3, 3], expected bias to be 1-dimensional with 6 elements, but got "
                    "bias of size [5] instead");
   TSR_ASSERT_FAILS(tsr_conv2d(x3, w, NULL, ONE, ONE, ONE, 1, &out), TSR_ERR_SHAPE_MISMATCH,
-                   "Expected 4D (batched) input to conv2d, but got input of size: [4, 7, 7]");
+                   "Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: [4, 7]");
   TSR_ASSERT_FAILS(tsr_conv2d(x, w1d, NULL, ONE, ONE, ONE, 1, &out), TSR_ERR_SHAPE_MISMATCH,
                    "expected weight to be 4-dimensional");
   TSR_ASSERT_FAILS(tsr_conv2d(x, wd, NULL, ONE, ONE, ONE, 1, &out), TSR_ERR_DTYPE_MISMATCH,
@@ -399,7 +399,7 @@ Test(cnn, pooling_errors) {
   TSR_ASSERT_FAILS(tsr_max_pool2d(xs, k3, NULL, ZERO, ONE, false, &out, &ind), TSR_ERR_INVALID_ARGUMENT,
                    "Given input size: (4x2x2). Calculated output size: (4x0x0). Output size is too small");
   TSR_ASSERT_FAILS(tsr_max_pool2d(x5, k3, NULL, ZERO, ONE, false, &out, &ind), TSR_ERR_SHAPE_MISMATCH,
-                   "4D (batch mode) tensor expected for input");
+                   "non-empty 3D or 4D (batch mode) tensor expected for input");
   TSR_ASSERT_FAILS(tsr_max_pool2d(xe, k3, NULL, ZERO, ONE, false, &out, &ind), TSR_ERR_SHAPE_MISMATCH,
                    "non-zero size for non-batch dimensions");
   TSR_ASSERT_FAILS(tsr_max_pool2d(xi, k3, NULL, ZERO, ONE, false, &out, &ind), TSR_ERR_DTYPE_MISMATCH,
@@ -434,7 +434,7 @@ Test(cnn, pooling_errors) {
                    "adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 but received "
                    "{-1, 2}");
   TSR_ASSERT_FAILS(tsr_adaptive_avg_pool2d(x5, k3, &out), TSR_ERR_SHAPE_MISMATCH,
-                   "adaptive_avg_pool2d(): Expected 4D tensor, but got [1, 2, 4, 7, 7]");
+                   "adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got [1, 2, 4, 7, 7]");
   TSR_ASSERT_FAILS(tsr_adaptive_avg_pool2d(xe, k3, &out), TSR_ERR_SHAPE_MISMATCH,
                    "adaptive_avg_pool2d(): Expected input to have non-zero size for non-batch dimensions, but "
                    "input has sizes [2, 4, 0, 3] with dimension 2 being empty");

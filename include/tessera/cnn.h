@@ -2,7 +2,9 @@
  *
  * Semantics are torch.nn.functional's in PyTorch 1.13 (the function named
  * at each entry). Tensors are 4-D [N, C, H, W] (batch norm: [N, C, ...]),
- * logically NCHW whatever their strides; inputs may have any strides
+ * logically NCHW whatever their strides; conv2d and the poolings also take
+ * an unbatched [C, H, W] input, as torch does, and return [C, H', W']
+ * (conv2d's grad_fn is then SqueezeBackward1, torch's); inputs may have any strides
  * (channels_last, sliced, transposed) and are read through a dense copy when
  * they are not dense. Outputs are new, dense tensors in the memory format
  * PyTorch gives: conv2d's is channels_last when the input's or the weight's
@@ -97,7 +99,9 @@ TSR_API tsr_status tsr_avg_pool2d(const tsr_tensor* input, const int64_t kernel_
 /* F.adaptive_avg_pool2d(input, output_size). output_size {H_out, W_out},
  * each >= 0. Output element (i, j) averages input rows
  * [floor(i * H / H_out), ceil((i + 1) * H / H_out)) and columns alike.
- * H and W must be non-zero. grad_fn AdaptiveAvgPool2DBackward0. */
+ * C, H and W must be non-zero. grad_fn AdaptiveAvgPool2DBackward0; for a
+ * 1x1 output MeanBackward1 (AsStridedBackward1 for channels_last input),
+ * the nodes torch 1.13's mean-based shortcut leaves. */
 TSR_API tsr_status tsr_adaptive_avg_pool2d(const tsr_tensor* input, const int64_t output_size[2], tsr_tensor** out);
 
 /* F.batch_norm(input, running_mean, running_var, weight, bias, training,

@@ -140,6 +140,9 @@ class Convolution final : public prim::Primitive {
 }  // namespace
 
 Tensor conv2d(const Tensor& x, const Tensor& weight, const Tensor& bias, const Conv2dArgs& a) {
+  // Unbatched [C, H, W] input: torch's conv2d unsqueezes it to a batch of
+  // one and squeezes the result (grad_fn SqueezeBackward1), so does this.
+  if (x.defined() && x.ndim() == 3) return squeeze_dim(conv2d(unsqueeze(x, 0), weight, bias, a), 0);
   // Checked here as well, so that the format rule below reads 4-D tensors.
   kernels::conv2d_output_sizes(x, weight, bias, a);
   return autograd::run1<Convolution>({x, weight, bias}, a, kernels::conv_format(x, weight));

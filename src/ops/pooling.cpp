@@ -22,6 +22,17 @@ using prim::Tensors;
 
 namespace {
 
+// Unbatched [C, H, W] input (torch's pooling takes it as it is, with the
+// same grad_fn) runs as [1, C, H, W] views: the kernels see 4-D tensors.
+Shape batched_sizes(const Shape& s) {
+  if (s.size() != 3) return s;
+  Shape b{1};
+  b.insert(b.end(), s.begin(), s.end());
+  return b;
+}
+Tensor batched_dense(const Tensor& t, tsr_memory_format fmt) { return kernels::dense_in(kernels::as_batched(t), fmt); }
+Tensor like_input(const Tensor& result, bool unbatched) { return unbatched ? kernels::unbatched(result) : result; }
+
 const bool registered = prim::register_op_names({"max_pool2d_with_indices", "max_pool2d_with_indices_backward",
                                                  "avg_pool2d", "avg_pool2d_backward", "adaptive_avg_pool2d",
                                                  "adaptive_avg_pool2d_backward"});
@@ -36,14 +47,16 @@ class MaxPoolBackward final : public prim::Primitive {
   const char* op() const override { return "max_pool2d_with_indices_backward"; }
   std::vector<TensorMeta> output_meta(const Tensors& in) const override { return {{x_sizes_, in[0].dtype()}}; }
   Tensors eval_cpu(const Tensors& in) override {
-    return {kernels::max_pool2d_backward(kernels::dense_in(in[0], fmt_), kernels::dense_in(in[1], fmt_), x_sizes_,
-                                         fmt_)};
+    return {like_input(kernels::max_pool2d_backward(batched_dense(in[0], fmt_), batched_dense(in[1], fmt_),
+                                                    batched_sizes(x_sizes_), fmt_),
+                       x_sizes_.size() == 3)};
   }
   prim::SaveSpec save_spec(const std::vector<bool>&) const override { return {bit(1), 0}; }
   Tensors backward(const BackwardContext& ctx) override {
     if (!ctx.needs_input_grad(0)) return {Tensor(), Tensor()};
     Tensor idx = ctx.input(1);
-    Tensor gathered = gather(flatten(ctx.grad(0), 2, 3), 2, flatten(idx, 2, 3));
+    const int64_t h = idx.ndim() - 2;  // the plane's dims: h, h + 1
+    Tensor gathered = gather(flatten(ctx.grad(0), h, h + 1), h, flatten(idx, h, h + 1));
     return {reshape(gathered, idx.sizes()), Tensor()};
   }
 
@@ -62,8 +75,9 @@ class MaxPool final : public prim::Primitive {
     return {{s, in[0].dtype()}, {s, TSR_INT64}};
   }
   Tensors eval_cpu(const Tensors& in) override {
-    auto [y, i] = kernels::max_pool2d(kernels::dense_in(in[0], fmt_), a_, fmt_);
-    return {y, i};
+    auto [y, i] = kernels::max_pool2d(batched_dense(in[0], fmt_), a_, fmt_);
+    const bool unb = in[0].ndim() == 3;
+    return {like_input(y, unb), like_input(i, unb)};
   }
   prim::SaveSpec save_spec(const std::vector<bool>&) const override { return {0, bit(1)}; }
   Tensors backward(const BackwardContext& ctx) override {
@@ -82,7 +96,8 @@ class AvgPoolBackward final : public prim::Primitive {
   const char* op() const override { return "avg_pool2d_backward"; }
   std::vector<TensorMeta> output_meta(const Tensors& in) const override { return {{x_sizes_, in[0].dtype()}}; }
   Tensors eval_cpu(const Tensors& in) override {
-    return {kernels::avg_pool2d_backward(kernels::dense_in(in[0], fmt_), x_sizes_, a_, fmt_)};
+    return {like_input(kernels::avg_pool2d_backward(batched_dense(in[0], fmt_), batched_sizes(x_sizes_), a_, fmt_),
+                       x_sizes_.size() == 3)};
   }
   // Linear in grad_out, its adjoint the pooling itself.
   Tensors backward(const BackwardContext& ctx) override {
@@ -104,7 +119,9 @@ class AvgPool final : public prim::Primitive {
   std::vector<TensorMeta> output_meta(const Tensors& in) const override {
     return {{kernels::pool2d_output_sizes("avg_pool2d", in[0], a_), in[0].dtype()}};
   }
-  Tensors eval_cpu(const Tensors& in) override { return {kernels::avg_pool2d(kernels::dense_in(in[0], fmt_), a_, fmt_)}; }
+  Tensors eval_cpu(const Tensors& in) override {
+    return {like_input(kernels::avg_pool2d(batched_dense(in[0], fmt_), a_, fmt_), in[0].ndim() == 3)};
+  }
   Tensors backward(const BackwardContext& ctx) override {
     return {autograd::run1<AvgPoolBackward>({ctx.grad(0)}, a_, ctx.input_meta(0).sizes, fmt_)};
   }
@@ -121,12 +138,14 @@ class AdaptiveAvgPoolBackward final : public prim::Primitive {
   const char* op() const override { return "adaptive_avg_pool2d_backward"; }
   std::vector<TensorMeta> output_meta(const Tensors& in) const override { return {{x_sizes_, in[0].dtype()}}; }
   Tensors eval_cpu(const Tensors& in) override {
-    return {kernels::adaptive_avg_pool2d_backward(kernels::dense_in(in[0], fmt_), x_sizes_, fmt_)};
+    return {like_input(kernels::adaptive_avg_pool2d_backward(batched_dense(in[0], fmt_), batched_sizes(x_sizes_), fmt_),
+                       x_sizes_.size() == 3)};
   }
   // Linear in grad_out, its adjoint the pooling itself.
   Tensors backward(const BackwardContext& ctx) override {
     if (!ctx.needs_input_grad(0)) return {Tensor()};
-    return {adaptive_avg_pool2d(ctx.grad(0), {ctx.input_meta(0).sizes[2], ctx.input_meta(0).sizes[3]})};
+    const Shape& gs = ctx.input_meta(0).sizes;
+    return {adaptive_avg_pool2d(ctx.grad(0), {gs[gs.size() - 2], gs[gs.size() - 1]})};
   }
 
  private:
@@ -150,7 +169,7 @@ class AdaptiveAvgPool final : public prim::Primitive {
     return {{kernels::adaptive_pool2d_output_sizes(in[0], out_), in[0].dtype()}};
   }
   Tensors eval_cpu(const Tensors& in) override {
-    return {kernels::adaptive_avg_pool2d(kernels::dense_in(in[0], fmt_), out_, fmt_)};
+    return {like_input(kernels::adaptive_avg_pool2d(batched_dense(in[0], fmt_), out_, fmt_), in[0].ndim() == 3)};
   }
   Tensors backward(const BackwardContext& ctx) override {
     return {autograd::run1<AdaptiveAvgPoolBackward>({ctx.grad(0)}, ctx.input_meta(0).sizes, fmt_)};

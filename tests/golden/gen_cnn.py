@@ -70,6 +70,9 @@ def conv_cases():
         grad("conv2d strided (non-dense) input",
              [I(f32, [2, 3, 6, 5], [180, 60, 10, 2], **R), I(f32, [4, 3, 2, 2], **R), I(f32, [4], **R)],
              [conv(2)], tol=CONV_TOL),
+        grad("conv2d unbatched [C, H, W] input (SqueezeBackward1)",
+             [I(f32, [3, 6, 5], **R), I(f32, [4, 3, 3, 3], **R), I(f32, [4], **R)], [conv(2, padding=(1, 1))],
+             tol=CONV_TOL),
         grad("conv2d empty batch", [I(f32, [0, 3, 5, 5], **R), I(f32, [2, 3, 3, 3], **R), I(f32, [2], **R)],
              [conv(2)], tol=CONV_TOL),
     ]
@@ -115,6 +118,16 @@ def pool_cases():
             grad(f"adaptive_avg_pool2d 3x4 -> 5x5 (overlapping windows), float64, {fmt}",
                  [X(f64, 1, 2, 3, 4, **R)], [step("ADAPTIVE_AVG_POOL2D", 0, -1, [5, 5])]),
         ]
+    cs += [
+        grad("max_pool2d unbatched [C, H, W]", [I(f32, [3, 7, 6], **R)], [mp((3, 3), (2, 2), (1, 1))]),
+        Case("max_pool2d unbatched indices", [I(f32, [2, 5, 5])], [mp((2, 2), indices=True)]),
+        grad("avg_pool2d unbatched, transposed input", [I(f32, [3, 6, 7], [1, 3, 18], **R)],
+             [ap((3, 2), (2, 1), (1, 1), ceil=True, count_include_pad=False)]),
+        grad("adaptive_avg_pool2d unbatched", [I(f32, [3, 7, 5], **R)],
+             [step("ADAPTIVE_AVG_POOL2D", 0, -1, [3, 2])]),
+        grad("adaptive_avg_pool2d unbatched -> 1x1 (MeanBackward1)", [I(f32, [3, 4, 5], **R)],
+             [step("ADAPTIVE_AVG_POOL2D", 0, -1, [1, 1])]),
+    ]
     return cs
 
 

@@ -32,13 +32,18 @@ tsr_memory_format cnn_format(const Tensor& x);
 tsr_memory_format conv_format(const Tensor& x, const Tensor& w);
 // t itself when dense in fmt, else a copy that is.
 Tensor dense_in(const Tensor& t, tsr_memory_format fmt);
+// Unbatched pooling input [C, H, W] (as torch takes it) as [1, C, H, W]: a
+// view, no copy; 4-D tensors pass through. unbatched() drops that dim again.
+Tensor as_batched(const Tensor& t);
+Tensor unbatched(const Tensor& t);
 // Whether two tensors of an op share x's dtype (float32/float64 only).
 void check_cnn_dtype(const char* op, const Tensor& x);
 void check_same_dtype(const char* op, const Tensor& x, const Tensor& other, const char* what);
 
 Shape conv2d_output_sizes(const Tensor& x, const Tensor& w, const Tensor& bias, const Conv2dArgs& a);
 // op: "max_pool2d" / "avg_pool2d" (messages); checks kernel, stride,
-// padding, dilation and the input as pool2d_shape_check.
+// padding, dilation and the input as pool2d_shape_check. Pooling takes
+// [N, C, H, W] or unbatched [C, H, W] input (sizes returned alike).
 Shape pool2d_output_sizes(const char* op, const Tensor& x, const Pool2dArgs& a);
 Shape adaptive_pool2d_output_sizes(const Tensor& x, const Pair& output_size);
 // Running stats, weight and bias of [C] (any may be undefined), running

@@ -32,6 +32,19 @@ Tensor dense_in(const Tensor& t, tsr_memory_format fmt) {
   return d;
 }
 
+Tensor as_batched(const Tensor& t) {
+  if (t.ndim() != 3) return t;
+  Shape sizes{1}, strides{t.numel() ? t.numel() : 1};
+  sizes.insert(sizes.end(), t.sizes().begin(), t.sizes().end());
+  strides.insert(strides.end(), t.strides().begin(), t.strides().end());
+  return make_view(t, sizes, strides, t.storage_offset());
+}
+
+Tensor unbatched(const Tensor& t) {
+  return make_view(t, Shape(t.sizes().begin() + 1, t.sizes().end()), Shape(t.strides().begin() + 1, t.strides().end()),
+                   t.storage_offset());
+}
+
 void check_cnn_dtype(const char* op, const Tensor& x) {
   const tsr_dtype d = x.dtype();
   if (d != TSR_FLOAT32 && d != TSR_FLOAT64) not_implemented(op, op, d);
@@ -52,8 +65,7 @@ void check_pair_positive(const Pair& p, const char* what) {
 
 Shape conv2d_output_sizes(const Tensor& x, const Tensor& w, const Tensor& bias, const Conv2dArgs& a) {
   TSR_CHECK(x.ndim() == 4, TSR_ERR_SHAPE_MISMATCH,
-            "Expected 4D (batched) input to conv2d, but got input of size: ", x.sizes(),
-            " (3-D unbatched input is not supported)");
+            "Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: ", x.sizes());
   TSR_CHECK(w.ndim() == 4, TSR_ERR_SHAPE_MISMATCH,
             "conv2d: expected weight to be 4-dimensional [C_out, C_in / groups, kH, kW], but got weight "
             "of size ", w.sizes());
@@ -108,10 +120,10 @@ int64_t pool_out(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t dil
 }
 }  // namespace
 
-Shape pool2d_output_sizes(const char* op, const Tensor& x, const Pool2dArgs& a) {
-  TSR_CHECK(x.ndim() == 4, TSR_ERR_SHAPE_MISMATCH, op,
-            ": non-empty 4D (batch mode) tensor expected for input, but got input of size ", x.sizes(),
-            " (3-D unbatched input is not supported)");
+Shape pool2d_output_sizes(const char* op, const Tensor& x3, const Pool2dArgs& a) {
+  TSR_CHECK(x3.ndim() == 3 || x3.ndim() == 4, TSR_ERR_SHAPE_MISMATCH, op,
+            ": non-empty 3D or 4D (batch mode) tensor expected for input, but got input of size ", x3.sizes());
+  const Tensor x = as_batched(x3);
   check_cnn_dtype(op, x);
   TSR_CHECK(a.kernel[0] > 0 && a.kernel[1] > 0, TSR_ERR_INVALID_ARGUMENT,
             "kernel size should be greater than zero, but got kH: ", a.kernel[0], " kW: ", a.kernel[1]);
@@ -135,21 +147,22 @@ Shape pool2d_output_sizes(const char* op, const Tensor& x, const Pool2dArgs& a) 
   const int64_t ow = pool_out(x.size(3), a.kernel[1], a.padding[1], a.stride[1], a.dilation[1], a.ceil_mode);
   TSR_CHECK(oh >= 1 && ow >= 1, TSR_ERR_INVALID_ARGUMENT, "Given input size: (", x.size(1), "x", x.size(2), "x",
             x.size(3), "). Calculated output size: (", x.size(1), "x", oh, "x", ow, "). Output size is too small");
+  if (x3.ndim() == 3) return {x.size(1), oh, ow};
   return {x.size(0), x.size(1), oh, ow};
 }
 
 Shape adaptive_pool2d_output_sizes(const Tensor& x, const Pair& o) {
-  TSR_CHECK(x.ndim() == 4, TSR_ERR_SHAPE_MISMATCH,
-            "adaptive_avg_pool2d(): Expected 4D tensor, but got ", x.sizes(),
-            " (3-D unbatched input is not supported)");
+  TSR_CHECK(x.ndim() == 3 || x.ndim() == 4, TSR_ERR_SHAPE_MISMATCH,
+            "adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got ", x.sizes());
   check_cnn_dtype("adaptive_avg_pool2d", x);
   TSR_CHECK(o[0] >= 0 && o[1] >= 0, TSR_ERR_INVALID_ARGUMENT,
             "adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 but received {",
             o[0], ", ", o[1], "}");
-  for (int64_t d = 1; d < 4; ++d)
+  for (int64_t d = x.ndim() - 3; d < x.ndim(); ++d)
     TSR_CHECK(x.size(d) > 0, TSR_ERR_SHAPE_MISMATCH,
               "adaptive_avg_pool2d(): Expected input to have non-zero size for non-batch dimensions, but "
               "input has sizes ", x.sizes(), " with dimension ", d, " being empty");
+  if (x.ndim() == 3) return {x.size(0), o[0], o[1]};
   return {x.size(0), x.size(1), o[0], o[1]};
 }
 
