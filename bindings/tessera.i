@@ -33,6 +33,7 @@
 %include <stdint.i>
 
 %{
+#include <stdio.h>
 #include <tessera/tessera.h>
 #include "support/bind_support.h"
 
@@ -105,7 +106,12 @@ typedef struct { char* data; int64_t length; } tsr_bytes;
   (const tsr_i64* source, int64_t nsource),
   (const tsr_i64* destination, int64_t ndestination),
   (const tsr_i64* values, int64_t nvalues),
-  (const tsr_i64* normalized_shape, int64_t n_normalized)
+  (const tsr_i64* normalized_shape, int64_t n_normalized),
+  (const tsr_i64* kernel_size, int64_t nkernel_size),
+  (const tsr_i64* stride, int64_t nstride),
+  (const tsr_i64* padding, int64_t npadding),
+  (const tsr_i64* dilation, int64_t ndilation),
+  (const tsr_i64* output_size, int64_t noutput_size)
 };
 
 %rename(Tensor) TsrTensor;
@@ -724,6 +730,92 @@ static TsrTensor* bind_layer_norm(TsrTensor* input, const tsr_i64* normalized_sh
   TSR_RETURN_TENSOR(
       tsr_layer_norm(input, n_normalized, normalized_shape, weight, bias, eps, &out));
 }
+/* The convolutional layers of cnn.h. Pair arguments ({H, W}) come as
+ * arrays of two; an empty stride means kernel_size (torch's stride=None). */
+static bool bind_pair(const char* fn, const char* what, int64_t n, bool may_be_empty) {
+  if (n == 2 || (may_be_empty && n == 0)) return true;
+  /* tsr_bind_fail keeps the pointer: a per-thread buffer, rewritten only by
+   * the next failure of this check on this thread. */
+  static __thread char msg[200];
+  snprintf(msg, sizeof msg, "%s: %s must have 2 elements (H, W)%s, got %lld", fn, what,
+           may_be_empty ? " or none" : "", (long long)n);
+  tsr_bind_fail(TSR_ERR_INVALID_ARGUMENT, msg);
+  return false;
+}
+/* torch.nn.functional.conv2d(input, weight, bias, stride, padding,
+ * dilation, groups); bias NULL for none. */
+static TsrTensor* bind_conv2d(TsrTensor* input, TsrTensor* weight, TsrTensor* bias, const tsr_i64* stride,
+                              int64_t nstride, const tsr_i64* padding, int64_t npadding, const tsr_i64* dilation,
+                              int64_t ndilation, int64_t groups) {
+  if (!bind_pair("conv2d", "stride", nstride, false) || !bind_pair("conv2d", "padding", npadding, false) ||
+      !bind_pair("conv2d", "dilation", ndilation, false))
+    return NULL;
+  TSR_RETURN_TENSOR(tsr_conv2d(input, weight, bias, stride, padding, dilation, groups, &out));
+}
+static bool bind_pool_pairs(const char* fn, int64_t nkernel_size, int64_t nstride, int64_t npadding) {
+  return bind_pair(fn, "kernel_size", nkernel_size, false) && bind_pair(fn, "stride", nstride, true) &&
+         bind_pair(fn, "padding", npadding, false);
+}
+/* F.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode): the values. */
+static TsrTensor* bind_max_pool2d(TsrTensor* input, const tsr_i64* kernel_size, int64_t nkernel_size,
+                                  const tsr_i64* stride, int64_t nstride, const tsr_i64* padding, int64_t npadding,
+                                  const tsr_i64* dilation, int64_t ndilation, bool ceil_mode) {
+  if (!bind_pool_pairs("max_pool2d", nkernel_size, nstride, npadding) ||
+      !bind_pair("max_pool2d", "dilation", ndilation, false))
+    return NULL;
+  TSR_RETURN_TENSOR(tsr_max_pool2d(input, kernel_size, nstride ? stride : NULL, padding, dilation, ceil_mode,
+                                   &out, NULL));
+}
+/* The same with return_indices=True: a two-tensor list [values, indices]. */
+static TsrTensorList* bind_max_pool2d_with_indices(TsrTensor* input, const tsr_i64* kernel_size,
+                                                   int64_t nkernel_size, const tsr_i64* stride, int64_t nstride,
+                                                   const tsr_i64* padding, int64_t npadding,
+                                                   const tsr_i64* dilation, int64_t ndilation, bool ceil_mode) {
+  if (!bind_pool_pairs("max_pool2d", nkernel_size, nstride, npadding) ||
+      !bind_pair("max_pool2d", "dilation", ndilation, false))
+    return NULL;
+  tsr_tensor *values = NULL, *indices = NULL;
+  if (tsr_max_pool2d(input, kernel_size, nstride ? stride : NULL, padding, dilation, ceil_mode, &values,
+                     &indices) != TSR_OK)
+    return NULL;
+  TsrTensorList* l = tsr_bind_list_new();
+  if (!l) {
+    tsr_bind_fail(TSR_ERR_OUT_OF_MEMORY, "out of memory listing max_pool2d results");
+    tsr_tensor_release(values);
+    tsr_tensor_release(indices);
+    return NULL;
+  }
+  if (tsr_bind_list_push(l, values, "values") != 0) {
+    tsr_tensor_release(indices);
+    tsr_bind_list_free(l);
+    return NULL;
+  }
+  if (tsr_bind_list_push(l, indices, "indices") != 0) {
+    tsr_bind_list_free(l);
+    return NULL;
+  }
+  return l;
+}
+/* F.avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad). */
+static TsrTensor* bind_avg_pool2d(TsrTensor* input, const tsr_i64* kernel_size, int64_t nkernel_size,
+                                  const tsr_i64* stride, int64_t nstride, const tsr_i64* padding, int64_t npadding,
+                                  bool ceil_mode, bool count_include_pad) {
+  if (!bind_pool_pairs("avg_pool2d", nkernel_size, nstride, npadding)) return NULL;
+  TSR_RETURN_TENSOR(tsr_avg_pool2d(input, kernel_size, nstride ? stride : NULL, padding, ceil_mode,
+                                   count_include_pad, &out));
+}
+/* F.adaptive_avg_pool2d(input, output_size). */
+static TsrTensor* bind_adaptive_avg_pool2d(TsrTensor* input, const tsr_i64* output_size, int64_t noutput_size) {
+  if (!bind_pair("adaptive_avg_pool2d", "output_size", noutput_size, false)) return NULL;
+  TSR_RETURN_TENSOR(tsr_adaptive_avg_pool2d(input, output_size, &out));
+}
+/* F.batch_norm(input, running_mean, running_var, weight, bias, training,
+ * momentum, eps); any of the four may be NULL (running stats: training only). */
+static TsrTensor* bind_batch_norm(TsrTensor* input, TsrTensor* running_mean, TsrTensor* running_var,
+                                  TsrTensor* weight, TsrTensor* bias, bool training, double momentum, double eps) {
+  TSR_RETURN_TENSOR(
+      tsr_batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps, &out));
+}
 /* torch.cat / torch.stack of a TensorList's tensors (an empty slot is the
  * library's TSR_ERR_INVALID_ARGUMENT). */
 static TsrTensor* bind_cat(TsrTensorList* tensors, int64_t dim) {
@@ -877,6 +969,24 @@ TsrTensor* bind_gelu(TsrTensor* input, tsr_gelu_approximate approximate);
 %newobject bind_layer_norm;
 %rename(layer_norm) bind_layer_norm;
 TsrTensor* bind_layer_norm(TsrTensor* input, const tsr_i64* normalized_shape, int64_t n_normalized, TsrTensor* weight, TsrTensor* bias, double eps);
+%newobject bind_conv2d;
+%rename(conv2d) bind_conv2d;
+TsrTensor* bind_conv2d(TsrTensor* input, TsrTensor* weight, TsrTensor* bias, const tsr_i64* stride, int64_t nstride, const tsr_i64* padding, int64_t npadding, const tsr_i64* dilation, int64_t ndilation, int64_t groups);
+%newobject bind_max_pool2d;
+%rename(max_pool2d) bind_max_pool2d;
+TsrTensor* bind_max_pool2d(TsrTensor* input, const tsr_i64* kernel_size, int64_t nkernel_size, const tsr_i64* stride, int64_t nstride, const tsr_i64* padding, int64_t npadding, const tsr_i64* dilation, int64_t ndilation, bool ceil_mode);
+%newobject bind_max_pool2d_with_indices;
+%rename(max_pool2d_with_indices) bind_max_pool2d_with_indices;
+TsrTensorList* bind_max_pool2d_with_indices(TsrTensor* input, const tsr_i64* kernel_size, int64_t nkernel_size, const tsr_i64* stride, int64_t nstride, const tsr_i64* padding, int64_t npadding, const tsr_i64* dilation, int64_t ndilation, bool ceil_mode);
+%newobject bind_avg_pool2d;
+%rename(avg_pool2d) bind_avg_pool2d;
+TsrTensor* bind_avg_pool2d(TsrTensor* input, const tsr_i64* kernel_size, int64_t nkernel_size, const tsr_i64* stride, int64_t nstride, const tsr_i64* padding, int64_t npadding, bool ceil_mode, bool count_include_pad);
+%newobject bind_adaptive_avg_pool2d;
+%rename(adaptive_avg_pool2d) bind_adaptive_avg_pool2d;
+TsrTensor* bind_adaptive_avg_pool2d(TsrTensor* input, const tsr_i64* output_size, int64_t noutput_size);
+%newobject bind_batch_norm;
+%rename(batch_norm) bind_batch_norm;
+TsrTensor* bind_batch_norm(TsrTensor* input, TsrTensor* running_mean, TsrTensor* running_var, TsrTensor* weight, TsrTensor* bias, bool training, double momentum, double eps);
 %newobject bind_cat;
 %rename(cat) bind_cat;
 TsrTensor* bind_cat(TsrTensorList* tensors, int64_t dim);

@@ -29,7 +29,9 @@ typedef enum tg_op {
   /* torch.nn.functional-style ops (tests/golden/gen_nn.py) */
   TG_LINEAR, TG_GELU, TG_TANH, TG_SIGMOID, TG_SQRT, TG_SOFTMAX, TG_LAYER_NORM,
   TG_CAT, TG_STACK, TG_WHERE, TG_POW_SCALAR, TG_POW, TG_CLAMP,
-  TG_INDEX_SELECT, TG_GATHER, TG_EMBEDDING
+  TG_INDEX_SELECT, TG_GATHER, TG_EMBEDDING,
+  /* convolutional layers (tests/golden/gen_cnn.py) */
+  TG_CONV2D, TG_MAX_POOL2D, TG_MAX_POOL2D_INDICES, TG_AVG_POOL2D, TG_ADAPTIVE_AVG_POOL2D, TG_BATCH_NORM
 } tg_op;
 
 /* x = base.as_strided(sizes, strides, offset), base a 1-D contiguous tensor
@@ -192,6 +194,34 @@ static inline tsr_status tg_apply(tsr_tensor* const* r, const tg_step* s, tsr_te
     case TG_INDEX_SELECT: return tsr_index_select(a, g[0], b, out);
     case TG_GATHER: return tsr_gather(a, g[0], b, out);
     case TG_EMBEDDING: return tsr_embedding(a, b, out); /* a: weight, b: indices */
+    /* args: bias register, stride[2], padding[2], dilation[2], groups */
+    case TG_CONV2D: return tsr_conv2d(a, b, g[0] >= 0 ? r[g[0]] : NULL, g + 1, g + 3, g + 5, g[7], out);
+    /* args: kernel[2], has_stride, stride[2], padding[2], dilation[2], ceil_mode */
+    case TG_MAX_POOL2D:
+      return tsr_max_pool2d(a, g, g[2] ? g + 3 : NULL, g + 5, g + 7, g[9] != 0, out, NULL);
+    case TG_MAX_POOL2D_INDICES: {
+      tsr_tensor* values = NULL;
+      tsr_status st = tsr_max_pool2d(a, g, g[2] ? g + 3 : NULL, g + 5, g + 7, g[9] != 0, &values, out);
+      tsr_tensor_release(values);
+      return st;
+    }
+    /* args: kernel[2], has_stride, stride[2], padding[2], ceil_mode, count_include_pad */
+    case TG_AVG_POOL2D: return tsr_avg_pool2d(a, g, g[2] ? g + 3 : NULL, g + 5, g[7] != 0, g[8] != 0, out);
+    case TG_ADAPTIVE_AVG_POOL2D: return tsr_adaptive_avg_pool2d(a, g, out); /* args: output_size[2] */
+    case TG_BATCH_NORM: { /* args: running_mean, running_var, weight, bias (registers), training,
+                             bits of momentum; eps in scalar. Running stats are copies, as the
+                             generator's. */
+      double momentum;
+      memcpy(&momentum, &g[5], sizeof momentum);
+      tsr_tensor *rm = NULL, *rv = NULL;
+      if (g[0] >= 0) TSR_ASSERT_OK(tsr_clone(r[g[0]], TSR_CONTIGUOUS_FORMAT, &rm));
+      if (g[1] >= 0) TSR_ASSERT_OK(tsr_clone(r[g[1]], TSR_CONTIGUOUS_FORMAT, &rv));
+      tsr_status st = tsr_batch_norm(a, rm, rv, g[2] >= 0 ? r[g[2]] : NULL, g[3] >= 0 ? r[g[3]] : NULL,
+                                     g[4] != 0, momentum, s->scalar, out);
+      tsr_tensor_release(rm);
+      tsr_tensor_release(rv);
+      return st;
+    }
   }
   cr_assert_fail("unknown golden op %d", (int)s->op);
   return TSR_ERR_INTERNAL;

@@ -4,7 +4,12 @@
  * parallelism). Threaded kernels: OpenBLAS's (matmul, linear), copies and
  * dtype conversions, and the reductions (sum, mean, max/argmax over dims),
  * which split work of at least 32,768 elements (PyTorch's grain size) over
- * a small pool of threads; the other kernels run on the calling thread.
+ * a small pool of threads; convolution, average pooling and batch norm in
+ * float32 run on oneDNN, whose OpenMP threads number tsr_get_num_threads()
+ * during each call (OpenMP's per-thread setting, restored after the call,
+ * so an application's own OpenMP code keeps its count); max and adaptive
+ * pooling split over (batch, channel) planes with the pool; the other
+ * kernels run on the calling thread.
  * Results never depend on the thread count: a copy's chunks are disjoint,
  * and float sums are split into chunks fixed by the sizes and combined in a
  * fixed order. On a small machine, fewer threads can be faster overall:

@@ -14,6 +14,7 @@
 #include "layout.h"
 #include "random.h"
 #include "ops.h"
+#include "cnn.h"
 #include "autograd.h"
 #include "checkpoint.h"
 #include "optim.h"

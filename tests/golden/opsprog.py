@@ -123,7 +123,50 @@ OPS = {
     "INDEX_SELECT": lambda r, s: torch.index_select(r[s["a"]], s["args"][0], r[s["b"]]),
     "GATHER": lambda r, s: torch.gather(r[s["a"]], s["args"][0], r[s["b"]]),
     "EMBEDDING": lambda r, s: torch.nn.functional.embedding(r[s["b"]], r[s["a"]]),
+    # convolutional layers (gen_cnn.py); argument layouts in _conv2d etc.
+    "CONV2D": lambda r, s: _conv2d(r, s),
+    "MAX_POOL2D": lambda r, s: _max_pool2d(r, s)[0],
+    "MAX_POOL2D_INDICES": lambda r, s: _max_pool2d(r, s)[1],
+    "AVG_POOL2D": lambda r, s: _avg_pool2d(r, s),
+    "ADAPTIVE_AVG_POOL2D": lambda r, s: torch.nn.functional.adaptive_avg_pool2d(r[s["a"]], s["args"][:2]),
+    "BATCH_NORM": lambda r, s: _batch_norm(r, s),
 }
+
+
+def _reg(r, i):
+    return r[i] if i >= 0 else None
+
+
+def _conv2d(r, s):
+    """args [bias register or -1, stride h, w, padding h, w, dilation h, w, groups]."""
+    a = s["args"]
+    return torch.nn.functional.conv2d(r[s["a"]], r[s["b"]], _reg(r, a[0]), a[1:3], a[3:5], a[5:7], a[7])
+
+
+def _max_pool2d(r, s):
+    """args [kh, kw, has_stride, sh, sw, ph, pw, dh, dw, ceil_mode] -> (values, indices)."""
+    a = s["args"]
+    return torch.nn.functional.max_pool2d(r[s["a"]], a[0:2], a[3:5] if a[2] else None, a[5:7], a[7:9],
+                                          bool(a[9]), return_indices=True)
+
+
+def _avg_pool2d(r, s):
+    """args [kh, kw, has_stride, sh, sw, ph, pw, ceil_mode, count_include_pad]."""
+    a = s["args"]
+    return torch.nn.functional.avg_pool2d(r[s["a"]], a[0:2], a[3:5] if a[2] else None, a[5:7], bool(a[7]),
+                                          bool(a[8]))
+
+
+def _batch_norm(r, s):
+    """args [running_mean, running_var, weight, bias registers or -1, training, bits(momentum)];
+    eps in scalar. The running stats are cloned: the program's inputs stay as
+    generated (tests/test_cnn.c checks the in-place update separately)."""
+    a = s["args"]
+    rm, rv = _reg(r, a[0]), _reg(r, a[1])
+    momentum = struct.unpack("<d", struct.pack("<q", a[5]))[0]
+    return torch.nn.functional.batch_norm(r[s["a"]], rm.detach().clone() if rm is not None else None,
+                                          rv.detach().clone() if rv is not None else None, _reg(r, a[2]),
+                                          _reg(r, a[3]), bool(a[4]), momentum, s["scalar"])
 
 
 def double_bits(v):

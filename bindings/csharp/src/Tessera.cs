@@ -1,7 +1,8 @@
 // Tessera — the module-level functions: grad mode (NoGrad scopes), inference
 // mode and anomaly detection (InferenceMode, DetectAnomaly scopes),
 // checkpoint regions, AutogradGrad, Dropout, the torch.nn.functional ops
-// (Linear, Gelu, LayerNorm, Embedding), Cat, Stack and Where, save and load,
+// (Linear, Gelu, LayerNorm, Embedding, Conv2d, MaxPool2d, AvgPool2d,
+// AdaptiveAvgPool2d, BatchNorm), Cat, Stack and Where, save and load,
 // the allocator's statistics and controls, version. The factories are
 // static methods of Tensor (Tensor.Zeros, Tensor.FromArray, ...).
 //
@@ -120,6 +121,54 @@ public static class Tessera {
       TesseraNative.where(condition, input, other);
 
   // A disposed tensor passed as an optional argument must not read as null.
+  // ---- convolutional layers (include/tessera/cnn.h): pairs are {H, W} -------
+
+  /// <summary>torch.nn.functional.conv2d: input [N, C_in, H, W], weight
+  /// [C_out, C_in / groups, kH, kW], bias null or [C_out]; channels_last out
+  /// when input or weight is channels_last. Status.ShapeMismatch with
+  /// torch's messages, Status.InvalidArgument for a non-positive stride,
+  /// dilation or groups.</summary>
+  public static Tensor Conv2d(Tensor input, Tensor weight, Tensor bias, long[] stride, long[] padding,
+                              long[] dilation, long groups = 1) {
+    RequireLive(bias, "Conv2d: bias");
+    return TesseraNative.conv2d(input, weight, bias, stride, padding, dilation, groups);
+  }
+
+  /// <summary>torch.nn.functional.max_pool2d: the maxima; stride null means
+  /// kernelSize.</summary>
+  public static Tensor MaxPool2d(Tensor input, long[] kernelSize, long[] stride, long[] padding,
+                                 long[] dilation, bool ceilMode = false) =>
+      TesseraNative.max_pool2d(input, kernelSize, stride ?? new long[0], padding, dilation, ceilMode);
+
+  /// <summary>MaxPool2d with return_indices: a list [values, int64 indices
+  /// h * W + w within each plane], to be disposed.</summary>
+  public static TensorList MaxPool2dWithIndices(Tensor input, long[] kernelSize, long[] stride, long[] padding,
+                                                long[] dilation, bool ceilMode = false) =>
+      TesseraNative.max_pool2d_with_indices(input, kernelSize, stride ?? new long[0], padding, dilation, ceilMode);
+
+  /// <summary>torch.nn.functional.avg_pool2d (no divisor_override); stride
+  /// null means kernelSize.</summary>
+  public static Tensor AvgPool2d(Tensor input, long[] kernelSize, long[] stride, long[] padding,
+                                 bool ceilMode = false, bool countIncludePad = true) =>
+      TesseraNative.avg_pool2d(input, kernelSize, stride ?? new long[0], padding, ceilMode, countIncludePad);
+
+  /// <summary>torch.nn.functional.adaptive_avg_pool2d(input, outputSize {H, W}).</summary>
+  public static Tensor AdaptiveAvgPool2d(Tensor input, long[] outputSize) =>
+      TesseraNative.adaptive_avg_pool2d(input, outputSize);
+
+  /// <summary>torch.nn.functional.batch_norm: runningMean / runningVar ([C],
+  /// null only when training) are updated in place when training; weight
+  /// and bias null or [C].</summary>
+  public static Tensor BatchNorm(Tensor input, Tensor runningMean, Tensor runningVar, Tensor weight = null,
+                                 Tensor bias = null, bool training = false, double momentum = 0.1,
+                                 double eps = 1e-5) {
+    RequireLive(runningMean, "BatchNorm: runningMean");
+    RequireLive(runningVar, "BatchNorm: runningVar");
+    RequireLive(weight, "BatchNorm: weight");
+    RequireLive(bias, "BatchNorm: bias");
+    return TesseraNative.batch_norm(input, runningMean, runningVar, weight, bias, training, momentum, eps);
+  }
+
   static void RequireLive(Tensor t, string what) {
     if (t != null && t.IsDisposed)
       throw new TesseraException(Status.InvalidArgument, what + ": tensor is disposed");

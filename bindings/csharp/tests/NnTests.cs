@@ -216,6 +216,36 @@ public static class NnTests {
     }
   }
 
+  // The convolutional layers on x = arange(16) as [1, 1, 4, 4], values
+  // worked out by hand.
+  [Test]
+  public static void ConvPoolBatchNorm() {
+    long[] two = {2, 2}, zero = {0, 0}, one = {1, 1};
+    var data = new float[16];
+    for (int i = 0; i < 16; ++i) data[i] = i;
+    using (var x = Tensor.FromArray(data, new long[] {1, 1, 4, 4}))
+    using (var w = Tensor.FromArray(new float[] {1, 1, 1, 1}, new long[] {1, 1, 2, 2}))
+    using (var y = Tessera.Conv2d(x, w, null, two, zero, one))
+    using (var a = Tessera.AvgPool2d(x, two, null, zero))
+    using (var m = Tessera.AdaptiveAvgPool2d(x, one))
+    using (var pair = Tessera.MaxPool2dWithIndices(x, two, null, zero, one))
+    using (var values = pair[0])
+    using (var indices = pair[1])
+    using (var rm = Tensor.FromArray(new float[] {0}, new long[] {1}))
+    using (var rv = Tensor.FromArray(new float[] {1}, new long[] {1}))
+    using (var b = Tessera.BatchNorm(x, rm, rv, training: true)) {
+      Check.Close(new double[] {10, 18, 42, 50}, y.ToFloat64(), 0, "conv2d");
+      Check.Close(new double[] {2.5, 4.5, 10.5, 12.5}, a.ToFloat64(), 0, "avg_pool2d");
+      Check.Close(new double[] {7.5}, m.ToFloat64(), 0, "adaptive_avg_pool2d");
+      Check.Close(new double[] {5, 7, 13, 15}, values.ToFloat64(), 0, "max_pool2d values");
+      Check.Close(new double[] {5, 7, 13, 15}, indices.ToFloat64(), 0, "max_pool2d indices");
+      Check.Close(new double[] {0.75}, rm.ToFloat64(), 1e-6, "running_mean");
+      var e = Check.Throws(Status.InvalidArgument,
+                           () => Tessera.MaxPool2d(x, new long[] {2, 2, 2}, null, zero, one), "bad pair");
+      Check.True(e.Message.Contains("kernel_size must have 2 elements"), e.Message);
+    }
+  }
+
   [Test]
   public static void DetectAnomalyThrowsOnNanGradients() {
     Check.True(!Tessera.IsAnomalyEnabled, "off by default");

@@ -17,7 +17,8 @@ as torch.utils.checkpoint); tessera.autograd_grad is torch.autograd.grad.
 `with tessera.inference_mode():` is torch.inference_mode, and
 `with tessera.detect_anomaly():` / tessera.set_detect_anomaly(True) are
 torch.autograd's anomaly detection. torch.nn.functional's linear, gelu,
-layer_norm and embedding are module functions (tessera.linear(x, w, b)).
+layer_norm, embedding, conv2d, max_pool2d, avg_pool2d, adaptive_avg_pool2d
+and batch_norm are module functions (tessera.linear(x, w, b)).
 
 Failures raise tessera.Error subclasses carrying the C status and message.
 Tensors are released when collected, or at once with close() / a with

@@ -1,10 +1,11 @@
 """torch's function forms (tessera.matmul(a, b), tessera.relu(x), ...):
 each calls the Tensor method of the same name; and the
-torch.nn.functional ops (tessera.linear, gelu, layer_norm, embedding) and
+torch.nn.functional ops (tessera.linear, gelu, layer_norm, embedding, conv2d,
+max_pool2d, avg_pool2d, adaptive_avg_pool2d, batch_norm) and
 torch.cat / stack / where, which take several tensors."""
 from . import _core
 from ._handles import TensorList
-from ._tensor import Tensor, _check_open, scalar_tensor
+from ._tensor import Tensor, _check_open, _pieces, scalar_tensor
 from .errors import InvalidArgumentError
 
 _N = _core.Tensor
@@ -15,7 +16,8 @@ __all__ = ["is_tensor", "add", "sub", "mul", "div", "matmul", "relu", "exp", "lo
            "as_strided", "split", "chunk", "clone", "detach", "numel", "tanh", "sigmoid", "sqrt",
            "pow", "clamp", "clip", "index_select", "gather", "linear", "gelu", "layer_norm",
            "embedding", "cat", "concat", "stack", "where", "eq", "ne", "lt", "le", "gt", "ge",
-           "abs", "allclose"]
+           "abs", "allclose", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d",
+           "batch_norm"]
 
 
 def is_tensor(obj):
@@ -256,6 +258,53 @@ def embedding(input, weight):
     """torch.nn.functional.embedding(input, weight): the rows of weight [V, D]
     at the int32/int64 indices input (any shape); result input's sizes + [D]."""
     return _core.embedding(input, weight)
+
+
+# ---- convolutional layers (cnn.h) ---------------------------------------------------
+
+def _pair(v):
+    """torch's _pair: an int stands for (v, v)."""
+    return tuple(v) if hasattr(v, "__len__") else (v, v)
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """torch.nn.functional.conv2d: input [N, C_in, H, W], weight
+    [C_out, C_in / groups, kH, kW], bias None or [C_out]; channels_last out
+    when input or weight is channels_last."""
+    _check_open(bias, "conv2d: bias")
+    return _core.conv2d(input, weight, bias, _pair(stride), _pair(padding), _pair(dilation), groups)
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """torch.nn.functional.max_pool2d; stride None means kernel_size. With
+    return_indices, (values, int64 indices into each H*W plane)."""
+    args = (input, _pair(kernel_size), () if stride is None else _pair(stride), _pair(padding),
+            _pair(dilation), ceil_mode)
+    if return_indices:
+        return _pieces(_core.max_pool2d_with_indices(*args))
+    return _core.max_pool2d(*args)
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+    """torch.nn.functional.avg_pool2d (divisor_override not supported)."""
+    return _core.avg_pool2d(input, _pair(kernel_size), () if stride is None else _pair(stride),
+                            _pair(padding), ceil_mode, count_include_pad)
+
+
+def adaptive_avg_pool2d(input, output_size):
+    """torch.nn.functional.adaptive_avg_pool2d; output_size an int or (H, W)."""
+    return _core.adaptive_avg_pool2d(input, _pair(output_size))
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
+               momentum=0.1, eps=1e-5):
+    """torch.nn.functional.batch_norm: running stats (None only when training)
+    are updated in place when training."""
+    for t, what in ((running_mean, "running_mean"), (running_var, "running_var"), (weight, "weight"),
+                    (bias, "bias")):
+        _check_open(t, "batch_norm: " + what)
+    return _core.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
 
 
 # ---- several tensors ---------------------------------------------------------------

@@ -7,7 +7,8 @@ import java.util.Map;
 /**
  * Module-level functions of tessera with Java names: factories (torch.zeros, ...), grad mode and
  * the no_grad scope, inference mode and anomaly detection, gradient checkpointing regions,
- * autograd.grad, dropout, the torch.nn.functional ops (linear, gelu, layerNorm, embedding), cat,
+ * autograd.grad, dropout, the torch.nn.functional ops (linear, gelu, layerNorm, embedding, conv2d, maxPool2d, avgPool2d,
+ * adaptiveAvgPool2d, batchNorm), cat,
  * stack and where, allocator statistics, save/load, version. Tensors come back as {@link Tensor}
  * proxies: close them (try-with-resources) to release memory at once; the Cleaner releases the
  * ones left to the garbage collector. Every failure throws {@link TesseraException}.
@@ -203,6 +204,69 @@ public final class Tessera {
   }
 
   /** A closed tensor passed as an optional argument must not read as null (none). */
+  // ---- convolutional layers (cnn.h): pairs are long[] {H, W} -----------------------------
+
+  /**
+   * torch.nn.functional.conv2d: input [N, C_in, H, W], weight [C_out, C_in / groups, kH, kW], bias
+   * null or [C_out]; channels_last out when input or weight is channels_last. ERR_SHAPE_MISMATCH
+   * with torch's messages ("Given groups=1, weight of size ..."), ERR_INVALID_ARGUMENT for a
+   * non-positive stride, dilation or groups or a pair that is not two long.
+   */
+  public static Tensor conv2d(Tensor input, Tensor weight, Tensor bias, long[] stride, long[] padding,
+      long[] dilation, long groups) {
+    requireOpen(bias, "conv2d: bias");
+    return NativeTessera.conv2d(input, weight, bias, stride, padding, dilation, groups);
+  }
+
+  /**
+   * torch.nn.functional.max_pool2d: the maxima; stride null means kernelSize. Padding (implicit
+   * -inf) at most half the kernel.
+   */
+  public static Tensor maxPool2d(Tensor input, long[] kernelSize, long[] stride, long[] padding,
+      long[] dilation, boolean ceilMode) {
+    return NativeTessera.max_pool2d(input, kernelSize, pairOrNone(stride), padding, dilation, ceilMode);
+  }
+
+  /** maxPool2d with return_indices: [values, int64 indices h * W + w within each plane]. */
+  public static java.util.List<Tensor> maxPool2dWithIndices(Tensor input, long[] kernelSize, long[] stride,
+      long[] padding, long[] dilation, boolean ceilMode) {
+    try (TensorList list = NativeTessera.max_pool2d_with_indices(input, kernelSize, pairOrNone(stride),
+        padding, dilation, ceilMode)) {
+      java.util.List<Tensor> out = new java.util.ArrayList<>(2);
+      for (int i = 0; i < (int) list.size(); ++i) out.add(list.get(i));
+      return out;
+    }
+  }
+
+  /** torch.nn.functional.avg_pool2d (no divisor_override); stride null means kernelSize. */
+  public static Tensor avgPool2d(Tensor input, long[] kernelSize, long[] stride, long[] padding,
+      boolean ceilMode, boolean countIncludePad) {
+    return NativeTessera.avg_pool2d(input, kernelSize, pairOrNone(stride), padding, ceilMode,
+        countIncludePad);
+  }
+
+  /** torch.nn.functional.adaptive_avg_pool2d(input, outputSize {H, W}). */
+  public static Tensor adaptiveAvgPool2d(Tensor input, long[] outputSize) {
+    return NativeTessera.adaptive_avg_pool2d(input, outputSize);
+  }
+
+  /**
+   * torch.nn.functional.batch_norm: runningMean / runningVar ([C], null only when training) are
+   * updated in place when training; weight and bias null or [C].
+   */
+  public static Tensor batchNorm(Tensor input, Tensor runningMean, Tensor runningVar, Tensor weight,
+      Tensor bias, boolean training, double momentum, double eps) {
+    requireOpen(runningMean, "batchNorm: runningMean");
+    requireOpen(runningVar, "batchNorm: runningVar");
+    requireOpen(weight, "batchNorm: weight");
+    requireOpen(bias, "batchNorm: bias");
+    return NativeTessera.batch_norm(input, runningMean, runningVar, weight, bias, training, momentum, eps);
+  }
+
+  private static long[] pairOrNone(long[] stride) {
+    return stride == null ? new long[0] : stride;
+  }
+
   private static void requireOpen(Tensor t, String what) {
     if (t != null && t.isClosed()) {
       throw new TesseraException(Status.ERR_INVALID_ARGUMENT, what + ": tensor is closed");

@@ -34,6 +34,35 @@ final class NnTests {
     r.add("nn: each family fails with torch's status and message", () -> errors(g));
     r.add("nn: inferenceMode() scope", NnTests::inferenceMode);
     r.add("nn: detectAnomaly() throws on nan gradients", () -> anomaly(g));
+    r.add("nn: conv2d, pooling and batchNorm on arange(16)", NnTests::cnn);
+  }
+
+  /** The convolutional layers on x = arange(16) as [1, 1, 4, 4], values worked out by hand. */
+  static void cnn() {
+    long[] two = {2, 2}, zero = {0, 0}, one = {1, 1};
+    try (Tensor flat = Tessera.arange(0, 16, 1, org.tessera.DType.FLOAT32);
+        Tensor x = flat.view(new long[] {1, 1, 4, 4});
+        Tensor w = Tessera.full(new long[] {1, 1, 2, 2}, 1.0, org.tessera.DType.FLOAT32);
+        Tensor y = Tessera.conv2d(x, w, null, two, zero, one, 1);
+        Tensor a = Tessera.avgPool2d(x, two, null, zero, false, true);
+        Tensor m = Tessera.adaptiveAvgPool2d(x, one)) {
+      close(new double[] {10, 18, 42, 50}, y.toFloat64(), 0, "conv2d");
+      close(new double[] {2.5, 4.5, 10.5, 12.5}, a.toFloat64(), 0, "avgPool2d");
+      close(new double[] {7.5}, m.toFloat64(), 0, "adaptiveAvgPool2d");
+      java.util.List<Tensor> pair = Tessera.maxPool2dWithIndices(x, two, null, zero, one, false);
+      try (Tensor values = pair.get(0); Tensor indices = pair.get(1)) {
+        close(new double[] {5, 7, 13, 15}, values.toFloat64(), 0, "maxPool2d values");
+        close(new double[] {5, 7, 13, 15}, indices.toFloat64(), 0, "maxPool2d indices");
+      }
+      try (Tensor rm = Tessera.full(new long[] {1}, 0.0, org.tessera.DType.FLOAT32);
+          Tensor rv = Tessera.full(new long[] {1}, 1.0, org.tessera.DType.FLOAT32);
+          Tensor b = Tessera.batchNorm(x, rm, rv, null, null, true, 0.1, 1e-5)) {
+        close(new double[] {0.75}, rm.toFloat64(), 1e-6, "running_mean");
+      }
+      TesseraException e = throwsStatus(Status.ERR_INVALID_ARGUMENT,
+          () -> Tessera.maxPool2d(x, new long[] {2, 2, 2}, null, zero, one, false), "maxPool2d pair");
+      isTrue(e.getMessage().contains("kernel_size must have 2 elements"), e.getMessage());
+    }
   }
 
   interface Op {

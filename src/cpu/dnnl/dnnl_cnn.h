@@ -1,0 +1,30 @@
+// oneDNN's float32 kernels for convolution, average pooling and batch norm
+// (dnnl_conv.cpp, dnnl_pooling.cpp, dnnl_batch_norm.cpp), with the
+// signatures of cpu/kernels/cnn.h. cnn_dispatch.cpp decides when they run;
+// every tensor given is float32 and dense in fmt, with at least one element.
+#pragma once
+
+#include "cpu/kernels/cnn.h"
+
+namespace tsr::kernels::onednn {
+
+Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor& bias, const Conv2dArgs& a, tsr_memory_format fmt);
+ConvGrads conv2d_backward(const Tensor& g, const Tensor& x, const Tensor& w, const Shape& x_sizes,
+                          const Shape& w_sizes, const Conv2dArgs& a, tsr_memory_format fmt, bool need_input,
+                          bool need_weight, bool need_bias);
+
+// False (nothing done) where oneDNN's padding rule differs from torch's:
+// count_include_pad with a ceil-mode window reaching past the padding.
+bool avg_pool2d(const Tensor& x, const Pool2dArgs& a, tsr_memory_format fmt, Tensor& out);
+bool avg_pool2d_backward(const Tensor& g, const Shape& x_sizes, const Pool2dArgs& a, tsr_memory_format fmt,
+                         Tensor& grad_input);
+
+// 4-D x; training forward and backward, evaluation forward.
+BatchNormResult batch_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
+                           const Tensor& running_var, bool training, double eps, tsr_memory_format fmt);
+BatchNormGrads batch_norm_backward_training(const Tensor& g, const Tensor& x, const Tensor& weight,
+                                            const Tensor& mean, const Tensor& var, double eps,
+                                            tsr_memory_format fmt, bool need_input, bool need_weight,
+                                            bool need_bias);
+
+}  // namespace tsr::kernels::onednn

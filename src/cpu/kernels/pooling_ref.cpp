@@ -1,0 +1,240 @@
+// Pooling in direct loops, PyTorch's CPU kernels' arithmetic
+// (aten/src/ATen/native/cpu/MaxPoolKernel.cpp, AvgPoolKernel.cpp,
+// AdaptiveAvgPoolKernel.cpp) over dense NCHW or NHWC tensors read through
+// their strides. Max pooling always runs here: torch's indices (flat h * W +
+// w per plane) are part of its result, and oneDNN's workspace encodes
+// something else. Adaptive pooling has no oneDNN primitive. Average pooling
+// runs here for float64. Threads split over (n, c) planes, which are
+// disjoint in the output and in the input gradient.
+#include <cmath>
+#include <limits>
+
+#include "cpu/kernels/cnn.h"
+#include "cpu/kernels/copy.h"
+#include "cpu/kernels/empty_cpu.h"
+#include "cpu/kernels/parallel_for.h"
+
+namespace tsr::kernels {
+
+namespace {
+
+template <typename T>
+struct Plane {  // one (n, c) plane of a 4-D tensor
+  T* p;
+  int64_t sh, sw;
+  T& operator()(int64_t h, int64_t w) const { return p[h * sh + w * sw]; }
+};
+template <typename T>
+Plane<T> plane(const Tensor& t, int64_t nc) {
+  const int64_t C = t.size(1), n = nc / C, c = nc % C;
+  return {t.data<T>() + n * t.stride(0) + c * t.stride(1), t.stride(2), t.stride(3)};
+}
+
+int64_t plane_grain(int64_t work) { return std::max<int64_t>(1, 32768 / std::max<int64_t>(1, work)); }
+
+template <typename F>
+void by_dtype(tsr_dtype d, F&& f) {
+  if (d == TSR_FLOAT64) f(double{});
+  else f(float{});
+}
+
+template <typename T>
+void max_forward(const Tensor& xt, const Tensor& yt, const Tensor& it, const Pool2dArgs& a) {
+  const int64_t H = xt.size(2), W = xt.size(3), OH = yt.size(2), OW = yt.size(3);
+  parallel_for(xt.size(0) * xt.size(1), plane_grain(OH * OW * a.kernel[0] * a.kernel[1]), [&](int64_t b, int64_t e) {
+    for (int64_t nc = b; nc < e; ++nc) {
+      Plane<const T> x = plane<const T>(xt, nc);
+      Plane<T> y = plane<T>(yt, nc);
+      Plane<int64_t> ind = plane<int64_t>(it, nc);
+      for (int64_t oh = 0; oh < OH; ++oh)
+        for (int64_t ow = 0; ow < OW; ++ow) {
+          int64_t h0 = oh * a.stride[0] - a.padding[0], w0 = ow * a.stride[1] - a.padding[1];
+          const int64_t h1 = std::min(h0 + (a.kernel[0] - 1) * a.dilation[0] + 1, H);
+          const int64_t w1 = std::min(w0 + (a.kernel[1] - 1) * a.dilation[1] + 1, W);
+          while (h0 < 0) h0 += a.dilation[0];
+          while (w0 < 0) w0 += a.dilation[1];
+          int64_t best = h0 * W + w0;
+          T bestv = -std::numeric_limits<T>::infinity();
+          for (int64_t h = h0; h < h1; h += a.dilation[0])
+            for (int64_t w = w0; w < w1; w += a.dilation[1]) {
+              const T v = x(h, w);
+              if (v > bestv || std::isnan(v)) {
+                bestv = v;
+                best = h * W + w;
+              }
+            }
+          y(oh, ow) = bestv;
+          ind(oh, ow) = best;
+        }
+    }
+  });
+}
+
+template <typename T>
+void max_backward(const Tensor& gt, const Tensor& it, const Tensor& gxt) {
+  const int64_t W = gxt.size(3), OH = gt.size(2), OW = gt.size(3);
+  parallel_for(gt.size(0) * gt.size(1), plane_grain(OH * OW), [&](int64_t b, int64_t e) {
+    for (int64_t nc = b; nc < e; ++nc) {
+      Plane<const T> g = plane<const T>(gt, nc);
+      Plane<const int64_t> ind = plane<const int64_t>(it, nc);
+      Plane<T> gx = plane<T>(gxt, nc);
+      for (int64_t oh = 0; oh < OH; ++oh)
+        for (int64_t ow = 0; ow < OW; ++ow) {
+          const int64_t k = ind(oh, ow);
+          gx(k / W, k % W) += g(oh, ow);
+        }
+    }
+  });
+}
+
+// The window of output (oh, ow) and its divisor, as ATen's avg_pool2d.
+struct AvgWindow {
+  int64_t h0, h1, w0, w1, divisor;
+};
+AvgWindow avg_window(int64_t oh, int64_t ow, int64_t H, int64_t W, const Pool2dArgs& a) {
+  int64_t h0 = oh * a.stride[0] - a.padding[0], w0 = ow * a.stride[1] - a.padding[1];
+  int64_t h1 = std::min(h0 + a.kernel[0], H + a.padding[0]);
+  int64_t w1 = std::min(w0 + a.kernel[1], W + a.padding[1]);
+  const int64_t pool_size = (h1 - h0) * (w1 - w0);
+  h0 = std::max<int64_t>(h0, 0);
+  w0 = std::max<int64_t>(w0, 0);
+  h1 = std::min(h1, H);
+  w1 = std::min(w1, W);
+  return {h0, h1, w0, w1, a.count_include_pad ? pool_size : (h1 - h0) * (w1 - w0)};
+}
+
+template <typename T>
+void avg_forward(const Tensor& xt, const Tensor& yt, const Pool2dArgs& a) {
+  const int64_t H = xt.size(2), W = xt.size(3), OH = yt.size(2), OW = yt.size(3);
+  parallel_for(xt.size(0) * xt.size(1), plane_grain(OH * OW * a.kernel[0] * a.kernel[1]), [&](int64_t b, int64_t e) {
+    for (int64_t nc = b; nc < e; ++nc) {
+      Plane<const T> x = plane<const T>(xt, nc);
+      Plane<T> y = plane<T>(yt, nc);
+      for (int64_t oh = 0; oh < OH; ++oh)
+        for (int64_t ow = 0; ow < OW; ++ow) {
+          const AvgWindow win = avg_window(oh, ow, H, W, a);
+          double s = 0;
+          for (int64_t h = win.h0; h < win.h1; ++h)
+            for (int64_t w = win.w0; w < win.w1; ++w) s += double(x(h, w));
+          // An empty window (a ceil-mode window wholly in the padding, when
+          // not counting padding) gives 0 / 0 in torch too.
+          y(oh, ow) = T(s / double(win.divisor));
+        }
+    }
+  });
+}
+
+template <typename T>
+void avg_backward(const Tensor& gt, const Tensor& gxt, const Pool2dArgs& a) {
+  const int64_t H = gxt.size(2), W = gxt.size(3), OH = gt.size(2), OW = gt.size(3);
+  parallel_for(gt.size(0) * gt.size(1), plane_grain(OH * OW * a.kernel[0] * a.kernel[1]), [&](int64_t b, int64_t e) {
+    for (int64_t nc = b; nc < e; ++nc) {
+      Plane<const T> g = plane<const T>(gt, nc);
+      Plane<T> gx = plane<T>(gxt, nc);
+      for (int64_t oh = 0; oh < OH; ++oh)
+        for (int64_t ow = 0; ow < OW; ++ow) {
+          const AvgWindow win = avg_window(oh, ow, H, W, a);
+          const T v = T(double(g(oh, ow)) / double(win.divisor));
+          for (int64_t h = win.h0; h < win.h1; ++h)
+            for (int64_t w = win.w0; w < win.w1; ++w) gx(h, w) += v;
+        }
+    }
+  });
+}
+
+// Adaptive windows: [floor(i * in / out), ceil((i + 1) * in / out)).
+int64_t start_index(int64_t i, int64_t out, int64_t in) { return (i * in) / out; }
+int64_t end_index(int64_t i, int64_t out, int64_t in) { return ((i + 1) * in + out - 1) / out; }
+
+template <typename T>
+void adaptive_forward(const Tensor& xt, const Tensor& yt) {
+  const int64_t H = xt.size(2), W = xt.size(3), OH = yt.size(2), OW = yt.size(3);
+  parallel_for(xt.size(0) * xt.size(1), plane_grain(H * W), [&](int64_t b, int64_t e) {
+    for (int64_t nc = b; nc < e; ++nc) {
+      Plane<const T> x = plane<const T>(xt, nc);
+      Plane<T> y = plane<T>(yt, nc);
+      for (int64_t oh = 0; oh < OH; ++oh) {
+        const int64_t h0 = start_index(oh, OH, H), h1 = end_index(oh, OH, H);
+        for (int64_t ow = 0; ow < OW; ++ow) {
+          const int64_t w0 = start_index(ow, OW, W), w1 = end_index(ow, OW, W);
+          double s = 0;
+          for (int64_t h = h0; h < h1; ++h)
+            for (int64_t w = w0; w < w1; ++w) s += double(x(h, w));
+          y(oh, ow) = T(s / double((h1 - h0) * (w1 - w0)));
+        }
+      }
+    }
+  });
+}
+
+template <typename T>
+void adaptive_backward(const Tensor& gt, const Tensor& gxt) {
+  const int64_t H = gxt.size(2), W = gxt.size(3), OH = gt.size(2), OW = gt.size(3);
+  parallel_for(gt.size(0) * gt.size(1), plane_grain(H * W), [&](int64_t b, int64_t e) {
+    for (int64_t nc = b; nc < e; ++nc) {
+      Plane<const T> g = plane<const T>(gt, nc);
+      Plane<T> gx = plane<T>(gxt, nc);
+      for (int64_t oh = 0; oh < OH; ++oh) {
+        const int64_t h0 = start_index(oh, OH, H), h1 = end_index(oh, OH, H);
+        for (int64_t ow = 0; ow < OW; ++ow) {
+          const int64_t w0 = start_index(ow, OW, W), w1 = end_index(ow, OW, W);
+          const T v = T(double(g(oh, ow)) / double((h1 - h0) * (w1 - w0)));
+          for (int64_t h = h0; h < h1; ++h)
+            for (int64_t w = w0; w < w1; ++w) gx(h, w) += v;
+        }
+      }
+    }
+  });
+}
+
+// A zero-filled gradient of x's sizes.
+Tensor zeros_in(const Shape& sizes, const Tensor& g, tsr_memory_format fmt) {
+  Tensor gx = empty_cpu(sizes, g.dtype(), fmt);
+  fill(gx, 0.0);
+  return gx;
+}
+
+}  // namespace
+
+std::pair<Tensor, Tensor> max_pool2d(const Tensor& x, const Pool2dArgs& a, tsr_memory_format fmt) {
+  const Shape sizes = pool2d_output_sizes("max_pool2d", x, a);
+  Tensor y = empty_cpu(sizes, x.dtype(), fmt), ind = empty_cpu(sizes, TSR_INT64, fmt);
+  if (y.numel()) by_dtype(x.dtype(), [&](auto t) { max_forward<decltype(t)>(x, y, ind, a); });
+  return {y, ind};
+}
+
+Tensor max_pool2d_backward(const Tensor& g, const Tensor& indices, const Shape& x_sizes, tsr_memory_format fmt) {
+  Tensor gx = zeros_in(x_sizes, g, fmt);
+  if (g.numel()) by_dtype(g.dtype(), [&](auto t) { max_backward<decltype(t)>(g, indices, gx); });
+  return gx;
+}
+
+Tensor adaptive_avg_pool2d(const Tensor& x, const Pair& output_size, tsr_memory_format fmt) {
+  Tensor y = empty_cpu(adaptive_pool2d_output_sizes(x, output_size), x.dtype(), fmt);
+  if (y.numel()) by_dtype(x.dtype(), [&](auto t) { adaptive_forward<decltype(t)>(x, y); });
+  return y;
+}
+
+Tensor adaptive_avg_pool2d_backward(const Tensor& g, const Shape& x_sizes, tsr_memory_format fmt) {
+  Tensor gx = zeros_in(x_sizes, g, fmt);
+  if (g.numel()) by_dtype(g.dtype(), [&](auto t) { adaptive_backward<decltype(t)>(g, gx); });
+  return gx;
+}
+
+namespace ref {
+
+Tensor avg_pool2d(const Tensor& x, const Pool2dArgs& a, tsr_memory_format fmt) {
+  Tensor y = empty_cpu(pool2d_output_sizes("avg_pool2d", x, a), x.dtype(), fmt);
+  if (y.numel()) by_dtype(x.dtype(), [&](auto t) { avg_forward<decltype(t)>(x, y, a); });
+  return y;
+}
+
+Tensor avg_pool2d_backward(const Tensor& g, const Shape& x_sizes, const Pool2dArgs& a, tsr_memory_format fmt) {
+  Tensor gx = zeros_in(x_sizes, g, fmt);
+  if (g.numel()) by_dtype(g.dtype(), [&](auto t) { avg_backward<decltype(t)>(g, gx, a); });
+  return gx;
+}
+
+}  // namespace ref
+
+}  // namespace tsr::kernels

@@ -1,0 +1,196 @@
+// The convolution, pooling and batch-norm kernels below the C API: oneDNN's
+// float32 results (cnn_dispatch.cpp) against the reference loops on shapes
+// and layouts the golden tests do not cover (strides, dilation, groups,
+// ceil-mode average pooling whose padding rule sends it back to the
+// reference, cropped windows), and the device rules: tensors on two devices
+// are refused with PyTorch's message before anything is written, and a
+// device without these kernels gets TSR_ERR_UNSUPPORTED.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "core/factory.h"
+#include "core/layout.h"
+#include "cpu/kernels/cnn.h"
+#include "cpu/kernels/copy.h"
+#include "device_test_util.h"
+#include "cpu/kernels/threads.h"
+#include "ops/cnn.h"
+
+// libgomp's, which oneDNN runs on (linked into tessera).
+extern "C" int omp_get_max_threads(void);
+extern "C" void omp_set_num_threads(int);
+
+namespace tsr::devtest {
+namespace {
+
+using kernels::Conv2dArgs;
+using kernels::Pool2dArgs;
+
+Tensor randn(const Shape& sizes, tsr_memory_format fmt, uint32_t seed) {
+  Tensor t = empty(sizes, TSR_FLOAT32, fmt, kCpu);
+  std::mt19937 g(seed);
+  std::normal_distribution<float> d;
+  // Fill in memory order: every element once whatever the strides.
+  float* p = t.data<float>();
+  for (int64_t i = 0; i < t.numel(); ++i) p[i] = d(g);
+  return t;
+}
+
+void expect_close(const Tensor& a, const Tensor& b, double tol, const char* what) {
+  ASSERT_EQ(a.sizes(), b.sizes()) << what;
+  EXPECT_EQ(a.strides(), b.strides()) << what;
+  Tensor ac = kernels::contiguous_or_self(a), bc = kernels::contiguous_or_self(b);
+  const float *pa = ac.data<float>(), *pb = bc.data<float>();
+  int bad = 0;
+  for (int64_t i = 0; i < a.numel() && bad < 5; ++i)
+    if (!(std::fabs(pa[i] - pb[i]) <= tol * (1 + std::fabs(pb[i])))) {
+      ADD_FAILURE() << what << "[" << i << "]: " << pa[i] << " vs reference " << pb[i];
+      ++bad;
+    }
+}
+
+struct ConvCase {
+  Shape x, w;
+  Conv2dArgs a;
+};
+
+TEST(CnnKernels, OneDnnConvolutionMatchesReference) {
+  const ConvCase cases[] = {
+      {{2, 6, 9, 7}, {4, 3, 3, 2}, {{2, 1}, {1, 0}, {1, 2}, 2}},
+      {{1, 8, 5, 5}, {8, 1, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, 8}},
+      {{3, 16, 6, 6}, {32, 16, 1, 1}, {{2, 2}, {0, 0}, {1, 1}, 1}},
+      {{2, 3, 11, 10}, {5, 3, 5, 3}, {{3, 2}, {2, 1}, {2, 3}, 1}},
+  };
+  uint32_t seed = 1;
+  for (const ConvCase& c : cases)
+    for (tsr_memory_format fmt : {TSR_CONTIGUOUS_FORMAT, TSR_CHANNELS_LAST}) {
+      Tensor x = randn(c.x, fmt, seed++), w = randn(c.w, fmt, seed++), b = randn({c.w[0]}, TSR_CONTIGUOUS_FORMAT, seed++);
+      Tensor y = kernels::conv2d(x, w, b, c.a, fmt), yr = kernels::ref::conv2d(x, w, b, c.a, fmt);
+      expect_close(y, yr, 1e-4, "conv2d");
+      Tensor g = randn(y.sizes(), fmt, seed++);
+      for (int mask = 1; mask < 8; ++mask) {
+        const bool nx = mask & 1, nw = mask & 2, nb = mask & 4;
+        // What the op layer passes: x only for the weight's gradient, w only for the input's.
+        Tensor xx = nw ? x : Tensor(), ww = nx ? w : Tensor();
+        auto r = kernels::conv2d_backward(g, xx, ww, x.sizes(), w.sizes(), c.a, fmt, nx, nw, nb);
+        auto rr = kernels::ref::conv2d_backward(g, xx, ww, x.sizes(), w.sizes(), c.a, fmt, nx, nw, nb);
+        if (nx) expect_close(r.input, rr.input, 1e-4, "grad input");
+        if (nw) expect_close(r.weight, rr.weight, 1e-4, "grad weight");
+        if (nb) expect_close(r.bias, rr.bias, 1e-4, "grad bias");
+        EXPECT_EQ(r.input.defined(), nx);
+        EXPECT_EQ(r.weight.defined(), nw);
+        EXPECT_EQ(r.bias.defined(), nb);
+      }
+    }
+}
+
+TEST(CnnKernels, OneDnnAvgPoolMatchesReference) {
+  const Pool2dArgs cases[] = {
+      {{3, 3}, {2, 2}, {1, 1}, {1, 1}, false, true},
+      {{3, 3}, {2, 2}, {1, 1}, {1, 1}, true, true},    // past the padding: reference
+      {{3, 3}, {2, 2}, {1, 0}, {1, 1}, true, false},   // ceil mode, oneDNN's exclude rule
+      {{2, 2}, {2, 2}, {0, 0}, {1, 1}, false, true},   // odd sizes: cropped input
+      {{3, 2}, {1, 3}, {1, 1}, {1, 1}, false, false},
+  };
+  uint32_t seed = 100;
+  for (const Pool2dArgs& a : cases)
+    for (tsr_memory_format fmt : {TSR_CONTIGUOUS_FORMAT, TSR_CHANNELS_LAST}) {
+      Tensor x = randn({2, 5, 9, 7}, fmt, seed++);
+      Tensor y = kernels::avg_pool2d(x, a, fmt), yr = kernels::ref::avg_pool2d(x, a, fmt);
+      expect_close(y, yr, 1e-5, "avg_pool2d");
+      Tensor g = randn(y.sizes(), fmt, seed++);
+      expect_close(kernels::avg_pool2d_backward(g, x.sizes(), a, fmt),
+                   kernels::ref::avg_pool2d_backward(g, x.sizes(), a, fmt), 1e-5, "avg_pool2d backward");
+    }
+}
+
+TEST(CnnKernels, OneDnnBatchNormMatchesReference) {
+  uint32_t seed = 200;
+  for (tsr_memory_format fmt : {TSR_CONTIGUOUS_FORMAT, TSR_CHANNELS_LAST})
+    for (bool training : {true, false})
+      for (bool affine : {true, false}) {
+        Tensor x = randn({4, 6, 5, 3}, fmt, seed++);
+        Tensor w = affine ? randn({6}, TSR_CONTIGUOUS_FORMAT, seed++) : Tensor();
+        Tensor b = affine ? randn({6}, TSR_CONTIGUOUS_FORMAT, seed++) : Tensor();
+        Tensor rm = randn({6}, TSR_CONTIGUOUS_FORMAT, seed++), rv = empty({6}, TSR_FLOAT32, TSR_CONTIGUOUS_FORMAT, kCpu);
+        for (int i = 0; i < 6; ++i) rv.data<float>()[i] = 0.5f + 0.1f * float(i);
+        auto r = kernels::batch_norm(x, w, b, rm, rv, training, 1e-3, fmt);
+        auto rr = kernels::ref::batch_norm(x, w, b, rm, rv, training, 1e-3, fmt);
+        expect_close(r.out, rr.out, 1e-4, "batch_norm");
+        expect_close(r.mean, rr.mean, 1e-5, "mean");
+        expect_close(r.var, rr.var, 1e-4, "var");
+        if (training) expect_close(r.unbiased_var, rr.unbiased_var, 1e-4, "unbiased var");
+        Tensor g = randn(x.sizes(), fmt, seed++);
+        auto gr = kernels::batch_norm_backward(g, x, w, r.mean, r.var, 1e-3, training, fmt, true, affine, affine);
+        auto grr = kernels::ref::batch_norm_backward(g, x, w, r.mean, r.var, 1e-3, training, fmt, true, affine, affine);
+        expect_close(gr.input, grr.input, 1e-3, "grad input");
+        if (affine) {
+          expect_close(gr.weight, grr.weight, 1e-3, "grad weight");
+          expect_close(gr.bias, grr.bias, 1e-3, "grad bias");
+        }
+      }
+}
+
+// oneDNN runs with tsr_set_num_threads' count, set for the call only: the
+// caller's own OpenMP setting is what it was afterwards, and results agree
+// across thread counts.
+TEST(CnnKernels, OneDnnThreadCountIsScopedToTheCall) {
+  const int64_t before = kernels::num_threads();
+  omp_set_num_threads(3);
+  Tensor x = randn({2, 8, 9, 9}, TSR_CHANNELS_LAST, 7), w = randn({8, 8, 3, 3}, TSR_CHANNELS_LAST, 8);
+  const Conv2dArgs a{{1, 1}, {1, 1}, {1, 1}, 1};
+  kernels::set_num_threads(1);
+  Tensor y1 = kernels::conv2d(x, w, Tensor(), a, TSR_CHANNELS_LAST);
+  EXPECT_EQ(omp_get_max_threads(), 3);
+  kernels::set_num_threads(2);
+  Tensor y2 = kernels::conv2d(x, w, Tensor(), a, TSR_CHANNELS_LAST);
+  EXPECT_EQ(omp_get_max_threads(), 3);
+  expect_close(y1, y2, 1e-5, "conv2d on 1 and 2 threads");
+  kernels::set_num_threads(before);
+}
+
+class CnnDeviceTest : public DeviceFixture {
+ protected:
+  CnnDeviceTest() : DeviceFixture(&rec) {}
+  RecordingKernels rec;
+  Tensor dev(const Shape& sizes) { return empty(sizes, TSR_FLOAT32, TSR_CONTIGUOUS_FORMAT, sim_device()); }
+};
+
+void expect_status(tsr_status want, const char* needle, const std::function<void()>& f) {
+  try {
+    f();
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.status(), want) << e.what();
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(CnnDeviceTest, MixedDevicesRefusedAndOtherDevicesUnsupported) {
+  Tensor x = empty({2, 3, 5, 5}, TSR_FLOAT32, TSR_CONTIGUOUS_FORMAT, kCpu);
+  Tensor w = dev({4, 3, 3, 3});
+  const Conv2dArgs a{{1, 1}, {1, 1}, {1, 1}, 1};
+  expect_status(TSR_ERR_DEVICE_MISMATCH, "Expected all tensors to be on the same device, but found at least two devices",
+                [&] { ops::conv2d(x, w, Tensor(), a); });
+  Tensor xd = dev({2, 3, 5, 5});
+  expect_status(TSR_ERR_UNSUPPORTED, "no kernel for device", [&] { ops::conv2d(xd, w, Tensor(), a); });
+  const Pool2dArgs p{{2, 2}, {2, 2}, {0, 0}, {1, 1}, false, true};
+  expect_status(TSR_ERR_UNSUPPORTED, "no kernel for device", [&] { ops::max_pool2d(xd, p); });
+  expect_status(TSR_ERR_UNSUPPORTED, "no kernel for device", [&] { ops::avg_pool2d(xd, p); });
+  expect_status(TSR_ERR_UNSUPPORTED, "no kernel for device", [&] { ops::adaptive_avg_pool2d(xd, {1, 1}); });
+  // batch_norm's running stats on another device: refused before the
+  // running update could touch them.
+  Tensor rm = dev({3}), rv = dev({3});
+  const int64_t v_rm = rm.version();
+  expect_status(TSR_ERR_DEVICE_MISMATCH, "(batch_norm: running_mean)",
+                [&] { ops::batch_norm(x, rm, rv, Tensor(), Tensor(), true, 0.1, 1e-5); });
+  EXPECT_EQ(rm.version(), v_rm);
+  expect_status(TSR_ERR_UNSUPPORTED, "no kernel for device",
+                [&] { ops::batch_norm(xd, rm, rv, Tensor(), Tensor(), true, 0.1, 1e-5); });
+  EXPECT_EQ(rm.version(), v_rm);
+}
+
+}  // namespace
+}  // namespace tsr::devtest
