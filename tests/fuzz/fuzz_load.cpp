@@ -1,9 +1,11 @@
-// libFuzzer target: tsr_load on arbitrary bytes, the way an attacker hands
-// tessera a file. Each input is loaded twice, with checksum verification
+// libFuzzer target: tsr_load and tsr_open_file on arbitrary bytes, the way
+// an attacker hands tessera a file. Each input is loaded twice, with checksum verification
 // (the default) and without (so mutations get past the header checksum and
 // reach the parser, the layout checks and the zstd frame walk). A load must
 // either succeed, every tensor then readable, or fail with a message and
-// nothing returned; anything else (a crash, a sanitizer report, a leak, an
+// nothing returned. Then it is opened lazily (tsr_open_file, both ways) and
+// each tensor got alone (a view of the mapping, or one frame decompressed),
+// with the same rule per call; anything else (a crash, a sanitizer report, a leak, an
 // allocation past libFuzzer's RSS limit) is a finding.
 //
 // Run: fuzz_load -max_total_time=60 CORPUS_DIR (seeds: fuzz_seed_corpus).
@@ -45,6 +47,31 @@ void read_everything(const tsr_tensor_map* m) {
     if (!tsr_tensor_map_metadata_key(m, i) || !tsr_tensor_map_metadata_value(m, i)) __builtin_trap();
 }
 
+// tsr_open_file, then every tensor by itself: each get succeeds and is
+// readable, or fails saying why and returns nothing.
+void open_lazily(const char* path, int skip) {
+  tsr_load_options o = TSR_LOAD_OPTIONS_INIT;
+  o.skip_checksums = skip;
+  tsr_file* f = nullptr;
+  if (tsr_open_file(path, &o, &f) != TSR_OK) {
+    if (f != nullptr || tsr_last_error_message()[0] == '\0') __builtin_trap();
+    return;
+  }
+  for (int64_t i = 0; i < tsr_file_count(f); ++i) {
+    tsr_tensor* t = nullptr;
+    if (!tsr_file_name(f, i) || tsr_file_tensor_info(f, i, nullptr, nullptr, nullptr) != TSR_OK)
+      __builtin_trap();
+    if (tsr_file_get(f, i, &t) != TSR_OK) {
+      if (t != nullptr || tsr_last_error_message()[0] == '\0') __builtin_trap();
+      continue;
+    }
+    std::vector<unsigned char> bytes(size_t(tsr_tensor_nbytes(t)));
+    if (tsr_copy_to_buffer(t, bytes.data(), bytes.size(), nullptr) != TSR_OK) __builtin_trap();
+    tsr_tensor_release(t);
+  }
+  tsr_file_release(f);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -59,6 +86,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     } else if (m != nullptr || tsr_last_error_message()[0] == '\0') {
       __builtin_trap();  // a failure must say why and return nothing
     }
+    open_lazily(path, skip);
   }
   return 0;
 }
