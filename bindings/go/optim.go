@@ -107,7 +107,7 @@ func (o *Optimizer) Step() error {
 	return err
 }
 
-// ZeroGrad is torch 1.13's optimizer.zero_grad(set_to_none): setToNone drops
+// ZeroGrad is optimizer.zero_grad(set_to_none) (torch 1.13's semantics): setToNone drops
 // every gradient (Grad then returns nil); otherwise they are zeroed in place.
 func (o *Optimizer) ZeroGrad(setToNone bool) error {
 	err := do(func() { o.c().Zero_grad(setToNone) })

@@ -89,7 +89,10 @@ TSR_JAVA_HANDLE(TsrProfilerResult)
     }
   }
 
-  /** torch 1.13's {@code zero_grad()}: drops every gradient (set_to_none=True). */
+  /**
+   * {@code zero_grad()} with torch 2.x's default, set_to_none=True: drops every gradient (torch 1.13's
+   * default was False, which is {@code zeroGrad(false)}).
+   */
   public void zeroGrad() { zeroGrad(true); }
 
   /**

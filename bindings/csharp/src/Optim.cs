@@ -21,8 +21,9 @@ public partial class Optimizer {
   /// <summary>Number of parameters.</summary>
   public long NumParams => NativeNumParams();
 
-  /// <summary>torch 1.13's zero_grad(set_to_none): setToNone drops every
-  /// gradient (Grad() then gives null); otherwise they are zeroed in place.</summary>
+  /// <summary>zero_grad(set_to_none): setToNone drops every gradient
+  /// (Grad() then gives null); otherwise they are zeroed in place. The
+  /// default is torch 2.x's true (torch 1.13's was false).</summary>
   public void ZeroGrad(bool setToNone = true) => NativeZeroGrad(setToNone);
 
   /// <summary>optimizer.state[params[paramIndex]][key] itself (writing it

@@ -13,7 +13,8 @@ at once; otherwise it is released when collected.
 """
 from . import _core
 from ._handles import TensorList
-from ._tensor import Closable, Tensor
+from ._grad import enable_grad
+from ._tensor import Closable
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW"]
 
@@ -85,13 +86,15 @@ class Optimizer(Closable):
         loss returned."""
         loss = None
         if closure is not None:
-            loss = closure()
+            with enable_grad():
+                loss = closure()
         _core.Optimizer.step(self._handle)
         return loss
 
     def zero_grad(self, set_to_none=True):
-        """torch 1.13's zero_grad: set_to_none drops every .grad (None);
-        otherwise the gradients are zeroed in place."""
+        """zero_grad(set_to_none): set_to_none drops every .grad (None);
+        otherwise the gradients are zeroed in place. The default is torch
+        2.x's True (torch 1.13's was False: pass it explicitly for that)."""
         _core.Optimizer.zero_grad(self._handle, set_to_none)
 
     @property
