@@ -1,6 +1,7 @@
 """tessera.optim, tessera.nn.init and tessera.profiler. The expected
 numbers come from PyTorch 1.13 (bindings/support/optim_golden.py, run with
 /usr/bin/python3): two steps on p0 with the same gradient set before each."""
+import gc
 import json
 import os
 import tempfile
@@ -85,6 +86,21 @@ class OptimTest(unittest.TestCase):
         opt.step()
         self.assertAlmostEqual(opt.param_groups[0]["params"][0].detach().tolist()[0],
                                P0[0] - GRAD[0], delta=1e-6)
+
+    def test_state_released_on_close_and_collection(self):
+        p = ts.zeros(100, 100, requires_grad=True)
+        p.grad = ts.ones(100, 100)
+        base = ts.memory_allocated()
+        opt = ts.optim.SGD([p], lr=0.1, momentum=0.9)
+        opt.step()
+        self.assertGreater(ts.memory_allocated(), base)  # the momentum_buffer
+        opt.close()
+        self.assertEqual(ts.memory_allocated(), base)
+        opt = ts.optim.SGD([p], lr=0.1, momentum=0.9)
+        opt.step()
+        del opt
+        gc.collect()
+        self.assertEqual(ts.memory_allocated(), base)
 
 
 class InitTest(unittest.TestCase):
