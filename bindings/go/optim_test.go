@@ -110,6 +110,24 @@ func TestOptimizerZeroGrad(t *testing.T) {
 	}
 }
 
+func TestOptimizerCloseFreesState(t *testing.T) {
+	p := got(tessera.Zeros([]int64{100, 100}, tessera.Float32)).ok(t)
+	defer p.Close()
+	g := got(tessera.Ones([]int64{100, 100}, tessera.Float32)).ok(t)
+	defer g.Close()
+	noErr(t, p.SetRequiresGrad(true))
+	noErr(t, p.SetGrad(g))
+	opt := got(tessera.NewSGD([]*tessera.Tensor{p}, tessera.SGDOptions{LR: 0.1, Momentum: 0.9})).ok(t)
+	noErr(t, opt.Step())
+	// Finalizers of earlier tests' tensors may free memory meanwhile, never
+	// allocate: Close must free at least the 40,000-byte momentum_buffer.
+	before := got(tessera.MemoryAllocated(tessera.CPU)).ok(t)
+	noErr(t, opt.Close())
+	if after := got(tessera.MemoryAllocated(tessera.CPU)).ok(t); before-after < 100*100*4 {
+		t.Fatalf("Close freed %d bytes, want the momentum_buffer's 40000", before-after)
+	}
+}
+
 func TestOptimizerErrors(t *testing.T) {
 	p := optimParam(t)
 	defer p.Close()

@@ -41,6 +41,7 @@ final class OptimTests {
     r.add("optim: SGD with momentum matches torch", OptimTests::sgd);
     r.add("optim: AdamW matches torch, state, lr", OptimTests::adamW);
     r.add("optim: zeroGrad both ways", OptimTests::zeroGrad);
+    r.add("optim: close frees the optimizer's state", OptimTests::closeFreesState);
     r.add("optim: errors carry torch's messages", OptimTests::errors);
     r.add("init: kaimingUniform_ bound and the others", OptimTests::init);
     r.add("profiler: table names the ops, chrome trace is JSON", () -> profiler(tmp));
@@ -101,6 +102,21 @@ final class OptimTests {
       }
       opt.zeroGrad();
       isTrue(p.grad() == null, "zeroGrad() sets the gradient to null");
+    }
+  }
+
+  static void closeFreesState() {
+    try (Tensor p = Tessera.zeros(100, 100); Tensor g = Tessera.ones(100, 100)) {
+      p.setRequiresGrad(true);
+      p.setGrad(g);
+      Optimizer opt = Optimizer.sgd(List.of(p), new Optimizer.SGDOptions().lr(0.1).momentum(0.9));
+      opt.step();
+      // The Cleaner may free earlier tests' tensors meanwhile, never allocate: close must free at
+      // least the 40,000-byte momentum_buffer.
+      long before = Tessera.memoryAllocated();
+      opt.close();
+      long freed = before - Tessera.memoryAllocated();
+      isTrue(freed >= 100 * 100 * 4, "close freed " + freed + " bytes, want the momentum_buffer's 40000");
     }
   }
 
