@@ -1038,3 +1038,6 @@ int64_t bind_checkpoint_depth(void);
 %newobject bind_autograd_grad;
 %rename(autograd_grad) bind_autograd_grad;
 TsrTensorList* bind_autograd_grad(TsrTensorList* outputs, TsrTensorList* inputs, TsrTensorList* grad_outputs, bool retain_graph, bool create_graph, bool allow_unused);
+
+/* ---- 5. optimizers, initializers, profiler (bindings/optim.i) ------------- */
+%include "optim.i"

@@ -214,6 +214,9 @@ static void tsr_py_release_handle(swig_type_info* ty, void* ptr) {
   else if (ty == SWIGTYPE_p_TsrGenerator) tsr_generator_release((tsr_generator*)ptr);
   else if (ty == SWIGTYPE_p_TsrTensorMap) tsr_tensor_map_release((tsr_tensor_map*)ptr);
   else if (ty == SWIGTYPE_p_TsrTensorList) tsr_bind_list_free((TsrTensorList*)ptr);
+  /* bindings/optim.i's handles */
+  else if (ty == SWIGTYPE_p_TsrOptimizer) tsr_optimizer_release((tsr_optimizer*)ptr);
+  else if (ty == SWIGTYPE_p_TsrProfilerResult) tsr_profiler_result_release((tsr_profiler_result*)ptr);
 }
 %}
 

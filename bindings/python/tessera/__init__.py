@@ -47,6 +47,7 @@ from ._memory import (memory_stats, memory_allocated, max_memory_allocated, memo
                       memory_limit)
 from ._serialization import save, load, LoadedTensors
 from ._dlpack import from_dlpack, from_numpy
+from . import optim, nn, profiler  # torch.optim, torch.nn.init, torch.profiler
 
 __version__ = _core.version_string()
 version_number = _core.version_number  # major*10000 + minor*100 + patch of the loaded library

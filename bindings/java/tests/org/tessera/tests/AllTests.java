@@ -43,6 +43,7 @@ public final class AllTests {
     CheckpointTests.register(r);
     SaveLoadTests.register(r, tmp);
     MemoryStatsTests.register(r);
+    OptimTests.register(r, tmp);
     UnclosedTensorsTest.register(r);
 
     int run = 0;

@@ -1,0 +1,17 @@
+/* bindings/csharp/csharp_optim.i — C# part of bindings/optim.i. Optimizer and
+ * ProfilerResult are SWIG's IDisposable proxies with a finalizer, like the
+ * other handles, completed by src/Optim.cs: Tessera.Optim.SGD / Adam / AdamW
+ * derive from Optimizer (their constructors take over the native handle the
+ * internal factories return), Tessera.Init and Tessera.Profiler wrap the
+ * module functions. */
+%typemap(csclassmodifiers) TsrOptimizer, TsrProfilerResult "public partial class"
+TSR_CS_PROPERTY(TsrOptimizer::sgd, NativeSgd)
+TSR_CS_PROPERTY(TsrOptimizer::adam, NativeAdam)
+TSR_CS_PROPERTY(TsrOptimizer::adamw, NativeAdamw)
+TSR_CS_PROPERTY(TsrOptimizer::get_lr, NativeGetLr)
+TSR_CS_PROPERTY(TsrOptimizer::set_lr, NativeSetLr)
+TSR_CS_PROPERTY(TsrOptimizer::num_params, NativeNumParams)
+TSR_CS_PROPERTY(TsrOptimizer::state, NativeState)
+TSR_CS_PROPERTY(TsrProfilerResult::num_events, NativeNumEvents)
+TSR_CS_PROPERTY(TsrOptimizer::zero_grad, NativeZeroGrad)
+TSR_CS_PROPERTY(TsrProfilerResult::table, NativeTable)
