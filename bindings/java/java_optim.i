@@ -90,10 +90,10 @@ TSR_JAVA_HANDLE(TsrProfilerResult)
   }
 
   /**
-   * {@code zero_grad()} with torch 2.x's default, set_to_none=True: drops every gradient (torch 1.13's
-   * default was False, which is {@code zeroGrad(false)}).
+   * {@code zero_grad()} with torch 1.13's default, set_to_none=False: zeroes every gradient in place
+   * (torch 2.x's default is True, which is {@code zeroGrad(true)}).
    */
-  public void zeroGrad() { zeroGrad(true); }
+  public void zeroGrad() { zeroGrad(false); }
 
   /**
    * optimizer.state[params[paramIndex]][key] itself (writing it changes the optimizer's state), or

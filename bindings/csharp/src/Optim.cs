@@ -23,8 +23,8 @@ public partial class Optimizer {
 
   /// <summary>zero_grad(set_to_none): setToNone drops every gradient
   /// (Grad() then gives null); otherwise they are zeroed in place. The
-  /// default is torch 2.x's true (torch 1.13's was false).</summary>
-  public void ZeroGrad(bool setToNone = true) => NativeZeroGrad(setToNone);
+  /// default is torch 1.13's false (torch 2.x's is true).</summary>
+  public void ZeroGrad(bool setToNone = false) => NativeZeroGrad(setToNone);
 
   /// <summary>optimizer.state[params[paramIndex]][key] itself (writing it
   /// changes the optimizer's state), or null before that parameter's first

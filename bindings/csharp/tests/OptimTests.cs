@@ -65,8 +65,11 @@ public static class OptimTests {
       using (var g = Tensor.FromFloat64(GradValues, new long[] {4}, DType.Float32)) p.SetGrad(g);
       opt.ZeroGrad(setToNone: false);
       using (var g = p.Grad()) Check.Close(new double[4], g.ToFloat64(), 0, "zeroed gradient");
-      opt.ZeroGrad();
-      Check.True(p.Grad() == null, "ZeroGrad() drops the gradient");
+      opt.ZeroGrad(setToNone: true);
+      Check.True(p.Grad() == null, "ZeroGrad(true) drops the gradient");
+      using (var g = Tensor.FromFloat64(GradValues, new long[] {4}, DType.Float32)) p.SetGrad(g);
+      opt.ZeroGrad();  // torch 1.13's default: zeroed in place
+      using (var g = p.Grad()) Check.Close(new double[4], g.ToFloat64(), 0, "ZeroGrad() zeroes");
     }
   }
 

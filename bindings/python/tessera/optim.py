@@ -91,10 +91,10 @@ class Optimizer(Closable):
         _core.Optimizer.step(self._handle)
         return loss
 
-    def zero_grad(self, set_to_none=True):
+    def zero_grad(self, set_to_none=False):
         """zero_grad(set_to_none): set_to_none drops every .grad (None);
         otherwise the gradients are zeroed in place. The default is torch
-        2.x's True (torch 1.13's was False: pass it explicitly for that)."""
+        1.13's False (torch 2.x's is True)."""
         _core.Optimizer.zero_grad(self._handle, set_to_none)
 
     @property

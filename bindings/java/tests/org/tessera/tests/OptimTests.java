@@ -100,8 +100,8 @@ final class OptimTests {
       try (Tensor g = p.grad()) {
         close(new double[] {0, 0, 0, 0}, g.toFloat64(), 0, "zeroed gradient");
       }
-      opt.zeroGrad();
-      isTrue(p.grad() == null, "zeroGrad() sets the gradient to null");
+      opt.zeroGrad(true);
+      isTrue(p.grad() == null, "zeroGrad(true) sets the gradient to null");
     }
   }
 
