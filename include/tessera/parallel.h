@@ -14,6 +14,15 @@
  * and float sums are split into chunks fixed by the sizes and combined in a
  * fixed order. On a small machine, fewer threads can be faster overall:
  * idle OpenBLAS threads spin for a while after their work.
+ *
+ * Convolution, pooling and batch norm run in oneDNN, whose Debian build
+ * uses the OpenMP runtime (libgomp): its threads busy-wait after each
+ * kernel (libgomp's default spin), taking the cores tessera's next kernels
+ * need. With few cores this can make a convolutional training step 2-3x
+ * slower (measured on 2 cores, examples/fashion); set
+ * OMP_WAIT_POLICY=passive in the environment of the process (it is read
+ * when the runtime loads, so it cannot be set from here), as PyTorch's
+ * performance guide advises for its own OpenMP threads.
  */
 #ifndef TESSERA_PARALLEL_H
 #define TESSERA_PARALLEL_H
