@@ -78,7 +78,8 @@ def read_idx(path, magic, ndims):
                          "not an IDX file of this kind")
     expected = header + math.prod(dims)
     if len(data) != expected:
-        raise SystemExit(f"{path}: {'truncated' if len(data) < expected else 'data continues past the items its header counts'}")
+        raise SystemExit(f"{path}: truncated" if len(data) < expected else
+                         f"{path}: data continues past the items its header counts")
     return dims, memoryview(data)[header:]
 
 
@@ -170,7 +171,8 @@ class Module:
 
     def load_state_dict(self, state, assign=True):
         """Takes the tensors of state as this module's parameters and buffers
-        (torch 2's assign=True; keys must match exactly, as strict=True)."""
+        (torch 2's assign=True: new handles on the same memory, so state's
+        own handles can be closed; keys must match exactly, as strict=True)."""
         names = [n for n, _ in self.named_parameters()] + [n for n, _ in self.named_buffers()]
         if sorted(names) != sorted(state):
             raise KeyError(f"state dict keys {sorted(state)} do not match {sorted(names)}")
@@ -178,7 +180,7 @@ class Module:
             for name in m._parameters:
                 m._parameters[name] = state[prefix + name].detach().requires_grad_()
             for name in m._buffers:
-                m._buffers[name] = state[prefix + name]
+                m._buffers[name] = state[prefix + name].detach()
 
     def train(self, mode=True):
         for _, m in self.named_modules():
