@@ -542,16 +542,13 @@ def main(argv):
           f"for {raw} bytes of float32 state")
     for t in state.values():
         t.close()
-    # model.load_state_dict(torch.load(path)) then .to(memory_format=...).
-    with ts.Generator(SEED) as g:
-        reloaded = CNN(g)
-    old = list(reloaded.named_parameters()) + list(reloaded.named_buffers())
-    loaded = ts.load(opts.checkpoint)
-    reloaded.load_state_dict(loaded)
-    for _, t in old:
-        t.close()
+    # model = CNN(); model.load_state_dict(torch.load(path));
+    # model.to(memory_format=...). The fresh model's own tensors are released
+    # as load_state_dict replaces them (the last reference goes).
+    reloaded = CNN()
+    with ts.load(opts.checkpoint) as loaded:
+        reloaded.load_state_dict(loaded)
     reloaded.to(trained.memory_format)
-    loaded.close()
     state_same = all(same_contents(a, b) for (_, a), (_, b) in zip(
         list(trained.named_parameters()) + list(trained.named_buffers()),
         list(reloaded.named_parameters()) + list(reloaded.named_buffers())))
