@@ -1,10 +1,13 @@
 /* tessera/parallel.h — how many threads tessera's kernels use.
  *
  * The model is torch.set_num_threads / torch.get_num_threads (intra-op
- * parallelism). Threaded kernels: OpenBLAS's (matmul, linear), copies and
- * dtype conversions, and the reductions (sum, mean, max/argmax over dims),
- * which split work of at least 32,768 elements (PyTorch's grain size) over
- * a small pool of threads; convolution, average pooling and batch norm in
+ * parallelism). Threaded kernels: matmul and linear (OpenBLAS gemms on
+ * row blocks of the output, of over a million multiply-adds each: OpenBLAS's
+ * own threads are turned off when tessera loads, so a program that also
+ * calls OpenBLAS directly gets one thread from it), copies and dtype
+ * conversions, and the reductions (sum, mean, max/argmax over dims), which
+ * split work of at least 32,768 elements (PyTorch's grain size) over a
+ * small pool of threads; convolution, average pooling and batch norm in
  * float32 run on oneDNN, whose OpenMP threads number tsr_get_num_threads()
  * during each call (OpenMP's per-thread setting, restored after the call,
  * so an application's own OpenMP code keeps its count); max and adaptive
@@ -12,8 +15,7 @@
  * kernels run on the calling thread.
  * Results never depend on the thread count: a copy's chunks are disjoint,
  * and float sums are split into chunks fixed by the sizes and combined in a
- * fixed order. On a small machine, fewer threads can be faster overall:
- * idle OpenBLAS threads spin for a while after their work.
+ * fixed order (a gemm's rows are computed as on one thread).
  *
  * Convolution, pooling and batch norm run in oneDNN, whose Debian build
  * uses the OpenMP runtime (libgomp): its threads busy-wait after each

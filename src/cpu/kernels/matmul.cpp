@@ -8,10 +8,15 @@
 #include "cpu/kernels/empty_cpu.h"
 #include "core/views.h"
 #include "cpu/kernels/copy.h"
+#include "cpu/kernels/parallel_for.h"
 
 namespace tsr::kernels {
 
 namespace {
+
+// Multiply-adds below which a second thread costs more than it saves (a
+// wake-up is ~10 us; a million multiply-adds ~20-40 us on one core).
+constexpr int64_t kGemmGrainMacs = int64_t{1} << 20;
 
 // A 2-D operand as BLAS wants it: a leading dimension and whether it is
 // transposed; copies to contiguous only when neither dim has stride 1.
@@ -42,12 +47,23 @@ void gemm(const Tensor& out, const Tensor& a, const Tensor& b) {
             "matmul: dimensions above 2^31-1 are not supported by the BLAS interface");
   BlasOperand A = blas_operand(a), B = blas_operand(b);
   auto ta = A.trans ? CblasTrans : CblasNoTrans, tb = B.trans ? CblasTrans : CblasNoTrans;
-  if (out.dtype() == TSR_FLOAT32)
-    cblas_sgemm(CblasRowMajor, ta, tb, int(M), int(N), int(K), 1.0f, A.t.data<float>(), int(A.ld),
-                B.t.data<float>(), int(B.ld), 0.0f, out.data<float>(), int(N));
-  else
-    cblas_dgemm(CblasRowMajor, ta, tb, int(M), int(N), int(K), 1.0, A.t.data<double>(), int(A.ld),
-                B.t.data<double>(), int(B.ld), 0.0, out.data<double>(), int(N));
+  // OpenBLAS runs single-threaded (threads.cpp): rows of the output are
+  // split over parallel_for instead, each chunk one gemm on the rows of a
+  // it needs, so every element is computed as with one thread. Row m of a
+  // starts at m * ld, or at m when a is read transposed.
+  const int64_t grain = std::max<int64_t>(1, kGemmGrainMacs / std::max<int64_t>(1, N * K));
+  const int64_t a_row_step = A.trans ? 1 : A.ld;
+  parallel_for(M, grain, [&](int64_t begin, int64_t end) {
+    const int rows = int(end - begin);
+    if (out.dtype() == TSR_FLOAT32)
+      cblas_sgemm(CblasRowMajor, ta, tb, rows, int(N), int(K), 1.0f,
+                  A.t.data<float>() + begin * a_row_step, int(A.ld), B.t.data<float>(), int(B.ld), 0.0f,
+                  out.data<float>() + begin * N, int(N));
+    else
+      cblas_dgemm(CblasRowMajor, ta, tb, rows, int(N), int(K), 1.0,
+                  A.t.data<double>() + begin * a_row_step, int(A.ld), B.t.data<double>(), int(B.ld), 0.0,
+                  out.data<double>() + begin * N, int(N));
+  });
 }
 
 [[noreturn]] void size_mismatch(const Shape& a, const Shape& b) {
