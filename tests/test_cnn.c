@@ -89,6 +89,50 @@ Test(cnn, max_pool2d_indices_no_grad) {
   for (size_t n = 0; n < 4; ++n) tsr_tensor_release(all[n]);
 }
 
+/* NaN wins a max-pooling window and keeps winning (torch: `val > max ||
+ * isnan(val)`, so the last NaN's index), the first maximum wins ties, in
+ * both memory formats (the channels_last loop is a separate kernel), and
+ * 2 x 2 windows of a 4 x 4 plane: channel 0 has a NaN at (0, 1) and (1, 0),
+ * channel 1 ties of 5 at (2, 2) and (3, 3), channel 2 is 0..15. */
+Test(cnn, max_pool2d_nan_and_ties_both_formats) {
+  const int64_t s[] = {1, 3, 4, 4}, k[] = {2, 2};
+  tsr_tensor* x0 = filled(4, s, TSR_FLOAT32, 1);
+  for (int64_t h = 0; h < 4; ++h)
+    for (int64_t w = 0; w < 4; ++w) {
+      const int64_t i2[] = {0, 2, h, w};
+      TSR_ASSERT_OK(tsr_set_double(x0, 4, i2, (double)(h * 4 + w)));
+    }
+  const int64_t n1[] = {0, 0, 0, 1}, n2[] = {0, 0, 1, 0}, t1[] = {0, 1, 2, 2}, t2[] = {0, 1, 3, 3};
+  TSR_ASSERT_OK(tsr_set_double(x0, 4, n1, NAN));
+  TSR_ASSERT_OK(tsr_set_double(x0, 4, n2, NAN));
+  TSR_ASSERT_OK(tsr_set_double(x0, 4, t1, 5));
+  TSR_ASSERT_OK(tsr_set_double(x0, 4, t2, 5));
+  for (int f = 0; f < 2; ++f) {
+    tsr_tensor *x, *y, *i;
+    TSR_ASSERT_OK(tsr_contiguous(x0, f ? TSR_CHANNELS_LAST : TSR_CONTIGUOUS_FORMAT, &x));
+    TSR_ASSERT_OK(tsr_max_pool2d(x, k, NULL, ZERO, ONE, false, &y, &i));
+    double v;
+    int64_t idx;
+    const int64_t o00[] = {0, 0, 0, 0}, o11[] = {0, 1, 1, 1}, o21[] = {0, 2, 1, 1};
+    TSR_ASSERT_OK(tsr_get_double(y, 4, o00, &v));
+    cr_expect(isnan(v), "format %d: NaN lost", f);
+    TSR_ASSERT_OK(tsr_get_int64(i, 4, o00, &idx));
+    cr_expect_eq(idx, 4, "format %d: index of the last NaN (1, 0) is 4, got %lld", f, (long long)idx);
+    TSR_ASSERT_OK(tsr_get_double(y, 4, o11, &v));
+    cr_expect_eq(v, 5.0);
+    TSR_ASSERT_OK(tsr_get_int64(i, 4, o11, &idx));
+    cr_expect_eq(idx, 10, "format %d: first of the tied maxima (2, 2) is 10, got %lld", f, (long long)idx);
+    TSR_ASSERT_OK(tsr_get_double(y, 4, o21, &v));
+    cr_expect_eq(v, 15.0);
+    TSR_ASSERT_OK(tsr_get_int64(i, 4, o21, &idx));
+    cr_expect_eq(idx, 15);
+    tsr_tensor_release(x);
+    tsr_tensor_release(y);
+    tsr_tensor_release(i);
+  }
+  tsr_tensor_release(x0);
+}
+
 /* flatten(1, -1) after a conv: a view of a contiguous output, a copy of a
  * channels_last one (torch.flatten's reshape rule). */
 Test(cnn, flatten_after_conv) {

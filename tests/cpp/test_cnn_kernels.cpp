@@ -8,7 +8,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
+#include <thread>
 
 #include "core/factory.h"
 #include "core/layout.h"
@@ -149,6 +151,44 @@ TEST(CnnKernels, OneDnnThreadCountIsScopedToTheCall) {
   EXPECT_EQ(omp_get_max_threads(), 3);
   expect_close(y1, y2, 1e-5, "conv2d on 1 and 2 threads");
   kernels::set_num_threads(before);
+}
+
+// Several threads running oneDNN primitives at once (distinct shapes, so
+// distinct primitives, each with its scratchpad) get what one thread gets.
+TEST(CnnKernels, ConcurrentCallsAgreeWithSerialOnes) {
+  struct Job {
+    Tensor x, w, g, y, gx, gw;
+    Conv2dArgs a;
+  };
+  std::vector<Job> jobs;
+  for (int k = 0; k < 4; ++k) {
+    Job j;
+    j.x = randn({2, 8 + 4 * k, 10 + k, 9}, k % 2 ? TSR_CHANNELS_LAST : TSR_CONTIGUOUS_FORMAT, 300 + k);
+    j.w = randn({16, 8 + 4 * k, 3, 3}, k % 2 ? TSR_CHANNELS_LAST : TSR_CONTIGUOUS_FORMAT, 310 + k);
+    j.a = {{1, 1}, {1, 1}, {1, 1}, 1};
+    const tsr_memory_format fmt = kernels::conv_format(j.x, j.w);
+    j.y = kernels::conv2d(j.x, j.w, Tensor(), j.a, fmt);
+    j.g = randn(j.y.sizes(), fmt, 320 + k);
+    auto r = kernels::conv2d_backward(j.g, j.x, j.w, j.x.sizes(), j.w.sizes(), j.a, fmt, true, true, false);
+    j.gx = r.input;
+    j.gw = r.weight;
+    jobs.push_back(j);
+  }
+  std::vector<std::thread> threads;
+  std::vector<int> bad(jobs.size(), 0);
+  for (size_t k = 0; k < jobs.size(); ++k)
+    threads.emplace_back([&, k] {
+      const Job& j = jobs[k];
+      const tsr_memory_format fmt = kernels::conv_format(j.x, j.w);
+      for (int rep = 0; rep < 10; ++rep) {
+        Tensor y = kernels::conv2d(j.x, j.w, Tensor(), j.a, fmt);
+        auto r = kernels::conv2d_backward(j.g, j.x, j.w, j.x.sizes(), j.w.sizes(), j.a, fmt, true, true, false);
+        for (auto [got, want] : {std::pair{y, j.y}, std::pair{r.input, j.gx}, std::pair{r.weight, j.gw}})
+          if (std::memcmp(got.data_ptr(), want.data_ptr(), size_t(got.nbytes())) != 0) ++bad[k];
+      }
+    });
+  for (auto& t : threads) t.join();
+  for (size_t k = 0; k < jobs.size(); ++k) EXPECT_EQ(bad[k], 0) << "job " << k;
 }
 
 class CnnDeviceTest : public DeviceFixture {

@@ -31,7 +31,7 @@ dnnl::batch_normalization_forward::primitive_desc forward_pd(const memory::desc&
                                                              normalization_flags f, bool training) {
   dnnl::batch_normalization_forward::desc desc(
       training ? dnnl::prop_kind::forward_training : dnnl::prop_kind::forward_inference, data, float(eps), f);
-  return dnnl::batch_normalization_forward::primitive_desc(desc, engine());
+  return dnnl::batch_normalization_forward::primitive_desc(desc, attr(), engine());
 }
 
 Tensor copy_of(const Tensor& t) {
@@ -63,7 +63,8 @@ BatchNormResult batch_norm(const Tensor& x, const Tensor& weight, const Tensor& 
                                          {DNNL_ARG_VARIANCE, mem(c, r.var)}};
     if (weight.defined()) args.emplace(DNNL_ARG_SCALE, mem(c, weight));
     if (bias.defined()) args.emplace(DNNL_ARG_SHIFT, mem(c, bias));
-    dnnl::batch_normalization_forward(forward_pd(data, eps, f, training)).execute(stream(), args);
+    auto pd = forward_pd(data, eps, f, training);
+    execute(dnnl::batch_normalization_forward(pd), pd, args);
     stream().wait();
   });
   if (training) {
@@ -90,7 +91,7 @@ BatchNormGrads batch_norm_backward_training(const Tensor& g, const Tensor& x, co
     const memory::desc data = desc_of(x), c = channel_desc(C);
     auto fwd = forward_pd(data, eps, f, true);
     dnnl::batch_normalization_backward::desc bd(dnnl::prop_kind::backward, desc_of(g), data, float(eps), f);
-    dnnl::batch_normalization_backward::primitive_desc pd(bd, engine(), fwd);
+    dnnl::batch_normalization_backward::primitive_desc pd(bd, attr(), engine(), fwd);
     std::unordered_map<int, memory> args{{DNNL_ARG_SRC, mem(data, x)},       {DNNL_ARG_MEAN, mem(c, mean)},
                                          {DNNL_ARG_VARIANCE, mem(c, var)},   {DNNL_ARG_DIFF_DST, mem(desc_of(g), g)},
                                          {DNNL_ARG_DIFF_SRC, mem(desc_of(gx), gx)},
@@ -101,7 +102,7 @@ BatchNormGrads batch_norm_backward_training(const Tensor& g, const Tensor& x, co
       args.emplace(DNNL_ARG_SCALE, mem(c, weight));
       args.emplace(DNNL_ARG_DIFF_SCALE, mem(c, gw));
     }
-    dnnl::batch_normalization_backward(pd).execute(stream(), args);
+    execute(dnnl::batch_normalization_backward(pd), pd, args);
     stream().wait();
   });
   if (need_input) r.input = gx;

@@ -39,6 +39,22 @@ dnnl::memory::desc desc_of(const Tensor& t, const dnnl::memory::dims& dims, cons
 
 dnnl::memory mem(const dnnl::memory::desc& d, const Tensor& t) { return dnnl::memory(d, engine(), t.data_ptr()); }
 
+const dnnl::primitive_attr& attr() {
+  static const dnnl::primitive_attr a = [] {
+    dnnl::primitive_attr r;
+    r.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    return r;
+  }();
+  return a;
+}
+
+void execute(const dnnl::primitive& p, const dnnl::primitive_desc_base& pd,
+             std::unordered_map<int, dnnl::memory> args) {
+  const dnnl::memory::desc sd = pd.scratchpad_desc();
+  if (sd.get_size() > 0) args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(sd, engine()));
+  p.execute(stream(), args);
+}
+
 namespace {
 // The scope of the calling thread's OpenMP thread count.
 class OmpThreads {

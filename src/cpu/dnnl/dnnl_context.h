@@ -6,6 +6,8 @@
 // under src/cpu/dnnl/ include dnnl.hpp.
 #pragma once
 
+#include <unordered_map>
+
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include "core/tensor.h"
@@ -22,6 +24,16 @@ dnnl::memory::desc desc_of(const Tensor& t);
 // The same with other dims/strides (grouped weights, cropped views).
 dnnl::memory::desc desc_of(const Tensor& t, const dnnl::memory::dims& dims, const dnnl::memory::dims& strides);
 dnnl::memory mem(const dnnl::memory::desc& d, const Tensor& t);
+
+// Every primitive is made with a user scratchpad (attr()) and run through
+// execute(), which hands it a scratchpad of its own for this call. oneDNN's
+// default library scratchpad may be shared between primitives unless the
+// library was built with DNNL_ENABLE_CONCURRENT_EXEC, which tessera cannot
+// assume of a distribution's build; a scratchpad per call makes concurrent
+// calls from several threads safe whatever the build.
+const dnnl::primitive_attr& attr();
+void execute(const dnnl::primitive& p, const dnnl::primitive_desc_base& pd,
+             std::unordered_map<int, dnnl::memory> args);
 
 // Runs body with OpenMP's thread count set to tsr_get_num_threads() for
 // this thread's parallel regions, restored afterwards. oneDNN's OpenMP

@@ -76,7 +76,7 @@ dnnl::convolution_forward::primitive_desc forward_pd(const ConvDescs& d, const L
                         : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training,
                                                           dnnl::algorithm::convolution_direct, l.src, l.weights,
                                                           l.dst, d.strides, d.dilates, d.pad_l, d.pad_r);
-  return dnnl::convolution_forward::primitive_desc(desc, engine());
+  return dnnl::convolution_forward::primitive_desc(desc, attr(), engine());
 }
 
 // Plain activations when oneDNN has a direct (JIT) kernel for them (NHWC on
@@ -125,7 +125,7 @@ Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor& bias, const Conv2d
                                          {DNNL_ARG_WEIGHTS, input(pd.weights_desc(), d.weights, w)},
                                          {DNNL_ARG_DST, out.m}};
     if (bias.defined()) args.emplace(DNNL_ARG_BIAS, mem(d.bias, bias));
-    dnnl::convolution_forward(pd).execute(stream(), args);
+    execute(dnnl::convolution_forward(pd), pd, args);
     out.finish();
     stream().wait();
   });
@@ -154,12 +154,12 @@ ConvGrads conv2d_backward(const Tensor& g, const Tensor& x, const Tensor& w, con
     if (need_input) {
       dnnl::convolution_backward_data::desc bd(dnnl::algorithm::convolution_direct, l.src, l.weights, l.dst,
                                                d.strides, d.dilates, d.pad_l, d.pad_r);
-      dnnl::convolution_backward_data::primitive_desc pd(bd, engine(), fwd);
+      dnnl::convolution_backward_data::primitive_desc pd(bd, attr(), engine(), fwd);
       Output gx(pd.diff_src_desc(), d.src, r.input);
-      dnnl::convolution_backward_data(pd).execute(
-          stream(), {{DNNL_ARG_DIFF_DST, input(pd.diff_dst_desc(), d.dst, g)},
-                     {DNNL_ARG_WEIGHTS, input(pd.weights_desc(), d.weights, w)},
-                     {DNNL_ARG_DIFF_SRC, gx.m}});
+      execute(dnnl::convolution_backward_data(pd), pd,
+              {{DNNL_ARG_DIFF_DST, input(pd.diff_dst_desc(), d.dst, g)},
+               {DNNL_ARG_WEIGHTS, input(pd.weights_desc(), d.weights, w)},
+               {DNNL_ARG_DIFF_SRC, gx.m}});
       gx.finish();
     }
     if (need_weight) {
@@ -169,13 +169,13 @@ ConvGrads conv2d_backward(const Tensor& g, const Tensor& x, const Tensor& w, con
                           : dnnl::convolution_backward_weights::desc(dnnl::algorithm::convolution_direct, l.src,
                                                                      l.weights, l.dst, d.strides, d.dilates,
                                                                      d.pad_l, d.pad_r);
-      dnnl::convolution_backward_weights::primitive_desc pd(bd, engine(), fwd);
+      dnnl::convolution_backward_weights::primitive_desc pd(bd, attr(), engine(), fwd);
       Output gw(pd.diff_weights_desc(), d.weights, r.weight);
       std::unordered_map<int, memory> args{{DNNL_ARG_DIFF_DST, input(pd.diff_dst_desc(), d.dst, g)},
                                            {DNNL_ARG_SRC, input(pd.src_desc(), d.src, x)},
                                            {DNNL_ARG_DIFF_WEIGHTS, gw.m}};
       if (with_bias) args.emplace(DNNL_ARG_DIFF_BIAS, mem(d.bias, r.bias));
-      dnnl::convolution_backward_weights(pd).execute(stream(), args);
+      execute(dnnl::convolution_backward_weights(pd), pd, args);
       gw.finish();
     }
     stream().wait();

@@ -48,7 +48,7 @@ dnnl::pooling_forward::primitive_desc forward_pd(const PoolDescs& d, const memor
                                                  const memory::desc& dst) {
   dnnl::pooling_forward::desc desc(dnnl::prop_kind::forward_training, d.alg, src, dst, d.strides, d.kernel,
                                    d.pad_l, d.pad_r);
-  return dnnl::pooling_forward::primitive_desc(desc, engine());
+  return dnnl::pooling_forward::primitive_desc(desc, attr(), engine());
 }
 
 }  // namespace
@@ -60,8 +60,8 @@ bool avg_pool2d(const Tensor& x, const Pool2dArgs& a, tsr_memory_format fmt, Ten
   Tensor y = empty_cpu(ys, x.dtype(), fmt);
   run("avg_pool2d", [&] {
     const memory::desc src = desc_of(x, d.src_dims, strides_of(x)), dst = desc_of(y);
-    dnnl::pooling_forward(forward_pd(d, src, dst))
-        .execute(stream(), {{DNNL_ARG_SRC, mem(src, x)}, {DNNL_ARG_DST, mem(dst, y)}});
+    auto pd = forward_pd(d, src, dst);
+    execute(dnnl::pooling_forward(pd), pd, {{DNNL_ARG_SRC, mem(src, x)}, {DNNL_ARG_DST, mem(dst, y)}});
     stream().wait();
   });
   out = y;
@@ -79,8 +79,8 @@ bool avg_pool2d_backward(const Tensor& g, const Shape& x_sizes, const Pool2dArgs
     const memory::desc src = desc_of(gx, d.src_dims, strides_of(gx)), dst = desc_of(g);
     auto fwd = forward_pd(d, src, dst);
     dnnl::pooling_backward::desc bd(d.alg, src, dst, d.strides, d.kernel, d.pad_l, d.pad_r);
-    dnnl::pooling_backward::primitive_desc pd(bd, engine(), fwd);
-    dnnl::pooling_backward(pd).execute(stream(), {{DNNL_ARG_DIFF_DST, mem(dst, g)}, {DNNL_ARG_DIFF_SRC, mem(src, gx)}});
+    dnnl::pooling_backward::primitive_desc pd(bd, attr(), engine(), fwd);
+    execute(dnnl::pooling_backward(pd), pd, {{DNNL_ARG_DIFF_DST, mem(dst, g)}, {DNNL_ARG_DIFF_SRC, mem(src, gx)}});
     stream().wait();
   });
   grad_input = gx;
