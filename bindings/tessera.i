@@ -680,7 +680,8 @@ typedef struct {} TsrTensorList;
   /* tsr_load. max_bytes: cap on the tensor bytes a load may allocate, 0 = the
    * default cap (64 x the file's size + 64 MiB), INT64_MAX = none. */
   static TsrTensorMap* load(const char* path, int64_t max_bytes TSR_DEFAULT(0)) {
-    tsr_load_options opts = {sizeof(tsr_load_options), max_bytes};
+    tsr_load_options opts = TSR_LOAD_OPTIONS_INIT;
+    opts.max_bytes = max_bytes;
     TSR_RETURN_OUT(tsr_tensor_map*, NULL, tsr_load(path, &opts, &out));
   }
   int64_t size() { return tsr_tensor_map_count($self); }
