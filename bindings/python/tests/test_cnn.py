@@ -77,5 +77,59 @@ class Cnn(unittest.TestCase):
         self.assertIn("kernel_size must have 2 elements", str(cm.exception))
 
 
+class TrainingMatchesTorch(unittest.TestCase):
+    """examples/fashion's network, end to end: five AdamW steps in
+    channels_last from torch's initial weights on one batch give torch's
+    losses, weights and running statistics (Adam's normalisation
+    magnifies last-bit differences, hence the looser weight tolerance). The
+    convolutions have no bias here: batch norm right after cancels it, so
+    its gradient is rounding noise (~1e-9) that Adam scales to full steps,
+    differently on each side."""
+
+    def test_five_adamw_steps(self):
+        torch.manual_seed(0)
+        m = torch.nn.Sequential(
+            torch.nn.Conv2d(1, 32, 3, padding=1, bias=False), torch.nn.BatchNorm2d(32), torch.nn.ReLU(),
+            torch.nn.MaxPool2d(2), torch.nn.Conv2d(32, 64, 3, padding=1, bias=False), torch.nn.BatchNorm2d(64),
+            torch.nn.ReLU(), torch.nn.MaxPool2d(2), torch.nn.Flatten(), torch.nn.Linear(3136, 10))
+        m = m.to(memory_format=torch.channels_last)
+        x = torch.randn(16, 1, 28, 28)
+        y = torch.randint(0, 10, (16,))
+        state = {k: tsr(v) for k, v in m.state_dict().items() if "num_batches" not in k}
+        names = ["0.weight", "1.weight", "1.bias", "4.weight", "5.weight", "5.bias", "9.weight",
+                 "9.bias"]
+        params = [state[k].requires_grad_(True) for k in names]
+        opt_t = torch.optim.AdamW(m.parameters(), lr=1e-3, weight_decay=1e-2)
+        opt_s = ts.optim.AdamW(params, lr=1e-3, weight_decay=1e-2)
+        xs, ys = tsr(x), tsr(y)
+
+        def forward(h):
+            h = h.contiguous(memory_format=ts.channels_last)
+            for conv, bn in ((0, 1), (4, 5)):
+                h = ts.conv2d(h, state[f"{conv}.weight"], None, 1, 1)
+                h = ts.batch_norm(h, state[f"{bn}.running_mean"], state[f"{bn}.running_var"],
+                                  state[f"{bn}.weight"], state[f"{bn}.bias"], training=True)
+                h = ts.max_pool2d(ts.relu(h), 2)
+            return ts.linear(ts.flatten(h, 1), state["9.weight"], state["9.bias"])
+
+        for step in range(5):
+            loss_t = F.cross_entropy(m(x.contiguous(memory_format=torch.channels_last)), y)
+            opt_t.zero_grad()
+            loss_t.backward()
+            opt_t.step()
+            loss_s = ts.cross_entropy(forward(xs), ys)
+            opt_s.zero_grad()
+            loss_s.backward()
+            opt_s.step()
+            self.assertAlmostEqual(loss_s.item(), loss_t.item(), delta=1e-4 * abs(loss_t.item()),
+                                   msg=f"loss after step {step}")
+        for k, v in m.state_dict().items():
+            if "num_batches" in k:
+                continue
+            np.testing.assert_allclose(values(state[k]), v.double().numpy(),
+                                       rtol=1e-3, atol=1e-3 if "running" not in k else 1e-5,
+                                       err_msg=k)
+
+
 if __name__ == "__main__":
     unittest.main()
