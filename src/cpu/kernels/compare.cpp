@@ -12,12 +12,9 @@
 namespace tsr::kernels {
 namespace {
 
-Tensor in_dtype(const Tensor& t, tsr_dtype d) {
-  if (t.dtype() == d) return t;
-  Tensor out = empty_like(t, d, TSR_PRESERVE_FORMAT);
-  copy_strided(out, t);
-  return out;
-}
+// t converted to d (a contiguous copy; the output's layout comes from the
+// operands as given, so the copy's does not matter).
+Tensor in_dtype(const Tensor& t, tsr_dtype d) { return t.dtype() == d ? t : contiguous_copy(t, d); }
 
 // out[i] = f(a[i], b[i]) for a, b of type T read through their broadcast
 // strides (expand views) and out of type O.
