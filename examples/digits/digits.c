@@ -31,6 +31,7 @@
 #include <tessera/tessera.h>
 
 #include "check.h"
+#include "same_contents.h"
 #include "dataset.h"
 #include "device.h"
 #include "mlp.h"
@@ -252,23 +253,6 @@ static void load_checkpoint(const char* path, mlp* out) {
   tsr_tensor_map_release(map);
 }
 
-/* True when a and b have the same dtype, sizes and bytes. */
-static bool same_contents(const tsr_tensor* a, const tsr_tensor* b) {
-  int64_t ndim = tsr_tensor_ndim(a);
-  if (tsr_tensor_dtype(a) != tsr_tensor_dtype(b) || ndim != tsr_tensor_ndim(b) ||
-      memcmp(tsr_tensor_sizes(a), tsr_tensor_sizes(b), (size_t)ndim * sizeof(int64_t)) != 0)
-    return false;
-  size_t nbytes = (size_t)tsr_tensor_nbytes(a);
-  char* pa = malloc(nbytes ? nbytes : 1);
-  char* pb = malloc(nbytes ? nbytes : 1);
-  if (!pa || !pb) exit(EXIT_FAILURE);
-  CHECK(tsr_copy_to_buffer(a, pa, nbytes, NULL));
-  CHECK(tsr_copy_to_buffer(b, pb, nbytes, NULL));
-  bool same = memcmp(pa, pb, nbytes) == 0;
-  free(pa);
-  free(pb);
-  return same;
-}
 
 /* One full-batch step of m with and without checkpoint regions, from
  * fresh gradients: prints the peak allocated above what was allocated

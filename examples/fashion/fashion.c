@@ -33,6 +33,7 @@
 #include <tessera/tessera.h>
 
 #include "check.h"
+#include "same_contents.h"
 #include "cnn.h"
 #include "idx.h"
 
@@ -261,24 +262,6 @@ static void profile_steps(const cnn* m, const tsr_tensor* X, const tsr_tensor* y
 
 /* ---- checkpointing ------------------------------------------------------------- */
 
-/* True when a and b have the same dtype, sizes and values (read in their
- * logical order, whatever their strides). */
-static bool same_contents(const tsr_tensor* a, const tsr_tensor* b) {
-  int64_t ndim = tsr_tensor_ndim(a);
-  if (tsr_tensor_dtype(a) != tsr_tensor_dtype(b) || ndim != tsr_tensor_ndim(b) ||
-      memcmp(tsr_tensor_sizes(a), tsr_tensor_sizes(b), (size_t)ndim * sizeof(int64_t)) != 0)
-    return false;
-  size_t nbytes = (size_t)tsr_tensor_nbytes(a);
-  char* pa = malloc(nbytes ? nbytes : 1);
-  char* pb = malloc(nbytes ? nbytes : 1);
-  if (!pa || !pb) exit(EXIT_FAILURE);
-  CHECK(tsr_copy_to_buffer(a, pa, nbytes, NULL));
-  CHECK(tsr_copy_to_buffer(b, pb, nbytes, NULL));
-  bool same = memcmp(pa, pb, nbytes) == 0;
-  free(pa);
-  free(pb);
-  return same;
-}
 
 /* One forward+backward on the first COMPARE_BATCH images, by scratch
  * copies of m with and without a region per block: prints the peak
