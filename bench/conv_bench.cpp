@@ -1,7 +1,9 @@
 // tsr_conv_bench: conv2d forward + backward (gradients of input, weight and
 // bias) through tessera's C API (oneDNN underneath) against libtorch 1.13
 // C++ (mkldnn/oneDNN or its own kernels underneath), in NCHW and in
-// channels_last, same thread count on both sides. Both sides read the same
+// channels_last, same thread count on both sides; then the other layers of
+// the Fashion CNN (examples/fashion, batch 64): batch norm and max pooling,
+// forward and backward (layers_bench.cpp). Both sides read the same
 // memory (tessera wraps torch's buffers with tsr_from_blob); the outputs
 // are compared once before timing. Prints medians and paired ratios; never
 // passes or fails.
@@ -15,9 +17,9 @@
 #include <cstring>
 #include <thread>
 
-#include "bench_util.h"
+#include "conv_bench.h"
 
-namespace {
+namespace conv_bench {
 
 void leave_to_torch(void*, void*) {}
 
@@ -28,11 +30,6 @@ tsr_tensor* wrap(const at::Tensor& t) {
   return out;
 }
 
-struct Case {
-  const char* name;
-  int64_t n, cin, h, w, cout, k, pad;
-};
-
 double max_abs_diff(tsr_tensor* t, const at::Tensor& ref) {
   // Compare in torch: wrap tessera's result as a torch tensor.
   at::Tensor mine = at::from_blob(tsr_tensor_data_ptr(t), ref.sizes(),
@@ -40,6 +37,30 @@ double max_abs_diff(tsr_tensor* t, const at::Tensor& ref) {
                                   at::kFloat);
   return (mine - ref).abs().max().item<double>();
 }
+
+void time_pairs(const std::vector<bench::Contender>& cs, int warmup, int rounds, double fwd_flops) {
+  bench::Samples s = bench::measure_interleaved(cs, warmup, rounds);
+  for (size_t i = 0; i < cs.size(); ++i) {
+    const double t = bench::median(s.wall[i]);
+    std::printf("    %-18s median %9.3f ms", cs[i].name.c_str(), 1e3 * t);
+    if (fwd_flops > 0) std::printf("  %7.1f GFLOP/s", (i < 2 ? 1 : 3) * fwd_flops / t * 1e-9);
+    if (i % 2 == 0) std::printf("   tessera / torch = %.2f", bench::paired_ratio(s.wall[i], s.wall[i + 1]));
+    std::printf("\n");
+  }
+}
+
+}  // namespace conv_bench
+
+namespace {
+
+using conv_bench::max_abs_diff;
+using conv_bench::time_pairs;
+using conv_bench::wrap;
+
+struct Case {
+  const char* name;
+  int64_t n, cin, h, w, cout, k, pad;
+};
 
 void bench_case(const Case& c, bool channels_last, int warmup, int rounds) {
   at::manual_seed(0);
@@ -80,23 +101,15 @@ void bench_case(const Case& c, bool channels_last, int warmup, int rounds) {
               at::IntArrayRef(tsr_tensor_strides(ty), 4) == ty_ref.strides() ? "= torch's" : "DIFFER from torch's");
 
   // Forward alone and forward + backward, interleaved.
-  std::vector<bench::Contender> cs = {
-      {"tessera fwd", [&] { tsr_tensor* y; BENCH_TSR(tsr_conv2d(tx, tw, tb, one, pad, one, 1, &y)); tsr_tensor_release(y); }, true},
-      {"torch fwd", [&] { at::NoGradGuard ng; bench::keep(at::conv2d(x, w, b, {1, 1}, {c.pad, c.pad}).data_ptr()); }, true},
-      {"tessera fwd+bwd", tsr_step, true},
-      {"torch fwd+bwd", torch_step, true},
-  };
-  // tessera's fwd runs with grad mode on (inputs require grad) as torch's
-  // fwd+bwd does; torch's fwd alone runs under no_grad: forward cost only.
-  bench::Samples s = bench::measure_interleaved(cs, warmup, rounds);
   const double flops = 2.0 * double(c.n * c.cout * ho * wo) * double(c.cin * c.k * c.k);
-  for (size_t i = 0; i < cs.size(); ++i) {
-    const double t = bench::median(s.wall[i]);
-    const double work = (i < 2 ? 1 : 3) * flops;
-    std::printf("    %-18s median %9.2f ms  %7.1f GFLOP/s", cs[i].name.c_str(), 1e3 * t, work / t * 1e-9);
-    if (i % 2 == 0) std::printf("   tessera / torch = %.2f", bench::paired_ratio(s.wall[i], s.wall[i + 1]));
-    std::printf("\n");
-  }
+  time_pairs(
+      {
+          {"tessera fwd", [&] { tsr_tensor* y; BENCH_TSR(tsr_conv2d(tx, tw, tb, one, pad, one, 1, &y)); tsr_tensor_release(y); }, true},
+          {"torch fwd", [&] { at::NoGradGuard ng; bench::keep(at::conv2d(x, w, b, {1, 1}, {c.pad, c.pad}).data_ptr()); }, true},
+          {"tessera fwd+bwd", tsr_step, true},
+          {"torch fwd+bwd", torch_step, true},
+      },
+      warmup, rounds, flops);
   tsr_tensor_release(ty);
   for (auto& g : grads) tsr_tensor_release(g);
   for (tsr_tensor* t : {tx, tw, tb, tgy}) tsr_tensor_release(t);
@@ -121,5 +134,11 @@ int main(int argc, char** argv) {
                         {"1x1 [32,64,56,56] 64->256", 32, 64, 56, 56, 256, 1, 0}};
   for (const Case& c : cases)
     for (bool cl : {false, true}) bench_case(c, cl, warmup, rounds);
+  std::printf("\nThe Fashion CNN's layers (examples/fashion, batch 64):\n");
+  const Case fashion[] = {{"conv1 3x3 [64,1,28,28] 1->32", 64, 1, 28, 28, 32, 3, 1},
+                          {"conv2 3x3 [64,32,14,14] 32->64", 64, 32, 14, 14, 64, 3, 1}};
+  for (const Case& c : fashion)
+    for (bool cl : {false, true}) bench_case(c, cl, warmup, rounds * 4);
+  conv_bench::bench_fashion_layers(warmup, rounds * 4);
   return 0;
 }

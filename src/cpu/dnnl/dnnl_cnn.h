@@ -1,5 +1,5 @@
-// oneDNN's float32 kernels for convolution, average pooling and batch norm
-// (dnnl_conv.cpp, dnnl_pooling.cpp, dnnl_batch_norm.cpp), with the
+// oneDNN's float32 kernels for convolution and average pooling
+// (dnnl_conv.cpp, dnnl_pooling.cpp), with the
 // signatures of cpu/kernels/cnn.h. cnn_dispatch.cpp decides when they run;
 // every tensor given is float32 and dense in fmt, with at least one element.
 #pragma once
@@ -18,13 +18,5 @@ ConvGrads conv2d_backward(const Tensor& g, const Tensor& x, const Tensor& w, con
 bool avg_pool2d(const Tensor& x, const Pool2dArgs& a, tsr_memory_format fmt, Tensor& out);
 bool avg_pool2d_backward(const Tensor& g, const Shape& x_sizes, const Pool2dArgs& a, tsr_memory_format fmt,
                          Tensor& grad_input);
-
-// 4-D x; training forward and backward, evaluation forward.
-BatchNormResult batch_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
-                           const Tensor& running_var, bool training, double eps, tsr_memory_format fmt);
-BatchNormGrads batch_norm_backward_training(const Tensor& g, const Tensor& x, const Tensor& weight,
-                                            const Tensor& mean, const Tensor& var, double eps,
-                                            tsr_memory_format fmt, bool need_input, bool need_weight,
-                                            bool need_bias);
 
 }  // namespace tsr::kernels::onednn

@@ -3,10 +3,9 @@
 // reference loops otherwise: float64 (oneDNN has no f64 primitives),
 // tensors without elements (oneDNN skips zero-volume work, leaving outputs
 // such as a weight gradient unwritten), average pooling whose padding rule
-// oneDNN cannot express, batch norm on other than 4-D input and its
-// evaluation-mode backward (a scaling; oneDNN's global-stats backward would
-// need the same inputs for no gain). Max and adaptive pooling have only the
-// reference kernels (pooling_ref.cpp says why).
+// oneDNN cannot express. Max and adaptive pooling have only the reference
+// kernels (pooling_ref.cpp says why), batch norm only its vectorized loops
+// (batch_norm_ref.cpp: oneDNN 2.6's was slower in both memory formats).
 #include "cpu/dnnl/dnnl_cnn.h"
 #include "core/shape.h"
 #include "cpu/kernels/cnn.h"
@@ -50,17 +49,12 @@ Tensor avg_pool2d_backward(const Tensor& g, const Shape& x_sizes, const Pool2dAr
 
 BatchNormResult batch_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
                            const Tensor& running_var, bool training, double eps, tsr_memory_format fmt) {
-  if (x.ndim() == 4 && use_onednn({&x, &weight, &bias, &running_mean, &running_var}))
-    return onednn::batch_norm(x, weight, bias, running_mean, running_var, training, eps, fmt);
   return ref::batch_norm(x, weight, bias, running_mean, running_var, training, eps, fmt);
 }
 
 BatchNormGrads batch_norm_backward(const Tensor& g, const Tensor& x, const Tensor& weight, const Tensor& mean,
                                    const Tensor& var, double eps, bool training, tsr_memory_format fmt,
                                    bool need_input, bool need_weight, bool need_bias) {
-  if (training && x.ndim() == 4 && use_onednn({&g, &x, &weight, &mean, &var}))
-    return onednn::batch_norm_backward_training(g, x, weight, mean, var, eps, fmt, need_input, need_weight,
-                                                need_bias);
   return ref::batch_norm_backward(g, x, weight, mean, var, eps, training, fmt, need_input, need_weight, need_bias);
 }
 

@@ -17,6 +17,7 @@
 #include "cpu/kernels/copy.h"
 #include "cpu/kernels/empty_cpu.h"
 #include "cpu/kernels/parallel_for.h"
+#include "cpu/kernels/pooling_simd.h"
 
 namespace tsr::kernels {
 
@@ -42,34 +43,60 @@ void by_dtype(tsr_dtype d, F&& f) {
   else f(float{});
 }
 
-template <typename T>
+// Max pooling of NCHW planes, a row of outputs at a time: for each input
+// element of the windows' rows, in ATen's (h, w) order, every output of the
+// row whose window holds it takes it when it is greater or NaN (ATen's
+// `val > maxval || std::isnan(val)`: the first maximum, the last NaN).
+// Across the row's outputs the update is branch-free and independent (the
+// CL kernel's trick, by column instead of by channel): ATen's per-output
+// loop costs a mispredicted branch per comparison on random data.
+// Index: int32 for float planes under 2^31 elements (one vector blend per
+// lane width, as max_forward_cl), else int64.
+template <typename T, typename Index>
 void max_forward(const Tensor& xt, const Tensor& yt, const Tensor& it, const Pool2dArgs& a) {
   const int64_t H = xt.size(2), W = xt.size(3), OH = yt.size(2), OW = yt.size(3);
-  parallel_for(xt.size(0) * xt.size(1), plane_grain(OH * OW * a.kernel[0] * a.kernel[1]), [&](int64_t b, int64_t e) {
+  const int64_t sh = a.stride[0], sw = a.stride[1], ph = a.padding[0], pw = a.padding[1];
+  const int64_t dh = a.dilation[0], dw = a.dilation[1], kw = a.kernel[1];
+  parallel_for(xt.size(0) * xt.size(1), plane_grain(OH * OW * a.kernel[0] * kw), [&](int64_t b, int64_t e) {
+    std::vector<T> best(static_cast<size_t>(OW));
+    std::vector<Index> at(static_cast<size_t>(OW));
     for (int64_t nc = b; nc < e; ++nc) {
       Plane<const T> x = plane<const T>(xt, nc);
       Plane<T> y = plane<T>(yt, nc);
       Plane<int64_t> ind = plane<int64_t>(it, nc);
-      for (int64_t oh = 0; oh < OH; ++oh)
-        for (int64_t ow = 0; ow < OW; ++ow) {
-          int64_t h0 = oh * a.stride[0] - a.padding[0], w0 = ow * a.stride[1] - a.padding[1];
-          const int64_t h1 = std::min(h0 + (a.kernel[0] - 1) * a.dilation[0] + 1, H);
-          const int64_t w1 = std::min(w0 + (a.kernel[1] - 1) * a.dilation[1] + 1, W);
-          while (h0 < 0) h0 += a.dilation[0];
-          while (w0 < 0) w0 += a.dilation[1];
-          int64_t best = h0 * W + w0;
-          T bestv = -std::numeric_limits<T>::infinity();
-          for (int64_t h = h0; h < h1; h += a.dilation[0])
-            for (int64_t w = w0; w < w1; w += a.dilation[1]) {
-              const T v = x(h, w);
-              if (v > bestv || std::isnan(v)) {
-                bestv = v;
-                best = h * W + w;
-              }
-            }
-          y(oh, ow) = bestv;
-          ind(oh, ow) = best;
+      for (int64_t oh = 0; oh < OH; ++oh) {
+        int64_t h0 = oh * sh - ph;
+        const int64_t h1 = std::min(h0 + (a.kernel[0] - 1) * dh + 1, H);
+        while (h0 < 0) h0 += dh;
+        for (int64_t ow = 0; ow < OW; ++ow) {  // the first element of each window
+          int64_t w0 = ow * sw - pw;
+          while (w0 < 0) w0 += dw;
+          best[ow] = -std::numeric_limits<T>::infinity();
+          at[ow] = Index(h0 * W + w0);
         }
+        T* bp = best.data();
+        Index* ap = at.data();
+        for (int64_t h = h0; h < h1; h += dh)
+          for (int64_t j = 0; j < kw; ++j) {
+            // Column w = ow * sw - pw + j * dw, for the outputs whose window
+            // has it inside [0, W): ow in [lo, hi).
+            const int64_t shift = j * dw - pw;
+            const int64_t lo = shift >= 0 ? 0 : (-shift + sw - 1) / sw;
+            const int64_t hi = std::min(OW, W - 1 - shift >= 0 ? (W - 1 - shift) / sw + 1 : 0);
+            const T* px = &x(h, 0);
+            const Index k0 = Index(h * W + shift);
+            for (int64_t ow = lo; ow < hi; ++ow) {
+              const T v = px[(ow * sw + shift) * x.sw];
+              const bool take = (v > bp[ow]) | (v != v);
+              bp[ow] = take ? v : bp[ow];
+              ap[ow] = take ? Index(k0 + ow * sw) : ap[ow];
+            }
+          }
+        for (int64_t ow = 0; ow < OW; ++ow) {
+          y(oh, ow) = bp[ow];
+          ind(oh, ow) = int64_t(ap[ow]);
+        }
+      }
     }
   });
 }
@@ -82,10 +109,14 @@ void max_backward(const Tensor& gt, const Tensor& it, const Tensor& gxt) {
       Plane<const T> g = plane<const T>(gt, nc);
       Plane<const int64_t> ind = plane<const int64_t>(it, nc);
       Plane<T> gx = plane<T>(gxt, nc);
+      // Rows of gx one after another (always, for a dense NCHW gradient):
+      // the flat index k = h * W + w is the offset k * sw, no division.
+      const bool flat = gx.sh == W * gx.sw;
       for (int64_t oh = 0; oh < OH; ++oh)
         for (int64_t ow = 0; ow < OW; ++ow) {
           const int64_t k = ind(oh, ow);
-          gx(k / W, k % W) += g(oh, ow);
+          if (flat) gx.p[k * gx.sw] += g(oh, ow);
+          else gx(k / W, k % W) += g(oh, ow);
         }
     }
   });
@@ -206,16 +237,22 @@ T* pixel(const Tensor& t, int64_t n, int64_t h, int64_t w) {
 
 bool channels_innermost(const Tensor& t) { return t.stride(1) == 1 && t.size(1) > 1; }
 
+// Each output pixel's window as a list of input pixels (offsets from the
+// image's start, flat indices), then simd::max_pool_pixel across channels.
 template <typename T>
 void max_forward_cl(const Tensor& xt, const Tensor& yt, const Tensor& it, const Pool2dArgs& a) {
   const int64_t C = xt.size(1), H = xt.size(2), W = xt.size(3), OH = yt.size(2), OW = yt.size(3);
+  const int64_t xs0 = xt.stride(0), xs2 = xt.stride(2), xs3 = xt.stride(3);
+  const int64_t ys0 = yt.stride(0), ys2 = yt.stride(2), ys3 = yt.stride(3);
+  const int64_t is0 = it.stride(0), is2 = it.stride(2), is3 = it.stride(3);
+  const T* x = xt.data<T>();
+  T* y = yt.data<T>();
+  int64_t* ind = it.data<int64_t>();
   parallel_for(xt.size(0) * OH, plane_grain(OW * C * a.kernel[0] * a.kernel[1]), [&](int64_t b, int64_t e) {
-    // Indices as int64 in the output; as T-sized integers while comparing, so
-    // the select below is one vector blend per lane width (H * W < 2^31 is
-    // checked by the caller when T is float).
+    // float's indices as int32 (H * W < 2^31 is checked by the caller).
     using Index = std::conditional_t<sizeof(T) == 4, int32_t, int64_t>;
-    std::vector<T> best(static_cast<size_t>(C));
-    std::vector<Index> at(static_cast<size_t>(C));
+    std::vector<int64_t> offsets(static_cast<size_t>(a.kernel[0] * a.kernel[1]));
+    std::vector<Index> flat(offsets.size());
     for (int64_t item = b; item < e; ++item) {
       const int64_t n = item / OH, oh = item % OH;
       for (int64_t ow = 0; ow < OW; ++ow) {
@@ -224,28 +261,14 @@ void max_forward_cl(const Tensor& xt, const Tensor& yt, const Tensor& it, const 
         const int64_t w1 = std::min(w0 + (a.kernel[1] - 1) * a.dilation[1] + 1, W);
         while (h0 < 0) h0 += a.dilation[0];
         while (w0 < 0) w0 += a.dilation[1];
-        std::fill(best.begin(), best.end(), -std::numeric_limits<T>::infinity());
-        std::fill(at.begin(), at.end(), Index(h0 * W + w0));
-        T* bp = best.data();
-        Index* ap = at.data();
+        int64_t count = 0;
         for (int64_t h = h0; h < h1; h += a.dilation[0])
           for (int64_t w = w0; w < w1; w += a.dilation[1]) {
-            const T* px = pixel<const T>(xt, n, h, w);
-            const Index k = Index(h * W + w);
-            // Branch-free (v != v: NaN), so the compiler can vectorize it.
-            for (int64_t c = 0; c < C; ++c) {
-              const T v = px[c];
-              const bool take = (v > bp[c]) | (v != v);
-              bp[c] = take ? v : bp[c];
-              ap[c] = take ? k : ap[c];
-            }
+            offsets[count] = n * xs0 + h * xs2 + w * xs3;
+            flat[count++] = Index(h * W + w);
           }
-        T* py = pixel<T>(yt, n, oh, ow);
-        int64_t* pi = pixel<int64_t>(it, n, oh, ow);
-        for (int64_t c = 0; c < C; ++c) {
-          py[c] = bp[c];
-          pi[c] = int64_t(ap[c]);
-        }
+        simd::max_pool_pixel(x, offsets.data(), flat.data(), count, C, y + n * ys0 + oh * ys2 + ow * ys3,
+                             ind + n * is0 + oh * is2 + ow * is3);
       }
     }
   });
@@ -256,17 +279,24 @@ void max_forward_cl(const Tensor& xt, const Tensor& yt, const Tensor& it, const 
 template <typename T>
 void max_backward_cl(const Tensor& gt, const Tensor& it, const Tensor& gxt) {
   const int64_t C = gt.size(1), W = gxt.size(3), OH = gt.size(2), OW = gt.size(3);
+  // Pixels of gx one after another (a dense channels_last gradient): the
+  // flat index k = h * W + w is the pixel offset k * stride(3), no division.
+  const int64_t pixel_stride = gxt.stride(3);
+  const bool flat = gxt.stride(2) == W * pixel_stride;
   parallel_for(gt.size(0), 1, [&](int64_t b, int64_t e) {
-    for (int64_t n = b; n < e; ++n)
+    for (int64_t n = b; n < e; ++n) {
+      T* gx_n = pixel<T>(gxt, n, 0, 0);
       for (int64_t oh = 0; oh < OH; ++oh)
         for (int64_t ow = 0; ow < OW; ++ow) {
           const T* pg = pixel<const T>(gt, n, oh, ow);
           const int64_t* pi = pixel<const int64_t>(it, n, oh, ow);
-          for (int64_t c = 0; c < C; ++c) {
-            const int64_t k = pi[c];
-            pixel<T>(gxt, n, k / W, k % W)[c] += pg[c];
+          if (flat) {
+            for (int64_t c = 0; c < C; ++c) gx_n[pi[c] * pixel_stride + c] += pg[c];
+          } else {
+            for (int64_t c = 0; c < C; ++c) pixel<T>(gxt, n, pi[c] / W, pi[c] % W)[c] += pg[c];
           }
         }
+    }
   });
 }
 
@@ -330,9 +360,10 @@ std::pair<Tensor, Tensor> max_pool2d(const Tensor& x, const Pool2dArgs& a, tsr_m
   Tensor y = empty_cpu(sizes, x.dtype(), fmt), ind = empty_cpu(sizes, TSR_INT64, fmt);
   if (y.numel()) by_dtype(x.dtype(), [&](auto t) {
       using T = decltype(t);
-      if (channels_innermost(x) && channels_innermost(y) && x.size(2) * x.size(3) < (int64_t(1) << 31))
-        max_forward_cl<T>(x, y, ind, a);
-      else max_forward<T>(x, y, ind, a);
+      const bool small = x.size(2) * x.size(3) < (int64_t(1) << 31);
+      if (channels_innermost(x) && channels_innermost(y) && small) max_forward_cl<T>(x, y, ind, a);
+      else if (small && sizeof(T) == 4) max_forward<T, int32_t>(x, y, ind, a);
+      else max_forward<T, int64_t>(x, y, ind, a);
     });
   return {y, ind};
 }
