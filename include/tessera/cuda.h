@@ -1,4 +1,6 @@
-/* tessera/cuda.h — whether CUDA can be used, and waiting for it
+/**
+ * @file tessera/cuda.h
+ * @brief Whether CUDA can be used, and waiting for it
  * (torch.cuda.is_available, device_count, init, synchronize).
  *
  * libtessera.so never links CUDA. The CUDA backend is a plugin,
@@ -24,35 +26,53 @@
 extern "C" {
 #endif
 
-/* torch.cuda.is_available(): 1 when the CUDA plugin loads and at least one
- * CUDA device can be used, else 0. Loads the plugin if needed. Never fails
- * and leaves the thread's last error alone; tsr_cuda_init says why not. */
+/**
+ * @brief torch.cuda.is_available(). Loads the plugin if needed.
+ *
+ * Never fails and leaves the thread's last error alone; tsr_cuda_init()
+ * says why not.
+ * @return 1 when the CUDA plugin loads and at least one CUDA device can be
+ * used, else 0.
+ */
 TSR_API int tsr_cuda_is_available(void);
 
-/* torch.cuda.device_count(): the number of CUDA devices, 0 when CUDA is not
- * available (for any reason). Loads the plugin if needed. Never fails and
- * leaves the thread's last error alone. */
+/**
+ * @brief torch.cuda.device_count(). Loads the plugin if needed.
+ *
+ * Never fails and leaves the thread's last error alone.
+ * @return the number of CUDA devices, 0 when CUDA is not available (for any
+ * reason).
+ */
 TSR_API int32_t tsr_cuda_device_count(void);
 
-/* torch.cuda.init(): loads the plugin and starts CUDA on device 0, so that a
- * program can find out at startup whether CUDA works and why not.
- * TSR_OK when at least one CUDA device can be used. TSR_ERR_UNSUPPORTED
- * otherwise, with the reason in tsr_last_error_message(): the plugin was not
- * found (the path tried and the dynamic loader's message), it is not a
- * tessera plugin or was built for another tessera (both version or ABI
- * numbers), the CUDA driver is missing or too old (the CUDA error, e.g. 35,
- * cudaErrorInsufficientDriver), or the machine has no CUDA device. Calling
- * it again gives the same answer. */
+/**
+ * @brief torch.cuda.init(): loads the plugin and starts CUDA on device 0, so
+ * that a program can find out at startup whether CUDA works and why not.
+ *
+ * Calling it again gives the same answer.
+ * @return TSR_OK when at least one CUDA device can be used.
+ * TSR_ERR_UNSUPPORTED otherwise, with the reason in
+ * tsr_last_error_message(): the plugin was not found (the path tried and
+ * the dynamic loader's message), it is not a tessera plugin or was built
+ * for another tessera (both version or ABI numbers), the CUDA driver is
+ * missing or too old (the CUDA error, e.g. 35, cudaErrorInsufficientDriver),
+ * or the machine has no CUDA device.
+ */
 TSR_API tsr_status tsr_cuda_init(void);
 
-/* torch.cuda.synchronize(device): waits until all work queued on every
- * stream of CUDA device device_index has finished. device_index -1 means
- * the current device, which is device 0 (tessera has no device switching).
- * Statuses: TSR_ERR_INVALID_ARGUMENT for an index below -1;
+/**
+ * @brief torch.cuda.synchronize(device): waits until all work queued on
+ * every stream of CUDA device device_index has finished.
+ *
+ * Same as tsr_device_synchronize(TSR_DEVICE_CUDA, index).
+ * @param[in] device_index the device; -1 means the current device, which is
+ *                         device 0 (tessera has no device switching)
+ * @return TSR_OK; TSR_ERR_INVALID_ARGUMENT for an index below -1;
  * TSR_ERR_UNSUPPORTED when CUDA is not available (the message as
- * tsr_cuda_init's) or the index is not one of this machine's devices; an
+ * tsr_cuda_init()'s) or the index is not one of this machine's devices; an
  * error of the device while waiting (a kernel that failed) as the plugin
- * reports it. Same as tsr_device_synchronize(TSR_DEVICE_CUDA, index). */
+ * reports it.
+ */
 TSR_API tsr_status tsr_cuda_synchronize(int32_t device_index);
 
 #ifdef __cplusplus

@@ -1,4 +1,6 @@
-/* tessera/parallel.h — how many threads tessera's kernels use.
+/**
+ * @file tessera/parallel.h
+ * @brief How many threads tessera's kernels use.
  *
  * The model is torch.set_num_threads / torch.get_num_threads (intra-op
  * parallelism). Threaded kernels: matmul and linear (OpenBLAS gemms on
@@ -40,13 +42,21 @@
 extern "C" {
 #endif
 
-/* Sets the number of threads kernels may use (process-wide, as torch's).
- * n < 1: TSR_ERR_INVALID_ARGUMENT (torch: "set_num_threads expects a
- * positive integer"), nothing changed. Not meant to be called while other
- * threads run kernels. */
+/**
+ * @brief Sets the number of threads kernels may use (process-wide, as
+ * torch's).
+ *
+ * Not meant to be called while other threads run kernels.
+ * @param[in] n the thread count, >= 1
+ * @return TSR_OK; n < 1: TSR_ERR_INVALID_ARGUMENT (torch: "set_num_threads
+ * expects a positive integer"), nothing changed.
+ */
 TSR_API tsr_status tsr_set_num_threads(int64_t n);
-/* The number of threads kernels may use: the last tsr_set_num_threads, or
- * the default (OPENBLAS_NUM_THREADS if set, else one per core). Never fails. */
+/**
+ * @brief The number of threads kernels may use. Never fails.
+ * @return the last tsr_set_num_threads() value, or the default
+ * (OPENBLAS_NUM_THREADS if set, else one per core).
+ */
 TSR_API int64_t tsr_get_num_threads(void);
 
 #ifdef __cplusplus

@@ -1,5 +1,8 @@
-/* tessera/profiler.h — a profiler modelled on torch.profiler.
+/**
+ * @file tessera/profiler.h
+ * @brief A profiler modelled on torch.profiler.
  *
+ * @code
  *   tsr_profiler_options o;
  *   tsr_profiler_options_init(&o);
  *   o.record_shapes = true;
@@ -12,6 +15,7 @@
  *   puts(text); tsr_free_string(text);
  *   tsr_profiler_export_chrome_trace(r, "trace.json");    // open in ui.perfetto.dev
  *   tsr_profiler_result_release(r);
+ * @endcode
  *
  * While a session runs, every primitive run is one event named as torch
  * names the aten op ("aten::mul", "aten::matmul", "aten::add_"), and every
@@ -41,46 +45,73 @@
 extern "C" {
 #endif
 
+/** @brief Opaque handle to the events of one profiling session
+ * (tsr_profiler_stop()); freed with tsr_profiler_result_release(). */
 typedef struct tsr_profiler_result tsr_profiler_result;
 
-/* Options of tsr_profiler_start (torch.profiler.profile's arguments). Set
- * struct_size = sizeof(tsr_profiler_options) or call
- * tsr_profiler_options_init; fields are only ever appended, a struct_size
- * that does not cover record_shapes is TSR_ERR_INVALID_ARGUMENT. */
+/**
+ * @brief Options of tsr_profiler_start() (torch.profiler.profile's
+ * arguments).
+ *
+ * Set struct_size = sizeof(tsr_profiler_options) or call
+ * tsr_profiler_options_init(); fields are only ever appended, a struct_size
+ * that does not cover record_shapes is TSR_ERR_INVALID_ARGUMENT.
+ */
 typedef struct tsr_profiler_options {
-  size_t struct_size;
-  bool record_shapes;  /* keep inputs' sizes, strides, memory formats; default false */
-  bool profile_memory; /* keep bytes allocated per event; default false */
+  size_t struct_size;  /**< sizeof(tsr_profiler_options) */
+  bool record_shapes;  /**< keep inputs' sizes, strides, memory formats; default false */
+  bool profile_memory; /**< keep bytes allocated per event; default false */
 } tsr_profiler_options;
 
-/* Defaults (both false) and struct_size. NULL o is ignored. */
+/**
+ * @brief Sets the defaults (both false) and struct_size. NULL o is ignored.
+ * @param[out] o the options
+ */
 TSR_API void tsr_profiler_options_init(tsr_profiler_options* o);
-/* Starts a session. o NULL: the defaults. A session already running, or a
- * bad struct_size: TSR_ERR_INVALID_ARGUMENT (the running session goes on). */
+/**
+ * @brief Starts a session.
+ * @param[in] o NULL: the defaults
+ * @return TSR_OK; a session already running, or a bad struct_size:
+ * TSR_ERR_INVALID_ARGUMENT (the running session goes on).
+ */
 TSR_API tsr_status tsr_profiler_start(const tsr_profiler_options* o);
-/* Ends the session; *out: its events (new result, free with
- * tsr_profiler_result_release). No session running or NULL out:
- * TSR_ERR_INVALID_ARGUMENT (*out untouched; with NULL out the session goes
- * on). TSR_ERR_OUT_OF_MEMORY. */
+/**
+ * @brief Ends the session.
+ * @param[out] out its events (new result, free with
+ *                 tsr_profiler_result_release())
+ * @return TSR_OK; no session running or NULL out: TSR_ERR_INVALID_ARGUMENT
+ * (*out untouched; with NULL out the session goes on);
+ * TSR_ERR_OUT_OF_MEMORY.
+ */
 TSR_API tsr_status tsr_profiler_stop(tsr_profiler_result** out);
-/* prof.key_averages(group_by_input_shape=record_shapes).table(sort_by,
- * row_limit) as torch 1.13 prints it: rows per event name (and per input
- * shapes when the session recorded them) with the columns Name, Self CPU %,
- * Self CPU, CPU total %, CPU total, CPU time avg, [CPU Mem, Self CPU Mem
- * with profile_memory; CUDA Mem, Self CUDA Mem when device events
- * allocated], # of Calls, [Input Shapes with record_shapes], then "Self CPU
- * time total: ...". Times in torch's format (us/ms/s, 3 decimals), memory
- * in b/Kb/Mb/Gb. "Self" excludes the nested events (a backward node's
- * ops). sort_by (descending): "self_cpu_time_total" (also for NULL),
- * "cpu_time_total", "cpu_time" (average), "count", "cpu_memory_usage",
- * "self_cpu_memory_usage", "cuda_memory_usage", "self_cuda_memory_usage";
- * ties keep first-appearance order. row_limit < 0: all rows. No events: an
- * empty string. *text: a NUL-terminated string the caller frees with
- * tsr_free_string. NULL r/text or another sort_by:
- * TSR_ERR_INVALID_ARGUMENT (*text untouched); TSR_ERR_OUT_OF_MEMORY. */
+/**
+ * @brief prof.key_averages(group_by_input_shape=record_shapes).table(sort_by,
+ * row_limit) as torch 1.13 prints it.
+ *
+ * Rows per event name (and per input shapes when the session recorded them)
+ * with the columns Name, Self CPU %, Self CPU, CPU total %, CPU total, CPU
+ * time avg, [CPU Mem, Self CPU Mem with profile_memory; CUDA Mem, Self CUDA
+ * Mem when device events allocated], # of Calls, [Input Shapes with
+ * record_shapes], then "Self CPU time total: ...". Times in torch's format
+ * (us/ms/s, 3 decimals), memory in b/Kb/Mb/Gb. "Self" excludes the nested
+ * events (a backward node's ops). No events: an empty string.
+ * @param[in]  r         the result
+ * @param[in]  sort_by   (descending) "self_cpu_time_total" (also for NULL),
+ *                       "cpu_time_total", "cpu_time" (average), "count",
+ *                       "cpu_memory_usage", "self_cpu_memory_usage",
+ *                       "cuda_memory_usage", "self_cuda_memory_usage"; ties
+ *                       keep first-appearance order
+ * @param[in]  row_limit < 0: all rows
+ * @param[out] text      a NUL-terminated string the caller frees with
+ *                       tsr_free_string()
+ * @return TSR_OK; NULL r/text or another sort_by: TSR_ERR_INVALID_ARGUMENT
+ * (*text untouched); TSR_ERR_OUT_OF_MEMORY.
+ */
 TSR_API tsr_status tsr_profiler_table(const tsr_profiler_result* r, const char* sort_by, int64_t row_limit,
                                       char** text);
-/* prof.export_chrome_trace(path): Chrome Trace Event JSON,
+/**
+ * @brief prof.export_chrome_trace(path): Chrome Trace Event JSON.
+ *
  * {"traceEvents": [...], "displayTimeUnit": "ns"} with one "ph": "X" event
  * per recorded event (sorted by start): name, cat ("cpu_op" or
  * "backward"), pid, tid, ts and dur in microseconds (fractional), args
@@ -89,13 +120,24 @@ TSR_API tsr_status tsr_profiler_table(const tsr_profiler_result* r, const char* 
  * Bytes Allocated"}. chrome://tracing and ui.perfetto.dev open it. The file
  * is written to a temporary in the same directory and renamed over path, so
  * on failure no file (and no partial one) is there and an old file is
- * untouched. NULL r/path: TSR_ERR_INVALID_ARGUMENT; a path that cannot be
- * written (missing directory, a directory, no permission): TSR_ERR_IO with
- * the path and the system's reason. */
+ * untouched.
+ * @param[in] r    the result
+ * @param[in] path the file to write
+ * @return TSR_OK; NULL r/path: TSR_ERR_INVALID_ARGUMENT; a path that cannot
+ * be written (missing directory, a directory, no permission): TSR_ERR_IO
+ * with the path and the system's reason.
+ */
 TSR_API tsr_status tsr_profiler_export_chrome_trace(const tsr_profiler_result* r, const char* path);
-/* Number of events in r; -1 for NULL (TSR_ERR_INVALID_ARGUMENT recorded). */
+/**
+ * @brief Number of events in r.
+ * @param[in] r the result
+ * @return the count; -1 for NULL (TSR_ERR_INVALID_ARGUMENT recorded).
+ */
 TSR_API int64_t tsr_profiler_result_num_events(const tsr_profiler_result* r);
-/* Frees r; NULL is ignored. */
+/**
+ * @brief Frees r; NULL is ignored.
+ * @param[in] r the result, or NULL
+ */
 TSR_API void tsr_profiler_result_release(tsr_profiler_result* r);
 
 #ifdef __cplusplus

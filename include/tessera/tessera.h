@@ -1,8 +1,12 @@
-/* tessera/tessera.h — the whole public C API of tessera.
+/**
+ * @file tessera/tessera.h
+ * @brief The whole public C API of tessera.
  *
  * tessera: tensors with PyTorch's semantics (storage, views, strides,
  * memory formats, autograd, caching allocator, safe save/load) behind a stable
- * C ABI. See README.md for a tour; each sibling header documents its area. */
+ * C ABI. See README.md for a tour; each sibling header documents its area.
+ * (dlpack.h is not included here: include it on its own.)
+ */
 #ifndef TESSERA_TESSERA_H
 #define TESSERA_TESSERA_H
 
