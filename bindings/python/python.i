@@ -64,7 +64,7 @@ static const char* tsr_py_expected(const char* c_type) {
       {"tsr_device_type", "a tessera.DeviceType"},
       {"double", "a number"},                    {"bool", "a bool"},
       {"char", "a str"},                         {"int", "an int"}, /* int, int32_t, int64_t, uint64_t */
-      {"tsr_", "an int"},                        /* the other enums */
+      {"struct ", "a tessera object"},           {"tsr_", "an int"}, /* the other enums */
   };
   for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
     if (strstr(c_type, names[i].c)) return names[i].py;
