@@ -42,6 +42,125 @@ static void tsr_py_raise(tsr_status status, const char* message) {
 }
 %}
 
+%{
+/* Wrong Python types never show SWIG's own wording ("in method
+ * 'Tensor_add', argument 2 of type 'TsrTensor *'", SwigPyObject, _p_...):
+ * every argument conversion that fails in a generated wrapper ends in
+ * SWIG_exception_fail with that message, so SWIG_exception_fail is
+ * redefined below to say it as Python does, from the same three facts:
+ * "tessera.Tensor.add(): argument 'other' must be a tessera.Tensor, not list".
+ * SWIG's exception class for the failure (TypeError, OverflowError, ...)
+ * is kept. The handle and number typemaps further down pass the object
+ * and the parameter's name too; the few other conversions give neither. */
+#include <ctype.h>
+
+static const char* tsr_py_expected(const char* c_type) {
+  static const struct { const char* c; const char* py; } names[] = {
+      {"TsrTensorList", "a tessera.TensorList"}, {"TsrTensorMap", "a tessera.TensorMap"},
+      {"TsrTensor", "a tessera.Tensor"},         {"TsrStorage", "a tessera.Storage"},
+      {"TsrGenerator", "a tessera.Generator"},   {"TsrOptimizer", "a tessera optimizer"},
+      {"TsrProfilerResult", "a tessera profiler result"},
+      {"tsr_dtype", "a tessera.dtype"},          {"tsr_memory_format", "a tessera.memory_format"},
+      {"tsr_device_type", "a tessera.DeviceType"},
+      {"double", "a number"},                    {"bool", "a bool"},
+      {"char", "a str"},                         {"int", "an int"}, /* int, int32_t, int64_t, uint64_t */
+      {"struct ", "a tessera object"},           {"tsr_", "an int"}, /* the other enums */
+  };
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
+    if (strstr(c_type, names[i].c)) return names[i].py;
+  return "another type";
+}
+
+static void tsr_py_argument_error(int code, const char* swig_message, const char* name,
+                                  PyObject* given) {
+  char func[128], type[128];
+  int argnum = 0;
+  PyObject* cls = SWIG_Python_ErrorType(code);
+  if (sscanf(swig_message, "in method '%127[^']', argument %d of type '%127[^']'", func, &argnum,
+             type) != 3) {
+    PyErr_SetString(cls, "invalid argument");
+    return;
+  }
+  /* SWIG's names: Class_method, new_Class, or a module function. */
+  static const char* classes[] = {"TensorList", "TensorMap", "Tensor", "Storage", "Generator",
+                                  "Optimizer", "ProfilerResult"};
+  char where[160];
+  snprintf(where, sizeof where, "tessera.%s", func);
+  for (size_t i = 0; i < sizeof classes / sizeof classes[0]; ++i) {
+    size_t n = strlen(classes[i]);
+    if (strncmp(func, classes[i], n) == 0 && func[n] == '_') {
+      snprintf(where, sizeof where, "tessera.%s.%s", classes[i], func + n + 1);
+      break;
+    }
+    if (strncmp(func, "new_", 4) == 0 && strcmp(func + 4, classes[i]) == 0) {
+      snprintf(where, sizeof where, "tessera.%s", classes[i]);
+      break;
+    }
+  }
+  /* By the parameter's name (tessera.i's names are the Python keywords),
+   * as C argument numbers differ from Python's (self, two-argument
+   * typemaps); "argN" is SWIG's name for an unnamed parameter. */
+  char which[96];
+  if (name && strcmp(name, "self") == 0)
+    snprintf(which, sizeof which, "self");
+  else if (name && *name && !(name[0] == 'a' && name[1] == 'r' && name[2] == 'g'
+                              && isdigit((unsigned char)name[3])))
+    snprintf(which, sizeof which, "argument '%s'", name);
+  else
+    snprintf(which, sizeof which, "an argument");
+  if (code == SWIG_OverflowError)
+    PyErr_Format(cls, "%s(): %s is out of range for %s", where, which, type);
+  else if (given)
+    PyErr_Format(cls, "%s(): %s must be %s, not %s", where, which, tsr_py_expected(type),
+                 Py_TYPE(given)->tp_name);
+  else
+    PyErr_Format(cls, "%s(): %s must be %s", where, which, tsr_py_expected(type));
+}
+#undef SWIG_exception_fail
+#define SWIG_exception_fail(code, msg) \
+  do { tsr_py_argument_error(code, msg, NULL, NULL); SWIG_fail; } while (0)
+%}
+
+/* Handles and numbers in: SWIG's own conversions, with a failure said in
+ * Python's words, naming the parameter and the object's type (see
+ * tsr_py_argument_error). */
+%define TSR_PY_HANDLE_IN(Type)
+%typemap(in, noblock=1) Type (void* argp = 0, int res = 0) {
+  res = SWIG_ConvertPtr($input, &argp, $descriptor, $disown | 0);
+  if (!SWIG_IsOK(res)) {
+    tsr_py_argument_error(SWIG_ArgError(res), "in method '$symname', argument $argnum of type '$type'",
+                          "$1_name", $input);
+    SWIG_fail;
+  }
+  $1 = ($ltype)argp;
+}
+%enddef
+TSR_PY_HANDLE_IN(TsrTensor*)
+TSR_PY_HANDLE_IN(TsrStorage*)
+TSR_PY_HANDLE_IN(TsrGenerator*)
+TSR_PY_HANDLE_IN(TsrTensorMap*)
+TSR_PY_HANDLE_IN(TsrTensorList*)
+TSR_PY_HANDLE_IN(TsrOptimizer*)
+TSR_PY_HANDLE_IN(TsrProfilerResult*)
+/* int64_t is `long long` to SWIG (stdint.i), int32_t and the enums `int`. */
+%define TSR_PY_VALUE_IN(Type, Value, AsVal)
+%typemap(in, noblock=1, fragment=#AsVal) Type (Value val, int ecode = 0) {
+  ecode = AsVal($input, &val);
+  if (!SWIG_IsOK(ecode)) {
+    tsr_py_argument_error(SWIG_ArgError(ecode), "in method '$symname', argument $argnum of type '$type'",
+                          "$1_name", $input);
+    SWIG_fail;
+  }
+  $1 = ($ltype)val;
+}
+%enddef
+TSR_PY_VALUE_IN(double, double, SWIG_AsVal_double)
+TSR_PY_VALUE_IN(bool, bool, SWIG_AsVal_bool)
+TSR_PY_VALUE_IN(int, int, SWIG_AsVal_int)
+TSR_PY_VALUE_IN(enum SWIGTYPE, int, SWIG_AsVal_int)
+TSR_PY_VALUE_IN(long long, long long, SWIG_AsVal_long_SS_long)
+TSR_PY_VALUE_IN(unsigned long long, unsigned long long, SWIG_AsVal_unsigned_SS_long_SS_long)
+
 %exception {
   tsr_bind_clear();
   $action

@@ -39,10 +39,18 @@ def save(tensors, path, compression=None, level=0, metadata=None):
     replaced atomically; on failure it is left as it was."""
     if compression not in _COMPRESSIONS:
         raise ValueError(f"compression must be None, 'none' or 'zstd', not {compression!r}")
+    if not hasattr(tensors, "items"):
+        raise TypeError("save(): expected a dict of str -> tessera.Tensor, "
+                        f"not {type(tensors).__name__}")
     with TensorList() as entries:
         for name, tensor in tensors.items():
             if not isinstance(name, str):
                 raise TypeError(f"tensor names must be str, not {type(name).__name__}")
+            # None reaches the library, which refuses it (InvalidArgumentError).
+            if tensor is not None and not isinstance(tensor, _core.Tensor):
+                raise TypeError("save(): expected a dict of str -> tessera.Tensor; the value "
+                                f"for {name!r} is a {type(tensor).__name__} (convert it with "
+                                "tessera.tensor(...))")
             entries.append(tensor, name)
         for key, value in (metadata or {}).items():
             if not isinstance(key, str) or not isinstance(value, str):

@@ -152,6 +152,41 @@ class BadPythonInput(unittest.TestCase):
             ts.save({"a": None}, "/tmp/never-written.tsr")
         self.assertFalse(os.path.exists("/tmp/never-written.tsr"))
 
+    # SWIG's own wording, which 0.1 showed for wrong argument types
+    # ("in method 'TensorList_append', argument 2 of type 'TsrTensor *'").
+    SWIG_WORDS = ("in method", "of type '", "_p_", "SwigPyObject", "Swig", "Tsr", "tsr_")
+
+    def assert_plain_type_error(self, call, *expected):
+        """call raises TypeError, with none of SWIG's words and each of expected."""
+        with self.assertRaises(TypeError) as caught:
+            call()
+        message = str(caught.exception)
+        for word in self.SWIG_WORDS:
+            self.assertNotIn(word, message)
+        for word in expected:
+            self.assertIn(word, message)
+
+    def test_wrong_types_are_said_without_swig_internals(self):
+        path = "/tmp/never-written.tsr"
+        t = ts.ones(2)
+        cases = [
+            (lambda: ts.save({"a": [1, 2]}, path), ("tessera.Tensor", "'a'", "list")),
+            (lambda: ts.save([t], path), ("dict", "list")),
+            (lambda: ts.tensor("abc"), ("number", "str")),
+            (lambda: t.matmul([1.0, 2.0]), ("'other'", "tessera.Tensor", "not list")),
+            (lambda: ts.linear(ts.ones(2, 2), [[1.0]]), ("'weight'", "tessera.Tensor", "not list")),
+            (lambda: ts.where([True], t, t), ("'condition'", "tessera.Tensor", "not list")),
+            (lambda: t.copy_([1.0, 2.0]), ("'src'", "tessera.Tensor", "not list")),
+            (lambda: ts.full((2,), "x"), ("'value'", "number", "not str")),
+            (lambda: t.transpose("a", 0), ("'dim0'", "an int", "not str")),
+            (lambda: ts.rand(2, generator=5), ("'generator'", "tessera.Generator", "not int")),
+            (lambda: ts.cat([t, [1.0]]), ("Tensor", "list")),
+        ]
+        for call, expected in cases:
+            with self.subTest(expected=expected):
+                self.assert_plain_type_error(call, *expected)
+        self.assertFalse(os.path.exists(path))
+
     def test_from_dlpack_refuses_non_capsules(self):
         with self.assertRaises(TypeError):
             ts.from_dlpack(42)
