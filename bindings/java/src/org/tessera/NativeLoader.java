@@ -67,8 +67,7 @@ final class NativeLoader {
       System.loadLibrary(LIBRARY);
       return;
     } catch (UnsatisfiedLinkError e) {
-      tried.add("System.loadLibrary(\"" + LIBRARY + "\") with java.library.path="
-          + System.getProperty("java.library.path") + " (" + e.getMessage() + ")");
+      tried.add("System.loadLibrary(\"" + LIBRARY + "\") (" + e.getMessage() + ")");
     }
     throw failure(tried);
   }
