@@ -90,6 +90,11 @@ static void tsr_cs_raise(tsr_status status, const char* message) {
   internal static extern void Free(global::System.IntPtr data);
 %}
 %pragma(csharp) moduleclassmodifiers="internal class"
+/* NativeResolver (src/NativeResolver.cs) before the first native call: the
+ * module class and every proxy (TSR_CS_HANDLE) call it first. */
+%pragma(csharp) modulecode=%{
+  static TesseraNative() { NativeResolver.Ensure(); }
+%}
 
 /* ---- arrays in ------------------------------------------------------------- */
 /* One C# array becomes two native arguments, the pinned array (blittable: no
@@ -298,33 +303,79 @@ TSR_CS_PROPERTY(TsrGenerator::get_state, NativeGetState)
   }
 %}
 
-/* Tensor proxies report each native reference they take and release to
+/* ---- handles: a SafeHandle subclass per proxy ---------------------------------- */
+/* Each proxy owns its native reference through a nested SafeHandle subclass
+ * (Tensor.NativeHandle, Storage.NativeHandle, ...), whose ReleaseHandle calls
+ * the native release: released exactly once, by Dispose() or by the
+ * SafeHandle's critical finalizer, so the proxies have no finalizer of their
+ * own. SWIG's P/Invoke signatures keep taking a HandleRef (this, pointer),
+ * which keeps the proxy, and with it the SafeHandle, alive during each call.
+ * Tensor proxies also report each reference they take and release to
  * TensorBackpressure (src/TensorBackpressure.cs), which makes a thread that
- * outruns the finalizer wait for it. SWIG's default proxy body and Dispose,
- * plus those two calls. */
-%typemap(csbody) TsrTensor %{
+ * outruns the finalizer wait for it. */
+%define TSR_CS_HANDLE(TYPE, CSNAME, ON_CREATE, ON_RELEASE)
+%typemap(csdispose) TYPE %{
+  public void Dispose() {
+    Dispose(true);
+  }
+%}
+%typemap(csbody) TYPE %{
+  internal sealed class NativeHandle : global::System.Runtime.InteropServices.SafeHandle {
+    internal NativeHandle(global::System.IntPtr cPtr, bool owns) : base(global::System.IntPtr.Zero, owns) {
+      SetHandle(cPtr);
+    }
+    public override bool IsInvalid { get { return handle == global::System.IntPtr.Zero; } }
+    protected override bool ReleaseHandle() {
+      TesseraNativePINVOKE.delete_##CSNAME(new global::System.Runtime.InteropServices.HandleRef(null, handle));
+      ON_RELEASE
+      return true;
+    }
+  }
+
+  static $csclassname() { NativeResolver.Ensure(); }
+
+  private NativeHandle swigHandle;
   private global::System.Runtime.InteropServices.HandleRef swigCPtr;
   protected bool swigCMemOwn;
 
   internal $csclassname(global::System.IntPtr cPtr, bool cMemoryOwn) {
     swigCMemOwn = cMemoryOwn;
+    swigHandle = new NativeHandle(cPtr, cMemoryOwn);
     swigCPtr = new global::System.Runtime.InteropServices.HandleRef(this, cPtr);
-    if (cMemoryOwn && cPtr != global::System.IntPtr.Zero) TensorBackpressure.Created();
+    if (cMemoryOwn && cPtr != global::System.IntPtr.Zero) { ON_CREATE }
   }
 
   internal static global::System.Runtime.InteropServices.HandleRef getCPtr($csclassname obj) {
     return (obj == null) ? new global::System.Runtime.InteropServices.HandleRef(null, global::System.IntPtr.Zero) : obj.swigCPtr;
   }
+
+  /* Hands the native reference over to a new owner without releasing it. */
+  internal global::System.IntPtr swigTakeHandle() {
+    lock(this) {
+      global::System.IntPtr cPtr = swigCPtr.Handle;
+      swigHandle.SetHandleAsInvalid();
+      swigCMemOwn = false;
+      swigCPtr = new global::System.Runtime.InteropServices.HandleRef(null, global::System.IntPtr.Zero);
+      return cPtr;
+    }
+  }
 %}
-%typemap(csdisposing, methodname="Dispose", methodmodifiers="protected", parameters="bool disposing") TsrTensor {
+%typemap(csdisposing, methodname="Dispose", methodmodifiers="protected", parameters="bool disposing") TYPE {
     lock(this) {
       if (swigCPtr.Handle != global::System.IntPtr.Zero) {
-        if (swigCMemOwn) {
-          swigCMemOwn = false;
-          $imcall;
-          TensorBackpressure.Released();
-        }
+        swigCMemOwn = false;
+        swigHandle.Dispose();
         swigCPtr = new global::System.Runtime.InteropServices.HandleRef(null, global::System.IntPtr.Zero);
       }
     }
   }
+%enddef
+TSR_CS_HANDLE(TsrTensor, Tensor, TensorBackpressure.Created();, TensorBackpressure.Released();)
+TSR_CS_HANDLE(TsrStorage, Storage, , )
+TSR_CS_HANDLE(TsrGenerator, Generator, , )
+TSR_CS_HANDLE(TsrTensorMap, TensorMap, , )
+TSR_CS_HANDLE(TsrTensorList, TensorList, , )
+TSR_CS_HANDLE(TsrOptimizer, Optimizer, , )
+TSR_CS_HANDLE(TsrProfilerResult, ProfilerResult, , )
+TSR_CS_HANDLE(tsr_memory_stats_t, MemoryStats, , )
+TSR_CS_HANDLE(tsr_memory_stat_t, MemoryStat, , )

@@ -43,11 +43,7 @@ public partial class Optimizer {
         list.Append(p);
       }
       Optimizer made = create(list);
-      global::System.IntPtr handle = made.swigCPtr.Handle;
-      made.swigCMemOwn = false;
-      made.swigCPtr = new global::System.Runtime.InteropServices.HandleRef(null, global::System.IntPtr.Zero);
-      global::System.GC.SuppressFinalize(made);
-      return handle;
+      return made.swigTakeHandle();
     }
   }
 }

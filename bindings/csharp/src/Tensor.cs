@@ -5,8 +5,9 @@
 // and ToString.
 //
 // Lifetime: a Tensor owns one reference to a native tensor. Dispose() (or a
-// using block) releases it at once; otherwise the finalizer does, whenever
-// the collector runs. The collector does not see native memory, so dispose
+// using block) releases it at once; otherwise its SafeHandle's finalizer
+// does (Tensor.NativeHandle, csharp.i), whenever the collector runs. The
+// collector does not see native memory, so dispose
 // tensors in loops. After Dispose every call throws TesseraException with
 // Status.InvalidArgument; Dispose again does nothing.
 using System;

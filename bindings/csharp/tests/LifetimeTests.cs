@@ -1,8 +1,11 @@
-// Deterministic release (Dispose / using), release by the finalizer, use after
-// Dispose as the library's error, and a million tensors never disposed.
+// Deterministic release (Dispose / using), release by the finalizer (each
+// handle class's SafeHandle), use after Dispose as the library's error, and a
+// million tensors never disposed.
 using System;
 using System.IO;
+using System.Reflection;
 using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 
 namespace Tessera.Tests {
 
@@ -32,6 +35,28 @@ public static class LifetimeTests {
     g.Dispose();
     Check.Throws(Status.InvalidArgument, () => Tensor.Rand(new long[] {2}, g), "disposed generator");
     Check.Throws(Status.InvalidArgument, () => g.ManualSeed(3), "seeding a disposed generator");
+  }
+
+  // Every handle class owns its native reference through a SafeHandle
+  // subclass and declares no finalizer of its own (0.1: a HandleRef and
+  // ~Tensor()), and Dispose closes that SafeHandle.
+  [Test]
+  public static void EveryHandleClassOwnsASafeHandle() {
+    const BindingFlags hidden = BindingFlags.NonPublic | BindingFlags.Instance;
+    foreach (Type t in new[] {typeof(Tensor), typeof(Storage), typeof(Generator), typeof(TensorMap),
+                              typeof(TensorList), typeof(Optimizer), typeof(ProfilerResult),
+                              typeof(MemoryStats), typeof(MemoryStat)}) {
+      Type handle = t.GetNestedType("NativeHandle", BindingFlags.NonPublic);
+      Check.True(handle != null && handle.IsSubclassOf(typeof(SafeHandle)), t.Name + ".NativeHandle is a SafeHandle");
+      FieldInfo field = t.GetField("swigHandle", hidden);
+      Check.True(field != null && field.FieldType == handle, t.Name + " holds its NativeHandle");
+      Check.True(t.GetMethod("Finalize", hidden | BindingFlags.DeclaredOnly) == null, t.Name + " declares no finalizer");
+    }
+    var x = Tensor.Zeros(new long[] {2});
+    var h = (SafeHandle)typeof(Tensor).GetField("swigHandle", hidden).GetValue(x);
+    Check.True(!h.IsClosed && !h.IsInvalid, "a live tensor's SafeHandle is open");
+    x.Dispose();
+    Check.True(h.IsClosed, "Dispose closes the SafeHandle");
   }
 
   [Test]
