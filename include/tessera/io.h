@@ -69,6 +69,29 @@ typedef enum tsr_compression {
 } tsr_compression;
 
 /**
+ * @brief Progress callback of a save or load (tsr_save_options.progress,
+ * tsr_load_options.progress).
+ *
+ * Called on the calling thread: once with bytes_done == 0 before anything
+ * is written or read, then after each tensor (and after each 16 MiB of a
+ * larger plain tensor being written), the last call with bytes_done ==
+ * bytes_total before a save replaces its file. Both count tensor bytes
+ * (numel*element_size), not file bytes; for a tsr_saver, bytes_total is
+ * the bytes of the tensors added so far (the saver cannot know what comes
+ * next). Returning anything but TSR_OK cancels the call, which then returns
+ * that status (TSR_ERR_CANCELLED is the one to use): a cancelled save leaves
+ * any previous file untouched and no temporary file; a cancelled load
+ * returns no map. The callback must not call tessera functions on the same
+ * saver, file or map. Same idea as the callbacks of huggingface_hub's and
+ * torch's checkpoint tools, with cancelling added.
+ * @param bytes_done  tensor bytes written or read so far
+ * @param bytes_total tensor bytes the call will write or read in all
+ * @param user_data   the options' progress_user_data
+ * @return TSR_OK to go on; any other status stops the call with it.
+ */
+typedef tsr_status (*tsr_progress_fn)(uint64_t bytes_done, uint64_t bytes_total, void* user_data);
+
+/**
  * @brief Options for tsr_save().
  *
  * Set struct_size = sizeof(tsr_save_options) (or use
@@ -96,12 +119,27 @@ typedef struct tsr_save_options {
    * file is byte for byte what the reference writer makes of the same
    * tensors and metadata. 0 (default): checksums are written. */
   int32_t skip_checksums;
+  /** Called as the save goes (see tsr_progress_fn): bytes_done and
+   * bytes_total count the tensors' C-order bytes (numel*element_size, before
+   * compression). NULL (default): none. Added in 0.2. */
+  tsr_progress_fn progress;
+  /** Passed to progress as user_data; not owned (the call is synchronous,
+   * so no destructor is needed). Added in 0.2. */
+  void* progress_user_data;
+  /** Largest shard, in bytes of tensor data (the sum of numel*element_size
+   * of its tensors, as Hugging Face's max_shard_size counts), or 0
+   * (default): one file. When the tensors' total exceeds it, tsr_save()
+   * writes a sharded checkpoint instead of path (path must end in
+   * ".safetensors"; see tsr_save()). A tensor larger than the cap gets a
+   * shard of its own. Negative: TSR_ERR_INVALID_ARGUMENT. tsr_saver_open()
+   * refuses a nonzero value (TSR_ERR_UNSUPPORTED). Added in 0.2. */
+  int64_t max_shard_size;
 } tsr_save_options;
 
 /** @brief Initializer of a tsr_save_options holding the defaults (plain, no
- * metadata, checksums). */
+ * metadata, checksums, no progress callback, one file). */
 #define TSR_SAVE_OPTIONS_INIT \
-  { sizeof(tsr_save_options), TSR_COMPRESSION_NONE, 0, 0, NULL, NULL, 0 }
+  { sizeof(tsr_save_options), TSR_COMPRESSION_NONE, 0, 0, NULL, NULL, 0, NULL, NULL, 0 }
 
 /**
  * @brief Options for tsr_load() and tsr_open_file(); struct_size as for
@@ -120,10 +158,17 @@ typedef struct tsr_load_options {
   /** Nonzero: do not verify the checksums a file carries (trusted files;
    * saves the hashing, about a tenth of a plain load). 0 (default): verify. */
   int32_t skip_checksums;
+  /** Called as tsr_load() reads (see tsr_progress_fn); bytes count the
+   * tensors' bytes as loaded (numel*element_size), over all shards of a
+   * sharded checkpoint. NULL (default): none. tsr_open_file() ignores it.
+   * Added in 0.2. */
+  tsr_progress_fn progress;
+  /** Passed to progress as user_data; not owned. Added in 0.2. */
+  void* progress_user_data;
 } tsr_load_options;
 
 /** @brief Initializer of a tsr_load_options holding the defaults. */
-#define TSR_LOAD_OPTIONS_INIT { sizeof(tsr_load_options), 0, 0 }
+#define TSR_LOAD_OPTIONS_INIT { sizeof(tsr_load_options), 0, 0, NULL, NULL }
 /** @brief max_bytes value meaning no cap at all. */
 #define TSR_LOAD_MAX_BYTES_UNLIMITED INT64_MAX
 

@@ -26,6 +26,7 @@
 #include "parallel.h"
 #include "io.h"
 #include "file.h"
+#include "saver.h"
 #include "allocator.h"
 #include "stream.h"
 #include "cuda.h"

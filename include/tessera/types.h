@@ -45,7 +45,8 @@ typedef enum tsr_status {
   TSR_ERR_CORRUPT_FILE = 9,      /**< truncated, inconsistent or crafted file  */
   TSR_ERR_UNSUPPORTED = 10,      /**< valid request this build cannot do       */
   TSR_ERR_INTERNAL = 11,         /**< a bug in tessera: please report          */
-  TSR_ERR_INDEX_OUT_OF_RANGE = 12 /**< element index outside the sizes         */
+  TSR_ERR_INDEX_OUT_OF_RANGE = 12, /**< element index outside the sizes        */
+  TSR_ERR_CANCELLED = 13           /**< a progress callback stopped the call    */
 } tsr_status;
 
 /** @brief Element types. Values are c10::ScalarType's. */

@@ -69,6 +69,7 @@ TSR_EXTERN const char* tsr_status_name(tsr_status status) {
     case TSR_ERR_UNSUPPORTED: return "TSR_ERR_UNSUPPORTED";
     case TSR_ERR_INTERNAL: return "TSR_ERR_INTERNAL";
     case TSR_ERR_INDEX_OUT_OF_RANGE: return "TSR_ERR_INDEX_OUT_OF_RANGE";
+    case TSR_ERR_CANCELLED: return "TSR_ERR_CANCELLED";
   }
   return "TSR_UNKNOWN_STATUS";
 }

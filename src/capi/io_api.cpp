@@ -8,9 +8,11 @@
 #include "capi/barrier.h"
 #include "capi/handles.h"
 #include "capi/load_settings.h"
+#include "capi/save_settings.h"
 #include "capi/struct_size.h"
 #include "io/load.h"
 #include "io/save.h"
+#include "io/shards.h"
 
 struct tsr_tensor_map {
   explicit tsr_tensor_map(tsr::io::LoadedFile f) : file(std::move(f)) {
@@ -38,6 +40,10 @@ tsr_save_options read_save_options(const tsr_save_options* o) {
                      "tsr_save_options");
 }
 
+}  // namespace
+
+namespace tsr::capi {
+// Also read by tsr_saver_open (capi/saver_api.cpp).
 io::SaveSettings save_settings(const tsr_save_options* opts) {
   io::SaveSettings s;
   if (!opts) return s;
@@ -49,6 +55,11 @@ io::SaveSettings save_settings(const tsr_save_options* opts) {
   s.compression = tsr_compression(compression);
   s.level = o->level;
   s.checksums = o->skip_checksums == 0;
+  s.progress.fn = o->progress;
+  s.progress.user_data = o->progress_user_data;
+  TSR_CHECK(o->max_shard_size >= 0, TSR_ERR_INVALID_ARGUMENT, "max_shard_size is ",
+            o->max_shard_size, " (0 means one file)");
+  s.max_shard_size = o->max_shard_size;
   TSR_CHECK(o->n_metadata >= 0, TSR_ERR_INVALID_ARGUMENT, "n_metadata is ", o->n_metadata);
   if (o->n_metadata > 0) {
     require(o->metadata_keys, "metadata_keys");
@@ -64,6 +75,9 @@ io::SaveSettings save_settings(const tsr_save_options* opts) {
   }
   return s;
 }
+}  // namespace tsr::capi
+
+namespace {
 
 const tsr_tensor_map& map_of(const tsr_tensor_map* m) { return *require(m, "tensor map"); }
 
@@ -85,7 +99,7 @@ TSR_EXTERN tsr_status tsr_save(const char* path, int64_t n, const char* const* n
       TSR_CHECK(tensors[i], TSR_ERR_INVALID_ARGUMENT, "tensors[", i, "] is NULL");
       items.push_back(io::SaveItem{names[i], tensors[i]->tensor});
     }
-    io::save_file(path, std::move(items), save_settings(opts));
+    io::save_checkpoint(path, std::move(items), save_settings(opts));
   });
 }
 
@@ -94,7 +108,9 @@ TSR_EXTERN tsr_status tsr_load(const char* path, const tsr_load_options* opts,
   return guarded([&] {
     require(path, "path");
     require(out, "out");
-    io::LoadedFile f = io::load_file(path, load_settings(opts));
+    const io::LoadSettings settings = load_settings(opts);
+    io::LoadedFile f = io::is_index_path(path) ? io::load_index(path, settings)
+                                                : io::load_file(path, settings);
     *out = new tsr_tensor_map(std::move(f));
   });
 }

@@ -24,6 +24,8 @@ inline io::LoadSettings load_settings(const tsr_load_options* opts) {
             " (0 means the default limit, TSR_LOAD_MAX_BYTES_UNLIMITED none)");
   settings.max_bytes = o.max_bytes;
   settings.verify_checksums = o.skip_checksums == 0;
+  settings.progress.fn = o.progress;
+  settings.progress.user_data = o.progress_user_data;
   return settings;
 }
 

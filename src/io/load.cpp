@@ -2,6 +2,7 @@
 
 #include <limits>
 
+#include "core/error.h"
 #include "io/file_index.h"
 
 namespace tsr::io {
@@ -18,9 +19,15 @@ LoadedFile load_file(const std::string& path, const LoadSettings& settings) {
     LoadedFile out;
     out.names.reserve(ix.header.tensors.size());
     out.tensors.reserve(ix.header.tensors.size());
+    uint64_t done = 0, total = 0;
+    for (const TensorEntry& e : ix.header.tensors) total += uint64_t(e.nbytes);
+    const std::string what = str("load of '", path, "'");
+    settings.progress.report(0, total, what);
     for (size_t i = 0; i < ix.header.tensors.size(); ++i) {
       out.tensors.push_back(read_tensor(ix, i));
       out.names.push_back(ix.header.tensors[i].name);
+      done += uint64_t(ix.header.tensors[i].nbytes);
+      settings.progress.report(done, total, what);
     }
     out.metadata = std::move(ix.header.metadata);
     return out;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "io/progress.h"
 
 namespace tsr::io {
 
@@ -30,6 +31,7 @@ struct LoadSettings {
   int64_t max_bytes = 0;
   // Check the header's and each tensor's checksum where the file has them.
   bool verify_checksums = true;
+  Progress progress;  // tensor bytes read (load_file); may cancel (throws)
 };
 
 // Reads and validates the whole file (statuses as documented at tsr_load).

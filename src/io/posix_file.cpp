@@ -127,12 +127,12 @@ AtomicWriter::AtomicWriter(const std::string& path) {
   // An unnamed file in the target's directory (O_TMPFILE): a process
   // killed while writing leaves nothing behind. 0666 & ~umask, like any new
   // file; a replaced file's bits are copied below.
-  fd_.reset(::open(dir_.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666));
+  fd_.reset(::open(dir_.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0666));
   // Filesystems without O_TMPFILE: a named temporary, which the next save
   // to this path removes should this process die before renaming it.
   for (int attempt = 0; fd_.get() < 0; ++attempt) {
     tmp_ = temp_path(dir_, basename_of(target_));
-    fd_.reset(::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666));
+    fd_.reset(::open(tmp_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666));
     if (fd_.get() < 0 && (errno != EEXIST || attempt >= 100))
       fail_io("cannot create temporary file", tmp_, errno);
   }
@@ -174,6 +174,19 @@ void AtomicWriter::link_unnamed() {
       tmp_.clear();  // nothing to remove
       fail_io("cannot give the new file a name", failed, err);
     }
+  }
+}
+
+void AtomicWriter::read_at(void* dst, size_t n, uint64_t offset) const {
+  char* p = static_cast<char*>(dst);
+  while (n > 0) {
+    ssize_t r = ::pread(fd_.get(), p, std::min<size_t>(n, 1u << 30), off_t(offset));
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) fail_io("cannot read back", file_name(), errno);
+    TSR_CHECK(r > 0, TSR_ERR_IO, "cannot read back '", file_name(), "': it ends at byte ", offset);
+    p += r;
+    n -= size_t(r);
+    offset += uint64_t(r);
   }
 }
 

@@ -74,6 +74,9 @@ class AtomicWriter {
   void seek(uint64_t offset) { offset_ = offset; }
   // Cuts the file to size bytes (drops bytes a shorter rewrite left behind).
   void truncate(uint64_t size);
+  // Reads n bytes at offset of what was written (the file is opened for
+  // reading and writing; io/saver.cpp moves its data with this).
+  void read_at(void* dst, size_t n, uint64_t offset) const;
   // fsync, name the file, close, rename over the target, fsync the
   // directory.
   void commit();

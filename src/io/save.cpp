@@ -66,6 +66,9 @@ const char* c_order_bytes(const SaveItem& it, Tensor& hold) {
   return p;
 }
 
+// A plain tensor is written, and progress reported, in pieces this large.
+constexpr size_t kProgressChunk = size_t(16) << 20;
+
 std::string length_prefix(uint64_t n) {
   std::string s(8, '\0');
   for (int i = 0; i < 8; ++i) s[i] = char((n >> (8 * i)) & 0xff);
@@ -75,6 +78,11 @@ std::string length_prefix(uint64_t n) {
 }  // namespace
 
 void save_file(const std::string& path, std::vector<SaveItem> items, const SaveSettings& settings) {
+  write_file(path, std::move(items), settings)->commit();
+}
+
+std::unique_ptr<AtomicWriter> write_file(const std::string& path, std::vector<SaveItem> items,
+                                         const SaveSettings& settings) {
   validate(items, settings);
   // The reference writer's order: largest alignment first, then by name,
   // so each tensor starts aligned to its element size.
@@ -102,7 +110,14 @@ void save_file(const std::string& path, std::vector<SaveItem> items, const SaveS
   }
   const std::string header = serialize_header(h);
 
-  AtomicWriter w(path);
+  // Progress counts C-order tensor bytes; a cancel throws before commit, so
+  // the writer's destructor discards the temporary.
+  uint64_t total = 0, done = 0;
+  for (const SaveItem& it : items) total += uint64_t(it.tensor.nbytes());
+  const std::string what = str("save of '", path, "'");
+  settings.progress.report(0, total, what);
+  auto writer = std::make_unique<AtomicWriter>(path);
+  AtomicWriter& w = *writer;
   const std::string prefix = length_prefix(header.size());
   w.write(prefix.data(), prefix.size());
   w.write(header.data(), header.size());
@@ -114,7 +129,13 @@ void save_file(const std::string& path, std::vector<SaveItem> items, const SaveS
     size_t n = size_t(items[i].tensor.nbytes());
     if (!zstd) {
       if (settings.checksums) hashes.push_back(content_hash(p, n));
-      w.write(p, n);
+      for (size_t k = 0; k < n; k += kProgressChunk) {  // reports every 16 MiB
+        const size_t m = std::min(kProgressChunk, n - k);
+        w.write(p + k, m);
+        done += m;
+        if (m == kProgressChunk && k + m < n) settings.progress.report(done, total, what);
+      }
+      settings.progress.report(done, total, what);
       continue;
     }
     TensorEntry& e = h.tensors[i];
@@ -122,6 +143,8 @@ void save_file(const std::string& path, std::vector<SaveItem> items, const SaveS
     uint64_t frame_hash = 0;
     e.end = e.begin + write_frame(w, p, n, settings.level, &frame_hash);
     hashes.push_back(frame_hash);
+    done += n;
+    settings.progress.report(done, total, what);
   }
   if (zstd || settings.checksums) {  // the header again, with what the data gave
     const uint64_t data_end = w.offset();
@@ -135,7 +158,7 @@ void save_file(const std::string& path, std::vector<SaveItem> items, const SaveS
     w.write(final_header.data(), final_header.size());
     w.truncate(data_end);
   }
-  w.commit();
+  return writer;
 }
 
 }  // namespace tsr::io
