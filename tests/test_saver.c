@@ -690,7 +690,8 @@ Test(shards, malformed_indexes) {
   expect_index_fails(
       "{\"weight_map\": {\"a\": \"s1.safetensors\", \"b\": \"s1.safetensors\", \"c\": "
       "\"s1.safetensors\"}}",
-      TSR_ERR_CORRUPT_FILE, "puts 3 tensors in shard 's1.safetensors', which holds 2");
+      TSR_ERR_CORRUPT_FILE,
+      "puts tensor \"c\" in shard 's1.safetensors', which has no such tensor (it holds 2)");
   /* A corrupt shard is named. */
   write_text(shard, "garbage that is no safetensors file");
   expect_index_fails("{\"weight_map\": {\"a\": \"s1.safetensors\"}}", TSR_ERR_CORRUPT_FILE,

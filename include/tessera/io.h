@@ -134,12 +134,18 @@ typedef struct tsr_save_options {
    * shard of its own. Negative: TSR_ERR_INVALID_ARGUMENT. tsr_saver_open()
    * refuses a nonzero value (TSR_ERR_UNSUPPORTED). Added in 0.2. */
   int64_t max_shard_size;
+  /** Nonzero: save every tensor as its own C-order contents, as safetensors
+   * does, even where tensors share a storage. 0 (default): tensors sharing a
+   * storage (a weight and its transpose, tied embeddings, slices) are
+   * written once, as their storage, and tsr_load() restores them as views of
+   * one storage (see tsr_save()). Added in 0.2. */
+  int32_t flatten_views;
 } tsr_save_options;
 
 /** @brief Initializer of a tsr_save_options holding the defaults (plain, no
  * metadata, checksums, no progress callback, one file). */
 #define TSR_SAVE_OPTIONS_INIT \
-  { sizeof(tsr_save_options), TSR_COMPRESSION_NONE, 0, 0, NULL, NULL, 0, NULL, NULL, 0 }
+  { sizeof(tsr_save_options), TSR_COMPRESSION_NONE, 0, 0, NULL, NULL, 0, NULL, NULL, 0, 0 }
 
 /**
  * @brief Options for tsr_load() and tsr_open_file(); struct_size as for

@@ -60,6 +60,7 @@ io::SaveSettings save_settings(const tsr_save_options* opts) {
   TSR_CHECK(o->max_shard_size >= 0, TSR_ERR_INVALID_ARGUMENT, "max_shard_size is ",
             o->max_shard_size, " (0 means one file)");
   s.max_shard_size = o->max_shard_size;
+  s.keep_views = o->flatten_views == 0;
   TSR_CHECK(o->n_metadata >= 0, TSR_ERR_INVALID_ARGUMENT, "n_metadata is ", o->n_metadata);
   if (o->n_metadata > 0) {
     require(o->metadata_keys, "metadata_keys");

@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "io/file_index.h"
+#include "io/shared_views.h"
 
 namespace tsr::io {
 
@@ -30,6 +31,7 @@ LoadedFile load_file(const std::string& path, const LoadSettings& settings) {
       settings.progress.report(done, total, what);
     }
     out.metadata = std::move(ix.header.metadata);
+    restore_views(out);  // io/shared_views.h
     return out;
   });
 }

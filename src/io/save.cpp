@@ -94,6 +94,7 @@ std::unique_ptr<AtomicWriter> write_file(const std::string& path, std::vector<Sa
 
   Header h;
   h.metadata = settings.metadata;
+  h.metadata.insert(settings.internal_metadata.begin(), settings.internal_metadata.end());
   if (zstd) h.metadata[kCompressionKey] = kCompressionZstd;
   // Digits filled in once the data is written: the header's length is final.
   if (settings.checksums) h.metadata[kChecksumKey] = checksum_placeholder(items.size());

@@ -28,6 +28,10 @@ struct SaveSettings {
   bool checksums = true;  // io/checksum.h's entry in __metadata__
   Progress progress;      // tensor bytes written; may cancel (throws)
   int64_t max_shard_size = 0;  // > 0: io/shards.h's save_checkpoint splits
+  bool keep_views = true;      // io/shared_views.h (save_checkpoint)
+  // tessera.* entries the library adds (io/shared_views.h's views), written
+  // with the metadata but not checked as the caller's keys are.
+  std::map<std::string, std::string> internal_metadata;
 };
 
 // Validates names, metadata and tensors (TSR_ERR_INVALID_ARGUMENT /

@@ -14,6 +14,7 @@
 #include "io/header.h"
 #include "io/posix_file.h"
 #include "io/quote.h"
+#include "io/shared_views.h"
 
 namespace tsr::io {
 
@@ -69,21 +70,27 @@ void save_checkpoint(const std::string& path, std::vector<SaveItem> items,
                      const SaveSettings& settings) {
   TSR_CHECK(settings.max_shard_size >= 0, TSR_ERR_INVALID_ARGUMENT, "max_shard_size is ",
             settings.max_shard_size, " (0 means one file)");
-  uint64_t total = 0;
-  for (const SaveItem& it : items) total += uint64_t(it.tensor.nbytes());
-  if (settings.max_shard_size == 0 || total <= uint64_t(settings.max_shard_size)) {
-    save_file(path, std::move(items), settings);
-    return;
-  }
-  TSR_CHECK(ends_with(path, kSuffix) && base_of(path).size() > std::string(kSuffix).size(),
-            TSR_ERR_INVALID_ARGUMENT, "a sharded save needs a path ending in \"", kSuffix,
-            "\" (its shards are \"<stem>-00001-of-000NN", kSuffix, "\"), got '", path, "'");
-  {  // names are checked over all tensors, not shard by shard
+  {  // names are checked over all tensors, before views are grouped
     std::set<std::string> seen;
     for (const SaveItem& it : items)
       TSR_CHECK(seen.insert(it.name).second, TSR_ERR_INVALID_ARGUMENT, "duplicate tensor name ",
                 json_quoted(it.name));
   }
+  ViewPlan plan;
+  if (settings.keep_views) plan = plan_views(std::move(items));
+  else plan.items = std::move(items);
+  items = std::move(plan.items);
+  uint64_t total = 0;
+  for (const SaveItem& it : items) total += uint64_t(it.tensor.nbytes());
+  if (settings.max_shard_size == 0 || total <= uint64_t(settings.max_shard_size)) {
+    SaveSettings s = settings;
+    s.internal_metadata = std::move(plan.metadata);
+    save_file(path, std::move(items), s);
+    return;
+  }
+  TSR_CHECK(ends_with(path, kSuffix) && base_of(path).size() > std::string(kSuffix).size(),
+            TSR_ERR_INVALID_ARGUMENT, "a sharded save needs a path ending in \"", kSuffix,
+            "\" (its shards are \"<stem>-00001-of-000NN", kSuffix, "\"), got '", path, "'");
   // Greedy in the caller's order, as huggingface_hub splits a state dict.
   std::vector<std::vector<SaveItem>> shards(1);
   uint64_t in_shard = 0;
@@ -110,11 +117,21 @@ void save_checkpoint(const std::string& path, std::vector<SaveItem> items,
     const std::string file = shard_name(stem_base, k + 1, shards.size());
     names.insert(file);
     uint64_t bytes = 0;
+    std::set<std::string> here;
     for (const SaveItem& it : shards[k]) {
       sorted_map[it.name] = file;
+      here.insert(it.name);
       bytes += uint64_t(it.tensor.nbytes());
     }
     SaveSettings s = settings;
+    // A view goes with its storage: its entry in that shard's metadata,
+    // its name in the weight_map.
+    for (const auto& [view, storage] : plan.storage_of) {
+      if (!here.count(storage)) continue;
+      const std::string key = str(kViewKeyPrefix, view);
+      s.internal_metadata[key] = plan.metadata.at(key);
+      sorted_map[view] = file;
+    }
     s.max_shard_size = 0;
     s.progress.offset = done;
     s.progress.whole = total;
@@ -203,9 +220,13 @@ LoadedFile load_index(const std::string& path, const LoadSettings& settings) {
       out.names.push_back(part.names[i]);
       out.tensors.push_back(part.tensors[i]);
     }
-    TSR_CHECK(part.names.size() == names.size(), TSR_ERR_CORRUPT_FILE, "index '", path,
-              "': the weight_map puts ", names.size(), " tensors in shard '", files[k],
-              "', which holds ", part.names.size());
+    // Every name the index puts here is here, but the storages of views,
+    // which the shard's load does not list (io/shared_views.h).
+    const std::set<std::string> have(part.names.begin(), part.names.end());
+    for (const std::string& n : names)
+      TSR_CHECK(have.count(n) || n.rfind(kStorageNamePrefix, 0) == 0, TSR_ERR_CORRUPT_FILE,
+                "index '", path, "': the weight_map puts tensor ", json_quoted(n), " in shard '",
+                files[k], "', which has no such tensor (it holds ", part.names.size(), ")");
     if (k == 0) out.metadata = std::move(part.metadata);
   }
   return out;
