@@ -764,3 +764,205 @@ Test(saver, python_reader_validates_a_saver_file) {
   tsr_tensor_map_release(m);
   release_set(ts);
 }
+
+/* ---- views saved as views ---------------------------------------------------------- */
+
+/* w (3x4) and its transpose; an embedding saved twice (tied); two row
+ * slices of a 5x4 buffer that is not saved itself. */
+enum { N_VIEWS = 6 };
+static const char* kViewNames[N_VIEWS] = {"w", "w.T", "embed", "lm_head", "rows01", "rows34"};
+static void view_set(tsr_tensor** ts) {
+  tsr_tensor* r = ramp(12, 0, TSR_FLOAT32);
+  TSR_ASSERT_OK(tsr_reshape(r, 2, (int64_t[]){3, 4}, &ts[0]));
+  TSR_ASSERT_OK(tsr_transpose(ts[0], 0, 1, &ts[1]));
+  tsr_tensor_release(r);
+  ts[2] = ramp(6, 100, TSR_FLOAT32);
+  ts[3] = ts[2];
+  tsr_tensor_retain(ts[3]);
+  tsr_tensor *b = ramp(20, -10, TSR_FLOAT32), *buf = NULL;
+  TSR_ASSERT_OK(tsr_reshape(b, 2, (int64_t[]){5, 4}, &buf));
+  TSR_ASSERT_OK(tsr_narrow(buf, 0, 0, 2, &ts[4]));
+  TSR_ASSERT_OK(tsr_narrow(buf, 0, 3, 2, &ts[5]));
+  tsr_tensor_release(b);
+  tsr_tensor_release(buf);
+}
+
+static char* ptr(const tsr_tensor* t) { return (char*)tsr_tensor_data_ptr(t); }
+
+/* The loaded tensors are views of one storage per group, as saved. */
+static void assert_views_restored(const tsr_tensor_map* m, tsr_tensor** ts) {
+  cr_assert_eq(tsr_tensor_map_count(m), N_VIEWS);
+  cr_assert_eq(tsr_tensor_map_find(m, "tessera.storage.0"), -1, "the storage entry is listed");
+  cr_assert_eq(tsr_tensor_map_metadata_count(m), 0, "view entries are listed as metadata");
+  tsr_tensor* got[N_VIEWS];
+  for (int i = 0; i < N_VIEWS; ++i) {
+    got[i] = get(m, kViewNames[i]);
+    assert_same(ts[i], got[i]);
+    tsr_assert_geometry(got[i], tsr_tensor_ndim(ts[i]), tsr_tensor_sizes(ts[i]),
+                        tsr_tensor_strides(ts[i]));
+  }
+  cr_assert_eq(ptr(got[1]), ptr(got[0]), "w.T is not a view of w");
+  cr_assert_eq(ptr(got[3]), ptr(got[2]), "the tied tensors do not share memory");
+  cr_assert_eq(ptr(got[5]) - ptr(got[4]), 3 * 4 * 4, "the slices are not views of one storage");
+  cr_assert_eq(tsr_tensor_storage_offset(got[4]), 0);
+  cr_assert_eq(tsr_tensor_storage_offset(got[5]), 12);
+  /* A write through one is seen through the other, as in the saved model. */
+  TSR_ASSERT_OK(tsr_set_double(got[0], 2, (int64_t[]){1, 2}, 42.0));
+  double v = 0;
+  TSR_ASSERT_OK(tsr_get_double(got[1], 2, (int64_t[]){2, 1}, &v));
+  cr_assert_eq(v, 42.0);
+  tsr_storage *s0 = NULL, *s1 = NULL;
+  TSR_ASSERT_OK(tsr_tensor_storage(got[2], &s0));
+  TSR_ASSERT_OK(tsr_tensor_storage(got[3], &s1));
+  cr_assert_eq(tsr_storage_data_ptr(s0), tsr_storage_data_ptr(s1));
+  tsr_storage_release(s0);
+  tsr_storage_release(s1);
+  for (int i = 0; i < N_VIEWS; ++i) tsr_tensor_release(got[i]);
+}
+
+static void views_roundtrip(const tsr_save_options* base) {
+  PATH(path, "views.safetensors");
+  tsr_tensor* ts[N_VIEWS];
+  view_set(ts);
+  tsr_save_options o = base ? *base : (tsr_save_options)TSR_SAVE_OPTIONS_INIT;
+  TSR_ASSERT_OK(tsr_save(path, N_VIEWS, kViewNames, ts, &o));
+  tsr_tensor_map* m = NULL;
+  TSR_ASSERT_OK(tsr_load(path, NULL, &m));
+  assert_views_restored(m, ts);
+  tsr_tensor_map_release(m);
+  for (int i = 0; i < N_VIEWS; ++i) tsr_tensor_release(ts[i]);
+}
+Test(views, roundtrip_plain) { views_roundtrip(NULL); }
+Test(views, roundtrip_zstd) { views_roundtrip(&kZstd); }
+
+Test(views, roundtrip_through_shards) {
+  PATH(path, "model.safetensors");
+  PATH(index, "model.safetensors.index.json");
+  tsr_tensor* ts[N_VIEWS];
+  view_set(ts);
+  tsr_save_options o = TSR_SAVE_OPTIONS_INIT;
+  o.max_shard_size = 50; /* w 48 | embed 24 | storage 80 */
+  TSR_ASSERT_OK(tsr_save(path, N_VIEWS, kViewNames, ts, &o));
+  assert_dir_is("model-00001-of-00003.safetensors model-00002-of-00003.safetensors "
+                "model-00003-of-00003.safetensors model.safetensors.index.json");
+  tsr_tensor_map* m = NULL;
+  TSR_ASSERT_OK(tsr_load(index, NULL, &m));
+  assert_views_restored(m, ts);
+  tsr_tensor_map_release(m);
+  for (int i = 0; i < N_VIEWS; ++i) tsr_tensor_release(ts[i]);
+}
+
+/* What other readers see: the storages, as ordinary tensors ("w",
+ * "embed" under its first name, and "tessera.storage.0" for the slices). */
+Test(views, other_readers_read_the_storages) {
+  if (access("/usr/bin/python3", X_OK) != 0 ||
+      system("/usr/bin/python3 -c 'import numpy' >/dev/null 2>&1") != 0)
+    cr_skip_test("/usr/bin/python3 with numpy is not available");
+  PATH(path, "views.safetensors");
+  tsr_tensor* ts[N_VIEWS];
+  view_set(ts);
+  TSR_ASSERT_OK(tsr_save(path, N_VIEWS, kViewNames, ts, NULL));
+  char cmd[2048], out[8192];
+  snprintf(cmd, sizeof cmd, "/usr/bin/python3 %s validate %s 2>&1", CHECKER, path);
+  FILE* f = popen(cmd, "r");
+  size_t n = fread(out, 1, sizeof out - 1, f);
+  out[n] = 0;
+  int st = pclose(f);
+  cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "checker: %s", out);
+  cr_assert(strstr(out, "\"name\": \"w\", \"dtype\": \"F32\", \"shape\": [3, 4]"), "%s", out);
+  cr_assert(strstr(out, "\"name\": \"embed\", \"dtype\": \"F32\", \"shape\": [6]"), "%s", out);
+  cr_assert(strstr(out, "\"name\": \"tessera.storage.0\", \"dtype\": \"F32\", \"shape\": [20]"),
+            "%s", out);
+  cr_assert(!strstr(out, "w.T") && !strstr(out, "lm_head"), "%s", out);
+  for (int i = 0; i < N_VIEWS; ++i) tsr_tensor_release(ts[i]);
+}
+
+Test(views, flatten_views_saves_each_tensor) {
+  PATH(path, "flat.safetensors");
+  tsr_tensor* ts[N_VIEWS];
+  view_set(ts);
+  tsr_save_options o = TSR_SAVE_OPTIONS_INIT;
+  o.flatten_views = 1;
+  TSR_ASSERT_OK(tsr_save(path, N_VIEWS, kViewNames, ts, &o));
+  tsr_tensor_map* m = NULL;
+  TSR_ASSERT_OK(tsr_load(path, NULL, &m));
+  cr_assert_eq(tsr_tensor_map_count(m), N_VIEWS);
+  tsr_tensor *w = get(m, "w"), *wt = get(m, "w.T");
+  assert_same(ts[1], wt);
+  tsr_assert_geometry(wt, 2, (int64_t[]){4, 3}, (int64_t[]){3, 1});
+  cr_assert_neq(ptr(w), ptr(wt));
+  tsr_tensor_release(w);
+  tsr_tensor_release(wt);
+  tsr_tensor_map_release(m);
+  for (int i = 0; i < N_VIEWS; ++i) tsr_tensor_release(ts[i]);
+}
+
+/* A hand-made plain file: tensor "s" (F32, 4 elements) and one view entry
+ * (no checksum), to check what the loader accepts. */
+static void write_view_file(const char* path, const char* view_name, const char* view_json) {
+  char header[1024], quoted[600];
+  size_t q = 0;
+  for (const char* p = view_json; *p && q < sizeof quoted - 2; ++p) {
+    if (*p == '"' || *p == '\\') quoted[q++] = '\\';
+    quoted[q++] = *p;
+  }
+  quoted[q] = 0;
+  int n = snprintf(header, sizeof header,
+                   "{\"__metadata__\":{\"tessera.view.%s\":\"%s\"},"
+                   "\"s\":{\"dtype\":\"F32\",\"shape\":[4],\"data_offsets\":[0,16]}}",
+                   view_name, quoted);
+  while (n % 8) header[n++] = ' ';
+  FILE* f = fopen(path, "wb");
+  uint64_t len = (uint64_t)n;
+  unsigned char le[8];
+  for (int i = 0; i < 8; ++i) le[i] = (unsigned char)(len >> (8 * i));
+  fwrite(le, 1, 8, f);
+  fwrite(header, 1, (size_t)n, f);
+  float data[4] = {1, 2, 3, 4};
+  fwrite(data, 1, sizeof data, f);
+  fclose(f);
+}
+
+static void expect_view_fails(const char* view_json, const char* needle) {
+  PATH(path, "crafted.safetensors");
+  write_view_file(path, "v", view_json);
+  tsr_tensor_map* m = (tsr_tensor_map*)SENTINEL;
+  TSR_ASSERT_FAILS(tsr_load(path, NULL, &m), TSR_ERR_CORRUPT_FILE, needle);
+  cr_assert_eq(m, (tsr_tensor_map*)SENTINEL);
+}
+
+Test(views, crafted_view_entries) {
+  PATH(path, "crafted.safetensors");
+  write_view_file(path, "v", "{\"storage\":\"s\",\"sizes\":[2],\"strides\":[2],\"storage_offset\":1}");
+  tsr_tensor_map* m = NULL;
+  TSR_ASSERT_OK(tsr_load(path, NULL, &m));
+  tsr_tensor* v = get(m, "v");
+  float got[2];
+  TSR_ASSERT_OK(tsr_copy_to_buffer(v, got, sizeof got, NULL));
+  cr_assert(got[0] == 2 && got[1] == 4);
+  tsr_tensor_release(v);
+  tsr_tensor_map_release(m);
+  expect_view_fails("[1]", "not a JSON object");
+  expect_view_fails("{\"storage\":\"s\"}", "expected {\"storage\"");
+  expect_view_fails("{\"storage\":\"x\",\"sizes\":[1],\"strides\":[1],\"storage_offset\":0}",
+                    "its storage \"x\" is not in the file");
+  expect_view_fails("{\"storage\":\"s\",\"sizes\":[1,1],\"strides\":[1],\"storage_offset\":0}",
+                    "2 sizes and 1 strides");
+  expect_view_fails("{\"storage\":\"s\",\"sizes\":[-1],\"strides\":[1],\"storage_offset\":0}",
+                    "integers in [0, 2^63)");
+  expect_view_fails("{\"storage\":\"s\",\"sizes\":[3],\"strides\":[2],\"storage_offset\":0}",
+                    "reaches element 4 of its storage \"s\", which has 4");
+  expect_view_fails("{\"storage\":\"s\",\"sizes\":[4],\"strides\":[1],\"storage_offset\":1}",
+                    "reaches element 4");
+  expect_view_fails("{\"storage\":\"s\",\"sizes\":[3037000500,3037000500],\"strides\":"
+                    "[3037000500,1],\"storage_offset\":0}",
+                    "overflow");
+  expect_view_fails("{\"storage\":\"s\",\"sizes\":[0],\"strides\":[1],\"storage_offset\":9}",
+                    "past the end of its storage");
+  /* A view named like a tensor of the file. */
+  write_view_file(path, "s", "{\"storage\":\"s\",\"sizes\":[1],\"strides\":[1],\"storage_offset\":0}");
+  m = (tsr_tensor_map*)SENTINEL;
+  TSR_ASSERT_FAILS(tsr_load(path, NULL, &m), TSR_ERR_CORRUPT_FILE,
+                   "a tensor of that name is in the file too");
+  cr_assert_eq(m, (tsr_tensor_map*)SENTINEL);
+}
