@@ -13,9 +13,49 @@ std::shared_ptr<OpenedFile> OpenedFile::open(const std::string& path, const Load
   const ReadFile& file = *f->ix_.file;
   if (!f->ix_.zstd && file.size() > f->ix_.data_start)
     f->map_ = MappedFile::map(file.fd(), file.size(), path);
-  for (size_t i = 0; i < f->ix_.header.tensors.size(); ++i)
-    f->by_name_.emplace(f->ix_.header.tensors[i].name, i);
+  const std::vector<TensorEntry>& entries = f->ix_.header.tensors;
+  std::vector<std::string> names;
+  std::vector<int64_t> numels;
+  for (const TensorEntry& e : entries) {
+    names.push_back(e.name);
+    numels.push_back(e.numel);
+  }
+  f->listed_.metadata = f->ix_.header.metadata;
+  f->views_ = naming_file(path, [&] { return parse_views(f->listed_.metadata, names, numels); });
+  f->shared_.assign(entries.size(), false);
+  for (const ViewSpec& v : f->views_) f->shared_[v.storage] = true;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (hidden_storage(entries[i].name, i, f->views_)) continue;
+    f->listed_.tensors.push_back(entries[i]);
+    f->source_.push_back(int64_t(i));
+  }
+  for (size_t k = 0; k < f->views_.size(); ++k) {
+    const ViewSpec& v = f->views_[k];
+    const TensorEntry& s = entries[v.storage];
+    int64_t numel = 1;
+    for (int64_t n : v.sizes) numel *= n;  // checked by parse_views
+    f->listed_.tensors.push_back(
+        TensorEntry{v.name, s.dtype, v.sizes, numel, numel * element_size(s.dtype), 0, 0});
+    f->source_.push_back(-1 - int64_t(k));
+  }
+  for (size_t i = 0; i < f->listed_.tensors.size(); ++i)
+    f->by_name_.emplace(f->listed_.tensors[i].name, i);
   return f;
+}
+
+Tensor OpenedFile::shared_entry(size_t i) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = made_.find(i);
+  if (it == made_.end()) it = made_.emplace(i, get_entry(i)).first;
+  return it->second;
+}
+
+Tensor OpenedFile::get(size_t i) const {
+  const int64_t src = source_.at(i);
+  if (src >= 0) return shared_[size_t(src)] ? shared_entry(size_t(src)) : get_entry(size_t(src));
+  const ViewSpec& v = views_[size_t(-1 - src)];
+  const Tensor base = shared_entry(v.storage);
+  return make_view(base, v.sizes, v.strides, base.storage_offset() + v.offset);
 }
 
 int64_t OpenedFile::find(const std::string& name) const {
@@ -23,7 +63,7 @@ int64_t OpenedFile::find(const std::string& name) const {
   return it == by_name_.end() ? -1 : int64_t(it->second);
 }
 
-Tensor OpenedFile::get(size_t i) const {
+Tensor OpenedFile::get_entry(size_t i) const {
   return naming_file(path_, [&] {
     const TensorEntry& e = ix_.header.tensors.at(i);
     const uint64_t offset = ix_.data_start + e.begin;

@@ -34,11 +34,10 @@ bool groupable(const Tensor& t) {
 
 ViewPlan plan_views(std::vector<SaveItem> items) {
   ViewPlan plan;
-  std::sort(items.begin(), items.end(),
-            [](const SaveItem& a, const SaveItem& b) { return a.name < b.name; });
   std::set<std::string> names;
   for (const SaveItem& it : items) names.insert(it.name);
-  // Groups in the order of their first tensor's name.
+  // Groups in the caller's order of their first tensors (a sharded save
+  // keeps that order).
   std::vector<std::vector<size_t>> groups;
   std::unordered_map<const void*, size_t> group_of;
   for (size_t i = 0; i < items.size(); ++i) {
@@ -97,22 +96,22 @@ ViewPlan plan_views(std::vector<SaveItem> items) {
   return plan;
 }
 
-void restore_views(LoadedFile& f) {
+std::vector<ViewSpec> parse_views(std::map<std::string, std::string>& metadata,
+                                  const std::vector<std::string>& names,
+                                  const std::vector<int64_t>& numels) {
   std::map<std::string, std::string> views;
-  for (auto it = f.metadata.begin(); it != f.metadata.end();) {
+  for (auto it = metadata.begin(); it != metadata.end();) {
     if (it->first.rfind(kViewKeyPrefix, 0) == 0) {
       views.emplace(it->first.substr(std::string(kViewKeyPrefix).size()), it->second);
-      it = f.metadata.erase(it);
+      it = metadata.erase(it);
     } else {
       ++it;
     }
   }
-  if (views.empty()) return;
+  std::vector<ViewSpec> out;
+  if (views.empty()) return out;
   std::unordered_map<std::string, size_t> index;
-  for (size_t i = 0; i < f.names.size(); ++i) index.emplace(f.names[i], i);
-  std::set<std::string> used;
-  std::vector<std::string> names;
-  std::vector<Tensor> tensors;
+  for (size_t i = 0; i < names.size(); ++i) index.emplace(names[i], i);
   for (const auto& [name, text] : views) {
     auto bad = [&](const std::string& why) {
       return Error(TSR_ERR_CORRUPT_FILE, str("view ", json_quoted(name), " (\"", kViewKeyPrefix,
@@ -135,47 +134,64 @@ void restore_views(LoadedFile& f) {
       throw bad(str("its storage ", json_quoted(st->get<std::string>()), " is not in the file"));
     if (sz->size() != sd->size() || int64_t(sz->size()) > kMaxDims)
       throw bad(str(sz->size(), " sizes and ", sd->size(), " strides (at most ", kMaxDims, ")"));
-    Shape sizes, strides;
+    ViewSpec v{name, base->second, {}, {}, 0};
     constexpr uint64_t kMax = uint64_t(std::numeric_limits<int64_t>::max());
     for (size_t d = 0; d < sz->size(); ++d) {
       const auto &a = (*sz)[d], &b = (*sd)[d];
       if (!a.is_number_unsigned() || !b.is_number_unsigned() || a.get<uint64_t>() > kMax ||
           b.get<uint64_t>() > kMax)
         throw bad("sizes and strides must be integers in [0, 2^63)");
-      sizes.push_back(int64_t(a.get<uint64_t>()));
-      strides.push_back(int64_t(b.get<uint64_t>()));
+      v.sizes.push_back(int64_t(a.get<uint64_t>()));
+      v.strides.push_back(int64_t(b.get<uint64_t>()));
     }
-    const Tensor& s = f.tensors[base->second];
+    const uint64_t storage_numel = uint64_t(numels[base->second]);
     const uint64_t offset = off->get<uint64_t>();
     // The last element reached, without overflow, inside the storage.
     uint64_t last = offset, numel = 1;
     bool overflow = offset > kMax;
-    for (size_t d = 0; d < sizes.size() && !overflow; ++d) {
+    for (size_t d = 0; d < v.sizes.size() && !overflow; ++d) {
       uint64_t step = 0;
-      overflow = __builtin_mul_overflow(uint64_t(sizes[d]), numel, &numel) || numel > kMax;
-      if (sizes[d] > 0) overflow = overflow || __builtin_mul_overflow(uint64_t(sizes[d] - 1), uint64_t(strides[d]), &step) ||
-                     __builtin_add_overflow(last, step, &last) || last > kMax;
+      overflow = __builtin_mul_overflow(uint64_t(v.sizes[d]), numel, &numel) || numel > kMax;
+      if (v.sizes[d] > 0)
+        overflow = overflow ||
+                   __builtin_mul_overflow(uint64_t(v.sizes[d] - 1), uint64_t(v.strides[d]), &step) ||
+                   __builtin_add_overflow(last, step, &last) || last > kMax;
     }
     if (overflow) throw bad("its sizes, strides and offset overflow int64");
-    if (numel > 0 && last >= uint64_t(s.numel()))
-      throw bad(str("reaches element ", last, " of its storage ", json_quoted(f.names[base->second]),
-                    ", which has ", s.numel()));
-    if (numel == 0 && offset > uint64_t(s.numel()))
-      throw bad(str("storage_offset ", offset, " is past the end of its storage (", s.numel(), ")"));
-    names.push_back(name);
-    tensors.push_back(make_view(s, sizes, strides, s.storage_offset() + int64_t(offset)));
-    used.insert(f.names[base->second]);
+    if (numel > 0 && last >= storage_numel)
+      throw bad(str("reaches element ", last, " of its storage ", json_quoted(names[base->second]),
+                    ", which has ", storage_numel));
+    if (numel == 0 && offset > storage_numel)
+      throw bad(str("storage_offset ", offset, " is past the end of its storage (", storage_numel,
+                    ")"));
+    v.offset = int64_t(offset);
+    out.push_back(std::move(v));
   }
-  // Hide the storages written only for views; append the views.
+  return out;
+}
+
+bool hidden_storage(const std::string& name, size_t i, const std::vector<ViewSpec>& views) {
+  if (name.rfind(kStorageNamePrefix, 0) != 0) return false;
+  for (const ViewSpec& v : views)
+    if (v.storage == i) return true;
+  return false;
+}
+
+void restore_views(LoadedFile& f) {
+  std::vector<int64_t> numels;
+  for (const Tensor& t : f.tensors) numels.push_back(t.numel());
+  const std::vector<ViewSpec> views = parse_views(f.metadata, f.names, numels);
+  if (views.empty()) return;
   LoadedFile out;
   for (size_t i = 0; i < f.names.size(); ++i) {
-    if (used.count(f.names[i]) && f.names[i].rfind(kStorageNamePrefix, 0) == 0) continue;
-    out.names.push_back(std::move(f.names[i]));
-    out.tensors.push_back(std::move(f.tensors[i]));
+    if (hidden_storage(f.names[i], i, views)) continue;
+    out.names.push_back(f.names[i]);
+    out.tensors.push_back(f.tensors[i]);
   }
-  for (size_t i = 0; i < names.size(); ++i) {
-    out.names.push_back(std::move(names[i]));
-    out.tensors.push_back(std::move(tensors[i]));
+  for (const ViewSpec& v : views) {
+    const Tensor& s = f.tensors[v.storage];
+    out.names.push_back(v.name);
+    out.tensors.push_back(make_view(s, v.sizes, v.strides, s.storage_offset() + v.offset));
   }
   f.names = std::move(out.names);
   f.tensors = std::move(out.tensors);

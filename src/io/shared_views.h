@@ -3,8 +3,8 @@
 //
 // Save: tensors of one storage (two or more, same dtype, strides >= 0,
 // elements) form a group; the storage's elements spanned by the group are
-// written as one ordinary tensor entry: the group's first tensor (by name)
-// that is C-contiguous and covers the span exactly, under its own name and
+// written as one ordinary tensor entry: the group's first tensor (in the
+// caller's order) that is C-contiguous and covers the span exactly, under its own name and
 // shape, or else a 1-D entry "tessera.storage.<k>". Every other tensor of
 // the group becomes a "__metadata__" entry
 //   "tessera.view.<name>": {"storage":"<entry>","sizes":[..],"strides":[..],
@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "core/shape.h"
 #include "io/load.h"
 #include "io/save.h"
 
@@ -34,6 +35,27 @@ struct ViewPlan {
 // Groups items by storage as described above; items alone in their storage
 // are written as before.
 ViewPlan plan_views(std::vector<SaveItem> items);
+
+// A view entry of a file, checked: tensor `storage` (an index into the
+// file's tensors) seen with these sizes, strides and offset (elements from
+// its first element).
+struct ViewSpec {
+  std::string name;
+  size_t storage;
+  Shape sizes, strides;
+  int64_t offset;
+};
+
+// Takes the tessera.view.* entries out of metadata and checks each against
+// the file's tensors (names[i] has numels[i] elements); in name order.
+// TSR_ERR_CORRUPT_FILE as restore_views.
+std::vector<ViewSpec> parse_views(std::map<std::string, std::string>& metadata,
+                                  const std::vector<std::string>& names,
+                                  const std::vector<int64_t>& numels);
+
+// Whether tensor i, called name, is a tessera.storage.* entry that views
+// use (not listed by tsr_load or tsr_open_file).
+bool hidden_storage(const std::string& name, size_t i, const std::vector<ViewSpec>& views);
 
 // Turns the file's tessera.view.* metadata into views of the tensors they
 // name (entries removed from f.metadata; views appended to f's tensors in
