@@ -197,6 +197,31 @@ typedef struct tsr_tensor_map tsr_tensor_map;
  * CPU; loading gives CPU tensors (move them with tsr_to_device()). n == 0
  * writes a file with no tensors. Bool tensors must hold bytes 0 or 1 only.
  *
+ * Tensors that share a storage (a weight and its transpose, tied
+ * embeddings, slices of one buffer) are written once, as one ordinary
+ * tensor entry holding the storage's elements they span (the first of them
+ * that is exactly that span, under its name and shape, or else an entry
+ * "tessera.storage.<k>"), and the others as "tessera.view.<name>" metadata
+ * entries ({"storage", "sizes", "strides", "storage_offset"}, JSON), which
+ * tsr_load() and tsr_open_file() turn back into views of one storage with
+ * the same sizes, strides and offsets, as torch.save / torch.load keep
+ * views. Other safetensors readers see the storage entries only.
+ * opts->flatten_views writes each tensor's own contents instead (what
+ * safetensors' save_file would, were it not refusing shared tensors).
+ *
+ * opts->max_shard_size > 0 below the tensors' total bytes: a sharded
+ * checkpoint as Hugging Face writes it instead of path, which must end in
+ * ".safetensors": "<stem>-00001-of-0000N.safetensors", ... and
+ * "<stem>.safetensors.index.json" ({"metadata": {"total_size": bytes},
+ * "weight_map": {name: shard file}}); shards filled greedily in the
+ * tensors' order, all written before any is renamed, the index renamed
+ * last, then shards of an earlier save to the stem that the index does not
+ * name removed (docs/FILE-FORMAT.md, "Sharded checkpoints", says what a
+ * crash during the renames leaves).
+ *
+ * opts->progress, if set, is called as tsr_progress_fn says; its returning
+ * anything but TSR_OK cancels the save with nothing changed.
+ *
  * The file is written to an unnamed temporary file in path's directory
  * (O_TMPFILE), fsync'ed, named, renamed over path, and the directory
  * fsync'ed; on any failure before the rename the temporary is removed and
@@ -231,6 +256,9 @@ typedef struct tsr_tensor_map tsr_tensor_map;
  *   writing, syncing or renaming failed (the message has the path and
  *   strerror; see above for the directory fsync).
  * - TSR_ERR_OUT_OF_MEMORY: buffers for a contiguous copy or compression.
+ * - TSR_ERR_INVALID_ARGUMENT also: a negative max_shard_size; a sharded
+ *   save to a path not ending in ".safetensors".
+ * - The progress callback's status (TSR_ERR_CANCELLED) when it cancels.
  */
 TSR_API tsr_status tsr_save(const char* path, int64_t n, const char* const* names,
                             tsr_tensor* const* tensors, const tsr_save_options* opts);
@@ -246,6 +274,20 @@ TSR_API tsr_status tsr_save(const char* path, int64_t n, const char* const* name
  * is verified unless opts->skip_checksums: the header before anything is
  * allocated, each tensor once read; that entry is not listed among the
  * map's metadata.
+ *
+ * Views (see tsr_save()): each "tessera.view.<name>" entry becomes a view
+ * of the tensor it names, sharing its storage, listed after the file's
+ * tensors in name order; neither those metadata entries nor the
+ * "tessera.storage.<k>" entries the views use are listed.
+ *
+ * A path ending in ".json" is read as a Hugging Face index
+ * ("model.safetensors.index.json"): every shard its "weight_map" names
+ * (file names in the index's directory, without '/') is loaded, shard
+ * after shard, into one map whose metadata are the first shard's.
+ *
+ * opts->progress, if set, is called as tsr_progress_fn says (over all
+ * shards of an index); its returning anything but TSR_OK stops the load,
+ * which returns that status and no map.
  * @param[in]  path the file
  * @param[in]  opts NULL means TSR_LOAD_OPTIONS_INIT
  * @param[out] out  the new map, one reference
@@ -272,6 +314,14 @@ TSR_API tsr_status tsr_save(const char* path, int64_t n, const char* const* name
  * - TSR_ERR_UNSUPPORTED: a safetensors dtype tessera lacks (U16, U32, U64,
  *   F8_*, ...), or an unknown "tessera.compression" codec.
  * - TSR_ERR_OUT_OF_MEMORY: the allocator could not provide the bytes.
+ * - TSR_ERR_CORRUPT_FILE also: a "tessera.view.*" entry that is not the
+ *   JSON described at tsr_save(), names a tensor the file lacks, has the
+ *   name of a tensor of the file, or reaches outside its storage; an index
+ *   that is not a JSON object with a "weight_map" object of file names,
+ *   a shard holding a tensor the index does not put there or lacking one it
+ *   does (the message names the shard and the index).
+ * - TSR_ERR_IO also: a shard named by an index cannot be opened.
+ * - The progress callback's status (TSR_ERR_CANCELLED) when it cancels.
  */
 TSR_API tsr_status tsr_load(const char* path, const tsr_load_options* opts,
                             tsr_tensor_map** out);
