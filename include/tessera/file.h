@@ -15,7 +15,11 @@
  * TSR_ERR_INVALID_ARGUMENT ("... read-only view of a memory-mapped file
  * ..."); tsr_clone() gives a writable copy. The mapping is private: a write
  * through tsr_tensor_data_ptr() changes a copy of the page in this process,
- * never the file. A file truncated by another process while mapped
+ * never the file. Tensors saved as views of one storage (tsr_save()) are
+ * listed under their names (after the file's tensors) and come back as
+ * views of one tensor made once per open file, as from tsr_load(); the
+ * "tessera.storage.<k>" entries they use and the "tessera.view.*" metadata
+ * are not listed. A file truncated by another process while mapped
  * faults when the lost pages are read, as with every mmap reader; tessera's
  * own saves replace files by rename and never do that.
  */
