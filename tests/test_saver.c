@@ -996,3 +996,37 @@ Test(views, crafted_view_entries) {
                    "a tensor of that name is in the file too");
   cr_assert_eq(m, (tsr_tensor_map*)SENTINEL);
 }
+
+/* Views of a tensor of a mapped file (tsr_open_file) are saved as views too,
+ * and tensors alone in their storage, even strided, as their contents. */
+Test(views, views_of_a_mapped_tensor) {
+  PATH(src, "src.safetensors");
+  PATH(dst, "dst.safetensors");
+  tsr_tensor* w0 = ramp(12, 0, TSR_FLOAT32);
+  TSR_ASSERT_OK(tsr_save(src, 1, (const char*[]){"w"}, &w0, NULL));
+  tsr_file* f = NULL;
+  TSR_ASSERT_OK(tsr_open_file(src, NULL, &f));
+  tsr_tensor *w = NULL, *m = NULL, *mt = NULL, *alone = NULL, *alone_t = NULL;
+  TSR_ASSERT_OK(tsr_file_get_by_name(f, "w", &w));
+  TSR_ASSERT_OK(tsr_reshape(w, 2, (int64_t[]){3, 4}, &m));
+  TSR_ASSERT_OK(tsr_transpose(m, 0, 1, &mt));
+  alone = ramp(6, 5, TSR_FLOAT32);
+  tsr_tensor* alone2 = NULL;
+  TSR_ASSERT_OK(tsr_reshape(alone, 2, (int64_t[]){2, 3}, &alone2));
+  TSR_ASSERT_OK(tsr_transpose(alone2, 0, 1, &alone_t));
+  tsr_tensor* ts[3] = {m, mt, alone_t};
+  TSR_ASSERT_OK(tsr_save(dst, 3, (const char*[]){"m", "m.T", "alone.T"}, ts, NULL));
+  tsr_tensor_map* map = NULL;
+  TSR_ASSERT_OK(tsr_load(dst, NULL, &map));
+  tsr_tensor *gm = get(map, "m"), *gmt = get(map, "m.T"), *ga = get(map, "alone.T");
+  assert_same(m, gm);
+  assert_same(mt, gmt);
+  assert_same(alone_t, ga);
+  cr_assert_eq(ptr(gmt), ptr(gm));
+  tsr_assert_geometry(gmt, 2, (int64_t[]){4, 3}, (int64_t[]){1, 4});
+  tsr_assert_geometry(ga, 2, (int64_t[]){3, 2}, (int64_t[]){2, 1}); /* its contents */
+  tsr_tensor* rel[] = {gm, gmt, ga, w, m, mt, alone, alone2, alone_t, w0};
+  for (size_t i = 0; i < sizeof rel / sizeof rel[0]; ++i) tsr_tensor_release(rel[i]);
+  tsr_tensor_map_release(map);
+  tsr_file_release(f);
+}
