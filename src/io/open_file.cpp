@@ -52,7 +52,11 @@ Tensor OpenedFile::shared_entry(size_t i) const {
 
 Tensor OpenedFile::get(size_t i) const {
   const int64_t src = source_.at(i);
-  if (src >= 0) return shared_[size_t(src)] ? shared_entry(size_t(src)) : get_entry(size_t(src));
+  if (src >= 0 && !shared_[size_t(src)]) return get_entry(size_t(src));
+  if (src >= 0) {  // a new handle on the one tensor its views share
+    const Tensor base = shared_entry(size_t(src));
+    return make_view(base, base.sizes(), base.strides(), base.storage_offset());
+  }
   const ViewSpec& v = views_[size_t(-1 - src)];
   const Tensor base = shared_entry(v.storage);
   return make_view(base, v.sizes, v.strides, base.storage_offset() + v.offset);
