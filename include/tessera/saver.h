@@ -81,7 +81,8 @@ TSR_API tsr_status tsr_saver_open(const char* path, const tsr_save_options* opts
  * @return TSR_OK, or:
  * - TSR_ERR_INVALID_ARGUMENT: NULL s/name/tensor, a bad or duplicate name,
  *   a bool byte other than 0/1 (these change nothing: the saver goes on);
- *   a saver already committed or abandoned after a failure.
+ *   a saver already committed or abandoned after a failure; a header that
+ *   would pass safetensors' 100,000,000-byte limit (abandoned).
  * - TSR_ERR_OUT_OF_MEMORY: the contiguous host copy (the saver goes on).
  * - TSR_ERR_IO: writing failed; the save is abandoned (temporary removed,
  *   any file at path untouched), later calls fail.
