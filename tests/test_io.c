@@ -1827,20 +1827,21 @@ Test(io, zstd_planes_corrupt_footer_and_index) {
   unsigned char* buf = malloc(n);
   struct {
     size_t from_end; /* byte n - from_end */
-    unsigned char value;
+    unsigned char xor_with;
     const char* needle;
   } cases[] = {
-      {24, 'X', "does not start with \"TZP2\""},
+      {24, 'T' ^ 'X', "does not start with \"TZP2\""},
       {20, 7, "unknown zstd-planes transform 7"},
-      {19, 2, "zstd-planes footer says 2-byte elements, the dtype has 4"},
-      {18, 3, "zstd-planes padding of 3 bytes"},
-      {16, 3, "zstd-planes chunk size"},
-      {12, 2, "zstd-planes index lists 2 chunks"},
+      {19, 4 ^ 2, "zstd-planes footer says 2-byte elements, the dtype has 4"},
+      {18, 3, "zstd-planes padding of 3 bytes (0 or 8 expected)"},
+      {16, 3, "zstd-planes chunk size 524291"},
+      {12, 1 ^ 2, "zstd-planes index lists 2 chunks, 4000 bytes in chunks of 524288 need 1"},
       {8, 0xff, "zstd-planes index checksum mismatch"},
+      {40, 1, "zstd-planes index checksum mismatch"}, /* the chunk's entry */
   };
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
     memcpy(buf, good, n);
-    buf[n - cases[k].from_end] = cases[k].value;
+    buf[n - cases[k].from_end] ^= cases[k].xor_with;
     write_bytes(p, buf, n);
     expect_corrupt(p, cases[k].needle);
   }
