@@ -1712,7 +1712,7 @@ Test(io, damaged_checksum_entries_are_corrupt) {
 
 /* ---- zstd-planes (format 0.2) --------------------------------------------------------- */
 
-/* Several 512 KiB chunks of float32 and bfloat16 weights-like values, at
+/* Several 1 MiB chunks of float32 and bfloat16 weights-like values, at
  * levels 1 and 9, with metadata: round trip, the format keys, and a file
  * smaller than its raw bytes whose tensor ranges never have the raw length. */
 Test(io, zstd_planes_multi_chunk_roundtrip_and_metadata) {
@@ -1805,7 +1805,7 @@ Test(io, zstd_planes_corrupt_chunk_names_tensor_and_range) {
   write_bytes(p, buf, n);
   char needle[256];
   snprintf(needle, sizeof needle,
-           "tensor \"w\": chunk 0 (tensor bytes 0 to 524288, file bytes %llu to ",
+           "tensor \"w\": chunk 0 (tensor bytes 0 to 1048576, file bytes %llu to ",
            (unsigned long long)(8 + hl));
   expect_corrupt(p, needle);
   expect_corrupt(p, "checksum mismatch, its data was changed since it was written");
@@ -1834,8 +1834,8 @@ Test(io, zstd_planes_corrupt_footer_and_index) {
       {20, 7, "unknown zstd-planes transform 7"},
       {19, 4 ^ 2, "zstd-planes footer says 2-byte elements, the dtype has 4"},
       {18, 3, "zstd-planes padding of 3 bytes (0 or 8 expected)"},
-      {16, 3, "zstd-planes chunk size 524291"},
-      {12, 1 ^ 2, "zstd-planes index lists 2 chunks, 4000 bytes in chunks of 524288 need 1"},
+      {16, 3, "zstd-planes chunk size 1048579"},
+      {12, 1 ^ 2, "zstd-planes index lists 2 chunks, 4000 bytes in chunks of 1048576 need 1"},
       {8, 0xff, "zstd-planes index checksum mismatch"},
       {40, 1, "zstd-planes index checksum mismatch"}, /* the chunk's entry */
   };

@@ -137,12 +137,13 @@ double memcpy_mbs(const Set& s, int rounds) {
   return s.bytes / best / 1e6;
 }
 
-// Stored bytes of the set through the codec with one transform (level 3).
-double transform_ratio(const Set& s, tsr::io::planes::Transform t) {
+// Raw / stored bytes of the set through the codec with one transform and level.
+double transform_ratio(const Set& s, tsr::io::planes::Transform t, int level) {
   double stored = 0;
   for (tsr_tensor* x : s.tensors) {
     tsr::io::planes::EncodeOptions opt;
     opt.transform = t;
+    opt.level = level;
     const size_t n = size_t(tsr_tensor_nbytes(x));
     stored += double(tsr::io::planes::encode(tsr_tensor_data_ptr(x), n,
                                              size_t(tsr_tensor_element_size(x)), opt,
@@ -191,12 +192,17 @@ int main(int argc, char** argv) {
 
   using tsr::io::planes::Transform;
   check(tsr_set_num_threads(1), "threads");
-  std::printf("\nByte-plane transforms (zstd level 3, 512 KiB chunks): ratio\n\n");
-  std::printf("| data | no planes | planes | planes + sign-bit rotation |\n|---|---|---|---|\n");
-  for (const Set& s : sets)
-    std::printf("| %s | %.3fx | %.3fx | %.3fx |\n", s.label.c_str(),
-                transform_ratio(s, Transform::kNone), transform_ratio(s, Transform::kPlanes),
-                transform_ratio(s, Transform::kPlanesSignRot));
+  std::printf("\nByte-plane transforms, 1 MiB chunks: ratio at zstd level 1 (the "
+              "zstd-planes default) and 3\n\n");
+  std::printf("| data | no planes L1 | planes L1 | planes + sign rotation L1 | no planes L3 "
+              "| planes L3 | planes + sign rotation L3 |\n|---|---|---|---|---|---|---|\n");
+  for (const Set& s : sets) {
+    std::printf("| %s", s.label.c_str());
+    for (int level : {1, 3})
+      for (Transform t : {Transform::kNone, Transform::kPlanes, Transform::kPlanesSignRot})
+        std::printf(" | %.3fx", transform_ratio(s, t, level));
+    std::printf(" |\n");
+  }
   for (Set& s : sets)
     for (tsr_tensor* t : s.tensors) tsr_tensor_release(t);
   return 0;

@@ -51,7 +51,7 @@
  * - TSR_COMPRESSION_ZSTD_PLANES (file format 0.2): the same header, with
  *   "tessera.compression": "zstd-planes" and "tessera.format": "0.2" in
  *   __metadata__; each tensor's data_offsets range holds its bytes in
- *   independent chunks of 512 KiB. A float tensor's chunk is split into
+ *   independent chunks of 1 MiB. A float tensor's chunk is split into
  *   byte planes (byte j of every element together); each plane is one zstd
  *   frame, or stored raw where zstd would not save 1/32 of it. After the
  *   chunks come an index (each chunk's stored length and XXH3-64) and a
@@ -80,7 +80,7 @@ extern "C" {
 typedef enum tsr_compression {
   TSR_COMPRESSION_NONE = 0, /**< plain safetensors                      */
   TSR_COMPRESSION_ZSTD = 1, /**< one zstd frame per tensor (see above)  */
-  /** Format 0.2: each tensor in independent chunks of 512 KiB, float
+  /** Format 0.2: each tensor in independent chunks of 1 MiB, float
    * elements split into byte planes, each plane zstd-compressed where that
    * pays, with an index of chunk lengths and XXH3-64 checksums (see above).
    * Smaller than TSR_COMPRESSION_ZSTD on trained weights, compressed and
@@ -103,7 +103,7 @@ typedef struct tsr_save_options {
   size_t struct_size;          /**< sizeof(tsr_save_options) */
   tsr_compression compression; /**< plain or zstd; default plain */
   /** zstd level for TSR_COMPRESSION_ZSTD and TSR_COMPRESSION_ZSTD_PLANES:
-   * 0 means zstd's default (3);
+   * 0 means zstd's default (3), and 1 for TSR_COMPRESSION_ZSTD_PLANES;
    * otherwise in [-131072, 22] (negative: zstd's fast levels). Ignored for
    * TSR_COMPRESSION_NONE. */
   int32_t level;

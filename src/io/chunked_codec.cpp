@@ -96,9 +96,10 @@ void rethrow_first(const std::vector<std::exception_ptr>& errs) {
 
 Transform default_transform(tsr_dtype dtype) {
   switch (dtype) {
-    case TSR_FLOAT16:
     case TSR_BFLOAT16:
     case TSR_FLOAT32:
+      return Transform::kPlanesSignRot;
+    case TSR_FLOAT16:
     case TSR_FLOAT64:
       return Transform::kPlanes;
     default:
@@ -115,6 +116,7 @@ Encoded encode(const void* src, size_t n, size_t elem_size, const EncodeOptions&
   Transform t = opt.transform;
   if (elem_size != 2 && elem_size != 4 && elem_size != 8) t = Transform::kNone;
   const size_t C = opt.chunk_bytes;
+  const int level = opt.level == 0 ? kDefaultLevel : opt.level;
   const size_t n_chunks = (n + C - 1) / C;
   TSR_CHECK(n_chunks <= UINT32_MAX, TSR_ERR_INVALID_ARGUMENT, "tensor of ", n,
             " bytes needs more than 2^32-1 chunks");
@@ -135,7 +137,7 @@ Encoded encode(const void* src, size_t n, size_t elem_size, const EncodeOptions&
         try {
           const size_t c = first + size_t(k);
           const size_t lo = c * C, r = std::min(C, n - lo);
-          out[size_t(k)] = encode_chunk(s + lo, r, elem_size, t, opt.level);
+          out[size_t(k)] = encode_chunk(s + lo, r, elem_size, t, level);
         } catch (...) {
           errs[size_t(k)] = std::current_exception();
         }

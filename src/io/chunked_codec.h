@@ -1,5 +1,5 @@
 // The "zstd-planes" codec (format 0.2, docs/FILE-FORMAT.md): one tensor's
-// C-order bytes stored as independent chunks of ~512 KiB, each split into
+// C-order bytes stored as independent chunks of 1 MiB, each split into
 // byte planes for float dtypes (io/byte_planes.h) with every plane zstd-
 // compressed where that saves at least 1/32 and stored raw otherwise,
 // followed by an index (each chunk's stored length and XXH3-64) and a
@@ -25,9 +25,13 @@ class ReadFile;
 
 namespace planes {
 
-constexpr uint32_t kChunkBytes = 512 * 1024;  // raw bytes per chunk (a multiple of 8)
+constexpr uint32_t kChunkBytes = 1u << 20;  // raw bytes per chunk (a multiple of 8)
 constexpr uint32_t kMaxChunkBytes = 16u << 20;  // the most a reader accepts
 constexpr size_t kFooterBytes = 24;
+// The level used for level 0: on byte planes zstd's level 1 compresses
+// better than its default 3 (and faster): the planes are entropy, not
+// repeats (bench/README.md).
+constexpr int kDefaultLevel = 1;
 constexpr size_t kIndexEntryBytes = 16;
 
 // How a chunk's bytes are grouped before zstd (the footer's byte 4).
@@ -37,12 +41,13 @@ enum class Transform : uint8_t {
   kPlanesSignRot = 2,  // planes of each element rotated left by one bit
 };
 
-// What the writer uses for a dtype: planes for floats (with the sign-bit
-// rotation where it measured better), none for integers and bool.
+// What the writer uses for a dtype: planes for floats, with the sign-bit
+// rotation for float32 and bfloat16 (where it measured better on real
+// weights: bench/README.md), none for integers and bool.
 Transform default_transform(tsr_dtype dtype);
 
 struct EncodeOptions {
-  int level = 0;  // zstd level, 0 = zstd's default
+  int level = 0;  // zstd level; 0 = kDefaultLevel
   Transform transform = Transform::kNone;
   uint32_t chunk_bytes = kChunkBytes;
 };

@@ -169,7 +169,7 @@ TEST(ChunkedCodec, EveryChangedByteIsCorrupt) {
 // so a damaged chunk elsewhere does not fail it, and one inside does,
 // naming the chunk.
 TEST(ChunkedCodec, ReadTensorRangeReadsOnlyOverlappingChunks) {
-  const size_t count = 400000;  // 1.6 MB: four chunks of 512 KiB
+  const size_t count = 800000;  // 3.2 MB: four chunks of 1 MiB
   std::vector<float> w = weights(count, 7);
   Tensor t = empty(Shape{int64_t(count)}, TSR_FLOAT32, TSR_CONTIGUOUS_FORMAT, kCpu);
   std::memcpy(t.data_ptr(), w.data(), count * 4);
@@ -180,7 +180,7 @@ TEST(ChunkedCodec, ReadTensorRangeReadsOnlyOverlappingChunks) {
   LoadSettings ls;
   FileIndex ix = read_index(path, ls);
   ASSERT_TRUE(ix.planes);
-  const uint64_t a = 600000, b = 900000;  // inside chunk 1
+  const uint64_t a = 1100000, b = 1400000;  // inside chunk 1
   std::vector<unsigned char> part(b - a);
   read_tensor_range(ix, 0, a, b, part.data());
   EXPECT_EQ(std::memcmp(part.data(), reinterpret_cast<const char*>(w.data()) + a, b - a), 0);
@@ -204,11 +204,11 @@ TEST(ChunkedCodec, ReadTensorRangeReadsOnlyOverlappingChunks) {
   read_tensor_range(ix2, 0, a, b, part.data());  // chunk 1 only: fine
   EXPECT_EQ(std::memcmp(part.data(), reinterpret_cast<const char*>(w.data()) + a, b - a), 0);
   try {
-    read_tensor_range(ix2, 0, 1500000, 1500008, part.data());
+    read_tensor_range(ix2, 0, 3150000, 3150008, part.data());
     ADD_FAILURE() << "damaged chunk 3 decoded";
   } catch (const Error& err) {
     EXPECT_EQ(err.status(), TSR_ERR_CORRUPT_FILE);
-    EXPECT_NE(std::string(err.what()).find("chunk 3 (tensor bytes 1572864 to 1600000"),
+    EXPECT_NE(std::string(err.what()).find("chunk 3 (tensor bytes 3145728 to 3200000"),
               std::string::npos)
         << err.what();
   }
