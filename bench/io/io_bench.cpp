@@ -5,15 +5,17 @@
 // byte-plane transforms compared on the same data (the sign-bit rotation
 // decision). Usage:
 //
-//   tsr_io_bench DATA_DIR [TMP_DIR] [ROUNDS]
+//   tsr_io_bench DATA_DIR [TMP_DIR] [ROUNDS] [codec]
 //
 // DATA_DIR holds real_f32.safetensors and real_f16.safetensors made by
 // bench/io/tfjs_to_safetensors.py (see bench/README.md); bf16 rows are the
 // f32 weights rounded to bfloat16 by tsr_to_dtype. TMP_DIR (default /tmp)
 // gets the files written. Throughput counts raw tensor bytes per second of
 // wall time, best of ROUNDS (default 3); a save includes its fsyncs, a load
-// reads a file just written (page cache) and verifies checksums.
+// reads a file just written (page cache) and verifies checksums. Last, the
+// codec alone in memory, MB/s of wall and CPU time ("codec": only that).
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -27,8 +29,15 @@
 #include <tessera/tessera.h>
 
 #include "io/chunked_codec.h"
+#include "io/posix_file.h"
 
 namespace {
+
+double cpu_now() {
+  timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+}
 
 double now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -153,6 +162,54 @@ double transform_ratio(const Set& s, tsr::io::planes::Transform t, int level) {
   return s.bytes / stored;
 }
 
+// The codec alone, in memory (encode into a buffer; decode from a file in
+// the page cache): MB/s of wall and of process CPU time (all threads).
+struct CodecSpeed {
+  double enc_wall = 0, enc_cpu = 0, dec_wall = 0, dec_cpu = 0;
+};
+CodecSpeed codec_speed(const Set& s, const std::string& path, int rounds) {
+  namespace pl = tsr::io::planes;
+  std::vector<std::string> stored(s.tensors.size());
+  double ew = 1e30, ec = 1e30, dw = 1e30, dc = 1e30;
+  for (int r = 0; r < rounds; ++r) {
+    double w0 = now(), c0 = cpu_now();
+    for (size_t i = 0; i < s.tensors.size(); ++i) {
+      tsr_tensor* x = s.tensors[i];
+      pl::EncodeOptions opt;
+      opt.transform = pl::default_transform(tsr_tensor_dtype(x));
+      std::string& out = stored[i];
+      out.clear();
+      pl::encode(tsr_tensor_data_ptr(x), size_t(tsr_tensor_nbytes(x)),
+                 size_t(tsr_tensor_element_size(x)), opt,
+                 [&](const void* d, size_t n) { out.append(static_cast<const char*>(d), n); });
+    }
+    ew = std::min(ew, now() - w0);
+    ec = std::min(ec, cpu_now() - c0);
+  }
+  FILE* f = std::fopen(path.c_str(), "wb");
+  for (const std::string& x : stored) std::fwrite(x.data(), 1, x.size(), f);
+  std::fclose(f);
+  tsr::io::ReadFile rf(path);
+  std::vector<char> dst(size_t(s.bytes));
+  for (int r = 0; r < rounds; ++r) {
+    double w0 = now(), c0 = cpu_now();
+    uint64_t off = 0, at = 0;
+    for (size_t i = 0; i < s.tensors.size(); ++i) {
+      tsr_tensor* x = s.tensors[i];
+      const uint64_t n = uint64_t(tsr_tensor_nbytes(x));
+      pl::Index ix = pl::read_index(rf, off, stored[i].size(), n,
+                                    size_t(tsr_tensor_element_size(x)), "t");
+      pl::decode_range(rf, off, ix, 0, n, dst.data() + at, "t", true);
+      off += stored[i].size();
+      at += n;
+    }
+    dw = std::min(dw, now() - w0);
+    dc = std::min(dc, cpu_now() - c0);
+  }
+  unlink(path.c_str());
+  return {s.bytes / ew / 1e6, s.bytes / ec / 1e6, s.bytes / dw / 1e6, s.bytes / dc / 1e6};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -172,6 +229,8 @@ int main(int argc, char** argv) {
   sets.push_back(random_set("randn f32", int64_t(8) << 20, TSR_FLOAT32));
   sets.push_back(random_set("randn bf16", int64_t(8) << 20, TSR_BFLOAT16));
 
+  const bool codec_only = argc > 4 && std::strcmp(argv[4], "codec") == 0;  // the last table only
+  if (!codec_only) {
   std::printf("Throughput: raw MB/s, best of %d; ratio = raw bytes / file bytes.\n\n", rounds);
   std::printf("| data | MB | thr | memcpy MB/s | plain save / load | zstd 0.1: ratio, save / load "
               "| zstd-planes 0.2: ratio, save / load | planes/zstd: ratio, save, load |\n");
@@ -192,17 +251,31 @@ int main(int argc, char** argv) {
 
   using tsr::io::planes::Transform;
   check(tsr_set_num_threads(1), "threads");
-  std::printf("\nByte-plane transforms, 1 MiB chunks: ratio at zstd level 1 (the "
-              "zstd-planes default) and 3\n\n");
-  std::printf("| data | no planes L1 | planes L1 | planes + sign rotation L1 | no planes L3 "
-              "| planes L3 | planes + sign rotation L3 |\n|---|---|---|---|---|---|---|\n");
+  std::printf("\nByte-plane transforms, 1 MiB chunks: ratio at the zstd-planes default (level "
+              "1, minMatch 7, windowLog 13, hashLog 8 for planes) and at zstd level 3\n\n");
+  std::printf("| data | no planes, default | planes, default | planes + sign rotation, default "
+              "| no planes, L3 | planes, L3 | planes + sign rotation, L3 |\n"
+              "|---|---|---|---|---|---|---|\n");
   for (const Set& s : sets) {
     std::printf("| %s", s.label.c_str());
-    for (int level : {1, 3})
+    for (int level : {0, 3})
       for (Transform t : {Transform::kNone, Transform::kPlanes, Transform::kPlanesSignRot})
         std::printf(" | %.3fx", transform_ratio(s, t, level));
     std::printf(" |\n");
   }
+  }  // !codec_only
+  std::printf("\nThe zstd-planes codec alone (no file writes; decode reads the page cache, "
+              "checks each chunk's XXH3): MB/s of wall time and of CPU time (all threads)\n\n");
+  std::printf("| data | thr | encode wall | encode cpu | decode wall | decode cpu |\n"
+              "|---|---|---|---|---|---|\n");
+  for (const Set& s : sets)
+    for (int thr : {1, 2}) {
+      check(tsr_set_num_threads(thr), "threads");
+      const CodecSpeed c = codec_speed(s, path, rounds);
+      std::printf("| %s | %d | %.0f | %.0f | %.0f | %.0f |\n", s.label.c_str(), thr, c.enc_wall,
+                  c.enc_cpu, c.dec_wall, c.dec_cpu);
+      std::fflush(stdout);
+    }
   for (Set& s : sets)
     for (tsr_tensor* t : s.tensors) tsr_tensor_release(t);
   return 0;

@@ -16,26 +16,41 @@ W rotr1(W v) {
   return W(W(v >> 1) | W(v << (8 * sizeof(W) - 1)));
 }
 
-template <typename W>
-void split(const unsigned char* s, size_t n, bool rot, unsigned char* d) {
+// The planes as separate __restrict pointers (and the rotation a template
+// flag), so the compiler vectorizes the byte shuffles.
+template <typename W, bool kRot>
+void split_t(const unsigned char* __restrict s, size_t n, unsigned char* __restrict d) {
   constexpr size_t E = sizeof(W);
+  unsigned char* __restrict p[E];
+  for (size_t j = 0; j < E; ++j) p[j] = d + j * n;
   for (size_t i = 0; i < n; ++i) {
     W v;
     std::memcpy(&v, s + i * E, E);
-    if (rot) v = rotl1(v);
-    for (size_t j = 0; j < E; ++j) d[j * n + i] = (unsigned char)(v >> (8 * j));
+    if constexpr (kRot) v = rotl1(v);
+    for (size_t j = 0; j < E; ++j) p[j][i] = (unsigned char)(v >> (8 * j));
+  }
+}
+
+template <typename W, bool kRot>
+void merge_t(const unsigned char* __restrict d, size_t n, unsigned char* __restrict out) {
+  constexpr size_t E = sizeof(W);
+  const unsigned char* __restrict p[E];
+  for (size_t j = 0; j < E; ++j) p[j] = d + j * n;
+  for (size_t i = 0; i < n; ++i) {
+    W v = 0;
+    for (size_t j = 0; j < E; ++j) v = W(v | W(W(p[j][i]) << (8 * j)));
+    if constexpr (kRot) v = rotr1(v);
+    std::memcpy(out + i * E, &v, E);
   }
 }
 
 template <typename W>
+void split(const unsigned char* s, size_t n, bool rot, unsigned char* d) {
+  rot ? split_t<W, true>(s, n, d) : split_t<W, false>(s, n, d);
+}
+template <typename W>
 void merge(const unsigned char* p, size_t n, bool rot, unsigned char* d) {
-  constexpr size_t E = sizeof(W);
-  for (size_t i = 0; i < n; ++i) {
-    W v = 0;
-    for (size_t j = 0; j < E; ++j) v = W(v | W(W(p[j * n + i]) << (8 * j)));
-    if (rot) v = rotr1(v);
-    std::memcpy(d + i * E, &v, E);
-  }
+  rot ? merge_t<W, true>(p, n, d) : merge_t<W, false>(p, n, d);
 }
 
 }  // namespace

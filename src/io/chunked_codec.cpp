@@ -3,6 +3,7 @@
 #include <zstd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <exception>
 #include <memory>
@@ -54,6 +55,34 @@ ZSTD_DCtx* thread_dctx() {
   return d.get();
 }
 
+void zcheck(size_t rc) {
+  TSR_CHECK(!ZSTD_isError(rc), TSR_ERR_INTERNAL, "zstd parameter: ", ZSTD_getErrorName(rc));
+}
+
+// Whether a byte plane looks incompressible: its order-0 entropy is above
+// 7.9 bits a byte, so entropy coding cannot save the 1/32 the writer asks
+// for (float planes have no long repeats for zstd's matches to find). It
+// spares zstd's time on the low mantissa bytes; the decision depends only on
+// the bytes, so files stay the same on any thread count.
+bool looks_random(const unsigned char* p, size_t m) {
+  if (m < 4096) return false;
+  uint32_t h[4][256] = {};
+  size_t i = 0;
+  for (; i + 4 <= m; i += 4) {
+    ++h[0][p[i]];
+    ++h[1][p[i + 1]];
+    ++h[2][p[i + 2]];
+    ++h[3][p[i + 3]];
+  }
+  for (; i < m; ++i) ++h[0][p[i]];
+  double bits = 0;
+  for (int b = 0; b < 256; ++b) {
+    const uint32_t c = h[0][b] + h[1][b] + h[2][b] + h[3][b];
+    if (c) bits -= double(c) * std::log2(double(c) / double(m));
+  }
+  return bits > 7.9 * double(m);
+}
+
 // One chunk's stored bytes: P u32 plane lengths, then the planes. A plane
 // whose length is the raw plane length is raw; a shorter one is one zstd
 // frame of it.
@@ -71,8 +100,23 @@ std::string encode_chunk(const unsigned char* src, size_t r, size_t e, Transform
   std::string z(ZSTD_compressBound(m), '\0');
   for (size_t j = 0; j < P; ++j) {
     const unsigned char* plane = planes + j * m;
-    size_t zn = ZSTD_compressCCtx(thread_cctx(), z.data(), z.size(), plane, m, level);
-    TSR_CHECK(!ZSTD_isError(zn), TSR_ERR_INTERNAL, "zstd compression: ", ZSTD_getErrorName(zn));
+    size_t zn = m;
+    if (P == 1 || !looks_random(plane, m)) {
+      ZSTD_CCtx* c = thread_cctx();
+      ZSTD_CCtx_reset(c, ZSTD_reset_session_and_parameters);
+      zcheck(ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, level == 0 ? 1 : level));
+      if (level == 0 && P > 1) {
+        // Byte planes are mostly entropy, with few long repeats: fewer,
+        // longer matches in a small window leave more to the literals'
+        // Huffman coding, smaller and faster than level 1's defaults
+        // (bench/README.md, "io").
+        zcheck(ZSTD_CCtx_setParameter(c, ZSTD_c_minMatch, 7));
+        zcheck(ZSTD_CCtx_setParameter(c, ZSTD_c_windowLog, 13));
+        zcheck(ZSTD_CCtx_setParameter(c, ZSTD_c_hashLog, 8));
+      }
+      zn = ZSTD_compress2(c, z.data(), z.size(), plane, m);
+      TSR_CHECK(!ZSTD_isError(zn), TSR_ERR_INTERNAL, "zstd compression: ", ZSTD_getErrorName(zn));
+    }
     // Compressed only where it saves at least 1/32 of the plane: near-random
     // planes (low mantissa bytes) are stored, and read back, as they are.
     const bool pays = m > 0 && zn + m / 32 < m;
@@ -96,10 +140,10 @@ void rethrow_first(const std::vector<std::exception_ptr>& errs) {
 
 Transform default_transform(tsr_dtype dtype) {
   switch (dtype) {
+    case TSR_FLOAT16:
     case TSR_BFLOAT16:
     case TSR_FLOAT32:
       return Transform::kPlanesSignRot;
-    case TSR_FLOAT16:
     case TSR_FLOAT64:
       return Transform::kPlanes;
     default:
@@ -116,7 +160,6 @@ Encoded encode(const void* src, size_t n, size_t elem_size, const EncodeOptions&
   Transform t = opt.transform;
   if (elem_size != 2 && elem_size != 4 && elem_size != 8) t = Transform::kNone;
   const size_t C = opt.chunk_bytes;
-  const int level = opt.level == 0 ? kDefaultLevel : opt.level;
   const size_t n_chunks = (n + C - 1) / C;
   TSR_CHECK(n_chunks <= UINT32_MAX, TSR_ERR_INVALID_ARGUMENT, "tensor of ", n,
             " bytes needs more than 2^32-1 chunks");
@@ -137,7 +180,7 @@ Encoded encode(const void* src, size_t n, size_t elem_size, const EncodeOptions&
         try {
           const size_t c = first + size_t(k);
           const size_t lo = c * C, r = std::min(C, n - lo);
-          out[size_t(k)] = encode_chunk(s + lo, r, elem_size, t, level);
+          out[size_t(k)] = encode_chunk(s + lo, r, elem_size, t, opt.level);
         } catch (...) {
           errs[size_t(k)] = std::current_exception();
         }

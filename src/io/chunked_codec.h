@@ -28,10 +28,7 @@ namespace planes {
 constexpr uint32_t kChunkBytes = 1u << 20;  // raw bytes per chunk (a multiple of 8)
 constexpr uint32_t kMaxChunkBytes = 16u << 20;  // the most a reader accepts
 constexpr size_t kFooterBytes = 24;
-// The level used for level 0: on byte planes zstd's level 1 compresses
-// better than its default 3 (and faster): the planes are entropy, not
-// repeats (bench/README.md).
-constexpr int kDefaultLevel = 1;
+
 constexpr size_t kIndexEntryBytes = 16;
 
 // How a chunk's bytes are grouped before zstd (the footer's byte 4).
@@ -42,12 +39,17 @@ enum class Transform : uint8_t {
 };
 
 // What the writer uses for a dtype: planes for floats, with the sign-bit
-// rotation for float32 and bfloat16 (where it measured better on real
-// weights: bench/README.md), none for integers and bool.
+// rotation for float32, bfloat16 and float16 (it measured a little better
+// on real weights: bench/README.md; float64 is unmeasured), none for
+// integers and bool.
 Transform default_transform(tsr_dtype dtype);
 
 struct EncodeOptions {
-  int level = 0;  // zstd level; 0 = kDefaultLevel
+  // zstd level. 0: level 1, and for byte planes with minMatch 7, windowLog
+  // 13, hashLog 8 (better and faster than zstd's default 3 on planes:
+  // they are entropy, not repeats; bench/README.md). Others: zstd's own
+  // parameters for that level.
+  int level = 0;
   Transform transform = Transform::kNone;
   uint32_t chunk_bytes = kChunkBytes;
 };
