@@ -1869,3 +1869,44 @@ Test(io, unknown_format_version_is_unsupported) {
   expect_load_fails(p, TSR_ERR_UNSUPPORTED, "file format \"0.3\" (tessera.format); this build reads 0.1 and 0.2");
   unlink(p);
 }
+
+/* A format 0.1 compressed file kept in tests/data/io (made by the 0.1
+ * writer, tests/data/io/make_v0_1_zstd.c): it loads, with its checksums
+ * verified, and a changed byte in a frame still fails. */
+Test(io, format_0_1_zstd_fixture_loads) {
+  const char* fixture = TSR_TEST_DATA_DIR "/io/v0_1_zstd.safetensors";
+  tsr_tensor_map* m = NULL;
+  TSR_ASSERT_OK(tsr_load(fixture, NULL, &m));
+  cr_assert_eq(tsr_tensor_map_count(m), 4);
+  cr_assert_str_eq(tsr_tensor_map_metadata_get(m, "tessera.compression"), "zstd");
+  cr_assert_null(tsr_tensor_map_metadata_get(m, "tessera.format"));
+  cr_assert_str_eq(tsr_tensor_map_metadata_get(m, "model"), "v0.1");
+  tsr_tensor* w = get(m, "weight");
+  double v = 0;
+  TSR_ASSERT_OK(tsr_get_double(w, 2, (int64_t[]){1, 2}, &v));
+  cr_assert_eq(v, 1.25);
+  tsr_tensor* s = get(m, "steps");
+  TSR_ASSERT_OK(tsr_get_double(s, 1, (int64_t[]){3}, &v));
+  cr_assert_eq(v, 1099511627776.0);
+  tsr_tensor* h = get(m, "half");
+  cr_assert_eq(tsr_tensor_dtype(h), TSR_BFLOAT16);
+  TSR_ASSERT_OK(tsr_get_double(h, 1, (int64_t[]){4}, &v));
+  cr_assert_eq(v, 1.5);
+  tsr_tensor* c = get(m, "counts");
+  cr_assert_eq(tsr_tensor_numel(c), 300);
+  TSR_ASSERT_OK(tsr_get_double(c, 1, (int64_t[]){299}, &v));
+  cr_assert_eq(v, 299);
+  tsr_tensor_release(w);
+  tsr_tensor_release(s);
+  tsr_tensor_release(h);
+  tsr_tensor_release(c);
+  tsr_tensor_map_release(m);
+  size_t n;
+  unsigned char* buf = read_bytes(fixture, &n);
+  buf[n - 5] ^= 0x01; /* inside the last frame */
+  TMP(p, "v01.safetensors");
+  write_bytes(p, buf, n);
+  expect_corrupt(p, "checksum mismatch");
+  free(buf);
+  unlink(p);
+}

@@ -153,10 +153,9 @@ Tensor read_tensor(const FileIndex& ix, size_t i) {
   return t;
 }
 
-void read_tensor_range(const FileIndex& ix, size_t i, uint64_t lo, uint64_t hi, void* dst) {
+namespace {
+void read_range_bytes(const FileIndex& ix, size_t i, uint64_t lo, uint64_t hi, void* dst) {
   const TensorEntry& e = ix.header.tensors.at(i);
-  TSR_CHECK(lo <= hi && hi <= uint64_t(e.nbytes), TSR_ERR_INVALID_ARGUMENT, "byte range [", lo, ", ",
-            hi, ") of tensor ", json_quoted(e.name), " of ", e.nbytes, " bytes");
   if (ix.planes) {
     const planes::Index pi = planes::read_index(*ix.file, ix.data_start + e.begin, e.end - e.begin,
                                                 uint64_t(e.nbytes), size_t(element_size(e.dtype)),
@@ -171,6 +170,20 @@ void read_tensor_range(const FileIndex& ix, size_t i, uint64_t lo, uint64_t hi, 
   }
   Tensor t = read_tensor(ix, i);  // the whole tensor, verified
   std::memcpy(dst, static_cast<const char*>(t.data_ptr()) + lo, size_t(hi - lo));
+}
+}  // namespace
+
+void read_tensor_range(const FileIndex& ix, size_t i, uint64_t lo, uint64_t hi, void* dst) {
+  const TensorEntry& e = ix.header.tensors.at(i);
+  TSR_CHECK(lo <= hi && hi <= uint64_t(e.nbytes), TSR_ERR_INVALID_ARGUMENT, "byte range [", lo, ", ",
+            hi, ") of tensor ", json_quoted(e.name), " of ", e.nbytes, " bytes");
+  read_range_bytes(ix, i, lo, hi, dst);
+  if (e.dtype == TSR_BOOL) {
+    const int64_t bad = first_non_bool_byte(dst, int64_t(hi - lo));
+    TSR_CHECK(bad < 0, TSR_ERR_CORRUPT_FILE, "tensor ", json_quoted(e.name), ": bool element ",
+              int64_t(lo) + bad, " is byte ", int(static_cast<const unsigned char*>(dst)[bad]),
+              ", not 0 or 1");
+  }
 }
 
 void check_tensor_bytes(const FileIndex& ix, size_t i, const Tensor& t) {

@@ -16,6 +16,7 @@
 #include "core/factory.h"
 #include "cpu/kernels/threads.h"
 #include "io/byte_planes.h"
+#include "io/checksum.h"
 #include "io/chunked_codec.h"
 #include "io/file_index.h"
 #include "io/posix_file.h"
@@ -212,7 +213,156 @@ TEST(ChunkedCodec, ReadTensorRangeReadsOnlyOverlappingChunks) {
               std::string::npos)
         << err.what();
   }
+  try {
+    read_tensor_range(ix2, 0, 8, count * 4 + 1, part.data());
+    ADD_FAILURE() << "range past the tensor read";
+  } catch (const Error& err) {
+    EXPECT_EQ(err.status(), TSR_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(err.what()).find("byte range [8, 3200001) of tensor \"w\" of 3200000 bytes"),
+              std::string::npos)
+        << err.what();
+  }
   unlink(path.c_str());
+}
+
+// A bool range read checks its bytes (a plain file read without checksums).
+TEST(ChunkedCodec, ReadTensorRangeChecksBools) {
+  Tensor t = empty(Shape{16}, TSR_BOOL, TSR_CONTIGUOUS_FORMAT, kCpu);
+  std::memset(t.data_ptr(), 1, 16);
+  const std::string path = temp_path("bools.safetensors");
+  SaveSettings s;
+  save_file(path, {SaveItem{"b", t}}, s);
+  LoadSettings ls;
+  ls.verify_checksums = false;
+  FileIndex ix = read_index(path, ls);
+  {
+    FILE* f = std::fopen(path.c_str(), "r+b");
+    ASSERT_NE(f, nullptr);
+    std::fseek(f, long(ix.data_start + 5), SEEK_SET);
+    std::fputc(2, f);
+    std::fclose(f);
+  }
+  unsigned char out[16];
+  read_tensor_range(ix, 0, 0, 5, out);  // before the bad byte: fine
+  try {
+    read_tensor_range(ix, 0, 3, 9, out);
+    ADD_FAILURE() << "bool byte 2 read";
+  } catch (const Error& err) {
+    EXPECT_EQ(err.status(), TSR_ERR_CORRUPT_FILE);
+    EXPECT_NE(std::string(err.what()).find("tensor \"b\": bool element 5 is byte 2"), std::string::npos)
+        << err.what();
+  }
+  unlink(path.c_str());
+}
+
+// Each of read_index's and decode_range's refusals, on stored bytes patched
+// by hand; where the index's checksum would catch the patch first, the
+// footer is resealed, so the rule itself is what refuses the data.
+std::string expect_corrupt(const std::string& stored, uint64_t nbytes, size_t e, bool decode,
+                           const std::string& needle) {
+  const std::string path = temp_path("craft.bin");
+  write_file(path, stored);
+  ReadFile f(path);
+  std::string msg;
+  try {
+    planes::Index ix = planes::read_index(f, 0, stored.size(), nbytes, e, "w");
+    if (decode) {
+      std::vector<unsigned char> out(nbytes);
+      planes::decode_range(f, 0, ix, 0, nbytes, out.data(), "w", false);
+    }
+    ADD_FAILURE() << "accepted; expected: " << needle;
+  } catch (const Error& err) {
+    EXPECT_EQ(err.status(), TSR_ERR_CORRUPT_FILE);
+    msg = err.what();
+    EXPECT_NE(msg.find(needle), std::string::npos) << msg;
+    EXPECT_EQ(msg.rfind("tensor \"w\": ", 0), 0u) << msg;
+  }
+  unlink(path.c_str());
+  return msg;
+}
+
+void put32(std::string& s, size_t at, uint32_t v) {
+  for (int i = 0; i < 4; ++i) s[at + i] = char(v >> (8 * i));
+}
+void put64(std::string& s, size_t at, uint64_t v) {
+  for (int i = 0; i < 8; ++i) s[at + i] = char(v >> (8 * i));
+}
+// Recomputes the footer's checksum of the index, padding and footer.
+void reseal(std::string& s, size_t n_chunks, size_t pad) {
+  const size_t tail = n_chunks * 16 + pad + 24;
+  put64(s, s.size() - 8, content_hash(s.data() + s.size() - tail, tail - 8));
+}
+
+TEST(ChunkedCodec, EveryIndexAndChunkRuleRefusesCraftedData) {
+  std::vector<int32_t> v(1000);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = int32_t(i);
+  const size_t n = v.size() * 4;  // 4 chunks of 1024 bytes
+  const std::string good = encode_to_string(v.data(), n, 4, planes::Transform::kNone, 1024);
+  const size_t F = good.size() - 24;  // the footer
+
+  expect_corrupt(good.substr(good.size() - 10), n, 4, false, "shorter than its 24-byte footer");
+  std::string s;
+  {
+    std::vector<uint8_t> b(512, 7);
+    std::string one = encode_to_string(b.data(), b.size(), 1, planes::Transform::kNone, 1024);
+    one[one.size() - 24 + 4] = 1;
+    one[one.size() - 24 + 5] = 1;
+    expect_corrupt(one, b.size(), 1, false, "byte planes of 1-byte elements");
+  }
+  s = good;
+  put32(s, F + 12, 100000);  // n chunks, and a tensor that needs them
+  expect_corrupt(s, 100000ull * 1024, 4, false, "zstd-planes index of 100000 chunks needs 1600024 bytes");
+
+  // Nonzero padding: a stored form with 8 padding bytes, made by hand.
+  s = good.substr(0, F) + std::string(8, '\0') + good.substr(F);
+  s[s.size() - 24 + 6] = 8;
+  s[F] = 1;
+  reseal(s, 4, 8);
+  expect_corrupt(s, n, 4, false, "zstd-planes padding is not zero");
+  s[F] = 0;
+  reseal(s, 4, 8);  // zero padding of 8 bytes is valid
+  {
+    const std::string path = temp_path("pad.bin");
+    write_file(path, s);
+    ReadFile f(path);
+    planes::Index ix = planes::read_index(f, 0, s.size(), n, 4, "w");
+    std::vector<unsigned char> out(n);
+    planes::decode_range(f, 0, ix, 0, n, out.data(), "w", true);
+    EXPECT_EQ(std::memcmp(out.data(), v.data(), n), 0);
+    unlink(path.c_str());
+  }
+
+  const size_t I = F - 4 * 16;  // the index
+  s = good;
+  put64(s, I, 2);  // chunk 0 shorter than its plane-length field
+  reseal(s, 4, 0);
+  expect_corrupt(s, n, 4, false, "zstd-planes chunk 0 is 2 bytes, outside [4, 1028]");
+  s = good;
+  put64(s, I + 16, 5);  // chunk 1 shorter: the chunks no longer tile the range
+  reseal(s, 4, 0);
+  expect_corrupt(s, n, 4, false, "lie before the index");
+
+  // The chunks' own rules, with verification off (no hashes checked).
+  s = good;
+  put32(s, 0, 2000);  // plane 0 longer than its raw 1024 bytes
+  expect_corrupt(s, n, 4, true, "chunk 0 (tensor bytes 0 to 1024, file bytes 0 to ");
+  expect_corrupt(s, n, 4, true, ": plane 0 of 2000 bytes (raw 1024) runs past the chunk");
+  s = good;
+  {
+    // The index gives chunk 0 one byte of chunk 1: its plane no longer fills it.
+    auto get64 = [&](size_t at) {
+      uint64_t x = 0;
+      for (int i = 7; i >= 0; --i) x = x << 8 | (unsigned char)s[at + i];
+      return x;
+    };
+    put64(s, I, get64(I) + 1);
+    put64(s, I + 16, get64(I + 16) - 1);
+    reseal(s, 4, 0);
+  }
+  expect_corrupt(s, n, 4, true, " bytes, the chunk ");
+  s = good;
+  s[4] = char(s[4] ^ 0xff);  // the zstd frame's magic
+  expect_corrupt(s, n, 4, true, ": plane 0 does not decompress to its 1024 bytes");
 }
 
 }  // namespace
