@@ -1910,3 +1910,36 @@ Test(io, format_0_1_zstd_fixture_loads) {
   free(buf);
   unlink(p);
 }
+
+/* Small zstd-planes tensors decode in parallel with each other; with two
+ * damaged, the load names the first in file order on any thread count. */
+Test(io, zstd_planes_first_damaged_tensor_is_named_on_any_thread_count) {
+  tsr_tensor* ts[4];
+  for (int i = 0; i < 4; ++i) TSR_ASSERT_OK(tsr_arange(0, 1000 + i, 1, TSR_FLOAT32, TSR_CPU, &ts[i]));
+  TMP(p, "two.safetensors");
+  TSR_ASSERT_OK(tsr_save(p, 4, (const char*[]){"a", "b", "c", "d"}, ts, &kPlanes));
+  size_t n;
+  unsigned char* buf = read_bytes(p, &n);
+  uint64_t hl = 0;
+  for (int i = 7; i >= 0; --i) hl = hl << 8 | buf[i];
+  /* File order is a, b, c, d (same dtype, by name); damage the first stored
+   * byte of b and of d, found through their data_offsets. */
+  char* hdr = strndup((const char*)buf + 8, (size_t)hl);
+  const char* names[2] = {"\"b\":", "\"d\":"};
+  for (int k = 0; k < 2; ++k) {
+    const char* e = strstr(hdr, names[k]);
+    cr_assert_not_null(e);
+    const char* o = strstr(e, "\"data_offsets\":[");
+    long begin = strtol(o + strlen("\"data_offsets\":["), NULL, 10);
+    buf[8 + hl + (size_t)begin] ^= 0x20;
+  }
+  free(hdr);
+  write_bytes(p, buf, n);
+  for (int threads = 1; threads <= 2; ++threads) {
+    TSR_ASSERT_OK(tsr_set_num_threads(threads));
+    expect_corrupt(p, "tensor \"b\": chunk 0 (tensor bytes 0 to 4004, file bytes ");
+  }
+  free(buf);
+  for (int i = 0; i < 4; ++i) tsr_tensor_release(ts[i]);
+  unlink(p);
+}
