@@ -25,9 +25,10 @@
  * Checksums: __metadata__ also holds "tessera.checksum":
  * `"tessera-xxh3-64:<header>:<t0>,<t1>,...,"` (16 lowercase hex digits
  * each): the XXH3-64 of each tensor's stored bytes (its data_offsets range:
- * the C-order bytes, or the zstd frame) in file order, and of the header
- * text itself as stored (padding included) with its own 16 digits read as
- * '0'. Other readers see an ordinary metadata string. tsr_load() verifies
+ * the C-order bytes, or the zstd frame; for TSR_COMPRESSION_ZSTD_PLANES its
+ * chunk index, which holds each chunk's own XXH3-64) in file order, and of
+ * the header text itself as stored (padding included) with its own 16
+ * digits read as '0'. Other readers see an ordinary metadata string. tsr_load() verifies
  * both, so a single flipped bit anywhere in the file fails the load;
  * tsr_save_options.skip_checksums leaves the entry out.
  *
