@@ -175,12 +175,15 @@ static tsr_tensor* sample(tsr_dtype dtype) {
 
 static const tsr_save_options kZstd = {sizeof(tsr_save_options), TSR_COMPRESSION_ZSTD, 0, 0,
                                        NULL, NULL};
+static const tsr_save_options kPlanes = {sizeof(tsr_save_options), TSR_COMPRESSION_ZSTD_PLANES,
+                                         0, 0, NULL, NULL};
 
 /* ---- ABI -------------------------------------------------------------------- */
 
 Test(io, compression_values_are_pinned) {
   cr_assert_eq(TSR_COMPRESSION_NONE, 0);
   cr_assert_eq(TSR_COMPRESSION_ZSTD, 1);
+  cr_assert_eq(TSR_COMPRESSION_ZSTD_PLANES, 2);
   tsr_save_options s = TSR_SAVE_OPTIONS_INIT;
   cr_assert_eq(s.struct_size, sizeof(tsr_save_options));
   cr_assert_eq(s.compression, TSR_COMPRESSION_NONE);
@@ -296,6 +299,7 @@ static void roundtrip_every_dtype(const tsr_save_options* opts) {
 }
 Test(io, every_dtype_roundtrips_plain) { roundtrip_every_dtype(NULL); }
 Test(io, every_dtype_roundtrips_zstd) { roundtrip_every_dtype(&kZstd); }
+Test(io, every_dtype_roundtrips_zstd_planes) { roundtrip_every_dtype(&kPlanes); }
 
 static void roundtrip_scalars_and_empties(const tsr_save_options* opts) {
   tsr_tensor* ts[5];
@@ -310,6 +314,9 @@ static void roundtrip_scalars_and_empties(const tsr_save_options* opts) {
 }
 Test(io, scalars_and_empty_tensors_roundtrip_plain) { roundtrip_scalars_and_empties(NULL); }
 Test(io, scalars_and_empty_tensors_roundtrip_zstd) { roundtrip_scalars_and_empties(&kZstd); }
+Test(io, scalars_and_empty_tensors_roundtrip_zstd_planes) {
+  roundtrip_scalars_and_empties(&kPlanes);
+}
 
 /* Non-contiguous inputs are saved as their C-order contents. The expected
  * bytes are computed here by hand, independently of tessera's copy kernel,
@@ -384,6 +391,7 @@ static void roundtrip_strided(const tsr_save_options* given) {
 }
 Test(io, non_contiguous_inputs_roundtrip_plain) { roundtrip_strided(NULL); }
 Test(io, non_contiguous_inputs_roundtrip_zstd) { roundtrip_strided(&kZstd); }
+Test(io, non_contiguous_inputs_roundtrip_zstd_planes) { roundtrip_strided(&kPlanes); }
 
 /* A larger compressible tensor (several zstd blocks) at a non-default
  * level, with user metadata. */
@@ -1471,6 +1479,7 @@ static void truncations_fail_cleanly(const tsr_save_options* opts) {
 }
 Test(io, truncation_at_every_byte_plain) { truncations_fail_cleanly(NULL); }
 Test(io, truncation_at_every_byte_zstd) { truncations_fail_cleanly(&kZstd); }
+Test(io, truncation_at_every_byte_zstd_planes) { truncations_fail_cleanly(&kPlanes); }
 
 /* ---- interop with an independent reader ------------------------------------------------ */
 
@@ -1649,6 +1658,9 @@ Test(io, every_bit_flip_of_a_plain_file_is_detected) {
   every_bit_flip_is_detected(&plain, "plain");
 }
 Test(io, every_bit_flip_of_a_zstd_file_is_detected) { every_bit_flip_is_detected(&kZstd, "zstd"); }
+Test(io, every_bit_flip_of_a_zstd_planes_file_is_detected) {
+  every_bit_flip_is_detected(&kPlanes, "zstd-planes");
+}
 
 Test(io, checksum_mismatches_name_the_tensor_and_bytes_and_can_be_skipped) {
   TMP(p, "sum.safetensors");
@@ -1705,5 +1717,239 @@ Test(io, damaged_checksum_entries_are_corrupt) {
   write_bytes(p, buf, n);
   expect_corrupt(p, "is malformed at header byte");
   free(buf);
+  unlink(p);
+}
+
+/* ---- zstd-planes (format 0.2) --------------------------------------------------------- */
+
+/* Several 1 MiB chunks of float32 and bfloat16 weights-like values, at
+ * levels 1 and 9, with metadata: round trip, the format keys, and a file
+ * smaller than its raw bytes whose tensor ranges never have the raw length. */
+Test(io, zstd_planes_multi_chunk_roundtrip_and_metadata) {
+  tsr_tensor *f32 = NULL, *b16 = NULL, *i64 = NULL;
+  tsr_generator* g = NULL;
+  TSR_ASSERT_OK(tsr_generator_create(7, &g));
+  TSR_ASSERT_OK(tsr_randn(2, (int64_t[]){700, 500}, TSR_FLOAT32, g, &f32));
+  tsr_generator_release(g);
+  TSR_ASSERT_OK(tsr_to_dtype(f32, TSR_BFLOAT16, &b16));
+  TSR_ASSERT_OK(tsr_arange(0, 200000, 1, TSR_INT64, TSR_CPU, &i64));
+  for (int level = 1; level <= 9; level += 8) {
+    tsr_save_options o = kPlanes;
+    o.level = level;
+    o.n_metadata = 1;
+    o.metadata_keys = (const char*[]){"step"};
+    o.metadata_values = (const char*[]){"3"};
+    TMP(path, "planes.safetensors");
+    TSR_ASSERT_OK(tsr_save(path, 3, (const char*[]){"w", "h", "i"}, (tsr_tensor*[]){f32, b16, i64}, &o));
+    struct stat st;
+    cr_assert_eq(stat(path, &st), 0);
+    const long long raw = 350000LL * 4 + 350000LL * 2 + 200000LL * 8;
+    cr_assert_lt(st.st_size, raw * 9 / 10, "level %d: %lld bytes for %lld raw", level,
+                 (long long)st.st_size, raw);
+    tsr_tensor_map* m = NULL;
+    TSR_ASSERT_OK(tsr_load(path, NULL, &m));
+    tsr_tensor* w = get(m, "w");
+    tsr_tensor* h = get(m, "h");
+    tsr_tensor* i = get(m, "i");
+    assert_same(f32, w);
+    assert_same(b16, h);
+    assert_same(i64, i);
+    cr_assert_str_eq(tsr_tensor_map_metadata_get(m, "tessera.compression"), "zstd-planes");
+    cr_assert_str_eq(tsr_tensor_map_metadata_get(m, "tessera.format"), "0.2");
+    cr_assert_str_eq(tsr_tensor_map_metadata_get(m, "step"), "3");
+    tsr_tensor_release(w);
+    tsr_tensor_release(h);
+    tsr_tensor_release(i);
+    tsr_tensor_map_release(m);
+    unlink(path);
+  }
+  tsr_tensor_release(f32);
+  tsr_tensor_release(b16);
+  tsr_tensor_release(i64);
+}
+
+/* The file does not depend on the thread count. */
+Test(io, zstd_planes_file_is_the_same_on_any_thread_count) {
+  tsr_tensor* t = NULL;
+  tsr_generator* g = NULL;
+  TSR_ASSERT_OK(tsr_generator_create(3, &g));
+  TSR_ASSERT_OK(tsr_randn(1, (int64_t[]){1000000}, TSR_FLOAT32, g, &t));
+  tsr_generator_release(g);
+  TMP(p1, "t1.safetensors");
+  TMP(p2, "t2.safetensors");
+  TSR_ASSERT_OK(tsr_set_num_threads(1));
+  TSR_ASSERT_OK(tsr_save(p1, 1, (const char*[]){"w"}, &t, &kPlanes));
+  TSR_ASSERT_OK(tsr_set_num_threads(2));
+  TSR_ASSERT_OK(tsr_save(p2, 1, (const char*[]){"w"}, &t, &kPlanes));
+  size_t n1, n2;
+  unsigned char* a = read_bytes(p1, &n1);
+  unsigned char* b = read_bytes(p2, &n2);
+  cr_assert_eq(n1, n2);
+  cr_assert(memcmp(a, b, n1) == 0, "files differ between 1 and 2 threads");
+  tsr_tensor_map* m = NULL;
+  TSR_ASSERT_OK(tsr_load(p1, NULL, &m));
+  tsr_tensor* w = get(m, "w");
+  assert_same(t, w);
+  tsr_tensor_release(w);
+  tsr_tensor_map_release(m);
+  free(a);
+  free(b);
+  unlink(p1);
+  unlink(p2);
+  tsr_tensor_release(t);
+}
+
+/* A flipped byte inside a chunk: the load names the tensor, the chunk and
+ * its byte ranges; with checksums skipped it is not silently accepted as
+ * long as zstd notices, and the header's checksum entry is not involved. */
+Test(io, zstd_planes_corrupt_chunk_names_tensor_and_range) {
+  tsr_tensor* t = NULL;
+  TSR_ASSERT_OK(tsr_arange(0, 300000, 1, TSR_FLOAT32, TSR_CPU, &t));
+  TMP(p, "cc.safetensors");
+  TSR_ASSERT_OK(tsr_save(p, 1, (const char*[]){"w"}, &t, &kPlanes));
+  size_t n;
+  unsigned char* buf = read_bytes(p, &n);
+  uint64_t hl = 0;
+  for (int i = 7; i >= 0; --i) hl = hl << 8 | buf[i];
+  buf[8 + hl + 100] ^= 0x10; /* inside chunk 0 */
+  write_bytes(p, buf, n);
+  char needle[256];
+  snprintf(needle, sizeof needle,
+           "tensor \"w\": chunk 0 (tensor bytes 0 to 1048576, file bytes %llu to ",
+           (unsigned long long)(8 + hl));
+  expect_corrupt(p, needle);
+  expect_corrupt(p, "checksum mismatch, its data was changed since it was written");
+  free(buf);
+  tsr_tensor_release(t);
+  unlink(p);
+}
+
+/* Footer and index rules, on files crafted from a valid one. */
+Test(io, zstd_planes_corrupt_footer_and_index) {
+  tsr_tensor* t = NULL;
+  TSR_ASSERT_OK(tsr_arange(0, 1000, 1, TSR_INT32, TSR_CPU, &t));
+  TMP(p, "ft.safetensors");
+  tsr_save_options o = kPlanes;
+  o.skip_checksums = 1; /* reach the codec's own checks */
+  TSR_ASSERT_OK(tsr_save(p, 1, (const char*[]){"w"}, &t, &o));
+  size_t n;
+  unsigned char* good = read_bytes(p, &n);
+  unsigned char* buf = malloc(n);
+  struct {
+    size_t from_end; /* byte n - from_end */
+    unsigned char xor_with;
+    const char* needle;
+  } cases[] = {
+      {24, 'T' ^ 'X', "does not start with \"TZP2\""},
+      {20, 7, "unknown zstd-planes transform 7"},
+      {19, 4 ^ 2, "zstd-planes footer says 2-byte elements, the dtype has 4"},
+      {18, 3, "zstd-planes padding of 3 bytes (0 or 8 expected)"},
+      {16, 3, "zstd-planes chunk size 1048579"},
+      {12, 1 ^ 2, "zstd-planes index lists 2 chunks, 4000 bytes in chunks of 1048576 need 1"},
+      {8, 0xff, "zstd-planes index checksum mismatch"},
+      {40, 1, "zstd-planes index checksum mismatch"}, /* the chunk's entry */
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+    memcpy(buf, good, n);
+    buf[n - cases[k].from_end] ^= cases[k].xor_with;
+    write_bytes(p, buf, n);
+    expect_corrupt(p, cases[k].needle);
+  }
+  /* A chunk's stored bytes changed with the checksums skipped: zstd or the
+   * plane lengths notice. */
+  memcpy(buf, good, n);
+  uint64_t hl = 0;
+  for (int i = 7; i >= 0; --i) hl = hl << 8 | buf[i];
+  buf[8 + hl] ^= 0xff; /* plane length */
+  write_bytes(p, buf, n);
+  tsr_load_options lo = TSR_LOAD_OPTIONS_INIT;
+  lo.skip_checksums = 1;
+  tsr_tensor_map* m = NULL;
+  TSR_ASSERT_FAILS(tsr_load(p, &lo, &m), TSR_ERR_CORRUPT_FILE, "tensor \"w\": chunk 0 (tensor bytes 0 to 4000");
+  cr_assert_null(m);
+  free(buf);
+  free(good);
+  tsr_tensor_release(t);
+  unlink(p);
+}
+
+Test(io, unknown_format_version_is_unsupported) {
+  TMP(p, "v.safetensors");
+  craft(p, "{\"__metadata__\":{\"tessera.format\":\"0.3\"}}", NULL, 0);
+  expect_load_fails(p, TSR_ERR_UNSUPPORTED, "file format \"0.3\" (tessera.format); this build reads 0.1 and 0.2");
+  unlink(p);
+}
+
+/* A format 0.1 compressed file kept in tests/data/io (made by the 0.1
+ * writer, tests/data/io/make_v0_1_zstd.c): it loads, with its checksums
+ * verified, and a changed byte in a frame still fails. */
+Test(io, format_0_1_zstd_fixture_loads) {
+  const char* fixture = TSR_TEST_DATA_DIR "/io/v0_1_zstd.safetensors";
+  tsr_tensor_map* m = NULL;
+  TSR_ASSERT_OK(tsr_load(fixture, NULL, &m));
+  cr_assert_eq(tsr_tensor_map_count(m), 4);
+  cr_assert_str_eq(tsr_tensor_map_metadata_get(m, "tessera.compression"), "zstd");
+  cr_assert_null(tsr_tensor_map_metadata_get(m, "tessera.format"));
+  cr_assert_str_eq(tsr_tensor_map_metadata_get(m, "model"), "v0.1");
+  tsr_tensor* w = get(m, "weight");
+  double v = 0;
+  TSR_ASSERT_OK(tsr_get_double(w, 2, (int64_t[]){1, 2}, &v));
+  cr_assert_eq(v, 1.25);
+  tsr_tensor* s = get(m, "steps");
+  TSR_ASSERT_OK(tsr_get_double(s, 1, (int64_t[]){3}, &v));
+  cr_assert_eq(v, 1099511627776.0);
+  tsr_tensor* h = get(m, "half");
+  cr_assert_eq(tsr_tensor_dtype(h), TSR_BFLOAT16);
+  TSR_ASSERT_OK(tsr_get_double(h, 1, (int64_t[]){4}, &v));
+  cr_assert_eq(v, 1.5);
+  tsr_tensor* c = get(m, "counts");
+  cr_assert_eq(tsr_tensor_numel(c), 300);
+  TSR_ASSERT_OK(tsr_get_double(c, 1, (int64_t[]){299}, &v));
+  cr_assert_eq(v, 299);
+  tsr_tensor_release(w);
+  tsr_tensor_release(s);
+  tsr_tensor_release(h);
+  tsr_tensor_release(c);
+  tsr_tensor_map_release(m);
+  size_t n;
+  unsigned char* buf = read_bytes(fixture, &n);
+  buf[n - 5] ^= 0x01; /* inside the last frame (of "half", the last in file order) */
+  TMP(p, "v01.safetensors");
+  write_bytes(p, buf, n);
+  expect_corrupt(p, "tensor \"half\": zstd data is corrupt");
+  free(buf);
+  unlink(p);
+}
+
+/* Small zstd-planes tensors decode in parallel with each other; with two
+ * damaged, the load names the first in file order on any thread count. */
+Test(io, zstd_planes_first_damaged_tensor_is_named_on_any_thread_count) {
+  tsr_tensor* ts[4];
+  for (int i = 0; i < 4; ++i) TSR_ASSERT_OK(tsr_arange(0, 1000 + i, 1, TSR_FLOAT32, TSR_CPU, &ts[i]));
+  TMP(p, "two.safetensors");
+  TSR_ASSERT_OK(tsr_save(p, 4, (const char*[]){"a", "b", "c", "d"}, ts, &kPlanes));
+  size_t n;
+  unsigned char* buf = read_bytes(p, &n);
+  uint64_t hl = 0;
+  for (int i = 7; i >= 0; --i) hl = hl << 8 | buf[i];
+  /* File order is a, b, c, d (same dtype, by name); damage the first stored
+   * byte of b and of d, found through their data_offsets. */
+  char* hdr = strndup((const char*)buf + 8, (size_t)hl);
+  const char* names[2] = {"\"b\":", "\"d\":"};
+  for (int k = 0; k < 2; ++k) {
+    const char* e = strstr(hdr, names[k]);
+    cr_assert_not_null(e);
+    const char* o = strstr(e, "\"data_offsets\":[");
+    long begin = strtol(o + strlen("\"data_offsets\":["), NULL, 10);
+    buf[8 + hl + (size_t)begin] ^= 0x20;
+  }
+  free(hdr);
+  write_bytes(p, buf, n);
+  for (int threads = 1; threads <= 2; ++threads) {
+    TSR_ASSERT_OK(tsr_set_num_threads(threads));
+    expect_corrupt(p, "tensor \"b\": chunk 0 (tensor bytes 0 to 4004, file bytes ");
+  }
+  free(buf);
+  for (int i = 0; i < 4; ++i) tsr_tensor_release(ts[i]);
   unlink(p);
 }

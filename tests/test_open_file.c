@@ -206,6 +206,36 @@ Test(open_file, checksum_checked_per_tensor) {
   tsr_file_release(f);
 }
 
+/* zstd-planes (format 0.2): each get decodes that tensor's chunks alone, so
+ * a damaged chunk of one tensor fails its get, naming the chunk, and not
+ * the others'. */
+Test(open_file, zstd_planes_tensors_decode_alone) {
+  TMP(path, "planes.safetensors");
+  save_sample(path, TSR_COMPRESSION_ZSTD_PLANES);
+  tsr_file* f = NULL;
+  TSR_ASSERT_OK(tsr_open_file(path, NULL, &f));
+  cr_assert_str_eq(tsr_file_metadata_get(f, "tessera.compression"), "zstd-planes");
+  cr_assert_str_eq(tsr_file_metadata_get(f, "tessera.format"), "0.2");
+  assert_matches_load(path, f);
+  tsr_file_release(f);
+  long off = data_offset(path, "steps");
+  FILE* fp = fopen(path, "r+b");
+  cr_assert_not_null(fp);
+  fseek(fp, off, SEEK_SET);
+  int c = fgetc(fp);
+  fseek(fp, off, SEEK_SET);
+  fputc(c ^ 0x10, fp);
+  fclose(fp);
+  TSR_ASSERT_OK(tsr_open_file(path, NULL, &f));
+  tsr_tensor* t = SENTINEL;
+  TSR_ASSERT_FAILS(tsr_file_get_by_name(f, "steps", &t), TSR_ERR_CORRUPT_FILE,
+                   "tensor \"steps\": chunk 0 (tensor bytes 0 to ");
+  cr_assert_eq(t, SENTINEL);
+  TSR_ASSERT_OK(tsr_file_get_by_name(f, "weight", &t));
+  tsr_tensor_release(t);
+  tsr_file_release(f);
+}
+
 /* A float32 tensor after a 2-byte one sits at an address not aligned for
  * float: it is copied, not viewed (and so writable). */
 Test(open_file, unaligned_data_is_copied) {

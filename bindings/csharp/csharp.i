@@ -191,6 +191,7 @@ TSR_CS_ARRAY_OUT(tsr_bytes, tsr_cs_no_bytes, NativeByteArray, byte[])
 
 %rename(None) TSR_COMPRESSION_NONE;
 %rename(Zstd) TSR_COMPRESSION_ZSTD;
+%rename(ZstdPlanes) TSR_COMPRESSION_ZSTD_PLANES;
 
 /* GeluApproximate.None would clash with Compression.None in SWIG's one
  * global scope of C enum items (C enums are not scoped), so the C# enum is

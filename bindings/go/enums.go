@@ -60,6 +60,7 @@ type Compression int
 const (
 	NoCompression Compression = 0 // a plain safetensors file
 	Zstd          Compression = 1 // one zstd frame per tensor
+	ZstdPlanes    Compression = 2 // format 0.2: chunked byte planes, zstd where it pays
 )
 
 // GeluApproximate is Gelu's approximation (torch's approximate argument;

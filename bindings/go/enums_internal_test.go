@@ -44,6 +44,7 @@ func TestConstantsMatchTheHeader(t *testing.T) {
 		{"DeviceCUDA", int(DeviceCUDA), int(capi.DEVICE_CUDA)},
 		{"NoCompression", int(NoCompression), int(capi.COMPRESSION_NONE)},
 		{"Zstd", int(Zstd), int(capi.COMPRESSION_ZSTD)},
+		{"ZstdPlanes", int(ZstdPlanes), int(capi.COMPRESSION_ZSTD_PLANES)},
 		{"GeluNone", int(GeluNone), int(capi.GELU_NONE)},
 		{"GeluTanh", int(GeluTanh), int(capi.GELU_TANH)},
 	}

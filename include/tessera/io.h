@@ -25,13 +25,14 @@
  * Checksums: __metadata__ also holds "tessera.checksum":
  * `"tessera-xxh3-64:<header>:<t0>,<t1>,...,"` (16 lowercase hex digits
  * each): the XXH3-64 of each tensor's stored bytes (its data_offsets range:
- * the C-order bytes, or the zstd frame) in file order, and of the header
- * text itself as stored (padding included) with its own 16 digits read as
- * '0'. Other readers see an ordinary metadata string. tsr_load() verifies
+ * the C-order bytes, or the zstd frame; for TSR_COMPRESSION_ZSTD_PLANES its
+ * chunk index, which holds each chunk's own XXH3-64) in file order, and of
+ * the header text itself as stored (padding included) with its own 16
+ * digits read as '0'. Other readers see an ordinary metadata string. tsr_load() verifies
  * both, so a single flipped bit anywhere in the file fails the load;
  * tsr_save_options.skip_checksums leaves the entry out.
  *
- * Two modes (tsr_compression):
+ * Three modes (tsr_compression):
  * - TSR_COMPRESSION_NONE: a plain safetensors file, readable by
  *   safetensors, torch, numpy-based readers.
  * - TSR_COMPRESSION_ZSTD: the same header and layout, but each tensor's
@@ -47,6 +48,20 @@
  *   ignores data_offsets' end and reads numel*element_size bytes at begin
  *   cannot be protected against; the metadata key tells it what the file
  *   is.
+ *
+ * - TSR_COMPRESSION_ZSTD_PLANES (file format 0.2): the same header, with
+ *   "tessera.compression": "zstd-planes" and "tessera.format": "0.2" in
+ *   __metadata__; each tensor's data_offsets range holds its bytes in
+ *   independent chunks of 1 MiB. A float tensor's chunk is split into
+ *   byte planes (byte j of every element together); each plane is one zstd
+ *   frame, or stored raw where zstd would not save 1/32 of it. After the
+ *   chunks come an index (each chunk's stored length and XXH3-64) and a
+ *   24-byte footer (docs/FILE-FORMAT.md). Chunks are compressed and
+ *   decompressed in parallel and the file does not depend on the thread
+ *   count; tsr_open_file()'s tsr_file_get() decodes only that tensor's
+ *   chunks. A load names the tensor, the chunk and its byte ranges when a
+ *   chunk's checksum fails. The range never has the raw length, so plain
+ *   readers refuse it as they refuse TSR_COMPRESSION_ZSTD files.
  *
  * Loading treats the file as untrusted: every inconsistency is
  * TSR_ERR_CORRUPT_FILE with a message naming the tensor and the numbers,
@@ -65,7 +80,13 @@ extern "C" {
 /** @brief How tensor bytes are stored. Values are only appended. */
 typedef enum tsr_compression {
   TSR_COMPRESSION_NONE = 0, /**< plain safetensors                      */
-  TSR_COMPRESSION_ZSTD = 1  /**< one zstd frame per tensor (see above)  */
+  TSR_COMPRESSION_ZSTD = 1, /**< one zstd frame per tensor (see above)  */
+  /** Format 0.2: each tensor in independent chunks of 1 MiB, float
+   * elements split into byte planes, each plane zstd-compressed where that
+   * pays, with an index of chunk lengths and XXH3-64 checksums (see above).
+   * Smaller than TSR_COMPRESSION_ZSTD on trained weights, compressed and
+   * decompressed on tsr_set_num_threads() threads. */
+  TSR_COMPRESSION_ZSTD_PLANES = 2
 } tsr_compression;
 
 /**
@@ -105,7 +126,8 @@ typedef tsr_status (*tsr_progress_fn)(uint64_t bytes_done, uint64_t bytes_total,
 typedef struct tsr_save_options {
   size_t struct_size;          /**< sizeof(tsr_save_options) */
   tsr_compression compression; /**< plain or zstd; default plain */
-  /** zstd level for TSR_COMPRESSION_ZSTD: 0 means zstd's default (3);
+  /** zstd level for TSR_COMPRESSION_ZSTD and TSR_COMPRESSION_ZSTD_PLANES:
+   * 0 means zstd's default (3), and 1 for TSR_COMPRESSION_ZSTD_PLANES;
    * otherwise in [-131072, 22] (negative: zstd's fast levels). Ignored for
    * TSR_COMPRESSION_NONE. */
   int32_t level;

@@ -50,7 +50,8 @@ io::SaveSettings save_settings(const tsr_save_options* opts) {
   const tsr_save_options given = read_save_options(opts);
   const tsr_save_options* o = &given;
   const int compression = enum_arg(o->compression);  // any int may arrive from C
-  TSR_CHECK(compression == TSR_COMPRESSION_NONE || compression == TSR_COMPRESSION_ZSTD,
+  TSR_CHECK(compression == TSR_COMPRESSION_NONE || compression == TSR_COMPRESSION_ZSTD ||
+                compression == TSR_COMPRESSION_ZSTD_PLANES,
             TSR_ERR_INVALID_ARGUMENT, "unknown compression ", compression);
   s.compression = tsr_compression(compression);
   s.level = o->level;

@@ -1,12 +1,14 @@
 #include "io/file_index.h"
 
 #include <bit>
+#include <cstring>
 #include <limits>
 
 #include "core/dtype.h"
 #include "core/error.h"
 #include "core/factory.h"
 #include "io/bool_bytes.h"
+#include "io/chunked_codec.h"
 #include "io/quote.h"
 #include "io/zstd_frame.h"
 
@@ -35,12 +37,20 @@ std::string read_header_text(const ReadFile& f) {
   return text;
 }
 
-bool is_compressed(const Header& h) {
+// The file's format version (kFormatKey, 0.1 when absent) and codec.
+void read_codec(const Header& h, FileIndex& ix) {
+  auto v = h.metadata.find(kFormatKey);
+  TSR_CHECK(v == h.metadata.end() || v->second == kFormatPlanes, TSR_ERR_UNSUPPORTED,
+            "file format ", json_quoted(v->second), " (", kFormatKey, "); this build reads 0.1 and ",
+            kFormatPlanes);
   auto it = h.metadata.find(kCompressionKey);
-  if (it == h.metadata.end()) return false;
-  TSR_CHECK(it->second == kCompressionZstd, TSR_ERR_UNSUPPORTED, "unknown compression ",
-            json_quoted(it->second), " (", kCompressionKey, "); this build reads ", json_quoted(kCompressionZstd), "");
-  return true;
+  if (it == h.metadata.end()) return;
+  TSR_CHECK(it->second == kCompressionZstd || it->second == kCompressionZstdPlanes,
+            TSR_ERR_UNSUPPORTED, "unknown compression ", json_quoted(it->second), " (",
+            kCompressionKey, "); this build reads ", json_quoted(kCompressionZstd), " and ",
+            json_quoted(kCompressionZstdPlanes));
+  ix.zstd = true;
+  ix.planes = it->second == kCompressionZstdPlanes;
 }
 
 void check_bools(const Tensor& t, const std::string& name) {
@@ -101,7 +111,8 @@ FileIndex read_index(const std::string& path, const LoadSettings& settings) {
   const std::string text = read_header_text(f);
   ix.header = parse_header(text);
   ix.sums = header_checksums(text, ix.header, settings.verify_checksums);
-  ix.zstd = is_compressed(ix.header);
+  ix.verify = settings.verify_checksums;
+  read_codec(ix.header, ix);
   ix.data_start = 8 + text.size();
   validate_layout(ix.header, f.size() - ix.data_start, ix.zstd);
   TSR_CHECK(!ix.sums || ix.sums->tensors.size() == ix.header.tensors.size(), TSR_ERR_CORRUPT_FILE,
@@ -117,7 +128,17 @@ Tensor read_tensor(const FileIndex& ix, size_t i) {
   const uint64_t len = e.end - e.begin;
   Tensor t;
   uint64_t stored_hash = 0;
-  if (ix.zstd) {
+  if (ix.planes) {
+    const planes::Index pi = planes::read_index(f, ix.data_start + e.begin, len, uint64_t(e.nbytes),
+                                                size_t(element_size(e.dtype)), e.name);
+    stored_hash = pi.file_hash;
+    // The index is checked before the tensor is allocated: its chunk
+    // count matches e.nbytes, which the budget check already allowed.
+    if (ix.sums) check_tensor_hash(stored_hash, e, ix.data_start, ix.sums->tensors[i]);
+    t = empty(e.shape, e.dtype, TSR_CONTIGUOUS_FORMAT, kCpu);
+    planes::decode_range(f, ix.data_start + e.begin, pi, 0, uint64_t(e.nbytes), t.data_ptr(), e.name,
+                         ix.verify);
+  } else if (ix.zstd) {
     check_frame(f, ix.data_start + e.begin, len, size_t(e.nbytes), e.name);
     t = empty(e.shape, e.dtype, TSR_CONTIGUOUS_FORMAT, kCpu);  // the frame's blocks can produce e.nbytes
     decompress_frame(f, ix.data_start + e.begin, len, t.data_ptr(), size_t(e.nbytes), e.name,
@@ -130,6 +151,39 @@ Tensor read_tensor(const FileIndex& ix, size_t i) {
   if (ix.sums) check_tensor_hash(stored_hash, e, ix.data_start, ix.sums->tensors[i]);
   check_bools(t, e.name);
   return t;
+}
+
+namespace {
+void read_range_bytes(const FileIndex& ix, size_t i, uint64_t lo, uint64_t hi, void* dst) {
+  const TensorEntry& e = ix.header.tensors.at(i);
+  if (ix.planes) {
+    const planes::Index pi = planes::read_index(*ix.file, ix.data_start + e.begin, e.end - e.begin,
+                                                uint64_t(e.nbytes), size_t(element_size(e.dtype)),
+                                                e.name);
+    if (ix.sums) check_tensor_hash(pi.file_hash, e, ix.data_start, ix.sums->tensors[i]);
+    planes::decode_range(*ix.file, ix.data_start + e.begin, pi, lo, hi, dst, e.name, ix.verify);
+    return;
+  }
+  if (!ix.zstd && !ix.sums) {  // nothing to verify: read just the range
+    ix.file->read_at(dst, hi - lo, ix.data_start + e.begin + lo);
+    return;
+  }
+  Tensor t = read_tensor(ix, i);  // the whole tensor, verified
+  std::memcpy(dst, static_cast<const char*>(t.data_ptr()) + lo, size_t(hi - lo));
+}
+}  // namespace
+
+void read_tensor_range(const FileIndex& ix, size_t i, uint64_t lo, uint64_t hi, void* dst) {
+  const TensorEntry& e = ix.header.tensors.at(i);
+  TSR_CHECK(lo <= hi && hi <= uint64_t(e.nbytes), TSR_ERR_INVALID_ARGUMENT, "byte range [", lo, ", ",
+            hi, ") of tensor ", json_quoted(e.name), " of ", e.nbytes, " bytes");
+  read_range_bytes(ix, i, lo, hi, dst);
+  if (e.dtype == TSR_BOOL) {
+    const int64_t bad = first_non_bool_byte(dst, int64_t(hi - lo));
+    TSR_CHECK(bad < 0, TSR_ERR_CORRUPT_FILE, "tensor ", json_quoted(e.name), ": bool element ",
+              int64_t(lo) + bad, " is byte ", int(static_cast<const unsigned char*>(dst)[bad]),
+              ", not 0 or 1");
+  }
 }
 
 void check_tensor_bytes(const FileIndex& ix, size_t i, const Tensor& t) {

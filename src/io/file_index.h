@@ -20,7 +20,9 @@ struct FileIndex {
   std::unique_ptr<ReadFile> file;
   Header header;  // tensors in file order, layout validated
   std::optional<FileChecksums> sums;  // when the file has them and we verify
-  bool zstd = false;
+  bool zstd = false;    // compressed: "zstd" (0.1) or "zstd-planes" (0.2)
+  bool planes = false;  // "zstd-planes" (io/chunked_codec.h)
+  bool verify = true;   // verify checksums (LoadSettings::verify_checksums)
   uint64_t data_start = 0;  // file offset of the data buffer
 };
 
@@ -33,6 +35,13 @@ FileIndex read_index(const std::string& path, const LoadSettings& settings);
 // decompressed (zstd), its checksum verified when ix.sums is set, bool
 // bytes checked.
 Tensor read_tensor(const FileIndex& ix, size_t i);
+
+// Bytes [lo, hi) of tensor i's C-order bytes into dst (hi - lo bytes),
+// reading only what they need: a plain file's range, or the chunks of a
+// "zstd-planes" file that overlap it (each chunk's checksum verified when
+// ix.verify). A "zstd" (0.1) tensor is decompressed whole.
+// TSR_ERR_INVALID_ARGUMENT for a range outside the tensor.
+void read_tensor_range(const FileIndex& ix, size_t i, uint64_t lo, uint64_t hi, void* dst);
 
 // Checks a tensor whose bytes were not read by read_tensor (a view of a
 // mapping): its checksum (when ix.sums is set) and bool bytes.

@@ -29,6 +29,12 @@ constexpr uint64_t kHeaderAlign = 8;
 // __metadata__ key that marks a compressed file, and its one known value.
 constexpr const char* kCompressionKey = "tessera.compression";
 constexpr const char* kCompressionZstd = "zstd";
+// Format 0.2's chunked byte-plane codec (io/chunked_codec.h); files written
+// with it also carry kFormatKey = kFormatPlanes. Files without the key are
+// format 0.1 (plain or "zstd").
+constexpr const char* kCompressionZstdPlanes = "zstd-planes";
+constexpr const char* kFormatKey = "tessera.format";
+constexpr const char* kFormatPlanes = "0.2";
 
 struct TensorEntry {
   std::string name;

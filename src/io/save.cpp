@@ -9,6 +9,7 @@
 #include "core/layout.h"
 #include "io/bool_bytes.h"
 #include "io/checksum.h"
+#include "io/chunked_codec.h"
 #include "io/header.h"
 #include "io/quote.h"
 #include "io/posix_file.h"
@@ -45,7 +46,7 @@ void validate(const std::vector<SaveItem>& items, const SaveSettings& settings) 
     TSR_CHECK(k.rfind("tessera.", 0) != 0, TSR_ERR_INVALID_ARGUMENT, "metadata key ", json_quoted(k),
               " uses the reserved prefix \"tessera.\"");
   }
-  if (settings.compression == TSR_COMPRESSION_ZSTD) check_zstd_level(settings.level);
+  if (settings.compression != TSR_COMPRESSION_NONE) check_zstd_level(settings.level);
 }
 
 // The C-order bytes of t: its own memory when it is contiguous on the
@@ -90,12 +91,14 @@ std::unique_ptr<AtomicWriter> write_file(const std::string& path, std::vector<Sa
     int ra = st_dtype_rank(a.tensor.dtype()), rb = st_dtype_rank(b.tensor.dtype());
     return ra != rb ? ra > rb : a.name < b.name;
   });
-  const bool zstd = settings.compression == TSR_COMPRESSION_ZSTD;
+  const bool planes = settings.compression == TSR_COMPRESSION_ZSTD_PLANES;
+  const bool zstd = settings.compression == TSR_COMPRESSION_ZSTD || planes;
 
   Header h;
   h.metadata = settings.metadata;
   h.metadata.insert(settings.internal_metadata.begin(), settings.internal_metadata.end());
-  if (zstd) h.metadata[kCompressionKey] = kCompressionZstd;
+  if (zstd) h.metadata[kCompressionKey] = planes ? kCompressionZstdPlanes : kCompressionZstd;
+  if (planes) h.metadata[kFormatKey] = kFormatPlanes;
   // Digits filled in once the data is written: the header's length is final.
   if (settings.checksums) h.metadata[kChecksumKey] = checksum_placeholder(items.size());
   uint64_t offset = 0;
@@ -141,6 +144,17 @@ std::unique_ptr<AtomicWriter> write_file(const std::string& path, std::vector<Sa
     }
     TensorEntry& e = h.tensors[i];
     e.begin = w.offset() - data_start;
+    if (planes) {
+      planes::EncodeOptions opt;
+      opt.level = settings.level;
+      opt.transform = planes::default_transform(e.dtype);
+      const planes::Encoded enc = planes::encode(
+          p, n, size_t(element_size(e.dtype)), opt,
+          [&](const void* d, size_t len) { w.write(static_cast<const char*>(d), len); });
+      e.end = e.begin + enc.length;
+      hashes.push_back(enc.file_hash);
+      continue;
+    }
     uint64_t frame_hash = 0;
     e.end = e.begin + write_frame(w, p, n, settings.level, &frame_hash);
     hashes.push_back(frame_hash);

@@ -1,4 +1,4 @@
-/* Writes the fuzzers' seed corpus: small valid files of both modes into the
+/* Writes the fuzzers' seed corpus: small valid files of every mode into the
  * directory given, through the public API, so the corpus always matches
  * the format this build writes (nothing binary is kept in the repository).
  * Usage: fuzz_seed_corpus DIR */
@@ -19,7 +19,10 @@ static void save(const char* dir, const char* name, int64_t n, const char* const
                  tsr_tensor* const* ts, tsr_compression mode, int checksums) {
   char path[4096];
   snprintf(path, sizeof path, "%s/%s-%s%s.safetensors", dir, name,
-           mode == TSR_COMPRESSION_ZSTD ? "zstd" : "plain", checksums ? "" : "-nosum");
+           mode == TSR_COMPRESSION_ZSTD          ? "zstd"
+           : mode == TSR_COMPRESSION_ZSTD_PLANES ? "zstd-planes"
+                                                 : "plain",
+           checksums ? "" : "-nosum");
   tsr_save_options o = TSR_SAVE_OPTIONS_INIT;
   o.compression = mode;
   o.skip_checksums = !checksums;
@@ -46,8 +49,10 @@ int main(int argc, char** argv) {
   OK(tsr_empty(2, (int64_t[]){0, 3}, TSR_FLOAT64, TSR_CONTIGUOUS_FORMAT, TSR_DEVICE_CPU, 0, &empty));
   const char* mixed_names[] = {"w", "idx", "mask", "bf", "h", "s", "e"};
   tsr_tensor* mixed[] = {f32, i64, b, bf, h, scalar, empty};
-  const tsr_compression modes[] = {TSR_COMPRESSION_NONE, TSR_COMPRESSION_ZSTD};
-  for (int m = 0; m < 2; ++m)
+  /* zstd-planes (format 0.2) seeds reach the chunked byte-plane decoder. */
+  const tsr_compression modes[] = {TSR_COMPRESSION_NONE, TSR_COMPRESSION_ZSTD,
+                                   TSR_COMPRESSION_ZSTD_PLANES};
+  for (int m = 0; m < 3; ++m)
     for (int sum = 0; sum < 2; ++sum) {
       save(argv[1], "mixed", 7, mixed_names, mixed, modes[m], sum);
       save(argv[1], "zeros", 1, (const char*[]){"z"}, &zeros, modes[m], sum);

@@ -1,0 +1,282 @@
+// tsr_io_bench (issue 10, item 7): save and load throughput and compression
+// ratio of tsr_save/tsr_load in the three modes (plain, zstd = format 0.1,
+// zstd-planes = format 0.2) on real trained weights and on random data, at 1
+// and 2 threads, side by side with memcpy of the same bytes; then the
+// byte-plane transforms compared on the same data (the sign-bit rotation
+// decision). Usage:
+//
+//   tsr_io_bench DATA_DIR [TMP_DIR] [ROUNDS] [codec]
+//
+// DATA_DIR holds real_f32.safetensors and real_f16.safetensors made by
+// bench/io/tfjs_to_safetensors.py (see bench/README.md); bf16 rows are the
+// f32 weights rounded to bfloat16 by tsr_to_dtype. TMP_DIR (default /tmp)
+// gets the files written. Throughput counts raw tensor bytes per second of
+// wall time, best of ROUNDS (default 3); a save includes its fsyncs, a load
+// reads a file just written (page cache) and verifies checksums. Last, the
+// codec alone in memory, MB/s of wall and CPU time ("codec": only that).
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <tessera/tessera.h>
+
+#include "io/chunked_codec.h"
+#include "io/posix_file.h"
+
+namespace {
+
+double cpu_now() {
+  timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+}
+
+double now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+void check(tsr_status st, const char* what) {
+  if (st != TSR_OK) {
+    std::fprintf(stderr, "%s: %s: %s\n", what, tsr_status_name(st), tsr_last_error_message());
+    std::exit(1);
+  }
+}
+
+struct Set {
+  std::string label;
+  std::vector<std::string> names;
+  std::vector<tsr_tensor*> tensors;
+  double bytes = 0;
+};
+
+Set load_set(const std::string& label, const std::string& path, tsr_dtype to) {
+  tsr_tensor_map* m = nullptr;
+  check(tsr_load(path.c_str(), nullptr, &m), path.c_str());
+  Set s;
+  s.label = label;
+  for (int64_t i = 0; i < tsr_tensor_map_count(m); ++i) {
+    tsr_tensor* t = nullptr;
+    check(tsr_tensor_map_get(m, i, &t), "get");
+    if (to != tsr_tensor_dtype(t)) {
+      tsr_tensor* c = nullptr;
+      check(tsr_to_dtype(t, to, &c), "to_dtype");
+      tsr_tensor_release(t);
+      t = c;
+    }
+    s.names.push_back(tsr_tensor_map_name(m, i));
+    s.tensors.push_back(t);
+    s.bytes += double(tsr_tensor_nbytes(t));
+  }
+  tsr_tensor_map_release(m);
+  return s;
+}
+
+Set random_set(const std::string& label, int64_t numel, tsr_dtype dt) {
+  tsr_generator* g = nullptr;
+  check(tsr_generator_create(42, &g), "generator");
+  tsr_tensor* t = nullptr;
+  check(tsr_randn(1, &numel, TSR_FLOAT32, g, &t), "randn");
+  tsr_generator_release(g);
+  if (dt != TSR_FLOAT32) {
+    tsr_tensor* c = nullptr;
+    check(tsr_to_dtype(t, dt, &c), "to_dtype");
+    tsr_tensor_release(t);
+    t = c;
+  }
+  Set s;
+  s.label = label;
+  s.names.push_back("randn");
+  s.tensors.push_back(t);
+  s.bytes = double(tsr_tensor_nbytes(t));
+  return s;
+}
+
+struct Result {
+  double ratio = 0, save = 0, load = 0;  // raw / file bytes; MB/s
+};
+
+Result measure(const Set& s, const std::string& path, tsr_compression c, int rounds) {
+  tsr_save_options o = TSR_SAVE_OPTIONS_INIT;
+  o.compression = c;
+  std::vector<const char*> names;
+  for (const auto& n : s.names) names.push_back(n.c_str());
+  double best_save = 1e30, best_load = 1e30;
+  for (int r = 0; r < rounds; ++r) {
+    double t0 = now();
+    check(tsr_save(path.c_str(), int64_t(names.size()), names.data(), s.tensors.data(), &o), "save");
+    best_save = std::min(best_save, now() - t0);
+    tsr_tensor_map* m = nullptr;
+    t0 = now();
+    check(tsr_load(path.c_str(), nullptr, &m), "load");
+    best_load = std::min(best_load, now() - t0);
+    tsr_tensor_map_release(m);
+  }
+  struct stat st;
+  stat(path.c_str(), &st);
+  Result res;
+  res.ratio = s.bytes / double(st.st_size);
+  res.save = s.bytes / best_save / 1e6;
+  res.load = s.bytes / best_load / 1e6;
+  unlink(path.c_str());
+  return res;
+}
+
+double memcpy_mbs(const Set& s, int rounds) {
+  std::vector<char> dst(size_t(s.bytes));
+  double best = 1e30;
+  for (int r = 0; r < rounds + 1; ++r) {  // the first touches dst's pages
+    double t0 = now();
+    size_t at = 0;
+    for (tsr_tensor* t : s.tensors) {
+      const size_t n = size_t(tsr_tensor_nbytes(t));
+      std::memcpy(dst.data() + at, tsr_tensor_data_ptr(t), n);
+      at += n;
+    }
+    asm volatile("" : : "r"(dst.data()) : "memory");
+    if (r > 0) best = std::min(best, now() - t0);
+  }
+  return s.bytes / best / 1e6;
+}
+
+// Raw / stored bytes of the set through the codec with one transform and level.
+double transform_ratio(const Set& s, tsr::io::planes::Transform t, int level) {
+  double stored = 0;
+  for (tsr_tensor* x : s.tensors) {
+    tsr::io::planes::EncodeOptions opt;
+    opt.transform = t;
+    opt.level = level;
+    const size_t n = size_t(tsr_tensor_nbytes(x));
+    stored += double(tsr::io::planes::encode(tsr_tensor_data_ptr(x), n,
+                                             size_t(tsr_tensor_element_size(x)), opt,
+                                             [](const void*, size_t) {})
+                         .length);
+  }
+  return s.bytes / stored;
+}
+
+// The codec alone, in memory (encode into a buffer; decode from a file in
+// the page cache): MB/s of wall and of process CPU time (all threads).
+struct CodecSpeed {
+  double enc_wall = 0, enc_cpu = 0, dec_wall = 0, dec_cpu = 0;
+};
+CodecSpeed codec_speed(const Set& s, const std::string& path, int rounds) {
+  namespace pl = tsr::io::planes;
+  std::vector<std::string> stored(s.tensors.size());
+  double ew = 1e30, ec = 1e30, dw = 1e30, dc = 1e30;
+  for (int r = 0; r < rounds; ++r) {
+    double w0 = now(), c0 = cpu_now();
+    for (size_t i = 0; i < s.tensors.size(); ++i) {
+      tsr_tensor* x = s.tensors[i];
+      pl::EncodeOptions opt;
+      opt.transform = pl::default_transform(tsr_tensor_dtype(x));
+      std::string& out = stored[i];
+      out.clear();
+      pl::encode(tsr_tensor_data_ptr(x), size_t(tsr_tensor_nbytes(x)),
+                 size_t(tsr_tensor_element_size(x)), opt,
+                 [&](const void* d, size_t n) { out.append(static_cast<const char*>(d), n); });
+    }
+    ew = std::min(ew, now() - w0);
+    ec = std::min(ec, cpu_now() - c0);
+  }
+  FILE* f = std::fopen(path.c_str(), "wb");
+  for (const std::string& x : stored) std::fwrite(x.data(), 1, x.size(), f);
+  std::fclose(f);
+  tsr::io::ReadFile rf(path);
+  std::vector<char> dst(size_t(s.bytes));
+  for (int r = 0; r < rounds; ++r) {
+    double w0 = now(), c0 = cpu_now();
+    uint64_t off = 0, at = 0;
+    for (size_t i = 0; i < s.tensors.size(); ++i) {
+      tsr_tensor* x = s.tensors[i];
+      const uint64_t n = uint64_t(tsr_tensor_nbytes(x));
+      pl::Index ix = pl::read_index(rf, off, stored[i].size(), n,
+                                    size_t(tsr_tensor_element_size(x)), "t");
+      pl::decode_range(rf, off, ix, 0, n, dst.data() + at, "t", true);
+      off += stored[i].size();
+      at += n;
+    }
+    dw = std::min(dw, now() - w0);
+    dc = std::min(dc, cpu_now() - c0);
+  }
+  unlink(path.c_str());
+  return {s.bytes / ew / 1e6, s.bytes / ec / 1e6, s.bytes / dw / 1e6, s.bytes / dc / 1e6};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: %s DATA_DIR [TMP_DIR] [ROUNDS]\n", argv[0]);
+    return 2;
+  }
+  const std::string data = argv[1];
+  const std::string tmp = argc > 2 ? argv[2] : "/tmp";
+  const int rounds = argc > 3 ? std::atoi(argv[3]) : 3;
+  const std::string path = tmp + "/tsr_io_bench_" + std::to_string(getpid()) + ".safetensors";
+
+  std::vector<Set> sets;
+  sets.push_back(load_set("real f32", data + "/real_f32.safetensors", TSR_FLOAT32));
+  sets.push_back(load_set("real f32->bf16", data + "/real_f32.safetensors", TSR_BFLOAT16));
+  sets.push_back(load_set("real f16", data + "/real_f16.safetensors", TSR_FLOAT16));
+  sets.push_back(random_set("randn f32", int64_t(8) << 20, TSR_FLOAT32));
+  sets.push_back(random_set("randn bf16", int64_t(8) << 20, TSR_BFLOAT16));
+
+  const bool codec_only = argc > 4 && std::strcmp(argv[4], "codec") == 0;  // the last table only
+  if (!codec_only) {
+  std::printf("Throughput: raw MB/s, best of %d; ratio = raw bytes / file bytes.\n\n", rounds);
+  std::printf("| data | MB | thr | memcpy MB/s | plain save / load | zstd 0.1: ratio, save / load "
+              "| zstd-planes 0.2: ratio, save / load | planes/zstd: ratio, save, load |\n");
+  std::printf("|---|---|---|---|---|---|---|---|\n");
+  for (const Set& s : sets)
+    for (int thr : {1, 2}) {
+      check(tsr_set_num_threads(thr), "threads");
+      const double mc = memcpy_mbs(s, rounds);
+      const Result p = measure(s, path, TSR_COMPRESSION_NONE, rounds);
+      const Result z = measure(s, path, TSR_COMPRESSION_ZSTD, rounds);
+      const Result q = measure(s, path, TSR_COMPRESSION_ZSTD_PLANES, rounds);
+      std::printf("| %s | %.1f | %d | %.0f | %.0f / %.0f | %.3fx, %.0f / %.0f | %.3fx, %.0f / %.0f "
+                  "| %.2f, %.2f, %.2f |\n",
+                  s.label.c_str(), s.bytes / 1e6, thr, mc, p.save, p.load, z.ratio, z.save, z.load,
+                  q.ratio, q.save, q.load, q.ratio / z.ratio, q.save / z.save, q.load / z.load);
+      std::fflush(stdout);
+    }
+
+  using tsr::io::planes::Transform;
+  check(tsr_set_num_threads(1), "threads");
+  std::printf("\nByte-plane transforms, 1 MiB chunks: ratio at the zstd-planes default (level "
+              "1, minMatch 7, windowLog 13, hashLog 8 for planes) and at zstd level 3\n\n");
+  std::printf("| data | no planes, default | planes, default | planes + sign rotation, default "
+              "| no planes, L3 | planes, L3 | planes + sign rotation, L3 |\n"
+              "|---|---|---|---|---|---|---|\n");
+  for (const Set& s : sets) {
+    std::printf("| %s", s.label.c_str());
+    for (int level : {0, 3})
+      for (Transform t : {Transform::kNone, Transform::kPlanes, Transform::kPlanesSignRot})
+        std::printf(" | %.3fx", transform_ratio(s, t, level));
+    std::printf(" |\n");
+  }
+  }  // !codec_only
+  std::printf("\nThe zstd-planes codec alone (no file writes; decode reads the page cache, "
+              "checks each chunk's XXH3): MB/s of wall time and of CPU time (all threads)\n\n");
+  std::printf("| data | thr | encode wall | encode cpu | decode wall | decode cpu |\n"
+              "|---|---|---|---|---|---|\n");
+  for (const Set& s : sets)
+    for (int thr : {1, 2}) {
+      check(tsr_set_num_threads(thr), "threads");
+      const CodecSpeed c = codec_speed(s, path, rounds);
+      std::printf("| %s | %d | %.0f | %.0f | %.0f | %.0f |\n", s.label.c_str(), thr, c.enc_wall,
+                  c.enc_cpu, c.dec_wall, c.dec_cpu);
+      std::fflush(stdout);
+    }
+  for (Set& s : sets)
+    for (tsr_tensor* t : s.tensors) tsr_tensor_release(t);
+  return 0;
+}

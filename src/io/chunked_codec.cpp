@@ -1,0 +1,360 @@
+#include "io/chunked_codec.h"
+
+#include <zstd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <exception>
+#include <memory>
+
+#include "core/error.h"
+#include "cpu/kernels/parallel_for.h"
+#include "cpu/kernels/threads.h"
+#include "io/byte_planes.h"
+#include "io/checksum.h"
+#include "io/posix_file.h"
+#include "io/quote.h"
+
+namespace tsr::io::planes {
+
+namespace {
+
+constexpr char kMagic[4] = {'T', 'Z', 'P', '2'};
+
+void put_u32(unsigned char* p, uint32_t v) {
+  for (int i = 0; i < 4; ++i) p[i] = (unsigned char)(v >> (8 * i));
+}
+void put_u64(unsigned char* p, uint64_t v) {
+  for (int i = 0; i < 8; ++i) p[i] = (unsigned char)(v >> (8 * i));
+}
+uint32_t get_u32(const unsigned char* p) {
+  uint32_t v = 0;
+  for (int i = 3; i >= 0; --i) v = (v << 8) | p[i];
+  return v;
+}
+uint64_t get_u64(const unsigned char* p) {
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
+  return v;
+}
+
+size_t plane_count(Transform t, size_t elem_size) { return t == Transform::kNone ? 1 : elem_size; }
+
+struct CCtxFree { void operator()(ZSTD_CCtx* c) const { ZSTD_freeCCtx(c); } };
+struct DCtxFree { void operator()(ZSTD_DCtx* d) const { ZSTD_freeDCtx(d); } };
+
+ZSTD_CCtx* thread_cctx() {
+  thread_local std::unique_ptr<ZSTD_CCtx, CCtxFree> c(ZSTD_createCCtx());
+  TSR_CHECK(c, TSR_ERR_OUT_OF_MEMORY, "ZSTD_createCCtx failed");
+  return c.get();
+}
+ZSTD_DCtx* thread_dctx() {
+  thread_local std::unique_ptr<ZSTD_DCtx, DCtxFree> d(ZSTD_createDCtx());
+  TSR_CHECK(d, TSR_ERR_OUT_OF_MEMORY, "ZSTD_createDCtx failed");
+  return d.get();
+}
+
+void zcheck(size_t rc) {
+  TSR_CHECK(!ZSTD_isError(rc), TSR_ERR_INTERNAL, "zstd parameter: ", ZSTD_getErrorName(rc));
+}
+
+// Whether a byte plane looks incompressible: its order-0 entropy is above
+// 7.9 bits a byte, so entropy coding cannot save the 1/32 the writer asks
+// for (float planes have no long repeats for zstd's matches to find). It
+// spares zstd's time on the low mantissa bytes; the decision depends only on
+// the bytes, so files stay the same on any thread count.
+bool looks_random(const unsigned char* p, size_t m) {
+  if (m < 4096) return false;
+  uint32_t h[4][256] = {};
+  size_t i = 0;
+  for (; i + 4 <= m; i += 4) {
+    ++h[0][p[i]];
+    ++h[1][p[i + 1]];
+    ++h[2][p[i + 2]];
+    ++h[3][p[i + 3]];
+  }
+  for (; i < m; ++i) ++h[0][p[i]];
+  double bits = 0;
+  for (int b = 0; b < 256; ++b) {
+    const uint32_t c = h[0][b] + h[1][b] + h[2][b] + h[3][b];
+    if (c) bits -= double(c) * std::log2(double(c) / double(m));
+  }
+  return bits > 7.9 * double(m);
+}
+
+// One chunk's stored bytes: P u32 plane lengths, then the planes. A plane
+// whose length is the raw plane length is raw; a shorter one is one zstd
+// frame of it.
+std::string encode_chunk(const unsigned char* src, size_t r, size_t e, Transform t, int level) {
+  const size_t P = plane_count(t, e);
+  const size_t m = r / P;
+  std::string planes_buf;
+  const unsigned char* planes = src;
+  if (P > 1) {
+    planes_buf.resize(r);
+    split_planes(src, r / e, e, t == Transform::kPlanesSignRot, planes_buf.data());
+    planes = reinterpret_cast<const unsigned char*>(planes_buf.data());
+  }
+  std::string out(4 * P, '\0');
+  std::string z(ZSTD_compressBound(m), '\0');
+  for (size_t j = 0; j < P; ++j) {
+    const unsigned char* plane = planes + j * m;
+    size_t zn = m;
+    if (P == 1 || !looks_random(plane, m)) {
+      ZSTD_CCtx* c = thread_cctx();
+      ZSTD_CCtx_reset(c, ZSTD_reset_session_and_parameters);
+      zcheck(ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, level == 0 ? 1 : level));
+      if (level == 0 && P > 1) {
+        // Byte planes are mostly entropy, with few long repeats: fewer,
+        // longer matches in a small window leave more to the literals'
+        // Huffman coding, smaller and faster than level 1's defaults
+        // (bench/README.md, "io").
+        zcheck(ZSTD_CCtx_setParameter(c, ZSTD_c_minMatch, 7));
+        zcheck(ZSTD_CCtx_setParameter(c, ZSTD_c_windowLog, 13));
+        zcheck(ZSTD_CCtx_setParameter(c, ZSTD_c_hashLog, 8));
+      }
+      zn = ZSTD_compress2(c, z.data(), z.size(), plane, m);
+      TSR_CHECK(!ZSTD_isError(zn), TSR_ERR_INTERNAL, "zstd compression: ", ZSTD_getErrorName(zn));
+    }
+    // Compressed only where it saves at least 1/32 of the plane: near-random
+    // planes (low mantissa bytes) are stored, and read back, as they are.
+    const bool pays = m > 0 && zn + m / 32 < m;
+    put_u32(reinterpret_cast<unsigned char*>(out.data()) + 4 * j, uint32_t(pays ? zn : m));
+    if (pays)
+      out.append(z.data(), zn);
+    else
+      out.append(reinterpret_cast<const char*>(plane), m);
+  }
+  return out;
+}
+
+// Rethrows the first chunk's error (the lowest index), so a corrupt file
+// gives the same message on any thread count.
+void rethrow_first(const std::vector<std::exception_ptr>& errs) {
+  for (const auto& e : errs)
+    if (e) std::rethrow_exception(e);
+}
+
+}  // namespace
+
+Transform default_transform(tsr_dtype dtype) {
+  switch (dtype) {
+    case TSR_FLOAT16:
+    case TSR_BFLOAT16:
+    case TSR_FLOAT32:
+      return Transform::kPlanesSignRot;
+    case TSR_FLOAT64:
+      return Transform::kPlanes;
+    default:
+      return Transform::kNone;
+  }
+}
+
+Encoded encode(const void* src, size_t n, size_t elem_size, const EncodeOptions& opt,
+               const Sink& sink) {
+  TSR_CHECK(elem_size > 0 && n % elem_size == 0 && opt.chunk_bytes % elem_size == 0 &&
+                opt.chunk_bytes > 0 && opt.chunk_bytes <= kMaxChunkBytes,
+            TSR_ERR_INTERNAL, "zstd-planes: ", n, " bytes, element size ", elem_size, ", chunk ",
+            opt.chunk_bytes);
+  Transform t = opt.transform;
+  if (elem_size != 2 && elem_size != 4 && elem_size != 8) t = Transform::kNone;
+  const size_t C = opt.chunk_bytes;
+  const size_t n_chunks = (n + C - 1) / C;
+  TSR_CHECK(n_chunks <= UINT32_MAX, TSR_ERR_INVALID_ARGUMENT, "tensor of ", n,
+            " bytes needs more than 2^32-1 chunks");
+  const auto* s = static_cast<const unsigned char*>(src);
+
+  Encoded res;
+  std::string index;
+  index.reserve(n_chunks * kIndexEntryBytes + 8 + kFooterBytes);
+  // Batches of a few chunks per thread: compressed in parallel, written in order.
+  const size_t batch = size_t(std::max<int64_t>(1, kernels::num_threads()) * 4);
+  std::vector<std::string> out(std::min(batch, n_chunks));
+  std::vector<std::exception_ptr> errs(out.size());
+  for (size_t first = 0; first < n_chunks; first += batch) {
+    const size_t cnt = std::min(batch, n_chunks - first);
+    std::fill(errs.begin(), errs.end(), nullptr);
+    kernels::parallel_for(int64_t(cnt), 1, [&](int64_t b, int64_t e) {
+      for (int64_t k = b; k < e; ++k) {
+        try {
+          const size_t c = first + size_t(k);
+          const size_t lo = c * C, r = std::min(C, n - lo);
+          out[size_t(k)] = encode_chunk(s + lo, r, elem_size, t, opt.level);
+        } catch (...) {
+          errs[size_t(k)] = std::current_exception();
+        }
+      }
+    });
+    rethrow_first(errs);
+    for (size_t k = 0; k < cnt; ++k) {
+      const std::string& ch = out[k];
+      unsigned char entry[kIndexEntryBytes];
+      put_u64(entry, ch.size());
+      put_u64(entry + 8, content_hash(ch.data(), ch.size()));
+      index.append(reinterpret_cast<const char*>(entry), sizeof entry);
+      sink(ch.data(), ch.size());
+      res.length += ch.size();
+      std::string().swap(out[k]);
+    }
+  }
+  // Padding keeps the stored length different from the raw length.
+  const uint16_t pad = res.length + index.size() + kFooterBytes == n ? 8 : 0;
+  index.append(pad, '\0');
+  unsigned char footer[kFooterBytes];
+  std::memcpy(footer, kMagic, 4);
+  footer[4] = uint8_t(t);
+  footer[5] = uint8_t(elem_size);
+  footer[6] = uint8_t(pad & 0xff);
+  footer[7] = uint8_t(pad >> 8);
+  put_u32(footer + 8, uint32_t(C));
+  put_u32(footer + 12, uint32_t(n_chunks));
+  index.append(reinterpret_cast<const char*>(footer), 16);
+  put_u64(footer + 16, content_hash(index.data(), index.size()));
+  index.append(reinterpret_cast<const char*>(footer + 16), 8);
+  sink(index.data(), index.size());
+  res.length += index.size();
+  res.file_hash = content_hash(index.data(), index.size());
+  return res;
+}
+
+Index read_index(const ReadFile& f, uint64_t offset, uint64_t len, uint64_t nbytes,
+                 size_t elem_size, const std::string& name) {
+  const std::string who = str("tensor ", json_quoted(name), ": ");
+  TSR_CHECK(len >= kFooterBytes, TSR_ERR_CORRUPT_FILE, who, "zstd-planes data of ", len,
+            " bytes is shorter than its ", kFooterBytes, "-byte footer");
+  unsigned char footer[kFooterBytes];
+  f.read_at(footer, kFooterBytes, offset + len - kFooterBytes);
+  TSR_CHECK(std::memcmp(footer, kMagic, 4) == 0, TSR_ERR_CORRUPT_FILE, who,
+            "zstd-planes footer (file bytes ", offset + len - kFooterBytes, " to ", offset + len,
+            ") does not start with \"TZP2\"");
+  Index ix;
+  ix.nbytes = nbytes;
+  TSR_CHECK(footer[4] <= 2, TSR_ERR_CORRUPT_FILE, who, "unknown zstd-planes transform ",
+            int(footer[4]));
+  ix.transform = Transform(footer[4]);
+  ix.elem_size = footer[5];
+  TSR_CHECK(ix.elem_size == elem_size, TSR_ERR_CORRUPT_FILE, who, "zstd-planes footer says ",
+            ix.elem_size, "-byte elements, the dtype has ", elem_size);
+  TSR_CHECK(ix.transform == Transform::kNone || elem_size == 2 || elem_size == 4 || elem_size == 8,
+            TSR_ERR_CORRUPT_FILE, who, "byte planes of ", elem_size, "-byte elements");
+  const uint64_t pad = uint64_t(footer[6]) | uint64_t(footer[7]) << 8;
+  TSR_CHECK(pad == 0 || pad == 8, TSR_ERR_CORRUPT_FILE, who, "zstd-planes padding of ", pad,
+            " bytes (0 or 8 expected)");
+  ix.chunk_bytes = get_u32(footer + 8);
+  TSR_CHECK(ix.chunk_bytes > 0 && ix.chunk_bytes <= kMaxChunkBytes && ix.chunk_bytes % elem_size == 0,
+            TSR_ERR_CORRUPT_FILE, who, "zstd-planes chunk size ", ix.chunk_bytes,
+            " (a multiple of the element size up to ", kMaxChunkBytes, " expected)");
+  const uint64_t n_chunks = get_u32(footer + 12);
+  const uint64_t want = (nbytes + ix.chunk_bytes - 1) / ix.chunk_bytes;
+  TSR_CHECK(n_chunks == want, TSR_ERR_CORRUPT_FILE, who, "zstd-planes index lists ", n_chunks,
+            " chunks, ", nbytes, " bytes in chunks of ", ix.chunk_bytes, " need ", want);
+  const uint64_t tail = n_chunks * kIndexEntryBytes + pad + kFooterBytes;
+  TSR_CHECK(tail <= len, TSR_ERR_CORRUPT_FILE, who, "zstd-planes index of ", n_chunks,
+            " chunks needs ", tail, " bytes, the data has ", len);
+  std::string idx(tail, '\0');
+  f.read_at(idx.data(), tail, offset + len - tail);
+  const uint64_t tail_start = offset + len - tail;
+  TSR_CHECK(content_hash(idx.data(), tail - 8) == get_u64(footer + 16), TSR_ERR_CORRUPT_FILE, who,
+            "zstd-planes index checksum mismatch (file bytes ", tail_start, " to ", offset + len,
+            ")");
+  ix.file_hash = content_hash(idx.data(), tail);
+  const auto* p = reinterpret_cast<const unsigned char*>(idx.data());
+  for (uint64_t i = 0; i < pad; ++i)
+    TSR_CHECK(p[n_chunks * kIndexEntryBytes + i] == 0, TSR_ERR_CORRUPT_FILE, who,
+              "zstd-planes padding is not zero");
+  const size_t P = plane_count(ix.transform, elem_size);
+  ix.begin.resize(n_chunks + 1);
+  ix.hash.resize(n_chunks);
+  uint64_t at = 0;
+  for (uint64_t c = 0; c < n_chunks; ++c) {
+    const uint64_t sl = get_u64(p + c * kIndexEntryBytes);
+    const uint64_t raw = std::min<uint64_t>(ix.chunk_bytes, nbytes - c * ix.chunk_bytes);
+    TSR_CHECK(sl >= 4 * P && sl - 4 * P <= raw && sl <= len - tail - at, TSR_ERR_CORRUPT_FILE, who,
+              "zstd-planes chunk ", c, " is ", sl, " bytes, outside [", 4 * P, ", ", raw + 4 * P,
+              "] or past the index");
+    ix.begin[c] = at;
+    ix.hash[c] = get_u64(p + c * kIndexEntryBytes + 8);
+    at += sl;
+  }
+  ix.begin[n_chunks] = at;
+  TSR_CHECK(at == len - tail, TSR_ERR_CORRUPT_FILE, who, "zstd-planes chunks hold ", at,
+            " bytes but ", len - tail, " lie before the index");
+  return ix;
+}
+
+void decode_range(const ReadFile& f, uint64_t offset, const Index& ix, uint64_t lo, uint64_t hi,
+                  void* dst, const std::string& name, bool verify) {
+  TSR_CHECK(lo <= hi && hi <= ix.nbytes, TSR_ERR_INVALID_ARGUMENT, "byte range [", lo, ", ", hi,
+            ") of tensor ", json_quoted(name), " of ", ix.nbytes, " bytes");
+  if (lo == hi) return;
+  const uint64_t C = ix.chunk_bytes;
+  const uint64_t c0 = lo / C, c1 = (hi - 1) / C + 1;
+  const size_t P = plane_count(ix.transform, ix.elem_size);
+  auto* out = static_cast<unsigned char*>(dst);
+  std::vector<std::exception_ptr> errs(c1 - c0);
+  kernels::parallel_for(int64_t(c1 - c0), 1, [&](int64_t b, int64_t e) {
+    std::string stored, planes, whole;
+    for (int64_t k = b; k < e; ++k) {
+      const uint64_t c = c0 + uint64_t(k);
+      const uint64_t rlo = c * C, r = std::min<uint64_t>(C, ix.nbytes - rlo);
+      const uint64_t flo = offset + ix.begin[c], fhi = offset + ix.begin[c + 1];
+      try {
+        auto where = [&] {
+          return str("tensor ", json_quoted(name), ": chunk ", c, " (tensor bytes ", rlo, " to ",
+                     rlo + r, ", file bytes ", flo, " to ", fhi, ")");
+        };
+        stored.resize(fhi - flo);
+        f.read_at(stored.data(), fhi - flo, flo);
+        if (verify)
+          TSR_CHECK(content_hash(stored.data(), stored.size()) == ix.hash[c], TSR_ERR_CORRUPT_FILE,
+                    where(), ": checksum mismatch, its data was changed since it was written");
+        const auto* sp = reinterpret_cast<const unsigned char*>(stored.data());
+        const size_t m = size_t(r / P);
+        // The decoded chunk goes straight to dst when all of it is wanted.
+        const bool full = rlo >= lo && rlo + r <= hi;
+        unsigned char* chunk_dst;
+        if (full) {
+          chunk_dst = out + (rlo - lo);
+        } else {
+          whole.resize(r);
+          chunk_dst = reinterpret_cast<unsigned char*>(whole.data());
+        }
+        unsigned char* plane_dst = chunk_dst;
+        if (P > 1) {
+          planes.resize(r);
+          plane_dst = reinterpret_cast<unsigned char*>(planes.data());
+        }
+        uint64_t at = 4 * P;
+        for (size_t j = 0; j < P; ++j) {
+          const uint64_t pl = get_u32(sp + 4 * j);
+          TSR_CHECK(pl <= m && pl <= stored.size() - at, TSR_ERR_CORRUPT_FILE, where(), ": plane ",
+                    j, " of ", pl, " bytes (raw ", m, ") runs past the chunk");
+          if (pl == m) {
+            std::memcpy(plane_dst + j * m, sp + at, m);
+          } else {
+            const size_t got = ZSTD_decompressDCtx(thread_dctx(), plane_dst + j * m, m, sp + at, pl);
+            TSR_CHECK(!ZSTD_isError(got) && got == m, TSR_ERR_CORRUPT_FILE, where(), ": plane ", j,
+                      " does not decompress to its ", m, " bytes (",
+                      ZSTD_isError(got) ? std::string(ZSTD_getErrorName(got)) : str(got, " bytes"), ")");
+          }
+          at += pl;
+        }
+        TSR_CHECK(at == stored.size(), TSR_ERR_CORRUPT_FILE, where(), ": planes hold ", at - 4 * P,
+                  " bytes, the chunk ", stored.size() - 4 * P);
+        if (P > 1)
+          merge_planes(plane_dst, size_t(r / ix.elem_size), ix.elem_size,
+                       ix.transform == Transform::kPlanesSignRot, chunk_dst);
+        if (!full) {
+          const uint64_t a = std::max(lo, rlo), z = std::min(hi, rlo + r);
+          std::memcpy(out + (a - lo), chunk_dst + (a - rlo), z - a);
+        }
+      } catch (...) {
+        errs[size_t(k)] = std::current_exception();
+      }
+    }
+  });
+  rethrow_first(errs);
+}
+
+}  // namespace tsr::io::planes
