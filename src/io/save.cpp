@@ -11,6 +11,7 @@
 #include "io/checksum.h"
 #include "io/chunked_codec.h"
 #include "io/header.h"
+#include "io/tensor_bytes.h"
 #include "io/quote.h"
 #include "io/posix_file.h"
 #include "io/st_dtype.h"
@@ -23,12 +24,6 @@ namespace tsr::io {
 
 namespace {
 
-void check_text(const std::string& s, const char* what) {
-  size_t bad = first_invalid_utf8(s);
-  TSR_CHECK(bad == std::string::npos, TSR_ERR_INVALID_ARGUMENT, what, " is not valid UTF-8 (byte ",
-            bad, ")");
-}
-
 void validate(const std::vector<SaveItem>& items, const SaveSettings& settings) {
   std::set<std::string> seen;
   for (const SaveItem& it : items) {
@@ -39,42 +34,11 @@ void validate(const std::vector<SaveItem>& items, const SaveSettings& settings) 
     TSR_CHECK(seen.insert(it.name).second, TSR_ERR_INVALID_ARGUMENT, "duplicate tensor name ",
               json_quoted(it.name));
   }
-  for (const auto& [k, v] : settings.metadata) {
-    TSR_CHECK(!k.empty(), TSR_ERR_INVALID_ARGUMENT, "metadata keys must not be empty");
-    check_text(k, "metadata key");
-    check_text(v, "metadata value");
-    TSR_CHECK(k.rfind("tessera.", 0) != 0, TSR_ERR_INVALID_ARGUMENT, "metadata key ", json_quoted(k),
-              " uses the reserved prefix \"tessera.\"");
-  }
-  if (settings.compression != TSR_COMPRESSION_NONE) check_zstd_level(settings.level);
-}
-
-// The C-order bytes of t: its own memory when it is contiguous on the
-// host, otherwise a contiguous host copy kept alive in `hold` (a device
-// tensor is copied here, one at a time, as torch.save moves each storage
-// to the CPU). Checks bool bytes.
-const char* c_order_bytes(const SaveItem& it, Tensor& hold) {
-  hold = device::readable_on_host(it.tensor);  // the tensor itself on the host
-  if (!is_contiguous_strides(hold.sizes(), hold.strides()))
-    hold = kernels::contiguous_copy(hold, hold.dtype());
-  const char* p = static_cast<const char*>(hold.data_ptr());
-  if (hold.dtype() == TSR_BOOL) {
-    int64_t bad = first_non_bool_byte(p, hold.nbytes());
-    TSR_CHECK(bad < 0, TSR_ERR_INVALID_ARGUMENT, "bool tensor ", json_quoted(it.name), " holds byte ",
-              int(static_cast<unsigned char>(p[bad])),
-              " at element ", bad, " (C order); bools must be 0 or 1");
-  }
-  return p;
+  check_metadata_and_level(settings);
 }
 
 // A plain tensor is written, and progress reported, in pieces this large.
 constexpr size_t kProgressChunk = size_t(16) << 20;
-
-std::string length_prefix(uint64_t n) {
-  std::string s(8, '\0');
-  for (int i = 0; i < 8; ++i) s[i] = char((n >> (8 * i)) & 0xff);
-  return s;
-}
 
 }  // namespace
 
@@ -129,7 +93,7 @@ std::unique_ptr<AtomicWriter> write_file(const std::string& path, std::vector<Sa
   std::vector<uint64_t> hashes;
   for (size_t i = 0; i < items.size(); ++i) {
     Tensor hold;
-    const char* p = c_order_bytes(items[i], hold);
+    const char* p = c_order_bytes(items[i].name, items[i].tensor, hold);
     size_t n = size_t(items[i].tensor.nbytes());
     if (!zstd) {
       if (settings.checksums) hashes.push_back(content_hash(p, n));
@@ -144,20 +108,9 @@ std::unique_ptr<AtomicWriter> write_file(const std::string& path, std::vector<Sa
     }
     TensorEntry& e = h.tensors[i];
     e.begin = w.offset() - data_start;
-    if (planes) {
-      planes::EncodeOptions opt;
-      opt.level = settings.level;
-      opt.transform = planes::default_transform(e.dtype);
-      const planes::Encoded enc = planes::encode(
-          p, n, size_t(element_size(e.dtype)), opt,
-          [&](const void* d, size_t len) { w.write(static_cast<const char*>(d), len); });
-      e.end = e.begin + enc.length;
-      hashes.push_back(enc.file_hash);
-      continue;
-    }
-    uint64_t frame_hash = 0;
-    e.end = e.begin + write_frame(w, p, n, settings.level, &frame_hash);
-    hashes.push_back(frame_hash);
+    const EncodedTensor enc = write_compressed(w, p, n, e.dtype, settings);
+    e.end = e.begin + enc.length;
+    hashes.push_back(enc.hash);
     done += n;
     settings.progress.report(done, total, what);
   }

@@ -12,6 +12,7 @@
 #include "io/posix_file.h"
 #include "io/quote.h"
 #include "io/utf8.h"
+#include "io/tensor_bytes.h"
 #include "io/zstd_frame.h"
 
 namespace tsr::io {
@@ -23,34 +24,6 @@ constexpr size_t kWriteChunk = size_t(16) << 20;  // progress granularity
 
 uint64_t round8(uint64_t n) { return (n + kHeaderAlign - 1) / kHeaderAlign * kHeaderAlign; }
 
-void check_text(const std::string& s, const char* what) {
-  size_t bad = first_invalid_utf8(s);
-  TSR_CHECK(bad == std::string::npos, TSR_ERR_INVALID_ARGUMENT, what, " is not valid UTF-8 (byte ",
-            bad, ")");
-}
-
-// As save.cpp's: the C-order host bytes of t (t's own when contiguous on
-// the host, else a copy in hold), bool bytes checked.
-const char* c_order_bytes(const std::string& name, const Tensor& t, Tensor& hold) {
-  hold = device::readable_on_host(t);
-  if (!is_contiguous_strides(hold.sizes(), hold.strides()))
-    hold = kernels::contiguous_copy(hold, hold.dtype());
-  const char* p = static_cast<const char*>(hold.data_ptr());
-  if (hold.dtype() == TSR_BOOL) {
-    int64_t bad = first_non_bool_byte(p, hold.nbytes());
-    TSR_CHECK(bad < 0, TSR_ERR_INVALID_ARGUMENT, "bool tensor ", json_quoted(name), " holds byte ",
-              int(static_cast<unsigned char>(p[bad])), " at element ", bad,
-              " (C order); bools must be 0 or 1");
-  }
-  return p;
-}
-
-std::string length_prefix(uint64_t n) {
-  std::string s(8, '\0');
-  for (int i = 0; i < 8; ++i) s[i] = char((n >> (8 * i)) & 0xff);
-  return s;
-}
-
 }  // namespace
 
 Saver::Saver(const std::string& path, SaveSettings settings)
@@ -58,17 +31,12 @@ Saver::Saver(const std::string& path, SaveSettings settings)
   TSR_CHECK(settings_.max_shard_size == 0, TSR_ERR_UNSUPPORTED,
             "a tsr_saver writes one file: max_shard_size must be 0 (it is ",
             settings_.max_shard_size, "); use tsr_save() for a sharded checkpoint");
-  for (const auto& [k, v] : settings_.metadata) {
-    TSR_CHECK(!k.empty(), TSR_ERR_INVALID_ARGUMENT, "metadata keys must not be empty");
-    check_text(k, "metadata key");
-    check_text(v, "metadata value");
-    TSR_CHECK(k.rfind("tessera.", 0) != 0, TSR_ERR_INVALID_ARGUMENT, "metadata key ", json_quoted(k),
-              " uses the reserved prefix \"tessera.\"");
-  }
-  const bool zstd = settings_.compression == TSR_COMPRESSION_ZSTD;
-  if (zstd) check_zstd_level(settings_.level);
+  check_metadata_and_level(settings_);
+  const bool planes = settings_.compression == TSR_COMPRESSION_ZSTD_PLANES;
   h_.metadata = settings_.metadata;
-  if (zstd) h_.metadata[kCompressionKey] = kCompressionZstd;
+  if (settings_.compression != TSR_COMPRESSION_NONE)
+    h_.metadata[kCompressionKey] = planes ? kCompressionZstdPlanes : kCompressionZstd;
+  if (planes) h_.metadata[kFormatKey] = kFormatPlanes;
   if (settings_.checksums) {
     h_.metadata[kChecksumKey] = checksum_placeholder(0);
     per_tensor_checksum_ = checksum_placeholder(1).size() - checksum_placeholder(0).size();
@@ -146,10 +114,10 @@ void Saver::add(const std::string& name, const Tensor& tensor) {
     total_ += n;
     const uint64_t data_start = 8 + reserve_;
     e.begin = data_end_;
-    if (settings_.compression == TSR_COMPRESSION_ZSTD) {
-      uint64_t frame_hash = 0;
-      e.end = e.begin + write_frame(*w_, p, n, settings_.level, &frame_hash);
-      hashes_.push_back(frame_hash);
+    if (settings_.compression != TSR_COMPRESSION_NONE) {
+      const EncodedTensor enc = write_compressed(*w_, p, n, e.dtype, settings_);
+      e.end = e.begin + enc.length;
+      hashes_.push_back(enc.hash);
     } else {
       if (settings_.checksums) hashes_.push_back(content_hash(p, n));
       else hashes_.push_back(0);
