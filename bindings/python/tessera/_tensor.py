@@ -21,7 +21,8 @@ from ._dtypes import CPU, DTYPE_OF, STRUCT_FORMAT, DeviceType, device, dtype as 
 from .errors import AutogradError, InvalidArgumentError, UnsupportedError
 
 _N = _core.Tensor
-_FLOATING_CODES = frozenset({_core.FLOAT16, _core.FLOAT32, _core.FLOAT64, _core.BFLOAT16})
+_FLOATING_CODES = frozenset({_core.FLOAT16, _core.FLOAT32, _core.FLOAT64, _core.BFLOAT16,
+                             _core.FLOAT8_E5M2, _core.FLOAT8_E4M3FN})
 _INT64_MAX = (1 << 63) - 1
 
 # torch.max(t, dim) returns a named (values, indices) pair.
@@ -226,7 +227,8 @@ class Tensor(_N, Closable):
     def tolist(self):
         """Elements as (nested) Python lists; a 0-dim tensor gives a number."""
         code = _N.dtype(self)
-        if code in (_core.FLOAT16, _core.BFLOAT16):  # exact in float32
+        if code in (_core.FLOAT16, _core.BFLOAT16, _core.FLOAT8_E5M2,
+                    _core.FLOAT8_E4M3FN):  # exact in float32
             return _N.to(self, _core.FLOAT32).tolist()
         sizes = _N.sizes(self)
         if not sizes:
