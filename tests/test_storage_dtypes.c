@@ -264,7 +264,10 @@ Test(convert, unsigned_edge_values) {
 
 /* ---- creation, views, copy ------------------------------------------------------ */
 
-static void noop_deleter(void* data, void* ctx) { ++*(int*)ctx; }
+static void noop_deleter(void* data, void* ctx) {
+  (void)data;
+  ++*(int*)ctx;
+}
 
 Test(create, factories_views_and_copies) {
   static const int64_t kSize[] = {2, 2, 4, 8, 1};
@@ -322,7 +325,7 @@ Test(create, factories_views_and_copies) {
     uint64_t mem[4] = {0};
     int calls = 0;
     tsr_tensor* b = NULL;
-    TSR_ASSERT_OK(tsr_from_blob(mem, 1, (int64_t[]){4}, NULL, dt, TSR_CPU, noop_deleter, &calls,
+    TSR_ASSERT_OK(tsr_from_blob(mem, 1, (int64_t[]){4}, NULL, dt, TSR_DEVICE_CPU, noop_deleter, &calls,
                                 &b));
     TSR_ASSERT_OK(tsr_copy_(b, row));
     tsr_tensor* b32 = NULL;
@@ -410,7 +413,8 @@ Test(ops, math_on_storage_only_dtypes_is_refused) {
 /* ---- files ------------------------------------------------------------------------------ */
 
 Test(io, save_load_and_open_file_all_new_dtypes) {
-  const tsr_save_options zstd = {sizeof(tsr_save_options), TSR_COMPRESSION_ZSTD, 0, 0, NULL, NULL};
+  tsr_save_options zstd = TSR_SAVE_OPTIONS_INIT;
+  zstd.compression = TSR_COMPRESSION_ZSTD;
   const tsr_save_options* modes[2] = {NULL, &zstd};
   tsr_tensor* ts[N_NEW];
   const char* names[N_NEW];
