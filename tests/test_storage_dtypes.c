@@ -264,13 +264,17 @@ Test(convert, unsigned_edge_values) {
 
 /* ---- creation, views, copy ------------------------------------------------------ */
 
+/* Element k of the test tensor: exact in every new dtype (float8_e5m2 has
+ * only two mantissa bits). */
+#define VAL(k) ((double)((k) % 6) * 2)
+
 static void noop_deleter(void* data, void* ctx) {
   (void)data;
   ++*(int*)ctx;
 }
 
 Test(create, factories_views_and_copies) {
-  static const int64_t kSize[] = {2, 2, 4, 8, 1};
+  static const int64_t kSize[] = {2, 4, 8, 1, 1};
   for (int j = 0; j < N_NEW; ++j) {
     const tsr_dtype dt = kNew[j];
     const char* nm = tsr_dtype_name(dt);
@@ -291,7 +295,7 @@ Test(create, factories_views_and_copies) {
     }
     /* set elements, view, transpose, narrow, expand, then copy them */
     for (int64_t i = 0; i < 12; ++i)
-      TSR_ASSERT_OK(tsr_set_double(e, 2, (int64_t[]){i / 4, i % 4}, (double)i));
+      TSR_ASSERT_OK(tsr_set_double(e, 2, (int64_t[]){i / 4, i % 4}, VAL(i)));
     tsr_tensor *tr = NULL, *c = NULL, *cl = NULL, *v = NULL, *nr = NULL, *ex = NULL, *exc = NULL;
     TSR_ASSERT_OK(tsr_transpose(e, 0, 1, &tr));
     TSR_ASSERT_OK(tsr_contiguous(tr, TSR_CONTIGUOUS_FORMAT, &c));
@@ -304,22 +308,22 @@ Test(create, factories_views_and_copies) {
       double a, b;
       TSR_ASSERT_OK(tsr_get_double(v, 1, &i, &a));
       TSR_ASSERT_OK(tsr_get_double(cl, 2, (int64_t[]){i / 3, i % 3}, &b));
-      const double want = (double)((i % 3) * 4 + i / 3);
+      const double want = VAL((i % 3) * 4 + i / 3);
       cr_assert(a == want && b == want, "%s transposed copy %lld: %g %g", nm, (long long)i, a, b);
     }
     for (int64_t i = 0; i < 12; ++i) {
       double a;
       int64_t idx[3] = {i / 6, (i / 2) % 3, i % 2};
       TSR_ASSERT_OK(tsr_get_double(exc, 3, idx, &a));
-      cr_assert_eq(a, (double)(idx[1] * 4 + 1 + idx[2]), "%s expanded copy", nm);
+      cr_assert_eq(a, VAL(idx[1] * 4 + 1 + idx[2]), "%s expanded copy", nm);
     }
     /* copy_ converts and broadcasts from another dtype */
-    tsr_tensor* row = values_in(TSR_FLOAT32, (const double[]){7, 8, 9, 10}, 4);
+    tsr_tensor* row = values_in(TSR_FLOAT32, (const double[]){2, 4, 6, 8}, 4);
     TSR_ASSERT_OK(tsr_copy_(z, row));
     for (int64_t i = 0; i < 12; ++i) {
       double a;
       TSR_ASSERT_OK(tsr_get_double(z, 2, (int64_t[]){i / 4, i % 4}, &a));
-      cr_assert_eq(a, (double)(7 + i % 4), "%s copy_", nm);
+      cr_assert_eq(a, (double)(2 + 2 * (i % 4)), "%s copy_", nm);
     }
     /* from_blob over caller memory */
     uint64_t mem[4] = {0};
@@ -330,7 +334,7 @@ Test(create, factories_views_and_copies) {
     TSR_ASSERT_OK(tsr_copy_(b, row));
     tsr_tensor* b32 = NULL;
     TSR_ASSERT_OK(tsr_to_dtype(b, TSR_FLOAT32, &b32));
-    cr_assert_eq(((const float*)tsr_tensor_data_ptr(b32))[3], 10.0f, "%s from_blob", nm);
+    cr_assert_eq(((const float*)tsr_tensor_data_ptr(b32))[3], 8.0f, "%s from_blob", nm);
     /* printing */
     char* s = NULL;
     TSR_ASSERT_OK(tsr_tensor_to_string(o, NULL, &s));
