@@ -59,6 +59,7 @@ ALIASES = {"float": dtype.float32, "double": dtype.float64, "half": dtype.float1
 _FORMATS = {"b": dtype.int8, "B": dtype.uint8, "?": dtype.bool, "e": dtype.float16,
             "f": dtype.float32, "d": dtype.float64}
 _INT_BY_SIZE = {2: dtype.int16, 4: dtype.int32, 8: dtype.int64}
+_UINT_BY_SIZE = {2: dtype.uint16, 4: dtype.uint32, 8: dtype.uint64}
 
 
 def dtype_of_format(fmt, itemsize):
@@ -68,6 +69,8 @@ def dtype_of_format(fmt, itemsize):
         return _FORMATS[code]
     if code in ("h", "i", "l", "q", "n"):
         return _INT_BY_SIZE.get(itemsize)
+    if code in ("H", "I", "L", "Q", "N"):
+        return _UINT_BY_SIZE.get(itemsize)
     return None
 
 

@@ -578,7 +578,9 @@ class Tensor(_N, Closable):
 _ENDIAN = "<" if sys.byteorder == "little" else ">"
 _TYPESTR = {_core.UINT8: "|u1", _core.INT8: "|i1", _core.INT16: _ENDIAN + "i2",
             _core.INT32: _ENDIAN + "i4", _core.INT64: _ENDIAN + "i8", _core.FLOAT16: _ENDIAN + "f2",
-            _core.FLOAT32: _ENDIAN + "f4", _core.FLOAT64: _ENDIAN + "f8", _core.BOOL: "|b1"}
+            _core.FLOAT32: _ENDIAN + "f4", _core.FLOAT64: _ENDIAN + "f8", _core.BOOL: "|b1",
+            _core.UINT16: _ENDIAN + "u2", _core.UINT32: _ENDIAN + "u4",
+            _core.UINT64: _ENDIAN + "u8"}
 
 
 class _ArrayView:
