@@ -253,6 +253,11 @@ Test(convert, unsigned_edge_values) {
   int64_t big = 0;
   TSR_ASSERT_OK(tsr_get_int64(b, 1, (int64_t[]){0}, &big));
   cr_assert_eq(big, 4294967295LL);
+  TSR_ASSERT_OK(tsr_get_int64(c, 1, (int64_t[]){0}, &big));
+  cr_assert_eq(big, -1, "uint64 max reads as int64 -1 (documented wrap)");
+  double dbig = 0;
+  TSR_ASSERT_OK(tsr_get_double(c, 1, (int64_t[]){0}, &dbig));
+  cr_assert_eq(dbig, 18446744073709551615.0);
   tsr_tensor_release(d);
   tsr_tensor_release(a);
   tsr_tensor_release(b);
