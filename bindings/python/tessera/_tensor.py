@@ -222,6 +222,8 @@ class Tensor(_N, Closable):
             return _N.item_double(self)
         if code == _core.BOOL:
             return _N.item_int64(self) != 0
+        if code == _core.UINT64:  # the C API reads it as int64 (wrapped)
+            return _N.item_int64(self) & 0xFFFFFFFFFFFFFFFF
         return _N.item_int64(self)
 
     def tolist(self):

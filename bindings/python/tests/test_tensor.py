@@ -316,6 +316,7 @@ class StorageDtypes(unittest.TestCase):
         self.assertTrue(math.isnan(ts.tensor([500.0]).to(ts.float8_e4m3fn).tolist()[0]))
         self.assertEqual(ts.tensor(array.array("H", [1, 65535])).dtype, ts.uint16)
         self.assertEqual(ts.tensor(array.array("Q", [2**64 - 1])).tolist(), [2**64 - 1])
+        self.assertEqual(ts.tensor(array.array("Q", [2**64 - 1]))[0].item(), 2**64 - 1)
 
     def test_math_is_refused(self):
         for name in self.NEW:
