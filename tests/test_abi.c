@@ -31,6 +31,11 @@ Test(abi, dtype_values_match_c10_scalar_type) {
   cr_assert_eq(TSR_FLOAT64, 7);
   cr_assert_eq(TSR_BOOL, 11);
   cr_assert_eq(TSR_BFLOAT16, 15);
+  cr_assert_eq(TSR_FLOAT8_E5M2, 23);
+  cr_assert_eq(TSR_FLOAT8_E4M3FN, 24);
+  cr_assert_eq(TSR_UINT16, 27);
+  cr_assert_eq(TSR_UINT32, 28);
+  cr_assert_eq(TSR_UINT64, 29);
 }
 
 Test(abi, device_values_match_dlpack) {
@@ -59,5 +64,11 @@ Test(abi, status_and_dtype_names) {
   cr_assert_str_eq(tsr_status_name(TSR_ERR_NOT_VIEWABLE), "TSR_ERR_NOT_VIEWABLE");
   cr_assert_str_eq(tsr_status_name((tsr_status)999), "TSR_UNKNOWN_STATUS");
   cr_assert_str_eq(tsr_dtype_name(TSR_BFLOAT16), "bfloat16");
+  cr_assert_str_eq(tsr_dtype_name(TSR_UINT16), "uint16");
+  cr_assert_str_eq(tsr_dtype_name(TSR_UINT32), "uint32");
+  cr_assert_str_eq(tsr_dtype_name(TSR_UINT64), "uint64");
+  cr_assert_str_eq(tsr_dtype_name(TSR_FLOAT8_E4M3FN), "float8_e4m3fn");
+  cr_assert_str_eq(tsr_dtype_name(TSR_FLOAT8_E5M2), "float8_e5m2");
+  cr_assert_null(tsr_dtype_name((tsr_dtype)26)); /* c10's other numbers stay invalid */
   cr_assert_null(tsr_dtype_name((tsr_dtype)42));
 }

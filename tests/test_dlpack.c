@@ -236,12 +236,16 @@ static const struct {
     {TSR_UINT8, 1, 8},    {TSR_INT8, 0, 8},      {TSR_INT16, 0, 16},   {TSR_INT32, 0, 32},
     {TSR_INT64, 0, 64},   {TSR_FLOAT16, 2, 16},  {TSR_FLOAT32, 2, 32}, {TSR_FLOAT64, 2, 64},
     {TSR_BOOL, 6, 8},     {TSR_BFLOAT16, 4, 16},
+    /* torch >= 2.3's uint16/32/64; DLPack 1.1's kDLFloat8_e4m3fn (10) and
+     * kDLFloat8_e5m2 (12), as torch 2.x exports its float8 types */
+    {TSR_UINT16, 1, 16},  {TSR_UINT32, 1, 32},   {TSR_UINT64, 1, 64},
+    {TSR_FLOAT8_E4M3FN, 10, 8}, {TSR_FLOAT8_E5M2, 12, 8},
 };
 
-Test(dlpack, dtype_table_for_all_ten_dtypes_both_ways) {
-  cr_assert_eq(sizeof kDtypes / sizeof kDtypes[0], 10);
+Test(dlpack, dtype_table_for_all_fifteen_dtypes_both_ways) {
+  cr_assert_eq(sizeof kDtypes / sizeof kDtypes[0], 15);
   const int64_t s[] = {2, 3};
-  for (size_t i = 0; i < 10; ++i) {
+  for (size_t i = 0; i < 15; ++i) {
     const char* name = tsr_dtype_name(kDtypes[i].dtype);
     tsr_tensor* t;
     TSR_ASSERT_OK(tsr_ones(2, s, kDtypes[i].dtype, TSR_CPU, &t));
@@ -418,7 +422,9 @@ static void lanes_4(DLManagedTensor* m) { m->dl_tensor.dtype.lanes = 4; }
 static void complex64(DLManagedTensor* m) { m->dl_tensor.dtype = (DLDataType){kDLComplex, 64, 1}; }
 static void float8(DLManagedTensor* m) { m->dl_tensor.dtype = (DLDataType){kDLFloat, 8, 1}; }
 static void float8_e3m4(DLManagedTensor* m) { m->dl_tensor.dtype = (DLDataType){7, 8, 1}; }
-static void uint16(DLManagedTensor* m) { m->dl_tensor.dtype = (DLDataType){kDLUInt, 16, 1}; }
+static void uint128(DLManagedTensor* m) { m->dl_tensor.dtype = (DLDataType){kDLUInt, 128, 1}; }
+static void float8_e4m3fnuz(DLManagedTensor* m) { m->dl_tensor.dtype = (DLDataType){11, 8, 1}; }
+static void float8_e4m3fn_16(DLManagedTensor* m) { m->dl_tensor.dtype = (DLDataType){10, 16, 1}; }
 static void bool16(DLManagedTensor* m) { m->dl_tensor.dtype = (DLDataType){6, 16, 1}; }
 /* A CUDA device no machine has: refused here (no driver) and on a GPU alike. */
 static void cuda(DLManagedTensor* m) {
@@ -455,7 +461,10 @@ static const struct {
     {"complex64", complex64, TSR_ERR_UNSUPPORTED, "{code 5 (complex), bits 64}"},
     {"float bits 8", float8, TSR_ERR_UNSUPPORTED, "{code 2 (float), bits 8}"},
     {"float8_e3m4", float8_e3m4, TSR_ERR_UNSUPPORTED, "{code 7 ("},
-    {"uint16", uint16, TSR_ERR_UNSUPPORTED, "{code 1 (uint), bits 16}"},
+    {"uint128", uint128, TSR_ERR_UNSUPPORTED, "{code 1 (uint), bits 128}"},
+    {"float8_e4m3fnuz", float8_e4m3fnuz, TSR_ERR_UNSUPPORTED, "{code 11 ("},
+    {"float8_e4m3fn bits 16", float8_e4m3fn_16, TSR_ERR_UNSUPPORTED,
+     "{code 10 (float8_e4m3fn), bits 16}"},
     {"bool bits 16", bool16, TSR_ERR_UNSUPPORTED, "{code 6 (bool), bits 16}"},
     {"cuda", cuda, TSR_ERR_UNSUPPORTED, "DLPack device type 2 (CUDA) index 99: "},
     {"opencl", opencl, TSR_ERR_UNSUPPORTED, "device type 4 is not supported"},

@@ -143,7 +143,8 @@ static void roundtrip(int n, const char* const* names, tsr_tensor* const* ts,
 
 static const tsr_dtype kAllDtypes[] = {TSR_BOOL,    TSR_UINT8,   TSR_INT8,    TSR_INT16,
                                        TSR_INT32,   TSR_INT64,   TSR_FLOAT16, TSR_BFLOAT16,
-                                       TSR_FLOAT32, TSR_FLOAT64};
+                                       TSR_FLOAT32, TSR_FLOAT64, TSR_UINT16,  TSR_UINT32,
+                                       TSR_UINT64,  TSR_FLOAT8_E4M3FN, TSR_FLOAT8_E5M2};
 #define N_DTYPES ((int)(sizeof kAllDtypes / sizeof kAllDtypes[0]))
 
 /* A [3, 4] tensor of dtype with varied values; floats also hold NaN, inf
@@ -165,7 +166,7 @@ static tsr_tensor* sample(tsr_dtype dtype) {
     return b;
   }
   if (dtype == TSR_FLOAT16 || dtype == TSR_BFLOAT16 || dtype == TSR_FLOAT32 ||
-      dtype == TSR_FLOAT64) {
+      dtype == TSR_FLOAT64 || dtype == TSR_FLOAT8_E4M3FN || dtype == TSR_FLOAT8_E5M2) {
     TSR_ASSERT_OK(tsr_set_double(t, 2, (int64_t[]){0, 1}, NAN));
     TSR_ASSERT_OK(tsr_set_double(t, 2, (int64_t[]){1, 2}, INFINITY));
     TSR_ASSERT_OK(tsr_set_double(t, 2, (int64_t[]){2, 3}, -0.0));
@@ -954,13 +955,30 @@ Test(io, corrupt_unknown_dtype_and_unsupported_dtype) {
   TMP(p, "c.safetensors");
   craft(p, T1("F128", "[1]", 0, 16), "0123456789abcdef", 16);
   expect_corrupt(p, "tensor \"t\" has unknown dtype \"F128\"");
-  craft(p, T1("U16", "[1]", 0, 2), "ab", 2);
-  expect_load_fails(p, TSR_ERR_UNSUPPORTED, "tensor \"t\" has dtype \"U16\", which tessera");
+  craft(p, T1("C64", "[1]", 0, 8), "abcdefgh", 8);
+  expect_load_fails(p, TSR_ERR_UNSUPPORTED, "tensor \"t\" has dtype \"C64\", which tessera");
   /* Names from the file are quoted and escaped in messages. */
   craft(p, "{\"a\\nb\\u0001\":{\"dtype\":\"\\t\"}}", NULL, 0);
   expect_corrupt(p, "tensor \"a\\nb\\u0001\" has unknown dtype \"\\t\"");
-  craft(p, T1("F8_E4M3", "[1]", 0, 1), "a", 1);
-  expect_load_fails(p, TSR_ERR_UNSUPPORTED, "\"F8_E4M3\"");
+  /* Every safetensors dtype tessera lacks: TSR_ERR_UNSUPPORTED naming the
+   * tensor and the dtype, through tsr_load and tsr_open_file alike. */
+  const char* lacking[] = {"F8_E8M0", "F6_E2M3", "F6_E3M2", "F4", "C64"};
+  for (size_t i = 0; i < sizeof lacking / sizeof lacking[0]; ++i) {
+    char hdr[200], want[120];
+    snprintf(hdr, sizeof hdr, "{\"w%zu\":{\"dtype\":\"%s\",\"shape\":[1],\"data_offsets\":[0,1]}}",
+             i, lacking[i]);
+    craft(p, hdr, "a", 1);
+    snprintf(want, sizeof want, "tensor \"w%zu\" has dtype \"%s\", which tessera does not support",
+             i, lacking[i]);
+    expect_load_fails(p, TSR_ERR_UNSUPPORTED, want);
+    tsr_file* f = (tsr_file*)0x1;
+    cr_assert_eq(tsr_open_file(p, NULL, &f), TSR_ERR_UNSUPPORTED, "%s", lacking[i]);
+    cr_assert(strstr(tsr_last_error_message(), want) != NULL, "%s", tsr_last_error_message());
+    cr_assert_eq(f, (tsr_file*)0x1, "out untouched on failure");
+  }
+  /* Not a safetensors dtype at all: a corrupt file. */
+  craft(p, T1("U128", "[1]", 0, 16), "0123456789abcdef", 16);
+  expect_corrupt(p, "tensor \"t\" has unknown dtype \"U128\"");
   unlink(p);
 }
 

@@ -180,6 +180,11 @@ TSR_CS_ARRAY_OUT(tsr_bytes, tsr_cs_no_bytes, NativeByteArray, byte[])
 %rename(Float64) TSR_FLOAT64;
 %rename(Bool) TSR_BOOL;
 %rename(BFloat16) TSR_BFLOAT16;
+%rename(Float8E5M2) TSR_FLOAT8_E5M2;
+%rename(Float8E4M3FN) TSR_FLOAT8_E4M3FN;
+%rename(UInt16) TSR_UINT16;
+%rename(UInt32) TSR_UINT32;
+%rename(UInt64) TSR_UINT64;
 
 %rename(Cpu) TSR_DEVICE_CPU;
 %rename(Cuda) TSR_DEVICE_CUDA;

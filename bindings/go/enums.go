@@ -17,6 +17,12 @@ const (
 	Float64  DType = 7
 	Bool     DType = 11
 	BFloat16 DType = 15
+	// Storage only (creation, views, copy, To, save and load; no math).
+	Float8E5M2   DType = 23
+	Float8E4M3FN DType = 24
+	Uint16       DType = 27
+	Uint32       DType = 28
+	Uint64       DType = 29
 )
 
 // String is the library's name, e.g. "float32".

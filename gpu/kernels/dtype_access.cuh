@@ -22,7 +22,8 @@ namespace tsr::gpu {
 struct Wide {
   bool is_float;
   double f;   // when is_float
-  int64_t i;  // otherwise
+  int64_t i;  // otherwise (a uint64 element's bits when is_u64)
+  bool is_u64 = false;  // i holds a uint64 (values >= 2^63 are negative in i)
 };
 
 TSR_HOST_DEVICE inline Wide wide_float(double v) { return {true, v, 0}; }
@@ -41,6 +42,18 @@ TSR_HOST_DEVICE inline Wide load_wide(const void* base, int64_t offset, tsr_dtyp
     case TSR_BFLOAT16: return wide_float(bf16_to_float(static_cast<const uint16_t*>(base)[offset]));
     case TSR_FLOAT32: return wide_float(static_cast<const float*>(base)[offset]);
     case TSR_FLOAT64: return wide_float(static_cast<const double*>(base)[offset]);
+    // the storage-only dtypes: copied and converted, never computed on
+    case TSR_UINT16: return wide_int(static_cast<const uint16_t*>(base)[offset]);
+    case TSR_UINT32: return wide_int(static_cast<const uint32_t*>(base)[offset]);
+    case TSR_UINT64: {
+      Wide w = wide_int(int64_t(static_cast<const uint64_t*>(base)[offset]));
+      w.is_u64 = true;
+      return w;
+    }
+    case TSR_FLOAT8_E4M3FN:
+      return wide_float(fp8e4m3fn_to_float(static_cast<const uint8_t*>(base)[offset]));
+    case TSR_FLOAT8_E5M2:
+      return wide_float(fp8e5m2_to_float(static_cast<const uint8_t*>(base)[offset]));
   }
   return wide_int(0);
 }
@@ -57,7 +70,19 @@ TSR_HOST_DEVICE inline Int saturate(double v, Int lo, Int hi) {
 }
 
 // The float a Wide becomes in convert<float> / convert<Half>.
-TSR_HOST_DEVICE inline float wide_as_float(Wide w) { return w.is_float ? float(w.f) : float(w.i); }
+TSR_HOST_DEVICE inline float wide_as_float(Wide w) {
+  return w.is_float ? float(w.f) : w.is_u64 ? float(uint64_t(w.i)) : float(w.i);
+}
+
+// convert<uint16/32/64>(floating v) (dtype.h): NaN -> 0, a negative value
+// through int64 (saturated) and wrapped, above the max -> the max.
+template <typename U>
+TSR_HOST_DEVICE inline U float_to_unsigned(double v, U hi) {
+  if (!(v == v)) return U(0);
+  if (v < 0) return U(uint64_t(saturate<int64_t>(v, INT64_MIN, INT64_MAX)));
+  if (v >= double(hi)) return hi;
+  return static_cast<U>(v);
+}
 
 TSR_HOST_DEVICE inline void store_wide(void* base, int64_t offset, tsr_dtype d, Wide w) {
   switch (d) {
@@ -88,7 +113,28 @@ TSR_HOST_DEVICE inline void store_wide(void* base, int64_t offset, tsr_dtype d, 
     case TSR_FLOAT16: static_cast<uint16_t*>(base)[offset] = float_to_half(wide_as_float(w)); return;
     case TSR_BFLOAT16: static_cast<uint16_t*>(base)[offset] = float_to_bf16(wide_as_float(w)); return;
     case TSR_FLOAT32: static_cast<float*>(base)[offset] = wide_as_float(w); return;
-    case TSR_FLOAT64: static_cast<double*>(base)[offset] = w.is_float ? w.f : double(w.i); return;
+    case TSR_FLOAT64:
+      static_cast<double*>(base)[offset] =
+          w.is_float ? w.f : w.is_u64 ? double(uint64_t(w.i)) : double(w.i);
+      return;
+    case TSR_UINT16:
+      static_cast<uint16_t*>(base)[offset] =
+          w.is_float ? float_to_unsigned<uint16_t>(w.f, 65535) : uint16_t(uint64_t(w.i));
+      return;
+    case TSR_UINT32:
+      static_cast<uint32_t*>(base)[offset] =
+          w.is_float ? float_to_unsigned<uint32_t>(w.f, 4294967295u) : uint32_t(uint64_t(w.i));
+      return;
+    case TSR_UINT64:
+      static_cast<uint64_t*>(base)[offset] =
+          w.is_float ? float_to_unsigned<uint64_t>(w.f, UINT64_MAX) : uint64_t(w.i);
+      return;
+    case TSR_FLOAT8_E4M3FN:
+      static_cast<uint8_t*>(base)[offset] = float_to_fp8e4m3fn(wide_as_float(w));
+      return;
+    case TSR_FLOAT8_E5M2:
+      static_cast<uint8_t*>(base)[offset] = float_to_fp8e5m2(wide_as_float(w));
+      return;
   }
 }
 

@@ -20,6 +20,9 @@
    bfloat16      {kDLBfloat 4, 16, 1}   (as torch 1.13)
    bool          {kDLBool   6,  8, 1}   (DLPack >= 0.8 and torch >= 2.0;
                                          torch 1.13 refuses bool both ways)
+   uint16/32/64  {kDLUInt   1, bits, 1} (torch >= 2.3)
+   float8_e4m3fn {kDLFloat8_e4m3fn 10, 8, 1}  (DLPack >= 1.1 names these
+   float8_e5m2   {kDLFloat8_e5m2   12, 8, 1}   codes; torch >= 2.x)
    @endverbatim
  *
  * Devices: DLPack numbers device types as tessera does: {kDLCPU 1, 0},
@@ -156,7 +159,7 @@ TSR_API tsr_status tsr_to_dlpack_for_stream(const tsr_tensor* t, int64_t stream,
  *   elements, data + byte_offset not aligned to the element size or
  *   wrapping around.
  * - TSR_ERR_UNSUPPORTED: lanes != 1; a {code, bits} outside the table above
- *   (complex, float8, uint16/32/64, ...); a device type other than kDLCPU,
+ *   (complex, the other float8/6/4 formats, ...); a device type other than kDLCPU,
  *   kDLCUDA, kDLCUDAHost; a CPU or CUDA host device id other than 0; CUDA
  *   where it cannot be used (no plugin, driver or such device: the message
  *   says which); a negative stride (tessera has none).

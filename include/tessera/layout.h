@@ -81,7 +81,13 @@ TSR_API tsr_status tsr_clone(const tsr_tensor* t, tsr_memory_format memory_forma
  * matches, else a converted copy that preserves the layout like
  * clone(preserve_format).
  *
- * Conversion is C's (float to int truncates; to bool is != 0).
+ * Conversion is C's (float to int truncates; to bool is != 0), with these
+ * defined where C's is not: floating to integer saturates (NaN to 0), except
+ * that a negative value to uint16/32/64 goes through int64 and wraps, as c10
+ * does (-1.0 to 65535). Float8 conversions are c10's (through float32,
+ * round to nearest even; float8_e4m3fn has no infinities: a magnitude above
+ * 464, an infinity or a NaN becomes NaN; float8_e5m2 overflows to inf).
+ * Every pair of dtypes converts, the storage-only ones included.
  * @param[in]  t     the tensor
  * @param[in]  dtype the wanted dtype
  * @param[out] out   new reference

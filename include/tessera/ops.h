@@ -19,6 +19,9 @@
  * - TSR_ERR_SHAPE_MISMATCH: operands that do not broadcast, or matmul sizes
  *   that do not agree (message gives both shapes).
  * - TSR_ERR_DTYPE_MISMATCH: a dtype the op does not take (message says which).
+ * - TSR_ERR_UNSUPPORTED: an operand of a storage-only dtype (uint16/32/64,
+ *   float8_e4m3fn, float8_e5m2; message names it), or one of them with
+ *   another dtype (PyTorch 2.x's "Promotion for ... is not supported").
  * - TSR_ERR_DEVICE_MISMATCH: operands on different devices.
  * - TSR_ERR_OUT_OF_MEMORY: allocation failed.
  *

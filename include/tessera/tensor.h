@@ -377,6 +377,8 @@ TSR_API tsr_status tsr_item_int64(const tsr_tensor* t, int64_t* out);
  * copied to or from the host through the device's current stream,
  * synchronously, as torch's t[i] and t[i] = v on a CUDA tensor; each call is
  * one transfer, so read many elements with tsr_copy_to_buffer() instead.
+ * A uint64 element above INT64_MAX reads through tsr_get_int64() as its
+ * two's complement (wrapped, as a C cast); tsr_get_double() gives its value.
  * @param[in]  t     the tensor
  * @param[in]  ndim  number of index entries; must equal t's ndim
  * @param[in]  index ndim indices

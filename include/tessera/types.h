@@ -60,7 +60,19 @@ typedef enum tsr_dtype {
   TSR_FLOAT32 = 6,   /**< torch.float32 */
   TSR_FLOAT64 = 7,   /**< torch.float64 */
   TSR_BOOL = 11,     /**< torch.bool */
-  TSR_BFLOAT16 = 15  /**< torch.bfloat16 */
+  TSR_BFLOAT16 = 15, /**< torch.bfloat16 */
+  /** torch.float8_e5m2 (OCP FP8 E5M2: bias 15, infinities, round to nearest
+   *  even); storage only: creation, views, copy, to(dtype), save and load. */
+  TSR_FLOAT8_E5M2 = 23,
+  /** torch.float8_e4m3fn (OCP FP8 E4M3: bias 7, no infinities, NaN 0x7F and
+   *  0xFF, largest finite 448; a float above 464 becomes NaN, as in c10);
+   *  storage only, as TSR_FLOAT8_E5M2. */
+  TSR_FLOAT8_E4M3FN = 24,
+  /** torch.uint16; storage only: creation, views, copy, to(dtype), save and
+   *  load. */
+  TSR_UINT16 = 27,
+  TSR_UINT32 = 28, /**< torch.uint32; storage only, as TSR_UINT16 */
+  TSR_UINT64 = 29  /**< torch.uint64; storage only, as TSR_UINT16 */
 } tsr_dtype;
 
 /**

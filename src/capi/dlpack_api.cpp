@@ -20,6 +20,11 @@ namespace {
 
 // kDLBool: added in DLPack 0.8; Debian's 0.6 header lacks the enumerator.
 constexpr uint8_t kBoolCode = 6;
+// kDLFloat8_e4m3fn and kDLFloat8_e5m2: added in DLPack 1.1 (the codes
+// PyTorch 2.x exports float8_e4m3fn / float8_e5m2 with, bits 8); older
+// headers lack the enumerators.
+constexpr uint8_t kFloat8E4M3FNCode = 10;
+constexpr uint8_t kFloat8E5M2Code = 12;
 
 // ---- dtypes ---------------------------------------------------------------
 
@@ -28,7 +33,12 @@ DLDataType dl_dtype(tsr_dtype dtype) {
   d.bits = uint8_t(element_size(dtype) * 8);
   d.lanes = 1;
   switch (dtype) {
-    case TSR_UINT8: d.code = kDLUInt; break;
+    case TSR_UINT8:
+    case TSR_UINT16:
+    case TSR_UINT32:
+    case TSR_UINT64: d.code = kDLUInt; break;
+    case TSR_FLOAT8_E4M3FN: d.code = kFloat8E4M3FNCode; break;
+    case TSR_FLOAT8_E5M2: d.code = kFloat8E5M2Code; break;
     case TSR_INT8:
     case TSR_INT16:
     case TSR_INT32:
@@ -51,7 +61,9 @@ const char* code_name(uint8_t code) {
     case kDLBfloat: return "bfloat";
     case kDLComplex: return "complex";
     case kBoolCode: return "bool";
-    default: return "float8/float6/float4 or unknown";
+    case kFloat8E4M3FNCode: return "float8_e4m3fn";
+    case kFloat8E5M2Code: return "float8_e5m2";
+    default: return "another float8/float6/float4 or unknown";
   }
 }
 
@@ -60,7 +72,8 @@ tsr_dtype dtype_from_dl(const DLDataType& d) {
   TSR_CHECK(d.lanes == 1, TSR_ERR_UNSUPPORTED, "DLPack dtype with lanes ", d.lanes,
             " (a vector type) is not supported; tessera needs lanes == 1");
   for (tsr_dtype t : {TSR_UINT8, TSR_INT8, TSR_INT16, TSR_INT32, TSR_INT64, TSR_FLOAT16,
-                      TSR_FLOAT32, TSR_FLOAT64, TSR_BFLOAT16, TSR_BOOL}) {
+                      TSR_FLOAT32, TSR_FLOAT64, TSR_BFLOAT16, TSR_BOOL, TSR_UINT16,
+                      TSR_UINT32, TSR_UINT64, TSR_FLOAT8_E4M3FN, TSR_FLOAT8_E5M2}) {
     DLDataType mine = dl_dtype(t);
     if (mine.code == d.code && mine.bits == d.bits) return t;
   }

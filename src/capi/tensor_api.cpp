@@ -324,7 +324,7 @@ Tensor writable_element(const Tensor& t, int64_t n, const int64_t* index, const 
 
 template <typename V>
 V read_as(const Tensor& t, const char* p) {
-  return dispatch_all(t.dtype(), [&]<typename T>() -> V {
+  return dispatch_storage(t.dtype(), [&]<typename T>() -> V {
     T v;
     std::memcpy(&v, p, sizeof(T));
     if constexpr (std::is_same_v<V, int64_t> && !std::is_integral_v<T>) {
@@ -336,7 +336,7 @@ V read_as(const Tensor& t, const char* p) {
 
 template <typename V>
 void write_as(const Tensor& t, char* p, V value) {
-  dispatch_all(t.dtype(), [&]<typename T>() {
+  dispatch_storage(t.dtype(), [&]<typename T>() {
     T v = convert<T>(value);
     std::memcpy(p, &v, sizeof(T));
   });

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <limits>
 #include <type_traits>
+#include <utility>
 
 #include <tessera/types.h>
 
@@ -43,8 +44,19 @@ template <> struct dtype_of<Half> { static constexpr tsr_dtype value = TSR_FLOAT
 template <> struct dtype_of<BFloat16> { static constexpr tsr_dtype value = TSR_BFLOAT16; };
 template <> struct dtype_of<float> { static constexpr tsr_dtype value = TSR_FLOAT32; };
 template <> struct dtype_of<double> { static constexpr tsr_dtype value = TSR_FLOAT64; };
+template <> struct dtype_of<uint16_t> { static constexpr tsr_dtype value = TSR_UINT16; };
+template <> struct dtype_of<uint32_t> { static constexpr tsr_dtype value = TSR_UINT32; };
+template <> struct dtype_of<uint64_t> { static constexpr tsr_dtype value = TSR_UINT64; };
+template <> struct dtype_of<Float8E4M3FN> { static constexpr tsr_dtype value = TSR_FLOAT8_E4M3FN; };
+template <> struct dtype_of<Float8E5M2> { static constexpr tsr_dtype value = TSR_FLOAT8_E5M2; };
 
-// Calls fn.template operator()<T>() with T the element type of dtype.
+// Throws TSR_ERR_UNSUPPORTED for a storage-only dtype reaching an op that
+// computes on elements; TSR_ERR_INVALID_ARGUMENT for a value outside the enum.
+[[noreturn]] void fail_dtype_dispatch(tsr_dtype dtype);
+
+// Calls fn.template operator()<T>() with T the element type of dtype, for
+// the dtypes math ops compute on; a storage-only dtype (is_storage_only)
+// throws TSR_ERR_UNSUPPORTED naming it.
 // Usage: dispatch_all(dtype, [&]<typename T>() { ... });
 template <typename Fn>
 decltype(auto) dispatch_all(tsr_dtype dtype, Fn&& fn) {
@@ -59,8 +71,23 @@ decltype(auto) dispatch_all(tsr_dtype dtype, Fn&& fn) {
     case TSR_BFLOAT16: return fn.template operator()<BFloat16>();
     case TSR_FLOAT32: return fn.template operator()<float>();
     case TSR_FLOAT64: return fn.template operator()<double>();
+    default: break;
   }
-  fail(TSR_ERR_INVALID_ARGUMENT, "invalid dtype value ", int(dtype));
+  fail_dtype_dispatch(dtype);
+}
+
+// dispatch_all plus the storage-only dtypes: for what only moves or converts
+// elements (copy, fill, element access, printing).
+template <typename Fn>
+decltype(auto) dispatch_storage(tsr_dtype dtype, Fn&& fn) {
+  switch (dtype) {
+    case TSR_UINT16: return fn.template operator()<uint16_t>();
+    case TSR_UINT32: return fn.template operator()<uint32_t>();
+    case TSR_UINT64: return fn.template operator()<uint64_t>();
+    case TSR_FLOAT8_E4M3FN: return fn.template operator()<Float8E4M3FN>();
+    case TSR_FLOAT8_E5M2: return fn.template operator()<Float8E5M2>();
+    default: return dispatch_all(dtype, std::forward<Fn>(fn));
+  }
 }
 
 // Floating types only; others throw TSR_ERR_DTYPE_MISMATCH naming `what`.
@@ -81,20 +108,43 @@ decltype(auto) dispatch_floating(tsr_dtype dtype, const char* what, Fn&& fn) {
 template <typename T> struct compute_type { using type = T; };
 template <> struct compute_type<Half> { using type = float; };
 template <> struct compute_type<BFloat16> { using type = float; };
+template <> struct compute_type<Float8E4M3FN> { using type = float; };
+template <> struct compute_type<Float8E5M2> { using type = float; };
 template <typename T> using compute_t = typename compute_type<T>::type;
 
+// The types stored as bits and converted through float.
+template <typename T>
+inline constexpr bool is_bits_float = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16> ||
+                                      std::is_same_v<T, Float8E4M3FN> ||
+                                      std::is_same_v<T, Float8E5M2>;
+
 // Conversion between element types with C semantics (bool: != 0), going
-// through float for the 16-bit floats.
+// through float for the 16- and 8-bit floats (as c10, whose Half, BFloat16
+// and Float8 types convert from and to float only).
+//
+// Floating -> integer is saturating where C++ leaves it undefined: NaN -> 0,
+// beyond the range -> the nearest end. Exception, c10's rule for the
+// unsigned types of PyTorch 2.x (uint16/32/64; uint8 keeps the saturation
+// above): a negative value goes through int64 (saturated) and wraps, so
+// -1.0 -> 65535 / 4294967295 / 18446744073709551615; a value above the
+// type's max saturates to it.
 template <typename To, typename From>
 inline To convert(From v) {
   if constexpr (std::is_same_v<To, From>) {
     return v;
-  } else if constexpr (std::is_same_v<From, Half> || std::is_same_v<From, BFloat16>) {
+  } else if constexpr (is_bits_float<From>) {
     return convert<To>(static_cast<float>(v));
   } else if constexpr (std::is_same_v<To, bool>) {
     return v != From(0);
-  } else if constexpr (std::is_same_v<To, Half> || std::is_same_v<To, BFloat16>) {
+  } else if constexpr (is_bits_float<To>) {
     return To(static_cast<float>(v));
+  } else if constexpr (std::is_floating_point_v<From> &&
+                       (std::is_same_v<To, uint16_t> || std::is_same_v<To, uint32_t> ||
+                        std::is_same_v<To, uint64_t>)) {
+    if (!(v == v)) return To(0);
+    if (v < From(0)) return static_cast<To>(convert<int64_t>(v));  // wraps
+    if (v >= static_cast<From>(std::numeric_limits<To>::max())) return std::numeric_limits<To>::max();
+    return static_cast<To>(v);
   } else if constexpr (std::is_floating_point_v<From> && std::is_integral_v<To>) {
     // Out-of-range float->int is UB in C++; PyTorch's result there is
     // unspecified too, so saturate to keep UBSan quiet and results defined.

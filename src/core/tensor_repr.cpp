@@ -32,14 +32,14 @@ struct Reader {
   const Tensor& t;
   const char* base;
   double as_double(int64_t offset) const {
-    return dispatch_all(t.dtype(), [&]<typename T>() {
+    return dispatch_storage(t.dtype(), [&]<typename T>() {
       T v;
       std::memcpy(&v, base + offset * int64_t(sizeof(T)), sizeof(T));
       return double(convert<double>(v));
     });
   }
   int64_t as_int(int64_t offset) const {
-    return dispatch_all(t.dtype(), [&]<typename T>() -> int64_t {
+    return dispatch_storage(t.dtype(), [&]<typename T>() -> int64_t {
       T v;
       std::memcpy(&v, base + offset * int64_t(sizeof(T)), sizeof(T));
       if constexpr (std::is_integral_v<T>) return int64_t(v);
@@ -53,7 +53,7 @@ class Formatter {
  public:
   Formatter(const Tensor& t, const Reader& r, const std::vector<int64_t>& offsets,
             const PrintOptions& o)
-      : floating_(is_floating(t.dtype())), bool_(t.dtype() == TSR_BOOL), precision_(o.precision) {
+      : floating_(is_floating(t.dtype()) || is_float8(t.dtype())), bool_(t.dtype() == TSR_BOOL), precision_(o.precision) {
     if (!floating_) {
       for (int64_t off : offsets) width_ = std::max(width_, int(integer(r.as_int(off)).size()));
     } else {
@@ -157,7 +157,7 @@ class Printer {
   }
 
   std::string element(int64_t offset, const Formatter& f) const {
-    return is_floating(t_.dtype()) ? f.format_float(reader_.as_double(offset))
+    return is_floating(t_.dtype()) || is_float8(t_.dtype()) ? f.format_float(reader_.as_double(offset))
                                    : f.format_int(reader_.as_int(offset));
   }
 

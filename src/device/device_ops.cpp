@@ -25,7 +25,11 @@ DeviceKernels& kernels_for(Device d) {
   return *k;
 }
 
+// Storage-only dtypes (uint16/32/64, float8) are copied and filled on a
+// device like any other, but no math kernel takes them, as on the CPU
+// (dispatch_all's TSR_ERR_UNSUPPORTED naming the dtype).
 tsr_dtype compute_dtype(tsr_dtype d) {
+  if (is_storage_only(d)) fail_dtype_dispatch(d);
   return d == TSR_FLOAT16 || d == TSR_BFLOAT16 ? TSR_FLOAT32 : d;
 }
 
@@ -117,6 +121,7 @@ namespace {
 // coalesced on its own. indices: Max's int64 output, else undefined.
 void reduce_into(DeviceKernels& k, ReduceKernel op, const Tensor& t, const std::vector<bool>& mask,
                  const Tensor& out, const Tensor& indices, double scale) {
+  if (is_storage_only(t.dtype())) fail_dtype_dispatch(t.dtype());
   // out's strides over t's kept dims: with keepdim out has every dim (the
   // reduced ones of size 1), without it only the kept ones, in order.
   Shape outer_sizes, in_outer, out_outer, inner_sizes, in_inner;

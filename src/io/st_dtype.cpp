@@ -16,12 +16,12 @@ constexpr Row kRows[] = {
     {TSR_BOOL, "BOOL", 0},   {TSR_UINT8, "U8", 1},    {TSR_INT8, "I8", 2},
     {TSR_INT16, "I16", 5},   {TSR_FLOAT16, "F16", 7}, {TSR_BFLOAT16, "BF16", 8},
     {TSR_INT32, "I32", 9},   {TSR_FLOAT32, "F32", 11}, {TSR_FLOAT64, "F64", 12},
-    {TSR_INT64, "I64", 13},
+    {TSR_INT64, "I64", 13},  {TSR_FLOAT8_E5M2, "F8_E5M2", 3},
+    {TSR_FLOAT8_E4M3FN, "F8_E4M3", 4}, {TSR_UINT16, "U16", 6},
+    {TSR_UINT32, "U32", 10}, {TSR_UINT64, "U64", 14},
 };
 // Defined by safetensors (current and past releases), absent in tessera.
-constexpr const char* kUnsupported[] = {"U16",     "U32",     "U64",     "F8_E5M2",
-                                        "F8_E4M3", "F8_E8M0", "F6_E2M3", "F6_E3M2",
-                                        "F4",      "C64"};
+constexpr const char* kUnsupported[] = {"F8_E8M0", "F6_E2M3", "F6_E3M2", "F4", "C64"};
 
 const Row& row_of(tsr_dtype dtype) {
   for (const Row& r : kRows)

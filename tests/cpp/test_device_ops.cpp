@@ -90,6 +90,33 @@ TEST_F(DeviceOpsTest, HalfComputesInFloat) {
   EXPECT_EQ(out.dtype(), TSR_BFLOAT16);
 }
 
+// The storage-only dtypes: copies and conversions reach the copy kernel;
+// math is refused before any launch, as on the CPU.
+TEST_F(DeviceOpsTest, StorageOnlyDtypesCopyButComputeNothing) {
+  for (tsr_dtype d : {TSR_UINT16, TSR_UINT32, TSR_UINT64, TSR_FLOAT8_E4M3FN, TSR_FLOAT8_E5M2}) {
+    rec.calls.clear();
+    Tensor a = dev({4, 5}, d);
+    Tensor c = ops::contiguous(views::t(a), TSR_CONTIGUOUS_FORMAT);
+    Tensor f = ops::to_dtype(a, TSR_FLOAT32);
+    ASSERT_EQ(rec.calls.size(), 2u) << dtype_name(d);
+    EXPECT_EQ(rec.calls[0].what, "copy");
+    EXPECT_EQ(rec.calls[1].operands[1].dtype, d);
+    rec.calls.clear();
+    for (int op = 0; op < 3; ++op) {
+      try {
+        if (op == 0) ops::add(a, a);
+        if (op == 1) ops::sum(a, {}, false);
+        if (op == 2) ops::relu(a);
+        ADD_FAILURE() << "op " << op << " on " << dtype_name(d) << " did not fail";
+      } catch (const Error& e) {
+        EXPECT_EQ(e.status(), TSR_ERR_UNSUPPORTED) << e.what();
+        EXPECT_NE(std::string(e.what()).find(dtype_name(d)), std::string::npos) << e.what();
+      }
+    }
+    EXPECT_TRUE(rec.calls.empty()) << dtype_name(d);
+  }
+}
+
 TEST_F(DeviceOpsTest, ChannelsLastCopyCoalescesSpatialDims) {
   Tensor x = dev({2, 3, 4, 5}, TSR_FLOAT32, TSR_CHANNELS_LAST);
   Tensor y = ops::contiguous(x, TSR_CONTIGUOUS_FORMAT);

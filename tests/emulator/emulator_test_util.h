@@ -20,7 +20,10 @@ constexpr Stream kNoStream{kCpu, 0};
 
 inline const std::vector<tsr_dtype>& all_dtypes() {
   static const std::vector<tsr_dtype> d{TSR_BOOL,    TSR_UINT8,   TSR_INT8,    TSR_INT16,   TSR_INT32,
-                                        TSR_INT64,   TSR_FLOAT16, TSR_BFLOAT16, TSR_FLOAT32, TSR_FLOAT64};
+                                        TSR_INT64,   TSR_FLOAT16, TSR_BFLOAT16, TSR_FLOAT32, TSR_FLOAT64,
+                                        // storage-only: copied and filled, no math
+                                        TSR_UINT16,  TSR_UINT32,  TSR_UINT64,  TSR_FLOAT8_E4M3FN,
+                                        TSR_FLOAT8_E5M2};
   return d;
 }
 
@@ -36,7 +39,8 @@ Tensor make_tensor(const Shape& sizes, tsr_dtype dtype, V v) {
 // Mixed values: small integers, fractions, negatives and, for floating
 // dtypes, the specials (NaN, +-inf, -0, large) every few elements.
 inline Tensor sample(const Shape& sizes, tsr_dtype dtype, int seed = 1, bool specials = true) {
-  const bool fp = dtype == TSR_FLOAT16 || dtype == TSR_BFLOAT16 || dtype == TSR_FLOAT32 || dtype == TSR_FLOAT64;
+  const bool fp = dtype == TSR_FLOAT16 || dtype == TSR_BFLOAT16 || dtype == TSR_FLOAT32 ||
+                  dtype == TSR_FLOAT64 || dtype == TSR_FLOAT8_E4M3FN || dtype == TSR_FLOAT8_E5M2;
   return make_tensor(sizes, dtype, [&](int64_t i) {
     const int64_t h = (i * 7919 + seed * 104729) % 1009;
     if (fp && specials) {

@@ -47,6 +47,13 @@ int main(int argc, char** argv) {
   OK(tsr_zeros(1, (int64_t[]){4096}, TSR_UINT8, TSR_DEVICE_CPU, 0, &zeros));
   OK(tsr_full(0, NULL, 7, TSR_INT32, TSR_DEVICE_CPU, 0, &scalar));
   OK(tsr_empty(2, (int64_t[]){0, 3}, TSR_FLOAT64, TSR_CONTIGUOUS_FORMAT, TSR_DEVICE_CPU, 0, &empty));
+  /* the storage-only dtypes: U16, U32, U64, F8_E4M3, F8_E5M2 */
+  const tsr_dtype storage_dtypes[] = {TSR_UINT16, TSR_UINT32, TSR_UINT64, TSR_FLOAT8_E4M3FN,
+                                      TSR_FLOAT8_E5M2};
+  tsr_tensor* storage[5] = {NULL};
+  for (int i = 0; i < 5; ++i)
+    OK(tsr_full(1, (int64_t[]){3 + i}, 3, storage_dtypes[i], TSR_DEVICE_CPU, 0, &storage[i]));
+  const char* storage_names[] = {"u16", "u32", "u64", "f8e4m3", "f8e5m2"};
   const char* mixed_names[] = {"w", "idx", "mask", "bf", "h", "s", "e"};
   tsr_tensor* mixed[] = {f32, i64, b, bf, h, scalar, empty};
   /* zstd-planes (format 0.2) seeds reach the chunked byte-plane decoder. */
@@ -57,7 +64,9 @@ int main(int argc, char** argv) {
       save(argv[1], "mixed", 7, mixed_names, mixed, modes[m], sum);
       save(argv[1], "zeros", 1, (const char*[]){"z"}, &zeros, modes[m], sum);
       save(argv[1], "none", 0, NULL, NULL, modes[m], sum);
+      save(argv[1], "storage", 5, storage_names, storage, modes[m], sum);
     }
+  for (int i = 0; i < 5; ++i) tsr_tensor_release(storage[i]);
   tsr_tensor* all[] = {f32, i64, b, bf, h, zeros, scalar, empty};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) tsr_tensor_release(all[i]);
   return 0;

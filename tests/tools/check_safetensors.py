@@ -145,15 +145,49 @@ def bf16_to_f64(raw):
     return (raw.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
 
 
+def f8_to_f64(raw, exp_bits):
+    """OCP FP8 bytes -> float64, from the format's definition: E4M3 (bias 7,
+    no infinities, S.1111.111 NaN) or E5M2 (bias 15, IEEE-like)."""
+    man_bits = 7 - exp_bits
+    bias = (1 << (exp_bits - 1)) - 1
+    r = raw.astype(np.int64)
+    sign = np.where(r & 0x80, -1.0, 1.0)
+    e = (r >> man_bits) & ((1 << exp_bits) - 1)
+    m = (r & ((1 << man_bits) - 1)).astype(np.float64)
+    frac = m / (1 << man_bits)
+    val = np.where(e == 0, frac * 2.0 ** (1 - bias), (1 + frac) * 2.0 ** (e - bias))
+    if exp_bits == 4:
+        val = np.where((r & 0x7F) == 0x7F, np.nan, val)
+    else:
+        top = e == 31
+        val = np.where(top & (m == 0), np.inf, np.where(top, np.nan, val))
+    return sign * val
+
+
 def through_numpy(dtype, arr):
     """(bytes in the same dtype, float64 values) without torch."""
-    f64 = bf16_to_f64(arr) if dtype == "BF16" else arr.astype(np.float64)
+    if dtype == "BF16":
+        f64 = bf16_to_f64(arr)
+    elif dtype == "F8_E4M3":
+        f64 = f8_to_f64(arr, 4)
+    elif dtype == "F8_E5M2":
+        f64 = f8_to_f64(arr, 5)
+    else:
+        f64 = arr.astype(np.float64)
     return arr.tobytes(), f64
 
 
 def through_torch(dtype, arr):
     """(bytes in the same dtype, float64 values), decoded by torch."""
     import torch
+    if dtype in ("U16", "U32", "U64", "F8_E4M3", "F8_E5M2") and not hasattr(torch, "uint16"):
+        # torch < 2.3 has no uint16/32/64 and torch < 2.1 no float8: numpy
+        return through_numpy(dtype, arr)
+    if dtype in ("F8_E4M3", "F8_E5M2"):
+        kind = torch.float8_e4m3fn if dtype == "F8_E4M3" else torch.float8_e5m2
+        t = torch.from_numpy(arr.copy()).view(kind)
+        raw = t.view(torch.uint8).numpy().tobytes()
+        return raw, t.to(torch.float64).numpy()
     if dtype == "BF16":
         t = torch.from_numpy(arr.view(np.int16).copy()).view(torch.bfloat16)
         raw = t.view(torch.int16).numpy().tobytes()

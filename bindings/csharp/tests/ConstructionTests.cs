@@ -100,6 +100,10 @@ public static class ConstructionTests {
                 "version string matches number");
     Check.Equal("TSR_ERR_NOT_VIEWABLE", Tessera.StatusName(Status.NotViewable), "status name");
     Check.Equal("bfloat16", Tessera.DTypeName(DType.BFloat16), "dtype name");
+    Check.Equal("uint16", Tessera.DTypeName(DType.UInt16), "dtype name");
+    Check.Equal("uint64", Tessera.DTypeName(DType.UInt64), "dtype name");
+    Check.Equal("float8_e4m3fn", Tessera.DTypeName(DType.Float8E4M3FN), "dtype name");
+    Check.Equal("float8_e5m2", Tessera.DTypeName(DType.Float8E5M2), "dtype name");
   }
 }
 

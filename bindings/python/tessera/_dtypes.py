@@ -19,6 +19,12 @@ class dtype(enum.IntEnum):
     float64 = _core.FLOAT64
     bool = _core.BOOL
     bfloat16 = _core.BFLOAT16
+    # storage only: creation, views, copy, to(), save and load; no math
+    float8_e5m2 = _core.FLOAT8_E5M2
+    float8_e4m3fn = _core.FLOAT8_E4M3FN
+    uint16 = _core.UINT16
+    uint32 = _core.UINT32
+    uint64 = _core.UINT64
 
     def __repr__(self):
         return "tessera." + self.name
@@ -35,10 +41,12 @@ class dtype(enum.IntEnum):
         return _ITEMSIZE[self]
 
 
-_FLOATING = frozenset({dtype.float16, dtype.float32, dtype.float64, dtype.bfloat16})
+_FLOATING = frozenset({dtype.float16, dtype.float32, dtype.float64, dtype.bfloat16,
+                       dtype.float8_e5m2, dtype.float8_e4m3fn})
 _ITEMSIZE = {dtype.uint8: 1, dtype.int8: 1, dtype.int16: 2, dtype.int32: 4, dtype.int64: 8,
              dtype.float16: 2, dtype.float32: 4, dtype.float64: 8, dtype.bool: 1,
-             dtype.bfloat16: 2}
+             dtype.bfloat16: 2, dtype.float8_e5m2: 1, dtype.float8_e4m3fn: 1,
+             dtype.uint16: 2, dtype.uint32: 4, dtype.uint64: 8}
 
 # Lookup by the C value without IntEnum's (slower) constructor.
 DTYPE_OF = {int(d): d for d in dtype}
@@ -51,6 +59,7 @@ ALIASES = {"float": dtype.float32, "double": dtype.float64, "half": dtype.float1
 _FORMATS = {"b": dtype.int8, "B": dtype.uint8, "?": dtype.bool, "e": dtype.float16,
             "f": dtype.float32, "d": dtype.float64}
 _INT_BY_SIZE = {2: dtype.int16, 4: dtype.int32, 8: dtype.int64}
+_UINT_BY_SIZE = {2: dtype.uint16, 4: dtype.uint32, 8: dtype.uint64}
 
 
 def dtype_of_format(fmt, itemsize):
@@ -60,13 +69,16 @@ def dtype_of_format(fmt, itemsize):
         return _FORMATS[code]
     if code in ("h", "i", "l", "q", "n"):
         return _INT_BY_SIZE.get(itemsize)
+    if code in ("H", "I", "L", "Q", "N"):
+        return _UINT_BY_SIZE.get(itemsize)
     return None
 
 
-# struct format of each dtype (for tolist through memoryview); the 16-bit
-# floats are widened to float32 first.
+# struct format of each dtype (for tolist through memoryview); the 16- and
+# 8-bit floats are widened to float32 first.
 STRUCT_FORMAT = {dtype.uint8: "B", dtype.int8: "b", dtype.int16: "h", dtype.int32: "i",
-                 dtype.int64: "q", dtype.float32: "f", dtype.float64: "d", dtype.bool: "?"}
+                 dtype.int64: "q", dtype.float32: "f", dtype.float64: "d", dtype.bool: "?",
+                 dtype.uint16: "H", dtype.uint32: "I", dtype.uint64: "Q"}
 
 
 class memory_format(enum.IntEnum):

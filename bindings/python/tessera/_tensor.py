@@ -21,7 +21,8 @@ from ._dtypes import CPU, DTYPE_OF, STRUCT_FORMAT, DeviceType, device, dtype as 
 from .errors import AutogradError, InvalidArgumentError, UnsupportedError
 
 _N = _core.Tensor
-_FLOATING_CODES = frozenset({_core.FLOAT16, _core.FLOAT32, _core.FLOAT64, _core.BFLOAT16})
+_FLOATING_CODES = frozenset({_core.FLOAT16, _core.FLOAT32, _core.FLOAT64, _core.BFLOAT16,
+                             _core.FLOAT8_E5M2, _core.FLOAT8_E4M3FN})
 _INT64_MAX = (1 << 63) - 1
 
 # torch.max(t, dim) returns a named (values, indices) pair.
@@ -221,12 +222,15 @@ class Tensor(_N, Closable):
             return _N.item_double(self)
         if code == _core.BOOL:
             return _N.item_int64(self) != 0
+        if code == _core.UINT64:  # the C API reads it as int64 (wrapped)
+            return _N.item_int64(self) & 0xFFFFFFFFFFFFFFFF
         return _N.item_int64(self)
 
     def tolist(self):
         """Elements as (nested) Python lists; a 0-dim tensor gives a number."""
         code = _N.dtype(self)
-        if code in (_core.FLOAT16, _core.BFLOAT16):  # exact in float32
+        if code in (_core.FLOAT16, _core.BFLOAT16, _core.FLOAT8_E5M2,
+                    _core.FLOAT8_E4M3FN):  # exact in float32
             return _N.to(self, _core.FLOAT32).tolist()
         sizes = _N.sizes(self)
         if not sizes:
@@ -576,7 +580,9 @@ class Tensor(_N, Closable):
 _ENDIAN = "<" if sys.byteorder == "little" else ">"
 _TYPESTR = {_core.UINT8: "|u1", _core.INT8: "|i1", _core.INT16: _ENDIAN + "i2",
             _core.INT32: _ENDIAN + "i4", _core.INT64: _ENDIAN + "i8", _core.FLOAT16: _ENDIAN + "f2",
-            _core.FLOAT32: _ENDIAN + "f4", _core.FLOAT64: _ENDIAN + "f8", _core.BOOL: "|b1"}
+            _core.FLOAT32: _ENDIAN + "f4", _core.FLOAT64: _ENDIAN + "f8", _core.BOOL: "|b1",
+            _core.UINT16: _ENDIAN + "u2", _core.UINT32: _ENDIAN + "u4",
+            _core.UINT64: _ENDIAN + "u8"}
 
 
 class _ArrayView:

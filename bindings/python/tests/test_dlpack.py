@@ -187,11 +187,22 @@ class NumPy(unittest.TestCase):
             ts.ones(1, requires_grad=True).numpy()
 
     def test_unsupported_dtypes_give_the_native_error(self):
-        for dtype in (np.complex64, np.uint16):
+        for dtype in (np.complex64, np.complex128):
             with self.subTest(dtype=dtype):
                 with self.assertRaises(ts.UnsupportedError) as caught:
                     ts.from_numpy(np.zeros(3, dtype))
                 self.assertIn("not supported by tessera", str(caught.exception))
+
+    def test_unsigned_dtypes_both_ways(self):
+        for dtype, name in ((np.uint16, "uint16"), (np.uint32, "uint32"), (np.uint64, "uint64")):
+            with self.subTest(dtype=dtype):
+                a = np.array([0, 1, np.iinfo(dtype).max], dtype)
+                t = ts.from_numpy(a)
+                self.assertEqual(t.dtype, getattr(ts, name))
+                self.assertEqual(t.tolist(), a.tolist())
+                back = t.numpy()
+                self.assertEqual(back.dtype, a.dtype)
+                self.assertEqual(back.tolist(), a.tolist())
 
 
 # ---- a hand-made producer: DLPack 0.6's structs through ctypes ---------------------

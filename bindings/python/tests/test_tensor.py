@@ -295,5 +295,38 @@ class Conversions(unittest.TestCase):
         self.assertEqual(ts.version_number(), major * 10000 + minor * 100 + patch)
 
 
+class StorageDtypes(unittest.TestCase):
+    """uint16/32/64 and the float8 types: storage only (PyTorch 2.x's)."""
+    NEW = ["uint16", "uint32", "uint64", "float8_e4m3fn", "float8_e5m2"]
+
+    def test_create_convert_and_list(self):
+        for name in self.NEW:
+            with self.subTest(dtype=name):
+                d = getattr(ts, name)
+                t = ts.tensor([[0, 1], [2, 6]], dtype=d)
+                self.assertEqual(t.dtype, d)
+                self.assertEqual(t.t().contiguous().tolist(), [[0, 2], [1, 6]])
+                self.assertEqual(t.to(ts.float32).tolist(), [[0.0, 1.0], [2.0, 6.0]])
+                self.assertEqual(ts.zeros(3, dtype=d).to(ts.int64).tolist(), [0, 0, 0])
+                self.assertEqual(d.itemsize, t.itemsize)
+        self.assertTrue(ts.float8_e5m2.is_floating_point)
+        self.assertFalse(ts.uint16.is_floating_point)
+        self.assertEqual(ts.tensor([-1.0]).to(ts.uint16).tolist(), [65535])
+        self.assertEqual(ts.tensor([500.0]).to(ts.float8_e4m3fn).tolist()[0] != 0, True)
+        self.assertTrue(math.isnan(ts.tensor([500.0]).to(ts.float8_e4m3fn).tolist()[0]))
+        self.assertEqual(ts.tensor(array.array("H", [1, 65535])).dtype, ts.uint16)
+        self.assertEqual(ts.tensor(array.array("Q", [2**64 - 1])).tolist(), [2**64 - 1])
+        self.assertEqual(ts.tensor(array.array("Q", [2**64 - 1]))[0].item(), 2**64 - 1)
+
+    def test_math_is_refused(self):
+        for name in self.NEW:
+            with self.subTest(dtype=name):
+                t = ts.ones(2, 2, dtype=getattr(ts, name))
+                with self.assertRaisesRegex(ts.errors.UnsupportedError, name):
+                    t + t
+                with self.assertRaises(ts.errors.Error):
+                    t.sum()
+
+
 if __name__ == "__main__":
     unittest.main()

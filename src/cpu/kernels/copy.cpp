@@ -139,8 +139,8 @@ void copy_strided(const Tensor& dst, const Tensor& src) {
   if (dst.dtype() == src.dtype() && try_tiled_copy(g, dst, src, stream)) return;
   const std::array<char*, 2> base{static_cast<char*>(dst.data_ptr()),
                                   static_cast<char*>(src.data_ptr())};
-  dispatch_all(dst.dtype(), [&]<typename To>() {
-    dispatch_all(src.dtype(), [&]<typename From>() {
+  dispatch_storage(dst.dtype(), [&]<typename To>() {
+    dispatch_storage(src.dtype(), [&]<typename From>() {
       parallel_for(dst.numel(), kGrainSize, [&](int64_t begin, int64_t end) {
         for_each_run_in<2>(g, base, begin, end, [&](char** p, const int64_t* s, int64_t n) {
           convert_run<To, From>(p[0], s[0], p[1], s[1], n, stream);
@@ -154,7 +154,7 @@ void copy_strided(const Tensor& dst, const Tensor& src) {
 void fill(const Tensor& dst, double value) {
   if (dst.numel() == 0) return;
   auto g = make_geometry<1>(dst.sizes(), {byte_strides(dst)});
-  dispatch_all(dst.dtype(), [&]<typename T>() {
+  dispatch_storage(dst.dtype(), [&]<typename T>() {
     const T v = convert<T>(value);
     for_each_run<1>(g, {static_cast<char*>(dst.data_ptr())},
                     [&](char** p, const int64_t* s, int64_t n) {

@@ -110,6 +110,11 @@ inline const char* scalar_type_name(tsr_dtype d) {
     case TSR_FLOAT64: return "Double";
     case TSR_BOOL: return "Bool";
     case TSR_BFLOAT16: return "BFloat16";
+    case TSR_UINT16: return "UInt16";
+    case TSR_UINT32: return "UInt32";
+    case TSR_UINT64: return "UInt64";
+    case TSR_FLOAT8_E4M3FN: return "Float8_e4m3fn";
+    case TSR_FLOAT8_E5M2: return "Float8_e5m2";
   }
   return "Unknown";
 }

@@ -60,6 +60,15 @@ final class TensorTests {
       equal(new long[0], s.sizes(), "scalar sizes");
       close(7.0, s.itemDouble(), 0, "scalar item");
     }
+    // the storage-only dtypes: created and converted, no math
+    try (Tensor u = Tessera.full(new long[] {3}, 2.0, DType.UINT16);
+        Tensor q = Tessera.full(new long[] {3}, 1.5, DType.FLOAT8_E4M3FN)) {
+      equal(DType.UINT16, u.dtype(), "uint16 dtype");
+      equal(2, u.elementSize(), "uint16 element size");
+      equal(new long[] {2, 2, 2}, u.toInt64(), "uint16 values");
+      equal(1, q.elementSize(), "float8 element size");
+      close(new double[] {1.5, 1.5, 1.5}, q.toFloat64(), 0, "float8_e4m3fn values");
+    }
   }
 
   static void fromArrays() {
