@@ -422,9 +422,10 @@ Test(ops, math_on_storage_only_dtypes_is_refused) {
 /* ---- files ------------------------------------------------------------------------------ */
 
 Test(io, save_load_and_open_file_all_new_dtypes) {
-  tsr_save_options zstd = TSR_SAVE_OPTIONS_INIT;
+  tsr_save_options zstd = TSR_SAVE_OPTIONS_INIT, planes = TSR_SAVE_OPTIONS_INIT;
   zstd.compression = TSR_COMPRESSION_ZSTD;
-  const tsr_save_options* modes[2] = {NULL, &zstd};
+  planes.compression = TSR_COMPRESSION_ZSTD_PLANES;
+  const tsr_save_options* modes[3] = {NULL, &zstd, &planes};
   tsr_tensor* ts[N_NEW];
   const char* names[N_NEW];
   const double v[] = {0, 1, 2, 3, 6, 12, 0.5, 0.25};
@@ -432,7 +433,7 @@ Test(io, save_load_and_open_file_all_new_dtypes) {
     ts[j] = values_in(kNew[j], v, 8);
     names[j] = tsr_dtype_name(kNew[j]);
   }
-  for (int mode = 0; mode < 2; ++mode) {
+  for (int mode = 0; mode < 3; ++mode) {
     char path[512];
     snprintf(path, sizeof path, "%s/storage_dtypes_%d.safetensors", TSR_TEST_TMP_DIR, mode);
     TSR_ASSERT_OK(tsr_save(path, N_NEW, names, ts, modes[mode]));
