@@ -18,6 +18,7 @@
 #include <initializer_list>
 #include <iterator>
 #include <new>
+#include <stdexcept>
 #include <type_traits>
 #include <vector>
 
@@ -89,6 +90,14 @@ class SmallVector {
   const T* data() const noexcept { return data_; }
   T& operator[](size_t i) noexcept { return data_[i]; }
   const T& operator[](size_t i) const noexcept { return data_[i]; }
+  T& at(size_t i) {
+    if (i >= size_) throw std::out_of_range("SmallVector::at");
+    return data_[i];
+  }
+  const T& at(size_t i) const {
+    if (i >= size_) throw std::out_of_range("SmallVector::at");
+    return data_[i];
+  }
   T& front() noexcept { return data_[0]; }
   const T& front() const noexcept { return data_[0]; }
   T& back() noexcept { return data_[size_ - 1]; }
@@ -262,5 +271,21 @@ class SmallVector {
   size_t cap_ = N;
   alignas(T) unsigned char storage_[N * sizeof(T)];
 };
+
+// A stable sort that allocates nothing (std::stable_sort takes a temporary
+// buffer from the heap): insertion sort, for the few dims of a shape.
+template <typename It, typename Less>
+void stable_sort_small(It first, It last, Less less) {
+  if (first == last) return;
+  for (It i = std::next(first); i != last; ++i) {
+    auto v = std::move(*i);
+    It j = i;
+    while (j != first && less(v, *std::prev(j))) {
+      *j = std::move(*std::prev(j));
+      --j;
+    }
+    *j = std::move(v);
+  }
+}
 
 }  // namespace tsr

@@ -38,7 +38,7 @@ inline Tensor converted(const Tensor& t, tsr_dtype d) {
 
 // A fresh output of `shape` with the strides TensorIterator gives it for
 // these (possibly broadcast) inputs.
-inline Tensor new_output(const Shape& shape, const std::vector<const Tensor*>& inputs, tsr_dtype d) {
+inline Tensor new_output(const Shape& shape, const TensorRefs& inputs, tsr_dtype d) {
   // The output lives where the inputs do (run() has checked they agree).
   return empty_strided(shape, output_strides(shape, inputs), d, inputs.at(0)->device());
 }

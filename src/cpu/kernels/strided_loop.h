@@ -43,7 +43,7 @@ LoopGeometry<N> make_geometry(const Shape& sizes, const std::array<Shape, N>& st
   // the output, which never overlaps itself); equal strides keep C order,
   // i.e. later dims inner, which stable sort over reversed dims gives.
   std::reverse(dims.begin(), dims.end());
-  std::stable_sort(dims.begin(), dims.end(), [&](size_t a, size_t b) {
+  stable_sort_small(dims.begin(), dims.end(), [&](size_t a, size_t b) {
     return std::abs(strides[0][a]) < std::abs(strides[0][b]);
   });
   LoopGeometry<N> g;
