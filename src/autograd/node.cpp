@@ -134,6 +134,8 @@ bool any_requires_grad(const std::vector<Tensor>& inputs) {
 
 void set_history(const std::shared_ptr<Node>& node, const std::vector<Tensor>& inputs,
                  const std::vector<Tensor>& outputs) {
+  node->next_edges.reserve(node->next_edges.size() + inputs.size());
+  node->outputs.reserve(node->outputs.size() + outputs.size());
   for (const Tensor& t : inputs) node->next_edges.push_back(t.defined() ? gradient_edge(t) : Edge{});
   uint32_t nr = 0;
   for (const Tensor& t : outputs) {

@@ -20,6 +20,8 @@ PrimitiveNode::PrimitiveNode(prim::PrimitivePtr p, const prim::Tensors& inputs,
                              const prim::Tensors& outputs)
     : primitive_(std::move(p)), saved_inputs_(inputs.size()), saved_outputs_(outputs.size()) {
   std::vector<bool> input_requires_grad;
+  input_requires_grad.reserve(inputs.size());
+  input_meta_.reserve(inputs.size());
   for (const Tensor& t : inputs) {
     input_meta_.push_back(t.defined() ? prim::meta_of(t) : prim::TensorMeta{{}, TSR_FLOAT32});
     input_requires_grad.push_back(t.defined() && requires_grad(t));

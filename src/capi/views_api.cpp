@@ -106,7 +106,7 @@ tsr_status emit_pieces(const tsr_tensor* t, int64_t dim, tsr_tensor** outs, int6
     *count = cut.count;
     TSR_CHECK(capacity >= cut.count, TSR_ERR_INVALID_ARGUMENT, "capacity ", capacity,
               " is smaller than the ", cut.count, " pieces");
-    const std::vector<int64_t> sizes = cut.sizes();
+    const Shape sizes(cut.sizes());
     require(outs, "outs");
     std::vector<Tensor> pieces = ops::split(x, sizes, dim);
     std::vector<tsr_tensor*> handles;

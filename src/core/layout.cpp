@@ -140,9 +140,9 @@ Shape strides_for_format(const Shape& sizes, tsr_memory_format fmt) {
        " cannot be used to allocate a tensor (preserve_format needs an input)");
 }
 
-std::vector<size_t> dim_order(const Shape& sizes, const std::vector<Shape>& strides) {
+SmallVector<size_t, 6> dim_order(const Shape& sizes, const std::vector<Shape>& strides) {
   const size_t n = sizes.size();
-  std::vector<size_t> perm(n);
+  SmallVector<size_t, 6> perm(n);
   for (size_t i = 0; i < n; ++i) perm[i] = n - 1 - i;  // innermost first
   // -1: d0 before d1, 1: after, 0: undecided.
   auto should_swap = [&](size_t d0, size_t d1) {

@@ -31,7 +31,7 @@ Shape strides_for_format(const Shape& sizes, tsr_memory_format fmt);
 // the operands' strides (each of `sizes`' length; 0 = broadcast, ignored);
 // the first operand that orders two dims decides, equal strides put the
 // smaller size inner, undecided dims keep C order (a stable insertion sort).
-std::vector<size_t> dim_order(const Shape& sizes, const std::vector<Shape>& strides);
+SmallVector<size_t, 6> dim_order(const Shape& sizes, const std::vector<Shape>& strides);
 // ATen's infer_dense_strides: dense strides that keep the dim order of
 // `strides` (what empty_like(preserve_format) gives a non-dense input).
 Shape infer_dense_strides(const Shape& sizes, const Shape& strides);

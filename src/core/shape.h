@@ -6,10 +6,21 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/small_vector.h"
 
 namespace tsr {
 
-using Shape = std::vector<int64_t>;
+// Sizes and strides: up to 6 dims inline (no heap allocation), as c10's
+// SmallVector<int64_t, 5> in TensorImpl's sizes_and_strides.
+using Shape = SmallVector<int64_t, 6>;
+
+// Error messages print a Shape as [a, b, c], as they print vectors.
+template <typename T, size_t N>
+void append_to(std::ostringstream& os, const SmallVector<T, N>& v) {
+  os << '[';
+  for (size_t i = 0; i < v.size(); ++i) os << (i ? ", " : "") << v[i];
+  os << ']';
+}
 
 // Most dims a tensor may have (PyTorch has no fixed limit; 64 keeps stack
 // buffers in kernels bounded).

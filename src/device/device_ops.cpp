@@ -39,7 +39,7 @@ Stream stream_of(const Tensor& t) { return current_stream(t.device()); }
 
 // A fresh tensor with TensorIterator's layout for outputs computed from
 // these inputs (kernels::output_strides).
-Tensor new_output(const Shape& sizes, const std::vector<const Tensor*>& inputs, tsr_dtype dtype,
+Tensor new_output(const Shape& sizes, const kernels::TensorRefs& inputs, tsr_dtype dtype,
                   Device device) {
   return empty_strided(sizes, kernels::output_strides(sizes, inputs), dtype, device);
 }

@@ -28,7 +28,7 @@ namespace {
 // kernels::make_geometry for N operands, turned outermost first.
 template <size_t N>
 Iteration geometry(const Shape& sizes, std::vector<Shape>& strides) {
-  std::array<std::vector<int64_t>, N> per_operand;
+  std::array<Shape, N> per_operand;
   for (size_t k = 0; k < N; ++k) per_operand[k] = std::move(strides[k]);
   kernels::LoopGeometry<N> g = kernels::make_geometry<N>(sizes, per_operand);
   Iteration it{Shape(g.sizes.rbegin(), g.sizes.rend()), {}};

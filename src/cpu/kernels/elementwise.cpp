@@ -30,7 +30,7 @@ Shape broadcast_strides(const Tensor& t, const Shape& shape) {
 
 }  // namespace
 
-Shape output_strides(const Shape& shape, const std::vector<const Tensor*>& inputs) {
+Shape output_strides(const Shape& shape, const TensorRefs& inputs) {
   const size_t n = shape.size();
   // Fast setup: same shapes and all contiguous / all channels_last / all
   // the same dense strides.
@@ -53,8 +53,9 @@ Shape output_strides(const Shape& shape, const std::vector<const Tensor*>& input
       return s0;
   }
   std::vector<Shape> strides;
+  strides.reserve(inputs.size());
   for (auto* t : inputs) strides.push_back(broadcast_strides(*t, shape));
-  const std::vector<size_t> perm = dim_order(shape, strides);
+  const auto perm = dim_order(shape, strides);
   Shape out(n);
   int64_t next = 1;
   for (size_t i = 0; i < n; ++i) {  // compatible_stride over the permuted shape
@@ -117,7 +118,7 @@ Tensor as_dtype(const Tensor& t, tsr_dtype d) {
   return out;
 }
 
-Tensor new_output(const Shape& shape, const std::vector<const Tensor*>& inputs, tsr_dtype d) {
+Tensor new_output(const Shape& shape, const TensorRefs& inputs, tsr_dtype d) {
   // The output lives where the inputs do (run() has checked they agree).
   return empty_strided(shape, output_strides(shape, inputs), d, inputs.at(0)->device());
 }

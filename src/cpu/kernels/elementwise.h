@@ -15,7 +15,10 @@ Tensor zeros(const Shape& sizes, tsr_dtype dtype);
 
 // Strides TensorIterator gives a fresh output of `shape` computed from
 // inputs with these sizes/strides (inputs may be broadcast).
-Shape output_strides(const Shape& shape, const std::vector<const Tensor*>& inputs);
+// The operands of an elementwise op, without a heap allocation for up to 4.
+using TensorRefs = SmallVector<const Tensor*, 4>;
+
+Shape output_strides(const Shape& shape, const TensorRefs& inputs);
 
 // The dtype binary()/unary() give (torch.result_type, with integer
 // division and exp/log of integers giving float32), or torch's

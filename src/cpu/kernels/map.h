@@ -19,8 +19,8 @@ namespace tsr::kernels {
 
 // Byte strides of t read as if expanded to `shape` (t broadcasts to it):
 // 0 where t's dim is size 1 (or absent) and shape's is not.
-inline std::vector<int64_t> broadcast_byte_strides(const Tensor& t, const Shape& shape) {
-  std::vector<int64_t> st(shape.size(), 0);
+inline Shape broadcast_byte_strides(const Tensor& t, const Shape& shape) {
+  Shape st(shape.size(), 0);
   const size_t off = shape.size() - size_t(t.ndim());
   for (size_t i = 0; i < size_t(t.ndim()); ++i)
     st[off + i] = (t.sizes()[i] == 1 && shape[off + i] != 1) ? 0 : t.strides()[i] * t.element_size();
@@ -38,7 +38,7 @@ inline Tensor converted(const Tensor& t, tsr_dtype d) {
 
 // A fresh output of `shape` with the strides TensorIterator gives it for
 // these (possibly broadcast) inputs.
-inline Tensor new_output(const Shape& shape, const std::vector<const Tensor*>& inputs, tsr_dtype d) {
+inline Tensor new_output(const Shape& shape, const TensorRefs& inputs, tsr_dtype d) {
   // The output lives where the inputs do (run() has checked they agree).
   return empty_strided(shape, output_strides(shape, inputs), d, inputs.at(0)->device());
 }
@@ -57,7 +57,7 @@ void map(const Tensor& out, F&& f, const std::array<Tensor, sizeof...(In)>& ins)
   constexpr size_t N = 1 + sizeof...(In);
   if (out.numel() == 0) return;
   const Shape& shape = out.sizes();
-  std::array<std::vector<int64_t>, N> strides;
+  std::array<Shape, N> strides;
   std::array<char*, N> base;
   strides[0] = byte_strides(out);
   base[0] = static_cast<char*>(out.data_ptr());

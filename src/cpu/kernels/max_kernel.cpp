@@ -122,13 +122,13 @@ std::pair<Tensor, Tensor> max_dim_values_indices(const Tensor& t, int64_t dim) {
     T* val = static_cast<T*>(values.data_ptr());
     int64_t* ind = indices.data<int64_t>();
     const char* x = static_cast<const char*>(t.data_ptr());
-    const std::vector<ReduceDim>& dims = plan.dims;
+    const ReduceDims& dims = plan.dims;
     if (dims.empty()) {  // one element
       *val = *reinterpret_cast<const T*>(x);
       *ind = 0;
     } else if (dims[0].reduced) {  // along the innermost dim: a row per output
       const ReduceDim row = dims[0];
-      const OuterDims kept{std::vector<ReduceDim>(dims.begin() + 1, dims.end())};
+      const OuterDims kept{ReduceDims(dims.begin() + 1, dims.end())};
       parallel_for(kept.count(), std::max<int64_t>(1, kGrainSize / row.size), [&](int64_t b, int64_t e) {
         if constexpr (has_simd<T>) {
           // Contiguous rows at one stride (kept dims merged): one call.

@@ -12,10 +12,10 @@ ReducePlan make_reduce_plan(const Tensor& t, const std::vector<bool>& mask) {
   const Shape& strides = t.strides();
   // Memory order, innermost first: by |stride| ascending; ties keep C order
   // (later dims inner), as strided_loop.h's make_geometry.
-  std::vector<int64_t> order(static_cast<size_t>(n));
+  Shape order(static_cast<size_t>(n));
   std::iota(order.begin(), order.end(), 0);
   std::reverse(order.begin(), order.end());
-  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+  stable_sort_small(order.begin(), order.end(), [&](int64_t a, int64_t b) {
     return std::abs(strides[a]) < std::abs(strides[b]);
   });
   ReducePlan plan;

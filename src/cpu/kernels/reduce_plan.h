@@ -26,9 +26,12 @@ struct ReduceDim {
   bool reduced;
 };
 
+// Innermost first; up to 6 inline (no heap allocation per reduction).
+using ReduceDims = SmallVector<ReduceDim, 6>;
+
 struct ReducePlan {
   Shape acc_strides;            // of the keepdim-sized accumulator, elements
-  std::vector<ReduceDim> dims;  // innermost first, coalesced
+  ReduceDims dims;  // innermost first, coalesced
 };
 
 ReducePlan make_reduce_plan(const Tensor& t, const std::vector<bool>& mask);
@@ -36,7 +39,7 @@ ReducePlan make_reduce_plan(const Tensor& t, const std::vector<bool>& mask);
 // The dims an outer loop walks: index k of their product gives byte offset
 // into the input and element offset into the accumulator.
 struct OuterDims {
-  std::vector<ReduceDim> dims;  // innermost first
+  ReduceDims dims;  // innermost first
   int64_t count() const {
     int64_t n = 1;
     for (const auto& d : dims) n *= d.size;

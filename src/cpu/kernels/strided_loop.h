@@ -17,33 +17,33 @@
 namespace tsr::kernels {
 
 // Element strides times an element size: the byte strides the loops take.
-inline std::vector<int64_t> scaled_strides(std::vector<int64_t> strides, int64_t bytes) {
+inline Shape scaled_strides(Shape strides, int64_t bytes) {
   for (auto& s : strides) s *= bytes;
   return strides;
 }
-inline std::vector<int64_t> byte_strides(const Tensor& t) {
+inline Shape byte_strides(const Tensor& t) {
   return scaled_strides(t.strides(), t.element_size());
 }
 
 template <size_t N>
 struct LoopGeometry {
-  std::vector<int64_t> sizes;                     // innermost first
-  std::array<std::vector<int64_t>, N> strides;    // bytes, innermost first
+  // Shapes: up to 6 dims on the stack, no heap allocation per loop.
+  Shape sizes;                     // innermost first
+  std::array<Shape, N> strides;    // bytes, innermost first
 };
 
 // Builds the coalesced, reordered geometry. `strides[k]` are operand k's
 // byte strides for `sizes` (outermost first, as tensors store them).
 template <size_t N>
-LoopGeometry<N> make_geometry(const std::vector<int64_t>& sizes,
-                              const std::array<std::vector<int64_t>, N>& strides) {
-  std::vector<size_t> dims;
+LoopGeometry<N> make_geometry(const Shape& sizes, const std::array<Shape, N>& strides) {
+  SmallVector<size_t, 6> dims;
   for (size_t d = 0; d < sizes.size(); ++d)
     if (sizes[d] != 1) dims.push_back(d);
   // Innermost first: sort by operand 0's |stride| ascending (operand 0 is
   // the output, which never overlaps itself); equal strides keep C order,
   // i.e. later dims inner, which stable sort over reversed dims gives.
   std::reverse(dims.begin(), dims.end());
-  std::stable_sort(dims.begin(), dims.end(), [&](size_t a, size_t b) {
+  stable_sort_small(dims.begin(), dims.end(), [&](size_t a, size_t b) {
     return std::abs(strides[0][a]) < std::abs(strides[0][b]);
   });
   LoopGeometry<N> g;
@@ -74,7 +74,7 @@ void for_each_run(const LoopGeometry<N>& g, std::array<char*, N> base, Body&& bo
   }
   for (size_t k = 0; k < N; ++k) inner[k] = g.strides[k][0];
   const int64_t n = g.sizes[0];
-  std::vector<int64_t> counter(nd, 0);
+  Shape counter(nd, 0);
   std::array<char*, N> ptr = base;
   while (true) {
     body(ptr.data(), inner.data(), n);

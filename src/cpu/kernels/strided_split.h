@@ -24,7 +24,7 @@ void for_each_run_in(const LoopGeometry<N>& g, std::array<char*, N> base, int64_
   }
   for (size_t k = 0; k < N; ++k) inner[k] = g.strides[k][0];
   // The counters of element `begin` and the pointers there.
-  std::vector<int64_t> counter(nd);
+  Shape counter(nd, 0);
   std::array<char*, N> ptr = base;
   int64_t rest = begin;
   for (size_t d = 0; d < nd; ++d) {

@@ -126,7 +126,7 @@ void column_sum(A* acc, const char* x, int64_t cols, int64_t col_stride, int64_t
 // other reduced dims' rows are added one after another; outputs are what
 // threads share.
 template <typename T, typename A>
-void inner_reduction(A* acc, const char* x, const std::vector<ReduceDim>& dims) {
+void inner_reduction(A* acc, const char* x, const ReduceDims& dims) {
   OuterDims kept, extra;
   for (size_t d = 1; d < dims.size(); ++d) (dims[d].reduced ? extra : kept).dims.push_back(dims[d]);
   const ReduceDim row = dims[0];
@@ -158,7 +158,7 @@ void inner_reduction(A* acc, const char* x, const std::vector<ReduceDim>& dims) 
 // after another. Threads share (output row, block of columns) pairs: each
 // column is summed the same way whoever sums it.
 template <typename T, typename A>
-void outer_reduction(A* acc, const char* x, const std::vector<ReduceDim>& dims) {
+void outer_reduction(A* acc, const char* x, const ReduceDims& dims) {
   const ReduceDim col = dims[0];
   ReduceDim red{1, 0, 0, true};
   OuterDims kept, extra;
