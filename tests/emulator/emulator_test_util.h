@@ -97,6 +97,24 @@ inline ::testing::AssertionResult same_bits(const Tensor& expected, const Tensor
   return ::testing::AssertionFailure() << "bits differ (NaN payloads)";
 }
 
+// same_bits, except that any NaN matches any NaN: the sign and payload of a
+// NaN produced by arithmetic are unspecified (x86 produces a negative
+// default NaN, NVIDIA GPUs the canonical positive one; PyTorch's CPU and
+// CUDA results differ the same way).
+inline ::testing::AssertionResult same_bits_any_nan(const Tensor& expected, const Tensor& actual) {
+  if (expected.dtype() != actual.dtype() || expected.sizes() != actual.sizes())
+    return ::testing::AssertionFailure() << "dtype or sizes differ";
+  if (bytes_of(expected) == bytes_of(actual)) return ::testing::AssertionSuccess();
+  Tensor e = kernels::contiguous_copy(expected, TSR_FLOAT64), a = kernels::contiguous_copy(actual, TSR_FLOAT64);
+  for (int64_t i = 0; i < e.numel(); ++i) {
+    const double x = e.data<double>()[i], y = a.data<double>()[i];
+    if (std::isnan(x) && std::isnan(y)) continue;
+    if (std::memcmp(&x, &y, 8) != 0)
+      return ::testing::AssertionFailure() << "element " << i << ": expected " << x << ", got " << y;
+  }
+  return ::testing::AssertionSuccess();
+}
+
 // Within rel * max(1, |expected|); NaN matches NaN, infinities match exactly.
 inline ::testing::AssertionResult close(const Tensor& expected, const Tensor& actual, double rel) {
   if (expected.dtype() != actual.dtype() || expected.sizes() != actual.sizes())
