@@ -90,18 +90,29 @@ template <typename T>
 HWY_INLINE V<T> VErf(V<T> v) { return PerLane<T>(v, [](T x) { return std::erf(x); }); }
 #endif
 
-// One vector of op(a, b).
+// ATen's gelu constants (GeluKernelImpl / GeluBackwardKernelImpl).
+constexpr double kSqrt1_2 = 0.70710678118654752440;
+constexpr double kAlpha = 1.12837916709551257390 * kSqrt1_2 * 0.5;
+
+// One vector of op(a, b), in the order of the scalar formulas.
 template <typename T>
 HWY_INLINE V<T> BinV(Bin op, V<T> a, V<T> b) {
   const D<T> d;
+  const V<T> one = hn::Set(d, T(1));
   switch (op) {
     case Bin::Add: return hn::Add(a, b);
     case Bin::Sub: return hn::Sub(a, b);
     case Bin::Mul: return hn::Mul(a, b);
     case Bin::Div: return hn::Div(a, b);
-    case Bin::ReluBackward: break;
+    case Bin::ReluBackward: return hn::IfThenZeroElse(hn::Le(b, hn::Zero(d)), a);  // NaN y passes g
+    case Bin::TanhBackward: return hn::Mul(a, hn::Sub(one, hn::Mul(b, b)));
+    case Bin::SigmoidBackward: return hn::Mul(hn::Mul(a, hn::Sub(one, b)), b);
+    case Bin::SqrtBackward: return hn::Div(a, hn::Mul(hn::Set(d, T(2)), b));
+    case Bin::GeluBackward: break;
   }
-  return hn::IfThenZeroElse(hn::Le(b, hn::Zero(d)), a);  // NaN y passes g
+  const V<T> cdf = hn::Mul(hn::Set(d, T(0.5)), hn::Add(one, VErf<T>(hn::Mul(b, hn::Set(d, T(kSqrt1_2))))));
+  const V<T> pdf = hn::Mul(hn::Set(d, T(kAlpha)), VExp<T>(hn::Mul(hn::Mul(hn::Set(d, T(-0.5)), b), b)));
+  return hn::Mul(a, hn::Add(cdf, hn::Mul(b, pdf)));
 }
 
 template <typename T, Bin op, Bcast bc>
@@ -154,6 +165,10 @@ void BinaryT(int op, T* o, const T* a, const T* b, size_t n, int bc) {
     case Bin::Mul: return BinBc<T, Bin::Mul>(o, a, b, n, c);
     case Bin::Div: return BinBc<T, Bin::Div>(o, a, b, n, c);
     case Bin::ReluBackward: return BinBc<T, Bin::ReluBackward>(o, a, b, n, c);
+    case Bin::TanhBackward: return BinBc<T, Bin::TanhBackward>(o, a, b, n, c);
+    case Bin::SigmoidBackward: return BinBc<T, Bin::SigmoidBackward>(o, a, b, n, c);
+    case Bin::SqrtBackward: return BinBc<T, Bin::SqrtBackward>(o, a, b, n, c);
+    case Bin::GeluBackward: return BinBc<T, Bin::GeluBackward>(o, a, b, n, c);
   }
 }
 
@@ -163,9 +178,6 @@ void BinaryF32(int op, float* o, const float* a, const float* b, size_t n, int b
 void BinaryF64(int op, double* o, const double* a, const double* b, size_t n, int bc) {
   BinaryT<double>(op, o, a, b, n, bc);
 }
-
-// ATen's gelu constants (GeluKernelImpl).
-constexpr double kSqrt1_2 = 0.70710678118654752440;
 
 template <typename T, Un op>
 HWY_INLINE V<T> UnV(V<T> x) {
@@ -278,6 +290,31 @@ bool binary(Bin op, tsr_dtype d, void* out, const void* a, const void* b, int64_
         if (bc != Bcast::A) to_float(d, pa + i, fa, m);
         if (bc != Bcast::B) to_float(d, pb + i, fb, m);
         HWY_DYNAMIC_DISPATCH(BinaryF32)(int(op), fo, fa, fb, size_t(m), int(bc));
+        from_float(d, fo, po + i, m);
+      }
+      return true;
+    }
+    default: return false;
+  }
+}
+
+bool binary_scalar(Bin op, tsr_dtype d, void* out, const void* a, double k, int64_t n) {
+  switch (d) {
+    case TSR_FLOAT32: {
+      const float kf = float(k);
+      return binary(op, d, out, a, &kf, n, Bcast::B);
+    }
+    case TSR_FLOAT64: return binary(op, d, out, a, &k, n, Bcast::B);
+    case TSR_FLOAT16:
+    case TSR_BFLOAT16: {
+      alignas(64) float fa[kChunk], fo[kChunk];
+      const float kf = float(k);
+      const auto* pa = static_cast<const uint16_t*>(a);
+      auto* po = static_cast<uint16_t*>(out);
+      for (int64_t i = 0; i < n; i += kChunk) {
+        const int64_t m = n - i < kChunk ? n - i : kChunk;
+        to_float(d, pa + i, fa, m);
+        HWY_DYNAMIC_DISPATCH(BinaryF32)(int(op), fo, fa, &kf, size_t(m), int(Bcast::B));
         from_float(d, fo, po + i, m);
       }
       return true;

@@ -22,7 +22,15 @@
 
 namespace tsr::kernels::simd {
 
-enum class Bin : int { Add, Sub, Mul, Div, ReluBackward /* (g, y) -> y <= 0 ? 0 : g */ };
+enum class Bin : int {
+  Add, Sub, Mul, Div,
+  // activation backwards, (grad, saved) as activation.cpp's scalar formulas
+  ReluBackward,     // (g, y) -> y <= 0 ? 0 : g
+  TanhBackward,     // (g, y) -> g * (1 - y * y)
+  SigmoidBackward,  // (g, y) -> g * (1 - y) * y
+  SqrtBackward,     // (g, y) -> g / (2 * y)
+  GeluBackward,     // (g, x), erf gelu; uses SLEEF's erf and exp
+};
 enum class Un : int { Exp, Log, Tanh, Erf, Sigmoid, Gelu, Relu, Neg, Sqrt };
 
 enum class Bcast : int { None, B /* b is b[0] for every i */, A /* a is a[0] */ };
@@ -30,6 +38,9 @@ enum class Bcast : int { None, B /* b is b[0] for every i */, A /* a is a[0] */ 
 // Floating dtypes (float16, bfloat16, float32, float64); false when `d` is
 // not one of them (the caller runs its scalar loop).
 bool binary(Bin op, tsr_dtype d, void* out, const void* a, const void* b, int64_t n, Bcast bcast);
+// out[i] = op(a[i], k) with k in the compute type (float for the 16-bit
+// floats, as the scalar ops' compute_t: k is not rounded to the dtype).
+bool binary_scalar(Bin op, tsr_dtype d, void* out, const void* a, double k, int64_t n);
 bool unary(Un op, tsr_dtype d, void* out, const void* x, int64_t n);
 
 // The instruction set the calls above use on this CPU (e.g. "AVX2").
