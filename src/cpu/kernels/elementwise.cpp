@@ -380,6 +380,12 @@ void add_into(const Tensor& dst, const Tensor& src0, double alpha) {
   auto g = make_geometry<2>(dst.sizes(), {byte_strides(dst), byte_strides(src)});
   dispatch_all(dst.dtype(), [&]<typename T>() {
     using C = compute_t<T>;
+    if constexpr (simd_type<T>) {
+      if (alpha == 1) {  // dst + 1 * x == dst + x: the SIMD runs, tiled for a transposed src
+        run_binary<T>(dst, dst, src, [](C o, C x) { return C(o + x); }, int(simd::Bin::Add));
+        return;
+      }
+    }
     for_each_run<2>(g, {static_cast<char*>(dst.data_ptr()), static_cast<char*>(src.data_ptr())},
                     [&](char** p, const int64_t* s, int64_t n) {
                       T* o = reinterpret_cast<T*>(p[0]);
