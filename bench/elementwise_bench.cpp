@@ -136,7 +136,7 @@ void bench_elementwise(int warmup, int rounds) {
   at::Tensor bt = b.t();
   tsr_tensor *ta = wrap(a), *tb = wrap(b), *tpos = wrap(pos), *tbt;
   BENCH_TSR(tsr_t(tb, &tbt));
-  std::vector<float> out(size_t(N));
+  std::vector<float> out(static_cast<size_t>(N));
   float* o = out.data();
   const float* pa = a.data_ptr<float>();
   const float* pb = b.data_ptr<float>();
