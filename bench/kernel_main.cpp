@@ -1,7 +1,8 @@
 // tsr_kernel_bench: tessera's CPU kernels (through the C API) side by side
 // with libtorch 1.13 C++ and a hand-written floor, in one process (issue
 // 12, item 7). Prints figures and ratios; never passes or fails.
-// Usage: tsr_kernel_bench [--quick]   (--quick: few rounds, a smoke run)
+// Usage: tsr_kernel_bench [--quick] [--elementwise]   (--quick: few rounds, a
+// smoke run; --elementwise: the elementwise cases only)
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 #include <torch/csrc/api/include/torch/version.h>
@@ -13,10 +14,13 @@
 #include <thread>
 
 #include "bench_util.h"
+#include "elementwise_bench.h"
 #include "reduce_bench.h"
 
 int main(int argc, char** argv) {
   const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  // --elementwise: only the elementwise cases
+  const bool only_ew = argc > 1 && std::strcmp(argv[argc - 1], "--elementwise") == 0;
   const int warmup = quick ? 1 : 2, rounds = quick ? 3 : 11;
   const int cores = int(std::thread::hardware_concurrency());
   const char* coretype = std::getenv("OPENBLAS_CORETYPE");
@@ -28,6 +32,8 @@ int main(int argc, char** argv) {
       "Figures: medians over %d rounds, contenders interleaved within each round. wall = steady\n"
       "clock; cpu = this thread's CPU time (leaves out waiting for a core on a loaded machine).\n",
       rounds);
+  bench::bench_elementwise(warmup, rounds);
+  if (only_ew) return 0;
   bench::bench_reductions(warmup, rounds, 1);
   if (cores > 1) bench::bench_reductions(warmup, rounds, cores);
   return 0;

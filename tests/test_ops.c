@@ -163,3 +163,55 @@ Test(ops, outputs_are_fresh) {
   tsr_tensor_release(r);
   tsr_tensor_release(a);
 }
+
+/* a + b.t() and b.t() - a run in tiles gathered from the transposed operand
+ * (elementwise_simd.h); sizes that are not multiples of the tile or the
+ * vector. Each element is one IEEE operation, so the result is exact. */
+static void transposed_case(tsr_dtype dtype) {
+  enum { R = 70, C = 131 };
+  static double a[R * C], b[C * R];
+  for (int i = 0; i < R * C; ++i) a[i] = (double)(i % 97) * 0.37 - 11.0 / (double)(i % 13 + 1);
+  for (int i = 0; i < C * R; ++i) b[i] = (double)(i % 89) * -1.3 + 7.0 / (double)(i % 7 + 1);
+  const int64_t sa[] = {R, C}, sb[] = {C, R};
+  tsr_tensor *ta, *tb, *ta_d, *tb_d, *bt, *r;
+  TSR_ASSERT_OK(tsr_from_data(a, sizeof a, 2, sa, TSR_FLOAT64, &ta_d));
+  TSR_ASSERT_OK(tsr_from_data(b, sizeof b, 2, sb, TSR_FLOAT64, &tb_d));
+  TSR_ASSERT_OK(tsr_to_dtype(ta_d, dtype, &ta));
+  TSR_ASSERT_OK(tsr_to_dtype(tb_d, dtype, &tb));
+  TSR_ASSERT_OK(tsr_t(tb, &bt));
+  double* av = tg_values(ta);
+  double* bv = tg_values(tb);
+  for (int pass = 0; pass < 3; ++pass) {
+    if (pass == 0) TSR_ASSERT_OK(tsr_add(ta, bt, &r));
+    if (pass == 1) TSR_ASSERT_OK(tsr_sub(bt, ta, &r));
+    if (pass == 2) {
+      TSR_ASSERT_OK(tsr_clone(ta, TSR_PRESERVE_FORMAT, &r));
+      TSR_ASSERT_OK(tsr_add_(r, bt, 1.0));
+    }
+    double* got = tg_values(r);
+    for (int i = 0; i < R; ++i)
+      for (int j = 0; j < C; ++j) {
+        double want;
+        if (dtype == TSR_FLOAT32) {
+          const float x = (float)av[i * C + j], y = (float)bv[j * R + i];
+          want = pass == 1 ? (double)(float)(y - x) : (double)(float)(x + y);
+        } else {
+          const double x = av[i * C + j], y = bv[j * R + i];
+          want = pass == 1 ? y - x : x + y;
+        }
+        cr_assert_eq(got[i * C + j], want, "pass %d [%d,%d]: %.17g, want %.17g", pass, i, j,
+                     got[i * C + j], want);
+      }
+    free(got);
+    tsr_tensor_release(r);
+  }
+  free(av);
+  free(bv);
+  tsr_tensor* all[] = {ta, tb, ta_d, tb_d, bt};
+  for (int k = 0; k < 5; ++k) tsr_tensor_release(all[k]);
+}
+
+Test(ops, transposed_operand_exact) {
+  transposed_case(TSR_FLOAT32);
+  transposed_case(TSR_FLOAT64);
+}

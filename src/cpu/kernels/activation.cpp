@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "core/layout.h"
+#include "cpu/kernels/elementwise_simd.h"
 #include "cpu/kernels/map.h"
 
 namespace tsr::kernels {
@@ -73,6 +75,41 @@ compute_t<T> as_element(double v) {
   return compute_t<T>(T(compute_t<T>(v)));
 }
 
+// The SIMD kernels (elementwise_simd.h) when every operand has out's sizes
+// and strides and those are dense (one contiguous run over the storage).
+bool dense_alike(const Tensor& out, std::initializer_list<const Tensor*> ins) {
+  if (!is_non_overlapping_and_dense(out.sizes(), out.strides())) return false;
+  for (const Tensor* t : ins)
+    if (t->sizes() != out.sizes() || t->strides() != out.strides()) return false;
+  return true;
+}
+bool simd_act(Act op, const Tensor& out, const Tensor& x) {
+  simd::Un u;
+  switch (op) {
+    case Act::Gelu: u = simd::Un::Gelu; break;
+    case Act::Tanh: u = simd::Un::Tanh; break;
+    case Act::Sigmoid: u = simd::Un::Sigmoid; break;
+    case Act::Sqrt: u = simd::Un::Sqrt; break;
+    case Act::Erf: u = simd::Un::Erf; break;
+    default: return false;
+  }
+  if (!dense_alike(out, {&x})) return false;
+  return simd::unary(u, out.dtype(), out.data_ptr(), x.data_ptr(), out.numel());
+}
+bool simd_act_backward(Act op, const Tensor& out, const Tensor& g, const Tensor& s) {
+  simd::Bin b;
+  switch (op) {
+    case Act::Gelu: b = simd::Bin::GeluBackward; break;
+    case Act::Tanh: b = simd::Bin::TanhBackward; break;
+    case Act::Sigmoid: b = simd::Bin::SigmoidBackward; break;
+    case Act::Sqrt: b = simd::Bin::SqrtBackward; break;
+    default: return false;
+  }
+  if (!dense_alike(out, {&g, &s})) return false;
+  return simd::binary(b, out.dtype(), out.data_ptr(), g.data_ptr(), s.data_ptr(), out.numel(),
+                      simd::Bcast::None);
+}
+
 }  // namespace
 
 tsr_dtype act_result_dtype(Act op, tsr_dtype d) {
@@ -88,6 +125,7 @@ Tensor act(Act op, const Tensor& x0) {
   const tsr_dtype d = act_result_dtype(op, x0.dtype());
   const Tensor x = converted(x0, d);
   Tensor out = new_output(x0.sizes(), {&x0}, d);
+  if (d != TSR_FLOAT16 && simd_act(op, out, x)) return out;  // float16: not_implemented below
   dispatch_float_no_half(d, act_name(op), act_kernel(op), [&]<typename T>() {
     using C = compute_t<T>;
     const std::array<Tensor, 1> in{x};
@@ -107,6 +145,7 @@ Tensor act_backward(Act op, const Tensor& grad, const Tensor& saved0) {
   const tsr_dtype d = grad.dtype();
   const Tensor saved = converted(saved0, d);
   Tensor out = new_output(grad.sizes(), {&grad, &saved}, d);
+  if (d != TSR_FLOAT16 && simd_act_backward(op, out, grad, saved)) return out;
   dispatch_float_no_half(d, act_name(op), act_kernel(op), [&]<typename T>() {
     using C = compute_t<T>;
     const std::array<Tensor, 2> in{grad, saved};

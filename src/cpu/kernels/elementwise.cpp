@@ -6,6 +6,7 @@
 #include "cpu/kernels/empty_cpu.h"
 #include "core/layout.h"
 #include "cpu/kernels/copy.h"
+#include "cpu/kernels/elementwise_simd.h"
 #include "cpu/kernels/strided_loop.h"
 
 namespace tsr::kernels {
@@ -67,16 +68,77 @@ Shape output_strides(const Shape& shape, const TensorRefs& inputs) {
 
 namespace {
 
+// The floating dtypes the SIMD kernels (elementwise_simd.h) take.
+template <typename T>
+constexpr bool simd_type = std::is_same_v<T, float> || std::is_same_v<T, double> ||
+                           std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
+template <typename T>
+constexpr tsr_dtype simd_dtype() {
+  if constexpr (std::is_same_v<T, float>) return TSR_FLOAT32;
+  else if constexpr (std::is_same_v<T, double>) return TSR_FLOAT64;
+  else if constexpr (std::is_same_v<T, Half>) return TSR_FLOAT16;
+  else return TSR_BFLOAT16;
+}
+
+// No SIMD kernel for the op (integers, bool, ops without one).
+constexpr int kNoSimd = -1;
+
+// A 2-D geometry whose output and one input run unit-stride inner while the
+// other input is transposed (unit stride on the outer dim, e.g. a + b.t()):
+// TB x TB tiles of the transposed input are gathered into a buffer (reading
+// down its contiguous dim) and each tile row goes through the SIMD kernel,
+// so both inputs are read with locality. False when the geometry is not
+// of that form.
+template <typename T>
+bool run_binary_transposed(simd::Bin op, const LoopGeometry<3>& g, char* const base[3]) {
+  constexpr int64_t E = sizeof(T), TB = 64;
+  if (g.sizes.size() != 2 || g.strides[0][0] != E) return false;
+  int t = 0;  // the transposed operand (1 or 2)
+  for (int k = 1; k <= 2; ++k)
+    if (g.strides[k][0] != E && g.strides[k][1] == E && g.strides[k][0] != 0) t = k;
+  if (t == 0 || g.strides[3 - t][0] != E) return false;
+  const int u = 3 - t;
+  const int64_t n0 = g.sizes[0], n1 = g.sizes[1], st0 = g.strides[t][0];
+  alignas(64) T buf[TB * TB];
+  for (int64_t i1 = 0; i1 < n1; i1 += TB) {
+    const int64_t m1 = std::min(TB, n1 - i1);
+    for (int64_t i0 = 0; i0 < n0; i0 += TB) {
+      const int64_t m0 = std::min(TB, n0 - i0);
+      const char* src = base[t] + i1 * E + i0 * st0;
+      for (int64_t c = 0; c < m0; ++c) {
+        const T* col = reinterpret_cast<const T*>(src + c * st0);
+        for (int64_t r = 0; r < m1; ++r) buf[r * TB + c] = col[r];
+      }
+      for (int64_t r = 0; r < m1; ++r) {
+        char* o = base[0] + (i1 + r) * g.strides[0][1] + i0 * E;
+        const char* un = base[u] + (i1 + r) * g.strides[u][1] + i0 * E;
+        const T* tr = buf + r * TB;
+        if (t == 2) simd::binary(op, simd_dtype<T>(), o, un, tr, m0, simd::Bcast::None);
+        else simd::binary(op, simd_dtype<T>(), o, tr, un, m0, simd::Bcast::None);
+      }
+    }
+  }
+  return true;
+}
+
+// `simd_op`: the simd::Bin computing f, or kNoSimd. Floating runs that are
+// unit-stride (or a stride-0 broadcast of one input) go through the SIMD
+// kernel, which gives f's bits (elementwise_simd.h); the rest stay scalar.
 template <typename T, typename F>
-void run_binary(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
+void run_binary(const Tensor& out, const Tensor& a, const Tensor& b, F f, int simd_op = kNoSimd) {
   // a and b read through their broadcast strides (0 on broadcast dims):
   // the geometry of expand(a, shape) without building the view.
   const Shape& shape = out.sizes();
   auto g = make_geometry<3>(shape, {byte_strides(out),
                                     scaled_strides(broadcast_strides(a, shape), a.element_size()),
                                     scaled_strides(broadcast_strides(b, shape), b.element_size())});
-  for_each_run<3>(g, {static_cast<char*>(out.data_ptr()), static_cast<char*>(a.data_ptr()),
-                      static_cast<char*>(b.data_ptr())},
+  char* const base[3] = {static_cast<char*>(out.data_ptr()), static_cast<char*>(a.data_ptr()),
+                         static_cast<char*>(b.data_ptr())};
+  constexpr bool vec = simd_type<T>;
+  if constexpr (vec) {
+    if (simd_op != kNoSimd && run_binary_transposed<T>(simd::Bin(simd_op), g, base)) return;
+  }
+  for_each_run<3>(g, {base[0], base[1], base[2]},
                   [&](char** p, const int64_t* s, int64_t n) {
                     T* o = reinterpret_cast<T*>(p[0]);
                     const T* x = reinterpret_cast<const T*>(p[1]);
@@ -84,6 +146,14 @@ void run_binary(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
                     const int64_t so = s[0] / int64_t(sizeof(T)), sx = s[1] / int64_t(sizeof(T)),
                                   sy = s[2] / int64_t(sizeof(T));
                     using C = compute_t<T>;
+                    if constexpr (vec) {
+                      if (simd_op != kNoSimd && so == 1 && (sx == 1 || sy == 1) && sx <= 1 && sy <= 1 &&
+                          sx >= 0 && sy >= 0) {
+                        const auto bc = sx == 0 ? simd::Bcast::A : sy == 0 ? simd::Bcast::B : simd::Bcast::None;
+                        simd::binary(simd::Bin(simd_op), simd_dtype<T>(), o, x, y, n, bc);
+                        return;
+                      }
+                    }
                     if (so == 1 && sx == 1 && sy == 1) {
                       for (int64_t i = 0; i < n; ++i) o[i] = T(f(C(x[i]), C(y[i])));
                     } else if (so == 1 && sx == 1 && sy == 0) {
@@ -95,8 +165,11 @@ void run_binary(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
                   });
 }
 
+// `simd_op`: the simd::Un computing f, or kNoSimd; `k`/`simd_bin`: f is
+// simd_bin(x, k) with k in the compute type (the scalar ops).
 template <typename T, typename F>
-void run_unary(const Tensor& out, const Tensor& a, F f) {
+void run_unary(const Tensor& out, const Tensor& a, F f, int simd_op = kNoSimd, int simd_bin = kNoSimd,
+               double k = 0) {
   auto g = make_geometry<2>(out.sizes(), {byte_strides(out), byte_strides(a)});
   for_each_run<2>(g, {static_cast<char*>(out.data_ptr()), static_cast<char*>(a.data_ptr())},
                   [&](char** p, const int64_t* s, int64_t n) {
@@ -104,6 +177,18 @@ void run_unary(const Tensor& out, const Tensor& a, F f) {
                     const T* x = reinterpret_cast<const T*>(p[1]);
                     const int64_t so = s[0] / int64_t(sizeof(T)), sx = s[1] / int64_t(sizeof(T));
                     using C = compute_t<T>;
+                    if constexpr (simd_type<T>) {
+                      if (so == 1 && sx == 1) {
+                        if (simd_op != kNoSimd) {
+                          simd::unary(simd::Un(simd_op), simd_dtype<T>(), o, x, n);
+                          return;
+                        }
+                        if (simd_bin != kNoSimd) {
+                          simd::binary_scalar(simd::Bin(simd_bin), simd_dtype<T>(), o, x, k, n);
+                          return;
+                        }
+                      }
+                    }
                     if (so == 1 && sx == 1)
                       for (int64_t i = 0; i < n; ++i) o[i] = T(f(C(x[i])));
                     else
@@ -218,10 +303,10 @@ Tensor binary(BinaryOp op, const Tensor& a0, const Tensor& b0) {
       }
     } else {
       switch (op) {
-        case BinaryOp::Add: run_binary<T>(out, a, b, [](C x, C y) { return wrap_add(x, y); }); break;
-        case BinaryOp::Sub: run_binary<T>(out, a, b, [](C x, C y) { return wrap_sub(x, y); }); break;
-        case BinaryOp::Mul: run_binary<T>(out, a, b, [](C x, C y) { return wrap_mul(x, y); }); break;
-        case BinaryOp::Div: run_binary<T>(out, a, b, [](C x, C y) { return C(x / y); }); break;
+        case BinaryOp::Add: run_binary<T>(out, a, b, [](C x, C y) { return wrap_add(x, y); }, int(simd::Bin::Add)); break;
+        case BinaryOp::Sub: run_binary<T>(out, a, b, [](C x, C y) { return wrap_sub(x, y); }, int(simd::Bin::Sub)); break;
+        case BinaryOp::Mul: run_binary<T>(out, a, b, [](C x, C y) { return wrap_mul(x, y); }, int(simd::Bin::Mul)); break;
+        case BinaryOp::Div: run_binary<T>(out, a, b, [](C x, C y) { return C(x / y); }, int(simd::Bin::Div)); break;
       }
     }
   });
@@ -234,7 +319,7 @@ Tensor mul_scalar(const Tensor& a, double s) {
   dispatch_floating(a.dtype(), "mul(scalar)", [&]<typename T>() {
     using C = compute_t<T>;
     const C k = C(s);
-    run_unary<T>(out, a, [k](C x) { return C(x * k); });
+    run_unary<T>(out, a, [k](C x) { return C(x * k); }, kNoSimd, int(simd::Bin::Mul), s);
   });
   return out;
 }
@@ -245,7 +330,7 @@ Tensor add_scalar(const Tensor& a, double s) {
   dispatch_floating(a.dtype(), "add(scalar)", [&]<typename T>() {
     using C = compute_t<T>;
     const C k = C(s);
-    run_unary<T>(out, a, [k](C x) { return C(x + k); });
+    run_unary<T>(out, a, [k](C x) { return C(x + k); }, kNoSimd, int(simd::Bin::Add), s);
   });
   return out;
 }
@@ -262,13 +347,13 @@ Tensor unary(UnaryOp op, const Tensor& a0) {
     } else {
       switch (op) {
         // NaN propagates (torch's clamp_min): only x <= 0 becomes 0.
-        case UnaryOp::Relu: run_unary<T>(out, a, [](C x) { return x <= C(0) ? C(0) : x; }); break;
-        case UnaryOp::Neg: run_unary<T>(out, a, [](C x) { return wrap_neg(x); }); break;
+        case UnaryOp::Relu: run_unary<T>(out, a, [](C x) { return x <= C(0) ? C(0) : x; }, int(simd::Un::Relu)); break;
+        case UnaryOp::Neg: run_unary<T>(out, a, [](C x) { return wrap_neg(x); }, int(simd::Un::Neg)); break;
         case UnaryOp::Exp:
-          if constexpr (std::is_floating_point_v<C>) run_unary<T>(out, a, [](C x) { return C(std::exp(x)); });
+          if constexpr (std::is_floating_point_v<C>) run_unary<T>(out, a, [](C x) { return C(std::exp(x)); }, int(simd::Un::Exp));
           break;
         case UnaryOp::Log:
-          if constexpr (std::is_floating_point_v<C>) run_unary<T>(out, a, [](C x) { return C(std::log(x)); });
+          if constexpr (std::is_floating_point_v<C>) run_unary<T>(out, a, [](C x) { return C(std::log(x)); }, int(simd::Un::Log));
           break;
       }
     }
@@ -284,7 +369,8 @@ Tensor relu_backward(const Tensor& grad, const Tensor& result) {
   dispatch_floating(grad.dtype(), "relu backward", [&]<typename T>() {
     using C = compute_t<T>;
     // threshold_backward: zero where result <= 0; a NaN result passes g.
-    run_binary<T>(out, grad, r, [](C g, C x) { return x <= C(0) ? C(0) : g; });
+    run_binary<T>(out, grad, r, [](C g, C x) { return x <= C(0) ? C(0) : g; },
+                  int(simd::Bin::ReluBackward));
   });
   return out;
 }
@@ -295,6 +381,12 @@ void add_into(const Tensor& dst, const Tensor& src0, double alpha) {
   auto g = make_geometry<2>(dst.sizes(), {byte_strides(dst), byte_strides(src)});
   dispatch_all(dst.dtype(), [&]<typename T>() {
     using C = compute_t<T>;
+    if constexpr (simd_type<T>) {
+      if (alpha == 1) {  // dst + 1 * x == dst + x: the SIMD runs, tiled for a transposed src
+        run_binary<T>(dst, dst, src, [](C o, C x) { return C(o + x); }, int(simd::Bin::Add));
+        return;
+      }
+    }
     for_each_run<2>(g, {static_cast<char*>(dst.data_ptr()), static_cast<char*>(src.data_ptr())},
                     [&](char** p, const int64_t* s, int64_t n) {
                       T* o = reinterpret_cast<T*>(p[0]);

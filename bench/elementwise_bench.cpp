@@ -1,0 +1,189 @@
+// Every contender reads the same memory: tessera wraps torch's buffers with
+// tsr_from_blob. tessera's result is checked against torch's once, before
+// timing (bit-exact for add/mul/relu, within 1e-5 relative otherwise).
+//
+// Floors: for binary ops, a hand-written vectorized loop out[i] = a[i] +
+// b[i] into a preallocated buffer (the bytes of the op read and written
+// once); for a + b.t(), the same with 64x64 tiles, so b's columns are read
+// with locality; for unary ops, memcpy of the same bytes (exp and tanh
+// compute per element, so for them the floor is a lower bound, not a
+// target). tessera and torch allocate their output on every call.
+#include "elementwise_bench.h"
+
+#include <ATen/ATen.h>
+#include <ATen/Parallel.h>
+
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "bench_util.h"
+
+namespace bench {
+
+namespace {
+
+void leave_to_torch(void*, void*) {}
+
+tsr_dtype tsr_type(at::ScalarType s) {
+  switch (s) {
+    case at::kHalf: return TSR_FLOAT16;
+    case at::kBFloat16: return TSR_BFLOAT16;
+    case at::kDouble: return TSR_FLOAT64;
+    default: return TSR_FLOAT32;
+  }
+}
+
+tsr_tensor* wrap(const at::Tensor& t) {
+  tsr_tensor* out = nullptr;
+  BENCH_TSR(tsr_from_blob(t.data_ptr(), t.dim(), t.sizes().data(), t.strides().data(),
+                          tsr_type(t.scalar_type()), TSR_DEVICE_CPU, leave_to_torch, nullptr, &out));
+  return out;
+}
+
+void check(tsr_tensor* got, const at::Tensor& want0, const std::string& what, bool exact) {
+  at::Tensor want = want0.contiguous();
+  at::Tensor g = at::empty_like(want);
+  BENCH_TSR(tsr_copy_to_buffer(got, g.data_ptr(), size_t(g.nbytes()), nullptr));
+  const bool ok = exact ? std::memcmp(g.data_ptr(), want.data_ptr(), size_t(g.nbytes())) == 0
+                        : at::allclose(g.to(at::kFloat), want.to(at::kFloat), 1e-5, 1e-6, true);
+  if (!ok) {
+    std::fprintf(stderr, "%s: tessera's result differs from torch's (max abs diff %g)\n", what.c_str(),
+                 (g.to(at::kDouble) - want.to(at::kDouble)).abs().max().item<double>());
+    std::abort();
+  }
+}
+
+typedef float v8f __attribute__((vector_size(32)));
+#if defined(__x86_64__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+void floor_add(float* o, const float* a, const float* b, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    v8f x, y;
+    std::memcpy(&x, a + i, 32);
+    std::memcpy(&y, b + i, 32);
+    x += y;
+    std::memcpy(o + i, &x, 32);
+  }
+  for (; i < n; ++i) o[i] = a[i] + b[i];
+}
+
+// o = a + b^T for n x n row-major a, b: 64x64 tiles.
+#if defined(__x86_64__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+void floor_add_t(float* o, const float* a, const float* b, int64_t n) {
+  constexpr int64_t TB = 64;
+  for (int64_t i0 = 0; i0 < n; i0 += TB)
+    for (int64_t j0 = 0; j0 < n; j0 += TB)
+      for (int64_t i = i0; i < std::min(n, i0 + TB); ++i)
+        for (int64_t j = j0; j < std::min(n, j0 + TB); ++j) o[i * n + j] = a[i * n + j] + b[j * n + i];
+}
+
+struct Row {
+  std::string name;
+  double tsr, torch, floor, r_torch, r_floor;
+};
+
+using TsrFn = std::function<tsr_status(tsr_tensor**)>;
+
+Row run_case(const std::string& name, TsrFn tf, std::function<at::Tensor()> torch_fn,
+             std::function<void()> floor_fn, bool exact, int warmup, int rounds) {
+  {
+    tsr_tensor* r;
+    BENCH_TSR(tf(&r));
+    check(r, torch_fn(), name, exact);
+    tsr_tensor_release(r);
+  }
+  std::vector<Contender> cs = {
+      {"tessera",
+       [&] {
+         tsr_tensor* r;
+         BENCH_TSR(tf(&r));
+         keep(r);
+         tsr_tensor_release(r);
+       }},
+      {"torch",
+       [&] {
+         at::Tensor r = torch_fn();
+         keep(r.data_ptr());
+       }},
+      {"floor", floor_fn},
+  };
+  Samples s = measure_interleaved(cs, warmup, rounds);
+  return {name, median(s.cpu[0]), median(s.cpu[1]), median(s.cpu[2]), paired_ratio(s.cpu[0], s.cpu[1]),
+          paired_ratio(s.cpu[0], s.cpu[2])};
+}
+
+}  // namespace
+
+void bench_elementwise(int warmup, int rounds) {
+  const int64_t before = tsr_get_num_threads();
+  BENCH_TSR(tsr_set_num_threads(1));
+  const int torch_before = at::get_num_threads();
+  at::set_num_threads(1);
+  std::printf(
+      "\nElementwise, [4096,4096] (16M elements), tessera and torch on 1 thread, CPU ms (this thread).\n"
+      "floor: binary = hand-vectorized out = a + b (same bytes), a + b.t() = the same in 64x64 tiles,\n"
+      "unary = memcpy of the same bytes (a lower bound for exp/tanh).\n"
+      "ratio = median over rounds of tessera's time / this one's.\n");
+  at::manual_seed(0);
+  const int64_t n = 4096, N = n * n;
+  at::Tensor a = at::randn({n, n}), b = at::randn({n, n}), pos = at::rand({n, n}) + 0.5;
+  at::Tensor bt = b.t();
+  tsr_tensor *ta = wrap(a), *tb = wrap(b), *tpos = wrap(pos), *tbt;
+  BENCH_TSR(tsr_t(tb, &tbt));
+  std::vector<float> out(static_cast<size_t>(N));
+  float* o = out.data();
+  const float* pa = a.data_ptr<float>();
+  const float* pb = b.data_ptr<float>();
+  auto fl_bin = [&] { floor_add(o, pa, pb, N); keep(o); };
+  auto fl_un = [&] { std::memcpy(o, pa, size_t(N) * 4); keep(o); };
+  std::vector<Row> rows;
+  rows.push_back(run_case("f32 a + b", [&](tsr_tensor** r) { return tsr_add(ta, tb, r); },
+                          [&] { return a + b; }, fl_bin, true, warmup, rounds));
+  rows.push_back(run_case("f32 a * b", [&](tsr_tensor** r) { return tsr_mul(ta, tb, r); },
+                          [&] { return a * b; }, fl_bin, true, warmup, rounds));
+  rows.push_back(run_case("f32 a / b", [&](tsr_tensor** r) { return tsr_div(ta, tb, r); },
+                          [&] { return a / b; }, fl_bin, true, warmup, rounds));
+  rows.push_back(run_case("f32 a * 1.5 (scalar)", [&](tsr_tensor** r) { return tsr_mul_scalar(ta, 1.5, r); },
+                          [&] { return a * 1.5; }, fl_un, true, warmup, rounds));
+  rows.push_back(run_case("f32 a + b.t()", [&](tsr_tensor** r) { return tsr_add(ta, tbt, r); },
+                          [&] { return a + bt; }, [&] { floor_add_t(o, pa, pb, n); keep(o); }, true, warmup,
+                          rounds));
+  rows.push_back(run_case("f32 relu", [&](tsr_tensor** r) { return tsr_relu(ta, r); },
+                          [&] { return at::relu(a); }, fl_un, true, warmup, rounds));
+  rows.push_back(run_case("f32 exp", [&](tsr_tensor** r) { return tsr_exp(ta, r); },
+                          [&] { return at::exp(a); }, fl_un, false, warmup, rounds));
+  rows.push_back(run_case("f32 log", [&](tsr_tensor** r) { return tsr_log(tpos, r); },
+                          [&] { return at::log(pos); }, fl_un, false, warmup, rounds));
+  rows.push_back(run_case("f32 tanh", [&](tsr_tensor** r) { return tsr_tanh(ta, r); },
+                          [&] { return at::tanh(a); }, fl_un, false, warmup, rounds));
+  rows.push_back(run_case("f32 sigmoid", [&](tsr_tensor** r) { return tsr_sigmoid(ta, r); },
+                          [&] { return at::sigmoid(a); }, fl_un, false, warmup, rounds));
+  rows.push_back(run_case("f32 gelu (erf)", [&](tsr_tensor** r) { return tsr_gelu(ta, TSR_GELU_NONE, r); },
+                          [&] { return at::gelu(a); }, fl_un, false, warmup, rounds));
+  for (at::ScalarType st : {at::kHalf, at::kBFloat16}) {
+    at::Tensor ah = a.to(st), bh = b.to(st);
+    tsr_tensor *tah = wrap(ah), *tbh = wrap(bh);
+    const std::string nm = st == at::kHalf ? "f16" : "bf16";
+    auto fl_h = [&] { floor_add(o, pa, pb, N / 2); keep(o); };  // the same bytes as 16-bit a + b
+    rows.push_back(run_case(nm + " a + b", [&](tsr_tensor** r) { return tsr_add(tah, tbh, r); },
+                            [&] { return ah + bh; }, fl_h, true, warmup, rounds));
+    tsr_tensor_release(tah);
+    tsr_tensor_release(tbh);
+  }
+  std::printf("  %-28s %9s %9s %9s %9s %9s\n", "case", "tessera", "torch", "floor", "tsr/torch", "tsr/floor");
+  rule();
+  for (const Row& r : rows)
+    std::printf("  %-28s %9.2f %9.2f %9.2f %9.2f %9.2f\n", r.name.c_str(), r.tsr * 1e3, r.torch * 1e3,
+                r.floor * 1e3, r.r_torch, r.r_floor);
+  for (tsr_tensor* t : {ta, tb, tpos, tbt}) tsr_tensor_release(t);
+  at::set_num_threads(torch_before);
+  BENCH_TSR(tsr_set_num_threads(before));
+}
+
+}  // namespace bench

@@ -1,0 +1,380 @@
+// Highway kernels of elementwise_simd.h, compiled once per target by
+// foreach_target.h and picked at run time by HWY_DYNAMIC_DISPATCH.
+//
+// Transcendentals: on x86 the AVX2 and SSE4 targets call SLEEF's variants for
+// that instruction set directly (Sleef_expf8_u10avx2 on a __m256, ...), the
+// 1-ulp functions ATen's Vectorized<float> uses; other targets (SSE2/SSSE3,
+// NEON, scalar emulation) apply the scalar std:: function lane by lane.
+#include "cpu/kernels/simd_targets.h"  // before Highway: no AVX-512 (memory bound)
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "cpu/kernels/elementwise_simd.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+
+#include <cmath>
+#include <cstring>
+
+#include "cpu/kernels/elementwise_simd.h"
+
+#if HWY_ARCH_X86
+#include <immintrin.h>
+#include <sleef.h>  // the SSE4 variants; its AVX2 ones need __AVX__ at compile time:
+extern "C" {        // declared here, called only from the AVX2 target
+__m256 Sleef_expf8_u10avx2(__m256);
+__m256 Sleef_logf8_u10avx2(__m256);
+__m256 Sleef_tanhf8_u10avx2(__m256);
+__m256 Sleef_erff8_u10avx2(__m256);
+__m256d Sleef_expd4_u10avx2(__m256d);
+__m256d Sleef_logd4_u10avx2(__m256d);
+__m256d Sleef_tanhd4_u10avx2(__m256d);
+__m256d Sleef_erfd4_u10avx2(__m256d);
+}
+#endif
+
+HWY_BEFORE_NAMESPACE();
+namespace tsr::kernels::simd {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+#undef TSR_SLEEF
+#undef TSR_SLEEF_ON
+#if HWY_ARCH_X86 && HWY_TARGET == HWY_AVX2
+#define TSR_SLEEF(name, f, d) Sleef_##name##f##8##_u10avx2, Sleef_##name##d##4##_u10avx2
+#define TSR_SLEEF_ON 1
+#elif HWY_ARCH_X86 && HWY_TARGET == HWY_SSE4
+#define TSR_SLEEF(name, f, d) Sleef_##name##f##4##_u10sse4, Sleef_##name##d##2##_u10sse4
+#define TSR_SLEEF_ON 1
+#else
+#define TSR_SLEEF_ON 0
+#endif
+
+template <typename T>
+using D = hn::ScalableTag<T>;
+template <typename T>
+using V = hn::Vec<D<T>>;
+
+// Applies a scalar function lane by lane (targets without SLEEF).
+template <typename T, typename F>
+HWY_INLINE V<T> PerLane(V<T> v, F f) {
+  const D<T> d;
+  HWY_ALIGN T tmp[hn::MaxLanes(d)];
+  hn::Store(v, d, tmp);
+  for (size_t k = 0; k < hn::Lanes(d); ++k) tmp[k] = f(tmp[k]);
+  return hn::Load(d, tmp);
+}
+
+#if TSR_SLEEF_ON
+// SLEEF function pair (float, double) applied to a full vector.
+template <typename T, typename FF, typename FD>
+HWY_INLINE V<T> Sleef2(V<T> v, FF ff, FD fd) {
+  if constexpr (sizeof(T) == 4) return V<T>{ff(v.raw)};
+  else return V<T>{fd(v.raw)};
+}
+template <typename T>
+HWY_INLINE V<T> VExp(V<T> v) { return Sleef2<T>(v, TSR_SLEEF(exp, f, d)); }
+template <typename T>
+HWY_INLINE V<T> VLog(V<T> v) { return Sleef2<T>(v, TSR_SLEEF(log, f, d)); }
+template <typename T>
+HWY_INLINE V<T> VTanh(V<T> v) { return Sleef2<T>(v, TSR_SLEEF(tanh, f, d)); }
+template <typename T>
+HWY_INLINE V<T> VErf(V<T> v) { return Sleef2<T>(v, TSR_SLEEF(erf, f, d)); }
+#else
+template <typename T>
+HWY_INLINE V<T> VExp(V<T> v) { return PerLane<T>(v, [](T x) { return std::exp(x); }); }
+template <typename T>
+HWY_INLINE V<T> VLog(V<T> v) { return PerLane<T>(v, [](T x) { return std::log(x); }); }
+template <typename T>
+HWY_INLINE V<T> VTanh(V<T> v) { return PerLane<T>(v, [](T x) { return std::tanh(x); }); }
+template <typename T>
+HWY_INLINE V<T> VErf(V<T> v) { return PerLane<T>(v, [](T x) { return std::erf(x); }); }
+#endif
+
+// The erf inside gelu: float32 takes ATen 1.13's Vectorized<float>::erf
+// (vec256_float.h, which GeluKernelImpl uses): Abramowitz-Stegun 7.1.26,
+// sign(x) * (1 - t * r(t) * exp(-x^2)) with t = 1 / (1 + p |x|), absolute
+// error below 1.5e-7, one exp instead of SLEEF's erf (5x faster here).
+// float64 keeps SLEEF's erf (ATen's Vectorized<double>::erf is Sleef_erfd4_u10).
+template <typename T>
+HWY_INLINE V<T> GeluErf(V<T> x) {
+  if constexpr (sizeof(T) == 8) {
+    return VErf<T>(x);
+  } else {
+    const D<T> d;
+    const V<T> one = hn::Set(d, 1.0f);
+    const V<T> sign = hn::And(hn::Set(d, -0.0f), x);
+    const V<T> ax = hn::Xor(sign, x);
+    const V<T> t = hn::Div(one, hn::MulAdd(hn::Set(d, 0.3275911f), ax, one));
+    V<T> r = hn::MulAdd(hn::Set(d, 1.061405429f), t, hn::Set(d, -1.453152027f));
+    r = hn::MulAdd(r, t, hn::Set(d, 1.421413741f));
+    r = hn::MulAdd(r, t, hn::Set(d, -0.284496736f));
+    r = hn::MulAdd(r, t, hn::Set(d, 0.254829592f));
+    const V<T> e = hn::Neg(VExp<T>(hn::Neg(hn::Mul(x, x))));
+    return hn::Xor(sign, hn::MulAdd(hn::Mul(e, t), r, one));
+  }
+}
+
+// ATen's gelu constants (GeluKernelImpl / GeluBackwardKernelImpl).
+constexpr double kSqrt1_2 = 0.70710678118654752440;
+constexpr double kAlpha = 1.12837916709551257390 * kSqrt1_2 * 0.5;
+
+// One vector of op(a, b), in the order of the scalar formulas.
+template <typename T>
+HWY_INLINE V<T> BinV(Bin op, V<T> a, V<T> b) {
+  const D<T> d;
+  const V<T> one = hn::Set(d, T(1));
+  switch (op) {
+    case Bin::Add: return hn::Add(a, b);
+    case Bin::Sub: return hn::Sub(a, b);
+    case Bin::Mul: return hn::Mul(a, b);
+    case Bin::Div: return hn::Div(a, b);
+    case Bin::ReluBackward: return hn::IfThenZeroElse(hn::Le(b, hn::Zero(d)), a);  // NaN y passes g
+    case Bin::TanhBackward: return hn::Mul(a, hn::Sub(one, hn::Mul(b, b)));
+    case Bin::SigmoidBackward: return hn::Mul(hn::Mul(a, hn::Sub(one, b)), b);
+    case Bin::SqrtBackward: return hn::Div(a, hn::Mul(hn::Set(d, T(2)), b));
+    case Bin::GeluBackward: break;
+  }
+  const V<T> cdf = hn::Mul(hn::Set(d, T(0.5)), hn::Add(one, GeluErf<T>(hn::Mul(b, hn::Set(d, T(kSqrt1_2))))));
+  const V<T> pdf = hn::Mul(hn::Set(d, T(kAlpha)), VExp<T>(hn::Mul(hn::Mul(hn::Set(d, T(-0.5)), b), b)));
+  return hn::Mul(a, hn::Add(cdf, hn::Mul(b, pdf)));
+}
+
+template <typename T, Bin op, Bcast bc>
+HWY_INLINE void BinLoop(T* HWY_RESTRICT o, const T* a, const T* b, size_t n) {
+  const D<T> d;
+  const size_t N = hn::Lanes(d);
+  size_t i = 0;
+  if (n >= N) {
+    for (; i + N <= n; i += N) {
+      const V<T> va = bc == Bcast::A ? hn::Set(d, a[0]) : hn::LoadU(d, a + i);
+      const V<T> vb = bc == Bcast::B ? hn::Set(d, b[0]) : hn::LoadU(d, b + i);
+      hn::StoreU(BinV<T>(op, va, vb), d, o + i);
+    }
+    if (i == n) return;
+    i = n - N;  // last whole vector overlaps: each lane computes the same value
+    if (o == a || o == b) {  // in place: the overlap would read outputs
+      i = n - (n % N);
+    } else {
+      const V<T> va = bc == Bcast::A ? hn::Set(d, a[0]) : hn::LoadU(d, a + i);
+      const V<T> vb = bc == Bcast::B ? hn::Set(d, b[0]) : hn::LoadU(d, b + i);
+      hn::StoreU(BinV<T>(op, va, vb), d, o + i);
+      return;
+    }
+  }
+  const size_t r = n - i;
+  HWY_ALIGN T ta[hn::MaxLanes(d)] = {}, tb[hn::MaxLanes(d)] = {}, to[hn::MaxLanes(d)];
+  for (size_t k = 0; k < r; ++k) {
+    ta[k] = bc == Bcast::A ? a[0] : a[i + k];
+    tb[k] = bc == Bcast::B ? b[0] : b[i + k];
+  }
+  hn::Store(BinV<T>(op, hn::Load(d, ta), hn::Load(d, tb)), d, to);
+  std::memcpy(o + i, to, r * sizeof(T));
+}
+
+template <typename T, Bin op>
+HWY_INLINE void BinBc(T* o, const T* a, const T* b, size_t n, Bcast bc) {
+  switch (bc) {
+    case Bcast::None: return BinLoop<T, op, Bcast::None>(o, a, b, n);
+    case Bcast::B: return BinLoop<T, op, Bcast::B>(o, a, b, n);
+    case Bcast::A: return BinLoop<T, op, Bcast::A>(o, a, b, n);
+  }
+}
+
+template <typename T>
+void BinaryT(int op, T* o, const T* a, const T* b, size_t n, int bc) {
+  const Bcast c = Bcast(bc);
+  switch (Bin(op)) {
+    case Bin::Add: return BinBc<T, Bin::Add>(o, a, b, n, c);
+    case Bin::Sub: return BinBc<T, Bin::Sub>(o, a, b, n, c);
+    case Bin::Mul: return BinBc<T, Bin::Mul>(o, a, b, n, c);
+    case Bin::Div: return BinBc<T, Bin::Div>(o, a, b, n, c);
+    case Bin::ReluBackward: return BinBc<T, Bin::ReluBackward>(o, a, b, n, c);
+    case Bin::TanhBackward: return BinBc<T, Bin::TanhBackward>(o, a, b, n, c);
+    case Bin::SigmoidBackward: return BinBc<T, Bin::SigmoidBackward>(o, a, b, n, c);
+    case Bin::SqrtBackward: return BinBc<T, Bin::SqrtBackward>(o, a, b, n, c);
+    case Bin::GeluBackward: return BinBc<T, Bin::GeluBackward>(o, a, b, n, c);
+  }
+}
+
+void BinaryF32(int op, float* o, const float* a, const float* b, size_t n, int bc) {
+  BinaryT<float>(op, o, a, b, n, bc);
+}
+void BinaryF64(int op, double* o, const double* a, const double* b, size_t n, int bc) {
+  BinaryT<double>(op, o, a, b, n, bc);
+}
+
+template <typename T, Un op>
+HWY_INLINE V<T> UnV(V<T> x) {
+  const D<T> d;
+  if constexpr (op == Un::Exp) return VExp<T>(x);
+  else if constexpr (op == Un::Log) return VLog<T>(x);
+  else if constexpr (op == Un::Tanh) return VTanh<T>(x);
+  else if constexpr (op == Un::Erf) return VErf<T>(x);
+  else if constexpr (op == Un::Sigmoid) {
+    const V<T> one = hn::Set(d, T(1));
+    return hn::Div(one, hn::Add(one, VExp<T>(hn::Neg(x))));
+  } else if constexpr (op == Un::Gelu) {
+    // x * 0.5 * (1 + erf(x * sqrt(1/2))), the scalar kernel's order
+    const V<T> e = GeluErf<T>(hn::Mul(x, hn::Set(d, T(kSqrt1_2))));
+    return hn::Mul(hn::Mul(x, hn::Set(d, T(0.5))), hn::Add(hn::Set(d, T(1)), e));
+  } else if constexpr (op == Un::Relu) {
+    return hn::IfThenZeroElse(hn::Le(x, hn::Zero(d)), x);
+  } else if constexpr (op == Un::Neg) {
+    return hn::Neg(x);
+  } else {
+    return hn::Sqrt(x);
+  }
+}
+
+template <typename T, Un op>
+HWY_INLINE void UnLoop(T* HWY_RESTRICT o, const T* x, size_t n) {
+  const D<T> d;
+  const size_t N = hn::Lanes(d);
+  size_t i = 0;
+  for (; i + N <= n; i += N) hn::StoreU(UnV<T, op>(hn::LoadU(d, x + i)), d, o + i);
+  if (i == n) return;
+  const size_t r = n - i;
+  HWY_ALIGN T tx[hn::MaxLanes(d)] = {}, to[hn::MaxLanes(d)];
+  std::memcpy(tx, x + i, r * sizeof(T));
+  hn::Store(UnV<T, op>(hn::Load(d, tx)), d, to);
+  std::memcpy(o + i, to, r * sizeof(T));
+}
+
+template <typename T>
+void UnaryT(int op, T* o, const T* x, size_t n) {
+  switch (Un(op)) {
+    case Un::Exp: return UnLoop<T, Un::Exp>(o, x, n);
+    case Un::Log: return UnLoop<T, Un::Log>(o, x, n);
+    case Un::Tanh: return UnLoop<T, Un::Tanh>(o, x, n);
+    case Un::Erf: return UnLoop<T, Un::Erf>(o, x, n);
+    case Un::Sigmoid: return UnLoop<T, Un::Sigmoid>(o, x, n);
+    case Un::Gelu: return UnLoop<T, Un::Gelu>(o, x, n);
+    case Un::Relu: return UnLoop<T, Un::Relu>(o, x, n);
+    case Un::Neg: return UnLoop<T, Un::Neg>(o, x, n);
+    case Un::Sqrt: return UnLoop<T, Un::Sqrt>(o, x, n);
+  }
+}
+
+void UnaryF32(int op, float* o, const float* x, size_t n) { UnaryT<float>(op, o, x, n); }
+void UnaryF64(int op, double* o, const double* x, size_t n) { UnaryT<double>(op, o, x, n); }
+
+const char* TargetName() { return hwy::TargetName(HWY_TARGET); }
+
+}  // namespace HWY_NAMESPACE
+}  // namespace tsr::kernels::simd
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include "cpu/kernels/convert_simd.h"
+
+namespace tsr::kernels::simd {
+
+HWY_EXPORT(BinaryF32);
+HWY_EXPORT(BinaryF64);
+HWY_EXPORT(UnaryF32);
+HWY_EXPORT(UnaryF64);
+HWY_EXPORT(TargetName);
+
+namespace {
+
+// float16/bfloat16: chunks converted to float32 in L1-sized buffers.
+constexpr int64_t kChunk = 1024;
+
+void to_float(tsr_dtype d, const void* s, float* f, int64_t n) {
+  if (d == TSR_FLOAT16) half_to_float_n(static_cast<const uint16_t*>(s), f, n, false);
+  else bf16_to_float_n(static_cast<const uint16_t*>(s), f, n, false);
+}
+void from_float(tsr_dtype d, const float* f, void* s, int64_t n) {
+  if (d == TSR_FLOAT16) float_to_half_n(f, static_cast<uint16_t*>(s), n, false);
+  else float_to_bf16_n(f, static_cast<uint16_t*>(s), n, false);
+}
+
+}  // namespace
+
+bool binary(Bin op, tsr_dtype d, void* out, const void* a, const void* b, int64_t n, Bcast bc) {
+  switch (d) {
+    case TSR_FLOAT32:
+      HWY_DYNAMIC_DISPATCH(BinaryF32)(int(op), static_cast<float*>(out), static_cast<const float*>(a),
+                                      static_cast<const float*>(b), size_t(n), int(bc));
+      return true;
+    case TSR_FLOAT64:
+      HWY_DYNAMIC_DISPATCH(BinaryF64)(int(op), static_cast<double*>(out), static_cast<const double*>(a),
+                                      static_cast<const double*>(b), size_t(n), int(bc));
+      return true;
+    case TSR_FLOAT16:
+    case TSR_BFLOAT16: {
+      alignas(64) float fa[kChunk], fb[kChunk], fo[kChunk];
+      const auto* pa = static_cast<const uint16_t*>(a);
+      const auto* pb = static_cast<const uint16_t*>(b);
+      auto* po = static_cast<uint16_t*>(out);
+      if (bc == Bcast::A) to_float(d, pa, fa, 1);
+      if (bc == Bcast::B) to_float(d, pb, fb, 1);
+      for (int64_t i = 0; i < n; i += kChunk) {
+        const int64_t m = n - i < kChunk ? n - i : kChunk;
+        if (bc != Bcast::A) to_float(d, pa + i, fa, m);
+        if (bc != Bcast::B) to_float(d, pb + i, fb, m);
+        HWY_DYNAMIC_DISPATCH(BinaryF32)(int(op), fo, fa, fb, size_t(m), int(bc));
+        from_float(d, fo, po + i, m);
+      }
+      return true;
+    }
+    default: return false;
+  }
+}
+
+bool binary_scalar(Bin op, tsr_dtype d, void* out, const void* a, double k, int64_t n) {
+  switch (d) {
+    case TSR_FLOAT32: {
+      const float kf = float(k);
+      return binary(op, d, out, a, &kf, n, Bcast::B);
+    }
+    case TSR_FLOAT64: return binary(op, d, out, a, &k, n, Bcast::B);
+    case TSR_FLOAT16:
+    case TSR_BFLOAT16: {
+      alignas(64) float fa[kChunk], fo[kChunk];
+      const float kf = float(k);
+      const auto* pa = static_cast<const uint16_t*>(a);
+      auto* po = static_cast<uint16_t*>(out);
+      for (int64_t i = 0; i < n; i += kChunk) {
+        const int64_t m = n - i < kChunk ? n - i : kChunk;
+        to_float(d, pa + i, fa, m);
+        HWY_DYNAMIC_DISPATCH(BinaryF32)(int(op), fo, fa, &kf, size_t(m), int(Bcast::B));
+        from_float(d, fo, po + i, m);
+      }
+      return true;
+    }
+    default: return false;
+  }
+}
+
+bool unary(Un op, tsr_dtype d, void* out, const void* x, int64_t n) {
+  switch (d) {
+    case TSR_FLOAT32:
+      HWY_DYNAMIC_DISPATCH(UnaryF32)(int(op), static_cast<float*>(out), static_cast<const float*>(x),
+                                     size_t(n));
+      return true;
+    case TSR_FLOAT64:
+      HWY_DYNAMIC_DISPATCH(UnaryF64)(int(op), static_cast<double*>(out), static_cast<const double*>(x),
+                                     size_t(n));
+      return true;
+    case TSR_FLOAT16:
+    case TSR_BFLOAT16: {
+      alignas(64) float fx[kChunk], fo[kChunk];
+      const auto* px = static_cast<const uint16_t*>(x);
+      auto* po = static_cast<uint16_t*>(out);
+      for (int64_t i = 0; i < n; i += kChunk) {
+        const int64_t m = n - i < kChunk ? n - i : kChunk;
+        to_float(d, px + i, fx, m);
+        HWY_DYNAMIC_DISPATCH(UnaryF32)(int(op), fo, fx, size_t(m));
+        from_float(d, fo, po + i, m);
+      }
+      return true;
+    }
+    default: return false;
+  }
+}
+
+const char* elementwise_simd_target() { return HWY_DYNAMIC_DISPATCH(TargetName)(); }
+
+}  // namespace tsr::kernels::simd
+#endif
