@@ -112,7 +112,11 @@ std::vector<ViewSpec> parse_views(std::map<std::string, std::string>& metadata,
   if (views.empty()) return out;
   std::unordered_map<std::string, size_t> index;
   for (size_t i = 0; i < names.size(); ++i) index.emplace(names[i], i);
-  for (const auto& [name, text] : views) {
+  for (const auto& view : views) {
+    // Named, not a structured binding: clang 14 (the fuzz build) cannot
+    // capture a structured binding in a lambda.
+    const std::string& name = view.first;
+    const std::string& text = view.second;
     auto bad = [&](const std::string& why) {
       return Error(TSR_ERR_CORRUPT_FILE, str("view ", json_quoted(name), " (\"", kViewKeyPrefix,
                                              "...\" metadata): ", why));
