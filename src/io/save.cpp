@@ -27,10 +27,7 @@ namespace {
 void validate(const std::vector<SaveItem>& items, const SaveSettings& settings) {
   std::set<std::string> seen;
   for (const SaveItem& it : items) {
-    TSR_CHECK(!it.name.empty(), TSR_ERR_INVALID_ARGUMENT, "tensor names must not be empty");
-    check_text(it.name, "tensor name");
-    TSR_CHECK(it.name != "__metadata__", TSR_ERR_INVALID_ARGUMENT,
-              "\"__metadata__\" is reserved by safetensors and cannot name a tensor");
+    check_tensor_name(it.name);
     TSR_CHECK(seen.insert(it.name).second, TSR_ERR_INVALID_ARGUMENT, "duplicate tensor name ",
               json_quoted(it.name));
   }

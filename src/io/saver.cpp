@@ -91,10 +91,7 @@ void Saver::grow_reserve(uint64_t needed) {
 
 void Saver::add(const std::string& name, const Tensor& tensor) {
   check_usable("tsr_saver_add");
-  TSR_CHECK(!name.empty(), TSR_ERR_INVALID_ARGUMENT, "tensor names must not be empty");
-  check_text(name, "tensor name");
-  TSR_CHECK(name != "__metadata__", TSR_ERR_INVALID_ARGUMENT,
-            "\"__metadata__\" is reserved by safetensors and cannot name a tensor");
+  check_tensor_name(name);
   TSR_CHECK(!names_.count(name), TSR_ERR_INVALID_ARGUMENT, "duplicate tensor name ",
             json_quoted(name), " (already added to the saver of '", path_, "')");
   Tensor hold;

@@ -20,6 +20,13 @@ void check_text(const std::string& s, const char* what) {
             bad, ")");
 }
 
+void check_tensor_name(const std::string& name) {
+  TSR_CHECK(!name.empty(), TSR_ERR_INVALID_ARGUMENT, "tensor names must not be empty");
+  check_text(name, "tensor name");
+  TSR_CHECK(name != "__metadata__", TSR_ERR_INVALID_ARGUMENT,
+            "\"__metadata__\" is reserved by safetensors and cannot name a tensor");
+}
+
 void check_metadata_and_level(const SaveSettings& settings) {
   for (const auto& [k, v] : settings.metadata) {
     TSR_CHECK(!k.empty(), TSR_ERR_INVALID_ARGUMENT, "metadata keys must not be empty");

@@ -16,6 +16,9 @@ class AtomicWriter;
 
 // TSR_ERR_INVALID_ARGUMENT unless s is valid UTF-8; `what` names s.
 void check_text(const std::string& s, const char* what);
+// A tensor name safetensors accepts: non-empty UTF-8, not "__metadata__"
+// (TSR_ERR_INVALID_ARGUMENT otherwise; uniqueness is the caller's check).
+void check_tensor_name(const std::string& name);
 // The user's metadata (non-empty UTF-8 keys and values, none under the
 // reserved "tessera." prefix) and the compression level.
 void check_metadata_and_level(const SaveSettings& settings);
