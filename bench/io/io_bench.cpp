@@ -29,6 +29,7 @@
 #include <tessera/tessera.h>
 
 #include "io/chunked_codec.h"
+#include "weight_set.h"
 #include "io/posix_file.h"
 
 namespace {
@@ -39,44 +40,12 @@ double cpu_now() {
   return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
 }
 
-double now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-void check(tsr_status st, const char* what) {
-  if (st != TSR_OK) {
-    std::fprintf(stderr, "%s: %s: %s\n", what, tsr_status_name(st), tsr_last_error_message());
-    std::exit(1);
-  }
-}
-
-struct Set {
-  std::string label;
-  std::vector<std::string> names;
-  std::vector<tsr_tensor*> tensors;
-  double bytes = 0;
-};
+using Set = io_bench::WeightSet;
+using io_bench::check;
+using io_bench::now;
 
 Set load_set(const std::string& label, const std::string& path, tsr_dtype to) {
-  tsr_tensor_map* m = nullptr;
-  check(tsr_load(path.c_str(), nullptr, &m), path.c_str());
-  Set s;
-  s.label = label;
-  for (int64_t i = 0; i < tsr_tensor_map_count(m); ++i) {
-    tsr_tensor* t = nullptr;
-    check(tsr_tensor_map_get(m, i, &t), "get");
-    if (to != tsr_tensor_dtype(t)) {
-      tsr_tensor* c = nullptr;
-      check(tsr_to_dtype(t, to, &c), "to_dtype");
-      tsr_tensor_release(t);
-      t = c;
-    }
-    s.names.push_back(tsr_tensor_map_name(m, i));
-    s.tensors.push_back(t);
-    s.bytes += double(tsr_tensor_nbytes(t));
-  }
-  tsr_tensor_map_release(m);
-  return s;
+  return io_bench::load_weight_set(label, path, to);
 }
 
 Set random_set(const std::string& label, int64_t numel, tsr_dtype dt) {

@@ -18,18 +18,12 @@
 
 #include <tessera/tessera.h>
 
+#include "weight_set.h"
+
 namespace {
 
-double now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-void check(tsr_status st, const char* what) {
-  if (st != TSR_OK) {
-    std::fprintf(stderr, "%s: %s: %s\n", what, tsr_status_name(st), tsr_last_error_message());
-    std::exit(1);
-  }
-}
+using io_bench::check;
+using io_bench::now;
 
 torch::Dtype torch_dtype(tsr_dtype d) {
   switch (d) {
@@ -40,35 +34,17 @@ torch::Dtype torch_dtype(tsr_dtype d) {
   }
 }
 
-struct Set {
-  std::string label;
-  std::vector<std::string> names;
-  std::vector<tsr_tensor*> tensors;
-  std::vector<torch::Tensor> views;  // torch views of the same memory
-  double bytes = 0;
+// A weight set with torch views of the same memory.
+struct Set : io_bench::WeightSet {
+  std::vector<torch::Tensor> views;
 };
 
 Set load_set(const std::string& label, const std::string& path, tsr_dtype to) {
-  tsr_tensor_map* m = nullptr;
-  check(tsr_load(path.c_str(), nullptr, &m), path.c_str());
   Set s;
-  s.label = label;
-  for (int64_t i = 0; i < tsr_tensor_map_count(m); ++i) {
-    tsr_tensor* t = nullptr;
-    check(tsr_tensor_map_get(m, i, &t), "get");
-    if (to != tsr_tensor_dtype(t)) {
-      tsr_tensor* c = nullptr;
-      check(tsr_to_dtype(t, to, &c), "to_dtype");
-      tsr_tensor_release(t);
-      t = c;
-    }
-    s.names.push_back(tsr_tensor_map_name(m, i));
-    s.tensors.push_back(t);
+  static_cast<io_bench::WeightSet&>(s) = io_bench::load_weight_set(label, path, to);
+  for (tsr_tensor* t : s.tensors)
     s.views.push_back(torch::from_blob(tsr_tensor_data_ptr(t), {tsr_tensor_numel(t)},
                                        torch::TensorOptions().dtype(torch_dtype(to))));
-    s.bytes += double(tsr_tensor_nbytes(t));
-  }
-  tsr_tensor_map_release(m);
   return s;
 }
 
