@@ -9,6 +9,9 @@
 // the scalar code's steps lane by lane. bfloat16 is always integer SIMD: the
 // AVX-512 BF16 instruction flushes subnormal inputs to zero, which the scalar
 // rounding does not.
+#define TSR_SIMD_KEEP_AVX512  // compute-bound: AVX-512 pays
+#include "cpu/kernels/simd_targets.h"
+
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "cpu/kernels/convert_simd.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep

@@ -1,4 +1,7 @@
 // Highway kernels of softmax_simd.h; see reduce_simd.cpp for the dispatch.
+#define TSR_SIMD_KEEP_AVX512  // compute-bound: AVX-512 pays
+#include "cpu/kernels/simd_targets.h"
+
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "cpu/kernels/softmax_simd.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
