@@ -105,7 +105,7 @@ func TestSaverErrors(t *testing.T) {
 	defer a.Close()
 	s := got(tessera.OpenSaver(path, nil)).ok(t)
 	noErr(t, s.Add("a", a))
-	wantMessage(t, wantStatus(t, s.Add("a", a), tessera.InvalidArgument), "'a'")
+	wantMessage(t, wantStatus(t, s.Add("a", a), tessera.InvalidArgument), `duplicate tensor name "a"`)
 	noErr(t, s.Commit())
 	wantMessage(t, wantStatus(t, s.Commit(), tessera.InvalidArgument), "already committed")
 	wantMessage(t, wantStatus(t, s.Add("b", a), tessera.InvalidArgument), "already committed")

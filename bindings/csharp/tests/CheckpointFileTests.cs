@@ -70,7 +70,7 @@ public static class CheckpointFileTests {
       using (var t = Tensor.Zeros(new long[] {2})) {
         saver.Add("a", t);
         Check.True(Check.Throws(Status.InvalidArgument, () => saver.Add("a", t), "duplicate")
-                       .Message.Contains("'a'"), "names the tensor");
+                       .Message.Contains("duplicate tensor name \"a\""), "names the tensor");
         saver.Commit();
         Check.True(Check.Throws(Status.InvalidArgument, () => saver.Commit(), "commit twice")
                        .Message.Contains("already committed"), "commit twice says so");

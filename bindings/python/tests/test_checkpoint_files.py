@@ -87,7 +87,7 @@ class CheckpointFiles(unittest.TestCase):
         with self.assertRaises(ts.InvalidArgumentError) as cm:
             saver.add("a", ts.ones(2))  # duplicate: refused, the saver goes on
         self.assertEqual(cm.exception.status, ts.Status.INVALID_ARGUMENT)
-        self.assertIn("a", str(cm.exception))
+        self.assertIn('duplicate tensor name "a"', str(cm.exception))
         saver.commit()
         with self.assertRaises(ts.InvalidArgumentError) as cm:
             saver.commit()
