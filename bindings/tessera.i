@@ -747,10 +747,11 @@ typedef struct {} TsrFile;
 /* ---- Saver: tsr_saver_open / add / commit / release ------------------------ */
 %extend TsrSaver {
   /* tsr_saver_open: metadata (the list's metadata pairs; its tensors are
-   * ignored) may be NULL. */
+   * ignored) may be NULL; a nonzero max_shard_size is the library's
+   * TSR_ERR_UNSUPPORTED. */
   static TsrSaver* open(const char* path, TsrTensorList* metadata, tsr_compression compression,
-                        int32_t level, bool skip_checksums, tsr_progress_fn progress,
-                        void* progress_user_data) {
+                        int32_t level, bool skip_checksums, int64_t max_shard_size,
+                        tsr_progress_fn progress, void* progress_user_data) {
     TsrSaver* box = (TsrSaver*)calloc(1, sizeof *box);
     if (!box) {
       tsr_bind_fail(TSR_ERR_OUT_OF_MEMORY, "out of memory creating a Saver");
@@ -764,8 +765,8 @@ typedef struct {} TsrFile;
       return NULL;
     }
     tsr_save_options opts;
-    bind_fill_save_options(&opts, metadata, compression, level, skip_checksums, 0, false,
-                           progress, kept);
+    bind_fill_save_options(&opts, metadata, compression, level, skip_checksums, max_shard_size,
+                           false, progress, kept);
     if (tsr_saver_open(path, &opts, &box->saver) != TSR_OK) {
       if (kept) tsr_bind_progress_drop(kept);
       free(box);

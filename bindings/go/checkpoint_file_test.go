@@ -120,7 +120,7 @@ func TestSaverErrors(t *testing.T) {
 		&tessera.SaveOptions{Metadata: map[string]string{"tessera.x": "1"}})
 	wantStatus(t, err, tessera.InvalidArgument)
 	_, err = tessera.OpenSaver(filepath.Join(dir, "x.safetensors"), &tessera.SaveOptions{MaxShardSize: 10})
-	wantStatus(t, err, tessera.Unsupported)
+	wantMessage(t, wantStatus(t, err, tessera.Unsupported), "max_shard_size must be 0")
 	if l := listing(t, dir); !reflect.DeepEqual(l, []string{"s.safetensors"}) {
 		t.Errorf("left behind: %v", l)
 	}

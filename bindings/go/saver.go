@@ -58,7 +58,7 @@ func OpenSaver(path string, opts *SaveOptions) (s *Saver, err error) {
 		list.Set_metadata(key, opts.Metadata[key])
 	}
 	h := capi.SaverOpen(path, uintptr(list), capi.Enum_SS_tsr_compression(opts.Compression),
-		int(opts.Level), opts.SkipChecksums, p.handle())
+		int(opts.Level), opts.SkipChecksums, opts.MaxShardSize, p.handle())
 	return own(&Saver{handle: capi.SwigcptrSaver(h), progress: p}, (*Saver).Close), nil
 }
 

@@ -494,14 +494,10 @@ static void tsr_bind_progress_drop(void* kept) {
    */
   public static Saver open(String path, SaveOptions options) {
     final SaveOptions o = options == null ? new SaveOptions() : options;
-    if (o.maxShardSize() != 0) {
-      throw new TesseraException(Status.ERR_UNSUPPORTED,
-          "Saver.open: a saver writes one file (maxShardSize must be 0)");
-    }
     Progress p = Progress.wrap(o.progress());
     try (TensorList metadata = o.metadataList()) {
       Saver s = Progress.call(p, () -> nativeOpen(path, metadata, o.compression(), o.level(),
-          o.skipChecksums(), p));
+          o.skipChecksums(), o.maxShardSize(), p));
       s.progress = p;
       return s;
     }

@@ -19,14 +19,11 @@ public partial class Saver : global::System.IDisposable {
   /// defaults. Progress is called once here with (0, 0).</summary>
   public static Saver Open(string path, SaveOptions options = null) {
     options = options ?? new SaveOptions();
-    if (options.MaxShardSize != 0)
-      throw new TesseraException(Status.Unsupported,
-                                 "Saver.Open: a saver writes one file (MaxShardSize must be 0)");
     Progress p = Progress.Wrap(options.Progress);
     using (var metadata = options.MetadataList()) {
       Saver saver = Progress.Call(
           p, () => NativeOpen(path, metadata, options.Compression, options.Level,
-                              options.SkipChecksums, p));
+                              options.SkipChecksums, options.MaxShardSize, p));
       saver.progress = p;
       return saver;
     }

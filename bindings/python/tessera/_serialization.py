@@ -165,7 +165,7 @@ class Saver(_core.Saver, Closable):
         with TensorList() as meta:
             _metadata_list(meta, metadata)
             saver = _call(guard, _core.Saver.open, os.fsdecode(path), meta, code, level,
-                          bool(skip_checksums), guard)
+                          bool(skip_checksums), 0, guard)
         saver._progress = guard
         saver._committed = False
         return saver
