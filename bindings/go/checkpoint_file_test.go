@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"tessera.dev/tessera"
+	"tessera.dev/tessera/internal/capi"
 )
 
 // Checkpoint files 2: Saver (Close/Commit), progress callbacks (cancel by
@@ -341,4 +342,33 @@ func TestFileLazyAndReadOnly(t *testing.T) {
 	defer g.Close()
 	x := got(g.Get(last[len(last)-1])).ok(t)
 	x.Close()
+}
+
+// Every progress func registered for a call is unregistered when the call
+// returns (success, cancel or panic), and a Saver's when it is closed.
+func TestProgressHandlesDoNotLeak(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "h.safetensors")
+	a := got(tessera.Zeros([]int64{4}, tessera.Float32)).ok(t)
+	defer a.Close()
+	base := capi.ProgressRegistered()
+	yes := func(_, _ uint64) bool { return true }
+	no := func(_, _ uint64) bool { return false }
+	boom := func(_, _ uint64) bool { panic("boom") }
+	for _, fn := range []tessera.ProgressFunc{yes, no, boom} {
+		_ = tessera.Save(path, map[string]*tessera.Tensor{"a": a}, &tessera.SaveOptions{Progress: fn})
+		if c, err := tessera.Load(path, &tessera.LoadOptions{Progress: fn}); err == nil {
+			c.Close()
+		}
+		if s, err := tessera.OpenSaver(path, &tessera.SaveOptions{Progress: fn}); err == nil {
+			_ = s.Add("a", a)
+			if n := capi.ProgressRegistered(); n != base+1 {
+				t.Errorf("an open saver holds %d ids, want %d", n, base+1)
+			}
+			noErr(t, s.Close())
+		}
+		if n := capi.ProgressRegistered(); n != base {
+			t.Errorf("%d progress ids registered after the calls, want %d", n, base)
+		}
+	}
 }

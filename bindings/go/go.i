@@ -219,6 +219,13 @@ func UnregisterProgress(id uintptr) {
 	delete(progressFuncs, id)
 }
 
+// ProgressRegistered counts the registered ids (tests check none leak).
+func ProgressRegistered() int {
+	progressMu.Lock()
+	defer progressMu.Unlock()
+	return len(progressFuncs)
+}
+
 //export tsr_go_progress
 func tsr_go_progress(id C.uintptr_t, done, total C.uint64_t) C.int {
 	progressMu.Lock()

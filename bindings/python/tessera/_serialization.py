@@ -34,7 +34,7 @@ class _Progress:
     def __call__(self, done, total):
         try:
             return self.fn(done, total) is not False
-        except BaseException as error:  # KeyboardInterrupt too: cancel, then re-raise
+        except BaseException as error:  # KeyboardInterrupt too: cancel first (see _call)
             self.error = error
             return False
 
@@ -49,13 +49,16 @@ class _Progress:
 
 def _call(progress, fn, *args):
     """fn(*args); a CancelledError caused by an exception in the callback
-    says so (raise ... from the callback's exception)."""
+    says so (raise ... from the callback's exception). KeyboardInterrupt and
+    SystemExit in the callback cancel the call, then go on as themselves."""
     try:
         return fn(*args)
     except CancelledError as cancelled:
         error = progress.error if progress is not None else None
         if error is not None:
             progress.error = None
+            if not isinstance(error, Exception):
+                raise error from cancelled
             raise cancelled from error
         raise
 

@@ -160,6 +160,20 @@ class CheckpointFiles(unittest.TestCase):
         self.assertIsInstance(cm.exception.__cause__, ZeroDivisionError)
         self.assertEqual(self.listing(), ["p.safetensors"])
 
+    def test_keyboard_interrupt_in_progress_cancels_then_goes_on(self):
+        before = self.write_old("p.safetensors")
+
+        def interrupt(done, total):
+            if done > 0:
+                raise KeyboardInterrupt
+
+        with self.assertRaises(KeyboardInterrupt) as cm:
+            ts.save({"a": ts.zeros(10), "b": ts.ones(3)}, self.path("p.safetensors"),
+                    progress=interrupt)
+        self.assertIsInstance(cm.exception.__cause__, ts.CancelledError)
+        self.assert_unchanged("p.safetensors", before)
+        self.assertEqual(self.listing(), ["p.safetensors"])
+
     def test_saver_progress_cancel(self):
         before = self.write_old("s.safetensors")
         with self.assertRaises(ts.CancelledError):  # at open: no file created
