@@ -119,6 +119,13 @@ typedef struct { char* data; int64_t length; } tsr_bytes;
 %rename(Generator) TsrGenerator;
 %rename(TensorMap) TsrTensorMap;
 %rename(TensorList) TsrTensorList;
+%rename(Saver) TsrSaver;
+/* java.io.File and System.IO.File are imported everywhere: TensorFile there. */
+#if defined(SWIGJAVA) || defined(SWIGCSHARP)
+%rename(TensorFile) TsrFile;
+#else
+%rename(File) TsrFile;
+#endif
 
 %nodefaultctor TsrTensor;
 %nodefaultctor TsrStorage;
@@ -128,6 +135,10 @@ typedef struct {} TsrStorage;
 typedef struct {} TsrGenerator;
 typedef struct {} TsrTensorMap;
 typedef struct {} TsrTensorList;
+%nodefaultctor TsrSaver;
+%nodefaultctor TsrFile;
+typedef struct {} TsrSaver;
+typedef struct {} TsrFile;
 
 /* Every method returning a handle returns a new reference the proxy owns. */
 %newobject TsrTensor::empty;
@@ -212,6 +223,11 @@ typedef struct {} TsrTensorList;
 %newobject TsrTensorMap::get_by_name;
 %newobject TsrTensorMap::to_list;
 %newobject TsrTensorList::get;
+%newobject TsrTensorMap::load_with;
+%newobject TsrSaver::open;
+%newobject TsrFile::open;
+%newobject TsrFile::get;
+%newobject TsrFile::get_by_name;
 
 /* ---- Tensor: torch.Tensor over tsr_tensor --------------------------------- */
 %extend TsrTensor {
@@ -699,6 +715,123 @@ typedef struct {} TsrTensorList;
   const char* metadata_get(const char* key) { return tsr_tensor_map_metadata_get($self, key); }
 }
 
+/* ---- Progress callbacks, streaming saves, lazily read files --------------- */
+/* A progress callback crosses as the pair (tsr_progress_fn progress,
+ * void* progress_user_data): each language file maps one host object (a
+ * Python callable, a Java ProgressListener, a C# delegate, a Go handle id)
+ * onto the pair with a multi-argument typemap, and defines
+ *   void* tsr_bind_progress_keep(void* user_data)  a reference that outlives
+ *                                                  the call (for a saver);
+ *   void  tsr_bind_progress_drop(void* kept)       drops it.
+ * A NULL host object gives (NULL, NULL): no callback. The language's
+ * trampoline returns TSR_ERR_CANCELLED when the host callback says stop or
+ * throws; the host side keeps the exception and attaches it to the
+ * CANCELLED error the call then raises. */
+
+/* TensorMap.load_with: tsr_load with every option. */
+%extend TsrTensorMap {
+  /* tsr_load: max_bytes as load's; skip_checksums: do not verify the file's
+   * checksums; progress: see above. path may be a sharded checkpoint's
+   * "model.safetensors.index.json". */
+  static TsrTensorMap* load_with(const char* path, int64_t max_bytes, bool skip_checksums,
+                                 tsr_progress_fn progress, void* progress_user_data) {
+    tsr_load_options opts = TSR_LOAD_OPTIONS_INIT;
+    opts.max_bytes = max_bytes;
+    opts.skip_checksums = skip_checksums ? 1 : 0;
+    opts.progress = progress;
+    opts.progress_user_data = progress ? progress_user_data : NULL;
+    TSR_RETURN_OUT(tsr_tensor_map*, NULL, tsr_load(path, &opts, &out));
+  }
+}
+
+/* ---- Saver: tsr_saver_open / add / commit / release ------------------------ */
+%extend TsrSaver {
+  /* tsr_saver_open: metadata (the list's metadata pairs; its tensors are
+   * ignored) may be NULL; a nonzero max_shard_size is the library's
+   * TSR_ERR_UNSUPPORTED. */
+  static TsrSaver* open(const char* path, TsrTensorList* metadata, tsr_compression compression,
+                        int32_t level, bool skip_checksums, int64_t max_shard_size,
+                        tsr_progress_fn progress, void* progress_user_data) {
+    TsrSaver* box = (TsrSaver*)calloc(1, sizeof *box);
+    if (!box) {
+      tsr_bind_fail(TSR_ERR_OUT_OF_MEMORY, "out of memory creating a Saver");
+      return NULL;
+    }
+    /* C# and Go pass no user_data (the delegate / handle id is its own). */
+    void* kept = NULL;
+    if (progress && progress_user_data && !(kept = tsr_bind_progress_keep(progress_user_data))) {
+      free(box);
+      tsr_bind_fail(TSR_ERR_INTERNAL, "Saver.open: cannot keep the progress callback");
+      return NULL;
+    }
+    tsr_save_options opts;
+    bind_fill_save_options(&opts, metadata, compression, level, skip_checksums, max_shard_size,
+                           false, progress, kept);
+    if (tsr_saver_open(path, &opts, &box->saver) != TSR_OK) {
+      if (kept) tsr_bind_progress_drop(kept);
+      free(box);
+      return NULL;
+    }
+    box->progress_user_data = kept;
+    return box;
+  }
+  ~TsrSaver() { bind_saver_free($self); }
+  /* tsr_saver_add: writes tensor's contents now, under name. */
+  void add(const char* name, TsrTensor* tensor) {
+    tsr_saver* s = bind_saver_get($self, "Saver.add: the saver is closed");
+    if (s) tsr_saver_add(s, name, tensor);
+  }
+  /* tsr_saver_commit: the file appears at path. */
+  void commit() {
+    tsr_saver* s = bind_saver_get($self, "Saver.commit: the saver is closed");
+    if (s) tsr_saver_commit(s);
+  }
+}
+
+/* ---- File: tsr_open_file, names and shapes without reading, tensors lazily - */
+%extend TsrFile {
+  /* tsr_open_file: max_bytes and skip_checksums as for load_with. */
+  static TsrFile* open(const char* path, int64_t max_bytes, bool skip_checksums) {
+    tsr_load_options opts = TSR_LOAD_OPTIONS_INIT;
+    opts.max_bytes = max_bytes;
+    opts.skip_checksums = skip_checksums ? 1 : 0;
+    TSR_RETURN_OUT(tsr_file*, NULL, tsr_open_file(path, &opts, &out));
+  }
+  ~TsrFile() { tsr_file_release($self); }
+  int64_t size() { return tsr_file_count($self); }
+  const char* name(int64_t i) { return tsr_file_name($self, i); }
+  /* -1 when absent. */
+  int64_t find(const char* name) { return tsr_file_find($self, name); }
+  /* Tensor i's dtype, without reading it. */
+  tsr_dtype dtype(int64_t i) {
+    tsr_dtype d = TSR_FLOAT32;
+    tsr_file_tensor_info($self, i, &d, NULL, NULL);
+    return d;
+  }
+  /* Tensor i's sizes, without reading it. */
+  tsr_i64_array shape(int64_t i) {
+    int64_t ndim = -1;
+    const int64_t* sizes = NULL;
+    tsr_i64_array a = {NULL, -1, 0};
+    if (tsr_file_tensor_info($self, i, NULL, &ndim, &sizes) == TSR_OK) {
+      a.data = sizes;
+      a.length = ndim;
+    }
+    return a;
+  }
+  /* Tensor i: a read-only view of the mapping (plain file) or a new tensor
+   * decoded from its chunks (compressed file). */
+  TsrTensor* get(int64_t i) { TSR_RETURN_TENSOR(tsr_file_get($self, i, &out)); }
+  TsrTensor* get_by_name(const char* name) {
+    TSR_RETURN_TENSOR(tsr_file_get_by_name($self, name, &out));
+  }
+  int64_t metadata_size() { return tsr_file_metadata_count($self); }
+  const char* metadata_key(int64_t i) { return tsr_file_metadata_key($self, i); }
+  const char* metadata_value(int64_t i) { return tsr_file_metadata_value($self, i); }
+  /* NULL when absent. */
+  const char* metadata_get(const char* key) { return tsr_file_metadata_get($self, key); }
+}
+
 /* ---- 4. module functions --------------------------------------------------- */
 %{
 
@@ -871,6 +1004,29 @@ static void bind_save(const char* path, TsrTensorList* list,
   tsr_save(path, list->size, (const char* const*)list->names, list->items, &opts);
 }
 
+/* tsr_save with every option (tsr_save_options): max_shard_size > 0 writes a
+ * sharded checkpoint (path ending in ".safetensors"), flatten_views saves
+ * views of one storage as separate tensors; progress as above. */
+static void bind_save_with(const char* path, TsrTensorList* list, tsr_compression compression,
+                           int32_t level, bool skip_checksums, int64_t max_shard_size,
+                           bool flatten_views, tsr_progress_fn progress,
+                           void* progress_user_data) {
+  if (!list) {
+    tsr_bind_fail(TSR_ERR_INVALID_ARGUMENT, "save: the TensorList is NULL or closed");
+    return;
+  }
+  for (int64_t i = 0; i < list->size; ++i) {
+    if (!list->names[i]) {
+      tsr_bind_fail(TSR_ERR_INVALID_ARGUMENT, "save: every tensor needs a name");
+      return;
+    }
+  }
+  tsr_save_options opts;
+  bind_fill_save_options(&opts, list, compression, level, skip_checksums, max_shard_size,
+                         flatten_views, progress, progress_user_data);
+  tsr_save(path, list->size, (const char* const*)list->names, list->items, &opts);
+}
+
 /* Allocator (torch.cuda.memory_* names), per device. */
 static tsr_memory_stats_t bind_memory_stats(tsr_device_type device_type,
                                        int32_t device_index) {
@@ -1002,6 +1158,8 @@ TsrTensor* bind_where(TsrTensor* condition, TsrTensor* input, TsrTensor* other);
 TsrTensor* bind_embedding(TsrTensor* input, TsrTensor* weight);
 %rename(save) bind_save;
 void bind_save(const char* path, TsrTensorList* list, tsr_compression compression TSR_DEFAULT(TSR_COMPRESSION_NONE), int32_t level TSR_DEFAULT(0));
+%rename(save_with) bind_save_with;
+void bind_save_with(const char* path, TsrTensorList* list, tsr_compression compression, int32_t level, bool skip_checksums, int64_t max_shard_size, bool flatten_views, tsr_progress_fn progress, void* progress_user_data);
 %rename(memory_stats) bind_memory_stats;
 tsr_memory_stats_t bind_memory_stats(tsr_device_type device_type TSR_DEFAULT(TSR_DEVICE_CPU), int32_t device_index TSR_DEFAULT(0));
 %rename(memory_allocated) bind_memory_allocated;

@@ -169,6 +169,7 @@ TSR_CS_ARRAY_OUT(tsr_bytes, tsr_cs_no_bytes, NativeByteArray, byte[])
 %rename(Unsupported) TSR_ERR_UNSUPPORTED;
 %rename(Internal) TSR_ERR_INTERNAL;
 %rename(IndexOutOfRange) TSR_ERR_INDEX_OUT_OF_RANGE;
+%rename(Cancelled) TSR_ERR_CANCELLED;
 
 %rename(UInt8) TSR_UINT8;
 %rename(Int8) TSR_INT8;
@@ -266,9 +267,45 @@ TSR_CS_PROPERTY(TsrTensorMap::metadata_get, NativeMetadataGet)
 TSR_CS_PROPERTY(TsrGenerator::get_state, NativeGetState)
 /* Loading goes through Tessera.Load. */
 %csmethodmodifiers TsrTensorMap::load "internal";
+%csmethodmodifiers TsrTensorMap::load_with "internal";
+/* Saver and TensorFile are completed in src/Saver.cs and src/TensorFile.cs. */
+TSR_CS_PROPERTY(TsrSaver::open, NativeOpen)
+TSR_CS_PROPERTY(TsrSaver::add, NativeAdd)
+TSR_CS_PROPERTY(TsrSaver::commit, NativeCommit)
+TSR_CS_PROPERTY(TsrFile::open, NativeOpen)
+TSR_CS_PROPERTY(TsrFile::size, NativeCount)
+TSR_CS_PROPERTY(TsrFile::name, NativeName)
+TSR_CS_PROPERTY(TsrFile::find, NativeFind)
+TSR_CS_PROPERTY(TsrFile::dtype, NativeDtype)
+TSR_CS_PROPERTY(TsrFile::shape, NativeShape)
+TSR_CS_PROPERTY(TsrFile::get, NativeGet)
+TSR_CS_PROPERTY(TsrFile::get_by_name, NativeGetByName)
+TSR_CS_PROPERTY(TsrFile::metadata_size, NativeMetadataCount)
+TSR_CS_PROPERTY(TsrFile::metadata_key, NativeMetadataKey)
+TSR_CS_PROPERTY(TsrFile::metadata_value, NativeMetadataValue)
+TSR_CS_PROPERTY(TsrFile::metadata_get, NativeMetadataGet)
+
+/* ---- progress callbacks (tessera.i, "Progress callbacks") ------------------ */
+/* A C# delegate (src/Progress.cs) crosses as the function pointer itself and
+ * user_data stays NULL: the delegate carries its own state. The proxy that
+ * passes it (a Progress object, held by a Saver for the saver's life) keeps
+ * it from being collected while native code may call it, so keep/drop have
+ * nothing to do. */
+%{
+static void* tsr_bind_progress_keep(void* user_data) { return user_data; }
+static void tsr_bind_progress_drop(void* kept) { (void)kept; }
+%}
+%typemap(ctype) (tsr_progress_fn progress, void* progress_user_data) "tsr_progress_fn"
+%typemap(imtype) (tsr_progress_fn progress, void* progress_user_data) "ProgressNative"
+%typemap(cstype) (tsr_progress_fn progress, void* progress_user_data) "Progress"
+%typemap(csin) (tsr_progress_fn progress, void* progress_user_data) "$csinput == null ? null : $csinput.Native"
+%typemap(in) (tsr_progress_fn progress, void* progress_user_data) %{
+  $1 = $input;
+  $2 = NULL;
+%}
 
 /* The proxies are completed by hand-written partial classes. */
-%typemap(csclassmodifiers) TsrTensor, TsrStorage, TsrGenerator, TsrTensorMap, TsrTensorList,
+%typemap(csclassmodifiers) TsrTensor, TsrStorage, TsrGenerator, TsrTensorMap, TsrTensorList, TsrSaver, TsrFile,
                            tsr_memory_stats_t, tsr_memory_stat_t "public partial class"
 
 /* Statistics come only from Tessera.MemoryStats(), read-only. */
@@ -381,6 +418,8 @@ TSR_CS_HANDLE(TsrStorage, Storage, , )
 TSR_CS_HANDLE(TsrGenerator, Generator, , )
 TSR_CS_HANDLE(TsrTensorMap, TensorMap, , )
 TSR_CS_HANDLE(TsrTensorList, TensorList, , )
+TSR_CS_HANDLE(TsrSaver, Saver, , )
+TSR_CS_HANDLE(TsrFile, TensorFile, , )
 TSR_CS_HANDLE(TsrOptimizer, Optimizer, , )
 TSR_CS_HANDLE(TsrProfilerResult, ProfilerResult, , )
 TSR_CS_HANDLE(tsr_memory_stats_t, MemoryStats, , )

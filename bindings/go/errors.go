@@ -26,6 +26,7 @@ const (
 	Unsupported     Status = 10 // valid request this build cannot do
 	Internal        Status = 11 // a bug in tessera
 	IndexOutOfRange Status = 12 // element index outside the sizes
+	Cancelled       Status = 13 // a progress callback stopped a save or load
 )
 
 // String is the library's name for the status, e.g. "TSR_ERR_NOT_VIEWABLE".
@@ -38,7 +39,12 @@ func (s Status) String() string {
 type Error struct {
 	status  Status
 	message string
+	cause   error // what made a progress callback cancel (Unwrap), or nil
 }
+
+// Unwrap is the cause of a Cancelled error when the progress callback
+// panicked (a *ProgressPanic); nil otherwise.
+func (e *Error) Unwrap() error { return e.cause }
 
 // Status says what kind of failure this is.
 func (e *Error) Status() Status { return e.status }

@@ -54,12 +54,37 @@ static const char tsr_go_no_bytes[1] = {0};
 %noexception TsrGenerator::~TsrGenerator;
 %noexception TsrTensorMap::~TsrTensorMap;
 %noexception TsrTensorList::~TsrTensorList;
+%noexception TsrSaver::~TsrSaver;
+%noexception TsrFile::~TsrFile;
 
 /* select is a Go keyword (SWIG would say Xselect). */
 %rename(Select) TsrTensor::select;
 
 /* ---- handles as uintptr ---------------------------------------------------- */
-%typemap(gotype) TsrTensor*, TsrStorage*, TsrGenerator*, TsrTensorMap*, TsrTensorList* "uintptr"
+%typemap(gotype) TsrTensor*, TsrStorage*, TsrGenerator*, TsrTensorMap*, TsrTensorList*, TsrSaver*, TsrFile* "uintptr"
+
+/* ---- progress callbacks (tessera.i, "Progress callbacks") -------------------
+ * A Go func cannot cross into C; package tessera registers it in a handle
+ * table here (RegisterProgress) and passes the id, which becomes user_data.
+ * The C trampoline calls the exported tsr_go_progress with it, on the calling
+ * goroutine's thread. The registered func never panics (package tessera
+ * recovers a panic of the user's func, keeps it and returns false): a panic
+ * must not unwind through the library's C++ frames. The id is unregistered
+ * by package tessera after the call, or when its Saver is closed, so
+ * keep/drop have nothing to do. */
+%{
+extern int tsr_go_progress(uintptr_t id, uint64_t done, uint64_t total);
+static tsr_status tsr_go_progress_trampoline(uint64_t done, uint64_t total, void* user_data) {
+  return (tsr_status)tsr_go_progress((uintptr_t)user_data, done, total);
+}
+static void* tsr_bind_progress_keep(void* user_data) { return user_data; }
+static void tsr_bind_progress_drop(void* kept) { (void)kept; }
+%}
+%typemap(gotype) (tsr_progress_fn progress, void* progress_user_data) "uintptr"
+%typemap(in) (tsr_progress_fn progress, void* progress_user_data) %{
+  $1 = $input ? tsr_go_progress_trampoline : NULL;
+  $2 = (void*)(uintptr_t)$input;
+%}
 
 /* ---- arrays in: Go slices, read in place for the call ----------------------- */
 %typemap(gotype) (const tsr_i64* array, int64_t length) "[]int64"
@@ -154,6 +179,7 @@ static const char tsr_go_no_bytes[1] = {0};
 #cgo pkg-config: tessera
 %}
 
+%go_import("sync")
 %insert(go_wrapper) %{
 
 // Failure is the value a wrapper panics with when its call failed: the
@@ -167,6 +193,48 @@ type Failure struct {
 //export tsr_go_fail
 func tsr_go_fail(status C.int, message *C.char) {
 	panic(&Failure{Status: int(status), Message: C.GoString(message)})
+}
+
+// The progress handle table (see go.i, "progress callbacks").
+var (
+	progressMu    sync.Mutex
+	progressFuncs = map[uintptr]func(done, total uint64) bool{}
+	progressNext  uintptr
+)
+
+// RegisterProgress makes f callable from C under the returned id (never 0).
+// f must not panic.
+func RegisterProgress(f func(done, total uint64) bool) uintptr {
+	progressMu.Lock()
+	defer progressMu.Unlock()
+	progressNext++
+	progressFuncs[progressNext] = f
+	return progressNext
+}
+
+// UnregisterProgress forgets id; 0 and unknown ids are ignored.
+func UnregisterProgress(id uintptr) {
+	progressMu.Lock()
+	defer progressMu.Unlock()
+	delete(progressFuncs, id)
+}
+
+// ProgressRegistered counts the registered ids (tests check none leak).
+func ProgressRegistered() int {
+	progressMu.Lock()
+	defer progressMu.Unlock()
+	return len(progressFuncs)
+}
+
+//export tsr_go_progress
+func tsr_go_progress(id C.uintptr_t, done, total C.uint64_t) C.int {
+	progressMu.Lock()
+	f := progressFuncs[uintptr(id)]
+	progressMu.Unlock()
+	if f == nil || !f(uint64(done), uint64(total)) {
+		return 13 // TSR_ERR_CANCELLED
+	}
+	return 0
 }
 
 // tsrCArray is the layout of a _goslice_ as the out typemaps fill it: a C

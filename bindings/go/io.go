@@ -8,19 +8,36 @@ import (
 	"tessera.dev/tessera/internal/capi"
 )
 
-// SaveOptions says how Save writes its file. The zero value writes a plain
-// safetensors file without metadata.
+// SaveOptions says how Save (and OpenSaver) write. The zero value writes a
+// plain safetensors file with checksums and without metadata, one file,
+// views of one storage saved as views.
 type SaveOptions struct {
+	// Compression: NoCompression, Zstd (a frame per tensor) or ZstdPlanes
+	// (byte planes in 1 MiB chunks; smaller on trained weights).
 	Compression Compression
-	// Level is the zstd level for Zstd; 0 means zstd's default (3).
+	// Level is the zstd level; 0 means the mode's default.
 	Level int32
-	// Metadata is stored in the file's "__metadata__" (string to string).
+	// Metadata is stored in the file's "__metadata__" (string to string;
+	// keys starting with "tessera." are reserved).
 	Metadata map[string]string
+	// SkipChecksums writes no "tessera.checksum" entry (the file is then
+	// byte for byte the reference writer's).
+	SkipChecksums bool
+	// MaxShardSize, if nonzero, is the most tensor bytes per shard: above
+	// it, a path ending in ".safetensors" becomes a Hugging Face sharded
+	// checkpoint (model-0000k-of-0000n.safetensors and
+	// model.safetensors.index.json, which Load reads). OpenSaver refuses it.
+	MaxShardSize int64
+	// FlattenViews saves tensors sharing a storage as separate copies
+	// instead of views of one saved storage.
+	FlattenViews bool
+	// Progress, if set, is called as the save goes (see ProgressFunc).
+	Progress ProgressFunc
 }
 
 // Save writes tensors, by name, to path in the safetensors layout (names in
-// sorted order). The file is replaced atomically: a failed Save leaves any
-// previous file as it was.
+// sorted order). The file is replaced atomically: a failed or cancelled Save
+// leaves any previous file as it was.
 func Save(path string, tensors map[string]*Tensor, opts *SaveOptions) (err error) {
 	if opts == nil {
 		opts = &SaveOptions{}
@@ -49,6 +66,9 @@ func Save(path string, tensors map[string]*Tensor, opts *SaveOptions) (err error
 		}
 	}
 
+	p := newProgress(opts.Progress)
+	defer p.unregister()
+	defer func() { err = p.explain(err) }()
 	defer recoverFailure(&err)
 	list := capi.SwigcptrTensorList(capi.NewTensorList().Swigcptr())
 	defer capi.DeleteTensorList(list)
@@ -60,15 +80,22 @@ func Save(path string, tensors map[string]*Tensor, opts *SaveOptions) (err error
 	for _, key := range keys {
 		list.Set_metadata(key, opts.Metadata[key])
 	}
-	capi.Save(path, uintptr(list), capi.Enum_SS_tsr_compression(opts.Compression), int(opts.Level))
+	capi.Save_with(path, uintptr(list), capi.Enum_SS_tsr_compression(opts.Compression), int(opts.Level),
+		opts.SkipChecksums, opts.MaxShardSize, opts.FlattenViews, p.handle())
 	return nil
 }
 
-// LoadOptions limits what Load accepts. The zero value accepts any size.
+// LoadOptions says what Load (and OpenFile) accept. The zero value applies
+// the default size cap and verifies checksums.
 type LoadOptions struct {
 	// MaxBytes caps the tensor bytes a load may allocate; 0 means the default
 	// cap (64 times the file's size plus 64 MiB), math.MaxInt64 no cap.
 	MaxBytes int64
+	// SkipChecksums does not verify the file's checksums (trusted files).
+	SkipChecksums bool
+	// Progress, if set, is called as Load reads (see ProgressFunc); OpenFile
+	// ignores it.
+	Progress ProgressFunc
 }
 
 // Checkpoint is what Load read: tensors by name, in file order, and the
@@ -79,8 +106,10 @@ type Checkpoint struct {
 	Metadata map[string]string
 }
 
-// Load reads a file written by Save (plain or zstd) or any safetensors file.
-// A truncated or crafted file is CorruptFile, a missing one IOError.
+// Load reads a file written by Save (any compression), any safetensors file,
+// or a sharded checkpoint through its model.safetensors.index.json. A
+// truncated or crafted file is CorruptFile, a missing one IOError, a
+// cancelled load Cancelled.
 func Load(path string, opts *LoadOptions) (out *Checkpoint, err error) {
 	if opts == nil {
 		opts = &LoadOptions{}
@@ -88,8 +117,11 @@ func Load(path string, opts *LoadOptions) (out *Checkpoint, err error) {
 	if err := refuseNUL("Load: path", path); err != nil {
 		return nil, err
 	}
+	p := newProgress(opts.Progress)
+	defer p.unregister()
+	defer func() { err = p.explain(err) }()
 	defer recoverFailure(&err)
-	m := capi.SwigcptrTensorMap(capi.TensorMapLoad(path, opts.MaxBytes))
+	m := capi.SwigcptrTensorMap(capi.TensorMapLoad_with(path, opts.MaxBytes, opts.SkipChecksums, p.handle()))
 	defer capi.DeleteTensorMap(m)
 	n := m.Size()
 	out = &Checkpoint{

@@ -43,6 +43,10 @@ struct tsr_java_heap {
  * whose caller's class loader can see the package). */
 static jclass tsr_java_exception_class;
 static jmethodID tsr_java_exception_init;
+/* For progress callbacks (below): the VM, to find the calling thread's
+ * JNIEnv inside the C trampoline, and ProgressListener.onProgress. */
+static JavaVM* tsr_java_vm;
+static jmethodID tsr_java_progress_method;
 
 extern "C" JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM* vm, void* reserved) {
   (void)reserved;
@@ -54,6 +58,12 @@ extern "C" JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM* vm, void* reserved) {
   tsr_java_exception_class = (jclass)env->NewGlobalRef(local);
   env->DeleteLocalRef(local);
   if (!tsr_java_exception_init || !tsr_java_exception_class) return JNI_ERR;
+  jclass listener = env->FindClass("org/tessera/ProgressListener");
+  if (!listener) return JNI_ERR;
+  tsr_java_progress_method = env->GetMethodID(listener, "onProgress", "(JJ)Z");
+  env->DeleteLocalRef(listener);
+  if (!tsr_java_progress_method) return JNI_ERR;
+  tsr_java_vm = vm;
   return JNI_VERSION_1_8;
 }
 
@@ -118,6 +128,8 @@ static int tsr_java_c_string(JNIEnv* jenv, jbyteArray utf8, char** out) {
 %noexception TsrGenerator::~TsrGenerator;
 %noexception TsrTensorMap::~TsrTensorMap;
 %noexception TsrTensorList::~TsrTensorList;
+%noexception TsrSaver::~TsrSaver;
+%noexception TsrFile::~TsrFile;
 
 /* ---- names ----------------------------------------------------------------- */
 /* snake_case -> lowerCamelCase (storage_offset -> storageOffset). In-place
@@ -408,6 +420,152 @@ TSR_JAVA_HANDLE(TsrStorage)
 TSR_JAVA_HANDLE(TsrGenerator)
 TSR_JAVA_HANDLE(TsrTensorMap)
 TSR_JAVA_HANDLE(TsrTensorList)
+TSR_JAVA_HANDLE(TsrSaver)
+TSR_JAVA_HANDLE(TsrFile)
+
+/* ---- progress callbacks (tessera.i, "Progress callbacks") ------------------ */
+/* A ProgressListener (null: none) is user_data; the trampoline calls its
+ * onProgress(bytesDone, bytesTotal) on the calling thread (the library calls
+ * back there), false cancelling. The facade hands over an org.tessera.Progress,
+ * which catches what the user's listener throws, so no Java exception is
+ * pending while C runs on; one pending anyway is cleared and cancels. A
+ * saver keeps a global reference until it is released. */
+%{
+static JNIEnv* tsr_java_env(void) {
+  JNIEnv* env = NULL;
+  if (!tsr_java_vm || tsr_java_vm->GetEnv((void**)&env, JNI_VERSION_1_8) != JNI_OK) return NULL;
+  return env;
+}
+static tsr_status tsr_java_progress(uint64_t done, uint64_t total, void* user_data) {
+  JNIEnv* env = tsr_java_env();
+  if (!env) return TSR_ERR_CANCELLED;
+  jboolean go = env->CallBooleanMethod((jobject)user_data, tsr_java_progress_method, (jlong)done,
+                                       (jlong)total);
+  if (env->ExceptionCheck()) {
+    env->ExceptionClear();
+    return TSR_ERR_CANCELLED;
+  }
+  return go ? TSR_OK : TSR_ERR_CANCELLED;
+}
+static void* tsr_bind_progress_keep(void* user_data) {
+  JNIEnv* env = tsr_java_env();
+  return env ? (void*)env->NewGlobalRef((jobject)user_data) : NULL;
+}
+/* The Cleaner's thread is a Java thread: attached, it has an env. */
+static void tsr_bind_progress_drop(void* kept) {
+  JNIEnv* env = tsr_java_env();
+  if (env) env->DeleteGlobalRef((jobject)kept);
+}
+%}
+%typemap(jni) (tsr_progress_fn progress, void* progress_user_data) "jobject"
+%typemap(jtype) (tsr_progress_fn progress, void* progress_user_data) "ProgressListener"
+%typemap(jstype) (tsr_progress_fn progress, void* progress_user_data) "ProgressListener"
+%typemap(javain) (tsr_progress_fn progress, void* progress_user_data) "$javainput"
+%typemap(in) (tsr_progress_fn progress, void* progress_user_data) {
+  $1 = $input ? tsr_java_progress : NULL;
+  $2 = (void*)$input; /* a local reference, valid for this call */
+}
+
+/* Saver and TensorFile: the native forms are private; the public ones take
+ * SaveOptions / LoadOptions and say why a save was cancelled. */
+%rename(nativeOpen) TsrSaver::open;
+%javamethodmodifiers TsrSaver::open "private";
+%rename(nativeAdd) TsrSaver::add;
+%javamethodmodifiers TsrSaver::add "private";
+%rename(nativeCommit) TsrSaver::commit;
+%javamethodmodifiers TsrSaver::commit "private";
+%rename(nativeOpen) TsrFile::open;
+%javamethodmodifiers TsrFile::open "private";
+%rename(nativeDtype) TsrFile::dtype;
+%javamethodmodifiers TsrFile::dtype "private";
+%rename(nativeShape) TsrFile::shape;
+%javamethodmodifiers TsrFile::shape "private";
+%typemap(javacode) TsrSaver %{
+  private Progress progress;
+
+  /**
+   * Starts a streaming save to path (tsr_saver_open): add tensors as they are produced, then
+   * commit, and the file appears at path atomically. Closing without commit (or after a failure)
+   * abandons the save: any file at path stays as it was and no temporary is left. Use it in
+   * try-with-resources and call {@link #commit()} as the block's last statement.
+   *
+   * @param options compression, level, metadata, checksums, progress (null: defaults); a
+   *     maxShardSize is refused (ERR_UNSUPPORTED)
+   */
+  public static Saver open(String path, SaveOptions options) {
+    final SaveOptions o = options == null ? new SaveOptions() : options;
+    Progress p = Progress.wrap(o.progress());
+    try (TensorList metadata = o.metadataList()) {
+      Saver s = Progress.call(p, () -> nativeOpen(path, metadata, o.compression(), o.level(),
+          o.skipChecksums(), o.maxShardSize(), p));
+      s.progress = p;
+      return s;
+    }
+  }
+
+  /** Starts a plain save to path with the defaults. */
+  public static Saver open(String path) {
+    return open(path, null);
+  }
+
+  /** Writes tensor's contents under name now (the tensor may change or close afterwards). */
+  public void add(String name, Tensor tensor) {
+    Progress.call(progress, () -> { nativeAdd(name, tensor); return null; });
+  }
+
+  /** Finishes the file and renames it over path; once only. */
+  public void commit() {
+    Progress.call(progress, () -> { nativeCommit(); return null; });
+  }
+%}
+%typemap(javaimports) TsrFile "import java.util.ArrayList;\nimport java.util.LinkedHashMap;\nimport java.util.List;\nimport java.util.Map;"
+%typemap(javacode) TsrFile %{
+  /**
+   * Opens a checkpoint without reading its tensors (tsr_open_file), like safetensors' safe_open:
+   * names, dtypes, shapes and metadata now, each tensor on {@link #get(String)}. A plain file's
+   * tensors are read-only views of a memory mapping (clone() gives a writable copy); a compressed
+   * file's are decoded one by one. The mapping lives while the file or any tensor from it does.
+   *
+   * @param options maxBytes and skipChecksums (null: defaults; progress is ignored)
+   */
+  public static TensorFile open(String path, LoadOptions options) {
+    if (options == null) options = new LoadOptions();
+    return nativeOpen(path, options.maxBytes(), options.skipChecksums());
+  }
+
+  public static TensorFile open(String path) {
+    return open(path, null);
+  }
+
+  /** The tensor called name (ERR_INVALID_ARGUMENT "no tensor named ..." when absent). */
+  public Tensor get(String name) { return getByName(name); }
+
+  /** Tensor names in file order. */
+  public List<String> names() {
+    List<String> out = new ArrayList<>();
+    for (long i = 0, n = size(); i < n; ++i) out.add(name(i));
+    return out;
+  }
+
+  private long indexOf(String name) {
+    long i = find(name);
+    if (i < 0) throw new TesseraException(Status.ERR_INVALID_ARGUMENT, "no tensor named '" + name + "' in the file");
+    return i;
+  }
+
+  /** The dtype of the tensor called name, without reading it. */
+  public DType dtype(String name) { return nativeDtype(indexOf(name)); }
+
+  /** The sizes of the tensor called name, without reading it. */
+  public long[] shape(String name) { return nativeShape(indexOf(name)); }
+
+  /** The "__metadata__" pairs (the checksum entry left out), sorted by key. */
+  public Map<String, String> metadata() {
+    Map<String, String> out = new LinkedHashMap<>();
+    for (long i = 0, n = metadataSize(); i < n; ++i) out.put(metadataKey(i), metadataValue(i));
+    return out;
+  }
+%}
 
 /* split, chunk and max_dim hand back a java.util.List<Tensor>: the native
  * list is emptied into Java proxies and released at once. */

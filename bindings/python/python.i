@@ -57,6 +57,7 @@ static void tsr_py_raise(tsr_status status, const char* message) {
 static const char* tsr_py_expected(const char* c_type) {
   static const struct { const char* c; const char* py; } names[] = {
       {"TsrTensorList", "a tessera.TensorList"}, {"TsrTensorMap", "a tessera.TensorMap"},
+      {"TsrSaver", "a tessera.Saver"},           {"TsrFile", "a tessera.File"},
       {"TsrTensor", "a tessera.Tensor"},         {"TsrStorage", "a tessera.Storage"},
       {"TsrGenerator", "a tessera.Generator"},   {"TsrOptimizer", "a tessera optimizer"},
       {"TsrProfilerResult", "a tessera profiler result"},
@@ -82,7 +83,7 @@ static void tsr_py_argument_error(int code, const char* swig_message, const char
     return;
   }
   /* SWIG's names: Class_method, new_Class, or a module function. */
-  static const char* classes[] = {"TensorList", "TensorMap", "Tensor", "Storage", "Generator",
+  static const char* classes[] = {"TensorList", "TensorMap", "Tensor", "Storage", "Generator", "Saver", "File",
                                   "Optimizer", "ProfilerResult"};
   char where[160];
   snprintf(where, sizeof where, "tessera.%s", func);
@@ -140,6 +141,8 @@ TSR_PY_HANDLE_IN(TsrStorage*)
 TSR_PY_HANDLE_IN(TsrGenerator*)
 TSR_PY_HANDLE_IN(TsrTensorMap*)
 TSR_PY_HANDLE_IN(TsrTensorList*)
+TSR_PY_HANDLE_IN(TsrSaver*)
+TSR_PY_HANDLE_IN(TsrFile*)
 TSR_PY_HANDLE_IN(TsrOptimizer*)
 TSR_PY_HANDLE_IN(TsrProfilerResult*)
 /* int64_t is `long long` to SWIG (stdint.i), int32_t and the enums `int`. */
@@ -297,7 +300,8 @@ typedef struct {
 static tsr_py_class_slot tsr_py_classes[] = {
     {&SWIGTYPE_p_TsrTensor, NULL},     {&SWIGTYPE_p_TsrStorage, NULL},
     {&SWIGTYPE_p_TsrGenerator, NULL},  {&SWIGTYPE_p_TsrTensorMap, NULL},
-    {&SWIGTYPE_p_TsrTensorList, NULL},
+    {&SWIGTYPE_p_TsrTensorList, NULL}, {&SWIGTYPE_p_TsrSaver, NULL},
+    {&SWIGTYPE_p_TsrFile, NULL},
 };
 enum { TSR_PY_NCLASSES = sizeof tsr_py_classes / sizeof tsr_py_classes[0] };
 
@@ -333,6 +337,8 @@ static void tsr_py_release_handle(swig_type_info* ty, void* ptr) {
   else if (ty == SWIGTYPE_p_TsrGenerator) tsr_generator_release((tsr_generator*)ptr);
   else if (ty == SWIGTYPE_p_TsrTensorMap) tsr_tensor_map_release((tsr_tensor_map*)ptr);
   else if (ty == SWIGTYPE_p_TsrTensorList) tsr_bind_list_free((TsrTensorList*)ptr);
+  else if (ty == SWIGTYPE_p_TsrSaver) bind_saver_free((TsrSaver*)ptr);
+  else if (ty == SWIGTYPE_p_TsrFile) tsr_file_release((tsr_file*)ptr);
   /* bindings/optim.i's handles */
   else if (ty == SWIGTYPE_p_TsrOptimizer) tsr_optimizer_release((tsr_optimizer*)ptr);
   else if (ty == SWIGTYPE_p_TsrProfilerResult) tsr_profiler_result_release((tsr_profiler_result*)ptr);
@@ -341,7 +347,7 @@ static void tsr_py_release_handle(swig_type_info* ty, void* ptr) {
 
 /* Every handle returned comes back as the registered class. On failure the
  * %exception block has already raised before this runs. */
-%typemap(out) TsrTensor*, TsrStorage*, TsrGenerator*, TsrTensorMap*, TsrTensorList* {
+%typemap(out) TsrTensor*, TsrStorage*, TsrGenerator*, TsrTensorMap*, TsrTensorList*, TsrSaver*, TsrFile* {
   $result = tsr_py_new_handle(self, (void*)$1, $descriptor, $owner);
   if (!$result) {
     if ($owner & SWIG_POINTER_OWN) tsr_py_release_handle($descriptor, (void*)$1);
@@ -437,6 +443,57 @@ TSR_PY_CLOSABLE(TsrStorage)
 TSR_PY_CLOSABLE(TsrGenerator)
 TSR_PY_CLOSABLE(TsrTensorMap)
 TSR_PY_CLOSABLE(TsrTensorList)
+TSR_PY_CLOSABLE(TsrSaver)
+TSR_PY_CLOSABLE(TsrFile)
+
+/* ---- progress callbacks (tessera.i, "Progress callbacks") ------------------ */
+/* Any callable (None: no callback) is user_data; the trampoline calls it
+ * with (bytes_done, bytes_total) holding the GIL (the wrappers never release
+ * it, and the library calls back on the calling thread). False cancels.
+ * tessera/_serialization.py wraps the user's callable so that an exception
+ * in it is kept and becomes the __cause__ of the CancelledError; a raw
+ * callable that raises anyway cancels too, its exception written as
+ * unraisable. */
+%{
+static tsr_status tsr_py_progress(uint64_t done, uint64_t total, void* user_data) {
+  PyGILState_STATE gil = PyGILState_Ensure();
+  PyObject* result = PyObject_CallFunction((PyObject*)user_data, "KK",
+                                           (unsigned long long)done, (unsigned long long)total);
+  tsr_status status = TSR_OK;
+  if (!result) {
+    PyErr_WriteUnraisable((PyObject*)user_data);
+    status = TSR_ERR_CANCELLED;
+  } else {
+    if (result == Py_False) status = TSR_ERR_CANCELLED;
+    Py_DECREF(result);
+  }
+  PyGILState_Release(gil);
+  return status;
+}
+static void* tsr_bind_progress_keep(void* user_data) {
+  Py_INCREF((PyObject*)user_data);
+  return user_data;
+}
+/* Called when a saver is freed, maybe by a finalizer: always with the GIL. */
+static void tsr_bind_progress_drop(void* kept) {
+  PyGILState_STATE gil = PyGILState_Ensure();
+  Py_DECREF((PyObject*)kept);
+  PyGILState_Release(gil);
+}
+%}
+%typemap(in) (tsr_progress_fn progress, void* progress_user_data) {
+  if ($input == Py_None) {
+    $1 = NULL;
+    $2 = NULL;
+  } else if (PyCallable_Check($input)) {
+    $1 = tsr_py_progress;
+    $2 = (void*)$input; /* borrowed: the call's arguments hold it */
+  } else {
+    PyErr_Format(PyExc_TypeError, "tessera.$symname(): argument 'progress' must be callable or None, not %s",
+                 Py_TYPE($input)->tp_name);
+    SWIG_fail;
+  }
+}
 
 /* ---- DLPack (the Python protocol of DLPack's python_spec) ------------------ */
 %{

@@ -20,6 +20,10 @@ typedef struct tsr_tensor TsrTensor;
 typedef struct tsr_storage TsrStorage;
 typedef struct tsr_generator TsrGenerator;
 typedef struct tsr_tensor_map TsrTensorMap;
+typedef struct tsr_file TsrFile;
+/* A streaming save (tsr_saver) plus the progress reference it keeps
+ * (tessera.i, "Saver"). */
+typedef struct TsrSaverBox TsrSaver;
 typedef int64_t tsr_i64; /* int64_t behind a pointer, see bindings.md */
 
 /* An int64 array handed back to the language. Borrowed (sizes, strides: valid
@@ -299,6 +303,51 @@ static inline TsrTensorList* tsr_bind_pieces(tsr_bind_pieces_fn fn, const tsr_te
   }
   free(outs);
   return l;
+}
+
+/* A tsr_save_options from plain arguments; metadata: the list's metadata
+ * pairs (NULL for none). */static void bind_fill_save_options(tsr_save_options* opts, const TsrTensorList* metadata,
+                                   tsr_compression compression, int32_t level,
+                                   bool skip_checksums, int64_t max_shard_size,
+                                   bool flatten_views, tsr_progress_fn progress,
+                                   void* progress_user_data) {
+  memset(opts, 0, sizeof *opts);
+  opts->struct_size = sizeof *opts;
+  opts->compression = compression;
+  opts->level = level;
+  if (metadata) {
+    opts->n_metadata = metadata->meta_size;
+    opts->metadata_keys = (const char* const*)metadata->meta_keys;
+    opts->metadata_values = (const char* const*)metadata->meta_values;
+  }
+  opts->skip_checksums = skip_checksums ? 1 : 0;
+  opts->progress = progress;
+  opts->progress_user_data = progress_user_data;
+  opts->max_shard_size = max_shard_size;
+  opts->flatten_views = flatten_views ? 1 : 0;
+}
+
+/* Each language file defines these two (tessera.i, "Progress callbacks"):
+ * a reference to a progress callback's user_data that outlives the call,
+ * and its release. */
+static void* tsr_bind_progress_keep(void* user_data);
+static void tsr_bind_progress_drop(void* kept);
+/* The saver plus the kept progress reference it calls back through
+ * (typedef TsrSaver above). */
+struct TsrSaverBox {
+  tsr_saver* saver;
+  void* progress_user_data; /* tsr_bind_progress_keep's, or NULL */
+};
+static void bind_saver_free(TsrSaver* s) {
+  if (!s) return;
+  tsr_saver_release(s->saver); /* abandons an uncommitted save */
+  if (s->progress_user_data) tsr_bind_progress_drop(s->progress_user_data);
+  free(s);
+}
+/* NULL (and the error recorded) for a closed saver. */
+static tsr_saver* bind_saver_get(TsrSaver* s, const char* what) {
+  if (!s) tsr_bind_fail(TSR_ERR_INVALID_ARGUMENT, what);
+  return s ? s->saver : NULL;
 }
 
 #endif /* TESSERA_BIND_SUPPORT_H */

@@ -280,6 +280,37 @@ public static class Tessera {
     }
   }
 
+  /// <summary>Writes the named tensors to path with options (compression,
+  /// metadata, checksums, shards, views, progress; null: defaults), replacing
+  /// it atomically; a failed or cancelled save leaves any file there as it
+  /// was.</summary>
+  public static void Save(string path, IEnumerable<KeyValuePair<string, Tensor>> tensors,
+                          SaveOptions options) {
+    if (tensors == null) throw new TesseraException(Status.InvalidArgument, "Save: tensors is null");
+    options = options ?? new SaveOptions();
+    Progress progress = Progress.Wrap(options.Progress);
+    using (var list = options.MetadataList()) {
+      foreach (var entry in tensors) list.Append(entry.Value, entry.Key);
+      Progress.Call(progress, () => TesseraNative.save_with(path, list, options.Compression, options.Level,
+                                                           options.SkipChecksums, options.MaxShardSize,
+                                                           options.FlattenViews, progress));
+    }
+  }
+
+  /// <summary>Reads a file (or a sharded checkpoint's
+  /// model.safetensors.index.json) with options (MaxBytes, SkipChecksums,
+  /// Progress; null: defaults).</summary>
+  public static TensorMap Load(string path, LoadOptions options) {
+    options = options ?? new LoadOptions();
+    Progress progress = Progress.Wrap(options.Progress);
+    return Progress.Call(progress, () => TensorMap.LoadWith(path, options.MaxBytes, options.SkipChecksums,
+                                                            progress));
+  }
+
+  /// <summary>Opens path lazily (TensorFile.Open); dispose it when done.</summary>
+  public static TensorFile OpenFile(string path, LoadOptions options = null) =>
+      TensorFile.Open(path, options);
+
   /// <summary>Reads a file written by Save (or any safetensors file). The map
   /// is a read-only dictionary from names to tensors, in file order, with the
   /// file's metadata; maxBytes caps the tensor bytes it may allocate (0: the

@@ -11,6 +11,13 @@ public class TesseraException : global::System.Exception {
     Status = status;
   }
 
+  /// <summary>With the exception that caused it (a progress callback's, for
+  /// Status.Cancelled).</summary>
+  public TesseraException(Status status, string message, global::System.Exception inner)
+      : base(message, inner) {
+    Status = status;
+  }
+
   public override string ToString() {
     return "Tessera.TesseraException (" + Status + "): " + Message;
   }

@@ -45,7 +45,7 @@ from ._memory import (memory_stats, memory_allocated, max_memory_allocated, memo
                       max_memory_reserved, reset_peak_memory_stats,
                       reset_accumulated_memory_stats, empty_cache, set_memory_limit,
                       memory_limit)
-from ._serialization import save, load, LoadedTensors
+from ._serialization import save, load, LoadedTensors, Saver, File, open_file
 from ._dlpack import from_dlpack, from_numpy
 from . import optim, nn, profiler  # torch.optim, torch.nn.init, torch.profiler
 

@@ -14,7 +14,7 @@ __all__ = [
     "Status", "Error", "InvalidArgumentError", "ShapeMismatchError", "DTypeMismatchError",
     "DeviceMismatchError", "OutOfMemoryError", "NotViewableError", "AutogradError",
     "InputOutputError", "CorruptFileError", "UnsupportedError", "InternalError",
-    "IndexOutOfRangeError",
+    "IndexOutOfRangeError", "CancelledError",
 ]
 
 
@@ -33,6 +33,7 @@ class Status(enum.IntEnum):
     UNSUPPORTED = _core.ERR_UNSUPPORTED
     INTERNAL = _core.ERR_INTERNAL
     INDEX_OUT_OF_RANGE = _core.ERR_INDEX_OUT_OF_RANGE
+    CANCELLED = _core.ERR_CANCELLED
 
 
 _STATUS_OF = {int(s): s for s in Status}
@@ -104,6 +105,11 @@ class IndexOutOfRangeError(Error, IndexError):
     """An element or list index outside the sizes."""
 
 
+class CancelledError(Error):
+    """A progress callback stopped a save or load (it returned False or
+    raised; then the exception it raised is this error's __cause__)."""
+
+
 _BY_STATUS = {
     Status.INVALID_ARGUMENT: InvalidArgumentError,
     Status.SHAPE_MISMATCH: ShapeMismatchError,
@@ -117,6 +123,7 @@ _BY_STATUS = {
     Status.UNSUPPORTED: UnsupportedError,
     Status.INTERNAL: InternalError,
     Status.INDEX_OUT_OF_RANGE: IndexOutOfRangeError,
+    Status.CANCELLED: CancelledError,
 }
 
 

@@ -7,6 +7,10 @@ class AutogradError(Error):
     ...
 
 
+class CancelledError(Error):
+    ...
+
+
 class CorruptFileError(Error, ValueError):
     ...
 
@@ -69,6 +73,7 @@ class Status(enum.IntEnum):
     UNSUPPORTED = 10
     INTERNAL = 11
     INDEX_OUT_OF_RANGE = 12
+    CANCELLED = 13
 
 
 class UnsupportedError(Error, NotImplementedError):

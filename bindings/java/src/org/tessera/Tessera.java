@@ -560,6 +560,42 @@ public final class Tessera {
     }
   }
 
+  /**
+   * Saves tensors (name to tensor) to path with options (compression, metadata, checksums,
+   * sharding, views, progress; null: defaults), replacing it atomically. A cancelled or failed save
+   * leaves any file at path as it was.
+   */
+  public static void save(String path, Map<String, Tensor> tensors, SaveOptions options) {
+    if (options == null) options = new SaveOptions();
+    Progress progress = Progress.wrap(options.progress());
+    try (TensorList list = options.metadataList()) {
+      for (Map.Entry<String, Tensor> e : tensors.entrySet()) list.append(e.getValue(), e.getKey());
+      final SaveOptions o = options;
+      Progress.call(progress, () -> {
+        NativeTessera.save_with(path, list, o.compression(), o.level(), o.skipChecksums(),
+            o.maxShardSize(), o.flattenViews(), progress);
+        return null;
+      });
+    }
+  }
+
+  /**
+   * Loads a file (or a sharded checkpoint's model.safetensors.index.json) with options (maxBytes,
+   * skipChecksums, progress; null: defaults).
+   */
+  public static TensorMap load(String path, LoadOptions options) {
+    if (options == null) options = new LoadOptions();
+    Progress progress = Progress.wrap(options.progress());
+    final LoadOptions o = options;
+    return Progress.call(progress,
+        () -> TensorMap.loadWith(path, o.maxBytes(), o.skipChecksums(), progress));
+  }
+
+  /** Opens path lazily ({@link TensorFile#open(String, LoadOptions)}); close it when done. */
+  public static TensorFile openFile(String path) {
+    return TensorFile.open(path, null);
+  }
+
   /** Loads a file written by save; close the map (and the tensors taken from it) when done. */
   public static TensorMap load(String path) {
     return TensorMap.load(path);

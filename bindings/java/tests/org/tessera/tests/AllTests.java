@@ -42,6 +42,7 @@ public final class AllTests {
     NnTests.register(r, goldens);
     CheckpointTests.register(r);
     SaveLoadTests.register(r, tmp);
+    CheckpointFileTests.register(r, tmp);
     MemoryStatsTests.register(r);
     OptimTests.register(r, tmp);
     UnclosedTensorsTest.register(r);
