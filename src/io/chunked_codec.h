@@ -64,7 +64,7 @@ struct Encoded {
 using Sink = std::function<void(const void* data, size_t n)>;
 
 // Encodes n bytes of elements of elem_size bytes (n a multiple of it) and
-// hands the stored bytes to sink in order. The stored length is never n
+// hands the stored bytes to sink in order (encode_many of one tensor). The stored length is never n
 // (eight padding bytes are added when it would be), so a plain safetensors
 // reader's size check refuses the tensor. Chunks are compressed a batch at
 // a time on tessera's thread pool: memory beyond the input is a few chunks
@@ -77,8 +77,10 @@ Encoded encode(const void* src, size_t n, size_t elem_size, const EncodeOptions&
 // thread whichever tensor they belong to (most real weights are tensors far
 // smaller than a chunk), with threads taking the next chunk as they finish
 // one; the stored bytes are handed to sink in order, each tensor's chunks
-// then its index, and done(i, encoded) is called, on this thread, right
-// after tensor i's last byte. Memory beyond the inputs is one pass's
+// then its index (one pass's by one of the threads while the next pass is
+// compressed: sink is never called twice at once, but maybe not on this
+// thread), and done(i, encoded) is called on this thread once tensor i's
+// last byte was handed over. Memory beyond the inputs is two passes'
 // output. The bytes do not depend on the thread count.
 struct EncodeInput {
   const void* src;
