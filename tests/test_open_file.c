@@ -453,3 +453,31 @@ Test(open_file, slice_errors_change_nothing) {
     unlink(path);
   }
 }
+
+/* Tensors saved as views of one storage (a weight and its transpose): a
+ * slice of either is rows of the view tsr_file_get gives, in both modes. */
+Test(open_file, slice_of_views) {
+  const tsr_compression modes[] = {TSR_COMPRESSION_NONE, TSR_COMPRESSION_ZSTD_PLANES};
+  for (int m = 0; m < 2; ++m) {
+    TMP(path, "slice_views.safetensors");
+    tsr_tensor *r = NULL, *w = NULL, *t[2];
+    TSR_ASSERT_OK(tsr_arange(0, 12, 1, TSR_FLOAT32, TSR_CPU, &r));
+    TSR_ASSERT_OK(tsr_reshape(r, 2, (const int64_t[]){4, 3}, &w));
+    t[0] = w;
+    TSR_ASSERT_OK(tsr_transpose(w, 0, 1, &t[1]));
+    tsr_save_options o = TSR_SAVE_OPTIONS_INIT;
+    o.compression = modes[m];
+    TSR_ASSERT_OK(tsr_save(path, 2, (const char*[]){"w", "wt"}, t, &o));
+    tsr_file* f = NULL;
+    TSR_ASSERT_OK(tsr_open_file(path, NULL, &f));
+    tsr_tensor_release(check_slice(f, "w", 1, 3));
+    tsr_tensor* s = check_slice(f, "wt", 1, 3);
+    cr_assert_eq(tsr_tensor_sizes(s)[1], 4);
+    tsr_tensor_release(s);
+    tsr_file_release(f);
+    tsr_tensor_release(t[1]);
+    tsr_tensor_release(w);
+    tsr_tensor_release(r);
+    unlink(path);
+  }
+}
