@@ -135,7 +135,9 @@ Tensor read_tensor(const FileIndex& ix, size_t i) {
     // A small tensor's stored bytes (most real weights are far smaller
     // than a chunk) are read with one call, index and chunks together.
     const uint64_t at = ix.data_start + e.begin;
-    planes::Buf whole;
+    // One buffer per thread, kept: a fresh one per tensor would be mapped
+    // and zeroed by the kernel each time (thousands of tensors a file).
+    thread_local planes::Buf whole;
     planes::Source src{&f};
     if (len <= kWholeReadBytes) {
       f.read_at(whole.reserve(size_t(len)), len, at);
