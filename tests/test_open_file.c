@@ -315,3 +315,169 @@ Test(open_file, errors_change_nothing) {
   tsr_file_release(f);
   tsr_file_release(NULL);
 }
+
+/* tsr_file_get_slice: a tensor of R x C float32 randn, R * C * 4 bytes over
+ * five 1 MiB zstd-planes chunks (rows of 2800 bytes straddle chunk ends). */
+enum { SLICE_R = 1500, SLICE_C = 700 };
+
+static void save_rows(const char* path, tsr_compression compression) {
+  tsr_generator* g = NULL;
+  TSR_ASSERT_OK(tsr_generator_create(7, &g));
+  tsr_tensor *t[2] = {NULL, NULL};
+  TSR_ASSERT_OK(tsr_randn(2, (const int64_t[]){SLICE_R, SLICE_C}, TSR_FLOAT32, g, &t[0]));
+  TSR_ASSERT_OK(tsr_ones(0, NULL, TSR_FLOAT32, TSR_CPU, &t[1]));
+  tsr_generator_release(g);
+  const char* names[] = {"rows", "a_scalar"};
+  tsr_save_options o = TSR_SAVE_OPTIONS_INIT;
+  o.compression = compression;
+  TSR_ASSERT_OK(tsr_save(path, 2, names, t, &o));
+  tsr_tensor_release(t[0]);
+  tsr_tensor_release(t[1]);
+}
+
+/* Slice [start, stop) of tensor `name` equals rows [start, stop) of the
+ * whole tensor; returns the slice (one reference). */
+static tsr_tensor* check_slice(tsr_file* f, const char* name, int64_t start, int64_t stop) {
+  const int64_t i = tsr_file_find(f, name);
+  cr_assert_geq(i, 0);
+  tsr_tensor *whole = NULL, *rows = NULL, *s = NULL;
+  TSR_ASSERT_OK(tsr_file_get(f, i, &whole));
+  TSR_ASSERT_OK(tsr_narrow(whole, 0, start, stop - start, &rows));
+  TSR_ASSERT_OK(tsr_file_get_slice(f, i, start, stop, &s));
+  cr_assert_eq(tsr_tensor_sizes(s)[0], stop - start);
+  assert_same(s, rows);
+  tsr_tensor_release(rows);
+  tsr_tensor_release(whole);
+  return s;
+}
+
+static const int64_t kSlices[][2] = {{0, SLICE_R}, {0, 0},    {SLICE_R, SLICE_R}, {1, 2},
+                                     {374, 1203},  {0, 375},  {1497, 1499},       {SLICE_R - 1, SLICE_R}};
+
+Test(open_file, slice_rows_equal_the_whole_tensors_rows) {
+  const tsr_compression modes[] = {TSR_COMPRESSION_NONE, TSR_COMPRESSION_ZSTD,
+                                   TSR_COMPRESSION_ZSTD_PLANES};
+  for (int m = 0; m < 3; ++m) {
+    TMP(path, "slice.safetensors");
+    save_rows(path, modes[m]);
+    tsr_file* f = NULL;
+    TSR_ASSERT_OK(tsr_open_file(path, NULL, &f));
+    for (size_t k = 0; k < sizeof kSlices / sizeof kSlices[0]; ++k) {
+      tsr_tensor* s = check_slice(f, "rows", kSlices[k][0], kSlices[k][1]);
+      cr_assert_eq(tsr_tensor_ndim(s), 2);
+      cr_assert_eq(tsr_tensor_sizes(s)[1], SLICE_C);
+      if (modes[m] == TSR_COMPRESSION_NONE && kSlices[k][1] > kSlices[k][0]) {
+        /* A view of the mapping, read-only like tsr_file_get's. */
+        TSR_ASSERT_FAILS(tsr_fill_(s, 1.0), TSR_ERR_INVALID_ARGUMENT, "read-only view");
+      } else if (modes[m] != TSR_COMPRESSION_NONE) {
+        TSR_ASSERT_OK(tsr_fill_(s, 1.0)); /* a new tensor: writable */
+      }
+      tsr_tensor_release(s);
+    }
+    tsr_file_release(f);
+    /* The sample's small tensors: a [2, 3] float32, a bool, an empty one. */
+    save_sample(path, modes[m]);
+    TSR_ASSERT_OK(tsr_open_file(path, NULL, &f));
+    tsr_tensor_release(check_slice(f, "weight", 1, 2));
+    tsr_tensor_release(check_slice(f, "mask", 0, 3));
+    tsr_tensor_release(check_slice(f, "steps", 1, 3));
+    tsr_tensor_release(check_slice(f, "empty", 0, 0));
+    tsr_file_release(f);
+    unlink(path);
+  }
+}
+
+/* A slice of a zstd-planes tensor reads only the chunks holding its rows:
+ * with the last chunk damaged, rows in the others still read, the whole
+ * tensor and rows in that chunk fail naming it. */
+Test(open_file, slice_reads_only_its_chunks) {
+  TMP(path, "slice_chunks.safetensors");
+  save_rows(path, TSR_COMPRESSION_ZSTD_PLANES);
+  FILE* fp = fopen(path, "r+b");
+  cr_assert_not_null(fp);
+  /* 1500 x 700 x 4 = 4,200,000 bytes: chunks 0-3 of 1 MiB, chunk 4 of
+   * 5,696 bytes (rows 1498 and 1499 only). "a_scalar" (4 bytes) is written
+   * first (the reference writer orders by name), so the file ends with
+   * "rows": chunk 4, the index (5 x 16 bytes), the 24-byte footer. */
+  cr_assert_eq(fseek(fp, -(5 * 16 + 24 + 100), SEEK_END), 0);
+  int c = fgetc(fp);
+  cr_assert_eq(fseek(fp, -(5 * 16 + 24 + 100), SEEK_END), 0);
+  fputc(c ^ 0x01, fp);
+  fclose(fp);
+  tsr_file* f = NULL;
+  TSR_ASSERT_OK(tsr_open_file(path, NULL, &f));
+  const int64_t i = tsr_file_find(f, "rows");
+  tsr_tensor* t = SENTINEL;
+  TSR_ASSERT_FAILS(tsr_file_get(f, i, &t), TSR_ERR_CORRUPT_FILE,
+                   "tensor \"rows\": chunk 4 (tensor bytes 4194304 to 4200000");
+  TSR_ASSERT_FAILS(tsr_file_get_slice(f, i, 1499, 1500, &t), TSR_ERR_CORRUPT_FILE,
+                   "tensor \"rows\": chunk 4 (tensor bytes 4194304 to 4200000");
+  /* Row 1497 straddles chunks 3 and 4. */
+  TSR_ASSERT_FAILS(tsr_file_get_slice(f, i, 1497, 1498, &t), TSR_ERR_CORRUPT_FILE, "chunk 4");
+  cr_assert_eq(t, SENTINEL);
+  TSR_ASSERT_OK(tsr_file_get_slice(f, i, 0, 1497, &t));
+  cr_assert_eq(tsr_tensor_sizes(t)[0], 1497);
+  tsr_tensor_release(t);
+  tsr_file_release(f);
+  unlink(path);
+}
+
+Test(open_file, slice_errors_change_nothing) {
+  const tsr_compression modes[] = {TSR_COMPRESSION_NONE, TSR_COMPRESSION_ZSTD_PLANES};
+  for (int m = 0; m < 2; ++m) {
+    TMP(path, "slice_errors.safetensors");
+    save_rows(path, modes[m]);
+    tsr_file* f = NULL;
+    TSR_ASSERT_OK(tsr_open_file(path, NULL, &f));
+    const int64_t i = tsr_file_find(f, "rows"), s0 = tsr_file_find(f, "a_scalar");
+    tsr_tensor* t = SENTINEL;
+    TSR_ASSERT_FAILS(tsr_file_get_slice(NULL, i, 0, 1, &t), TSR_ERR_INVALID_ARGUMENT, "file is NULL");
+    TSR_ASSERT_FAILS(tsr_file_get_slice(f, i, 0, 1, NULL), TSR_ERR_INVALID_ARGUMENT, "out is NULL");
+    TSR_ASSERT_FAILS(tsr_file_get_slice(f, 2, 0, 1, &t), TSR_ERR_INDEX_OUT_OF_RANGE,
+                     "tensor index 2 is out of range for 2 entries");
+    TSR_ASSERT_FAILS(tsr_file_get_slice(f, -1, 0, 1, &t), TSR_ERR_INDEX_OUT_OF_RANGE, "out of range");
+    TSR_ASSERT_FAILS(tsr_file_get_slice(f, s0, 0, 0, &t), TSR_ERR_INVALID_ARGUMENT,
+                     "rows [0, 0) of tensor \"a_scalar\": the tensor is 0-dim, it has no rows");
+    TSR_ASSERT_FAILS(tsr_file_get_slice(f, i, -1, 2, &t), TSR_ERR_INVALID_ARGUMENT,
+                     "rows [-1, 2) of tensor \"rows\": start and stop must not be negative");
+    TSR_ASSERT_FAILS(tsr_file_get_slice(f, i, 0, -2, &t), TSR_ERR_INVALID_ARGUMENT,
+                     "rows [0, -2) of tensor \"rows\": start and stop must not be negative");
+    TSR_ASSERT_FAILS(tsr_file_get_slice(f, i, 5, 4, &t), TSR_ERR_INVALID_ARGUMENT,
+                     "rows [5, 4) of tensor \"rows\": start is after stop");
+    TSR_ASSERT_FAILS(tsr_file_get_slice(f, i, 0, SLICE_R + 1, &t), TSR_ERR_INVALID_ARGUMENT,
+                     "rows [0, 1501) of tensor \"rows\": stop exceeds the 1500 rows of dim 0");
+    TSR_ASSERT_FAILS(tsr_file_get_slice(f, i, SLICE_R + 1, SLICE_R + 2, &t),
+                     TSR_ERR_INVALID_ARGUMENT, "stop exceeds the 1500 rows");
+    cr_assert_eq(t, SENTINEL);
+    tsr_file_release(f);
+    unlink(path);
+  }
+}
+
+/* Tensors saved as views of one storage (a weight and its transpose): a
+ * slice of either is rows of the view tsr_file_get gives, in both modes. */
+Test(open_file, slice_of_views) {
+  const tsr_compression modes[] = {TSR_COMPRESSION_NONE, TSR_COMPRESSION_ZSTD_PLANES};
+  for (int m = 0; m < 2; ++m) {
+    TMP(path, "slice_views.safetensors");
+    tsr_tensor *r = NULL, *w = NULL, *t[2];
+    TSR_ASSERT_OK(tsr_arange(0, 12, 1, TSR_FLOAT32, TSR_CPU, &r));
+    TSR_ASSERT_OK(tsr_reshape(r, 2, (const int64_t[]){4, 3}, &w));
+    t[0] = w;
+    TSR_ASSERT_OK(tsr_transpose(w, 0, 1, &t[1]));
+    tsr_save_options o = TSR_SAVE_OPTIONS_INIT;
+    o.compression = modes[m];
+    TSR_ASSERT_OK(tsr_save(path, 2, (const char*[]){"w", "wt"}, t, &o));
+    tsr_file* f = NULL;
+    TSR_ASSERT_OK(tsr_open_file(path, NULL, &f));
+    tsr_tensor_release(check_slice(f, "w", 1, 3));
+    tsr_tensor* s = check_slice(f, "wt", 1, 3);
+    cr_assert_eq(tsr_tensor_sizes(s)[1], 4);
+    tsr_tensor_release(s);
+    tsr_file_release(f);
+    tsr_tensor_release(t[1]);
+    tsr_tensor_release(w);
+    tsr_tensor_release(r);
+    unlink(path);
+  }
+}

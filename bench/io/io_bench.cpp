@@ -5,7 +5,7 @@
 // byte-plane transforms compared on the same data (the sign-bit rotation
 // decision). Usage:
 //
-//   tsr_io_bench DATA_DIR [TMP_DIR] [ROUNDS] [codec]
+//   tsr_io_bench DATA_DIR [TMP_DIR] [ROUNDS] [codec | planes]
 //
 // DATA_DIR holds real_f32.safetensors and real_f16.safetensors made by
 // bench/io/tfjs_to_safetensors.py (see bench/README.md); bf16 rows are the
@@ -13,7 +13,9 @@
 // gets the files written. Throughput counts raw tensor bytes per second of
 // wall time, best of ROUNDS (default 3); a save includes its fsyncs, a load
 // reads a file just written (page cache) and verifies checksums. Last, the
-// codec alone in memory, MB/s of wall and CPU time ("codec": only that).
+// codec alone in memory, MB/s of wall and CPU time ("codec": only that;
+// "planes": only zstd-planes tsr_save/tsr_load of the real weights, wall
+// and CPU time).
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -96,6 +98,41 @@ Result measure(const Set& s, const std::string& path, tsr_compression c, int rou
   res.load = s.bytes / best_load / 1e6;
   unlink(path.c_str());
   return res;
+}
+
+// tsr_save / tsr_load in the zstd-planes mode: MB/s of wall time (best
+// round) and of process CPU time (that round's).
+struct PlanesSpeed {
+  double ratio = 0, save_wall = 0, save_cpu = 0, load_wall = 0, load_cpu = 0;
+};
+PlanesSpeed planes_speed(const Set& s, const std::string& path, int rounds) {
+  tsr_save_options o = TSR_SAVE_OPTIONS_INIT;
+  o.compression = TSR_COMPRESSION_ZSTD_PLANES;
+  std::vector<const char*> names;
+  for (const auto& n : s.names) names.push_back(n.c_str());
+  double sw = 1e30, sc = 0, lw = 1e30, lc = 0;
+  for (int r = 0; r < rounds; ++r) {
+    double t0 = now(), c0 = cpu_now();
+    check(tsr_save(path.c_str(), int64_t(names.size()), names.data(), s.tensors.data(), &o), "save");
+    double w = now() - t0, c = cpu_now() - c0;
+    if (w < sw) sw = w, sc = c;
+    tsr_tensor_map* m = nullptr;
+    t0 = now(), c0 = cpu_now();
+    check(tsr_load(path.c_str(), nullptr, &m), "load");
+    w = now() - t0, c = cpu_now() - c0;
+    if (w < lw) lw = w, lc = c;
+    tsr_tensor_map_release(m);
+  }
+  struct stat st;
+  stat(path.c_str(), &st);
+  unlink(path.c_str());
+  PlanesSpeed q;
+  q.ratio = s.bytes / double(st.st_size);
+  q.save_wall = s.bytes / sw / 1e6;
+  q.save_cpu = s.bytes / sc / 1e6;
+  q.load_wall = s.bytes / lw / 1e6;
+  q.load_cpu = s.bytes / lc / 1e6;
+  return q;
 }
 
 double memcpy_mbs(const Set& s, int rounds) {
@@ -198,6 +235,21 @@ int main(int argc, char** argv) {
   sets.push_back(random_set("randn f32", int64_t(8) << 20, TSR_FLOAT32));
   sets.push_back(random_set("randn bf16", int64_t(8) << 20, TSR_BFLOAT16));
 
+  if (argc > 4 && std::strcmp(argv[4], "planes") == 0) {  // zstd-planes save/load alone
+    std::printf("zstd-planes tsr_save / tsr_load alone: raw MB/s of wall time (best of %d) and "
+                "of CPU time (all threads, same round)\n\n| data | MB | thr | ratio | save wall | "
+                "save cpu | load wall | load cpu |\n|---|---|---|---|---|---|---|---|\n", rounds);
+    for (size_t k = 0; k < 3; ++k)
+      for (int thr : {1, 2}) {
+        check(tsr_set_num_threads(thr), "threads");
+        const PlanesSpeed q = planes_speed(sets[k], path, rounds);
+        std::printf("| %s | %.1f | %d | %.3fx | %.0f | %.0f | %.0f | %.0f |\n", sets[k].label.c_str(),
+                    sets[k].bytes / 1e6, thr, q.ratio, q.save_wall, q.save_cpu, q.load_wall,
+                    q.load_cpu);
+        std::fflush(stdout);
+      }
+    return 0;
+  }
   const bool codec_only = argc > 4 && std::strcmp(argv[4], "codec") == 0;  // the last table only
   if (!codec_only) {
   std::printf("Throughput: raw MB/s, best of %d; ratio = raw bytes / file bytes.\n\n", rounds);

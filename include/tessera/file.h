@@ -128,6 +128,38 @@ TSR_API tsr_status tsr_file_get(const tsr_file* f, int64_t i, tsr_tensor** out);
  * ..."); otherwise as tsr_file_get().
  */
 TSR_API tsr_status tsr_file_get_by_name(const tsr_file* f, const char* name, tsr_tensor** out);
+/**
+ * @brief Rows [start, stop) of dim 0 of tensor i, reading only what they
+ * need: a partial read, as safetensors' get_slice(name)[start:stop].
+ *
+ * The result has sizes [stop - start, sizes[1], ...] (elements), the
+ * file's dtype, on the CPU, equal to tsr_narrow(tsr_file_get(i), 0, start,
+ * stop - start). Plain file: a read-only view of the mapping, as
+ * tsr_file_get() gives (the whole tensor's checksum is verified, which
+ * reads its bytes once). zstd-planes file (format 0.2): a new contiguous,
+ * writable tensor; only the chunks (about 1 MiB of raw bytes each) that
+ * hold those rows are read, checked against their XXH3-64 and decoded, so
+ * a damaged chunk elsewhere in the tensor does not fail it. A "zstd" (0.1)
+ * tensor is one frame, decompressed whole. Tensors that views share, and
+ * the views (tsr_save() of views of one storage), are narrowed views of
+ * the tensor tsr_file_get() gives. start == stop gives zero rows. Unlike
+ * tsr_narrow(), negative positions are not counted from the end.
+ * Thread-safe.
+ * @param[in]  f     the file
+ * @param[in]  i     the tensor's index, 0 <= i < tsr_file_count(f)
+ * @param[in]  start first row, 0 <= start <= stop
+ * @param[in]  stop  row after the last, stop <= sizes[0]
+ * @param[out] out   one reference; untouched on failure
+ * @return TSR_OK; TSR_ERR_INDEX_OUT_OF_RANGE for i out of range (as
+ * tsr_file_get()); TSR_ERR_INVALID_ARGUMENT for NULL f/out, a 0-dim
+ * tensor, a negative start or stop, start > stop or stop > sizes[0] (as
+ * tsr_narrow() names a range beyond the size), the message naming the
+ * tensor and the rows; TSR_ERR_CORRUPT_FILE (a chunk read whose checksum
+ * or data is bad, naming the chunk and its file bytes; the tensor's index
+ * or checksum), TSR_ERR_IO, TSR_ERR_OUT_OF_MEMORY.
+ */
+TSR_API tsr_status tsr_file_get_slice(const tsr_file* f, int64_t i, int64_t start, int64_t stop,
+                                      tsr_tensor** out);
 
 /**
  * @brief Number of the file's "__metadata__" pairs, as tsr_tensor_map's

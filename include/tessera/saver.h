@@ -7,8 +7,9 @@
  * one, writing each tensor's bytes to the file as it is added, so a model
  * can be saved while it is being produced (or moved off a device layer by
  * layer) with memory bounded by one tensor's contiguous host copy (none
- * for a contiguous CPU tensor) and a few 4 MiB chunks, never the whole
- * model. The result is an ordinary tessera file (plain safetensors, or
+ * for a contiguous CPU tensor) and a few 4 MiB chunks (with
+ * TSR_COMPRESSION_ZSTD_PLANES, also up to 8 MiB of copies of small
+ * tensors, see tsr_saver_add()), never the whole model. The result is an ordinary tessera file (plain safetensors, or
  * zstd-compressed): tsr_load(), tsr_open_file() and other safetensors
  * readers read it. Same role as safetensors' wish-list "streaming
  * serialization" and torch.distributed.checkpoint's staged writes.
@@ -73,7 +74,12 @@ TSR_API tsr_status tsr_saver_open(const char* path, const tsr_save_options* opts
  *
  * The tensor's C-order contents are written now (a device tensor is copied
  * to the host first; a non-contiguous one through a contiguous copy), so
- * the caller may change or release it after the call.
+ * the caller may change or release it after the call. With
+ * TSR_COMPRESSION_ZSTD_PLANES a tensor of at most 1 MiB (one chunk) is
+ * copied instead and written with the next ones once 8 MiB of them wait, a
+ * larger tensor is added, or at commit, so that their chunks compress in
+ * parallel (most weights of a model are such small tensors); the file is
+ * the same as if each were written at once, on any thread count.
  * @param[in] s      the saver
  * @param[in] name   non-empty UTF-8, not "__metadata__", not added before
  * @param[in] tensor any sizes, strides, storage_offset; bool tensors must
@@ -84,8 +90,10 @@ TSR_API tsr_status tsr_saver_open(const char* path, const tsr_save_options* opts
  *   a saver already committed or abandoned after a failure; a header that
  *   would pass safetensors' 100,000,000-byte limit (abandoned).
  * - TSR_ERR_OUT_OF_MEMORY: the contiguous host copy (the saver goes on).
- * - TSR_ERR_IO: writing failed; the save is abandoned (temporary removed,
- *   any file at path untouched), later calls fail.
+ * - TSR_ERR_IO: writing failed (this tensor's bytes or, with
+ *   TSR_COMPRESSION_ZSTD_PLANES, small tensors added before); the save is
+ *   abandoned (temporary removed, any file at path untouched), later calls
+ *   fail.
  * - The progress callback's status when it cancels: abandoned likewise.
  */
 TSR_API tsr_status tsr_saver_add(tsr_saver* s, const char* name, tsr_tensor* tensor);

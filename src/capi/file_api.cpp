@@ -87,6 +87,15 @@ TSR_EXTERN tsr_status tsr_file_get_by_name(const tsr_file* f, const char* name, 
   });
 }
 
+TSR_EXTERN tsr_status tsr_file_get_slice(const tsr_file* f, int64_t i, int64_t start, int64_t stop,
+                                         tsr_tensor** out) {
+  return guarded([&] {
+    const io::OpenedFile& file = file_of(f);
+    require(out, "out");
+    emit(out, file.get_rows(checked_index(i, file.header().tensors.size(), "tensor"), start, stop));
+  });
+}
+
 TSR_EXTERN int64_t tsr_file_metadata_count(const tsr_file* f) {
   return guarded_value<int64_t>(-1, [&] { return int64_t(file_of(f).header().metadata.size()); });
 }

@@ -32,10 +32,10 @@ void split_t(const unsigned char* __restrict s, size_t n, unsigned char* __restr
 }
 
 template <typename W, bool kRot>
-void merge_t(const unsigned char* __restrict d, size_t n, unsigned char* __restrict out) {
+void merge_t(const unsigned char* const* planes, size_t n, unsigned char* __restrict out) {
   constexpr size_t E = sizeof(W);
   const unsigned char* __restrict p[E];
-  for (size_t j = 0; j < E; ++j) p[j] = d + j * n;
+  for (size_t j = 0; j < E; ++j) p[j] = planes[j];
   for (size_t i = 0; i < n; ++i) {
     W v = 0;
     for (size_t j = 0; j < E; ++j) v = W(v | W(W(p[j][i]) << (8 * j)));
@@ -49,7 +49,7 @@ void split(const unsigned char* s, size_t n, bool rot, unsigned char* d) {
   rot ? split_t<W, true>(s, n, d) : split_t<W, false>(s, n, d);
 }
 template <typename W>
-void merge(const unsigned char* p, size_t n, bool rot, unsigned char* d) {
+void merge(const unsigned char* const* p, size_t n, bool rot, unsigned char* d) {
   rot ? merge_t<W, true>(p, n, d) : merge_t<W, false>(p, n, d);
 }
 
@@ -67,7 +67,14 @@ void split_planes(const void* src, size_t n, size_t e, bool rotate_sign, void* d
 }
 
 void merge_planes(const void* planes, size_t n, size_t e, bool rotate_sign, void* dst) {
-  auto* p = static_cast<const unsigned char*>(planes);
+  auto* base = static_cast<const unsigned char*>(planes);
+  const unsigned char* p[8];
+  for (size_t j = 0; j < e && j < 8; ++j) p[j] = base + j * n;
+  merge_planes_from(p, n, e, rotate_sign, dst);
+}
+
+void merge_planes_from(const unsigned char* const* p, size_t n, size_t e, bool rotate_sign,
+                       void* dst) {
   auto* d = static_cast<unsigned char*>(dst);
   switch (e) {
     case 2: merge<uint16_t>(p, n, rotate_sign, d); break;

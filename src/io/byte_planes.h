@@ -15,5 +15,9 @@ namespace tsr::io {
 void split_planes(const void* src, size_t n, size_t e, bool rotate_sign, void* dst);
 // The inverse: planes (e x n bytes) back into n elements.
 void merge_planes(const void* planes, size_t n, size_t e, bool rotate_sign, void* dst);
+// The same with plane j at planes[j] (e pointers), wherever each lies: a
+// raw plane is merged from where it was read, without a copy.
+void merge_planes_from(const unsigned char* const* planes, size_t n, size_t e, bool rotate_sign,
+                       void* dst);
 
 }  // namespace tsr::io

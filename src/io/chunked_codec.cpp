@@ -3,6 +3,7 @@
 #include <zstd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <exception>
@@ -64,42 +65,68 @@ void zcheck(size_t rc) {
 // for (float planes have no long repeats for zstd's matches to find). It
 // spares zstd's time on the low mantissa bytes; the decision depends only on
 // the bytes, so files stay the same on any thread count.
+//
+// Planes of 16 KiB or more are sampled: the first 256 bytes of every 1 KiB
+// (a quarter of the bytes, spread over the plane; at 4 KiB or more sampled
+// the estimate's bias, about 255 / (2 N ln 2) bits, is under 0.1 bit). A
+// plane misjudged as not random only costs zstd's try: it is stored raw
+// when zstd does not pay.
 bool looks_random(const unsigned char* p, size_t m) {
   if (m < 4096) return false;
+  const size_t block = m >= 16384 ? 1024 : m, take = m >= 16384 ? 256 : m;
   uint32_t h[4][256] = {};
-  size_t i = 0;
-  for (; i + 4 <= m; i += 4) {
-    ++h[0][p[i]];
-    ++h[1][p[i + 1]];
-    ++h[2][p[i + 2]];
-    ++h[3][p[i + 3]];
+  size_t n = 0;
+  for (size_t b = 0; b + take <= m; b += block) {
+    const unsigned char* q = p + b;
+    size_t i = 0;
+    for (; i + 4 <= take; i += 4) {
+      ++h[0][q[i]];
+      ++h[1][q[i + 1]];
+      ++h[2][q[i + 2]];
+      ++h[3][q[i + 3]];
+    }
+    for (; i < take; ++i) ++h[0][q[i]];
+    n += take;
   }
-  for (; i < m; ++i) ++h[0][p[i]];
   double bits = 0;
   for (int b = 0; b < 256; ++b) {
     const uint32_t c = h[0][b] + h[1][b] + h[2][b] + h[3][b];
-    if (c) bits -= double(c) * std::log2(double(c) / double(m));
+    if (c) bits -= double(c) * std::log2(double(c) / double(n));
   }
-  return bits > 7.9 * double(m);
+  return bits > 7.9 * double(n);
+}
+
+// One thread's scratch for the planes of the chunk it encodes.
+Buf& thread_planes_buf() {
+  thread_local Buf b;
+  return b;
+}
+
+// Scratch for one plane's zstd frame, one per thread.
+Buf& thread_frame_buf() {
+  thread_local Buf b;
+  return b;
 }
 
 // One chunk's stored bytes: P u32 plane lengths, then the planes. A plane
 // whose length is the raw plane length is raw; a shorter one is one zstd
-// frame of it.
-std::string encode_chunk(const unsigned char* src, size_t r, size_t e, Transform t, int level) {
+// frame of it. Written into out (reused across chunks): the planes are
+// split straight into their places for raw planes, and each plane that
+// pays is replaced by its frame, moving later planes down; float planes
+// stored raw are the low ones, first, so they are not copied again.
+// hash gets the XXH3-64 of the result.
+void encode_chunk(const unsigned char* src, size_t r, size_t e, Transform t, int level, Buf& out,
+                  uint64_t& hash) {
   const size_t P = plane_count(t, e);
   const size_t m = r / P;
-  std::string planes_buf;
-  const unsigned char* planes = src;
-  if (P > 1) {
-    planes_buf.resize(r);
-    split_planes(src, r / e, e, t == Transform::kPlanesSignRot, planes_buf.data());
-    planes = reinterpret_cast<const unsigned char*>(planes_buf.data());
-  }
-  std::string out(4 * P, '\0');
-  std::string z(ZSTD_compressBound(m), '\0');
+  unsigned char* o = out.reserve(4 * P + r);
+  unsigned char* raw = o + 4 * P;  // plane j at raw + j * m (P > 1)
+  if (P > 1) split_planes(src, r / e, e, t == Transform::kPlanesSignRot, raw);
+  const size_t bound = ZSTD_compressBound(m);
+  unsigned char* zb = thread_frame_buf().reserve(bound);
+  size_t at = 4 * P;
   for (size_t j = 0; j < P; ++j) {
-    const unsigned char* plane = planes + j * m;
+    const unsigned char* plane = P > 1 ? raw + j * m : src;
     size_t zn = m;
     if (P == 1 || !looks_random(plane, m)) {
       ZSTD_CCtx* c = thread_cctx();
@@ -114,19 +141,23 @@ std::string encode_chunk(const unsigned char* src, size_t r, size_t e, Transform
         zcheck(ZSTD_CCtx_setParameter(c, ZSTD_c_windowLog, 13));
         zcheck(ZSTD_CCtx_setParameter(c, ZSTD_c_hashLog, 8));
       }
-      zn = ZSTD_compress2(c, z.data(), z.size(), plane, m);
+      zn = ZSTD_compress2(c, zb, bound, plane, m);
       TSR_CHECK(!ZSTD_isError(zn), TSR_ERR_INTERNAL, "zstd compression: ", ZSTD_getErrorName(zn));
     }
     // Compressed only where it saves at least 1/32 of the plane: near-random
     // planes (low mantissa bytes) are stored, and read back, as they are.
     const bool pays = m > 0 && zn + m / 32 < m;
-    put_u32(reinterpret_cast<unsigned char*>(out.data()) + 4 * j, uint32_t(pays ? zn : m));
+    put_u32(o + 4 * j, uint32_t(pays ? zn : m));
+    // at <= plane's place, and at + zn < the next plane's: nothing later
+    // is overwritten.
     if (pays)
-      out.append(z.data(), zn);
-    else
-      out.append(reinterpret_cast<const char*>(plane), m);
+      std::memcpy(o + at, zb, zn);
+    else if (o + at != plane)
+      std::memmove(o + at, plane, m);
+    at += pays ? zn : m;
   }
-  return out;
+  out.set_size(at);
+  hash = content_hash(o, at);
 }
 
 // Rethrows the first chunk's error (the lowest index), so a corrupt file
@@ -151,55 +182,16 @@ Transform default_transform(tsr_dtype dtype) {
   }
 }
 
-Encoded encode(const void* src, size_t n, size_t elem_size, const EncodeOptions& opt,
-               const Sink& sink) {
-  TSR_CHECK(elem_size > 0 && n % elem_size == 0 && opt.chunk_bytes % elem_size == 0 &&
-                opt.chunk_bytes > 0 && opt.chunk_bytes <= kMaxChunkBytes,
-            TSR_ERR_INTERNAL, "zstd-planes: ", n, " bytes, element size ", elem_size, ", chunk ",
-            opt.chunk_bytes);
-  Transform t = opt.transform;
-  if (elem_size != 2 && elem_size != 4 && elem_size != 8) t = Transform::kNone;
-  const size_t C = opt.chunk_bytes;
-  const size_t n_chunks = (n + C - 1) / C;
-  TSR_CHECK(n_chunks <= UINT32_MAX, TSR_ERR_INVALID_ARGUMENT, "tensor of ", n,
-            " bytes needs more than 2^32-1 chunks");
-  const auto* s = static_cast<const unsigned char*>(src);
+namespace {
 
+// A tensor's index, padding and footer after its n_chunks chunks of
+// lengths/hashes in `index` (16 bytes each, already appended), given the
+// chunks' total stored length.
+Encoded finish_tensor(std::string& index, uint64_t chunks_len, uint64_t n, uint64_t n_chunks,
+                      Transform t, size_t elem_size, size_t C) {
   Encoded res;
-  std::string index;
-  index.reserve(n_chunks * kIndexEntryBytes + 8 + kFooterBytes);
-  // Batches of a few chunks per thread: compressed in parallel, written in order.
-  const size_t batch = size_t(std::max<int64_t>(1, kernels::num_threads()) * 4);
-  std::vector<std::string> out(std::min(batch, n_chunks));
-  std::vector<std::exception_ptr> errs(out.size());
-  for (size_t first = 0; first < n_chunks; first += batch) {
-    const size_t cnt = std::min(batch, n_chunks - first);
-    std::fill(errs.begin(), errs.end(), nullptr);
-    kernels::parallel_for(int64_t(cnt), 1, [&](int64_t b, int64_t e) {
-      for (int64_t k = b; k < e; ++k) {
-        try {
-          const size_t c = first + size_t(k);
-          const size_t lo = c * C, r = std::min(C, n - lo);
-          out[size_t(k)] = encode_chunk(s + lo, r, elem_size, t, opt.level);
-        } catch (...) {
-          errs[size_t(k)] = std::current_exception();
-        }
-      }
-    });
-    rethrow_first(errs);
-    for (size_t k = 0; k < cnt; ++k) {
-      const std::string& ch = out[k];
-      unsigned char entry[kIndexEntryBytes];
-      put_u64(entry, ch.size());
-      put_u64(entry + 8, content_hash(ch.data(), ch.size()));
-      index.append(reinterpret_cast<const char*>(entry), sizeof entry);
-      sink(ch.data(), ch.size());
-      res.length += ch.size();
-      std::string().swap(out[k]);
-    }
-  }
   // Padding keeps the stored length different from the raw length.
-  const uint16_t pad = res.length + index.size() + kFooterBytes == n ? 8 : 0;
+  const uint16_t pad = chunks_len + index.size() + kFooterBytes == n ? 8 : 0;
   index.append(pad, '\0');
   unsigned char footer[kFooterBytes];
   std::memcpy(footer, kMagic, 4);
@@ -212,19 +204,173 @@ Encoded encode(const void* src, size_t n, size_t elem_size, const EncodeOptions&
   index.append(reinterpret_cast<const char*>(footer), 16);
   put_u64(footer + 16, content_hash(index.data(), index.size()));
   index.append(reinterpret_cast<const char*>(footer + 16), 8);
-  sink(index.data(), index.size());
-  res.length += index.size();
+  res.length = chunks_len + index.size();
   res.file_hash = content_hash(index.data(), index.size());
   return res;
 }
 
+// Raw bytes encoded in one parallel pass: a few chunks per thread, so that
+// threads finishing early take more and the output held is bounded.
+constexpr size_t kPassBytes = size_t(4) * kChunkBytes;
+
+}  // namespace
+
+void encode_many(const std::vector<EncodeInput>& in, const Sink& sink, const DoneFn& done) {
+  struct Job {
+    size_t tensor;
+    size_t lo, r;  // raw byte range of the chunk in its tensor
+  };
+  struct State {
+    Transform t;
+    size_t C, n_chunks;
+    std::string index;
+    uint64_t chunks_len = 0;
+    size_t written = 0;  // chunks given to the sink
+  };
+  std::vector<State> ts(in.size());
+  std::vector<Job> jobs;
+  for (size_t i = 0; i < in.size(); ++i) {
+    const EncodeInput& x = in[i];
+    const size_t e = x.elem_size, n = x.n, C = x.opt.chunk_bytes;
+    TSR_CHECK(e > 0 && n % e == 0 && C % e == 0 && C > 0 && C <= kMaxChunkBytes, TSR_ERR_INTERNAL,
+              "zstd-planes: ", n, " bytes, element size ", e, ", chunk ", C);
+    Transform t = x.opt.transform;
+    if (e != 2 && e != 4 && e != 8) t = Transform::kNone;
+    const size_t n_chunks = (n + C - 1) / C;
+    TSR_CHECK(n_chunks <= UINT32_MAX, TSR_ERR_INVALID_ARGUMENT, "tensor of ", n,
+              " bytes needs more than 2^32-1 chunks");
+    ts[i].t = t;
+    ts[i].C = C;
+    ts[i].n_chunks = n_chunks;
+    ts[i].index.reserve(n_chunks * kIndexEntryBytes + 8 + kFooterBytes);
+    for (size_t c = 0; c < n_chunks; ++c) jobs.push_back(Job{i, c * C, std::min(C, n - c * C)});
+  }
+  // Finishes (index and footer to the sink) every tensor whose chunks are
+  // all written, in order, up to the first that is not; done() is called
+  // later, on the caller's thread (run_done), since this may run on a
+  // worker.
+  size_t next = 0;
+  std::vector<std::pair<size_t, Encoded>> finished;
+  auto finish_ready = [&] {
+    for (; next < in.size() && ts[next].written == ts[next].n_chunks; ++next) {
+      State& x = ts[next];
+      const Encoded res = finish_tensor(x.index, x.chunks_len, in[next].n, x.n_chunks, x.t,
+                                        in[next].elem_size, x.C);
+      sink(x.index.data(), x.index.size());
+      std::string().swap(x.index);
+      finished.emplace_back(next, res);
+    }
+  };
+  auto run_done = [&] {
+    for (const auto& f : finished) done(f.first, f.second);
+    finished.clear();
+  };
+  // Two sets of output slots: while one pass encodes into one set, the
+  // chunks of the pass before, in the other, are written by one of the
+  // threads (the first job taken), so the writes overlap the compression.
+  std::vector<Buf> out[2];
+  std::vector<uint64_t> hashes[2];
+  std::vector<std::exception_ptr> errs;
+  size_t prev_first = 0, prev_cnt = 0;  // the pass whose chunks wait for the sink
+  auto emit = [&](int set) {
+    for (size_t k = 0; k < prev_cnt; ++k) {
+      State& x = ts[jobs[prev_first + k].tensor];
+      const Buf& b = out[set][k];
+      unsigned char entry[kIndexEntryBytes];
+      put_u64(entry, b.size());
+      put_u64(entry + 8, hashes[set][k]);
+      x.index.append(reinterpret_cast<const char*>(entry), sizeof entry);
+      sink(b.data(), b.size());
+      x.chunks_len += b.size();
+      ++x.written;
+      finish_ready();
+    }
+    prev_cnt = 0;
+  };
+  finish_ready();
+  run_done();
+  int set = 0;
+  for (size_t first = 0; first < jobs.size(); set ^= 1) {
+    // One pass: jobs [first, last), at least one, about kPassBytes raw per thread.
+    const size_t budget = kPassBytes * size_t(std::max<int64_t>(1, kernels::num_threads()));
+    size_t last = first, bytes = 0;
+    while (last < jobs.size() && (last == first || bytes + jobs[last].r <= budget))
+      bytes += jobs[last++].r;
+    const size_t cnt = last - first;
+    if (out[set].size() < cnt) out[set].resize(cnt);
+    hashes[set].assign(cnt, 0);
+    errs.assign(cnt, nullptr);
+    const size_t extra = prev_cnt > 0 ? 1 : 0;  // job 0: write the previous pass
+    std::exception_ptr emit_err;
+    // Threads take the next job as they finish one (tensors differ in
+    // size); each job writes only its own slot, so the bytes do not depend
+    // on which thread ran it.
+    std::atomic<size_t> take{0};
+    kernels::parallel_for(kernels::num_threads(), 1, [&](int64_t, int64_t) {
+      for (size_t k; (k = take.fetch_add(1, std::memory_order_relaxed)) < cnt + extra;) {
+        if (k < extra) {
+          try {
+            emit(set ^ 1);
+          } catch (...) {
+            emit_err = std::current_exception();
+          }
+          continue;
+        }
+        const size_t kk = k - extra;
+        const Job& j = jobs[first + kk];
+        try {
+          const EncodeInput& x = in[j.tensor];
+          encode_chunk(static_cast<const unsigned char*>(x.src) + j.lo, j.r, x.elem_size,
+                       ts[j.tensor].t, x.opt.level, out[set][kk], hashes[set][kk]);
+        } catch (...) {
+          errs[kk] = std::current_exception();
+        }
+      }
+    });
+    if (emit_err) std::rethrow_exception(emit_err);  // the earlier bytes' failure first
+    rethrow_first(errs);
+    run_done();
+    prev_first = first;
+    prev_cnt = cnt;
+    first = last;
+  }
+  emit(set ^ 1);
+  finish_ready();
+  run_done();
+}
+
+Encoded encode(const void* src, size_t n, size_t elem_size, const EncodeOptions& opt,
+               const Sink& sink) {
+  Encoded res;
+  encode_many({EncodeInput{src, n, elem_size, opt}}, sink,
+              [&](size_t, const Encoded& e) { res = e; });
+  return res;
+}
+
+const unsigned char* Source::get(uint64_t off, uint64_t n, Buf& scratch) const {
+  if (mem) {
+    TSR_CHECK(off >= base && n <= len && off - base <= len - n, TSR_ERR_INTERNAL,
+              "file bytes [", off, ", +", n, ") outside the ones read [", base, ", +", len, ")");
+    return mem + (off - base);
+  }
+  unsigned char* p = scratch.reserve(size_t(n));
+  file->read_at(p, n, off);
+  return p;
+}
+
 Index read_index(const ReadFile& f, uint64_t offset, uint64_t len, uint64_t nbytes,
                  size_t elem_size, const std::string& name) {
+  return read_index(Source{&f}, offset, len, nbytes, elem_size, name);
+}
+
+Index read_index(const Source& f, uint64_t offset, uint64_t len, uint64_t nbytes,
+                 size_t elem_size, const std::string& name) {
+  Buf scratch;
   const std::string who = str("tensor ", json_quoted(name), ": ");
   TSR_CHECK(len >= kFooterBytes, TSR_ERR_CORRUPT_FILE, who, "zstd-planes data of ", len,
             " bytes is shorter than its ", kFooterBytes, "-byte footer");
   unsigned char footer[kFooterBytes];
-  f.read_at(footer, kFooterBytes, offset + len - kFooterBytes);
+  std::memcpy(footer, f.get(offset + len - kFooterBytes, kFooterBytes, scratch), kFooterBytes);
   TSR_CHECK(std::memcmp(footer, kMagic, 4) == 0, TSR_ERR_CORRUPT_FILE, who,
             "zstd-planes footer (file bytes ", offset + len - kFooterBytes, " to ", offset + len,
             ") does not start with \"TZP2\"");
@@ -252,14 +398,12 @@ Index read_index(const ReadFile& f, uint64_t offset, uint64_t len, uint64_t nbyt
   const uint64_t tail = n_chunks * kIndexEntryBytes + pad + kFooterBytes;
   TSR_CHECK(tail <= len, TSR_ERR_CORRUPT_FILE, who, "zstd-planes index of ", n_chunks,
             " chunks needs ", tail, " bytes, the data has ", len);
-  std::string idx(tail, '\0');
-  f.read_at(idx.data(), tail, offset + len - tail);
+  const unsigned char* p = f.get(offset + len - tail, tail, scratch);
   const uint64_t tail_start = offset + len - tail;
-  TSR_CHECK(content_hash(idx.data(), tail - 8) == get_u64(footer + 16), TSR_ERR_CORRUPT_FILE, who,
+  TSR_CHECK(content_hash(p, tail - 8) == get_u64(footer + 16), TSR_ERR_CORRUPT_FILE, who,
             "zstd-planes index checksum mismatch (file bytes ", tail_start, " to ", offset + len,
             ")");
-  ix.file_hash = content_hash(idx.data(), tail);
-  const auto* p = reinterpret_cast<const unsigned char*>(idx.data());
+  ix.file_hash = content_hash(p, tail);
   for (uint64_t i = 0; i < pad; ++i)
     TSR_CHECK(p[n_chunks * kIndexEntryBytes + i] == 0, TSR_ERR_CORRUPT_FILE, who,
               "zstd-planes padding is not zero");
@@ -285,6 +429,11 @@ Index read_index(const ReadFile& f, uint64_t offset, uint64_t len, uint64_t nbyt
 
 void decode_range(const ReadFile& f, uint64_t offset, const Index& ix, uint64_t lo, uint64_t hi,
                   void* dst, const std::string& name, bool verify) {
+  decode_range(Source{&f}, offset, ix, lo, hi, dst, name, verify);
+}
+
+void decode_range(const Source& f, uint64_t offset, const Index& ix, uint64_t lo, uint64_t hi,
+                  void* dst, const std::string& name, bool verify) {
   TSR_CHECK(lo <= hi && hi <= ix.nbytes, TSR_ERR_INVALID_ARGUMENT, "byte range [", lo, ", ", hi,
             ") of tensor ", json_quoted(name), " of ", ix.nbytes, " bytes");
   if (lo == hi) return;
@@ -294,7 +443,8 @@ void decode_range(const ReadFile& f, uint64_t offset, const Index& ix, uint64_t 
   auto* out = static_cast<unsigned char*>(dst);
   std::vector<std::exception_ptr> errs(c1 - c0);
   kernels::parallel_for(int64_t(c1 - c0), 1, [&](int64_t b, int64_t e) {
-    std::string stored, planes, whole;
+    Buf stored_buf;
+    std::string whole;
     for (int64_t k = b; k < e; ++k) {
       const uint64_t c = c0 + uint64_t(k);
       const uint64_t rlo = c * C, r = std::min<uint64_t>(C, ix.nbytes - rlo);
@@ -304,12 +454,11 @@ void decode_range(const ReadFile& f, uint64_t offset, const Index& ix, uint64_t 
           return str("tensor ", json_quoted(name), ": chunk ", c, " (tensor bytes ", rlo, " to ",
                      rlo + r, ", file bytes ", flo, " to ", fhi, ")");
         };
-        stored.resize(fhi - flo);
-        f.read_at(stored.data(), fhi - flo, flo);
+        const uint64_t stored_size = fhi - flo;
+        const unsigned char* sp = f.get(flo, stored_size, stored_buf);
         if (verify)
-          TSR_CHECK(content_hash(stored.data(), stored.size()) == ix.hash[c], TSR_ERR_CORRUPT_FILE,
+          TSR_CHECK(content_hash(sp, size_t(stored_size)) == ix.hash[c], TSR_ERR_CORRUPT_FILE,
                     where(), ": checksum mismatch, its data was changed since it was written");
-        const auto* sp = reinterpret_cast<const unsigned char*>(stored.data());
         const size_t m = size_t(r / P);
         // The decoded chunk goes straight to dst when all of it is wanted.
         const bool full = rlo >= lo && rlo + r <= hi;
@@ -321,17 +470,19 @@ void decode_range(const ReadFile& f, uint64_t offset, const Index& ix, uint64_t 
           chunk_dst = reinterpret_cast<unsigned char*>(whole.data());
         }
         unsigned char* plane_dst = chunk_dst;
-        if (P > 1) {
-          planes.resize(r);
-          plane_dst = reinterpret_cast<unsigned char*>(planes.data());
-        }
+        if (P > 1) plane_dst = thread_planes_buf().reserve(size_t(r));
+        const unsigned char* plane_at[8];  // raw planes merge from where they were read
         uint64_t at = 4 * P;
         for (size_t j = 0; j < P; ++j) {
           const uint64_t pl = get_u32(sp + 4 * j);
-          TSR_CHECK(pl <= m && pl <= stored.size() - at, TSR_ERR_CORRUPT_FILE, where(), ": plane ",
+          TSR_CHECK(pl <= m && pl <= stored_size - at, TSR_ERR_CORRUPT_FILE, where(), ": plane ",
                     j, " of ", pl, " bytes (raw ", m, ") runs past the chunk");
+          plane_at[j] = plane_dst + j * m;
           if (pl == m) {
-            std::memcpy(plane_dst + j * m, sp + at, m);
+            if (P == 1)
+              std::memcpy(plane_dst, sp + at, m);
+            else
+              plane_at[j] = sp + at;
           } else {
             const size_t got = ZSTD_decompressDCtx(thread_dctx(), plane_dst + j * m, m, sp + at, pl);
             TSR_CHECK(!ZSTD_isError(got) && got == m, TSR_ERR_CORRUPT_FILE, where(), ": plane ", j,
@@ -340,11 +491,11 @@ void decode_range(const ReadFile& f, uint64_t offset, const Index& ix, uint64_t 
           }
           at += pl;
         }
-        TSR_CHECK(at == stored.size(), TSR_ERR_CORRUPT_FILE, where(), ": planes hold ", at - 4 * P,
-                  " bytes, the chunk ", stored.size() - 4 * P);
+        TSR_CHECK(at == stored_size, TSR_ERR_CORRUPT_FILE, where(), ": planes hold ", at - 4 * P,
+                  " bytes, the chunk ", stored_size - 4 * P);
         if (P > 1)
-          merge_planes(plane_dst, size_t(r / ix.elem_size), ix.elem_size,
-                       ix.transform == Transform::kPlanesSignRot, chunk_dst);
+          merge_planes_from(plane_at, size_t(r / ix.elem_size), ix.elem_size,
+                            ix.transform == Transform::kPlanesSignRot, chunk_dst);
         if (!full) {
           const uint64_t a = std::max(lo, rlo), z = std::min(hi, rlo + r);
           std::memcpy(out + (a - lo), chunk_dst + (a - rlo), z - a);

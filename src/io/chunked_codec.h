@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -63,13 +64,69 @@ struct Encoded {
 using Sink = std::function<void(const void* data, size_t n)>;
 
 // Encodes n bytes of elements of elem_size bytes (n a multiple of it) and
-// hands the stored bytes to sink in order. The stored length is never n
+// hands the stored bytes to sink in order (encode_many of one tensor). The stored length is never n
 // (eight padding bytes are added when it would be), so a plain safetensors
 // reader's size check refuses the tensor. Chunks are compressed a batch at
 // a time on tessera's thread pool: memory beyond the input is a few chunks
 // per thread.
 Encoded encode(const void* src, size_t n, size_t elem_size, const EncodeOptions& opt,
                const Sink& sink);
+
+// Several tensors encoded one after another into one sink, as encode would
+// each: their chunks are compressed together, in passes of a few chunks per
+// thread whichever tensor they belong to (most real weights are tensors far
+// smaller than a chunk), with threads taking the next chunk as they finish
+// one; the stored bytes are handed to sink in order, each tensor's chunks
+// then its index (one pass's by one of the threads while the next pass is
+// compressed: sink is never called twice at once, but maybe not on this
+// thread), and done(i, encoded) is called on this thread once tensor i's
+// last byte was handed over. Memory beyond the inputs is two passes'
+// output. The bytes do not depend on the thread count.
+struct EncodeInput {
+  const void* src;
+  size_t n;
+  size_t elem_size;
+  EncodeOptions opt;
+};
+using DoneFn = std::function<void(size_t i, const Encoded& encoded)>;
+void encode_many(const std::vector<EncodeInput>& inputs, const Sink& sink, const DoneFn& done);
+
+// A growable byte buffer that is never zero-filled (std::string's resize
+// writes every byte, a cost comparable to the codec's on planes stored raw).
+class Buf {
+ public:
+  unsigned char* data() { return p_.get(); }
+  const unsigned char* data() const { return p_.get(); }
+  size_t size() const { return n_; }
+  // Room for at least n bytes; the contents are not kept.
+  unsigned char* reserve(size_t n) {
+    if (n > cap_) {
+      p_.reset(new unsigned char[n]);
+      cap_ = n;
+    }
+    return p_.get();
+  }
+  void set_size(size_t n) { n_ = n; }
+  void release() {
+    p_.reset();
+    cap_ = n_ = 0;
+  }
+
+ private:
+  std::unique_ptr<unsigned char[]> p_;
+  size_t cap_ = 0, n_ = 0;
+};
+
+// Where a stored range's bytes come from: read from the file as needed, or
+// already in memory (mem holds the file bytes [base, base + len): a small
+// tensor's whole range, read with one call).
+struct Source {
+  const ReadFile* file = nullptr;
+  const unsigned char* mem = nullptr;
+  uint64_t base = 0, len = 0;
+  // The file bytes [off, off + n): a pointer into mem, or read into scratch.
+  const unsigned char* get(uint64_t off, uint64_t n, Buf& scratch) const;
+};
 
 // A tensor's chunk index, validated against the stored range's length and
 // the tensor's byte count.
@@ -91,6 +148,8 @@ struct Index {
 // lengths that do not tile the range).
 Index read_index(const ReadFile& f, uint64_t offset, uint64_t len, uint64_t nbytes,
                  size_t elem_size, const std::string& name);
+Index read_index(const Source& f, uint64_t offset, uint64_t len, uint64_t nbytes,
+                 size_t elem_size, const std::string& name);
 
 // Decodes the tensor bytes [lo, hi) into dst (hi - lo bytes), reading and
 // decoding only the chunks that overlap them, on tessera's thread pool.
@@ -98,6 +157,8 @@ Index read_index(const ReadFile& f, uint64_t offset, uint64_t len, uint64_t nbyt
 // first. TSR_ERR_CORRUPT_FILE names the tensor, the chunk, its byte range
 // in the tensor and in the file; when several chunks fail, the first.
 void decode_range(const ReadFile& f, uint64_t offset, const Index& ix, uint64_t lo, uint64_t hi,
+                  void* dst, const std::string& name, bool verify);
+void decode_range(const Source& f, uint64_t offset, const Index& ix, uint64_t lo, uint64_t hi,
                   void* dst, const std::string& name, bool verify);
 
 }  // namespace planes

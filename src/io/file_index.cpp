@@ -20,6 +20,9 @@ static_assert(std::endian::native == std::endian::little,
 
 namespace {
 
+// A zstd-planes tensor stored in at most this many bytes is read whole.
+constexpr uint64_t kWholeReadBytes = uint64_t(2) << 20;
+
 // Reads the header text; returns it (its length is N).
 std::string read_header_text(const ReadFile& f) {
   TSR_CHECK(f.size() >= 8, TSR_ERR_CORRUPT_FILE, "file is ", f.size(),
@@ -129,15 +132,27 @@ Tensor read_tensor(const FileIndex& ix, size_t i) {
   Tensor t;
   uint64_t stored_hash = 0;
   if (ix.planes) {
-    const planes::Index pi = planes::read_index(f, ix.data_start + e.begin, len, uint64_t(e.nbytes),
+    // A small tensor's stored bytes (most real weights are far smaller
+    // than a chunk) are read with one call, index and chunks together.
+    const uint64_t at = ix.data_start + e.begin;
+    // One buffer per thread, kept: a fresh one per tensor would be mapped
+    // and zeroed by the kernel each time (thousands of tensors a file).
+    thread_local planes::Buf whole;
+    planes::Source src{&f};
+    if (len <= kWholeReadBytes) {
+      f.read_at(whole.reserve(size_t(len)), len, at);
+      src.mem = whole.data();
+      src.base = at;
+      src.len = len;
+    }
+    const planes::Index pi = planes::read_index(src, at, len, uint64_t(e.nbytes),
                                                 size_t(element_size(e.dtype)), e.name);
     stored_hash = pi.file_hash;
     // The index is checked before the tensor is allocated: its chunk
     // count matches e.nbytes, which the budget check already allowed.
     if (ix.sums) check_tensor_hash(stored_hash, e, ix.data_start, ix.sums->tensors[i]);
     t = empty(e.shape, e.dtype, TSR_CONTIGUOUS_FORMAT, kCpu);
-    planes::decode_range(f, ix.data_start + e.begin, pi, 0, uint64_t(e.nbytes), t.data_ptr(), e.name,
-                         ix.verify);
+    planes::decode_range(src, at, pi, 0, uint64_t(e.nbytes), t.data_ptr(), e.name, ix.verify);
   } else if (ix.zstd) {
     check_frame(f, ix.data_start + e.begin, len, size_t(e.nbytes), e.name);
     t = empty(e.shape, e.dtype, TSR_CONTIGUOUS_FORMAT, kCpu);  // the frame's blocks can produce e.nbytes

@@ -1,10 +1,12 @@
 #include "io/load.h"
 
+#include <atomic>
 #include <exception>
 #include <limits>
 
 #include "core/error.h"
 #include "cpu/kernels/parallel_for.h"
+#include "cpu/kernels/threads.h"
 #include "io/chunked_codec.h"
 #include "io/file_index.h"
 #include "io/shared_views.h"
@@ -33,9 +35,11 @@ void read_planes_tensors(const FileIndex& ix, std::vector<Tensor>& out, OnRead&&
   std::vector<std::exception_ptr> errs(n);
   for (size_t i = 0; i < n; ++i)
     if (ix.header.tensors[i].nbytes <= int64_t(planes::kChunkBytes)) small.push_back(i);
-  kernels::parallel_for(int64_t(small.size()), 1, [&](int64_t b, int64_t e) {
-    for (int64_t k = b; k < e; ++k) {
-      const size_t i = small[size_t(k)];
+  // Threads take the next tensor as they finish one: sizes vary widely.
+  std::atomic<size_t> take{0};
+  kernels::parallel_for(kernels::num_threads(), 1, [&](int64_t, int64_t) {
+    for (size_t k; (k = take.fetch_add(1, std::memory_order_relaxed)) < small.size();) {
+      const size_t i = small[k];
       try {
         out[i] = read_tensor(ix, i);
       } catch (...) {

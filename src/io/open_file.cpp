@@ -2,7 +2,10 @@
 
 #include "core/dtype.h"
 #include "core/factory.h"
+#include "core/error.h"
 #include "core/layout.h"
+#include "core/views.h"
+#include "io/quote.h"
 
 namespace tsr::io {
 
@@ -60,6 +63,31 @@ Tensor OpenedFile::get(size_t i) const {
   const ViewSpec& v = views_[size_t(-1 - src)];
   const Tensor base = shared_entry(v.storage);
   return make_view(base, v.sizes, v.strides, base.storage_offset() + v.offset);
+}
+
+Tensor OpenedFile::get_rows(size_t i, int64_t start, int64_t stop) const {
+  const TensorEntry& e = listed_.tensors.at(i);
+  const std::string who = str("rows [", start, ", ", stop, ") of tensor ", json_quoted(e.name));
+  TSR_CHECK(!e.shape.empty(), TSR_ERR_INVALID_ARGUMENT, who, ": the tensor is 0-dim, it has no rows");
+  const int64_t rows = e.shape[0];
+  TSR_CHECK(start >= 0 && stop >= 0, TSR_ERR_INVALID_ARGUMENT, who,
+            ": start and stop must not be negative");
+  TSR_CHECK(start <= stop, TSR_ERR_INVALID_ARGUMENT, who, ": start is after stop");
+  TSR_CHECK(stop <= rows, TSR_ERR_INVALID_ARGUMENT, who, ": stop exceeds the ", rows,
+            " rows of dim 0");
+  const int64_t src = source_.at(i);
+  if (!ix_.zstd || src < 0 || shared_[size_t(src)])  // a view of the whole tensor
+    return views::narrow(get(i), 0, start, stop - start);
+  Shape sizes = e.shape;
+  sizes[0] = stop - start;
+  Tensor t = empty(sizes, e.dtype, TSR_CONTIGUOUS_FORMAT, kCpu);
+  // e.nbytes / rows bytes a row (a tensor with rows has whole rows of bytes).
+  const uint64_t row_bytes = rows == 0 ? 0 : uint64_t(e.nbytes) / uint64_t(rows);
+  naming_file(path_, [&] {
+    read_tensor_range(ix_, size_t(src), uint64_t(start) * row_bytes, uint64_t(stop) * row_bytes,
+                      t.data_ptr());
+  });
+  return t;
 }
 
 int64_t OpenedFile::find(const std::string& name) const {

@@ -35,6 +35,14 @@ class OpenedFile {
   // and kept while the file is open, so they share its storage.
   // Thread-safe.
   Tensor get(size_t i) const;
+  // Rows [start, stop) of dim 0 of listed tensor i (tsr_file_get_slice):
+  // sizes [stop - start, ...]. A compressed file's tensor (not one that
+  // views use) is read over the zstd-planes chunks that hold those rows
+  // only (a "zstd" 0.1 tensor is one frame, decoded whole); anything else
+  // is get(i) narrowed, a view of it. TSR_ERR_INVALID_ARGUMENT for a 0-dim
+  // tensor, start < 0, start > stop or stop > the size of dim 0.
+  // Thread-safe.
+  Tensor get_rows(size_t i, int64_t start, int64_t stop) const;
 
  private:
   Tensor get_entry(size_t i) const;   // file entry i (ix_.header order)

@@ -67,7 +67,8 @@ class AtomicWriter {
   AtomicWriter(const AtomicWriter&) = delete;
   AtomicWriter& operator=(const AtomicWriter&) = delete;
 
-  // Writes n bytes at the current offset and advances it.
+  // Writes n bytes at the current offset and advances it; every 8 MiB,
+  // starts the writeback of what was written (sync_file_range).
   void write(const void* data, size_t n);
   uint64_t offset() const { return offset_; }
   // Moves the offset (to rewrite a region already written).
@@ -91,6 +92,9 @@ class AtomicWriter {
   std::string tmp_;  // the temporary's name; empty while it has none
   FileDescriptor fd_;
   uint64_t offset_ = 0;
+  // Bytes written since writeback was last started (write()).
+  static constexpr uint64_t kWritebackBytes = uint64_t(8) << 20;
+  uint64_t unsynced_ = 0;
   bool committed_ = false;
 };
 

@@ -36,6 +36,8 @@ void validate(const std::vector<SaveItem>& items, const SaveSettings& settings) 
 
 // A plain tensor is written, and progress reported, in pieces this large.
 constexpr size_t kProgressChunk = size_t(16) << 20;
+// Raw bytes of the tensors a zstd-planes save encodes together.
+constexpr uint64_t kGroupBytes = uint64_t(64) << 20;
 
 }  // namespace
 
@@ -88,7 +90,35 @@ std::unique_ptr<AtomicWriter> write_file(const std::string& path, std::vector<Sa
   w.write(header.data(), header.size());
   const uint64_t data_start = w.offset();
   std::vector<uint64_t> hashes;
-  for (size_t i = 0; i < items.size(); ++i) {
+  if (planes) {
+    hashes.resize(items.size());
+    // Groups of consecutive tensors of up to kGroupBytes (or one larger
+    // tensor) are encoded together: their chunks in parallel with each
+    // other (io/chunked_codec.h's encode_many). The group bounds the
+    // contiguous copies held for non-contiguous or device tensors.
+    for (size_t g = 0; g < items.size();) {
+      size_t end = g;
+      uint64_t bytes = 0;
+      while (end < items.size() &&
+             (end == g || bytes + uint64_t(items[end].tensor.nbytes()) <= kGroupBytes))
+        bytes += uint64_t(items[end++].tensor.nbytes());
+      std::vector<Tensor> holds(end - g);
+      std::vector<PlanesItem> group;
+      for (size_t i = g; i < end; ++i)
+        group.push_back(PlanesItem{c_order_bytes(items[i].name, items[i].tensor, holds[i - g]),
+                                   size_t(items[i].tensor.nbytes()), items[i].tensor.dtype()});
+      write_planes(w, group, settings, [&](size_t k, uint64_t begin, const EncodedTensor& enc) {
+        TensorEntry& e = h.tensors[g + k];
+        e.begin = begin - data_start;
+        e.end = e.begin + enc.length;
+        hashes[g + k] = enc.hash;
+        done += group[k].n;
+        settings.progress.report(done, total, what);
+      });
+      g = end;
+    }
+  }
+  for (size_t i = 0; i < items.size() && !planes; ++i) {
     Tensor hold;
     const char* p = c_order_bytes(items[i].name, items[i].tensor, hold);
     size_t n = size_t(items[i].tensor.nbytes());

@@ -9,6 +9,7 @@
 #include "device/transfer.h"
 #include "io/bool_bytes.h"
 #include "io/checksum.h"
+#include "io/chunked_codec.h"
 #include "io/posix_file.h"
 #include "io/quote.h"
 #include "io/utf8.h"
@@ -111,6 +112,21 @@ void Saver::add(const std::string& name, const Tensor& tensor) {
     total_ += n;
     const uint64_t data_start = 8 + reserve_;
     e.begin = data_end_;
+    if (settings_.compression == TSR_COMPRESSION_ZSTD_PLANES) {
+      const size_t entry = h_.tensors.size();
+      h_.tensors.push_back(e);  // offsets set when written
+      hashes_.push_back(0);
+      if (n <= planes::kChunkBytes) {
+        pending_.push_back(Pending{entry, std::string(p, n), e.dtype});
+        pending_bytes_ += n;
+        if (pending_bytes_ >= kPendingBytes) flush_pending();
+      } else {  // after the held ones, keeping the add order; not copied
+        flush_pending();
+        write_entries({PlanesItem{p, n, e.dtype}}, {entry});
+      }
+      settings_.progress.report(total_, total_, what);
+      return;
+    }
     if (settings_.compression != TSR_COMPRESSION_NONE) {
       const EncodedTensor enc = write_compressed(*w_, p, n, e.dtype, settings_);
       e.end = e.begin + enc.length;
@@ -132,9 +148,35 @@ void Saver::add(const std::string& name, const Tensor& tensor) {
   });
 }
 
+void Saver::write_entries(const std::vector<PlanesItem>& items, const std::vector<size_t>& entries) {
+  const uint64_t data_start = 8 + reserve_;
+  w_->seek(data_start + data_end_);
+  write_planes(*w_, items, settings_, [&](size_t k, uint64_t begin, const EncodedTensor& enc) {
+    TensorEntry& e = h_.tensors[entries[k]];
+    e.begin = begin - data_start;
+    e.end = e.begin + enc.length;
+    hashes_[entries[k]] = enc.hash;
+    data_end_ = e.end;
+  });
+}
+
+void Saver::flush_pending() {
+  if (pending_.empty()) return;
+  std::vector<PlanesItem> items;
+  std::vector<size_t> entries;
+  for (const Pending& q : pending_) {
+    items.push_back(PlanesItem{q.bytes.data(), q.bytes.size(), q.dtype});
+    entries.push_back(q.entry);
+  }
+  write_entries(items, entries);
+  pending_.clear();
+  pending_bytes_ = 0;
+}
+
 void Saver::commit() {
   check_usable("tsr_saver_commit");
   or_abandon([&] {
+    flush_pending();
     // File order, as the checksum entry lists tensors (by begin, end, name).
     std::vector<size_t> order(h_.tensors.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;

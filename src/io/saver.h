@@ -13,6 +13,14 @@
 // time). At commit the real header is written into the reservation, padded
 // with spaces (JSON whitespace, which every reader skips) to its length,
 // and the file is renamed over the target (io/posix_file.h's AtomicWriter).
+//
+// In the zstd-planes mode, tensors of at most one chunk (most of a real
+// model's) are copied and held until kPendingBytes of them are waiting, a
+// larger tensor comes, or commit: their chunks are then compressed together
+// on the thread pool (io/chunked_codec.h's encode_many) and written in the
+// order they were added, as a one-at-a-time save would. A write failure is
+// then reported by the call that writes (a later add, or commit), which
+// abandons the save as it would have.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +32,7 @@
 #include "core/tensor.h"
 #include "io/header.h"
 #include "io/save.h"
+#include "io/tensor_bytes.h"
 
 namespace tsr::io {
 
@@ -33,6 +42,7 @@ class Saver {
  public:
   static constexpr uint64_t kInitialReserve = uint64_t(64) << 10;
   static constexpr size_t kMoveChunk = size_t(4) << 20;
+  static constexpr uint64_t kPendingBytes = uint64_t(8) << 20;
 
   // Validates settings (metadata, level; a max_shard_size is
   // TSR_ERR_UNSUPPORTED) and creates the temporary file next to path.
@@ -54,6 +64,11 @@ class Saver {
   template <typename F>
   void or_abandon(F&& f);
   void grow_reserve(uint64_t needed);
+  // Encodes and writes the held small tensors (zstd-planes), in add order.
+  void flush_pending();
+  // Writes items (zstd-planes) after the data so far, filling the offsets
+  // and checksums of h_.tensors[entries[k]].
+  void write_entries(const std::vector<PlanesItem>& items, const std::vector<size_t>& entries);
 
   std::string path_;
   SaveSettings settings_;
@@ -68,6 +83,13 @@ class Saver {
   uint64_t total_ = 0;      // C-order bytes of the tensors added
   enum class State { kOpen, kCommitted, kFailed } state_ = State::kOpen;
   std::string failure_;
+  struct Pending {
+    size_t entry;  // index in h_.tensors and hashes_
+    std::string bytes;
+    tsr_dtype dtype;
+  };
+  std::vector<Pending> pending_;
+  uint64_t pending_bytes_ = 0;
 };
 
 }  // namespace tsr::io

@@ -76,4 +76,40 @@ EncodedTensor write_compressed(AtomicWriter& w, const char* p, size_t n, tsr_dty
   return out;
 }
 
+void write_planes(AtomicWriter& w, const std::vector<PlanesItem>& items, const SaveSettings& settings,
+                  const std::function<void(size_t i, uint64_t begin, const EncodedTensor& enc)>& done) {
+  constexpr size_t kBuffer = size_t(4) << 20, kDirect = size_t(256) << 10;
+  std::vector<planes::EncodeInput> in;
+  in.reserve(items.size());
+  for (const PlanesItem& it : items) {
+    planes::EncodeOptions opt;
+    opt.level = settings.level;
+    opt.transform = planes::default_transform(it.dtype);
+    in.push_back(planes::EncodeInput{it.p, it.n, size_t(element_size(it.dtype)), opt});
+  }
+  std::string buf;
+  buf.reserve(kBuffer);
+  auto flush = [&] {
+    w.write(buf.data(), buf.size());
+    buf.clear();
+  };
+  uint64_t pos = w.offset();
+  planes::encode_many(
+      in,
+      [&](const void* d, size_t len) {
+        // Large pieces (chunks) go out as they are; small ones (indexes,
+        // small tensors) are gathered.
+        if (len >= kDirect || buf.size() + len > kBuffer) flush();
+        if (len >= kDirect)
+          w.write(d, len);
+        else
+          buf.append(static_cast<const char*>(d), len);
+      },
+      [&](size_t i, const planes::Encoded& e) {
+        done(i, pos, EncodedTensor{e.length, e.file_hash});
+        pos += e.length;
+      });
+  flush();
+}
+
 }  // namespace tsr::io

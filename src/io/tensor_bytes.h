@@ -5,7 +5,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "core/tensor.h"
 #include "io/save.h"
@@ -39,5 +41,20 @@ struct EncodedTensor {
 };
 EncodedTensor write_compressed(AtomicWriter& w, const char* p, size_t n, tsr_dtype dtype,
                                const SaveSettings& settings);
+
+// Several tensors' C-order bytes written one after another at w's position
+// in the zstd-planes mode, their chunks compressed together on the thread
+// pool (planes::encode_many); done(i, begin, encoded) is called, on this
+// thread, once tensor i is encoded, with its file offset (w's offsets),
+// its bytes possibly still buffered. Writes go out in pieces of a few MiB
+// (a model's thousands of small tensors would otherwise cost two system
+// calls each); all of them are written when this returns.
+struct PlanesItem {
+  const char* p;
+  size_t n;
+  tsr_dtype dtype;
+};
+void write_planes(AtomicWriter& w, const std::vector<PlanesItem>& items, const SaveSettings& settings,
+                  const std::function<void(size_t i, uint64_t begin, const EncodedTensor& enc)>& done);
 
 }  // namespace tsr::io
