@@ -235,7 +235,7 @@ Test(copy_convert, step2_slices_every_element_size_length_and_offset, .timeout =
         const unsigned char *p = tsr_tensor_data_ptr(c), *q = tsr_tensor_data_ptr(x);
         for (int64_t i = 0; i < n; ++i)
           if (memcmp(p + i * es, q + (off + 2 * i) * es, (size_t)es) != 0)
-            cr_fatal("%s length %lld offset %lld: element %lld differs", tsr_dtype_name(dts[di]), (long long)n,
+            cr_assert_fail("%s length %lld offset %lld: element %lld differs", tsr_dtype_name(dts[di]), (long long)n,
                      (long long)off, (long long)i);
         tsr_tensor_release(c);
         tsr_tensor_release(sl);

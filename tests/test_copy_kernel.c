@@ -103,7 +103,7 @@ static void assert_arange_copy(const tsr_tensor* c, const tsr_tensor* src, const
       want = es == 8 ? (uint64_t)so : (uint64_t)so & ((UINT64_C(1) << (8 * es)) - 1);
     }
     if (got != want)
-      cr_fatal("%s element %lld (source offset %lld): got %llu, want %llu", tsr_dtype_name(tsr_tensor_dtype(c)),
+      cr_assert_fail("%s element %lld (source offset %lld): got %llu, want %llu", tsr_dtype_name(tsr_tensor_dtype(c)),
                (long long)k, (long long)so, (unsigned long long)got, (unsigned long long)want);
     for (int64_t d = n - 1; d >= 0; --d) { /* odometer over c's C-order index */
       co += cs[d];
