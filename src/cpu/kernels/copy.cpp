@@ -20,36 +20,36 @@ namespace {
 
 // Copies a 2-D transpose: rows along dim a (dst-contiguous, dsa == sizeof T),
 // columns along dim b (src-contiguous, ssb == sizeof T); dsb/ssa are the
-// other byte strides. Blocks of BA x BB elements (a x b), micro-tiles of
-// M x M inside, a plain loop for the ragged edges. Only the blocks whose
-// a0 / BA lies in [blk_begin, blk_end) are copied: a thread's share.
+// other byte strides. Blocks of B x B elements, micro-tiles of M x M inside,
+// a plain loop for the ragged edges. Only the blocks whose a0 / B lies in
+// [blk_begin, blk_end) are copied: a thread's share.
 //
 // Loop order: inside a block, consecutive micro-tiles step along a, so the
-// parts of each destination line are written back to back, while only BA
-// source rows are live. Two block shapes (tile_block below):
-// - cached stores: 128 x 128, both sides of a block stay in L2;
-// - streaming stores: BA = one destination cache line (16 float32), BB =
-//   1024. Each destination row of the block is then one whole line written
-//   by consecutive stores (the write-combining buffer flushes it without a
-//   read), and the 16 live source rows, even at a 4 KiB-multiple stride
-//   (one L1 set), stay in L2's ways until the next b step takes their
-//   second half. Measured on the 2-core EPYC (Zen 4) in a standalone loop,
-//   medians of 9, several runs on a loaded machine: 4096^2 float32 went
-//   from 1.16-2.1x memcpy with 128 x 128 blocks to 0.91-1.13x; NCHW
-//   [32,64,56,56] -> channels_last from 1.28-1.67x to 0.77-0.83x (both
-//   streaming). BA = 32 was 1.15-1.9x, BA = 8 (half a line) 2.7-3.5x.
-template <typename T, int M, int64_t BA, int64_t BB, typename Micro>
+// two 32-byte halves of each destination line are written back to back (the
+// streaming stores' write-combining buffers then flush whole lines), while
+// only M source rows are live, within the L1's 8 ways even when the source
+// row stride is a multiple of 4 KiB and every row maps to one cache set.
+// Measured on the 2-core EPYC with 4096x4096 float32 (16 KiB rows): this
+// order with streaming stores took 9.0 ms against memcpy's 7.6 ms, normal
+// stores 15 ms; the block loop swapped (b0 outside) 10-17 ms, and 16x16
+// tile groups that finish each source line first 12-25 ms, because they keep
+// 16 destination lines open at once. Blocks one destination line tall (16 x
+// 1024 float32) with streaming stores measured 0.9-1.1x memcpy in a
+// standalone loop, but in the library on the loaded machine no better than
+// these and 2x slower on permute(0,2,4,1,3) of [16,32,32,32,32] (32 x 32
+// tiles): not adopted (bench/README.md, "Conversions and layout copies").
+template <typename T, int M, typename Micro>
 void copy_tile_micro(char* d, const char* s, int64_t na, int64_t nb, int64_t dsb, int64_t ssa,
                      int64_t blk_begin, int64_t blk_end, Micro micro) {
-  static_assert(BA % M == 0 && BB % M == 0, "blocks hold whole micro-tiles");
+  constexpr int64_t B = 128;  // a 128x128 block of both sides stays in L2
   constexpr int64_t es = sizeof(T);
   auto plain = [&](int64_t a0, int64_t ae, int64_t b0, int64_t be) {
     for (int64_t b = b0; b < be; ++b)
       for (int64_t a = a0; a < ae; ++a) std::memcpy(d + a * es + b * dsb, s + a * ssa + b * es, es);
   };
-  for (int64_t a0 = blk_begin * BA; a0 < std::min(na, blk_end * BA); a0 += BA)
-    for (int64_t b0 = 0; b0 < nb; b0 += BB) {
-      const int64_t ae = std::min(na, a0 + BA), be = std::min(nb, b0 + BB);
+  for (int64_t a0 = blk_begin * B; a0 < std::min(na, blk_end * B); a0 += B)
+    for (int64_t b0 = 0; b0 < nb; b0 += B) {
+      const int64_t ae = std::min(na, a0 + B), be = std::min(nb, b0 + B);
       const int64_t am = a0 + (ae - a0) / M * M, bm = b0 + (be - b0) / M * M;
       for (int64_t b = b0; b < bm; b += M)
         for (int64_t a = a0; a < am; a += M) micro(d + a * es + b * dsb, dsb, s + a * ssa + b * es, ssa);
@@ -58,21 +58,7 @@ void copy_tile_micro(char* d, const char* s, int64_t na, int64_t nb, int64_t dsb
     }
 }
 
-// Rows along a per block: 128 for cached stores, one 64-byte destination
-// line (at least 8 elements, a whole micro-tile) for streaming ones.
-constexpr int64_t tile_block(int64_t element_size, bool stream) {
-  return stream ? std::max<int64_t>(8, 64 / element_size) : 128;
-}
-constexpr int64_t kStreamBlockB = 1024;
-
-template <typename T, int M, typename Micro>
-void copy_tile_blocks(char* d, const char* s, int64_t na, int64_t nb, int64_t dsb, int64_t ssa,
-                      int64_t blk_begin, int64_t blk_end, bool stream, Micro micro) {
-  constexpr int64_t ba = tile_block(sizeof(T), true);
-  if (stream)
-    return copy_tile_micro<T, M, ba, kStreamBlockB>(d, s, na, nb, dsb, ssa, blk_begin, blk_end, micro);
-  copy_tile_micro<T, M, 128, 128>(d, s, na, nb, dsb, ssa, blk_begin, blk_end, micro);
-}
+constexpr int64_t kTileBlock = 128;
 
 template <typename T>
 void copy_tile(char* d, const char* s, int64_t na, int64_t nb, int64_t dsb, int64_t ssa,
@@ -83,17 +69,16 @@ void copy_tile(char* d, const char* s, int64_t na, int64_t nb, int64_t dsb, int6
     // Streaming stores need 32-byte aligned rows; tiles start at multiples
     // of 8 elements along a, so the base and the row stride decide.
     if (avx && stream && reinterpret_cast<uintptr_t>(d) % 32 == 0 && dsb % 32 == 0)
-      return copy_tile_blocks<T, 8>(d, s, na, nb, dsb, ssa, blk_begin, blk_end, true,
-                                    micro_tile_avx_8x8<true>);
+      return copy_tile_micro<T, 8>(d, s, na, nb, dsb, ssa, blk_begin, blk_end,
+                                   micro_tile_avx_8x8<true>);
     if (avx)
-      return copy_tile_blocks<T, 8>(d, s, na, nb, dsb, ssa, blk_begin, blk_end, stream,
-                                    micro_tile_avx_8x8<false>);
-    return copy_tile_blocks<T, 4>(d, s, na, nb, dsb, ssa, blk_begin, blk_end, stream,
-                                  micro_tile_sse2_4x4);
+      return copy_tile_micro<T, 8>(d, s, na, nb, dsb, ssa, blk_begin, blk_end,
+                                   micro_tile_avx_8x8<false>);
+    return copy_tile_micro<T, 4>(d, s, na, nb, dsb, ssa, blk_begin, blk_end, micro_tile_sse2_4x4);
   }
 #endif
   constexpr int M = sizeof(T) == 8 ? 4 : 8;
-  copy_tile_blocks<T, M>(d, s, na, nb, dsb, ssa, blk_begin, blk_end, stream, micro_tile<T, M>);
+  copy_tile_micro<T, M>(d, s, na, nb, dsb, ssa, blk_begin, blk_end, micro_tile<T, M>);
 }
 
 // Same-dtype copy whose innermost dst dim is not innermost in src: iterate
@@ -123,12 +108,11 @@ bool try_tiled_copy(const LoopGeometry<2>& g, const Tensor& dst, const Tensor& s
   const int64_t na = g.sizes[0], nb = g.sizes[b];
   // The checks above made dst's stride on dim 0 and src's on dim b == es.
   const int64_t dsb = g.strides[0][b], ssa = g.strides[1][0];
-  const int64_t block = tile_block(es, stream);  // must match copy_tile's choice
-  const int64_t blocks = (na + block - 1) / block;
+  const int64_t blocks = (na + kTileBlock - 1) / kTileBlock;
   const std::array<char*, 2> base{static_cast<char*>(dst.data_ptr()),
                                   static_cast<char*>(src.data_ptr())};
   // Work item i: outer element i / blocks, block row i % blocks.
-  const int64_t item_elems = std::min(na, block) * nb;
+  const int64_t item_elems = std::min(na, kTileBlock) * nb;
   parallel_for(outer_n * blocks, std::max<int64_t>(1, kGrainSize / item_elems),
                [&](int64_t begin, int64_t end) {
                  for (int64_t i = begin; i < end;) {
