@@ -2,7 +2,7 @@
  * 128-element blocks and 8x8 / 4x4 register tiles, every element size,
  * 2-D transposes and 3-D/4-D permutes, checked element by element against
  * the source read through its own strides. Large copies (past the
- * streaming-store threshold, where blocks are one destination line tall)
+ * streaming-store threshold: output plus source over the last-level cache)
  * are checked against arange's values computed here. */
 #include <stdlib.h>
 #include <string.h>
@@ -137,10 +137,10 @@ static void check_large_transpose(tsr_dtype dt, int64_t r, int64_t c, int64_t sk
 }
 
 /* Transposes whose source plus destination (2 x 33-41 MB) exceed a 32 MiB
- * last-level cache, so they take the streaming stores and line-tall blocks,
- * with ragged sizes (no multiple of the 64-byte block nor of the 8x8 / 4x4
- * tiles) for every element size; and the same shapes' small cousins below
- * the threshold (cached stores, 128 x 128 blocks). */
+ * last-level cache, so they take the streaming stores, with ragged sizes
+ * (no multiple of the 128 blocks nor of the 8x8 / 4x4 tiles) for every
+ * element size, aligned and unaligned sources and destinations; and the
+ * same shapes' small cousins below the threshold (cached stores). */
 Test(copy_kernel, transposes_above_and_below_the_streaming_threshold, .timeout = 120) {
   struct {
     tsr_dtype dt;

@@ -1,13 +1,13 @@
 // Highway kernels of max_simd.h; see reduce_simd.cpp for the dispatch.
 //
-// Unlike the sums (simd_targets.h), these keep the AVX-512 targets: a max
-// with its index costs a compare and two blends per element, and with
-// AVX-512's mask registers the blends are masked moves off the vector
-// ALUs' critical path. Measured on the 2-core Zen 4 over a [32, 200704]
-// float32 column max (a standalone loop, medians of 15): 2.3-2.4 ms with
-// AVX2 blends, 2.0-2.1 ms with AVX-512, against a 1.1 ms read floor.
+// Tried and not adopted (2026-11-26, bench/README.md "Reductions"): keeping
+// the AVX-512 targets and column passes without NaN checks (best < v, a
+// block redone by the exact rule when the sum of four rows is NaN) were
+// 0.8-1.1x these over the outer dims, in the library on the loaded 2-core
+// Zen 4, and 1.6-2.3x slower on short rows (max over a dim of 56 or 64).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "cpu/kernels/max_simd.cpp"
+#include "cpu/kernels/simd_targets.h"  // before Highway's headers
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 
@@ -87,62 +87,6 @@ void Argmax(const T* HWY_RESTRICT x, int64_t n, T* best_out, int64_t* index_out)
   *index_out = arg;
 }
 
-// Rows [1, rows) of one block of w columns, four rows per pass over the
-// running maxima b / bi (kept in registers between them), without NaN
-// checks: v replaces best when best < v, which is the rule exactly while v
-// is not NaN (a NaN best is never replaced: best < v is false). Returns
-// false, with b / bi partly updated, if a NaN may have been among the
-// vector rows (the sum of four rows is NaN: a NaN, or inf - inf); the
-// caller then redoes the block by the exact rule. Leftover rows and columns
-// go by the exact scalar rule either way.
-template <typename T, typename I>
-bool ColumnBlockNoNaN(const T* HWY_RESTRICT x, int64_t w, int64_t rows, int64_t row_stride, T* HWY_RESTRICT b,
-                      I* HWY_RESTRICT bi) {
-  const hn::ScalableTag<T> d;
-  const hn::RebindToSigned<decltype(d)> di;
-  const int64_t N = int64_t(hn::Lanes(d));
-  auto nan = hn::Lt(hn::Zero(d), hn::Zero(d));  // all false
-  int64_t i = 1;
-  for (; i + 4 <= rows; i += 4) {
-    const T* row = x + i * row_stride;
-    const auto i0 = hn::Set(di, I(i)), i1 = hn::Set(di, I(i + 1)), i2 = hn::Set(di, I(i + 2)),
-               i3 = hn::Set(di, I(i + 3));
-    int64_t j = 0;
-    for (; j + N <= w; j += N) {
-      auto bv = hn::LoadU(d, b + j);
-      auto iv = hn::LoadU(di, bi + j);
-      const auto v0 = hn::LoadU(d, row + j), v1 = hn::LoadU(d, row + row_stride + j),
-                 v2 = hn::LoadU(d, row + 2 * row_stride + j), v3 = hn::LoadU(d, row + 3 * row_stride + j);
-      nan = hn::Or(nan, hn::IsNaN(hn::Add(hn::Add(v0, v1), hn::Add(v2, v3))));
-      auto step = [&](decltype(v0) v, decltype(i0) ir) {
-        const auto take = hn::Lt(bv, v);
-        bv = hn::IfThenElse(take, v, bv);
-        iv = hn::IfThenElse(hn::RebindMask(di, take), ir, iv);
-      };
-      step(v0, i0);
-      step(v1, i1);
-      step(v2, i2);
-      step(v3, i3);
-      hn::StoreU(bv, d, b + j);
-      hn::StoreU(iv, di, bi + j);
-    }
-    for (; j < w; ++j)
-      for (int r = 0; r < 4; ++r)
-        if (TakesScalar(row[r * row_stride + j], b[j])) {
-          b[j] = row[r * row_stride + j];
-          bi[j] = I(i + r);
-        }
-  }
-  if (!hn::AllFalse(d, nan)) return false;
-  for (; i < rows; ++i)
-    for (int64_t j = 0; j < w; ++j)
-      if (TakesScalar(x[i * row_stride + j], b[j])) {
-        b[j] = x[i * row_stride + j];
-        bi[j] = I(i);
-      }
-  return true;
-}
-
 template <typename T>
 void ColumnArgmax(const T* HWY_RESTRICT x, int64_t cols, int64_t rows, int64_t row_stride, T* best,
                   int64_t* idx) {
@@ -157,19 +101,12 @@ void ColumnArgmax(const T* HWY_RESTRICT x, int64_t cols, int64_t rows, int64_t r
     T* b = best + j0;
     std::copy(x + j0, x + j0 + w, b);
     std::fill(bi, bi + w, I(0));
-    // Narrow blocks go one row at a time (exact rule): their rows lie next
-    // to each other, and memory is then read in order.
-    const bool narrow = w * int64_t(sizeof(T)) <= 1024;
-    int64_t i = 1;
-    if (!narrow) {
-      if (ColumnBlockNoNaN(x + j0, w, rows, row_stride, b, bi)) i = rows;
-      else {  // a NaN: start over by the exact rule
-        std::copy(x + j0, x + j0 + w, b);
-        std::fill(bi, bi + w, I(0));
-      }
-    }
     // Four rows per pass over the running maxima (kept in registers
     // between them), in row order, so the rule sees them one by one.
+    // Narrow blocks go one row at a time: their rows lie next to each
+    // other, and memory is then read in order.
+    int64_t i = 1;
+    const bool narrow = w * int64_t(sizeof(T)) <= 1024;
     for (; !narrow && i + 4 <= rows; i += 4) {
       const T* row = x + i * row_stride + j0;
       const auto i0 = hn::Set(di, I(i)), i1 = hn::Set(di, I(i + 1)), i2 = hn::Set(di, I(i + 2)),
