@@ -1,6 +1,7 @@
 // tsr_bench: tessera (through its C API only) side by side with memcpy and
 // libtorch C++ in one process. Prints figures and ratios; never passes or
-// fails. Usage: tsr_bench [--quick]   (--quick: few rounds, a smoke run)
+// fails. Usage: tsr_bench [--quick] [--conversions]   (--quick: few rounds, a
+// smoke run; --conversions: the conversions and layout copies table only)
 //
 // Threads: the main tables pin both libraries to one thread
 // (tsr_set_num_threads(1), at::set_num_threads(1)) to compare like for like.
@@ -21,6 +22,7 @@
 
 int main(int argc, char** argv) {
   bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  const bool only_conversions = argc > 1 && std::strcmp(argv[argc - 1], "--conversions") == 0;
   const int copy_warmup = quick ? 1 : 3, copy_rounds = quick ? 3 : 21;
   const int call_warmup = quick ? 1 : 5, call_rounds = quick ? 5 : 41;
   const int call_batch = quick ? 2000 : 20000;
@@ -41,6 +43,10 @@ int main(int argc, char** argv) {
       copy_rounds, call_rounds, call_batch);
 
   const int64_t tsr_default_threads = tsr_get_num_threads();
+  if (only_conversions) {
+    bench::bench_conversions(copy_warmup, copy_rounds);
+    return 0;
+  }
   at::set_num_threads(1);
   BENCH_TSR(tsr_set_num_threads(1));
   bench::bench_transpose_copy(copy_warmup, copy_rounds, "torch 1 thread");

@@ -6,6 +6,8 @@
  * the same conversion done between two step-2 views, whose strides keep it
  * off every vectorized or blocked path. */
 #include <math.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "helpers.h"
 
@@ -208,4 +210,70 @@ Test(copy_convert, results_do_not_depend_on_the_thread_count) {
   TSR_ASSERT_OK(tsr_set_num_threads(before));
   tsr_tensor* all[] = {x, sq, m, tr, col, cv, ce};
   for (int i = 0; i < 7; ++i) tsr_tensor_release(all[i]);
+}
+
+/* x[off::2] of a source whose last element is the slice's last one, for
+ * every element size (bool, uint8, int16, bfloat16, float32, int64,
+ * float64), lengths around every vector width and tail, offsets 0 and 1
+ * (an odd start), and one long enough for streaming stores: contiguous()
+ * must hold src element off + 2i at i, byte for byte. Same dtype, so this
+ * takes the vector de-interleaving path (gather_even_n); the check reads
+ * the source's bytes directly, not through another copy. */
+Test(copy_convert, step2_slices_every_element_size_length_and_offset, .timeout = 60) {
+  const tsr_dtype dts[] = {TSR_BOOL, TSR_UINT8, TSR_INT16, TSR_BFLOAT16, TSR_FLOAT32, TSR_INT64, TSR_FLOAT64};
+  const int64_t lens[] = {1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 129, 1031, 9000011};
+  for (size_t di = 0; di < sizeof dts / sizeof dts[0]; ++di)
+    for (size_t li = 0; li < sizeof lens / sizeof lens[0]; ++li)
+      for (int64_t off = 0; off < 2; ++off) {
+        if (lens[li] > 100000 && (off == 1 || dts[di] == TSR_BOOL)) continue; /* one large per size */
+        const int64_t n = lens[li], total = off + 2 * n - 1;
+        tsr_tensor *x = values(total, dts[di]), *sl, *c;
+        TSR_ASSERT_OK(tsr_slice(x, 0, off, total, 2, &sl));
+        cr_assert_eq(tsr_tensor_numel(sl), n);
+        TSR_ASSERT_OK(tsr_contiguous(sl, TSR_CONTIGUOUS_FORMAT, &c));
+        const int64_t es = tsr_tensor_element_size(x);
+        const unsigned char *p = tsr_tensor_data_ptr(c), *q = tsr_tensor_data_ptr(x);
+        for (int64_t i = 0; i < n; ++i)
+          if (memcmp(p + i * es, q + (off + 2 * i) * es, (size_t)es) != 0)
+            cr_assert_fail("%s length %lld offset %lld: element %lld differs", tsr_dtype_name(dts[di]), (long long)n,
+                     (long long)off, (long long)i);
+        tsr_tensor_release(c);
+        tsr_tensor_release(sl);
+        tsr_tensor_release(x);
+      }
+}
+
+static void no_free(void* data, void* ctx) {
+  (void)data;
+  (void)ctx;
+}
+
+/* The de-interleaving loads read two elements per kept one; a slice whose
+ * last element ends a readable page, with an unreadable page after it,
+ * must be copied without touching that page (a fault here is a read past
+ * src[2n - 2]). Every element size, lengths around the vector widths. */
+Test(copy_convert, step2_slices_read_nothing_past_their_last_element) {
+  const long page = sysconf(_SC_PAGESIZE);
+  unsigned char* m = mmap(NULL, (size_t)(2 * page), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  cr_assert(m != MAP_FAILED);
+  cr_assert_eq(mprotect(m + page, (size_t)page, PROT_NONE), 0);
+  for (int64_t i = 0; i < page; ++i) m[i] = (unsigned char)(i * 7 + 3);
+  const tsr_dtype dts[] = {TSR_UINT8, TSR_INT16, TSR_FLOAT32, TSR_FLOAT64};
+  const int64_t lens[] = {2, 9, 17, 33, 65, 200};
+  for (size_t di = 0; di < sizeof dts / sizeof dts[0]; ++di)
+    for (size_t li = 0; li < sizeof lens / sizeof lens[0]; ++li) {
+      const int64_t es = (int64_t)(dts[di] == TSR_UINT8 ? 1 : dts[di] == TSR_INT16 ? 2 : dts[di] == TSR_FLOAT32 ? 4 : 8);
+      const int64_t n = lens[li], total = 2 * n - 1, stride = 2;
+      unsigned char* base = m + page - total * es; /* ends at the guard page */
+      tsr_tensor *sl, *c;
+      TSR_ASSERT_OK(tsr_from_blob(base, 1, &n, &stride, dts[di], TSR_DEVICE_CPU, no_free, NULL, &sl));
+      TSR_ASSERT_OK(tsr_contiguous(sl, TSR_CONTIGUOUS_FORMAT, &c));
+      const unsigned char* p = tsr_tensor_data_ptr(c);
+      for (int64_t i = 0; i < n; ++i)
+        cr_assert(memcmp(p + i * es, base + 2 * i * es, (size_t)es) == 0, "%s length %lld: element %lld differs",
+                  tsr_dtype_name(dts[di]), (long long)n, (long long)i);
+      tsr_tensor_release(c);
+      tsr_tensor_release(sl);
+    }
+  munmap(m, (size_t)(2 * page));
 }

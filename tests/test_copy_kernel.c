@@ -1,7 +1,12 @@
 /* The tiled transpose path of contiguous()/clone(): ragged sizes around the
  * 128-element blocks and 8x8 / 4x4 register tiles, every element size,
  * 2-D transposes and 3-D/4-D permutes, checked element by element against
- * the source read through its own strides. */
+ * the source read through its own strides. Large copies (past the
+ * streaming-store threshold: output plus source over the last-level cache)
+ * are checked against arange's values computed here. */
+#include <stdlib.h>
+#include <string.h>
+
 #include "helpers.h"
 
 static const tsr_dtype kDtypes[] = {TSR_UINT8, TSR_INT16, TSR_BFLOAT16, TSR_FLOAT32, TSR_INT32,
@@ -73,4 +78,99 @@ Test(copy_kernel, permutes_and_channels_last_with_ragged_sizes) {
     tsr_tensor* all[] = {x, v, cl, p3, v3, c3};
     for (int i = 0; i < 6; ++i) tsr_tensor_release(all[i]);
   }
+}
+
+/* Large copies, element sizes 1/2/4/8: c (any layout) must hold, at every
+ * index, the integer value of x = arange(numel) (cast to c's integer dtype,
+ * two's complement wrap; float32 holds it exactly below 2^24) at src's
+ * element for that index. src is a view of x; x_base is x's data pointer. */
+static void assert_arange_copy(const tsr_tensor* c, const tsr_tensor* src, const void* x_base) {
+  const int64_t n = tsr_tensor_ndim(c), numel = tsr_tensor_numel(c), es = tsr_tensor_element_size(c);
+  const int64_t *sizes = tsr_tensor_sizes(c), *cs = tsr_tensor_strides(c), *ss = tsr_tensor_strides(src);
+  const int64_t s0 = ((const char*)tsr_tensor_data_ptr(src) - (const char*)x_base) / es;
+  const unsigned char* cp = tsr_tensor_data_ptr(c);
+  const bool f32 = tsr_tensor_dtype(c) == TSR_FLOAT32;
+  int64_t idx[8] = {0}, co = 0, so = s0;
+  for (int64_t k = 0; k < numel; ++k) {
+    uint64_t got = 0, want;
+    memcpy(&got, cp + co * es, (size_t)es); /* little endian: the low es bytes */
+    if (f32) {
+      const float f = (float)so;
+      uint32_t bits;
+      memcpy(&bits, &f, 4);
+      want = bits;
+    } else {
+      want = es == 8 ? (uint64_t)so : (uint64_t)so & ((UINT64_C(1) << (8 * es)) - 1);
+    }
+    if (got != want)
+      cr_assert_fail("%s element %lld (source offset %lld): got %llu, want %llu", tsr_dtype_name(tsr_tensor_dtype(c)),
+               (long long)k, (long long)so, (unsigned long long)got, (unsigned long long)want);
+    for (int64_t d = n - 1; d >= 0; --d) { /* odometer over c's C-order index */
+      co += cs[d];
+      so += ss[d];
+      if (++idx[d] < sizes[d]) break;
+      co -= cs[d] * sizes[d];
+      so -= ss[d] * sizes[d];
+      idx[d] = 0;
+    }
+  }
+}
+
+/* contiguous() of the transpose of x viewed as [r, c] after dropping
+ * `skip` leading elements (an unaligned source), into a fresh tensor and
+ * into the [c, r] columns 1.. of a [c, r + 1] buffer (an unaligned
+ * destination whose row stride is no multiple of 32 bytes). */
+static void check_large_transpose(tsr_dtype dt, int64_t r, int64_t c, int64_t skip) {
+  tsr_tensor *x = arange_as(r * c + skip, dt), *flat, *m, *t, *out, *buf, *dst;
+  TSR_ASSERT_OK(tsr_narrow(x, 0, skip, r * c, &flat));
+  const int64_t rc[2] = {r, c}, wide[2] = {c, r + 1};
+  TSR_ASSERT_OK(tsr_view(flat, 2, rc, &m));
+  TSR_ASSERT_OK(tsr_t(m, &t));
+  TSR_ASSERT_OK(tsr_contiguous(t, TSR_CONTIGUOUS_FORMAT, &out));
+  assert_arange_copy(out, t, tsr_tensor_data_ptr(x));
+  TSR_ASSERT_OK(tsr_zeros(2, wide, dt, TSR_CPU, &buf));
+  TSR_ASSERT_OK(tsr_narrow(buf, 1, 1, r, &dst));
+  TSR_ASSERT_OK(tsr_copy_(dst, t));
+  assert_arange_copy(dst, t, tsr_tensor_data_ptr(x));
+  tsr_tensor* all[] = {x, flat, m, t, out, buf, dst};
+  for (int i = 0; i < 7; ++i) tsr_tensor_release(all[i]);
+}
+
+/* Transposes whose source plus destination (2 x 33-41 MB) exceed a 32 MiB
+ * last-level cache, so they take the streaming stores, with ragged sizes
+ * (no multiple of the 128 blocks nor of the 8x8 / 4x4 tiles) for every
+ * element size, aligned and unaligned sources and destinations; and the
+ * same shapes' small cousins below the threshold (cached stores). */
+Test(copy_kernel, transposes_above_and_below_the_streaming_threshold, .timeout = 120) {
+  struct {
+    tsr_dtype dt;
+    int64_t r, c;
+  } big[] = {{TSR_UINT8, 4103, 5003}, {TSR_INT16, 3001, 3007}, {TSR_FLOAT32, 2901, 2903},
+             {TSR_INT32, 2053, 4111}, {TSR_INT64, 2053, 2111}};
+  for (size_t i = 0; i < sizeof big / sizeof big[0]; ++i)
+    for (int64_t skip = 0; skip < 2; ++skip) {
+      check_large_transpose(big[i].dt, big[i].r, big[i].c, skip);
+      check_large_transpose(big[i].dt, big[i].r / 16 + 3, big[i].c / 16 + 1, skip);
+    }
+}
+
+/* channels_last and a 5-D permute past the threshold: a [5,67,123,127]
+ * int32 tensor (20.9 MB, under a 32 MiB cache alone; with its source over
+ * it) both ways, and permute(0,2,4,1,3) of [6,33,31,35,29] float32. */
+Test(copy_kernel, channels_last_and_permutes_past_the_threshold, .timeout = 120) {
+  const int64_t s4[4] = {5, 67, 123, 127};
+  tsr_tensor *x = arange_as(5 * 67 * 123 * 127, TSR_INT32), *v, *cl, *back;
+  TSR_ASSERT_OK(tsr_view(x, 4, s4, &v));
+  TSR_ASSERT_OK(tsr_contiguous(v, TSR_CHANNELS_LAST, &cl));
+  assert_arange_copy(cl, v, tsr_tensor_data_ptr(x));
+  TSR_ASSERT_OK(tsr_contiguous(cl, TSR_CONTIGUOUS_FORMAT, &back));
+  assert_arange_copy(back, v, tsr_tensor_data_ptr(x));
+  const int64_t s5[5] = {6, 33, 31, 35, 29}, perm[5] = {0, 2, 4, 1, 3};
+  tsr_tensor *y = arange_as(6 * 33 * 31 * 35 * 29, TSR_FLOAT32), *v5, *p5, *c5;
+  TSR_ASSERT_OK(tsr_view(y, 5, s5, &v5));
+  TSR_ASSERT_OK(tsr_permute(v5, 5, perm, &p5));
+  TSR_ASSERT_OK(tsr_contiguous(p5, TSR_CONTIGUOUS_FORMAT, &c5));
+  assert_arange_copy(c5, p5, tsr_tensor_data_ptr(y));
+  tsr_tensor* all[] = {x, v, cl, back, y, v5, p5, c5};
+  for (int i = 0; i < 8; ++i) tsr_tensor_release(all[i]);
 }

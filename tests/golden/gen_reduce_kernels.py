@@ -11,6 +11,12 @@ base tensor, so the C test rebuilds them without a table:
   TIES     floor(((i*7919) % 2003) / 400): values 0..5, many ties
   SPECIAL  TIES with nan where i % 97 == 13, inf where i % 89 == 5 and
            -inf where i % 83 == 7
+  EDGES    (rows of EDGES_ROW = 4396) TIES with -0.0 for the zeros at odd
+           i, nan in row 0 where col % 31 == 3, nan in row 5 where
+           col >= 4100 and col % 37 == 3 (the last column block only), and
+           in columns < 2048 inf where i % 101 == 7 and -inf where
+           i % 101 == 60 (the element below each inf: (7 + 4396) % 101 ==
+           60); later rules win
 
 built in float64, converted to the dtype, then laid out (LAYOUT_*).
 Run: /usr/bin/python3 tests/golden/gen_reduce_kernels.py
@@ -33,6 +39,9 @@ D = {
 }
 
 
+EDGES_ROW = 4396  # the EDGES formula's row length (tests/test_reduce_kernels.c)
+
+
 def base(formula, dtype, sizes):
     n = math.prod(sizes)
     i = torch.arange(n, dtype=torch.int64)
@@ -46,6 +55,14 @@ def base(formula, dtype, sizes):
             v = (h % 251).double()
         else:
             v = (h % 251 - 125).double()
+    elif formula == "EDGES":
+        v = torch.floor((h % 2003).double() / 400)
+        v[(v == 0) & (i % 2 == 1)] = -0.0
+        row, col = i // EDGES_ROW, i % EDGES_ROW
+        v[(row == 0) & (col % 31 == 3)] = float("nan")
+        v[(row == 5) & (col >= 4100) & (col % 37 == 3)] = float("nan")
+        v[(col < 2048) & (i % 101 == 7)] = float("inf")
+        v[(col < 2048) & (i % 101 == (7 + EDGES_ROW) % 101)] = float("-inf")
     else:
         v = torch.floor((h % 2003).double() / 400)
         if formula == "SPECIAL":
@@ -130,6 +147,16 @@ case("f32 [2,100003] max dim 1 SPECIAL (chunked rows)", "TSR_FLOAT32", [2, 10000
 case("f32 [2,100003] max dim 1 TIES (chunked rows)", "TSR_FLOAT32", [2, 100003], "MAX", [1],
      formula="TIES")
 case("f32 [100003] max dim 0 VALUES (chunked)", "TSR_FLOAT32", [100003], "MAX", [0])
+# Column max past one 16 KiB block (4096 float32 / 2048 float64 columns),
+# rows not a multiple of the four-row passes: inf above -inf in the first
+# block (their sum is NaN: the block is redone by the exact rule although it
+# holds no NaN), NaN in the first row only (float64's second block: kept by
+# the passes without NaN checks), NaN in row 5 of the last block only (that
+# block redone), signed-zero ties.
+for dt in ("TSR_FLOAT32", "TSR_FLOAT64"):
+    for rows in (14, 17):
+        case(f"{dt} [{rows},{EDGES_ROW}] max dim 0 EDGES", dt, [rows, EDGES_ROW], "MAX", [0],
+             formula="EDGES")
 
 # softmax/log_softmax over contiguous rows (vectorized: rows longer than a
 # vector, with tails; rows holding NaN, inf or -inf) and over another dim.

@@ -7,6 +7,8 @@
 //   convert_simd.h for float32 <-> float16/bfloat16, the other 16-bit float
 //   pairs through a float32 buffer on the stack, and a plain loop (which the
 //   compiler vectorizes: no strides, no aliasing questions) for the rest;
+// - a step-2 source of the same dtype into a contiguous run (x[..., ::2]):
+//   gather_even_n, vector de-interleaving loads;
 // - anything else: the per-element loop.
 #pragma once
 
@@ -96,6 +98,10 @@ void convert_run(char* d, int64_t ds, const char* s, int64_t ss, int64_t n, bool
   if (ds == to_size && ss == from_size && reinterpret_cast<uintptr_t>(d) % sizeof(To) == 0 &&
       reinterpret_cast<uintptr_t>(s) % sizeof(From) == 0)
     return convert_contiguous<To, From>(d, s, n, stream);
+  if constexpr (std::is_same_v<To, From>)
+    if (ds == to_size && ss == 2 * to_size && n > 1 && reinterpret_cast<uintptr_t>(d) % sizeof(To) == 0 &&
+        reinterpret_cast<uintptr_t>(s) % sizeof(From) == 0 && gather_even_n(s, d, n, to_size, stream))
+      return;
   for (int64_t i = 0; i < n; ++i) {
     From v;
     std::memcpy(&v, s + i * ss, sizeof(From));

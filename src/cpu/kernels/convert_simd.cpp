@@ -164,6 +164,36 @@ void FloatToBf16(const float* s, uint16_t* d, size_t n, bool stream) {
   });
 }
 
+// d[i] = s[2 * i] for i < n: the even elements (x[..., ::2] into a
+// contiguous run), de-interleaved by vector loads rather than one scalar
+// move per element. A vector reads s[2i .. 2i + 2N), one element past the
+// last even one it keeps, so the vector loop stops while i + N < n and
+// never reads past s[2n - 2].
+template <typename T>
+void GatherEven(const T* HWY_RESTRICT s, T* HWY_RESTRICT d, size_t n, bool stream) {
+  const hn::ScalableTag<T> dt;
+  const size_t N = hn::Lanes(dt);
+  size_t i = 0;
+  auto loop = [&](auto store) {
+    for (; i + N < n; i += N) {
+      hn::Vec<decltype(dt)> even, odd;
+      hn::LoadInterleaved2(dt, s + 2 * i, even, odd);
+      store(even, dt, d + i);
+    }
+  };
+  if (stream && N * sizeof(T) >= 16) {  // as run() above
+    for (const size_t h = stream_head(d, n); i < h; ++i) d[i] = s[2 * i];
+    loop([](auto v, auto tag, T* p) { hn::Stream(v, tag, p); });
+    hwy::FlushStream();
+  }
+  loop([](auto v, auto tag, T* p) { hn::StoreU(v, tag, p); });
+  for (; i < n; ++i) d[i] = s[2 * i];
+}
+void GatherEven1(const uint8_t* s, uint8_t* d, size_t n, bool stream) { GatherEven(s, d, n, stream); }
+void GatherEven2(const uint16_t* s, uint16_t* d, size_t n, bool stream) { GatherEven(s, d, n, stream); }
+void GatherEven4(const uint32_t* s, uint32_t* d, size_t n, bool stream) { GatherEven(s, d, n, stream); }
+void GatherEven8(const uint64_t* s, uint64_t* d, size_t n, bool stream) { GatherEven(s, d, n, stream); }
+
 const char* TargetName() { return hwy::TargetName(HWY_TARGET); }
 
 }  // namespace tsr::kernels::HWY_NAMESPACE
@@ -177,6 +207,10 @@ HWY_EXPORT(FloatToHalf);
 HWY_EXPORT(Bf16ToFloat);
 HWY_EXPORT(FloatToBf16);
 HWY_EXPORT(TargetName);
+HWY_EXPORT(GatherEven1);
+HWY_EXPORT(GatherEven2);
+HWY_EXPORT(GatherEven4);
+HWY_EXPORT(GatherEven8);
 
 void half_to_float_n(const uint16_t* src, float* dst, int64_t n, bool stream) {
   HWY_DYNAMIC_DISPATCH(HalfToFloat)(src, dst, size_t(n), stream);
@@ -189,6 +223,25 @@ void bf16_to_float_n(const uint16_t* src, float* dst, int64_t n, bool stream) {
 }
 void float_to_bf16_n(const float* src, uint16_t* dst, int64_t n, bool stream) {
   HWY_DYNAMIC_DISPATCH(FloatToBf16)(src, dst, size_t(n), stream);
+}
+bool gather_even_n(const void* src, void* dst, int64_t n, int64_t element_size, bool stream) {
+  const size_t m = size_t(n);
+  switch (element_size) {
+    case 1:
+      HWY_DYNAMIC_DISPATCH(GatherEven1)(static_cast<const uint8_t*>(src), static_cast<uint8_t*>(dst), m, stream);
+      return true;
+    case 2:
+      HWY_DYNAMIC_DISPATCH(GatherEven2)(static_cast<const uint16_t*>(src), static_cast<uint16_t*>(dst), m, stream);
+      return true;
+    case 4:
+      HWY_DYNAMIC_DISPATCH(GatherEven4)(static_cast<const uint32_t*>(src), static_cast<uint32_t*>(dst), m, stream);
+      return true;
+    case 8:
+      HWY_DYNAMIC_DISPATCH(GatherEven8)(static_cast<const uint64_t*>(src), static_cast<uint64_t*>(dst), m, stream);
+      return true;
+    default:
+      return false;
+  }
 }
 const char* convert_simd_target() { return HWY_DYNAMIC_DISPATCH(TargetName)(); }
 

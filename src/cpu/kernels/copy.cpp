@@ -33,7 +33,11 @@ namespace {
 // order with streaming stores took 9.0 ms against memcpy's 7.6 ms, normal
 // stores 15 ms; the block loop swapped (b0 outside) 10-17 ms, and 16x16
 // tile groups that finish each source line first 12-25 ms, because they keep
-// 16 destination lines open at once.
+// 16 destination lines open at once. Blocks one destination line tall (16 x
+// 1024 float32) with streaming stores measured 0.9-1.1x memcpy in a
+// standalone loop, but in the library on the loaded machine no better than
+// these and 2x slower on permute(0,2,4,1,3) of [16,32,32,32,32] (32 x 32
+// tiles): not adopted (bench/README.md, "Conversions and layout copies").
 template <typename T, int M, typename Micro>
 void copy_tile_micro(char* d, const char* s, int64_t na, int64_t nb, int64_t dsb, int64_t ssa,
                      int64_t blk_begin, int64_t blk_end, Micro micro) {
@@ -135,7 +139,11 @@ bool try_tiled_copy(const LoopGeometry<2>& g, const Tensor& dst, const Tensor& s
 void copy_strided(const Tensor& dst, const Tensor& src) {
   if (dst.numel() == 0) return;
   auto g = make_geometry<2>(dst.sizes(), {byte_strides(dst), byte_strides(src)});
-  const bool stream = use_streaming_stores(dst.nbytes());
+  // The bytes the copy moves through the cache: dst, and the span of src it
+  // reads (a broadcast source reads little; a strided one every line of
+  // its span).
+  const int64_t src_span = storage_extent(src.sizes(), src.strides()) * src.element_size();
+  const bool stream = use_streaming_stores(dst.nbytes() + src_span);
   if (dst.dtype() == src.dtype() && try_tiled_copy(g, dst, src, stream)) return;
   const std::array<char*, 2> base{static_cast<char*>(dst.data_ptr()),
                                   static_cast<char*>(src.data_ptr())};

@@ -1,4 +1,10 @@
 // Highway kernels of max_simd.h; see reduce_simd.cpp for the dispatch.
+//
+// Tried and not adopted (2026-11-26, bench/README.md "Reductions"): keeping
+// the AVX-512 targets and column passes without NaN checks (best < v, a
+// block redone by the exact rule when the sum of four rows is NaN) were
+// 0.8-1.1x these over the outer dims, in the library on the loaded 2-core
+// Zen 4, and 1.6-2.3x slower on short rows (max over a dim of 56 or 64).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "cpu/kernels/max_simd.cpp"
 #include "cpu/kernels/simd_targets.h"  // before Highway's headers
