@@ -42,12 +42,7 @@ HWY_INLINE V<T> VPow(V<T> x, V<T> y) {
   if constexpr (sizeof(T) == 4) return V<T>{Sleef_powf4_u10sse4(x.raw, y.raw)};
   else return V<T>{Sleef_powd2_u10sse4(x.raw, y.raw)};
 #else
-  const D<T> d;
-  HWY_ALIGN T tx[hn::MaxLanes(d)], ty[hn::MaxLanes(d)];
-  hn::Store(x, d, tx);
-  hn::Store(y, d, ty);
-  for (size_t k = 0; k < hn::Lanes(d); ++k) tx[k] = std::pow(tx[k], ty[k]);
-  return hn::Load(d, tx);
+  return x;  // unused: PowBodyT does nothing on these targets
 #endif
 }
 
@@ -95,9 +90,13 @@ void SpecialF32(int k, void* o, const void* x, size_t n) { SpecialT<float>(k, o,
 void SpecialF64(int k, void* o, const void* x, size_t n) { SpecialT<double>(k, o, x, n); }
 
 // SLEEF's pow over whole vectors of the first n elements; returns how many
-// it did (the caller finishes the rest with std::pow). bc as Bcast.
+// it did (the caller finishes the rest with std::pow; all of them on
+// targets without SLEEF). bc as Bcast.
 template <typename T>
 size_t PowBodyT(void* o0, const void* a0, const void* b0, size_t n, int bc) {
+#if !(HWY_ARCH_X86 && (HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_SSE4))
+  return 0;  // no SLEEF: the caller's scalar loop does every element, as 0.1 did
+#endif
   const D<T> d;
   const size_t N = hn::Lanes(d);
   T* o = static_cast<T*>(o0);
