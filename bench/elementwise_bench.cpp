@@ -1,13 +1,16 @@
 // Every contender reads the same memory: tessera wraps torch's buffers with
 // tsr_from_blob. tessera's result is checked against torch's once, before
-// timing (bit-exact for add/mul/relu, within 1e-5 relative otherwise).
+// timing (bit-exact for add/mul/relu, the integer, comparison, where and
+// pow rows; within 1e-5 relative otherwise).
 //
 // Floors: for binary ops, a hand-written vectorized loop out[i] = a[i] +
 // b[i] into a preallocated buffer (the bytes of the op read and written
 // once); for a + b.t(), the same with 64x64 tiles, so b's columns are read
 // with locality; for unary ops, memcpy of the same bytes (exp and tanh
 // compute per element, so for them the floor is a lower bound, not a
-// target). tessera and torch allocate their output on every call.
+// target); for integer add, a < b and where, a plain loop of the op that
+// the compiler vectorizes (Release). tessera and torch allocate their
+// output on every call.
 #include "elementwise_bench.h"
 
 #include <ATen/ATen.h>
@@ -31,6 +34,10 @@ tsr_dtype tsr_type(at::ScalarType s) {
     case at::kHalf: return TSR_FLOAT16;
     case at::kBFloat16: return TSR_BFLOAT16;
     case at::kDouble: return TSR_FLOAT64;
+    case at::kInt: return TSR_INT32;
+    case at::kLong: return TSR_INT64;
+    case at::kByte: return TSR_UINT8;
+    case at::kBool: return TSR_BOOL;
     default: return TSR_FLOAT32;
   }
 }
@@ -69,6 +76,33 @@ void floor_add(float* o, const float* a, const float* b, int64_t n) {
     std::memcpy(o + i, &x, 32);
   }
   for (; i < n; ++i) o[i] = a[i] + b[i];
+}
+
+// Floors of the integer, comparison and where rows: plain loops the
+// compiler vectorizes (Release, -O3), over the same bytes.
+#if defined(__x86_64__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+void floor_add_i64(int64_t* o, const int64_t* a, const int64_t* b, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) o[i] = int64_t(uint64_t(a[i]) + uint64_t(b[i]));
+}
+#if defined(__x86_64__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+void floor_add_u8(uint8_t* o, const uint8_t* a, const uint8_t* b, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) o[i] = uint8_t(a[i] + b[i]);
+}
+#if defined(__x86_64__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+void floor_lt(uint8_t* o, const float* a, const float* b, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) o[i] = a[i] < b[i];
+}
+#if defined(__x86_64__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+void floor_where(float* o, const uint8_t* c, const float* a, const float* b, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) o[i] = c[i] ? a[i] : b[i];
 }
 
 // o = a + b^T for n x n row-major a, b: 64x64 tiles.
@@ -128,7 +162,8 @@ void bench_elementwise(int warmup, int rounds) {
   std::printf(
       "\nElementwise, [4096,4096] (16M elements), tessera and torch on 1 thread, CPU ms (this thread).\n"
       "floor: binary = hand-vectorized out = a + b (same bytes), a + b.t() = the same in 64x64 tiles,\n"
-      "unary = memcpy of the same bytes (a lower bound for exp/tanh).\n"
+      "unary = memcpy of the same bytes (a lower bound for exp/tanh/pow), integer/compare/where =\n"
+      "a plain loop of the same op the compiler vectorizes.\n"
       "ratio = median over rounds of tessera's time / this one's.\n");
   at::manual_seed(0);
   const int64_t n = 4096, N = n * n;
@@ -166,6 +201,45 @@ void bench_elementwise(int warmup, int rounds) {
                           [&] { return at::sigmoid(a); }, fl_un, false, warmup, rounds));
   rows.push_back(run_case("f32 gelu (erf)", [&](tsr_tensor** r) { return tsr_gelu(ta, TSR_GELU_NONE, r); },
                           [&] { return at::gelu(a); }, fl_un, false, warmup, rounds));
+  // integers: int32 (the bytes of float32, so the float floor), int64, uint8
+  {
+    at::Tensor ai = at::randint(-1000000, 1000000, {n, n}, at::kInt), bi = at::randint(-1000000, 1000000, {n, n}, at::kInt);
+    at::Tensor al = at::randint(-1000000, 1000000, {n, n}, at::kLong), bl = at::randint(-1000000, 1000000, {n, n}, at::kLong);
+    at::Tensor au = at::randint(0, 256, {n, n}, at::kByte), bu = at::randint(0, 256, {n, n}, at::kByte);
+    tsr_tensor *tai = wrap(ai), *tbi = wrap(bi), *tal = wrap(al), *tbl = wrap(bl), *tau = wrap(au), *tbu = wrap(bu);
+    std::vector<int64_t> o64(static_cast<size_t>(N));
+    rows.push_back(run_case("i32 a + b", [&](tsr_tensor** r) { return tsr_add(tai, tbi, r); },
+                            [&] { return ai + bi; }, fl_bin, true, warmup, rounds));
+    rows.push_back(run_case("i64 a + b", [&](tsr_tensor** r) { return tsr_add(tal, tbl, r); },
+                            [&] { return al + bl; },
+                            [&] { floor_add_i64(o64.data(), al.data_ptr<int64_t>(), bl.data_ptr<int64_t>(), N); keep(o64.data()); },
+                            true, warmup, rounds));
+    rows.push_back(run_case("u8 a + b", [&](tsr_tensor** r) { return tsr_add(tau, tbu, r); },
+                            [&] { return au + bu; },
+                            [&] {
+                              floor_add_u8(reinterpret_cast<uint8_t*>(o), au.data_ptr<uint8_t>(), bu.data_ptr<uint8_t>(), N);
+                              keep(o);
+                            },
+                            true, warmup, rounds));
+    for (tsr_tensor* t : {tai, tbi, tal, tbl, tau, tbu}) tsr_tensor_release(t);
+  }
+  // comparison, where, pow (float32)
+  {
+    at::Tensor c = a > 0;
+    tsr_tensor* tc = wrap(c);
+    rows.push_back(run_case("f32 a < b -> bool", [&](tsr_tensor** r) { return tsr_lt(ta, tb, r); },
+                            [&] { return a < b; },
+                            [&] { floor_lt(reinterpret_cast<uint8_t*>(o), pa, pb, N); keep(o); }, true, warmup, rounds));
+    rows.push_back(run_case("f32 where(c, a, b)", [&](tsr_tensor** r) { return tsr_where(tc, ta, tb, r); },
+                            [&] { return at::where(c, a, b); },
+                            [&] { floor_where(o, reinterpret_cast<const uint8_t*>(c.data_ptr<bool>()), pa, pb, N); keep(o); },
+                            true, warmup, rounds));
+    tsr_tensor_release(tc);
+  }
+  rows.push_back(run_case("f32 pow(a, 2.5)", [&](tsr_tensor** r) { return tsr_pow_scalar(tpos, 2.5, r); },
+                          [&] { return at::pow(pos, 2.5); }, fl_un, true, warmup, rounds));
+  rows.push_back(run_case("f32 pow(a, 2)", [&](tsr_tensor** r) { return tsr_pow_scalar(ta, 2.0, r); },
+                          [&] { return at::pow(a, 2); }, fl_un, true, warmup, rounds));
   for (at::ScalarType st : {at::kHalf, at::kBFloat16}) {
     at::Tensor ah = a.to(st), bh = b.to(st);
     tsr_tensor *tah = wrap(ah), *tbh = wrap(bh);

@@ -5,6 +5,7 @@
 #include "core/layout.h"
 #include "cpu/kernels/elementwise_simd.h"
 #include "cpu/kernels/map.h"
+#include "cpu/kernels/pow_simd.h"
 
 namespace tsr::kernels {
 
@@ -177,6 +178,8 @@ Tensor pow_scalar(const Tensor& x0, double e) {
   const Tensor x = converted(x0, d);
   Tensor out = new_output(x0.sizes(), {&x0}, d);
   check_pow_scalar_exponent(e, d);
+  // float32/float64 laid out densely alike: the SIMD kernel (pow_simd.h).
+  if (dense_alike(out, {&x}) && simd::pow_scalar(d, out.data_ptr(), x.data_ptr(), e, out.numel())) return out;
   dispatch_floating(d, "pow", [&]<typename T>() {
     using C = compute_t<T>;
     const std::array<Tensor, 1> in{x};
@@ -230,6 +233,31 @@ T powi(T a, T b) {
   }
   return T(U(result));
 }
+
+// pow of float/double a, b through the SIMD kernel (pow_simd.h) run by run
+// where out is unit-stride and each input unit-stride or broadcast (the
+// others element by element, as map_same). Always true: every run is done.
+template <typename T>
+bool pow_simd_runs(const Tensor& out, const Tensor& a, const Tensor& b) {
+  if (out.numel() == 0) return true;
+  const Shape& shape = out.sizes();
+  auto g = make_geometry<3>(shape, {byte_strides(out), broadcast_byte_strides(a, shape),
+                                    broadcast_byte_strides(b, shape)});
+  constexpr int64_t E = sizeof(T);
+  for_each_run<3>(g, {static_cast<char*>(out.data_ptr()), static_cast<char*>(a.data_ptr()),
+                      static_cast<char*>(b.data_ptr())},
+                  [&](char** p, const int64_t* s, int64_t n) {
+                    if (s[0] == E && (s[1] == E || s[2] == E) && (s[1] == 0 || s[1] == E) &&
+                        (s[2] == 0 || s[2] == E)) {
+                      const auto bc = s[1] == 0 ? simd::Bcast::A : s[2] == 0 ? simd::Bcast::B : simd::Bcast::None;
+                      if (simd::pow(out.dtype(), p[0], p[1], p[2], n, bc)) return;
+                    }
+                    for (int64_t i = 0; i < n; ++i)
+                      *reinterpret_cast<T*>(p[0] + i * s[0]) = T(std::pow(
+                          *reinterpret_cast<const T*>(p[1] + i * s[1]), *reinterpret_cast<const T*>(p[2] + i * s[2])));
+                  });
+  return true;
+}
 }  // namespace
 
 Tensor pow(const Tensor& a0, const Tensor& b0) {
@@ -245,6 +273,9 @@ Tensor pow(const Tensor& a0, const Tensor& b0) {
     } else if constexpr (std::is_integral_v<T>) {
       map_same<T>(out, [](T x, T y) { return powi(x, y); }, in);
     } else {
+      if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+        if (pow_simd_runs<T>(out, a, b)) return;
+      }
       map_same<T>(out, [](C x, C y) { return C(std::pow(x, y)); }, in);
     }
   });

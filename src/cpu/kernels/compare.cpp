@@ -7,6 +7,7 @@
 #include "core/views.h"
 #include "cpu/kernels/copy.h"
 #include "cpu/kernels/elementwise.h"
+#include "cpu/kernels/mask_simd.h"
 #include "cpu/kernels/strided_loop.h"
 
 namespace tsr::kernels {
@@ -17,9 +18,11 @@ namespace {
 Tensor in_dtype(const Tensor& t, tsr_dtype d) { return t.dtype() == d ? t : contiguous_copy(t, d); }
 
 // out[i] = f(a[i], b[i]) for a, b of type T read through their broadcast
-// strides (expand views) and out of type O.
+// strides (expand views) and out of type O. With `cmp` >= 0 (a simd::Cmp
+// computing f, O bool), runs with a unit-stride output and unit-stride or
+// broadcast inputs go through the SIMD kernel (mask_simd.h), same answers.
 template <typename T, typename O, typename F>
-void run_pairs(const Tensor& out, const Tensor& a0, const Tensor& b0, F f) {
+void run_pairs(const Tensor& out, const Tensor& a0, const Tensor& b0, F f, int cmp = -1) {
   const Shape& shape = out.sizes();
   const Tensor a = views::expand(a0, shape), b = views::expand(b0, shape);
   auto g = make_geometry<3>(shape, {byte_strides(out), byte_strides(a), byte_strides(b)});
@@ -31,6 +34,13 @@ void run_pairs(const Tensor& out, const Tensor& a0, const Tensor& b0, F f) {
                     const T* y = reinterpret_cast<const T*>(p[2]);
                     const int64_t so = s[0] / int64_t(sizeof(O)), sx = s[1] / int64_t(sizeof(T)),
                                   sy = s[2] / int64_t(sizeof(T));
+                    if constexpr (std::is_same_v<O, bool>) {
+                      if (cmp >= 0 && so == 1 && (sx == 1 || sy == 1) && sx <= 1 && sy <= 1 && sx >= 0 &&
+                          sy >= 0) {
+                        const auto bc = sx == 0 ? simd::Bcast::A : sy == 0 ? simd::Bcast::B : simd::Bcast::None;
+                        if (simd::compare(simd::Cmp(cmp), a.dtype(), o, x, y, n, bc)) return;
+                      }
+                    }
                     for (int64_t i = 0; i < n; ++i) o[i * so] = f(x[i * sx], y[i * sy]);
                   });
 }
@@ -64,12 +74,12 @@ Tensor compare(CompareOp op, const Tensor& a0, const Tensor& b0) {
   dispatch_all(d, [&]<typename T>() {
     using C = compute_t<T>;
     switch (op) {
-      case CompareOp::Eq: run_pairs<T, bool>(out, a, b, [](T x, T y) { return C(x) == C(y); }); break;
-      case CompareOp::Ne: run_pairs<T, bool>(out, a, b, [](T x, T y) { return C(x) != C(y); }); break;
-      case CompareOp::Lt: run_pairs<T, bool>(out, a, b, [](T x, T y) { return C(x) < C(y); }); break;
-      case CompareOp::Le: run_pairs<T, bool>(out, a, b, [](T x, T y) { return C(x) <= C(y); }); break;
-      case CompareOp::Gt: run_pairs<T, bool>(out, a, b, [](T x, T y) { return C(x) > C(y); }); break;
-      case CompareOp::Ge: run_pairs<T, bool>(out, a, b, [](T x, T y) { return C(x) >= C(y); }); break;
+      case CompareOp::Eq: run_pairs<T, bool>(out, a, b, [](T x, T y) { return C(x) == C(y); }, int(simd::Cmp::Eq)); break;
+      case CompareOp::Ne: run_pairs<T, bool>(out, a, b, [](T x, T y) { return C(x) != C(y); }, int(simd::Cmp::Ne)); break;
+      case CompareOp::Lt: run_pairs<T, bool>(out, a, b, [](T x, T y) { return C(x) < C(y); }, int(simd::Cmp::Lt)); break;
+      case CompareOp::Le: run_pairs<T, bool>(out, a, b, [](T x, T y) { return C(x) <= C(y); }, int(simd::Cmp::Le)); break;
+      case CompareOp::Gt: run_pairs<T, bool>(out, a, b, [](T x, T y) { return C(x) > C(y); }, int(simd::Cmp::Gt)); break;
+      case CompareOp::Ge: run_pairs<T, bool>(out, a, b, [](T x, T y) { return C(x) >= C(y); }, int(simd::Cmp::Ge)); break;
     }
   });
   return out;

@@ -7,6 +7,7 @@
 #include "core/layout.h"
 #include "cpu/kernels/copy.h"
 #include "cpu/kernels/elementwise_simd.h"
+#include "cpu/kernels/integer_simd.h"
 #include "cpu/kernels/strided_loop.h"
 
 namespace tsr::kernels {
@@ -78,6 +79,17 @@ constexpr tsr_dtype simd_dtype() {
   else if constexpr (std::is_same_v<T, double>) return TSR_FLOAT64;
   else if constexpr (std::is_same_v<T, Half>) return TSR_FLOAT16;
   else return TSR_BFLOAT16;
+}
+
+// The integer and bool dtypes the integer SIMD kernels (integer_simd.h) take.
+template <typename T>
+constexpr tsr_dtype int_dtype() {
+  if constexpr (std::is_same_v<T, bool>) return TSR_BOOL;
+  else if constexpr (std::is_same_v<T, uint8_t>) return TSR_UINT8;
+  else if constexpr (std::is_same_v<T, int8_t>) return TSR_INT8;
+  else if constexpr (std::is_same_v<T, int16_t>) return TSR_INT16;
+  else if constexpr (std::is_same_v<T, int32_t>) return TSR_INT32;
+  else return TSR_INT64;
 }
 
 // No SIMD kernel for the op (integers, bool, ops without one).
@@ -154,6 +166,14 @@ void run_binary(const Tensor& out, const Tensor& a, const Tensor& b, F f, int si
                         return;
                       }
                     }
+                    if constexpr (std::is_integral_v<T>) {
+                      // integer/bool runs: the same unit-stride or broadcast shapes
+                      if (simd_op != kNoSimd && so == 1 && (sx == 1 || sy == 1) && sx <= 1 && sy <= 1 &&
+                          sx >= 0 && sy >= 0) {
+                        const auto bc = sx == 0 ? simd::Bcast::A : sy == 0 ? simd::Bcast::B : simd::Bcast::None;
+                        if (simd::int_binary(simd::Bin(simd_op), int_dtype<T>(), o, x, y, n, bc)) return;
+                      }
+                    }
                     if (so == 1 && sx == 1 && sy == 1) {
                       for (int64_t i = 0; i < n; ++i) o[i] = T(f(C(x[i]), C(y[i])));
                     } else if (so == 1 && sx == 1 && sy == 0) {
@@ -188,6 +208,11 @@ void run_unary(const Tensor& out, const Tensor& a, F f, int simd_op = kNoSimd, i
                           return;
                         }
                       }
+                    }
+                    if constexpr (std::is_integral_v<T>) {
+                      if (so == 1 && sx == 1 && simd_op != kNoSimd &&
+                          simd::int_unary(simd::Un(simd_op), int_dtype<T>(), o, x, n))
+                        return;
                     }
                     if (so == 1 && sx == 1)
                       for (int64_t i = 0; i < n; ++i) o[i] = T(f(C(x[i])));
@@ -297,8 +322,8 @@ Tensor binary(BinaryOp op, const Tensor& a0, const Tensor& b0) {
     using C = compute_t<T>;
     if constexpr (std::is_same_v<T, bool>) {
       switch (op) {  // bool arithmetic as PyTorch: add = or, mul = and
-        case BinaryOp::Add: run_binary<T>(out, a, b, [](C x, C y) { return x || y; }); break;
-        case BinaryOp::Mul: run_binary<T>(out, a, b, [](C x, C y) { return x && y; }); break;
+        case BinaryOp::Add: run_binary<T>(out, a, b, [](C x, C y) { return x || y; }, int(simd::Bin::Add)); break;
+        case BinaryOp::Mul: run_binary<T>(out, a, b, [](C x, C y) { return x && y; }, int(simd::Bin::Mul)); break;
         default: fail(TSR_ERR_INTERNAL, "unreachable bool op");
       }
     } else {

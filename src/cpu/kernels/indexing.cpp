@@ -4,6 +4,7 @@
 
 #include "core/views.h"
 #include "cpu/kernels/map.h"
+#include "cpu/kernels/mask_simd.h"
 
 namespace tsr::kernels {
 
@@ -19,9 +20,27 @@ Tensor where(const Tensor& cond0, const Tensor& a0, const Tensor& b0) {
   const Shape shape = broadcast_shapes(broadcast_shapes(cond0.sizes(), a0.sizes()), b0.sizes());
   const Tensor cond = converted(cond0, TSR_BOOL), a = converted(a0, d), b = converted(b0, d);
   Tensor out = new_output(shape, {&cond0, &a0, &b0}, d);
+  if (out.numel() == 0) return out;
+  auto g = make_geometry<4>(shape, {byte_strides(out), broadcast_byte_strides(cond, shape),
+                                    broadcast_byte_strides(a, shape), broadcast_byte_strides(b, shape)});
+  const int64_t e = out.element_size();
   dispatch_all(d, [&]<typename T>() {
-    using C = compute_t<T>;
-    map<T, bool, T, T>(out, [](bool c, C x, C y) { return c ? x : y; }, {cond, a, b});
+    for_each_run<4>(g, {static_cast<char*>(out.data_ptr()), static_cast<char*>(cond.data_ptr()),
+                        static_cast<char*>(a.data_ptr()), static_cast<char*>(b.data_ptr())},
+                    [&](char** p, const int64_t* s, int64_t n) {
+                      // Unit-stride output, each input unit-stride or broadcast: the SIMD
+                      // select (mask_simd.h), which moves the same bits.
+                      if (s[0] == e && (s[1] == 0 || s[1] == 1) && (s[2] == 0 || s[2] == e) &&
+                          (s[3] == 0 || s[3] == e) &&
+                          simd::select(int(e), p[0], reinterpret_cast<const bool*>(p[1]), p[2], p[3], n,
+                                       s[1] == 0, s[2] == 0, s[3] == 0))
+                        return;
+                      for (int64_t i = 0; i < n; ++i)
+                        *reinterpret_cast<T*>(p[0] + i * s[0]) =
+                            *reinterpret_cast<const bool*>(p[1] + i * s[1])
+                                ? *reinterpret_cast<const T*>(p[2] + i * s[2])
+                                : *reinterpret_cast<const T*>(p[3] + i * s[3]);
+                    });
   });
   return out;
 }
