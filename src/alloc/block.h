@@ -117,9 +117,8 @@ class SpareBlocks {
     b->next = nullptr;
     return std::unique_ptr<Block>(b);
   }
-  // Takes a block that is in no set, no map and no segment list; its nodes
-  // must be parked in it (a node missing is made again by take's caller
-  // never: such a block is deleted instead).
+  // Takes a block that is in no set, no map and no segment list. A block
+  // without both nodes parked in it (or one past kMaxSpare) is deleted.
   void give(Block* b) noexcept {
     if (count_ >= kMaxSpare || b->node.empty() || b->active_node.empty()) {
       delete b;

@@ -122,6 +122,7 @@ class GraphTask {
 
   // What the engine keeps per node, by the node's number in index_.
   struct NodeState {
+    explicit NodeState(Node* n) : node(n) {}
     Node* node;
     int deps = 0;          // edges from nodes not yet run
     bool reached = false;  // some edge leads here (a root may have none)

@@ -36,7 +36,6 @@ const bool registered = prim::register_op_names({"view", "reshape", "transpose",
 
 // The geometry of a view, applied to any tensor of the input's sizes.
 using Replay = std::function<Tensor(const Tensor&)>;
-enum class Adjoint { Scatter, Regroup };
 
 // zeros(input sizes) with the gradient added through the replayed view.
 class ViewScatter final : public prim::Primitive {
@@ -62,8 +61,8 @@ class ViewScatter final : public prim::Primitive {
 
 class View final : public prim::Primitive {
  public:
-  View(const char* name, const char* op, Replay replay, Adjoint adjoint)
-      : name_(name), op_(op), replay_(std::move(replay)), adjoint_(adjoint) {}
+  View(const char* name, const char* op, Replay replay)
+      : name_(name), op_(op), replay_(std::move(replay)) {}
   const char* name() const override { return name_; }
   const char* op() const override { return op_; }
   bool is_view() const override { return true; }
@@ -72,24 +71,21 @@ class View final : public prim::Primitive {
   // Geometry only: the same on every device.
   Tensors eval_device(const Tensors& in, DeviceKernels&) override { return {replay_(in[0])}; }
   Tensors backward(const BackwardContext& ctx) override {
-    const Shape& sizes = ctx.input_meta(0).sizes;
-    if (adjoint_ == Adjoint::Regroup) return {reshape(ctx.grad(0), sizes)};
-    return {run1<ViewScatter>({ctx.grad(0)}, sizes, replay_)};
+    return {run1<ViewScatter>({ctx.grad(0)}, ctx.input_meta(0).sizes, replay_)};
   }
 
  private:
   const char* name_;
   const char* op_;
   Replay replay_;
-  Adjoint adjoint_;
 };
 
 Tensors ViewScatter::backward(const BackwardContext& ctx) {
-  return {run1<View>({ctx.grad(0)}, "ViewBackward0", "view", replay_, Adjoint::Scatter)};
+  return {run1<View>({ctx.grad(0)}, "ViewBackward0", "view", replay_)};
 }
 
 Tensor record(const char* name, const char* op, const Tensor& input, Replay replay) {
-  return run1<View>({input}, name, op, std::move(replay), Adjoint::Scatter);
+  return run1<View>({input}, name, op, std::move(replay));
 }
 
 // A view that only regroups elements (view, reshape, squeeze, unsqueeze,
