@@ -3,7 +3,9 @@
 // merged away are kept (SpareBlocks) for the next split. This executable
 // replaces the global operator new to count allocations; the statistics
 // are checked to be what they were before (the same as a fresh allocator's
-// for the same calls).
+// for the same calls). Under valgrind, pass
+// --soname-synonyms=somalloc=nouserintercepts (the replaced operator new
+// is then left alone).
 #include <atomic>
 #include <cstdlib>
 #include <new>
