@@ -162,7 +162,8 @@ int main(int argc, char** argv) {
   unsigned long long total = g_allocs - a0;
 
   printf("tessera %s: MLP 64-128-10, batch 32, AdamW, CPU\n", tsr_version_string());
-  printf("loss: first step %.6f, after %d steps %.6f\n", first, steps + 22, last);
+  /* %.9g: enough digits to tell a float32 loss that changed by one ulp. */
+  printf("loss: first step %.9g, after %d steps %.9g\n", first, steps + 22, last);
   printf("heap allocations per step: %llu (one step), %.2f (mean of %d)\n", one,
          (double)total / steps, steps);
   printf("time per step: %.2f us cpu, %.2f us wall\n", 1e6 * (c1 - c0) / steps,

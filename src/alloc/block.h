@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <set>
+#include <unordered_map>
 #include <vector>
 
 namespace tsr::alloc {
@@ -32,6 +33,8 @@ struct FreeEntry {
   }
 };
 using FreeSet = std::set<FreeEntry>;
+// The allocator's allocated (or awaiting events) blocks by address.
+using ActiveMap = std::unordered_map<void*, Block*>;
 
 // A range of a segment: allocated, free (in its pool's free set), or, in an
 // expandable segment, not backed by memory (unmapped; in the pool's
@@ -63,20 +66,81 @@ struct Block {
   // Putting a block back into the set (in free(), which must not fail)
   // therefore never allocates.
   FreeSet::node_type node;
+  // Likewise the block's node of the allocator's active map: inside the map
+  // while the block is allocated, parked here otherwise, so that neither
+  // allocating nor freeing a cached block allocates bookkeeping.
+  ActiveMap::node_type active_node;
 
   bool is_split() const { return prev != nullptr || next != nullptr; }
 };
 
 inline FreeEntry entry_of(Block* b) { return {b->stream, b->size, b->ptr, b}; }
 
-// A block with its free-set node (the only memory a block needs).
+// A block with its free-set and active-map nodes (the only memory a block
+// needs).
 inline std::unique_ptr<Block> make_block(char* ptr, size_t size, int64_t stream, bool small) {
   auto block = std::make_unique<Block>(ptr, size, stream, small);
   FreeSet scratch;
   scratch.insert(entry_of(block.get()));
   block->node = scratch.extract(scratch.begin());
+  ActiveMap scratch_active;
+  scratch_active.emplace(nullptr, block.get());
+  block->active_node = scratch_active.extract(scratch_active.begin());
   return block;
 }
+
+// Blocks merged away, kept with their nodes for the next split (a split
+// then allocates nothing): a list through Block::next, at most kMaxSpare.
+class SpareBlocks {
+ public:
+  static constexpr size_t kMaxSpare = 256;
+  SpareBlocks() = default;
+  SpareBlocks(const SpareBlocks&) = delete;
+  SpareBlocks& operator=(const SpareBlocks&) = delete;
+  ~SpareBlocks() {
+    while (head_) {
+      Block* b = head_;
+      head_ = b->next;
+      delete b;
+    }
+  }
+  // A block as make_block gives it: from the list, or a new one.
+  std::unique_ptr<Block> take(char* ptr, size_t size, int64_t stream, bool small) {
+    if (!head_) return make_block(ptr, size, stream, small);
+    Block* b = head_;
+    head_ = b->next;
+    --count_;
+    b->ptr = ptr;
+    b->size = size;
+    b->stream = stream;
+    b->small = small;
+    b->next = nullptr;
+    return std::unique_ptr<Block>(b);
+  }
+  // Takes a block that is in no set, no map and no segment list. A block
+  // without both nodes parked in it (or one past kMaxSpare) is deleted.
+  void give(Block* b) noexcept {
+    if (count_ >= kMaxSpare || b->node.empty() || b->active_node.empty()) {
+      delete b;
+      return;
+    }
+    b->requested = 0;
+    b->allocated = false;
+    b->mapped = true;
+    b->prev = nullptr;
+    b->stream_uses.clear();
+    b->event_count = 0;
+    b->gc_count_base = 0;
+    b->expandable = nullptr;
+    b->next = head_;
+    head_ = b;
+    ++count_;
+  }
+
+ private:
+  Block* head_ = nullptr;
+  size_t count_ = 0;
+};
 
 // A free set and what garbage collection counts about it.
 struct BlockPool {

@@ -105,7 +105,8 @@ struct CachingAllocator::Impl {
   std::mutex mutex;  // guards everything below
   BlockPool small_blocks{true};
   BlockPool large_blocks{false};
-  std::unordered_map<void*, Block*> active_blocks;  // allocated or awaiting events
+  ActiveMap active_blocks;  // allocated or awaiting events
+  SpareBlocks spare_blocks;  // merged-away blocks for the next split
   // Per stream, the events recorded at free time and their blocks, oldest
   // first (PyTorch's cuda_events).
   std::map<int64_t, std::deque<std::pair<EventHandle, Block*>>> outstanding_events;
@@ -150,6 +151,10 @@ struct CachingAllocator::Impl {
   void take_free(Block* b) {
     BlockPool& pool = pool_of(b->small);
     b->node = (b->mapped ? pool.blocks : pool.unmapped).extract(entry_of(b));
+  }
+  // A new block for a split: a spare one when there is one.
+  std::unique_ptr<Block> new_block(char* ptr, size_t size, int64_t stream, bool small) {
+    return spare_blocks.take(ptr, size, stream, small);
   }
 
   void record_trace(TraceEntry::Action action, uintptr_t addr, size_t size, int64_t stream) {
@@ -300,8 +305,12 @@ void* CachingAllocator::Impl::alloc_found_block(Block* block, Request& r,
   // What may throw (bad_alloc) comes first; on failure the block goes back.
   std::unique_ptr<Block> rest;
   try {
-    if (split) rest = make_block(block->ptr + size, rest_size, block->stream, block->small);
-    active_blocks.emplace(block->ptr, block);
+    if (split) rest = new_block(block->ptr + size, rest_size, block->stream, block->small);
+    // The block's parked node: no allocation unless the map grows its
+    // buckets (which may throw; the node then stays with the block).
+    block->active_node.key() = block->ptr;
+    block->active_node.mapped() = block;
+    active_blocks.insert(std::move(block->active_node));
   } catch (...) {
     add_free(block);
     throw;
@@ -418,7 +427,7 @@ bool CachingAllocator::Impl::map_block(Block* to_map, size_t size, Request& r) {
   }
   std::unique_ptr<Block> rest;
   if (bytes < to_map->size)
-    rest = make_block(to_map->ptr + bytes, to_map->size - bytes, to_map->stream, to_map->small);
+    rest = new_block(to_map->ptr + bytes, to_map->size - bytes, to_map->stream, to_map->small);
   if (!backend.map_pages(device.index, to_map->ptr, bytes, &r.why)) {
     r.limited = false;
     return false;
@@ -542,7 +551,7 @@ void CachingAllocator::Impl::free(Block* block) noexcept {
 void CachingAllocator::Impl::free_block(Block* block) noexcept {
   const bool small = block->small;
   const size_t original_size = block->size;
-  active_blocks.erase(block->ptr);
+  if (auto node = active_blocks.extract(block->ptr)) block->active_node = std::move(node);
   TSR_POISON_FREE(device, block->ptr, block->size);
   record_trace(TraceEntry::FREE_COMPLETED, uintptr_t(block->ptr), block->requested, block->stream);
 
@@ -578,7 +587,7 @@ size_t CachingAllocator::Impl::try_merge_blocks(Block* dst, Block* src) noexcept
       dst->mapped != src->mapped)
     return 0;
   BlockPool& pool = pool_of(src->small);
-  (src->mapped ? pool.blocks : pool.unmapped).erase(entry_of(src));
+  src->node = (src->mapped ? pool.blocks : pool.unmapped).extract(entry_of(src));
   if (dst->prev == src) {
     dst->ptr = src->ptr;
     dst->prev = src->prev;
@@ -589,7 +598,7 @@ size_t CachingAllocator::Impl::try_merge_blocks(Block* dst, Block* src) noexcept
   }
   const size_t subsumed = src->size;
   dst->size += subsumed;
-  delete src;
+  spare_blocks.give(src);
   return subsumed;
 }
 

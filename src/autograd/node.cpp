@@ -125,15 +125,15 @@ Edge gradient_edge(const Tensor& t) {
   return {acc, 0};
 }
 
-bool any_requires_grad(const std::vector<Tensor>& inputs) {
+bool any_requires_grad(const TensorList& inputs) {
   if (!is_grad_enabled()) return false;
   for (const Tensor& t : inputs)
     if (t.defined() && requires_grad(t)) return true;
   return false;
 }
 
-void set_history(const std::shared_ptr<Node>& node, const std::vector<Tensor>& inputs,
-                 const std::vector<Tensor>& outputs) {
+void set_history(const std::shared_ptr<Node>& node, const TensorList& inputs,
+                 const TensorList& outputs) {
   node->next_edges.reserve(node->next_edges.size() + inputs.size());
   node->outputs.reserve(node->outputs.size() + outputs.size());
   for (const Tensor& t : inputs) node->next_edges.push_back(t.defined() ? gradient_edge(t) : Edge{});

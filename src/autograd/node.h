@@ -46,7 +46,7 @@ struct Node : std::enable_shared_from_this<Node> {
 
   // grads[i] is the gradient of output i (always defined: the engine fills
   // zeros). Returns one gradient per next_edge (undefined = no gradient).
-  virtual std::vector<Tensor> apply(std::vector<Tensor> grads) = 0;
+  virtual TensorList apply(TensorList grads) = 0;
   // PyTorch's class name, "MulBackward0".
   virtual const char* name() const = 0;
   // Frees saved tensors (after backward without retain_graph).
@@ -62,8 +62,9 @@ struct Node : std::enable_shared_from_this<Node> {
   virtual const char* forward_op() const { return nullptr; }
 
   uint64_t sequence_nr;  // creation order: the engine runs newest first
-  std::vector<Edge> next_edges;
-  std::vector<OutputMeta> outputs;
+  // Inline for the usual few inputs and outputs: a node is one allocation.
+  InlineVector<Edge, 4> next_edges;
+  InlineVector<OutputMeta, 2> outputs;
   // Hooks on the gradient of output `first` (register_hook on a non-leaf).
   std::vector<std::pair<uint32_t, HookEntry>> pre_hooks;
 };
@@ -71,7 +72,7 @@ struct Node : std::enable_shared_from_this<Node> {
 // A leaf's gradient sink: the engine adds what reaches it into .grad.
 struct AccumulateGrad final : Node {
   explicit AccumulateGrad(std::shared_ptr<TensorImpl> leaf) : variable(std::move(leaf)) {}
-  std::vector<Tensor> apply(std::vector<Tensor> grads) override { return {}; }
+  TensorList apply(TensorList grads) override { return {}; }
   const char* name() const override { return "AccumulateGrad"; }
   std::shared_ptr<TensorImpl> variable;
 };
@@ -166,12 +167,12 @@ const std::shared_ptr<Node>& grad_fn(const Tensor& t);
 // AccumulateGrad (created on first use), or invalid if t needs no grad.
 Edge gradient_edge(const Tensor& t);
 // True when grad mode is on and any input requires grad.
-bool any_requires_grad(const std::vector<Tensor>& inputs);
+bool any_requires_grad(const TensorList& inputs);
 // Wires node: next_edges from inputs, then marks each output as produced
 // by node (output_nr = position). Outputs of a dtype that cannot require
 // grad (max's indices) keep no history but still count in output_nr.
-void set_history(const std::shared_ptr<Node>& node, const std::vector<Tensor>& inputs,
-                 const std::vector<Tensor>& outputs);
+void set_history(const std::shared_ptr<Node>& node, const TensorList& inputs,
+                 const TensorList& outputs);
 void set_requires_grad(const Tensor& t, bool flag);
 // The root base a view was made from with grad mode on, or null.
 const Tensor* view_base(const Tensor& t);

@@ -4,7 +4,7 @@ namespace tsr::autograd {
 
 class PrimitiveNode::Context final : public prim::BackwardContext {
  public:
-  Context(const PrimitiveNode& node, const std::vector<Tensor>& grads) : node_(node), grads_(grads) {}
+  Context(const PrimitiveNode& node, const TensorList& grads) : node_(node), grads_(grads) {}
   const Tensor& grad(size_t i) const override { return grads_.at(i); }
   Tensor input(size_t i) const override { return node_.saved_inputs_.at(i).unpack(node_); }
   Tensor output(size_t i) const override { return node_.saved_outputs_.at(i).unpack(node_); }
@@ -13,13 +13,13 @@ class PrimitiveNode::Context final : public prim::BackwardContext {
 
  private:
   const PrimitiveNode& node_;
-  const std::vector<Tensor>& grads_;
+  const TensorList& grads_;
 };
 
 PrimitiveNode::PrimitiveNode(prim::PrimitivePtr p, const prim::Tensors& inputs,
                              const prim::Tensors& outputs)
     : primitive_(std::move(p)), saved_inputs_(inputs.size()), saved_outputs_(outputs.size()) {
-  std::vector<bool> input_requires_grad;
+  prim::RequiresGrad input_requires_grad;
   input_requires_grad.reserve(inputs.size());
   input_meta_.reserve(inputs.size());
   for (const Tensor& t : inputs) {
@@ -34,7 +34,7 @@ PrimitiveNode::PrimitiveNode(prim::PrimitivePtr p, const prim::Tensors& inputs,
   keeps_state_ = spec.inputs || spec.outputs || primitive_->saves_scalar();
 }
 
-std::vector<Tensor> PrimitiveNode::apply(std::vector<Tensor> grads) {
+TensorList PrimitiveNode::apply(TensorList grads) {
   if (released_ && keeps_state_) fail_freed_graph();
   return primitive_->backward(Context(*this, grads));
 }

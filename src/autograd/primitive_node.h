@@ -12,7 +12,7 @@ class PrimitiveNode final : public Node {
   // Saves what p->save_spec asks for, given which inputs require grad.
   PrimitiveNode(prim::PrimitivePtr p, const prim::Tensors& inputs, const prim::Tensors& outputs);
 
-  std::vector<Tensor> apply(std::vector<Tensor> grads) override;
+  TensorList apply(TensorList grads) override;
   const char* name() const override { return primitive_->name(); }
   const char* forward_op() const override { return primitive_->op(); }
   void release_saved() override;
@@ -24,9 +24,11 @@ class PrimitiveNode final : public Node {
   class Context;
 
   prim::PrimitivePtr primitive_;
-  std::vector<prim::TensorMeta> input_meta_;
+  // Inline for the usual few inputs and outputs (one allocation per node).
+  InlineVector<prim::TensorMeta, 4> input_meta_;
   // One slot per input / output; empty where the backward reads nothing.
-  std::vector<SavedVariable> saved_inputs_, saved_outputs_;
+  InlineVector<SavedVariable, 4> saved_inputs_;
+  InlineVector<SavedVariable, 2> saved_outputs_;
   // The backward kept something (a tensor or a scalar) that release_saved
   // frees: running it again then is PyTorch's "backward a second time".
   bool keeps_state_ = false;

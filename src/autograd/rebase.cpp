@@ -19,7 +19,7 @@ class CopySlices final : public Node {
   CopySlices(const Tensor& base, const Tensor& view, std::shared_ptr<PrimitiveNode> fn)
       : base_(geometry_of(base)), view_(geometry_of(view)), fn_(std::move(fn)) {}
 
-  std::vector<Tensor> apply(std::vector<Tensor> grads) override {
+  TensorList apply(TensorList grads) override {
     const Tensor& g = grads[0];
     // The base's gradient laid out in a buffer with the base's strides, so
     // the view's geometry picks its slice out of it.
@@ -27,10 +27,10 @@ class CopySlices final : public Node {
     Tensor result = make_view(buffer, base_.sizes, base_.strides, 0);
     device::copy_strided_any(result, g);
     Tensor slice = make_view(buffer, view_.sizes, view_.strides, view_.offset - base_.offset);
-    std::vector<Tensor> fn_grads = fn_->apply({device::contiguous_copy_any(slice, slice.dtype())});
+    TensorList fn_grads = fn_->apply({device::contiguous_copy_any(slice, slice.dtype())});
     if (fn_grads[0].defined()) device::copy_strided_any(slice, fn_grads[0]);
     else device::fill_any(slice, 0.0);
-    std::vector<Tensor> out{result};
+    TensorList out{result};
     out.insert(out.end(), fn_grads.begin() + 1, fn_grads.end());
     return out;
   }

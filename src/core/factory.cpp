@@ -1,6 +1,7 @@
 #include "core/factory.h"
 
 #include "core/device_allocator.h"
+#include "core/inference_mode.h"
 #include "core/layout.h"
 
 namespace tsr {
@@ -32,7 +33,11 @@ Tensor empty_strided(const Shape& sizes, const Shape& strides, tsr_dtype dtype,
               " are not supported");
   checked_numel(sizes);
   auto storage = Storage::allocate(storage_bytes(sizes, strides, dtype), device);
-  return Tensor(std::make_shared<TensorImpl>(std::move(storage), 0, sizes, strides, dtype, nullptr));
+  // The counter inside the fresh storage's allocation: one heap block less.
+  auto version = Storage::take_version_counter(storage);
+  version->inference = is_inference_mode_enabled();
+  return Tensor(std::make_shared<TensorImpl>(std::move(storage), 0, sizes, strides, dtype,
+                                             std::move(version)));
 }
 
 Tensor empty(const Shape& sizes, tsr_dtype dtype, tsr_memory_format fmt, Device device) {

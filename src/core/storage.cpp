@@ -12,7 +12,7 @@ StoragePtr Storage::allocate(int64_t nbytes, Device device) {
   DeviceAllocator& allocator = allocator_for(device);
   void* p = allocator.allocate(size_t(nbytes));
   try {
-    return StoragePtr(new Storage(p, nbytes, device, &allocator, nullptr, nullptr));
+    return std::make_shared<Storage>(Key{}, p, nbytes, device, &allocator, nullptr, nullptr);
   } catch (...) {
     allocator.free(p);
     throw;

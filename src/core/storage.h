@@ -16,8 +16,27 @@ namespace tsr {
 
 class DeviceAllocator;
 
+// Counts in-place writes; shared by a tensor and all its views. Inference
+// tensors (core/inference_mode.h) have none: their writes are not counted.
+// Defined here because a storage carries one for its first tensor
+// (Storage::take_version_counter).
+struct VersionCounter {
+  std::atomic<int64_t> version{0};
+  bool inference = false;
+};
+
 class Storage {
+  // Lets make_shared reach the constructor (one allocation for the storage
+  // and its control block) while only Storage can make a key.
+  class Key {
+    friend class Storage;
+    Key() = default;
+  };
+
  public:
+  Storage(Key, void* data, int64_t nbytes, Device device, DeviceAllocator* allocator,
+          tsr_deleter deleter, void* ctx)
+      : Storage(data, nbytes, device, allocator, deleter, ctx) {}
   // nbytes of fresh memory from the device's registered allocator (the
   // caching allocator), for the calling thread's current stream.
   static std::shared_ptr<Storage> allocate(int64_t nbytes, Device device);
@@ -47,6 +66,17 @@ class Storage {
   void add_user() { users_.fetch_add(1, std::memory_order_relaxed); }
   void remove_user() { users_.fetch_sub(1, std::memory_order_relaxed); }
 
+  // The version counter kept inside `self`'s allocation, for the first
+  // tensor made over a fresh storage (empty_strided): that tensor and its
+  // views, which all own the storage, then share it without a heap block of
+  // its own. It is given once; later callers get nullptr (and make their
+  // own). The returned pointer shares ownership of the storage.
+  static std::shared_ptr<VersionCounter> take_version_counter(const std::shared_ptr<Storage>& self) {
+    if (self->counter_taken_) return nullptr;
+    self->counter_taken_ = true;
+    return std::shared_ptr<VersionCounter>(self, &self->counter_);
+  }
+
  private:
   Storage(void* data, int64_t nbytes, Device device, DeviceAllocator* allocator,
           tsr_deleter deleter, void* ctx)
@@ -64,6 +94,8 @@ class Storage {
   void* ctx_;
   std::atomic<int64_t> users_{0};
   bool read_only_ = false;
+  bool counter_taken_ = false;
+  VersionCounter counter_;
 };
 
 using StoragePtr = std::shared_ptr<Storage>;

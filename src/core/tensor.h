@@ -12,18 +12,12 @@
 #include <tessera/types.h>
 
 #include "core/dtype.h"
+#include "core/inline_vector.h"
 #include "core/shape.h"
 #include "core/storage.h"
 
 namespace tsr {
 namespace autograd { struct AutogradMeta; }
-
-// Counts in-place writes; shared by a tensor and all its views. Inference
-// tensors (core/inference_mode.h) have none: their writes are not counted.
-struct VersionCounter {
-  std::atomic<int64_t> version{0};
-  bool inference = false;
-};
 
 struct TensorImpl {
   TensorImpl(StoragePtr storage, int64_t storage_offset, Shape sizes, Shape strides,
@@ -100,6 +94,11 @@ class Tensor {
  private:
   std::shared_ptr<TensorImpl> impl_;
 };
+
+// A list of tensors that holds up to 4 without a heap block: the inputs and
+// outputs of a primitive run (prim::Tensors) and the gradients a node takes
+// and gives.
+using TensorList = InlineVector<Tensor, 4>;
 
 // A new TensorImpl over `base`'s storage and version counter with new
 // geometry (no checks: callers validate). No autograd history.

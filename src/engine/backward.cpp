@@ -14,8 +14,6 @@
 
 #include <mutex>
 #include <queue>
-#include <unordered_map>
-#include <unordered_set>
 
 #include "autograd/checkpoint.h"
 #include "autograd/grad_mode.h"
@@ -23,6 +21,7 @@
 #include "autograd/node.h"
 #include "core/factory.h"
 #include "core/layout.h"
+#include "engine/pointer_index.h"
 #include "cpu/kernels/copy.h"
 #include "cpu/kernels/elementwise.h"
 #include "ops/math.h"
@@ -85,7 +84,7 @@ Tensor run_leaf_hooks(const AccumulateGrad& acc, const Tensor& g) {
 
 // Anomaly mode: PyTorch's message for a backward that produced NaN, naming
 // the forward op too.
-void check_no_nan(const Node& node, const std::vector<Tensor>& grads) {
+void check_no_nan(const Node& node, const TensorList& grads) {
   for (size_t i = 0; i < grads.size(); ++i) {
     const Tensor& g = grads[i];
     if (!g.defined() || !is_floating(g.dtype())) continue;
@@ -117,31 +116,60 @@ class GraphTask {
   void accumulate_grad(AccumulateGrad& acc, const Tensor& g) const;
   bool is_capture(Node* n) const;
   bool must_run(Node* n);
+  // The state of n, which count_dependencies found (every node the engine
+  // meets is reachable from a root).
+  uint32_t index_of(Node* n);
+
+  // What the engine keeps per node, by the node's number in index_.
+  struct NodeState {
+    explicit NodeState(Node* n) : node(n) {}
+    Node* node;
+    int deps = 0;          // edges from nodes not yet run
+    bool reached = false;  // some edge leads here (a root may have none)
+    bool queued = false;   // a root already pushed as ready
+    int8_t needed = -1;    // autograd.grad: must_run memo (-1: not yet known)
+    TensorList buffer;     // gradients summed so far, one per output
+  };
 
   std::vector<std::pair<Edge, Tensor>> roots_;
   std::vector<Edge> capture_;
   bool retain_graph_;
   bool create_graph_;
-  std::unordered_map<Node*, int> deps_;
-  std::unordered_map<Node*, bool> needed_;  // autograd.grad: must_run memo
+  PointerIndex<Node> index_;
+  std::vector<NodeState> states_;
   std::vector<Tensor> captured_;
 };
+
+uint32_t GraphTask::index_of(Node* n) {
+  auto [i, added] = index_.insert(n);
+  if (added) states_.push_back(NodeState{n});
+  return i;
+}
 
 // How many edges reach each node from the roots (a root reached from
 // another root waits for it). A node is new the first time its count rises.
 void GraphTask::count_dependencies() {
+  states_.reserve(32);
   std::vector<Node*> stack;
-  std::unordered_set<Node*> seen;
+  stack.reserve(32);
   for (auto& [e, g] : roots_)
-    if (seen.insert(e.fn.get()).second) stack.push_back(e.fn.get());
+    if (index_.insert(e.fn.get()).second) {
+      states_.push_back(NodeState{e.fn.get()});
+      stack.push_back(e.fn.get());
+    }
   while (!stack.empty()) {
     Node* n = stack.back();
     stack.pop_back();
-    for (auto& e : n->next_edges)
-      if (e.valid() && deps_[e.fn.get()]++ == 0 && !seen.count(e.fn.get())) {
-        seen.insert(e.fn.get());
+    for (auto& e : n->next_edges) {
+      if (!e.valid()) continue;
+      auto [i, added] = index_.insert(e.fn.get());
+      if (added) {
+        states_.push_back(NodeState{e.fn.get()});
         stack.push_back(e.fn.get());
       }
+      states_[i].reached = true;
+      ++states_[i].deps;
+    }
   }
 }
 
@@ -152,27 +180,34 @@ bool GraphTask::is_capture(Node* n) const {
 }
 
 bool GraphTask::must_run(Node* n) {
-  if (auto it = needed_.find(n); it != needed_.end()) return it->second;
+  const uint32_t start = index_of(n);
+  if (states_[start].needed >= 0) return states_[start].needed;
   // Iterative post-order: a node must run when any next node is captured
-  // or must run itself.
+  // or must run itself. (Indices, not references: index_of may grow
+  // states_.)
   std::vector<std::pair<Node*, size_t>> stack{{n, 0}};
-  needed_[n] = false;
+  states_[start].needed = 0;
   while (!stack.empty()) {
-    auto& [node, i] = stack.back();
+    Node* node = stack.back().first;
+    size_t& i = stack.back().second;
     if (i < node->next_edges.size()) {
       Node* next = node->next_edges[i++].fn.get();
-      if (next && !needed_.count(next)) {
-        needed_[next] = false;
-        stack.push_back({next, 0});
+      if (next) {
+        const uint32_t k = index_of(next);
+        if (states_[k].needed < 0) {
+          states_[k].needed = 0;
+          stack.push_back({next, 0});
+        }
       }
       continue;
     }
     bool need = false;
-    for (auto& e : node->next_edges) need |= e.valid() && (is_capture(e.fn.get()) || needed_[e.fn.get()]);
-    needed_[node] = need;
+    for (auto& e : node->next_edges)
+      need |= e.valid() && (is_capture(e.fn.get()) || states_[index_of(e.fn.get())].needed > 0);
+    states_[index_of(node)].needed = need;
     stack.pop_back();
   }
-  return needed_[n];
+  return states_[start].needed > 0;
 }
 
 void GraphTask::execute() {
@@ -183,31 +218,37 @@ void GraphTask::execute() {
   // runs, so they change no .grad.
   for (auto& [e, g] : roots_)
     if (!grad_mode || must_run(e.fn.get())) e.fn->check_saved();
-  for (auto& [n, count] : deps_)
-    if (!grad_mode || must_run(n)) n->check_saved();
+  // Discovery order (must_run may add nodes to states_: by index).
+  for (size_t k = 0; k < states_.size(); ++k)
+    if (states_[k].reached && (!grad_mode || must_run(states_[k].node))) states_[k].node->check_saved();
   captured_.resize(capture_.size());
-  std::unordered_map<Node*, std::vector<Tensor>> buffers;
   // Sums into slot (ops::add: a fresh tensor, never an alias; with history
   // under create_graph).
   auto deliver = [&](const Edge& e, const Tensor& g) {
     if (!g.defined()) return;
     if (grad_mode && !is_capture(e.fn.get()) && !must_run(e.fn.get())) return;
-    auto& buf = buffers[e.fn.get()];
+    TensorList& buf = states_[index_of(e.fn.get())].buffer;
     if (buf.empty()) buf.resize(e.fn->outputs.size());
     Tensor& slot = buf[e.input_nr];
     slot = slot.defined() ? ops::add(slot, g) : g;
   };
-  std::priority_queue<Node*, std::vector<Node*>, NewestFirst> ready;
-  std::unordered_set<Node*> queued;
+  std::vector<Node*> ready_storage;
+  ready_storage.reserve(states_.size());
+  std::priority_queue<Node*, std::vector<Node*>, NewestFirst> ready(NewestFirst{},
+                                                                     std::move(ready_storage));
   for (auto& [e, g] : roots_) deliver(e, g);
-  for (auto& [e, g] : roots_)
-    if (!deps_.count(e.fn.get()) && queued.insert(e.fn.get()).second) ready.push(e.fn.get());
+  for (auto& [e, g] : roots_) {
+    NodeState& s = states_[index_of(e.fn.get())];
+    if (!s.reached && !s.queued) {
+      s.queued = true;
+      ready.push(e.fn.get());
+    }
+  }
 
   while (!ready.empty()) {
     Node* node = ready.top();
     ready.pop();
-    std::vector<Tensor> inputs = std::move(buffers[node]);
-    buffers.erase(node);
+    TensorList inputs = std::move(states_[index_of(node)].buffer);
     if (inputs.empty()) inputs.resize(node->outputs.size());
     // Tensor hooks see (and may replace) a gradient before anything uses it.
     for (auto& [nr, hook] : node->pre_hooks)
@@ -230,7 +271,7 @@ void GraphTask::execute() {
     if (grad_mode && !must_run(node)) continue;
     for (size_t i = 0; i < inputs.size(); ++i)  // outputs nobody used get zeros
       if (!inputs[i].defined()) inputs[i] = zeros_like_output(node->outputs[i]);
-    std::vector<Tensor> outputs;
+    TensorList outputs;
     {
       // The profiler sees the node (its name is torch's grad_fn name), with
       // the ops of its formula inside.
@@ -247,7 +288,7 @@ void GraphTask::execute() {
       const Edge& e = node->next_edges[i];
       if (!e.valid()) continue;
       deliver(e, outputs[i]);
-      if (--deps_[e.fn.get()] == 0) ready.push(e.fn.get());
+      if (--states_[index_of(e.fn.get())].deps == 0) ready.push(e.fn.get());
     }
   }
 }

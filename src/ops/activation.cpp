@@ -59,7 +59,7 @@ class Activation final : public prim::Primitive {
     return {device::unary(k, unary_kernel(), in[0], 0.0, kernels::act_result_dtype(op_, in[0].dtype()))};
   }
   // gelu and erf read their input; tanh, sigmoid and sqrt their result.
-  prim::SaveSpec save_spec(const std::vector<bool>&) const override {
+  prim::SaveSpec save_spec(const prim::RequiresGrad&) const override {
     return reads_input() ? prim::SaveSpec{bit(0), 0} : prim::SaveSpec{0, bit(0)};
   }
   Tensors backward(const BackwardContext& ctx) override {
@@ -142,7 +142,7 @@ class PowScalar final : public prim::Primitive {
     kernels::check_pow_scalar_exponent(e_, d);
     return {device::unary(k, UnaryKernel::PowScalar, in[0], e_, d)};
   }
-  prim::SaveSpec save_spec(const std::vector<bool>&) const override { return {bit(0), 0}; }
+  prim::SaveSpec save_spec(const prim::RequiresGrad&) const override { return {bit(0), 0}; }
   Tensors backward(const BackwardContext& ctx) override {
     Tensor x = ctx.input(0);
     if (e_ == 0.0) return {device::zeros_on(x.sizes(), x.dtype(), x.device())};
@@ -165,7 +165,7 @@ class PowTensor final : public prim::Primitive {
     return {{broadcast_shapes(in[0].sizes(), in[1].sizes()), kernels::pow_result_dtype(in[0], in[1])}};
   }
   Tensors eval_cpu(const Tensors& in) override { return {kernels::pow(in[0], in[1])}; }
-  prim::SaveSpec save_spec(const std::vector<bool>& rg) const override {
+  prim::SaveSpec save_spec(const prim::RequiresGrad& rg) const override {
     return {bit(0) | bit(1), rg[1] ? bit(0) : 0u};
   }
   Tensors backward(const BackwardContext& ctx) override {
@@ -197,7 +197,7 @@ class Clamp final : public prim::Primitive {
     return {{in[0].sizes(), kernels::clamp_result_dtype(in[0].dtype())}};
   }
   Tensors eval_cpu(const Tensors& in) override { return {kernels::clamp(in[0], lo_, hi_)}; }
-  prim::SaveSpec save_spec(const std::vector<bool>&) const override { return {bit(0), 0}; }
+  prim::SaveSpec save_spec(const prim::RequiresGrad&) const override { return {bit(0), 0}; }
   Tensors backward(const BackwardContext& ctx) override {
     const Tensor& g = ctx.grad(0);
     return {where(kernels::in_range_mask(ctx.input(0), lo_, hi_), g, kernels::zeros({}, g.dtype()))};

@@ -63,7 +63,7 @@ class Binary final : public prim::Primitive {
     }
     return BinaryKernel::Div;
   }
-  prim::SaveSpec save_spec(const std::vector<bool>& rg) const override {
+  prim::SaveSpec save_spec(const prim::RequiresGrad& rg) const override {
     switch (op_) {
       case BinaryOp::Add:
       case BinaryOp::Sub: return {};
@@ -144,7 +144,7 @@ class ReluBackwardOp final : public prim::Primitive {
   Tensors eval_device(const Tensors& in, DeviceKernels& k) override {
     return {device::binary(k, BinaryKernel::ReluBackward, in[0], in[1], 1.0, in[0].dtype())};
   }
-  prim::SaveSpec save_spec(const std::vector<bool>&) const override { return {bit(1), 0}; }
+  prim::SaveSpec save_spec(const prim::RequiresGrad&) const override { return {bit(1), 0}; }
   Tensors backward(const BackwardContext& ctx) override {
     Tensor gg;
     if (ctx.needs_input_grad(0)) gg = run1<ReluBackwardOp>({ctx.grad(0), ctx.input(1)});
@@ -189,7 +189,7 @@ class Unary final : public prim::Primitive {
     }
     return {device::unary(k, op, in[0], 0.0, d)};
   }
-  prim::SaveSpec save_spec(const std::vector<bool>&) const override {
+  prim::SaveSpec save_spec(const prim::RequiresGrad&) const override {
     switch (op_) {
       case UnaryOp::Relu:
       case UnaryOp::Exp: return {0, bit(0)};

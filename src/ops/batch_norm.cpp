@@ -87,7 +87,7 @@ class BatchNorm final : public prim::Primitive {
     return out;
   }
   // x and the statistics for every gradient, weight for the input's.
-  prim::SaveSpec save_spec(const std::vector<bool>& rg) const override {
+  prim::SaveSpec save_spec(const prim::RequiresGrad& rg) const override {
     return {bit(0) | (rg[0] ? bit(1) : 0), bit(1) | bit(2)};
   }
   Tensors backward(const BackwardContext& ctx) override {

@@ -66,7 +66,7 @@ class Abs final : public prim::Primitive {
     return {{in[0].sizes(), in[0].dtype()}};
   }
   Tensors eval_cpu(const Tensors& in) override { return {kernels::abs(in[0])}; }
-  prim::SaveSpec save_spec(const std::vector<bool>&) const override { return {bit(0), 0}; }
+  prim::SaveSpec save_spec(const prim::RequiresGrad&) const override { return {bit(0), 0}; }
   Tensors backward(const BackwardContext& ctx) override {
     return {mul(ctx.grad(0), run1<Sign>({ctx.input(0)}))};
   }

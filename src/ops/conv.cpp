@@ -57,7 +57,7 @@ class ConvolutionBackward final : public prim::Primitive {
   }
   // g always; x and weight where given (x with the weight's gradient, the
   // weight with the input's).
-  prim::SaveSpec save_spec(const std::vector<bool>&) const override {
+  prim::SaveSpec save_spec(const prim::RequiresGrad&) const override {
     return {bit(0) | (nw_ ? bit(1) : 0) | (nx_ ? bit(2) : 0), 0};
   }
   Tensors backward(const BackwardContext& ctx) override;
@@ -119,7 +119,7 @@ class Convolution final : public prim::Primitive {
     return {kernels::conv2d(kernels::dense_in(in[0], fmt_), kernels::dense_in(in[1], fmt_), b, a_, fmt_)};
   }
   // x for the weight's gradient, weight for the input's.
-  prim::SaveSpec save_spec(const std::vector<bool>& rg) const override {
+  prim::SaveSpec save_spec(const prim::RequiresGrad& rg) const override {
     return {(rg[1] ? bit(0) : 0) | (rg[0] ? bit(1) : 0), 0};
   }
   Tensors backward(const BackwardContext& ctx) override {

@@ -59,7 +59,7 @@ class Dropout final : public prim::Primitive {
     Tensor noise = device::bernoulli_noise(k, x.sizes(), x.dtype(), x.device(), p_, seed_, start_);
     return {device::binary(k, BinaryKernel::Mul, x, noise, 1.0, x.dtype()), noise};
   }
-  prim::SaveSpec save_spec(const std::vector<bool>&) const override { return {0, bit(1)}; }
+  prim::SaveSpec save_spec(const prim::RequiresGrad&) const override { return {0, bit(1)}; }
   prim::Tensors backward(const prim::BackwardContext& ctx) override {
     return {mul(ctx.grad(0), ctx.output(1))};
   }

@@ -33,7 +33,7 @@ class Where final : public prim::Primitive {
     return {{broadcast_shapes(broadcast_shapes(in[0].sizes(), in[1].sizes()), in[2].sizes()), d}};
   }
   Tensors eval_cpu(const Tensors& in) override { return {kernels::where(in[0], in[1], in[2])}; }
-  prim::SaveSpec save_spec(const std::vector<bool>&) const override { return {bit(0), 0}; }
+  prim::SaveSpec save_spec(const prim::RequiresGrad&) const override { return {bit(0), 0}; }
   // where(cond, g, 0) for a, where(cond, 0, g) for b.
   Tensors backward(const BackwardContext& ctx) override {
     const Tensor& g = ctx.grad(0);
@@ -56,7 +56,7 @@ class IndexAdd final : public prim::Primitive {
   const char* op() const override { return "index_add"; }
   std::vector<TensorMeta> output_meta(const Tensors& in) const override { return {{sizes_, in[0].dtype()}}; }
   Tensors eval_cpu(const Tensors& in) override { return {kernels::index_add_zeros(sizes_, dim_, in[1], in[0])}; }
-  prim::SaveSpec save_spec(const std::vector<bool>&) const override { return {bit(1), 0}; }
+  prim::SaveSpec save_spec(const prim::RequiresGrad&) const override { return {bit(1), 0}; }
   Tensors backward(const BackwardContext& ctx) override {
     return {index_select(ctx.grad(0), dim_, ctx.input(1)), Tensor()};
   }
@@ -75,7 +75,7 @@ class IndexSelect final : public prim::Primitive {
     return {{kernels::index_select_sizes(in[0], dim_, in[1]), in[0].dtype()}};
   }
   Tensors eval_cpu(const Tensors& in) override { return {kernels::index_select(in[0], dim_, in[1])}; }
-  prim::SaveSpec save_spec(const std::vector<bool>&) const override { return {bit(1), 0}; }
+  prim::SaveSpec save_spec(const prim::RequiresGrad&) const override { return {bit(1), 0}; }
   Tensors backward(const BackwardContext& ctx) override {
     const Shape& sizes = ctx.input_meta(0).sizes;
     return {run1<IndexAdd>({ctx.grad(0), ctx.input(1)}, sizes, sizes.empty() ? 0 : wrap_dim(dim_, int64_t(sizes.size()))),
@@ -95,7 +95,7 @@ class ScatterAdd final : public prim::Primitive {
   const char* op() const override { return "scatter_add"; }
   std::vector<TensorMeta> output_meta(const Tensors& in) const override { return {{sizes_, in[0].dtype()}}; }
   Tensors eval_cpu(const Tensors& in) override { return {kernels::scatter_add_zeros(sizes_, dim_, in[1], in[0])}; }
-  prim::SaveSpec save_spec(const std::vector<bool>&) const override { return {bit(1), 0}; }
+  prim::SaveSpec save_spec(const prim::RequiresGrad&) const override { return {bit(1), 0}; }
   Tensors backward(const BackwardContext& ctx) override {
     return {gather(ctx.grad(0), dim_, ctx.input(1)), Tensor()};
   }
@@ -115,7 +115,7 @@ class Gather final : public prim::Primitive {
     return {{in[1].sizes(), in[0].dtype()}};
   }
   Tensors eval_cpu(const Tensors& in) override { return {kernels::gather(in[0], dim_, in[1])}; }
-  prim::SaveSpec save_spec(const std::vector<bool>&) const override { return {bit(1), 0}; }
+  prim::SaveSpec save_spec(const prim::RequiresGrad&) const override { return {bit(1), 0}; }
   Tensors backward(const BackwardContext& ctx) override {
     const Shape& sizes = ctx.input_meta(0).sizes;
     return {run1<ScatterAdd>({ctx.grad(0), ctx.input(1)}, sizes, wrap_dim(dim_, int64_t(sizes.size()))), Tensor()};
@@ -136,7 +136,7 @@ class Embedding final : public prim::Primitive {
     return {{kernels::embedding_sizes(in[0], in[1]), in[0].dtype()}};
   }
   Tensors eval_cpu(const Tensors& in) override { return {kernels::embedding(in[0], in[1])}; }
-  prim::SaveSpec save_spec(const std::vector<bool>&) const override { return {bit(1), 0}; }
+  prim::SaveSpec save_spec(const prim::RequiresGrad&) const override { return {bit(1), 0}; }
   Tensors backward(const BackwardContext& ctx) override {
     const Shape& wsizes = ctx.input_meta(0).sizes;
     Tensor indices = ctx.input(1);

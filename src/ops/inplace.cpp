@@ -168,7 +168,7 @@ class ReluInPlace final : public InPlace {
     in[0].bump_version();
     return {in[0]};
   }
-  prim::SaveSpec save_spec(const std::vector<bool>&) const override { return {0, bit(0)}; }
+  prim::SaveSpec save_spec(const prim::RequiresGrad&) const override { return {0, bit(0)}; }
   prim::Tensors backward(const prim::BackwardContext& ctx) override {
     return {threshold_backward(ctx.grad(0), ctx.output(0))};
   }

@@ -40,7 +40,7 @@ class Matmul final : public prim::Primitive {
   }
   Tensors eval_cpu(const Tensors& in) override { return {kernels::matmul(in[0], in[1])}; }
   Tensors eval_device(const Tensors& in, DeviceKernels& k) override { return {device::matmul(k, in[0], in[1])}; }
-  prim::SaveSpec save_spec(const std::vector<bool>& rg) const override {
+  prim::SaveSpec save_spec(const prim::RequiresGrad& rg) const override {
     return {(rg[1] ? bit(0) : 0) | (rg[0] ? bit(1) : 0), 0};
   }
   Tensors backward(const BackwardContext& ctx) override {

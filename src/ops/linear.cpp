@@ -38,7 +38,7 @@ class Linear final : public prim::Primitive {
   }
   // x is read for weight's gradient, weight for x's; bias's gradient needs
   // neither.
-  prim::SaveSpec save_spec(const std::vector<bool>& rg) const override {
+  prim::SaveSpec save_spec(const prim::RequiresGrad& rg) const override {
     return {(rg[1] ? bit(0) : 0) | (rg[0] ? bit(1) : 0), 0};
   }
   // With g2 = g as [M, N] and x2 = x as [M, K]: grad_x = g2 @ weight,

@@ -29,7 +29,7 @@ class LogSoftmax final : public prim::Primitive {
   Tensors eval_device(const Tensors& in, DeviceKernels& k) override {
     return {device::softmax(k, in[0], dim_, true)};
   }
-  prim::SaveSpec save_spec(const std::vector<bool>&) const override { return {0, bit(0)}; }
+  prim::SaveSpec save_spec(const prim::RequiresGrad&) const override { return {0, bit(0)}; }
   // grad - exp(output) * sum(grad, dim): one fused kernel, or (under
   // create_graph) the same formula in differentiable ops.
   Tensors backward(const BackwardContext& ctx) override {
@@ -60,7 +60,7 @@ class NllLossBackwardOp final : public prim::Primitive {
   Tensors eval_device(const Tensors& in, DeviceKernels& k) override {
     return {device::nll_loss_backward(k, in[0], logp_sizes_, in[1])};
   }
-  prim::SaveSpec save_spec(const std::vector<bool>&) const override { return {bit(1), 0}; }
+  prim::SaveSpec save_spec(const prim::RequiresGrad&) const override { return {bit(1), 0}; }
   Tensors backward(const BackwardContext& ctx) override { return {nll_loss(ctx.grad(0), ctx.input(1)), Tensor()}; }
 
  private:
@@ -74,7 +74,7 @@ class NllLoss final : public prim::Primitive {
   std::vector<TensorMeta> output_meta(const Tensors& in) const override { return {{{}, in[0].dtype()}}; }
   Tensors eval_cpu(const Tensors& in) override { return {kernels::nll_loss(in[0], in[1])}; }
   Tensors eval_device(const Tensors& in, DeviceKernels& k) override { return {device::nll_loss(k, in[0], in[1])}; }
-  prim::SaveSpec save_spec(const std::vector<bool>&) const override { return {bit(0) | bit(1), 0}; }
+  prim::SaveSpec save_spec(const prim::RequiresGrad&) const override { return {bit(0) | bit(1), 0}; }
   Tensors backward(const BackwardContext& ctx) override {
     ctx.input(0);  // checked like PyTorch, which saves self
     return {run1<NllLossBackwardOp>({ctx.grad(0), ctx.input(1)}, ctx.input_meta(0).sizes), Tensor()};

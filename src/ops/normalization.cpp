@@ -33,7 +33,7 @@ class Softmax final : public prim::Primitive {
     return {prim::meta_of(in[0])};
   }
   Tensors eval_cpu(const Tensors& in) override { return {kernels::softmax(in[0], dim_)}; }
-  prim::SaveSpec save_spec(const std::vector<bool>&) const override { return {0, bit(0)}; }
+  prim::SaveSpec save_spec(const prim::RequiresGrad&) const override { return {0, bit(0)}; }
   // y * (g - sum(g * y, dim)).
   Tensors backward(const BackwardContext& ctx) override {
     const Tensor& g = ctx.grad(0);
@@ -61,7 +61,7 @@ class LayerNorm final : public prim::Primitive {
     return {kernels::layer_norm(in[0], shape_, in[1], in[2], eps_)};
   }
   // x for every gradient; weight for x's.
-  prim::SaveSpec save_spec(const std::vector<bool>& rg) const override {
+  prim::SaveSpec save_spec(const prim::RequiresGrad& rg) const override {
     return {bit(0) | (rg[0] ? bit(1) : 0), 0};
   }
   Tensors backward(const BackwardContext& ctx) override {

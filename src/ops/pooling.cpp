@@ -51,7 +51,7 @@ class MaxPoolBackward final : public prim::Primitive {
                                                     batched_sizes(x_sizes_), fmt_),
                        x_sizes_.size() == 3)};
   }
-  prim::SaveSpec save_spec(const std::vector<bool>&) const override { return {bit(1), 0}; }
+  prim::SaveSpec save_spec(const prim::RequiresGrad&) const override { return {bit(1), 0}; }
   Tensors backward(const BackwardContext& ctx) override {
     if (!ctx.needs_input_grad(0)) return {Tensor(), Tensor()};
     Tensor idx = ctx.input(1);
@@ -79,7 +79,7 @@ class MaxPool final : public prim::Primitive {
     const bool unb = in[0].ndim() == 3;
     return {like_input(y, unb), like_input(i, unb)};
   }
-  prim::SaveSpec save_spec(const std::vector<bool>&) const override { return {0, bit(1)}; }
+  prim::SaveSpec save_spec(const prim::RequiresGrad&) const override { return {0, bit(1)}; }
   Tensors backward(const BackwardContext& ctx) override {
     return {autograd::run1<MaxPoolBackward>({ctx.grad(0), ctx.output(1)}, ctx.input_meta(0).sizes, fmt_)};
   }

@@ -126,7 +126,7 @@ class MaxDim final : public prim::Primitive {
     auto [values, indices] = device::max_dim(k, in[0], dim_, keepdim_);
     return {values, indices};
   }
-  prim::SaveSpec save_spec(const std::vector<bool>&) const override { return {0, bit(1)}; }
+  prim::SaveSpec save_spec(const prim::RequiresGrad&) const override { return {0, bit(1)}; }
   Tensors backward(const BackwardContext& ctx) override {
     const Shape& sizes = ctx.input_meta(0).sizes;
     return {run1<MaxDimBackwardOp>({ctx.grad(0), ctx.output(1)}, sizes,
@@ -166,7 +166,7 @@ class MaxAll final : public prim::Primitive {
     Tensor flat = make_view(dense, {a.numel()}, {1}, dense.storage_offset());
     return {kernels::max_dim(flat, 0, false).first};
   }
-  prim::SaveSpec save_spec(const std::vector<bool>&) const override { return {bit(0), bit(0)}; }
+  prim::SaveSpec save_spec(const prim::RequiresGrad&) const override { return {bit(0), bit(0)}; }
   Tensors backward(const BackwardContext& ctx) override {
     return {run1<MaxAllBackwardOp>({ctx.grad(0), ctx.input(0), ctx.output(0)})};
   }

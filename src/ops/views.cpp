@@ -36,7 +36,6 @@ const bool registered = prim::register_op_names({"view", "reshape", "transpose",
 
 // The geometry of a view, applied to any tensor of the input's sizes.
 using Replay = std::function<Tensor(const Tensor&)>;
-enum class Adjoint { Scatter, Regroup };
 
 // zeros(input sizes) with the gradient added through the replayed view.
 class ViewScatter final : public prim::Primitive {
@@ -62,8 +61,8 @@ class ViewScatter final : public prim::Primitive {
 
 class View final : public prim::Primitive {
  public:
-  View(const char* name, const char* op, Replay replay, Adjoint adjoint)
-      : name_(name), op_(op), replay_(std::move(replay)), adjoint_(adjoint) {}
+  View(const char* name, const char* op, Replay replay)
+      : name_(name), op_(op), replay_(std::move(replay)) {}
   const char* name() const override { return name_; }
   const char* op() const override { return op_; }
   bool is_view() const override { return true; }
@@ -72,34 +71,68 @@ class View final : public prim::Primitive {
   // Geometry only: the same on every device.
   Tensors eval_device(const Tensors& in, DeviceKernels&) override { return {replay_(in[0])}; }
   Tensors backward(const BackwardContext& ctx) override {
-    const Shape& sizes = ctx.input_meta(0).sizes;
-    if (adjoint_ == Adjoint::Regroup) return {reshape(ctx.grad(0), sizes)};
-    return {run1<ViewScatter>({ctx.grad(0)}, sizes, replay_)};
+    return {run1<ViewScatter>({ctx.grad(0)}, ctx.input_meta(0).sizes, replay_)};
   }
 
  private:
   const char* name_;
   const char* op_;
   Replay replay_;
-  Adjoint adjoint_;
 };
 
 Tensors ViewScatter::backward(const BackwardContext& ctx) {
-  return {run1<View>({ctx.grad(0)}, "ViewBackward0", "view", replay_, Adjoint::Scatter)};
+  return {run1<View>({ctx.grad(0)}, "ViewBackward0", "view", replay_)};
 }
 
 Tensor record(const char* name, const char* op, const Tensor& input, Replay replay) {
-  return run1<View>({input}, name, op, std::move(replay), Adjoint::Scatter);
+  return run1<View>({input}, name, op, std::move(replay));
 }
+
+// A view that only regroups elements (view, reshape, squeeze, unsqueeze,
+// unflatten): its geometry, computed once by the caller, is kept as values
+// (no std::function), and its backward reshapes the gradient back.
+class Regroup final : public prim::Primitive {
+ public:
+  // out: the view of the input the caller computed; the first forward
+  // (autograd::run's, on that same input) returns it instead of making it
+  // again. Later forwards (a checkpoint replay) make it from their input.
+  Regroup(const char* name, const char* op, const Tensor& input, Tensor out)
+      : name_(name), op_(op), sizes_(out.sizes()), strides_(out.strides()),
+        offset_(out.storage_offset() - input.storage_offset()) {
+    // A view is always a tensor of its own (its history is set apart from
+    // the input's).
+    if (!out.is_same(input)) first_ = std::move(out);
+  }
+  const char* name() const override { return name_; }
+  const char* op() const override { return op_; }
+  bool is_view() const override { return true; }
+  std::vector<TensorMeta> output_meta(const Tensors& in) const override {
+    return {{sizes_, in[0].dtype()}};
+  }
+  Tensors eval_cpu(const Tensors& in) override { return {view_of(in[0])}; }
+  // Geometry only: the same on every device.
+  Tensors eval_device(const Tensors& in, DeviceKernels&) override { return {view_of(in[0])}; }
+  Tensors backward(const BackwardContext& ctx) override {
+    return {reshape(ctx.grad(0), ctx.input_meta(0).sizes)};
+  }
+
+ private:
+  Tensor view_of(const Tensor& x) {
+    if (first_.defined()) return std::move(first_);
+    return make_view(x, sizes_, strides_, x.storage_offset() + offset_);
+  }
+
+  const char* name_;
+  const char* op_;
+  Shape sizes_, strides_;
+  int64_t offset_;
+  Tensor first_;
+};
 
 // Views that only regroup elements: geometry computed once here (its
 // errors come before anything runs), the gradient reshaped back.
-Tensor record_regroup(const char* name, const char* op, const Tensor& input, const Tensor& out) {
-  const Shape sizes = out.sizes(), strides = out.strides();
-  const int64_t offset = out.storage_offset() - input.storage_offset();
-  return run1<View>({input}, name, op,
-                    [=](const Tensor& x) { return make_view(x, sizes, strides, x.storage_offset() + offset); },
-                    Adjoint::Regroup);
+Tensor record_regroup(const char* name, const char* op, const Tensor& input, Tensor out) {
+  return run1<Regroup>({input}, name, op, input, std::move(out));
 }
 
 // torch.split's backward: the pieces' gradients laid side by side along

@@ -20,7 +20,7 @@
 
 namespace tsr::prim {
 
-using Tensors = std::vector<Tensor>;
+using Tensors = TensorList;  // core/tensor.h: up to 4 inline
 
 // Sizes, dtype and device of a tensor, without its data. Shape rules
 // (output_meta) give sizes and dtype; output_description adds the device.
@@ -31,6 +31,10 @@ struct TensorMeta {
   bool operator==(const TensorMeta&) const = default;
 };
 inline TensorMeta meta_of(const Tensor& t) { return {t.sizes(), t.dtype(), t.device()}; }
+
+// Which inputs require grad, by input (save_spec's argument): inline for
+// up to 8 inputs.
+using RequiresGrad = SmallVector<bool, 8>;
 
 // Which inputs and outputs a backward reads (bit i = input/output i).
 struct SaveSpec {
@@ -86,7 +90,7 @@ class Primitive {
   virtual Tensors backward(const BackwardContext& ctx);
 
   // Tensors the backward will read, given which inputs require grad.
-  virtual SaveSpec save_spec(const std::vector<bool>& input_requires_grad) const { return {}; }
+  virtual SaveSpec save_spec(const RequiresGrad& input_requires_grad) const { return {}; }
   // True when torch keeps a non-tensor value for backward that a backward
   // frees (mul by a Python scalar saves it as a tensor): a second backward
   // without retain_graph then fails as for a freed tensor.
