@@ -228,6 +228,7 @@ typedef struct {} TsrFile;
 %newobject TsrFile::open;
 %newobject TsrFile::get;
 %newobject TsrFile::get_by_name;
+%newobject TsrFile::get_slice;
 
 /* ---- Tensor: torch.Tensor over tsr_tensor --------------------------------- */
 %extend TsrTensor {
@@ -824,6 +825,12 @@ typedef struct {} TsrFile;
   TsrTensor* get(int64_t i) { TSR_RETURN_TENSOR(tsr_file_get($self, i, &out)); }
   TsrTensor* get_by_name(const char* name) {
     TSR_RETURN_TENSOR(tsr_file_get_by_name($self, name, &out));
+  }
+  /* tsr_file_get_slice: rows [start, stop) of dim 0 of tensor i, reading only
+   * the chunks that hold them (compressed file); a view of the mapping
+   * (plain file). 0 <= start <= stop <= sizes[0], no negative positions. */
+  TsrTensor* get_slice(int64_t i, int64_t start, int64_t stop) {
+    TSR_RETURN_TENSOR(tsr_file_get_slice($self, i, start, stop, &out));
   }
   int64_t metadata_size() { return tsr_file_metadata_count($self); }
   const char* metadata_key(int64_t i) { return tsr_file_metadata_key($self, i); }

@@ -346,6 +346,60 @@ func TestFileLazyAndReadOnly(t *testing.T) {
 
 // Every progress func registered for a call is unregistered when the call
 // returns (success, cancel or panic), and a Saver's when it is closed.
+func TestFileGetSliceRowsEqualTheWholeTensors(t *testing.T) {
+	dir := t.TempDir()
+	// 600 x 700 float32 rows of 2,800 bytes: two 1 MiB zstd-planes chunks, row 374 across both.
+	w := arange(t, []int64{600, 700})
+	defer w.Close()
+	cases := []struct {
+		name string
+		c    tessera.Compression
+	}{{"plain", tessera.NoCompression}, {"zstd-planes", tessera.ZstdPlanes}}
+	for _, tc := range cases {
+		c := tc.name
+		path := filepath.Join(dir, c+".safetensors")
+		noErr(t, tessera.Save(path, map[string]*tessera.Tensor{"w": w}, &tessera.SaveOptions{Compression: tc.c}))
+		f := got(tessera.OpenFile(path, nil)).ok(t)
+		full := got(f.Get("w")).ok(t)
+		for _, r := range [][2]int64{{0, 600}, {0, 1}, {370, 380}, {374, 375}, {599, 600}, {5, 5}} {
+			rows := got(f.GetSlice("w", r[0], r[1])).ok(t)
+			want := got(full.Narrow(0, r[0], r[1]-r[0])).ok(t)
+			if s := rows.Sizes(); !equalInts(s, []int64{r[1] - r[0], 700}) {
+				t.Errorf("%s rows %v: sizes %v", c, r, s)
+			}
+			if d := got(rows.DType()).ok(t); d != tessera.Float32 {
+				t.Errorf("%s rows %v: dtype %v", c, r, d)
+			}
+			if a, b := got(rows.Float64s()).ok(t), got(want.Float64s()).ok(t); !reflect.DeepEqual(a, b) {
+				t.Errorf("%s rows %v differ from the whole tensor's", c, r)
+			}
+			noErr(t, rows.Close())
+			noErr(t, want.Close())
+		}
+		row := got(f.GetSlice("w", 1, 2)).ok(t)
+		if v := got(row.Float64s()).ok(t); v[699] != 1399 {
+			t.Errorf("%s: row 1 ends in %v, want 1399", c, v[699])
+		}
+		noErr(t, row.Close())
+		s, err := f.GetSlice("w", 5, 4)
+		if s != nil {
+			t.Errorf("%s: a tensor with the error", c)
+		}
+		wantMessage(t, wantStatus(t, err, tessera.InvalidArgument), `rows [5, 4) of tensor "w": start is after stop`)
+		_, err = f.GetSlice("x", 0, 1)
+		wantMessage(t, wantStatus(t, err, tessera.InvalidArgument), "no tensor named")
+		again := got(f.GetSlice("w", 0, 2)).ok(t)
+		if v := got(again.Float64s()).ok(t); len(v) != 1400 || v[1399] != 1399 {
+			t.Errorf("%s: not usable after the errors", c)
+		}
+		noErr(t, again.Close())
+		noErr(t, full.Close())
+		noErr(t, f.Close())
+		_, err = f.GetSlice("w", 0, 1)
+		wantStatus(t, err, tessera.InvalidArgument) // closed
+	}
+}
+
 func TestProgressHandlesDoNotLeak(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "h.safetensors")

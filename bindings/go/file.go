@@ -103,6 +103,21 @@ func (f *File) Get(name string) (*Tensor, error) {
 	return fileCall(f, func(h capi.SwigcptrFile) *Tensor { return newTensor(h.Get_by_name(name)) })
 }
 
+// GetSlice is rows [start, stop) of dim 0 of the tensor called name, a new
+// handle to close, reading only what they need (tsr_file_get_slice;
+// safetensors' get_slice(name)[start:stop]): a read-only view of the mapping
+// for a plain file, a new tensor decoded from just the chunks holding those
+// rows for a zstd-planes file. InvalidArgument for an absent name, a 0-dim
+// tensor, a negative start or stop (not counted from the end), start > stop
+// or stop > its first size.
+func (f *File) GetSlice(name string, start, stop int64) (*Tensor, error) {
+	i, err := f.index(name)
+	if err != nil {
+		return nil, err
+	}
+	return fileCall(f, func(h capi.SwigcptrFile) *Tensor { return newTensor(h.Get_slice(i, start, stop)) })
+}
+
 // Metadata is the file's "__metadata__" (the checksum entry left out).
 func (f *File) Metadata() (map[string]string, error) {
 	return fileCall(f, func(h capi.SwigcptrFile) map[string]string {

@@ -559,6 +559,17 @@ static void tsr_bind_progress_drop(void* kept) {
   /** The sizes of the tensor called name, without reading it. */
   public long[] shape(String name) { return nativeShape(indexOf(name)); }
 
+  /**
+   * Rows [start, stop) of dim 0 of the tensor called name, reading only what they need
+   * (tsr_file_get_slice; safetensors' get_slice(name)[start:stop]): a read-only view of the
+   * mapping for a plain file, a new tensor decoded from just the chunks holding those rows for a
+   * zstd-planes file. {@code getSlice(long, long, long)} takes the index instead.
+   *
+   * @throws TesseraException ERR_INVALID_ARGUMENT for an absent name, a 0-dim tensor, a negative
+   *     start or stop (not counted from the end), start &gt; stop or stop &gt; sizes[0]
+   */
+  public Tensor getSlice(String name, long start, long stop) { return getSlice(indexOf(name), start, stop); }
+
   /** The "__metadata__" pairs (the checksum entry left out), sorted by key. */
   public Map<String, String> metadata() {
     Map<String, String> out = new LinkedHashMap<>();

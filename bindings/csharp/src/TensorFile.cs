@@ -31,6 +31,16 @@ public partial class TensorFile : IReadOnlyDictionary<string, Tensor>, global::S
   /// there is none.</summary>
   public Tensor this[string name] => NativeGet(IndexOf(name));
 
+  /// <summary>Rows [start, stop) of dim 0 of the tensor called name, reading
+  /// only what they need (tsr_file_get_slice; safetensors'
+  /// get_slice(name)[start:stop]): a read-only view of the mapping for a
+  /// plain file, a new tensor decoded from just the chunks holding those
+  /// rows for a zstd-planes file. KeyNotFoundException when there is no such
+  /// tensor; TesseraException (Status.InvalidArgument) for a 0-dim tensor, a
+  /// negative start or stop (not counted from the end), start &gt; stop or
+  /// stop &gt; its first size.</summary>
+  public Tensor GetSlice(string name, long start, long stop) => NativeGetSlice(IndexOf(name), start, stop);
+
   /// <summary>The dtype of the tensor called name, without reading it.</summary>
   public DType DtypeOf(string name) => NativeDtype(IndexOf(name));
 

@@ -268,6 +268,48 @@ public static class CheckpointFileTests {
       Directory.Delete(dir, true);
     }
   }
+
+  [Test]
+  public static void TensorFileGetSliceRowsEqualTheWholeTensors() {
+    string dir = NewDir();
+    try {
+      // 600 x 700 float32 rows of 2,800 bytes: two 1 MiB zstd-planes chunks, row 374 across both.
+      var values = new float[600 * 700];
+      for (int i = 0; i < values.Length; ++i) values[i] = i;
+      foreach (var c in new[] {Compression.None, Compression.ZstdPlanes}) {
+        string path = Path.Combine(dir, "slice-" + c + ".safetensors");
+        using (var w = Tensor.FromArray(values, new long[] {600, 700}))
+          Tessera.Save(path, new[] {Pair("w", w)}, new SaveOptions {Compression = c});
+        using (var f = TensorFile.Open(path))
+        using (var full = f["w"]) {
+          var ranges = new long[][] {new long[] {0, 600}, new long[] {0, 1}, new long[] {370, 380},
+                                     new long[] {374, 375}, new long[] {599, 600}, new long[] {5, 5}};
+          foreach (var r in ranges) {
+            string what = c + " rows [" + r[0] + ", " + r[1] + ")";
+            using (var rows = f.GetSlice("w", r[0], r[1]))
+            using (var expected = full.Narrow(0, r[0], r[1] - r[0])) {
+              Check.Equal(new long[] {r[1] - r[0], 700}, rows.Sizes, what + " sizes");
+              Check.Equal(DType.Float32, rows.Dtype, what + " dtype");
+              Check.Close(expected.ToFloat64(), rows.ToFloat64(), 0, what);
+            }
+          }
+          using (var row = f.GetSlice("w", 1, 2)) Check.Equal(1399.0, row.ToFloat64()[699], c + " the right row");
+          var e = Check.Throws(Status.InvalidArgument, () => f.GetSlice("w", 5, 4).Dispose(), c + " start > stop");
+          Check.True(e.Message.Contains("rows [5, 4) of tensor \"w\": start is after stop"), "says so: " + e.Message);
+          try {
+            f.GetSlice("x", 0, 1).Dispose();
+            throw new AssertionFailed("GetSlice of an absent name did not throw");
+          } catch (KeyNotFoundException) {
+          }
+          using (var again = f.GetSlice("w", 0, 2))
+          using (var expected = full.Narrow(0, 0, 2))
+            Check.Close(expected.ToFloat64(), again.ToFloat64(), 0, c + " still usable after the errors");
+        }
+      }
+    } finally {
+      Directory.Delete(dir, true);
+    }
+  }
 }
 
 }

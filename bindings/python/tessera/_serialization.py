@@ -230,6 +230,18 @@ class File(_core.File, Closable):
         """The tensor called name (safetensors' get_tensor)."""
         return self.get_by_name(name)
 
+    def get_slice(self, key, start, stop):
+        """Rows [start, stop) of dim 0 of the tensor key (its name, or its
+        index in file order), reading only what they need (tsr_file_get_slice;
+        safetensors' get_slice(name)[start:stop]): a read-only view of the
+        mapping for a plain file, a new tensor decoded from just the chunks
+        holding those rows for a zstd-planes file. 0 <= start <= stop <=
+        sizes[0]; negative positions are not counted from the end
+        (InvalidArgumentError, as for a 0-dim tensor). KeyError for an
+        absent name, IndexOutOfRangeError for an index out of range."""
+        i = self._index(key) if isinstance(key, str) else key
+        return _core.File.get_slice(self, i, start, stop)
+
     def _index(self, name):
         i = self.find(name)
         if i < 0:

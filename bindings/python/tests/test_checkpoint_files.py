@@ -312,6 +312,38 @@ class CheckpointFiles(unittest.TestCase):
         with self.assertRaises(ts.InvalidArgumentError):
             f.size()  # closed
 
+    def test_open_file_get_slice(self):
+        # 600 x 700 float32 rows of 2,800 bytes: 1.68 MB, two 1 MiB
+        # zstd-planes chunks, row 374 straddling their boundary.
+        whole = ts.arange(600 * 700, dtype=ts.float32).view(600, 700)
+        for compression in (None, "zstd-planes"):
+            path = self.path(f"slice-{compression}.safetensors")
+            ts.save({"s": ts.tensor(2.0), "w": whole}, path, compression=compression)
+            with ts.open_file(path) as f:
+                full = f["w"]
+                for start, stop in ((0, 600), (0, 1), (370, 380), (374, 375), (599, 600), (5, 5)):
+                    for key in ("w", f.find("w")):
+                        rows = f.get_slice(key, start, stop)
+                        self.assertEqual(rows.shape, (stop - start, 700))
+                        self.assertEqual(rows.dtype, ts.float32)
+                        # exact (rtol = atol = 0); not tolist(), whose diff of
+                        # 420,000 numbers on failure takes minutes
+                        self.assertTrue(rows.allclose(full.narrow(0, start, stop - start), 0.0, 0.0),
+                                        f"{compression} rows [{start}, {stop}) by {key!r}")
+                self.assertEqual(f.get_slice("w", 1, 2)[0, 699].item(), 1399.0)  # not just equal: right
+                with self.assertRaises(ts.InvalidArgumentError) as cm:
+                    f.get_slice("w", 5, 4)
+                self.assertEqual(cm.exception.status, ts.Status.INVALID_ARGUMENT)
+                self.assertIn('rows [5, 4) of tensor "w": start is after stop', str(cm.exception))
+                with self.assertRaises(ts.InvalidArgumentError) as cm:
+                    f.get_slice("s", 0, 0)
+                self.assertIn("0-dim", str(cm.exception))
+                with self.assertRaises(KeyError):
+                    f.get_slice("x", 0, 1)
+                with self.assertRaises(ts.IndexOutOfRangeError):
+                    f.get_slice(2, 0, 1)
+                self.assertEqual(f.get_slice("w", 0, 2).tolist(), full.narrow(0, 0, 2).tolist())  # file still usable
+
     def test_open_file_errors(self):
         with self.assertRaises(ts.InputOutputError) as cm:
             ts.open_file(self.path("missing.safetensors"))

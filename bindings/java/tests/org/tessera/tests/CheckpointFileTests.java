@@ -44,6 +44,7 @@ final class CheckpointFileTests {
     r.add("progress: a listener's exception cancels, is the cause", CheckpointFileTests::progressThrows);
     r.add("save: shards through the index, views, zstd-planes, dtypes", CheckpointFileTests::shardsViewsDtypes);
     r.add("TensorFile: lazy names, shapes, read-only mapped tensors", CheckpointFileTests::tensorFile);
+    r.add("TensorFile: getSlice rows equal the whole tensor's, plain and zstd-planes", CheckpointFileTests::tensorFileSlice);
   }
 
   /** A fresh empty directory per case (also when the test directory is reused), so listings are exact. */
@@ -312,6 +313,42 @@ final class CheckpointFileTests {
     try (TensorFile f = TensorFile.open(path.toString(), new LoadOptions().skipChecksums(true));
         Tensor t = f.get(f.name(f.size() - 1))) {
       isTrue(t.numel() > 0, "skipChecksums reads it");
+    }
+  }
+
+  static void tensorFileSlice() throws IOException {
+    Path d = dir();
+    // 600 x 700 float32 rows of 2,800 bytes: two 1 MiB zstd-planes chunks, row 374 across both.
+    float[] values = new float[600 * 700];
+    for (int i = 0; i < values.length; ++i) values[i] = i;
+    for (Compression c : new Compression[] {Compression.COMPRESSION_NONE, Compression.COMPRESSION_ZSTD_PLANES}) {
+      String path = d.resolve("slice-" + c + ".safetensors").toString();
+      try (Tensor w = Tessera.tensor(values, 600, 700)) {
+        Tessera.save(path, Map.of("w", w), new SaveOptions().compression(c));
+      }
+      try (TensorFile f = TensorFile.open(path); Tensor full = f.get("w")) {
+        long[][] ranges = {{0, 600}, {0, 1}, {370, 380}, {374, 375}, {599, 600}, {5, 5}};
+        for (long[] r : ranges) {
+          String what = c + " rows [" + r[0] + ", " + r[1] + ")";
+          try (Tensor byName = f.getSlice("w", r[0], r[1]); Tensor byIndex = f.getSlice(f.find("w"), r[0], r[1]);
+              Tensor expected = full.narrow(0, r[0], r[1] - r[0])) {
+            equal(new long[] {r[1] - r[0], 700}, byName.sizes(), what + " sizes");
+            equal(DType.FLOAT32, byName.dtype(), what + " dtype");
+            close(expected.toFloat64(), byName.toFloat64(), 0, what + " by name");
+            close(expected.toFloat64(), byIndex.toFloat64(), 0, what + " by index");
+          }
+        }
+        try (Tensor row = f.getSlice("w", 1, 2)) {
+          equal(1399.0, row.toFloat64()[699], c + " the right row, not just an equal one");
+        }
+        TesseraException e = throwsStatus(Status.ERR_INVALID_ARGUMENT, () -> f.getSlice("w", 5, 4), c + " start > stop");
+        isTrue(e.getMessage().contains("rows [5, 4) of tensor \"w\": start is after stop"), "says so: " + e.getMessage());
+        throwsStatus(Status.ERR_INVALID_ARGUMENT, () -> f.getSlice("x", 0, 1), c + " absent name");
+        throwsStatus(Status.ERR_INDEX_OUT_OF_RANGE, () -> f.getSlice(1, 0, 1), c + " index out of range");
+        try (Tensor again = f.getSlice("w", 0, 2); Tensor expected = full.narrow(0, 0, 2)) {
+          close(expected.toFloat64(), again.toFloat64(), 0, c + " still usable after the errors");
+        }
+      }
     }
   }
 }
