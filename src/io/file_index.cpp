@@ -192,6 +192,9 @@ void read_tensor_range(const FileIndex& ix, size_t i, uint64_t lo, uint64_t hi, 
   const TensorEntry& e = ix.header.tensors.at(i);
   TSR_CHECK(lo <= hi && hi <= uint64_t(e.nbytes), TSR_ERR_INVALID_ARGUMENT, "byte range [", lo, ", ",
             hi, ") of tensor ", json_quoted(e.name), " of ", e.nbytes, " bytes");
+  // An empty range reads no byte, so there is nothing to check (and dst may
+  // be the null data pointer of an empty tensor).
+  if (lo == hi) return;
   read_range_bytes(ix, i, lo, hi, dst);
   if (e.dtype == TSR_BOOL) {
     const int64_t bad = first_non_bool_byte(dst, int64_t(hi - lo));
