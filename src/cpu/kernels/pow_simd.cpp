@@ -33,14 +33,22 @@ using D = hn::ScalableTag<T>;
 template <typename T>
 using V = hn::Vec<D<T>>;
 
+// SLEEF's (float, double) pair on full vectors. Through function pointers,
+// as elementwise_simd.cpp's Sleef2: clang refuses a direct call to the AVX2
+// functions declared above ("changes the ABI"), although every caller here
+// is compiled for the AVX2 target by HWY_BEFORE_NAMESPACE.
+template <typename T, typename FF, typename FD>
+HWY_INLINE V<T> SleefPow2(V<T> x, V<T> y, FF ff, FD fd) {
+  if constexpr (sizeof(T) == 4) return V<T>{ff(x.raw, y.raw)};
+  else return V<T>{fd(x.raw, y.raw)};
+}
+
 template <typename T>
 HWY_INLINE V<T> VPow(V<T> x, V<T> y) {
 #if HWY_ARCH_X86 && HWY_TARGET == HWY_AVX2
-  if constexpr (sizeof(T) == 4) return V<T>{Sleef_powf8_u10avx2(x.raw, y.raw)};
-  else return V<T>{Sleef_powd4_u10avx2(x.raw, y.raw)};
+  return SleefPow2<T>(x, y, Sleef_powf8_u10avx2, Sleef_powd4_u10avx2);
 #elif HWY_ARCH_X86 && HWY_TARGET == HWY_SSE4
-  if constexpr (sizeof(T) == 4) return V<T>{Sleef_powf4_u10sse4(x.raw, y.raw)};
-  else return V<T>{Sleef_powd2_u10sse4(x.raw, y.raw)};
+  return SleefPow2<T>(x, y, Sleef_powf4_u10sse4, Sleef_powd2_u10sse4);
 #else
   return x;  // unused: PowBodyT does nothing on these targets
 #endif
