@@ -5,7 +5,7 @@
 // byte-plane transforms compared on the same data (the sign-bit rotation
 // decision). Usage:
 //
-//   tsr_io_bench DATA_DIR [TMP_DIR] [ROUNDS] [codec | planes]
+//   tsr_io_bench DATA_DIR [TMP_DIR] [ROUNDS] [codec | planes | open]
 //
 // DATA_DIR holds real_f32.safetensors and real_f16.safetensors made by
 // bench/io/tfjs_to_safetensors.py (see bench/README.md); bf16 rows are the
@@ -15,7 +15,8 @@
 // reads a file just written (page cache) and verifies checksums. Last, the
 // codec alone in memory, MB/s of wall and CPU time ("codec": only that;
 // "planes": only zstd-planes tsr_save/tsr_load of the real weights, wall
-// and CPU time).
+// and CPU time; "open": only the 256 MB open + first tensor table).
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -81,6 +82,7 @@ Result measure(const Set& s, const std::string& path, tsr_compression c, int rou
   for (const auto& n : s.names) names.push_back(n.c_str());
   double best_save = 1e30, best_load = 1e30;
   for (int r = 0; r < rounds; ++r) {
+    unlink(path.c_str());  // untimed: see fresh_file_note
     double t0 = now();
     check(tsr_save(path.c_str(), int64_t(names.size()), names.data(), s.tensors.data(), &o), "save");
     best_save = std::min(best_save, now() - t0);
@@ -112,6 +114,7 @@ PlanesSpeed planes_speed(const Set& s, const std::string& path, int rounds) {
   for (const auto& n : s.names) names.push_back(n.c_str());
   double sw = 1e30, sc = 0, lw = 1e30, lc = 0;
   for (int r = 0; r < rounds; ++r) {
+    unlink(path.c_str());  // untimed: see fresh_file_note
     double t0 = now(), c0 = cpu_now();
     check(tsr_save(path.c_str(), int64_t(names.size()), names.data(), s.tensors.data(), &o), "save");
     double w = now() - t0, c = cpu_now() - c0;
@@ -150,6 +153,134 @@ double memcpy_mbs(const Set& s, int rounds) {
     if (r > 0) best = std::min(best, now() - t0);
   }
   return s.bytes / best / 1e6;
+}
+
+// Printed above the tables: why each timed save writes a new file.
+const char* const fresh_file_note =
+    "Every save (tessera's and raw write alike) writes a new file: the previous one is "
+    "removed before the clock starts. Replacing a file also frees the old one's blocks, "
+    "which on this machine's ext4 (mounted with `discard`) costs about 4 ms per save, "
+    "whatever the writer.";
+
+// The floor for a save and a load of the set's bytes: one write() of all of
+// them from one buffer into a new file, fsync, close; and one read() of
+// that file (just written: page cache) into a buffer. MB/s, best of rounds.
+struct RawIo {
+  double write = 0, read = 0;
+};
+RawIo raw_io(const Set& s, const std::string& path, int rounds) {
+  std::vector<char> src(size_t(s.bytes)), dst(size_t(s.bytes), 1);
+  size_t at = 0;
+  for (tsr_tensor* t : s.tensors) {
+    const size_t n = size_t(tsr_tensor_nbytes(t));
+    std::memcpy(src.data() + at, tsr_tensor_data_ptr(t), n);
+    at += n;
+  }
+  auto all = [&](auto op, char* p) {  // write() or read() until every byte moved
+    for (size_t k = 0; k < src.size();) {
+      const ssize_t got = op(p + k, src.size() - k);
+      if (got <= 0) {
+        std::perror("raw io");
+        std::exit(1);
+      }
+      k += size_t(got);
+    }
+  };
+  double bw = 1e30, br = 1e30;
+  for (int r = 0; r < rounds; ++r) {
+    unlink(path.c_str());
+    double t0 = now();
+    int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    all([&](char* p, size_t n) { return write(fd, p, n); }, src.data());
+    if (fsync(fd) != 0 || close(fd) != 0) std::exit(1);
+    bw = std::min(bw, now() - t0);
+    t0 = now();
+    fd = open(path.c_str(), O_RDONLY);
+    all([&](char* p, size_t n) { return read(fd, p, n); }, dst.data());
+    close(fd);
+    br = std::min(br, now() - t0);
+  }
+  unlink(path.c_str());
+  return {s.bytes / bw / 1e6, s.bytes / br / 1e6};
+}
+
+// Issue 10's "mmap open + first tensor < 1 ms for a 256 MB file": a plain
+// file of 64 float32 tensors of 4 MiB; tsr_open_file + tsr_file_get of the
+// first tensor + a read of its first element + release, from the page cache
+// ("warm") and with the file's pages dropped first (posix_fadvise
+// DONTNEED: "cold", reading the disk), beside tsr_load of the whole file.
+void open_first_tensor_table(const std::string& path, int rounds) {
+  constexpr int kTensors = 64;
+  constexpr int64_t kNumel = int64_t(1) << 20;
+  std::vector<tsr_tensor*> ts;
+  std::vector<std::string> names;
+  for (int i = 0; i < kTensors; ++i) {
+    tsr_tensor* t = nullptr;
+    check(tsr_full(1, &kNumel, 0.5 + i, TSR_FLOAT32, TSR_DEVICE_CPU, 0, &t), "full");
+    ts.push_back(t);
+    char name[32];
+    std::snprintf(name, sizeof name, "layer%02d.weight", i);
+    names.push_back(name);
+  }
+  std::vector<const char*> cnames;
+  for (const auto& n : names) cnames.push_back(n.c_str());
+  check(tsr_save(path.c_str(), kTensors, cnames.data(), ts.data(), nullptr), "save 256 MB");
+  for (tsr_tensor* t : ts) tsr_tensor_release(t);
+  auto drop_pages = [&] {
+    const int fd = open(path.c_str(), O_RDONLY);
+    posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    close(fd);
+  };
+  tsr_load_options trusted = TSR_LOAD_OPTIONS_INIT;
+  trusted.skip_checksums = 1;
+  auto open_first = [&](const tsr_load_options* opts) {
+    const double t0 = now();
+    tsr_file* f = nullptr;
+    check(tsr_open_file(path.c_str(), opts, &f), "open_file");
+    tsr_tensor* t = nullptr;
+    check(tsr_file_get(f, 0, &t), "file_get");
+    volatile float first = *static_cast<const float*>(tsr_tensor_data_ptr(t));
+    (void)first;
+    tsr_tensor_release(t);
+    tsr_file_release(f);
+    return now() - t0;
+  };
+  auto load_all = [&] {
+    const double t0 = now();
+    tsr_tensor_map* m = nullptr;
+    check(tsr_load(path.c_str(), nullptr, &m), "load 256 MB");
+    tsr_tensor_map_release(m);
+    return now() - t0;
+  };
+  std::vector<double> warm, cold, warm_trusted, cold_trusted, load_warm, load_cold;
+  for (int r = 0; r < std::max(rounds, 5); ++r) {
+    warm.push_back(open_first(nullptr));
+    warm_trusted.push_back(open_first(&trusted));
+    load_warm.push_back(load_all());
+    drop_pages();
+    cold.push_back(open_first(nullptr));
+    drop_pages();
+    cold_trusted.push_back(open_first(&trusted));
+    drop_pages();
+    load_cold.push_back(load_all());
+  }
+  auto median_ms = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return 1e3 * v[v.size() / 2];
+  };
+  std::printf("\nOpen a 256 MiB plain file (64 float32 tensors of 4 MiB) and get its first "
+              "tensor (tsr_open_file + tsr_file_get + read one element + release: a view of "
+              "the mapping), beside tsr_load of the whole file (checksums verified); ms, "
+              "median of %d; warm = page cache, cold = the file's pages dropped "
+              "(posix_fadvise DONTNEED)\n\n| | warm ms | cold ms |\n|---|---|---|\n",
+              std::max(rounds, 5));
+  std::printf("| tsr_open_file + first tensor (its 4 MiB checksummed) | %.3f | %.3f |\n",
+              median_ms(warm), median_ms(cold));
+  std::printf("| the same, skip_checksums | %.3f | %.3f |\n", median_ms(warm_trusted),
+              median_ms(cold_trusted));
+  std::printf("| tsr_load, all 64 tensors | %.1f | %.1f |\n", median_ms(load_warm),
+              median_ms(load_cold));
+  unlink(path.c_str());
 }
 
 // Raw / stored bytes of the set through the codec with one transform and level.
@@ -220,7 +351,7 @@ CodecSpeed codec_speed(const Set& s, const std::string& path, int rounds) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s DATA_DIR [TMP_DIR] [ROUNDS]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s DATA_DIR [TMP_DIR] [ROUNDS] [codec | planes | open]\n", argv[0]);
     return 2;
   }
   const std::string data = argv[1];
@@ -250,22 +381,30 @@ int main(int argc, char** argv) {
       }
     return 0;
   }
+  if (argc > 4 && std::strcmp(argv[4], "open") == 0) {  // the 256 MB open table only
+    open_first_tensor_table(path, rounds);
+    return 0;
+  }
   const bool codec_only = argc > 4 && std::strcmp(argv[4], "codec") == 0;  // the last table only
   if (!codec_only) {
-  std::printf("Throughput: raw MB/s, best of %d; ratio = raw bytes / file bytes.\n\n", rounds);
-  std::printf("| data | MB | thr | memcpy MB/s | plain save / load | zstd 0.1: ratio, save / load "
+  std::printf("Throughput: raw MB/s, best of %d; ratio = raw bytes / file bytes. %s\n\n",
+              rounds, fresh_file_note);
+  std::printf("| data | MB | thr | memcpy MB/s | raw write+fsync / read | plain save / load | "
+              "plain / raw: save, load | zstd 0.1: ratio, save / load "
               "| zstd-planes 0.2: ratio, save / load | planes/zstd: ratio, save, load |\n");
-  std::printf("|---|---|---|---|---|---|---|---|\n");
+  std::printf("|---|---|---|---|---|---|---|---|---|---|\n");
   for (const Set& s : sets)
     for (int thr : {1, 2}) {
       check(tsr_set_num_threads(thr), "threads");
       const double mc = memcpy_mbs(s, rounds);
+      const RawIo raw = raw_io(s, path, rounds);
       const Result p = measure(s, path, TSR_COMPRESSION_NONE, rounds);
       const Result z = measure(s, path, TSR_COMPRESSION_ZSTD, rounds);
       const Result q = measure(s, path, TSR_COMPRESSION_ZSTD_PLANES, rounds);
-      std::printf("| %s | %.1f | %d | %.0f | %.0f / %.0f | %.3fx, %.0f / %.0f | %.3fx, %.0f / %.0f "
-                  "| %.2f, %.2f, %.2f |\n",
-                  s.label.c_str(), s.bytes / 1e6, thr, mc, p.save, p.load, z.ratio, z.save, z.load,
+      std::printf("| %s | %.1f | %d | %.0f | %.0f / %.0f | %.0f / %.0f | %.2f, %.2f | %.3fx, %.0f / "
+                  "%.0f | %.3fx, %.0f / %.0f | %.2f, %.2f, %.2f |\n",
+                  s.label.c_str(), s.bytes / 1e6, thr, mc, raw.write, raw.read, p.save, p.load,
+                  p.save / raw.write, p.load / raw.read, z.ratio, z.save, z.load,
                   q.ratio, q.save, q.load, q.ratio / z.ratio, q.save / z.save, q.load / z.load);
       std::fflush(stdout);
     }
@@ -284,6 +423,7 @@ int main(int argc, char** argv) {
         std::printf(" | %.3fx", transform_ratio(s, t, level));
     std::printf(" |\n");
   }
+    open_first_tensor_table(path, rounds);
   }  // !codec_only
   std::printf("\nThe zstd-planes codec alone (no file writes; decode reads the page cache, "
               "checks each chunk's XXH3): MB/s of wall time and of CPU time (all threads)\n\n");

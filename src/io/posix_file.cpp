@@ -161,7 +161,8 @@ void AtomicWriter::write(const void* data, size_t n) {
     // while the next bytes are made and commit's fsync finds little left
     // (an fsync of a whole checkpoint would otherwise be a long serial
     // step). Advisory: an error here shows again at fsync, which reports it.
-    ::sync_file_range(fd_.get(), 0, 0, SYNC_FILE_RANGE_WRITE);
+    ::sync_file_range(fd_.get(), off_t(offset_ - unsynced_), off_t(unsynced_),
+                      SYNC_FILE_RANGE_WRITE);
     unsynced_ = 0;
   }
 }

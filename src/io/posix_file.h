@@ -67,12 +67,15 @@ class AtomicWriter {
   AtomicWriter(const AtomicWriter&) = delete;
   AtomicWriter& operator=(const AtomicWriter&) = delete;
 
-  // Writes n bytes at the current offset and advances it; every 8 MiB,
+  // Writes n bytes at the current offset and advances it; every 1 MiB,
   // starts the writeback of what was written (sync_file_range).
   void write(const void* data, size_t n);
   uint64_t offset() const { return offset_; }
   // Moves the offset (to rewrite a region already written).
-  void seek(uint64_t offset) { offset_ = offset; }
+  void seek(uint64_t offset) {
+    offset_ = offset;
+    unsynced_ = 0;  // the range since the last writeback ends here; fsync covers it
+  }
   // Cuts the file to size bytes (drops bytes a shorter rewrite left behind).
   void truncate(uint64_t size);
   // Reads n bytes at offset of what was written (the file is opened for
@@ -93,7 +96,7 @@ class AtomicWriter {
   FileDescriptor fd_;
   uint64_t offset_ = 0;
   // Bytes written since writeback was last started (write()).
-  static constexpr uint64_t kWritebackBytes = uint64_t(8) << 20;
+  static constexpr uint64_t kWritebackBytes = uint64_t(1) << 20;
   uint64_t unsynced_ = 0;
   bool committed_ = false;
 };

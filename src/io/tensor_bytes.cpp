@@ -78,7 +78,7 @@ EncodedTensor write_compressed(AtomicWriter& w, const char* p, size_t n, tsr_dty
 
 void write_planes(AtomicWriter& w, const std::vector<PlanesItem>& items, const SaveSettings& settings,
                   const std::function<void(size_t i, uint64_t begin, const EncodedTensor& enc)>& done) {
-  constexpr size_t kBuffer = size_t(4) << 20, kDirect = size_t(256) << 10;
+  constexpr size_t kBuffer = size_t(1) << 20, kDirect = size_t(256) << 10;
   std::vector<planes::EncodeInput> in;
   in.reserve(items.size());
   for (const PlanesItem& it : items) {

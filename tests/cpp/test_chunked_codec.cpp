@@ -2,7 +2,7 @@
 // API: byte planes, chunked encode/decode of whole tensors and byte ranges,
 // thread-count independence, and corruption of every stored byte; and
 // read_tensor_range of a saved file, which reads only the chunks a range
-// overlaps.
+// overlaps; and json_quoted (io/quote.h), which names tensors in headers.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -20,6 +20,7 @@
 #include "io/chunked_codec.h"
 #include "io/file_index.h"
 #include "io/posix_file.h"
+#include "io/quote.h"
 #include "io/save.h"
 
 namespace {
@@ -363,6 +364,22 @@ TEST(ChunkedCodec, EveryIndexAndChunkRuleRefusesCraftedData) {
   s = good;
   s[4] = char(s[4] ^ 0xff);  // the zstd frame's magic
   expect_corrupt(s, n, 4, true, ": plane 0 does not decompress to its 1024 bytes");
+}
+
+// json_quoted's shortcut for printable ASCII gives what nlohmann gives,
+// and every other string still goes through nlohmann's escaping.
+TEST(JsonQuoted, EqualsNlohmannForPlainAndEscapedNames) {
+  const std::vector<std::string> names = {
+      "", "w", "layer.0.weight", "a b~{}[]:,/", std::string("\x7f", 1), "quote\"d", "back\\slash",
+      "tab\tnew\nline", std::string("nul\0in", 6), "caf\xc3\xa9", "bad\xff utf8", "\x1f"};
+  for (const std::string& n : names) {
+    const std::string expected =
+        nlohmann::json(n).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    EXPECT_EQ(json_quoted(n), expected) << printable(n);
+  }
+  EXPECT_EQ(json_quoted("layer.0.weight"), "\"layer.0.weight\"");
+  EXPECT_EQ(json_quoted("quote\"d"), "\"quote\\\"d\"");
+  EXPECT_EQ(json_quoted("bad\xff"), "\"bad\xef\xbf\xbd\"");  // U+FFFD
 }
 
 }  // namespace
