@@ -10,6 +10,7 @@
 #include "io/bool_bytes.h"
 #include "io/checksum.h"
 #include "io/chunked_codec.h"
+#include "io/gathered_writes.h"
 #include "io/header.h"
 #include "io/tensor_bytes.h"
 #include "io/quote.h"
@@ -118,6 +119,7 @@ std::unique_ptr<AtomicWriter> write_file(const std::string& path, std::vector<Sa
       g = end;
     }
   }
+  GatheredWrites plain(w);  // small tensors in few writes
   for (size_t i = 0; i < items.size() && !planes; ++i) {
     Tensor hold;
     const char* p = c_order_bytes(items[i].name, items[i].tensor, hold);
@@ -126,7 +128,7 @@ std::unique_ptr<AtomicWriter> write_file(const std::string& path, std::vector<Sa
       if (settings.checksums) hashes.push_back(content_hash(p, n));
       for (size_t k = 0; k < n; k += kProgressChunk) {  // reports every 16 MiB
         const size_t m = std::min(kProgressChunk, n - k);
-        w.write(p + k, m);
+        plain.write(p + k, m);
         done += m;
         if (m == kProgressChunk && k + m < n) settings.progress.report(done, total, what);
       }
@@ -141,6 +143,7 @@ std::unique_ptr<AtomicWriter> write_file(const std::string& path, std::vector<Sa
     done += n;
     settings.progress.report(done, total, what);
   }
+  plain.flush();
   if (zstd || settings.checksums) {  // the header again, with what the data gave
     const uint64_t data_end = w.offset();
     if (settings.checksums) h.metadata[kChecksumKey] = checksum_value(hashes);

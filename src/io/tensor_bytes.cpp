@@ -7,6 +7,7 @@
 #include "device/transfer.h"
 #include "io/bool_bytes.h"
 #include "io/chunked_codec.h"
+#include "io/gathered_writes.h"
 #include "io/posix_file.h"
 #include "io/quote.h"
 #include "io/utf8.h"
@@ -78,7 +79,6 @@ EncodedTensor write_compressed(AtomicWriter& w, const char* p, size_t n, tsr_dty
 
 void write_planes(AtomicWriter& w, const std::vector<PlanesItem>& items, const SaveSettings& settings,
                   const std::function<void(size_t i, uint64_t begin, const EncodedTensor& enc)>& done) {
-  constexpr size_t kBuffer = size_t(1) << 20, kDirect = size_t(256) << 10;
   std::vector<planes::EncodeInput> in;
   in.reserve(items.size());
   for (const PlanesItem& it : items) {
@@ -87,29 +87,17 @@ void write_planes(AtomicWriter& w, const std::vector<PlanesItem>& items, const S
     opt.transform = planes::default_transform(it.dtype);
     in.push_back(planes::EncodeInput{it.p, it.n, size_t(element_size(it.dtype)), opt});
   }
-  std::string buf;
-  buf.reserve(kBuffer);
-  auto flush = [&] {
-    w.write(buf.data(), buf.size());
-    buf.clear();
-  };
+  // Large pieces (chunks) go out as they are; small ones (indexes, small
+  // tensors) are gathered.
+  GatheredWrites out(w);
   uint64_t pos = w.offset();
   planes::encode_many(
-      in,
-      [&](const void* d, size_t len) {
-        // Large pieces (chunks) go out as they are; small ones (indexes,
-        // small tensors) are gathered.
-        if (len >= kDirect || buf.size() + len > kBuffer) flush();
-        if (len >= kDirect)
-          w.write(d, len);
-        else
-          buf.append(static_cast<const char*>(d), len);
-      },
+      in, [&](const void* d, size_t len) { out.write(d, len); },
       [&](size_t i, const planes::Encoded& e) {
         done(i, pos, EncodedTensor{e.length, e.file_hash});
         pos += e.length;
       });
-  flush();
+  out.flush();
 }
 
 }  // namespace tsr::io

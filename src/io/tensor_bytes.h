@@ -46,9 +46,9 @@ EncodedTensor write_compressed(AtomicWriter& w, const char* p, size_t n, tsr_dty
 // in the zstd-planes mode, their chunks compressed together on the thread
 // pool (planes::encode_many); done(i, begin, encoded) is called, on this
 // thread, once tensor i is encoded, with its file offset (w's offsets),
-// its bytes possibly still buffered. Writes go out in pieces of a few MiB
-// (a model's thousands of small tensors would otherwise cost two system
-// calls each); all of them are written when this returns.
+// its bytes possibly still buffered. Small pieces are gathered into few
+// writes (io/gathered_writes.h); all of them are written when this
+// returns.
 struct PlanesItem {
   const char* p;
   size_t n;
