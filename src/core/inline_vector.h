@@ -25,27 +25,25 @@
 #include <utility>
 #include <vector>
 
+#include "core/vector_access.h"
+
 namespace tsr {
 
 template <typename T, size_t N>
-class InlineVector {
+class InlineVector : public VectorAccess<InlineVector<T, N>, T> {
+  friend class VectorAccess<InlineVector<T, N>, T>;
   static_assert(N > 0, "InlineVector needs an inline capacity");
   static_assert(std::is_nothrow_move_constructible_v<T>, "InlineVector moves elements with noexcept");
 
  public:
-  using value_type = T;
-  using size_type = size_t;
-  using difference_type = std::ptrdiff_t;
-  using reference = T&;
-  using const_reference = const T&;
-  using pointer = T*;
-  using const_pointer = const T*;
-  using iterator = T*;
-  using const_iterator = const T*;
-  using reverse_iterator = std::reverse_iterator<iterator>;
-  using const_reverse_iterator = std::reverse_iterator<const_iterator>;
+  using typename VectorAccess<InlineVector<T, N>, T>::iterator;
+  using typename VectorAccess<InlineVector<T, N>, T>::const_iterator;
+  using VectorAccess<InlineVector<T, N>, T>::begin;
+  using VectorAccess<InlineVector<T, N>, T>::end;
+  using VectorAccess<InlineVector<T, N>, T>::back;
 
   static constexpr size_t inline_capacity = N;
+  static constexpr const char* kName = "InlineVector";
 
   InlineVector() noexcept = default;
   explicit InlineVector(size_t count) { resize(count); }
@@ -89,9 +87,6 @@ class InlineVector {
   ~InlineVector() { release(); }
 
   // ---- size and capacity
-  size_t size() const noexcept { return size_; }
-  bool empty() const noexcept { return size_ == 0; }
-  size_t capacity() const noexcept { return cap_; }
   bool is_inline() const noexcept { return data_ == inline_data(); }
   void reserve(size_t n) {
     if (n > cap_) grow_to(n);
@@ -100,35 +95,6 @@ class InlineVector {
     std::destroy(data_, data_ + size_);
     size_ = 0;
   }
-
-  // ---- element access
-  T* data() noexcept { return data_; }
-  const T* data() const noexcept { return data_; }
-  T& operator[](size_t i) noexcept { return data_[i]; }
-  const T& operator[](size_t i) const noexcept { return data_[i]; }
-  T& at(size_t i) {
-    if (i >= size_) throw std::out_of_range("InlineVector::at");
-    return data_[i];
-  }
-  const T& at(size_t i) const {
-    if (i >= size_) throw std::out_of_range("InlineVector::at");
-    return data_[i];
-  }
-  T& front() noexcept { return data_[0]; }
-  const T& front() const noexcept { return data_[0]; }
-  T& back() noexcept { return data_[size_ - 1]; }
-  const T& back() const noexcept { return data_[size_ - 1]; }
-
-  iterator begin() noexcept { return data_; }
-  iterator end() noexcept { return data_ + size_; }
-  const_iterator begin() const noexcept { return data_; }
-  const_iterator end() const noexcept { return data_ + size_; }
-  const_iterator cbegin() const noexcept { return data_; }
-  const_iterator cend() const noexcept { return data_ + size_; }
-  reverse_iterator rbegin() noexcept { return reverse_iterator(end()); }
-  reverse_iterator rend() noexcept { return reverse_iterator(begin()); }
-  const_reverse_iterator rbegin() const noexcept { return const_reverse_iterator(end()); }
-  const_reverse_iterator rend() const noexcept { return const_reverse_iterator(begin()); }
 
   // ---- modifiers
   void push_back(const T& v) { emplace_back(v); }
@@ -213,10 +179,6 @@ class InlineVector {
     *this = std::move(tmp);
   }
 
-  friend bool operator==(const InlineVector& a, const InlineVector& b) {
-    return a.size_ == b.size_ && std::equal(a.begin(), a.end(), b.begin());
-  }
-  friend bool operator!=(const InlineVector& a, const InlineVector& b) { return !(a == b); }
 
  private:
   T* inline_data() noexcept { return reinterpret_cast<T*>(storage_); }

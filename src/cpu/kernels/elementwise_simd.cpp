@@ -12,6 +12,8 @@
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 
+#include "cpu/kernels/simd_common-inl.h"
+
 #include <cmath>
 #include <cstring>
 
@@ -48,11 +50,6 @@ namespace hn = hwy::HWY_NAMESPACE;
 #else
 #define TSR_SLEEF_ON 0
 #endif
-
-template <typename T>
-using D = hn::ScalableTag<T>;
-template <typename T>
-using V = hn::Vec<D<T>>;
 
 // Applies a scalar function lane by lane (targets without SLEEF).
 template <typename T, typename F>
@@ -227,17 +224,8 @@ HWY_INLINE V<T> UnV(V<T> x) {
 }
 
 template <typename T, Un op>
-HWY_INLINE void UnLoop(T* HWY_RESTRICT o, const T* x, size_t n) {
-  const D<T> d;
-  const size_t N = hn::Lanes(d);
-  size_t i = 0;
-  for (; i + N <= n; i += N) hn::StoreU(UnV<T, op>(hn::LoadU(d, x + i)), d, o + i);
-  if (i == n) return;
-  const size_t r = n - i;
-  HWY_ALIGN T tx[hn::MaxLanes(d)] = {}, to[hn::MaxLanes(d)];
-  std::memcpy(tx, x + i, r * sizeof(T));
-  hn::Store(UnV<T, op>(hn::Load(d, tx)), d, to);
-  std::memcpy(o + i, to, r * sizeof(T));
+HWY_INLINE void UnLoop(T* o, const T* x, size_t n) {
+  MapUnary(o, x, n, [](V<T> v) HWY_ATTR { return UnV<T, op>(v); });
 }
 
 template <typename T>

@@ -7,6 +7,8 @@
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 
+#include "cpu/kernels/simd_common-inl.h"
+
 #include <cstring>
 
 #include "cpu/kernels/integer_simd.h"
@@ -18,11 +20,6 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 // Lanes are unsigned: wrapping add/sub/mul are the same bits for signed
 // and unsigned types, and unsigned overflow is defined.
-template <typename T>
-using D = hn::ScalableTag<T>;
-template <typename T>
-using V = hn::Vec<D<T>>;
-
 // 8-bit multiply (no such instruction): the low byte of a 16-bit product
 // depends only on the low bytes of its factors, so the even bytes are the
 // low bytes of the 16-bit lane products and the odd bytes those of the
@@ -128,16 +125,7 @@ HWY_INLINE V<T> IntUnV(V<T> x) {
 
 template <typename T, int op>
 HWY_INLINE void IntUnLoop(T* o, const T* x, size_t n) {
-  const D<T> d;
-  const size_t N = hn::Lanes(d);
-  size_t i = 0;
-  for (; i + N <= n; i += N) hn::StoreU(IntUnV<T, op>(hn::LoadU(d, x + i)), d, o + i);
-  if (i == n) return;
-  const size_t r = n - i;
-  HWY_ALIGN T tx[hn::MaxLanes(d)] = {}, to[hn::MaxLanes(d)];
-  std::memcpy(tx, x + i, r * sizeof(T));
-  hn::Store(IntUnV<T, op>(hn::Load(d, tx)), d, to);
-  std::memcpy(o + i, to, r * sizeof(T));
+  MapUnary(o, x, n, [](V<T> v) HWY_ATTR { return IntUnV<T, op>(v); });
 }
 
 template <typename T>

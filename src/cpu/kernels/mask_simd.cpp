@@ -7,6 +7,8 @@
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 
+#include "cpu/kernels/simd_common-inl.h"
+
 #include <cstring>
 
 #include "cpu/kernels/mask_simd.h"
@@ -15,11 +17,6 @@ HWY_BEFORE_NAMESPACE();
 namespace tsr::kernels::simd {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
-
-template <typename T>
-using D = hn::ScalableTag<T>;
-template <typename T>
-using V = hn::Vec<D<T>>;
 
 template <typename T, Cmp op>
 HWY_INLINE auto CmpM(V<T> a, V<T> b) {

@@ -9,6 +9,8 @@
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 
+#include "cpu/kernels/simd_common-inl.h"
+
 #include <cmath>
 #include <cstring>
 
@@ -27,11 +29,6 @@ HWY_BEFORE_NAMESPACE();
 namespace tsr::kernels::simd {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
-
-template <typename T>
-using D = hn::ScalableTag<T>;
-template <typename T>
-using V = hn::Vec<D<T>>;
 
 // SLEEF's (float, double) pair on full vectors. Through function pointers,
 // as elementwise_simd.cpp's Sleef2: clang refuses a direct call to the AVX2
@@ -69,16 +66,7 @@ HWY_INLINE V<T> Special(V<T> x) {
 
 template <typename T, int k>
 HWY_INLINE void SpecialLoop(T* o, const T* x, size_t n) {
-  const D<T> d;
-  const size_t N = hn::Lanes(d);
-  size_t i = 0;
-  for (; i + N <= n; i += N) hn::StoreU(Special<T, k>(hn::LoadU(d, x + i)), d, o + i);
-  if (i == n) return;
-  const size_t r = n - i;
-  HWY_ALIGN T tx[hn::MaxLanes(d)] = {}, to[hn::MaxLanes(d)];
-  std::memcpy(tx, x + i, r * sizeof(T));
-  hn::Store(Special<T, k>(hn::Load(d, tx)), d, to);
-  std::memcpy(o + i, to, r * sizeof(T));
+  MapUnary(o, x, n, [](V<T> v) HWY_ATTR { return Special<T, k>(v); });
 }
 
 template <typename T>
