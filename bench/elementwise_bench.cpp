@@ -201,6 +201,17 @@ void bench_elementwise(int warmup, int rounds) {
                           [&] { return at::sigmoid(a); }, fl_un, false, warmup, rounds));
   rows.push_back(run_case("f32 gelu (erf)", [&](tsr_tensor** r) { return tsr_gelu(ta, TSR_GELU_NONE, r); },
                           [&] { return at::gelu(a); }, fl_un, false, warmup, rounds));
+  rows.push_back(run_case("f32 abs", [&](tsr_tensor** r) { return tsr_abs(ta, r); },
+                          [&] { return at::abs(a); }, fl_un, true, warmup, rounds));
+  rows.push_back(run_case("f32 neg", [&](tsr_tensor** r) { return tsr_neg(ta, r); },
+                          [&] { return at::neg(a); }, fl_un, true, warmup, rounds));
+  {
+    const double lo = -0.5, hi = 0.5;
+    rows.push_back(run_case("f32 clamp(a, -0.5, 0.5)", [&](tsr_tensor** r) { return tsr_clamp(ta, &lo, &hi, r); },
+                            [&] { return at::clamp(a, lo, hi); }, fl_un, true, warmup, rounds));
+  }
+  rows.push_back(run_case("f32 gelu (tanh)", [&](tsr_tensor** r) { return tsr_gelu(ta, TSR_GELU_TANH, r); },
+                          [&] { return at::gelu(a, "tanh"); }, fl_un, false, warmup, rounds));
   // integers: int32 (the bytes of float32, so the float floor), int64, uint8
   {
     at::Tensor ai = at::randint(-1000000, 1000000, {n, n}, at::kInt), bi = at::randint(-1000000, 1000000, {n, n}, at::kInt);
@@ -247,6 +258,19 @@ void bench_elementwise(int warmup, int rounds) {
     auto fl_h = [&] { floor_add(o, pa, pb, N / 2); keep(o); };  // the same bytes as 16-bit a + b
     rows.push_back(run_case(nm + " a + b", [&](tsr_tensor** r) { return tsr_add(tah, tbh, r); },
                             [&] { return ah + bh; }, fl_h, true, warmup, rounds));
+    auto fl_h_un = [&] { std::memcpy(o, pa, size_t(N) * 2); keep(o); };  // the 16-bit bytes
+    rows.push_back(run_case(nm + " abs", [&](tsr_tensor** r) { return tsr_abs(tah, r); },
+                            [&] { return at::abs(ah); }, fl_h_un, true, warmup, rounds));
+    if (st == at::kBFloat16)  // torch 1.13's CPU relu and clamp have no Half kernel
+      rows.push_back(run_case(nm + " relu", [&](tsr_tensor** r) { return tsr_relu(tah, r); },
+                              [&] { return at::relu(ah); }, fl_h_un, true, warmup, rounds));
+    if (st == at::kBFloat16)
+      rows.push_back(run_case(nm + " clamp(a, -0.5, 0.5)",
+                              [&](tsr_tensor** r) {
+                                const double lo = -0.5, hi = 0.5;
+                                return tsr_clamp(tah, &lo, &hi, r);
+                              },
+                              [&] { return at::clamp(ah, -0.5, 0.5); }, fl_h_un, true, warmup, rounds));
     tsr_tensor_release(tah);
     tsr_tensor_release(tbh);
   }

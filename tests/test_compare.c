@@ -115,6 +115,41 @@ Test(compare, abs_and_its_gradient) {
   }
 }
 
+/* abs of float16 and bfloat16 clears the sign bit in place of the trip
+ * through float32: every one of the 65536 bit patterns must give the bits
+ * of to(float32) -> abs -> to(dtype), NaNs included, on a contiguous input
+ * (the vectorised loop) and on a strided one. */
+Test(compare, abs_of_16_bit_floats_equals_abs_in_float32) {
+  static uint16_t bits[2 * 65536];
+  for (uint32_t i = 0; i < 65536; ++i) bits[i] = bits[65536 + i] = (uint16_t)i;
+  const tsr_dtype dtypes[] = {TSR_FLOAT16, TSR_BFLOAT16};
+  for (int k = 0; k < 2; ++k) {
+    const int64_t n = 65536, stride2 = 2, n2 = 65536;
+    tsr_tensor *x = NULL, *xs = NULL;
+    TSR_ASSERT_OK(tsr_from_blob(bits, 1, &n, NULL, dtypes[k], TSR_DEVICE_CPU, NULL, NULL, &x));
+    TSR_ASSERT_OK(tsr_from_blob(bits, 1, &n2, &stride2, dtypes[k], TSR_DEVICE_CPU, NULL, NULL, &xs));
+    tsr_tensor* inputs[] = {x, xs};
+    for (int v = 0; v < 2; ++v) {
+      tsr_tensor *y = NULL, *f = NULL, *fa = NULL, *want = NULL;
+      TSR_ASSERT_OK(tsr_abs(inputs[v], &y));
+      TSR_ASSERT_OK(tsr_to_dtype(inputs[v], TSR_FLOAT32, &f));
+      TSR_ASSERT_OK(tsr_abs(f, &fa));
+      TSR_ASSERT_OK(tsr_to_dtype(fa, dtypes[k], &want));
+      const uint16_t* got = tsr_tensor_data_ptr(y);
+      const uint16_t* exp = tsr_tensor_data_ptr(want);
+      for (int64_t i = 0; i < 65536; ++i)
+        cr_assert_eq(got[i], exp[i], "%s input 0x%04x (%s): 0x%04x, want 0x%04x",
+                     tsr_dtype_name(dtypes[k]), (unsigned)i, v ? "strided" : "contiguous", got[i], exp[i]);
+      tsr_tensor_release(y);
+      tsr_tensor_release(f);
+      tsr_tensor_release(fa);
+      tsr_tensor_release(want);
+    }
+    tsr_tensor_release(x);
+    tsr_tensor_release(xs);
+  }
+}
+
 Test(compare, allclose_matches_torch) {
   for (size_t i = 0; i < N_ALLCLOSE_CASES; ++i) {
     const allclose_case* c = &allclose_cases[i];

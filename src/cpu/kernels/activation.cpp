@@ -88,6 +88,7 @@ bool simd_act(Act op, const Tensor& out, const Tensor& x) {
   simd::Un u;
   switch (op) {
     case Act::Gelu: u = simd::Un::Gelu; break;
+    case Act::GeluTanh: u = simd::Un::GeluTanh; break;
     case Act::Tanh: u = simd::Un::Tanh; break;
     case Act::Sigmoid: u = simd::Un::Sigmoid; break;
     case Act::Sqrt: u = simd::Un::Sqrt; break;
@@ -101,6 +102,8 @@ bool simd_act_backward(Act op, const Tensor& out, const Tensor& g, const Tensor&
   simd::Bin b;
   switch (op) {
     case Act::Gelu: b = simd::Bin::GeluBackward; break;
+    case Act::GeluTanh: b = simd::Bin::GeluTanhBackward; break;
+    case Act::Erf: b = simd::Bin::ErfBackward; break;
     case Act::Tanh: b = simd::Bin::TanhBackward; break;
     case Act::Sigmoid: b = simd::Bin::SigmoidBackward; break;
     case Act::Sqrt: b = simd::Bin::SqrtBackward; break;

@@ -55,7 +55,11 @@ Tensor map_same_dtype(const Tensor& a, F f) {
                     T* o = reinterpret_cast<T*>(p[0]);
                     const T* x = reinterpret_cast<const T*>(p[1]);
                     const int64_t so = s[0] / int64_t(sizeof(T)), sx = s[1] / int64_t(sizeof(T));
-                    for (int64_t i = 0; i < n; ++i) o[i * so] = f(x[i * sx]);
+                    if (so == 1 && sx == 1) {  // unit strides: a loop the compiler vectorises
+                      for (int64_t i = 0; i < n; ++i) o[i] = f(x[i]);
+                    } else {
+                      for (int64_t i = 0; i < n; ++i) o[i * so] = f(x[i * sx]);
+                    }
                   });
   return out;
 }
@@ -121,6 +125,19 @@ Tensor abs(const Tensor& a) {
       return map_same_dtype<T>(a, [](T x) { return x < 0 ? T(U(0) - U(x)) : x; });
     } else if constexpr (std::is_integral_v<T>) {
       return map_same_dtype<T>(a, [](T x) { return x; });
+    } else if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
+      // The sign bit cleared, without the trip through float: the same bits
+      // as fabs in float and the rounding back, NaNs included (float_to_half
+      // makes every NaN 0x7e00, float_to_bf16 sets the quiet bit).
+      constexpr bool kHalf = std::is_same_v<T, Half>;
+      constexpr uint16_t kInf = kHalf ? 0x7c00 : 0x7f80;
+      return map_same_dtype<T>(a, [](T x) {
+        uint16_t r = uint16_t(x.bits & 0x7fff);
+        if (r > kInf) r = kHalf ? uint16_t(0x7e00) : uint16_t(r | 0x40);
+        T o;
+        o.bits = r;
+        return o;
+      });
     } else {
       return map_same_dtype<T>(a, [](T x) { return T(std::fabs(compute_t<T>(x))); });
     }

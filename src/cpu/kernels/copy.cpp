@@ -113,21 +113,32 @@ bool try_tiled_copy(const LoopGeometry<2>& g, const Tensor& dst, const Tensor& s
                                   static_cast<char*>(src.data_ptr())};
   // Work item i: outer element i / blocks, block row i % blocks.
   const int64_t item_elems = std::min(na, kTileBlock) * nb;
+  auto tiles = [&](char** p, int64_t b0, int64_t b1) {
+    switch (es) {
+      case 1: copy_tile<uint8_t>(p[0], p[1], na, nb, dsb, ssa, b0, b1, stream); break;
+      case 2: copy_tile<uint16_t>(p[0], p[1], na, nb, dsb, ssa, b0, b1, stream); break;
+      case 4: copy_tile<uint32_t>(p[0], p[1], na, nb, dsb, ssa, b0, b1, stream); break;
+      default: copy_tile<uint64_t>(p[0], p[1], na, nb, dsb, ssa, b0, b1, stream); break;
+    }
+  };
   parallel_for(outer_n * blocks, std::max<int64_t>(1, kGrainSize / item_elems),
                [&](int64_t begin, int64_t end) {
-                 for (int64_t i = begin; i < end;) {
-                   const int64_t o = i / blocks, b0 = i % blocks;
-                   const int64_t b1 = std::min(blocks, b0 + (end - i));
-                   auto tile = [&](char** p, const int64_t*, int64_t) {
-                     switch (es) {
-                       case 1: copy_tile<uint8_t>(p[0], p[1], na, nb, dsb, ssa, b0, b1, stream); break;
-                       case 2: copy_tile<uint16_t>(p[0], p[1], na, nb, dsb, ssa, b0, b1, stream); break;
-                       case 4: copy_tile<uint32_t>(p[0], p[1], na, nb, dsb, ssa, b0, b1, stream); break;
-                       default: copy_tile<uint64_t>(p[0], p[1], na, nb, dsb, ssa, b0, b1, stream); break;
-                     }
-                   };
-                   for_each_run_in<2>(outer, base, o, o + 1, tile);
-                   i += b1 - b0;
+                 if (blocks == 1) {
+                   // One block per outer element (small tiles, as a 5-D
+                   // permute's 32 x 32): one walk over the outer elements,
+                   // whose pointers advance by strides, not one walk from
+                   // a linear index per tile (which cost a third of such a
+                   // copy).
+                   for_each_run_in<2>(outer, base, begin, end,
+                                      [&](char** p, const int64_t*, int64_t) { tiles(p, 0, 1); });
+                 } else {
+                   for (int64_t i = begin; i < end;) {
+                     const int64_t o = i / blocks, b0 = i % blocks;
+                     const int64_t b1 = std::min(blocks, b0 + (end - i));
+                     for_each_run_in<2>(outer, base, o, o + 1,
+                                        [&](char** p, const int64_t*, int64_t) { tiles(p, b0, b1); });
+                     i += b1 - b0;
+                   }
                  }
                  if (stream) store_fence();
                });

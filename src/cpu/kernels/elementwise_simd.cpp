@@ -114,6 +114,43 @@ HWY_INLINE V<T> GeluErf(V<T> x) {
 // ATen's gelu constants (GeluKernelImpl / GeluBackwardKernelImpl).
 constexpr double kSqrt1_2 = 0.70710678118654752440;
 constexpr double kAlpha = 1.12837916709551257390 * kSqrt1_2 * 0.5;
+constexpr double kBeta = 1.41421356237309504880 * 1.12837916709551257390 * 0.5;  // sqrt(2/pi)
+constexpr double kKappa = 0.044715;
+constexpr double k2_SqrtPi = 1.12837916709551257390;  // M_2_SQRTPI
+
+// The tanh gelu's inner value beta * (x + kappa * x^3), in ATen's order.
+template <typename T>
+HWY_INLINE V<T> GeluTanhInner(V<T> x, V<T> x_cube) {
+  const D<T> d;
+  return hn::Mul(hn::Set(d, T(kBeta)), hn::Add(x, hn::Mul(hn::Set(d, T(kKappa)), x_cube)));
+}
+
+// (g, x) -> g * d/dx gelu(x), erf form: ATen's GeluBackwardKernelImpl.
+template <typename T>
+HWY_INLINE V<T> GeluBackwardV(V<T> g, V<T> x) {
+  const D<T> d;
+  const V<T> one = hn::Set(d, T(1));
+  const V<T> cdf = hn::Mul(hn::Set(d, T(0.5)), hn::Add(one, GeluErf<T>(hn::Mul(x, hn::Set(d, T(kSqrt1_2))))));
+  const V<T> pdf = hn::Mul(hn::Set(d, T(kAlpha)), VExp<T>(hn::Mul(hn::Mul(hn::Set(d, T(-0.5)), x), x)));
+  return hn::Mul(g, hn::Add(cdf, hn::Mul(x, pdf)));
+}
+
+// The same for the tanh form, step by step as ATen's vectorized kernel
+// (and activation.cpp's scalar gelu_tanh_backward).
+template <typename T>
+HWY_INLINE V<T> GeluTanhBackwardV(V<T> g, V<T> x) {
+  const D<T> d;
+  const V<T> one = hn::Set(d, T(1)), half = hn::Set(d, T(0.5));
+  const V<T> x_sq = hn::Mul(x, x);
+  const V<T> t = VTanh<T>(GeluTanhInner<T>(x, hn::Mul(x_sq, x)));
+  const V<T> left = hn::Mul(half, x), right = hn::Add(one, t);
+  const V<T> left_derivative = hn::Mul(half, right);
+  const V<T> tanh_derivative = hn::Sub(one, hn::Mul(t, t));
+  const V<T> inner_derivative =
+      hn::Mul(hn::Set(d, T(kBeta)), hn::Add(one, hn::Mul(hn::Set(d, T(3 * kKappa)), x_sq)));
+  const V<T> right_derivative = hn::Mul(hn::Mul(left, tanh_derivative), inner_derivative);
+  return hn::Mul(g, hn::Add(left_derivative, right_derivative));
+}
 
 // One vector of op(a, b), in the order of the scalar formulas.
 template <typename T>
@@ -129,11 +166,12 @@ HWY_INLINE V<T> BinV(Bin op, V<T> a, V<T> b) {
     case Bin::TanhBackward: return hn::Mul(a, hn::Sub(one, hn::Mul(b, b)));
     case Bin::SigmoidBackward: return hn::Mul(hn::Mul(a, hn::Sub(one, b)), b);
     case Bin::SqrtBackward: return hn::Div(a, hn::Mul(hn::Set(d, T(2)), b));
-    case Bin::GeluBackward: break;
+    case Bin::GeluBackward: return GeluBackwardV<T>(a, b);
+    case Bin::GeluTanhBackward: return GeluTanhBackwardV<T>(a, b);
+    case Bin::ErfBackward:
+      return hn::Mul(hn::Mul(a, hn::Set(d, T(k2_SqrtPi))), VExp<T>(hn::Neg(hn::Mul(b, b))));
   }
-  const V<T> cdf = hn::Mul(hn::Set(d, T(0.5)), hn::Add(one, GeluErf<T>(hn::Mul(b, hn::Set(d, T(kSqrt1_2))))));
-  const V<T> pdf = hn::Mul(hn::Set(d, T(kAlpha)), VExp<T>(hn::Mul(hn::Mul(hn::Set(d, T(-0.5)), b), b)));
-  return hn::Mul(a, hn::Add(cdf, hn::Mul(b, pdf)));
+  return a;  // unreachable: every op returns above
 }
 
 template <typename T, Bin op, Bcast bc>
@@ -190,6 +228,8 @@ void BinaryT(int op, T* o, const T* a, const T* b, size_t n, int bc) {
     case Bin::SigmoidBackward: return BinBc<T, Bin::SigmoidBackward>(o, a, b, n, c);
     case Bin::SqrtBackward: return BinBc<T, Bin::SqrtBackward>(o, a, b, n, c);
     case Bin::GeluBackward: return BinBc<T, Bin::GeluBackward>(o, a, b, n, c);
+    case Bin::GeluTanhBackward: return BinBc<T, Bin::GeluTanhBackward>(o, a, b, n, c);
+    case Bin::ErfBackward: return BinBc<T, Bin::ErfBackward>(o, a, b, n, c);
   }
 }
 
@@ -214,6 +254,10 @@ HWY_INLINE V<T> UnV(V<T> x) {
     // x * 0.5 * (1 + erf(x * sqrt(1/2))), the scalar kernel's order
     const V<T> e = GeluErf<T>(hn::Mul(x, hn::Set(d, T(kSqrt1_2))));
     return hn::Mul(hn::Mul(x, hn::Set(d, T(0.5))), hn::Add(hn::Set(d, T(1)), e));
+  } else if constexpr (op == Un::GeluTanh) {
+    // 0.5 * x * (1 + tanh(inner)), ATen's vectorized order
+    const V<T> t = VTanh<T>(GeluTanhInner<T>(x, hn::Mul(hn::Mul(x, x), x)));
+    return hn::Mul(hn::Mul(hn::Set(d, T(0.5)), x), hn::Add(hn::Set(d, T(1)), t));
   } else if constexpr (op == Un::Relu) {
     return hn::IfThenZeroElse(hn::Le(x, hn::Zero(d)), x);
   } else if constexpr (op == Un::Neg) {
@@ -240,6 +284,7 @@ void UnaryT(int op, T* o, const T* x, size_t n) {
     case Un::Relu: return UnLoop<T, Un::Relu>(o, x, n);
     case Un::Neg: return UnLoop<T, Un::Neg>(o, x, n);
     case Un::Sqrt: return UnLoop<T, Un::Sqrt>(o, x, n);
+    case Un::GeluTanh: return UnLoop<T, Un::GeluTanh>(o, x, n);
   }
 }
 

@@ -32,8 +32,10 @@ enum class Bin : int {
   SigmoidBackward,  // (g, y) -> g * (1 - y) * y
   SqrtBackward,     // (g, y) -> g / (2 * y)
   GeluBackward,     // (g, x), erf gelu; uses SLEEF's erf and exp
+  GeluTanhBackward, // (g, x), tanh gelu; SLEEF's tanh
+  ErfBackward,      // (g, x) -> g * 2/sqrt(pi) * exp(-x * x)
 };
-enum class Un : int { Exp, Log, Tanh, Erf, Sigmoid, Gelu, Relu, Neg, Sqrt };
+enum class Un : int { Exp, Log, Tanh, Erf, Sigmoid, Gelu, Relu, Neg, Sqrt, GeluTanh };
 
 enum class Bcast : int { None, B /* b is b[0] for every i */, A /* a is a[0] */ };
 
