@@ -3,6 +3,7 @@
  * (special values, bfloat16, integer inputs, transposed / expanded /
  * channels_last inputs); gradients and grad_fn names; float64 gradcheck
  * through views and broadcasting; every error path. */
+#include <math.h>
 #include <stdint.h>
 
 #include "golden/nn_activation_golden.h"
@@ -87,6 +88,39 @@ Test(pow_clamp, gradcheck) {
 }
 
 /* ---- errors --------------------------------------------------------------- */
+
+/* bfloat16 clamp of a dense input runs the SIMD kernel (blocks converted to
+ * float); of a strided one, the scalar loop. Both must give the same bits
+ * for every one of the 65536 patterns (NaNs, infinities, subnormals) and
+ * each kind of bounds, the golden cases' tolerance aside. */
+Test(pow_clamp, bfloat16_clamp_simd_equals_scalar_bit_for_bit) {
+  static uint16_t pairs[65536 * 2];
+  for (uint32_t i = 0; i < 65536; ++i) pairs[2 * i] = pairs[2 * i + 1] = (uint16_t)i;
+  const int64_t n = 65536, sizes2[] = {65536, 2};
+  tsr_tensor *both = NULL, *strided = NULL, *dense = NULL;
+  TSR_ASSERT_OK(tsr_from_blob(pairs, 2, sizes2, NULL, TSR_BFLOAT16, TSR_DEVICE_CPU, NULL, NULL, &both));
+  TSR_ASSERT_OK(tsr_select(both, 1, 0, &strided)); /* stride 2 */
+  TSR_ASSERT_OK(tsr_contiguous(strided, TSR_CONTIGUOUS_FORMAT, &dense));
+  cr_assert_eq(tsr_tensor_strides(strided)[0], 2);
+  const double nan = NAN, inf = INFINITY, lo1 = -0.3, hi1 = 0.7, big = 1e30, tiny = 1e-40, m1 = 1, m2 = -1;
+  const struct { const double *lo, *hi; } bounds[] = {
+      {&lo1, &hi1}, {&lo1, NULL}, {NULL, &hi1}, {&m1, &m2}, {&nan, NULL}, {NULL, &nan},
+      {&inf, NULL}, {NULL, &big}, {&tiny, &big}};
+  for (size_t b = 0; b < sizeof bounds / sizeof bounds[0]; ++b) {
+    tsr_tensor *ys = NULL, *yd = NULL;
+    TSR_ASSERT_OK(tsr_clamp(strided, bounds[b].lo, bounds[b].hi, &ys));
+    TSR_ASSERT_OK(tsr_clamp(dense, bounds[b].lo, bounds[b].hi, &yd));
+    const uint16_t* s = tsr_tensor_data_ptr(ys);
+    const uint16_t* d = tsr_tensor_data_ptr(yd);
+    for (int64_t i = 0; i < n; ++i)
+      cr_assert_eq(d[i], s[i], "bounds %zu, input 0x%04x: simd 0x%04x, scalar 0x%04x", b, (unsigned)i, d[i], s[i]);
+    tsr_tensor_release(ys);
+    tsr_tensor_release(yd);
+  }
+  tsr_tensor_release(dense);
+  tsr_tensor_release(strided);
+  tsr_tensor_release(both);
+}
 
 Test(activation, gelu_errors) {
   const int64_t s[] = {2, 3};

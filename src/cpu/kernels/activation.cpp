@@ -300,6 +300,13 @@ Tensor clamp(const Tensor& x0, std::optional<double> lo, std::optional<double> h
   if (hi) check_scalar_fits(*hi, d);
   const Tensor x = converted(x0, d);
   Tensor out = new_output(x0.sizes(), {&x0}, d);
+  if (d == TSR_BFLOAT16 && dense_alike(out, {&x}) && !(lo && hi && (std::isnan(*lo) || std::isnan(*hi)))) {
+    // bfloat16: converted by blocks and clamped by the SIMD kernel
+    const float l = lo ? float(as_element<BFloat16>(*lo)) : 0.f;
+    const float h = hi ? float(as_element<BFloat16>(*hi)) : 0.f;
+    simd::clamp_16bit(d, out.data_ptr(), x.data_ptr(), out.numel(), lo ? &l : nullptr, hi ? &h : nullptr);
+    return out;
+  }
   dispatch_float_no_half(d, "clamp", kernel, [&]<typename T>() {
     using C = compute_t<T>;
     const std::array<Tensor, 1> in{x};

@@ -170,6 +170,10 @@ HWY_INLINE V<T> BinV(Bin op, V<T> a, V<T> b) {
     case Bin::GeluTanhBackward: return GeluTanhBackwardV<T>(a, b);
     case Bin::ErfBackward:
       return hn::Mul(hn::Mul(a, hn::Set(d, T(k2_SqrtPi))), VExp<T>(hn::Neg(hn::Mul(b, b))));
+    // Compare and select, not Min/Max (whose NaN result is the target's):
+    // a NaN x fails the comparison and passes through, as std::max/min.
+    case Bin::ClampMin: return hn::IfThenElse(hn::Lt(a, b), b, a);
+    case Bin::ClampMax: return hn::IfThenElse(hn::Lt(b, a), b, a);
   }
   return a;  // unreachable: every op returns above
 }
@@ -230,6 +234,8 @@ void BinaryT(int op, T* o, const T* a, const T* b, size_t n, int bc) {
     case Bin::GeluBackward: return BinBc<T, Bin::GeluBackward>(o, a, b, n, c);
     case Bin::GeluTanhBackward: return BinBc<T, Bin::GeluTanhBackward>(o, a, b, n, c);
     case Bin::ErfBackward: return BinBc<T, Bin::ErfBackward>(o, a, b, n, c);
+    case Bin::ClampMin: return BinBc<T, Bin::ClampMin>(o, a, b, n, c);
+    case Bin::ClampMax: return BinBc<T, Bin::ClampMax>(o, a, b, n, c);
   }
 }
 
@@ -405,6 +411,21 @@ bool unary(Un op, tsr_dtype d, void* out, const void* x, int64_t n) {
     }
     default: return false;
   }
+}
+
+bool clamp_16bit(tsr_dtype d, void* out, const void* x, int64_t n, const float* lo, const float* hi) {
+  if (d != TSR_FLOAT16 && d != TSR_BFLOAT16) return false;
+  alignas(64) float f[kChunk];
+  const auto* px = static_cast<const uint16_t*>(x);
+  auto* po = static_cast<uint16_t*>(out);
+  for (int64_t i = 0; i < n; i += kChunk) {
+    const int64_t m = n - i < kChunk ? n - i : kChunk;
+    to_float(d, px + i, f, m);
+    if (lo) HWY_DYNAMIC_DISPATCH(BinaryF32)(int(Bin::ClampMin), f, f, lo, size_t(m), int(Bcast::B));
+    if (hi) HWY_DYNAMIC_DISPATCH(BinaryF32)(int(Bin::ClampMax), f, f, hi, size_t(m), int(Bcast::B));
+    from_float(d, f, po + i, m);
+  }
+  return true;
 }
 
 const char* elementwise_simd_target() { return HWY_DYNAMIC_DISPATCH(TargetName)(); }

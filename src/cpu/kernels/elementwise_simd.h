@@ -34,6 +34,8 @@ enum class Bin : int {
   GeluBackward,     // (g, x), erf gelu; uses SLEEF's erf and exp
   GeluTanhBackward, // (g, x), tanh gelu; SLEEF's tanh
   ErfBackward,      // (g, x) -> g * 2/sqrt(pi) * exp(-x * x)
+  ClampMin,         // (x, lo) -> x < lo ? lo : x (std::max(x, lo): NaN x stays NaN)
+  ClampMax,         // (x, hi) -> hi < x ? hi : x (std::min(x, hi))
 };
 enum class Un : int { Exp, Log, Tanh, Erf, Sigmoid, Gelu, Relu, Neg, Sqrt, GeluTanh };
 
@@ -46,6 +48,11 @@ bool binary(Bin op, tsr_dtype d, void* out, const void* a, const void* b, int64_
 // floats, as the scalar ops' compute_t: k is not rounded to the dtype).
 bool binary_scalar(Bin op, tsr_dtype d, void* out, const void* a, double k, int64_t n);
 bool unary(Un op, tsr_dtype d, void* out, const void* x, int64_t n);
+// clamp of float16 / bfloat16 (false for other dtypes): out[i] = x[i]
+// clamped to lo (when not NULL) then to hi (when not NULL), in float, one
+// conversion each way per element. The bounds are already values of the
+// dtype (activation.cpp's as_element), so the result is exact.
+bool clamp_16bit(tsr_dtype d, void* out, const void* x, int64_t n, const float* lo, const float* hi);
 
 // The instruction set the calls above use on this CPU (e.g. "AVX2").
 const char* elementwise_simd_target();
