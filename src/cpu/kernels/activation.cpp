@@ -300,30 +300,28 @@ Tensor clamp(const Tensor& x0, std::optional<double> lo, std::optional<double> h
   if (hi) check_scalar_fits(*hi, d);
   const Tensor x = converted(x0, d);
   Tensor out = new_output(x0.sizes(), {&x0}, d);
-  if (d == TSR_BFLOAT16 && dense_alike(out, {&x}) && !(lo && hi && (std::isnan(*lo) || std::isnan(*hi)))) {
-    // bfloat16: converted by blocks and clamped by the SIMD kernel
-    const float l = lo ? float(as_element<BFloat16>(*lo)) : 0.f;
-    const float h = hi ? float(as_element<BFloat16>(*hi)) : 0.f;
-    simd::clamp_16bit(d, out.data_ptr(), x.data_ptr(), out.numel(), lo ? &l : nullptr, hi ? &h : nullptr);
-    return out;
-  }
   dispatch_float_no_half(d, "clamp", kernel, [&]<typename T>() {
     using C = compute_t<T>;
     const std::array<Tensor, 1> in{x};
-    if (lo && hi) {
-      if (std::isnan(*lo) || std::isnan(*hi)) {  // at::clamp fills NaN
-        map_same<T>(out, [](C) { return C(NAN); }, in);
+    if (lo && hi && (std::isnan(*lo) || std::isnan(*hi))) {  // at::clamp fills NaN
+      map_same<T>(out, [](C) { return C(NAN); }, in);
+      return;
+    }
+    const C l = lo ? as_element<T>(*lo) : C(0), h = hi ? as_element<T>(*hi) : C(0);
+    if constexpr (std::is_same_v<T, BFloat16>) {
+      // Dense bfloat16: converted by blocks and clamped by the SIMD kernel.
+      if (dense_alike(out, {&x})) {
+        simd::clamp_16bit(d, out.data_ptr(), x.data_ptr(), out.numel(), lo ? &l : nullptr,
+                          hi ? &h : nullptr);
         return;
       }
-      const C l = as_element<T>(*lo), h = as_element<T>(*hi);
-      map_same<T>(out, [l, h](C v) { return std::min(std::max(v, l), h); }, in);
-    } else if (lo) {
-      const C l = as_element<T>(*lo);
-      map_same<T>(out, [l](C v) { return std::max(v, l); }, in);
-    } else {
-      const C h = as_element<T>(*hi);
-      map_same<T>(out, [h](C v) { return std::min(v, h); }, in);
     }
+    if (lo && hi)
+      map_same<T>(out, [l, h](C v) { return std::min(std::max(v, l), h); }, in);
+    else if (lo)
+      map_same<T>(out, [l](C v) { return std::max(v, l); }, in);
+    else
+      map_same<T>(out, [h](C v) { return std::min(v, h); }, in);
   });
   return out;
 }
