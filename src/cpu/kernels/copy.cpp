@@ -135,14 +135,10 @@ bool try_tiled_copy(const LoopGeometry<2>& g, const Tensor& dst, const Tensor& s
                  if (blocks == 1) {
                    // One block per outer element (small tiles, as a 5-D
                    // permute's 32 x 32): one walk over the outer elements,
-                   // whose pointers advance by strides, instead of one walk
-                   // from a linear index per tile.
-                   // Small tiles (a 5-D permute's 32 x 32: 4 KiB of source,
-                   // one page, apart from the next tile's) also prefetch the
-                   // next outer element's source while copying this one:
-                   // each tile is a new page, where the hardware prefetcher
-                   // starts over (1.68-1.71x -> 1.48-1.54x memcpy, three
-                   // A/B runs of 7 placements each, bench/README.md).
+                   // pointers advancing by strides. Tiles of at most
+                   // kPrefetchTileBytes prefetch the next one's source: each
+                   // starts a new page, where the hardware prefetcher starts
+                   // over (1.68-1.71x -> 1.48-1.54x memcpy, bench/README.md).
                    const bool prefetch = na * nb * es <= kPrefetchTileBytes && outer.sizes.size() > 1;
                    const int64_t next = prefetch ? outer.strides[1][1] : 0;
                    for_each_run_in<2>(outer, base, begin, end, [&](char** p, const int64_t*, int64_t) {
