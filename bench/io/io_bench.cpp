@@ -71,8 +71,11 @@ Set random_set(const std::string& label, int64_t numel, tsr_dtype dt) {
   return s;
 }
 
+// tsr_save / tsr_load of the set in one mode: MB/s of wall time (best
+// round) and of process CPU time (that round's, all threads).
 struct Result {
   double ratio = 0, save = 0, load = 0;  // raw / file bytes; MB/s
+  double save_cpu = 0, load_cpu = 0;
 };
 
 Result measure(const Set& s, const std::string& path, tsr_compression c, int rounds) {
@@ -80,62 +83,30 @@ Result measure(const Set& s, const std::string& path, tsr_compression c, int rou
   o.compression = c;
   std::vector<const char*> names;
   for (const auto& n : s.names) names.push_back(n.c_str());
-  double best_save = 1e30, best_load = 1e30;
-  for (int r = 0; r < rounds; ++r) {
-    unlink(path.c_str());  // untimed: see fresh_file_note
-    double t0 = now();
-    check(tsr_save(path.c_str(), int64_t(names.size()), names.data(), s.tensors.data(), &o), "save");
-    best_save = std::min(best_save, now() - t0);
-    tsr_tensor_map* m = nullptr;
-    t0 = now();
-    check(tsr_load(path.c_str(), nullptr, &m), "load");
-    best_load = std::min(best_load, now() - t0);
-    tsr_tensor_map_release(m);
-  }
-  struct stat st;
-  stat(path.c_str(), &st);
-  Result res;
-  res.ratio = s.bytes / double(st.st_size);
-  res.save = s.bytes / best_save / 1e6;
-  res.load = s.bytes / best_load / 1e6;
-  unlink(path.c_str());
-  return res;
-}
-
-// tsr_save / tsr_load in the zstd-planes mode: MB/s of wall time (best
-// round) and of process CPU time (that round's).
-struct PlanesSpeed {
-  double ratio = 0, save_wall = 0, save_cpu = 0, load_wall = 0, load_cpu = 0;
-};
-PlanesSpeed planes_speed(const Set& s, const std::string& path, int rounds) {
-  tsr_save_options o = TSR_SAVE_OPTIONS_INIT;
-  o.compression = TSR_COMPRESSION_ZSTD_PLANES;
-  std::vector<const char*> names;
-  for (const auto& n : s.names) names.push_back(n.c_str());
   double sw = 1e30, sc = 0, lw = 1e30, lc = 0;
   for (int r = 0; r < rounds; ++r) {
     unlink(path.c_str());  // untimed: see fresh_file_note
     double t0 = now(), c0 = cpu_now();
     check(tsr_save(path.c_str(), int64_t(names.size()), names.data(), s.tensors.data(), &o), "save");
-    double w = now() - t0, c = cpu_now() - c0;
-    if (w < sw) sw = w, sc = c;
+    double w = now() - t0, cp = cpu_now() - c0;
+    if (w < sw) sw = w, sc = cp;
     tsr_tensor_map* m = nullptr;
     t0 = now(), c0 = cpu_now();
     check(tsr_load(path.c_str(), nullptr, &m), "load");
-    w = now() - t0, c = cpu_now() - c0;
-    if (w < lw) lw = w, lc = c;
+    w = now() - t0, cp = cpu_now() - c0;
+    if (w < lw) lw = w, lc = cp;
     tsr_tensor_map_release(m);
   }
   struct stat st;
   stat(path.c_str(), &st);
   unlink(path.c_str());
-  PlanesSpeed q;
-  q.ratio = s.bytes / double(st.st_size);
-  q.save_wall = s.bytes / sw / 1e6;
-  q.save_cpu = s.bytes / sc / 1e6;
-  q.load_wall = s.bytes / lw / 1e6;
-  q.load_cpu = s.bytes / lc / 1e6;
-  return q;
+  Result res;
+  res.ratio = s.bytes / double(st.st_size);
+  res.save = s.bytes / sw / 1e6;
+  res.save_cpu = s.bytes / sc / 1e6;
+  res.load = s.bytes / lw / 1e6;
+  res.load_cpu = s.bytes / lc / 1e6;
+  return res;
 }
 
 double memcpy_mbs(const Set& s, int rounds) {
@@ -377,9 +348,9 @@ int main(int argc, char** argv) {
     for (size_t k = 0; k < 3; ++k)
       for (int thr : {1, 2}) {
         check(tsr_set_num_threads(thr), "threads");
-        const PlanesSpeed q = planes_speed(sets[k], path, rounds);
+        const Result q = measure(sets[k], path, TSR_COMPRESSION_ZSTD_PLANES, rounds);
         std::printf("| %s | %.1f | %d | %.3fx | %.0f | %.0f | %.0f | %.0f |\n", sets[k].label.c_str(),
-                    sets[k].bytes / 1e6, thr, q.ratio, q.save_wall, q.save_cpu, q.load_wall,
+                    sets[k].bytes / 1e6, thr, q.ratio, q.save, q.save_cpu, q.load,
                     q.load_cpu);
         std::fflush(stdout);
       }
