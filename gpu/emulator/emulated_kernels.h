@@ -5,6 +5,7 @@
 // kernels, which are what it is checked against.
 #pragma once
 
+#include <algorithm>
 #include <vector>
 
 #include "core/device_kernels.h"
@@ -57,6 +58,13 @@ class EmulatedKernels final : public DeviceKernels {
       self->launches_.push_back(name);
       emulate_block_rows(rows, block_row_grid(rows, self->shape_.max_grid),
                          block_row_threads(len, self->shape_.block_dim), f);
+    }
+    // A tiled copy's tiles: kTileThreads threads per block (fixed, as the
+    // CUDA launcher's), at most shape_'s max_grid blocks.
+    template <typename F>
+    void launch_tiles(const char* name, int64_t tiles, const F& f) {
+      self->launches_.push_back(name);
+      emulate_tiles(tiles, uint32_t(std::min<int64_t>(tiles, self->shape_.max_grid)), f);
     }
   };
 

@@ -6,10 +6,10 @@
 // Host only; no thread runs concurrently, so it checks what a launch
 // computes, not its races.
 //
-// Block-cooperative row kernels (kernels/block_rows.cuh) are emulated block
-// synchronously: every thread of a block runs one step (the code between
-// two __syncthreads of kernels/cuda_block_rows.cuh) before any thread runs
-// the next, with an emulated shared-memory array per block. The steps are
+// Block-cooperative kernels (row kernels, kernels/block_rows.cuh; tiled
+// copies, kernels/tiled_copy.cuh) are emulated block synchronously: every
+// thread of a block runs one step (the code between two __syncthreads of
+// the __global__ wrapper) before any thread runs the next, with an emulated shared-memory array per block. The steps are
 // the kernel's, in its order, calling the same phase functors; the barriers
 // themselves are this file's, so a barrier missing from the __global__
 // wrapper would not show here.
@@ -24,6 +24,7 @@
 #include "core/error.h"
 #include "kernels/block_rows.cuh"
 #include "kernels/thread_ctx.cuh"
+#include "kernels/tiled_copy.cuh"
 
 namespace tsr::gpu {
 
@@ -85,6 +86,23 @@ void emulate_block_rows(int64_t rows, uint32_t grid_dim, uint32_t block_dim, con
         each_thread([&](BlockThread t) { done[t.tid][p] = slots[0]; });
       }
       each_thread([&](BlockThread t) { f.finish(r, t, done[t.tid].data()); });
+    }
+  }
+}
+
+// cuda_launch.cuh's tiles_kernel<F>(tiles, f) launched as grid_dim blocks
+// of kTileThreads threads: per tile, every thread's load, then every
+// thread's store (the barrier between them). The block's shared tile
+// starts as 0x5a garbage, so a store of an element no load wrote shows.
+template <typename F>
+void emulate_tiles(int64_t tiles, uint32_t grid_dim, const F& f) {
+  TSR_CHECK(grid_dim > 0, TSR_ERR_INVALID_ARGUMENT, "emulate_tiles: empty launch");
+  typename F::Tile shared;
+  for (uint32_t b = 0; b < grid_dim; ++b) {
+    std::memset(static_cast<void*>(&shared), 0x5a, sizeof shared);
+    for (int64_t i = b; i < tiles; i += grid_dim) {
+      for (uint32_t t = 0; t < kTileThreads; ++t) f.load(i, t, shared);
+      for (uint32_t t = 0; t < kTileThreads; ++t) f.store(i, t, shared);
     }
   }
 }

@@ -1,6 +1,7 @@
 // The launcher kernel_dispatch.h drives in the CUDA plugin: a functor run
-// by a grid-stride __global__ kernel, or a row op's phase functors by one
-// block per row (cuda_block_rows.cuh), on the stream's cudaStream_t.
+// by a grid-stride __global__ kernel, a row op's phase functors by one
+// block per row (cuda_block_rows.cuh), or a tiled copy's steps by one block
+// per tile, on the stream's cudaStream_t.
 // Include only from .cu files.
 #pragma once
 
@@ -14,12 +15,27 @@
 #include "kernels/cuda_block_rows.cuh"
 #include "kernels/row_path.h"
 #include "kernels/thread_ctx.cuh"
+#include "kernels/tiled_copy.cuh"
 
 namespace tsr::cuda {
 
 template <typename F>
 __global__ void grid_stride_kernel(int64_t n, F f) {
   gpu::grid_stride(gpu::ThreadCtx{blockIdx.x, blockDim.x, threadIdx.x, gridDim.x}, n, f);
+}
+
+// Tiles blockIdx.x, blockIdx.x + gridDim.x, ... of a tiled copy
+// (tiled_copy.cuh), kTileThreads threads per block. The emulator's
+// emulate_tiles (gpu/emulator/grid_emulator.h) runs the same two steps.
+template <typename F>
+__global__ void tiles_kernel(int64_t tiles, F f) {
+  __shared__ typename F::Tile tile;
+  for (int64_t i = blockIdx.x; i < tiles; i += gridDim.x) {
+    f.load(i, threadIdx.x, tile);
+    __syncthreads();
+    f.store(i, threadIdx.x, tile);
+    __syncthreads();  // every read of this tile before the next tile's load
+  }
 }
 
 // Throws TSR_ERR_INTERNAL naming the kernel when the last launch failed
@@ -57,6 +73,14 @@ class CudaLauncher {
     const uint32_t blocks = gpu::block_row_grid(rows, uint32_t(kMaxGrid));
     const size_t shared = size_t(threads) * sizeof(typename F::Partial);
     block_rows_kernel<F><<<blocks, threads, shared, stream_>>>(rows, f);
+    check_launch(name);
+  }
+
+  // A tiled copy's `tiles` tiles, one block of gpu::kTileThreads each.
+  template <typename F>
+  void launch_tiles(const char* name, int64_t tiles, const F& f) {
+    const int64_t blocks = std::min<int64_t>(tiles, kMaxGrid);
+    tiles_kernel<F><<<unsigned(blocks), gpu::kTileThreads, 0, stream_>>>(tiles, f);
     check_launch(name);
   }
 

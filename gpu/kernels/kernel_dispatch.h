@@ -5,7 +5,9 @@
 //   launcher.launch(name, n, functor)  runs functor(i) for i in [0, n)
 // as a grid-stride launch (a real one, or the emulator's);
 //   launcher.launch_rows(name, rows, len, f)  runs a row op's phase
-// functors one block per row (row_path.h decides which). Host code only.
+// functors one block per row (row_path.h decides which);
+//   launcher.launch_tiles(name, tiles, f)  runs a tiled copy's load and
+// store steps (tiled_copy.cuh) one tile at a time per block. Host code only.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +19,7 @@
 #include "kernels/reduce_row.cuh"
 #include "kernels/row_functors.cuh"
 #include "kernels/row_path.h"
+#include "kernels/tiled_copy.cuh"
 
 namespace tsr::gpu {
 
@@ -56,6 +59,18 @@ void dispatch_copy(Launcher& l, const KernelShape& shape, const KernelOperand& d
   check_shape(shape, "copy");
   check_dtype(dst.dtype, "copy");
   check_dtype(src.dtype, "copy");
+  if (const int32_t rows_dim = tiled_copy_source_dim(shape, dst, src); rows_dim >= 0) {
+    const KernelOperand* const ops[2] = {&dst, &src};
+    const int64_t tiles = tile_count(shape, rows_dim);
+    with_element_bits(dst.dtype, [&](auto bits) {
+      using T = decltype(bits);
+      if (fits_32bit<2>(shape, ops) && tiles < k32BitLimit)
+        l.launch_tiles("copy_tiled", tiles, make_tiled_copy<T, uint32_t>(shape, dst, src, rows_dim));
+      else
+        l.launch_tiles("copy_tiled", tiles, make_tiled_copy<T, int64_t>(shape, dst, src, rows_dim));
+    });
+    return;
+  }
   const KernelOperand* const ops[2] = {&dst, &src};
   launch_indexed<2>(l, "copy", shape, ops, [&](auto calc) {
     return CopyFn<std::remove_cvref_t<decltype(calc.sizes[0])>>{calc, dst.data, dst.dtype, src.data, src.dtype};

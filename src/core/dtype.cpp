@@ -18,14 +18,9 @@ void check_dtype(int d) {
 }
 
 int64_t element_size(tsr_dtype d) {
-  switch (d) {
-    case TSR_BOOL: case TSR_UINT8: case TSR_INT8: case TSR_FLOAT8_E4M3FN: case TSR_FLOAT8_E5M2:
-      return 1;
-    case TSR_INT16: case TSR_FLOAT16: case TSR_BFLOAT16: case TSR_UINT16: return 2;
-    case TSR_INT32: case TSR_FLOAT32: case TSR_UINT32: return 4;
-    case TSR_INT64: case TSR_FLOAT64: case TSR_UINT64: return 8;
-  }
-  fail(TSR_ERR_INVALID_ARGUMENT, "invalid dtype value ", int(d));
+  const int bytes = element_bytes(d);
+  if (bytes == 0) fail(TSR_ERR_INVALID_ARGUMENT, "invalid dtype value ", int(d));
+  return bytes;
 }
 
 bool is_integral(tsr_dtype d, bool include_bool) {

@@ -1,5 +1,5 @@
-// The facts about a dtype that need no library call: validity, name and
-// category. Inline and TSR_HOST_DEVICE, so libtessera.so, the CUDA plugin
+// The facts about a dtype that need no library call: validity, name, size
+// and category. Inline and TSR_HOST_DEVICE, so libtessera.so, the CUDA plugin
 // (which may use only header-only tessera code) and its device functors
 // all read the same table. core/dtype.h includes it.
 #pragma once
@@ -41,6 +41,19 @@ TSR_HOST_DEVICE inline const char* dtype_name(tsr_dtype d) {
     case TSR_FLOAT8_E5M2: return "float8_e5m2";
   }
   return nullptr;
+}
+
+// Bytes per element; 0 for a value outside the enum (core/dtype.h's
+// element_size refuses those).
+TSR_HOST_DEVICE inline int element_bytes(tsr_dtype d) {
+  switch (d) {
+    case TSR_BOOL: case TSR_UINT8: case TSR_INT8: case TSR_FLOAT8_E4M3FN: case TSR_FLOAT8_E5M2:
+      return 1;
+    case TSR_INT16: case TSR_FLOAT16: case TSR_BFLOAT16: case TSR_UINT16: return 2;
+    case TSR_INT32: case TSR_FLOAT32: case TSR_UINT32: return 4;
+    case TSR_INT64: case TSR_FLOAT64: case TSR_UINT64: return 8;
+  }
+  return 0;
 }
 
 // The storage-only dtypes (uint16/32/64, float8_e4m3fn, float8_e5m2): they

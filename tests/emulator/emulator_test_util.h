@@ -59,6 +59,29 @@ inline Tensor sample(const Shape& sizes, tsr_dtype dtype, int seed = 1, bool spe
   });
 }
 
+// Transposing copies: a contiguous tensor of `base` sizes read through
+// permute(perm) into a contiguous destination, and whether that copy (same
+// dtype) takes the tiled kernel (kernels/tiled_copy.cuh): partial tiles both
+// ways, a batch dim before or between the tile dims, NCHW -> NHWC with H and
+// W merged, and shapes that stay element-per-thread.
+struct TransposeCase {
+  Shape base, perm;
+  bool tiled;
+};
+inline const std::vector<TransposeCase>& transpose_cases() {
+  static const std::vector<TransposeCase> c{
+      {{45, 70}, {1, 0}, true},         // [70, 45]: partial tiles both ways
+      {{150, 70}, {1, 0}, true},        // [70, 150]: 2 x 3 tiles
+      {{16, 33}, {1, 0}, true},         // the shortest tiled extent, 16
+      {{3, 33, 40}, {0, 2, 1}, true},   // batch dim first
+      {{33, 3, 40}, {2, 1, 0}, true},   // batch dim between the tile dims
+      {{2, 20, 35}, {0, 2, 1}, true},   // NCHW [2,20,5,7] -> NHWC, H*W merged
+      {{15, 64}, {1, 0}, false},        // 15 < 16 columns: element per thread
+      {{4, 17, 3, 19}, {3, 1, 2, 0}, false},  // last dim 4 long
+  };
+  return c;
+}
+
 inline KernelShape kshape(const Shape& sizes) {
   KernelShape s{};
   s.ndim = int32_t(sizes.size());

@@ -2,6 +2,8 @@
 // (src/cpu/kernels), over layouts, broadcasts, dtypes and launch shapes.
 #include <sys/mman.h>
 
+#include <string>
+
 #include "cpu/kernels/activation.h"
 #include "cpu/kernels/elementwise.h"
 #include "emulator/emulated_kernels.h"
@@ -44,6 +46,34 @@ TEST(EmulatedCopy, EveryDtypePairTransposedBitForBit) {
       k.copy(kshape(src.sizes()), kop(actual), kop(src), kNoStream);
       EXPECT_TRUE(same_bits(expected, actual)) << dtype_name(from) << " -> " << dtype_name(to);
     }
+}
+
+// Transposing copies of one dtype move through shared-memory tiles
+// (kernels/tiled_copy.cuh), bit for bit the CPU's copy, every element
+// written (the emulated tile starts as garbage), over launch shapes down to
+// a grid of 1 and 3 blocks that loops over the tiles. A conversion, or a
+// source already unit-stride along the last dim, stays element per thread.
+TEST(EmulatedCopy, TiledTransposesBitForBit) {
+  for (const LaunchShape& s : {LaunchShape{256, 65535}, LaunchShape{1, 1}, LaunchShape{32, 3}})
+    for (const TransposeCase& c : transpose_cases())
+      for (tsr_dtype d : all_dtypes()) {
+        EmulatedKernels k(s);
+        Tensor src = views::permute(sample(c.base, d), c.perm);
+        Tensor expected = empty_like_sizes(src.sizes(), d), actual = empty_like_sizes(src.sizes(), d);
+        kernels::copy_strided(expected, src);
+        k.copy(kshape(src.sizes()), kop(actual), kop(src), kNoStream);
+        EXPECT_TRUE(same_bits(expected, actual)) << dtype_name(d) << " grid " << s.max_grid;
+        ASSERT_EQ(k.launches().size(), 1u);
+        EXPECT_STREQ(k.launches()[0], c.tiled ? "copy_tiled" : "copy") << dtype_name(d);
+      }
+  EmulatedKernels k;
+  Tensor src = views::t(sample({40, 50}, TSR_FLOAT32));
+  Tensor converted = empty_like_sizes(src.sizes(), TSR_FLOAT16);
+  k.copy(kshape(src.sizes()), kop(converted), kop(src), kNoStream);
+  Tensor strided = views::t(empty_like_sizes({50, 40}, TSR_FLOAT32));  // dst not unit-stride last
+  k.copy(kshape(src.sizes()), kop(strided), kop(src), kNoStream);
+  EXPECT_EQ(std::vector<std::string>(k.launches().begin(), k.launches().end()),
+            (std::vector<std::string>{"copy", "copy"}));
 }
 
 TEST(EmulatedCopy, ChannelsLastBroadcastAndLaunchShapes) {
@@ -101,6 +131,24 @@ TEST(EmulatedCopy, OffsetsPast2To31UseTheWideIndex) {
   k.reduce(ReduceKernel::Max, r, kNoStream);
   EXPECT_EQ(mx.data<uint8_t>()[2], 22);
   EXPECT_EQ(idx.data<int64_t>()[0], 1);
+  // A tiled copy (16 x 16 tiles of uint8) whose batch stride is 2^31 + 5:
+  // the tile functor's 64-bit index.
+  KernelOperand tile_src{base, TSR_UINT8, {stride, 1, 16}};
+  for (int j = 0; j < 256; ++j) {
+    base[j] = uint8_t(j);
+    base[stride + j] = uint8_t(255 - j);
+  }
+  Tensor tiled = empty_like_sizes({2, 16, 16}, TSR_UINT8);
+  EmulatedKernels t;
+  t.copy(kshape({2, 16, 16}), kop(tiled), tile_src, kNoStream);
+  ASSERT_EQ(t.launches().size(), 1u);
+  EXPECT_STREQ(t.launches()[0], "copy_tiled");
+  const uint8_t* got = tiled.data<uint8_t>();
+  for (int r = 0; r < 16; ++r)
+    for (int c = 0; c < 16; ++c) {
+      ASSERT_EQ(got[r * 16 + c], uint8_t(r + 16 * c)) << r << "," << c;
+      ASSERT_EQ(got[256 + r * 16 + c], uint8_t(255 - (r + 16 * c))) << r << "," << c;
+    }
   munmap(map, bytes);
 }
 

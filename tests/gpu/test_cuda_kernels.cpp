@@ -66,6 +66,27 @@ TEST(CudaKernels, CopyEveryDtypePair) {
     }
 }
 
+// The tiled copy (kernels/tiled_copy.cuh) on the GPU against the emulator
+// (which tests/emulator holds to the CPU), every dtype: the shared cases
+// plus a transpose of many tiles and an NCHW -> channels_last one.
+TEST(CudaKernels, TiledCopies) {
+  EmulatedKernels emu;
+  std::vector<TransposeCase> cases = transpose_cases();
+  cases.push_back({{1000, 700}, {1, 0}, true});
+  cases.push_back({{8, 64, 56 * 56}, {0, 2, 1}, true});
+  for (const TransposeCase& c : cases)
+    for (tsr_dtype d : all_dtypes()) {
+      Tensor src = views::permute(sample(c.base, d), c.perm);
+      Tensor want = host(src.sizes(), d), got = host(src.sizes(), d);
+      emu.copy(kshape(src.sizes()), kop(want), kop(src), kNoStream);
+      DeviceCopy s(src), o(got);
+      cuda::cuda_kernels().copy(kshape(src.sizes()), o.op(got, got.sizes()), s.op(src, src.sizes()),
+                                kCudaStream);
+      o.back(got);
+      EXPECT_TRUE(same_bits(want, got)) << dtype_name(d) << " base " << c.base.size() << "-D";
+    }
+}
+
 TEST(CudaKernels, FillUnaryBinary) {
   EmulatedKernels emu;
   for (tsr_dtype d : all_dtypes()) {
