@@ -84,5 +84,6 @@ inline void row(const char* name, double value, const char* unit, double tessera
 void alloc_bench(int rounds);
 void copy_bench(int rounds);
 void train_step_bench(int rounds);
+void ops_bench(int rounds);
 
 }  // namespace cuda_bench

@@ -30,5 +30,6 @@ int main(int argc, char** argv) {
   cuda_bench::alloc_bench(rounds);
   cuda_bench::copy_bench(rounds);
   cuda_bench::train_step_bench(rounds);
+  cuda_bench::ops_bench(rounds);
   return 0;
 }

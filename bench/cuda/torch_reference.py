@@ -3,7 +3,7 @@
 
 Usage: python3 bench/cuda/torch_reference.py [--quick]
 
-Same cases, sizes and timing as bench/cuda (copy.cpp, train_step.cpp):
+Same cases, sizes and timing as bench/cuda (copy.cpp, train_step.cpp, ops.cpp):
 GPU milliseconds from CUDA events, medians over rounds, GB/s counting bytes
 read + written, a device-to-device copy of the same bytes beside each copy.
 Needs a CUDA build of PyTorch (any version; it prints which). Without a GPU
@@ -72,6 +72,28 @@ def train_step_case(rounds, steps=50):
     row(f"torch {torch.__version__} on cuda:0 (GPU time, events)", statistics.median(times))
 
 
+def ops_case(rounds):
+    """Part 4: elementwise ops and reductions on float32 [4096, 4096]."""
+    g = torch.Generator(device="cuda").manual_seed(3)
+    a = torch.randn(4096, 4096, device="cuda", generator=g)
+    b = torch.randn(4096, 4096, device="cuda", generator=g)
+    m, row_bytes = a.numel() * 4, 4096 * 4
+    cases = [
+        ("a + b", 3 * m, lambda: a + b),
+        ("a + b.t()", 3 * m, lambda: a + b.t()),
+        ("relu(a)", 2 * m, lambda: torch.relu(a)),
+        ("a.to(float16)", 1.5 * m, lambda: a.to(torch.float16)),
+        ("a.sum(0)", m + row_bytes, lambda: a.sum(0)),
+        ("a.sum(1)", m + row_bytes, lambda: a.sum(1)),
+        ("a.max(1) (values, indices)", m + 3 * row_bytes, lambda: a.max(1)),
+        ("softmax(a, 1)", 2 * m, lambda: torch.softmax(a, 1)),
+    ]
+    for name, nbytes, fn in cases:
+        fn()
+        t = statistics.median(gpu_ms(fn) for _ in range(rounds))
+        print(f"  {name:<40} {t:8.3f} ms  {nbytes / t / 1e6:7.1f} GB/s")
+
+
 def main():
     quick = "--quick" in sys.argv[1:]
     if not torch.cuda.is_available():
@@ -91,6 +113,8 @@ def main():
               lambda: x.contiguous(memory_format=torch.channels_last), rounds)
     print("\n3. digits training step, MLP 64-128-10, batch 64 (milliseconds per step)")
     train_step_case(rounds)
+    print("\n4. elementwise ops and reductions on the GPU, float32 [4096,4096]")
+    ops_case(rounds)
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@
 
 #include "core/device_kernels.h"
 #include "core/error.h"
+#include "kernels/dense_functors.cuh"
 #include "kernels/elementwise_functors.cuh"
 #include "kernels/reduce_row.cuh"
 #include "kernels/row_functors.cuh"
@@ -59,6 +60,7 @@ void dispatch_copy(Launcher& l, const KernelShape& shape, const KernelOperand& d
   check_shape(shape, "copy");
   check_dtype(dst.dtype, "copy");
   check_dtype(src.dtype, "copy");
+  if (launch_dense_copy(l, shape, dst, src)) return;
   if (const int32_t rows_dim = tiled_copy_source_dim(shape, dst, src); rows_dim >= 0) {
     const KernelOperand* const ops[2] = {&dst, &src};
     const int64_t tiles = tile_count(shape, rows_dim);
@@ -117,6 +119,13 @@ void dispatch_unary(Launcher& l, UnaryKernel op, const KernelShape& shape, const
             "unary: invalid op ", int32_t(op));
   TSR_CHECK(unary_supported(op, !is_floating(compute)), TSR_ERR_UNSUPPORTED, "unary: op ",
             int32_t(op), " is not supported for compute dtype ", dtype_name(compute));
+  const int64_t n = shape.numel();
+  if (compute == TSR_FLOAT32 && out.dtype == TSR_FLOAT32 && in.dtype == TSR_FLOAT32 && n > 0 &&
+      dense_operand(shape, out, 4) && dense_operand(shape, in, 4)) {
+    l.launch("unary_dense", dense_chunks(n),
+             DenseUnaryF32{op, static_cast<float*>(out.data), static_cast<const float*>(in.data), alpha, n});
+    return;
+  }
   const KernelOperand* const ops[2] = {&out, &in};
   with_compute_type(compute, [&](auto c) {
     using C = decltype(c);
@@ -140,6 +149,15 @@ void dispatch_binary(Launcher& l, BinaryKernel op, const KernelShape& shape, con
   const bool is_bool = compute == TSR_BOOL;
   TSR_CHECK(binary_supported(op, !is_floating(compute), is_bool), TSR_ERR_UNSUPPORTED,
             "binary: op ", int32_t(op), " is not supported for compute dtype ", dtype_name(compute));
+  const int64_t n = shape.numel();
+  if (compute == TSR_FLOAT32 && out.dtype == TSR_FLOAT32 && a.dtype == TSR_FLOAT32 &&
+      b.dtype == TSR_FLOAT32 && n > 0 && dense_operand(shape, out, 4) && dense_operand(shape, a, 4) &&
+      dense_operand(shape, b, 4)) {
+    l.launch("binary_dense", dense_chunks(n),
+             DenseBinaryF32{op, static_cast<float*>(out.data), static_cast<const float*>(a.data),
+                            static_cast<const float*>(b.data), float(alpha), n});
+    return;
+  }
   const KernelOperand* const ops[3] = {&out, &a, &b};
   with_compute_type(compute, [&](auto c) {
     using C = decltype(c);

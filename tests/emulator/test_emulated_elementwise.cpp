@@ -286,6 +286,65 @@ TEST(EmulatedBinary, ArithmeticBroadcastAndPromotion) {
   }
 }
 
+// Dense float32 operands (and float32 <-> float16/bfloat16 copies) take
+// the 4-element pack functors (kernels/dense_functors.cuh); they must give
+// the general functors' bits. The general path is reached with the same
+// values through a transposed buffer; tails of 3 and 2 elements and an
+// input one element off its pack alignment (general path) are included.
+TEST(EmulatedElementwise, DensePathsGiveTheGeneralPathsBits) {
+  for (const LaunchShape& ls : {LaunchShape{32, 5}, LaunchShape{256, 65535}})
+    for (const Shape& sizes : {Shape{7, 149}, Shape{3, 2}}) {
+      EmulatedKernels k(ls);
+      // t's values through a layout no dense path takes: [rows, cols] with
+      // strides [1, rows].
+      auto strided = [](const Tensor& t) { return views::t(kernels::contiguous_copy(views::t(t), t.dtype())); };
+      auto last_launch = [&] { return std::string(k.launches().back()); };
+      const Shape& s = sizes;
+      for (int op = 0; op <= int(UnaryKernel::PowScalar); ++op)
+        for (double alpha : {1.5, -0.5, 2.0}) {
+          Tensor x = sample(s, TSR_FLOAT32);
+          Tensor dense = empty_like_sizes(s, TSR_FLOAT32), general = empty_like_sizes(s, TSR_FLOAT32);
+          k.unary(UnaryKernel(op), kshape(s), kop(dense), kop(x), alpha, TSR_FLOAT32, kNoStream);
+          EXPECT_EQ(last_launch(), "unary_dense");
+          k.unary(UnaryKernel(op), kshape(s), kop(general), kop(strided(x)), alpha, TSR_FLOAT32, kNoStream);
+          EXPECT_EQ(last_launch(), "unary");
+          EXPECT_TRUE(same_bits(general, dense)) << "unary op " << op << " alpha " << alpha;
+        }
+      for (int op = 0; op <= int(BinaryKernel::SqrtBackward); ++op) {
+        Tensor a = sample(s, TSR_FLOAT32, 1), b = sample(s, TSR_FLOAT32, 2);
+        Tensor dense = empty_like_sizes(s, TSR_FLOAT32), general = empty_like_sizes(s, TSR_FLOAT32);
+        k.binary(BinaryKernel(op), kshape(s), kop(dense), kop(a), kop(b), 0.75, TSR_FLOAT32, kNoStream);
+        EXPECT_EQ(last_launch(), "binary_dense");
+        k.binary(BinaryKernel(op), kshape(s), kop(general), kop(a), kop(strided(b)), 0.75, TSR_FLOAT32,
+                 kNoStream);
+        EXPECT_EQ(last_launch(), "binary");
+        EXPECT_TRUE(same_bits(general, dense)) << "binary op " << op;
+      }
+      const std::pair<tsr_dtype, tsr_dtype> pairs[] = {{TSR_FLOAT32, TSR_FLOAT32},  {TSR_FLOAT32, TSR_FLOAT16},
+                                                       {TSR_FLOAT32, TSR_BFLOAT16}, {TSR_FLOAT16, TSR_FLOAT32},
+                                                       {TSR_BFLOAT16, TSR_FLOAT32}};
+      for (const auto& [from, to] : pairs) {
+        Tensor src = sample(s, from);
+        Tensor dense = empty_like_sizes(s, to), general = empty_like_sizes(s, to);
+        k.copy(kshape(s), kop(dense), kop(src), kNoStream);
+        EXPECT_EQ(last_launch(), "copy_dense");
+        k.copy(kshape(s), kop(general), kop(strided(src)), kNoStream);
+        EXPECT_EQ(last_launch(), "copy");
+        EXPECT_TRUE(same_bits(general, dense)) << dtype_name(from) << " -> " << dtype_name(to);
+      }
+    }
+  // One element off the pack alignment: the general path, same values.
+  EmulatedKernels k;
+  Tensor flat = sample({1044}, TSR_FLOAT32);
+  Tensor off = views::narrow(flat, 0, 1, 1043), aligned = kernels::contiguous_copy(off, TSR_FLOAT32);
+  Tensor a = empty_like_sizes({1043}, TSR_FLOAT32), b = empty_like_sizes({1043}, TSR_FLOAT32);
+  k.unary(UnaryKernel::Exp, kshape({1043}), kop(a), kop(off), 0, TSR_FLOAT32, kNoStream);
+  k.unary(UnaryKernel::Exp, kshape({1043}), kop(b), kop(aligned), 0, TSR_FLOAT32, kNoStream);
+  EXPECT_EQ(std::vector<std::string>(k.launches().begin(), k.launches().end()),
+            (std::vector<std::string>{"unary", "unary_dense"}));
+  EXPECT_TRUE(same_bits(b, a));
+}
+
 TEST(EmulatedBinary, IntegerOverflowWraps) {
   EmulatedKernels k;
   Tensor a = make_tensor({3}, TSR_INT8, [](int64_t i) { return double(120 + i); });
