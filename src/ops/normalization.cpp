@@ -8,6 +8,7 @@
 #include "autograd/run.h"
 #include "cpu/kernels/elementwise.h"
 #include "cpu/kernels/normalization.h"
+#include "device/device_ops.h"
 #include "ops/grad_util.h"
 #include "ops/nn_functional.h"
 
@@ -33,12 +34,18 @@ class Softmax final : public prim::Primitive {
     return {prim::meta_of(in[0])};
   }
   Tensors eval_cpu(const Tensors& in) override { return {kernels::softmax(in[0], dim_)}; }
+  // The row kernel log_softmax uses, without the log (DeviceKernels::softmax).
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override {
+    return {device::softmax(k, in[0], dim_, false)};
+  }
   prim::SaveSpec save_spec(const prim::RequiresGrad&) const override { return {0, bit(0)}; }
-  // y * (g - sum(g * y, dim)).
+  // y * (g - sum(g * y, dim)): one fused CPU kernel, or (on a device, or
+  // under create_graph) the same formula in differentiable ops.
   Tensors backward(const BackwardContext& ctx) override {
     const Tensor& g = ctx.grad(0);
     Tensor y = ctx.output(0);
-    if (!autograd::is_grad_enabled()) return {kernels::softmax_backward(g, y, dim_)};
+    if (!autograd::is_grad_enabled() && g.device().type == TSR_DEVICE_CPU)
+      return {kernels::softmax_backward(g, y, dim_)};
     Shape dims;
     if (y.ndim() > 0) dims.push_back(dim_);
     return {mul(y, sub(g, sum(mul(g, y), dims, true)))};

@@ -144,5 +144,37 @@ TEST_F(DeviceTraining, ChannelsLastAndReductionsMatchTheCpuBitForBit) {
   EXPECT_EQ(id, ic);
 }
 
+// softmax on the device (the row kernel of log_softmax without the log) and
+// its backward (there the formula y * (g - sum(g * y)) in device ops),
+// against the CPU's fused kernels.
+TEST_F(DeviceTraining, SoftmaxAndItsGradientMatchTheCpu) {
+  const std::vector<float> v = pattern(5 * 9, 3.0f, 7), c = pattern(5 * 9, 1.0f, 11);
+  std::vector<float> y_host[2], grad_host[2];
+  for (int on_device = 0; on_device < 2; ++on_device) {
+    const tsr_device_type d = on_device ? kSim : TSR_DEVICE_CPU;
+    T x = on(from(v, {5, 9}), d), w = on(from(c, {5, 9}), d);
+    ASSERT_EQ(tsr_set_requires_grad(x.h, true), TSR_OK);
+    tsr_tensor *y, *yw, *loss;
+    ASSERT_EQ(tsr_softmax(x.h, 1, &y), TSR_OK) << tsr_last_error_message();
+    T y_(y);
+    EXPECT_EQ(tsr_tensor_device_type(y), d);
+    ASSERT_EQ(tsr_mul(y, w.h, &yw), TSR_OK) << tsr_last_error_message();
+    T yw_(yw);
+    ASSERT_EQ(tsr_sum(yw, 0, nullptr, false, &loss), TSR_OK) << tsr_last_error_message();
+    T loss_(loss);
+    ASSERT_EQ(tsr_backward(loss, nullptr, false), TSR_OK) << tsr_last_error_message();
+    tsr_tensor* g = nullptr;
+    ASSERT_EQ(tsr_grad(x.h, &g), TSR_OK);
+    T g_(g);
+    y_host[on_device] = host_values(y_);
+    grad_host[on_device] = host_values(g_);
+  }
+  expect_close(y_host[1], y_host[0], 1e-6f, 1e-7f, "softmax");
+  expect_close(grad_host[1], grad_host[0], 1e-5f, 1e-6f, "softmax gradient");
+  double row_sum = 0;
+  for (int j = 0; j < 9; ++j) row_sum += y_host[1][size_t(j)];
+  EXPECT_NEAR(row_sum, 1.0, 1e-6);
+}
+
 }  // namespace
 }  // namespace tsr::devtest
