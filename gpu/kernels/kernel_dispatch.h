@@ -60,6 +60,7 @@ void dispatch_copy(Launcher& l, const KernelShape& shape, const KernelOperand& d
   check_shape(shape, "copy");
   check_dtype(dst.dtype, "copy");
   check_dtype(src.dtype, "copy");
+  if (shape.numel() == 0) return;  // a tiled launch of 0 tiles would be 0 blocks
   if (launch_dense_copy(l, shape, dst, src)) return;
   if (const int32_t rows_dim = tiled_copy_source_dim(shape, dst, src); rows_dim >= 0) {
     const KernelOperand* const ops[2] = {&dst, &src};

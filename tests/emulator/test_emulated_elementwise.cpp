@@ -97,7 +97,11 @@ TEST(EmulatedCopy, ZeroDimAndEmpty) {
   EXPECT_EQ(*dst.data<int16_t>(), 2);
   Tensor e = empty_like_sizes({3, 0}, TSR_FLOAT32);
   k.copy(kshape({3, 0}), kop(e), kop(e), kNoStream);
-  EXPECT_EQ(k.launches().size(), 1u);  // the empty copy launched nothing
+  // A transposing copy with an empty batch dim: tile dims long enough for
+  // the tiled kernel, but no tile (and no launch of 0 blocks).
+  Tensor none = empty_like_sizes({0, 40, 40}, TSR_FLOAT32);
+  k.copy(kshape({0, 40, 40}), kop(none), kop(views::transpose(none, 1, 2)), kNoStream);
+  EXPECT_EQ(k.launches().size(), 1u);  // the empty copies launched nothing
 }
 
 TEST(EmulatedCopy, OffsetsPast2To31UseTheWideIndex) {
