@@ -9,10 +9,10 @@
 // Block-cooperative kernels (row kernels, kernels/block_rows.cuh; tiled
 // copies, kernels/tiled_copy.cuh) are emulated block synchronously: every
 // thread of a block runs one step (the code between two __syncthreads of
-// the __global__ wrapper) before any thread runs the next, with an emulated shared-memory array per block. The steps are
-// the kernel's, in its order, calling the same phase functors; the barriers
-// themselves are this file's, so a barrier missing from the __global__
-// wrapper would not show here.
+// the __global__ wrapper) before any thread runs the next, with an emulated
+// shared-memory array per block. The steps are the kernel's, in its order,
+// calling the same phase functors; the barriers themselves are this file's,
+// so a barrier missing from the __global__ wrapper would not show here.
 #pragma once
 
 #include <algorithm>

@@ -46,6 +46,16 @@ inline bool dense_operand(const KernelShape& shape, const KernelOperand& op, int
   return true;
 }
 
+// Whether an elementwise launch over shape takes the float32 pack
+// functors: float32 compute, every operand float32 and dense, some element.
+template <int N>
+bool dense_float32(const KernelShape& shape, tsr_dtype compute, const KernelOperand* const (&ops)[N]) {
+  if (compute != TSR_FLOAT32 || shape.numel() == 0) return false;
+  for (const KernelOperand* op : ops)
+    if (op->dtype != TSR_FLOAT32 || !dense_operand(shape, *op, sizeof(float))) return false;
+  return true;
+}
+
 // out = op(in, alpha), float32 (UnaryFn<float> with float32 operands).
 struct DenseUnaryF32 {
   UnaryKernel op;
@@ -126,22 +136,23 @@ struct DenseConvert {
 };
 
 // Launches dst <- src as DenseConvert<K> when both are dense for its
-// element types; false (nothing launched) otherwise.
+// element types; false (nothing launched) otherwise. shape has an element
+// (dispatch_copy returns before on an empty one).
 template <DenseConversion K, typename Launcher>
 bool launch_dense_convert(Launcher& l, const KernelShape& shape, const KernelOperand& dst,
                           const KernelOperand& src) {
   using F = DenseConvert<K>;
-  const int64_t n = shape.numel();
-  if (n == 0 || !dense_operand(shape, dst, sizeof(typename F::To)) ||
-      !dense_operand(shape, src, sizeof(typename F::From)))
+  if (!dense_operand(shape, dst, sizeof(typename F::To)) || !dense_operand(shape, src, sizeof(typename F::From)))
     return false;
+  const int64_t n = shape.numel();
   l.launch("copy_dense", dense_chunks(n),
            F{static_cast<typename F::To*>(dst.data), static_cast<const typename F::From*>(src.data), n});
   return true;
 }
 
 // dst <- src through a DenseConvert when the dtype pair has one and both
-// operands are dense; false (nothing launched) otherwise.
+// operands are dense; false (nothing launched) otherwise. shape has an
+// element.
 template <typename Launcher>
 bool launch_dense_copy(Launcher& l, const KernelShape& shape, const KernelOperand& dst,
                        const KernelOperand& src) {

@@ -109,35 +109,26 @@ TSR_HOST_DEVICE inline bool unary_supported(UnaryKernel op, bool int_compute) {
   return !int_compute || op == UnaryKernel::Neg || op == UnaryKernel::Relu;
 }
 
-// a + k * b and a - k * b rounded after the product and after the sum, as
-// the CPU kernels compute them (built with -ffp-contract=off). nvcc fuses
-// them into one fma by default, a different rounding whenever k != 1 (seen
-// on an H200: torch.add(a, b, alpha=0.75) one ulp off the CPU's); the _rn
-// intrinsics are never fused.
+// k * b rounded on its own, as the CPU kernels round it before adding it
+// (they are built with -ffp-contract=off). nvcc fuses a + k * b into one
+// fma by default, a different rounding whenever k != 1 (seen on an H200:
+// torch.add(a, b, alpha=0.75) one ulp off the CPU's); a product with an
+// explicit rounding mode (__fmul_rn, PTX mul.rn) is never fused.
 template <typename C>
-TSR_HOST_DEVICE inline C add_scaled(C a, C k, C b) {
+TSR_HOST_DEVICE inline C unfused_mul(C k, C b) {
 #ifdef __CUDA_ARCH__
-  if constexpr (sizeof(C) == 4) return __fadd_rn(a, __fmul_rn(k, b));
-  else return __dadd_rn(a, __dmul_rn(k, b));
+  if constexpr (sizeof(C) == 4) return __fmul_rn(k, b);
+  else return __dmul_rn(k, b);
 #else
-  return C(a + k * b);
-#endif
-}
-template <typename C>
-TSR_HOST_DEVICE inline C sub_scaled(C a, C k, C b) {
-#ifdef __CUDA_ARCH__
-  if constexpr (sizeof(C) == 4) return __fsub_rn(a, __fmul_rn(k, b));
-  else return __dsub_rn(a, __dmul_rn(k, b));
-#else
-  return C(a - k * b);
+  return C(k * b);
 #endif
 }
 
 template <typename C>
 TSR_HOST_DEVICE inline C binary_float(BinaryKernel op, C a, C b, C k) {
   switch (op) {
-    case BinaryKernel::Add: return add_scaled(a, k, b);
-    case BinaryKernel::Sub: return sub_scaled(a, k, b);
+    case BinaryKernel::Add: return C(a + unfused_mul(k, b));
+    case BinaryKernel::Sub: return C(a - unfused_mul(k, b));
     case BinaryKernel::Mul: return C(a * b);
     case BinaryKernel::Div: return C(a / b);
     case BinaryKernel::ReluBackward: return b <= C(0) ? C(0) : a;  // threshold_backward

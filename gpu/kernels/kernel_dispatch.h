@@ -62,8 +62,8 @@ void dispatch_copy(Launcher& l, const KernelShape& shape, const KernelOperand& d
   check_dtype(src.dtype, "copy");
   if (shape.numel() == 0) return;  // a tiled launch of 0 tiles would be 0 blocks
   if (launch_dense_copy(l, shape, dst, src)) return;
+  const KernelOperand* const ops[2] = {&dst, &src};
   if (const int32_t rows_dim = tiled_copy_source_dim(shape, dst, src); rows_dim >= 0) {
-    const KernelOperand* const ops[2] = {&dst, &src};
     const int64_t tiles = tile_count(shape, rows_dim);
     with_element_bits(dst.dtype, [&](auto bits) {
       using T = decltype(bits);
@@ -74,7 +74,6 @@ void dispatch_copy(Launcher& l, const KernelShape& shape, const KernelOperand& d
     });
     return;
   }
-  const KernelOperand* const ops[2] = {&dst, &src};
   launch_indexed<2>(l, "copy", shape, ops, [&](auto calc) {
     return CopyFn<std::remove_cvref_t<decltype(calc.sizes[0])>>{calc, dst.data, dst.dtype, src.data, src.dtype};
   });
@@ -120,14 +119,13 @@ void dispatch_unary(Launcher& l, UnaryKernel op, const KernelShape& shape, const
             "unary: invalid op ", int32_t(op));
   TSR_CHECK(unary_supported(op, !is_floating(compute)), TSR_ERR_UNSUPPORTED, "unary: op ",
             int32_t(op), " is not supported for compute dtype ", dtype_name(compute));
-  const int64_t n = shape.numel();
-  if (compute == TSR_FLOAT32 && out.dtype == TSR_FLOAT32 && in.dtype == TSR_FLOAT32 && n > 0 &&
-      dense_operand(shape, out, 4) && dense_operand(shape, in, 4)) {
+  const KernelOperand* const ops[2] = {&out, &in};
+  if (dense_float32(shape, compute, ops)) {
+    const int64_t n = shape.numel();
     l.launch("unary_dense", dense_chunks(n),
              DenseUnaryF32{op, static_cast<float*>(out.data), static_cast<const float*>(in.data), alpha, n});
     return;
   }
-  const KernelOperand* const ops[2] = {&out, &in};
   with_compute_type(compute, [&](auto c) {
     using C = decltype(c);
     launch_indexed<2>(l, "unary", shape, ops, [&](auto calc) {
@@ -150,16 +148,14 @@ void dispatch_binary(Launcher& l, BinaryKernel op, const KernelShape& shape, con
   const bool is_bool = compute == TSR_BOOL;
   TSR_CHECK(binary_supported(op, !is_floating(compute), is_bool), TSR_ERR_UNSUPPORTED,
             "binary: op ", int32_t(op), " is not supported for compute dtype ", dtype_name(compute));
-  const int64_t n = shape.numel();
-  if (compute == TSR_FLOAT32 && out.dtype == TSR_FLOAT32 && a.dtype == TSR_FLOAT32 &&
-      b.dtype == TSR_FLOAT32 && n > 0 && dense_operand(shape, out, 4) && dense_operand(shape, a, 4) &&
-      dense_operand(shape, b, 4)) {
+  const KernelOperand* const ops[3] = {&out, &a, &b};
+  if (dense_float32(shape, compute, ops)) {
+    const int64_t n = shape.numel();
     l.launch("binary_dense", dense_chunks(n),
              DenseBinaryF32{op, static_cast<float*>(out.data), static_cast<const float*>(a.data),
                             static_cast<const float*>(b.data), float(alpha), n});
     return;
   }
-  const KernelOperand* const ops[3] = {&out, &a, &b};
   with_compute_type(compute, [&](auto c) {
     using C = decltype(c);
     C k;

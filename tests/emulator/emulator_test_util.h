@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "core/device_kernels.h"
@@ -80,6 +81,17 @@ inline const std::vector<TransposeCase>& transpose_cases() {
       {{4, 17, 3, 19}, {3, 1, 2, 0}, false},  // last dim 4 long
   };
   return c;
+}
+
+// The (from, to) dtype pairs a dense copy converts as 4-element packs
+// (kernels/dense_functors.cuh's DenseConversion).
+inline const std::vector<std::pair<tsr_dtype, tsr_dtype>>& dense_conversion_pairs() {
+  static const std::vector<std::pair<tsr_dtype, tsr_dtype>> p{{TSR_FLOAT32, TSR_FLOAT32},
+                                                              {TSR_FLOAT32, TSR_FLOAT16},
+                                                              {TSR_FLOAT32, TSR_BFLOAT16},
+                                                              {TSR_FLOAT16, TSR_FLOAT32},
+                                                              {TSR_BFLOAT16, TSR_FLOAT32}};
+  return p;
 }
 
 inline KernelShape kshape(const Shape& sizes) {

@@ -324,10 +324,7 @@ TEST(EmulatedElementwise, DensePathsGiveTheGeneralPathsBits) {
         EXPECT_EQ(last_launch(), "binary");
         EXPECT_TRUE(same_bits(general, dense)) << "binary op " << op;
       }
-      const std::pair<tsr_dtype, tsr_dtype> pairs[] = {{TSR_FLOAT32, TSR_FLOAT32},  {TSR_FLOAT32, TSR_FLOAT16},
-                                                       {TSR_FLOAT32, TSR_BFLOAT16}, {TSR_FLOAT16, TSR_FLOAT32},
-                                                       {TSR_BFLOAT16, TSR_FLOAT32}};
-      for (const auto& [from, to] : pairs) {
+      for (const auto& [from, to] : dense_conversion_pairs()) {
         Tensor src = sample(s, from);
         Tensor dense = empty_like_sizes(s, to), general = empty_like_sizes(s, to);
         k.copy(kshape(s), kop(dense), kop(src), kNoStream);

@@ -118,7 +118,7 @@ TEST(CudaKernels, DensePaths) {
     else EXPECT_TRUE(close(want, got, tolerance(TSR_FLOAT32))) << "binary " << op;
   }
   // add/sub with alpha != 1 on the general path too: the product and the
-  // sum rounded apart, as on the CPU (element_math.cuh's add_scaled).
+  // sum rounded apart, as on the CPU (element_math.cuh's unfused_mul).
   for (tsr_dtype d : {TSR_FLOAT64, TSR_BFLOAT16, TSR_FLOAT32})
     for (BinaryKernel op : {BinaryKernel::Add, BinaryKernel::Sub}) {
       Tensor a = sample({40, 50}, d, 1), b = views::t(sample({50, 40}, d, 2));
@@ -130,10 +130,7 @@ TEST(CudaKernels, DensePaths) {
       o.back(got);
       EXPECT_TRUE(same_bits_any_nan(want, got)) << "binary " << int(op) << " " << dtype_name(d);
     }
-  const std::pair<tsr_dtype, tsr_dtype> pairs[] = {{TSR_FLOAT32, TSR_FLOAT32},  {TSR_FLOAT32, TSR_FLOAT16},
-                                                   {TSR_FLOAT32, TSR_BFLOAT16}, {TSR_FLOAT16, TSR_FLOAT32},
-                                                   {TSR_BFLOAT16, TSR_FLOAT32}};
-  for (const auto& [from, to] : pairs) {
+  for (const auto& [from, to] : dense_conversion_pairs()) {
     Tensor src = sample(s, from);
     Tensor want = host(s, to), got = host(s, to);
     emu.copy(kshape(s), kop(want), kop(src), kNoStream);
