@@ -115,6 +115,13 @@ inline double paired_ratio(const std::vector<double>& a, const std::vector<doubl
   return median(q);
 }
 
+// TSR_BENCH_ONLY=text: run only the cases whose name contains text (for
+// trying one kernel change without the whole table).
+inline bool wanted(const std::string& case_name) {
+  const char* only = std::getenv("TSR_BENCH_ONLY");
+  return only == nullptr || case_name.find(only) != std::string::npos;
+}
+
 inline void rule() { std::printf("  %s\n", std::string(118, '-').c_str()); }
 
 }  // namespace bench

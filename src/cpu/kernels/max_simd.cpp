@@ -95,62 +95,46 @@ void ColumnArgmax(const T* HWY_RESTRICT x, int64_t cols, int64_t rows, int64_t r
   using I = hn::TFromD<decltype(di)>;
   const int64_t N = int64_t(hn::Lanes(d));
   constexpr int64_t kBlock = 16384 / sizeof(T);  // 16 KiB of each row per pass
+  constexpr int64_t kRows = 8;
   HWY_ALIGN I bi[kBlock];
   for (int64_t j0 = 0; j0 < cols; j0 += kBlock) {
     const int64_t w = std::min(kBlock, cols - j0);
     T* b = best + j0;
     std::copy(x + j0, x + j0 + w, b);
     std::fill(bi, bi + w, I(0));
-    // Four rows per pass over the running maxima (kept in registers
-    // between them), in row order, so the rule sees them one by one.
+    // Up to kRows rows per pass over the running maxima (kept in registers
+    // between them), in row order, so the rule sees them one by one; the
+    // last pass takes the rows left. Eight rows per pass read about 1.2x
+    // faster than four then one at a time on Zen 4 (fewer loads and stores
+    // of the maxima per row read; bench/README.md "Reductions").
     // Narrow blocks go one row at a time: their rows lie next to each
     // other, and memory is then read in order.
-    int64_t i = 1;
-    const bool narrow = w * int64_t(sizeof(T)) <= 1024;
-    for (; !narrow && i + 4 <= rows; i += 4) {
+    const int64_t per_pass = w * int64_t(sizeof(T)) <= 1024 ? 1 : kRows;
+    for (int64_t i = 1; i < rows; i += per_pass) {
+      const int k = int(std::min(per_pass, rows - i));
       const T* row = x + i * row_stride + j0;
-      const auto i0 = hn::Set(di, I(i)), i1 = hn::Set(di, I(i + 1)), i2 = hn::Set(di, I(i + 2)),
-                 i3 = hn::Set(di, I(i + 3));
+      hn::Vec<decltype(di)> ir[kRows];
+      for (int r = 0; r < k; ++r) ir[r] = hn::Set(di, I(i + r));
       int64_t j = 0;
       for (; j + N <= w; j += N) {
         auto bv = hn::LoadU(d, b + j);
         auto iv = hn::LoadU(di, bi + j);
-        // Blending on "keep" spares the negation on the dependency chain.
-        auto step = [&](const T* p, decltype(i0) ir) {
-          const auto v = hn::LoadU(d, p + j);
+        for (int r = 0; r < k; ++r) {
+          const auto v = hn::LoadU(d, row + r * row_stride + j);
+          // Blending on "keep" spares the negation on the dependency chain.
           const auto keep = Keeps(d, v, bv);
           bv = hn::IfThenElse(keep, bv, v);
-          iv = hn::IfThenElse(hn::RebindMask(di, keep), iv, ir);
-        };
-        step(row, i0);
-        step(row + row_stride, i1);
-        step(row + 2 * row_stride, i2);
-        step(row + 3 * row_stride, i3);
+          iv = hn::IfThenElse(hn::RebindMask(di, keep), iv, ir[r]);
+        }
         hn::StoreU(bv, d, b + j);
         hn::StoreU(iv, di, bi + j);
       }
       for (; j < w; ++j)
-        for (int r = 0; r < 4; ++r)
+        for (int r = 0; r < k; ++r)
           if (TakesScalar(row[r * row_stride + j], b[j])) {
             b[j] = row[r * row_stride + j];
             bi[j] = I(i + r);
           }
-    }
-    for (; i < rows; ++i) {
-      const T* row = x + i * row_stride + j0;
-      const auto cur = hn::Set(di, I(i));
-      int64_t j = 0;
-      for (; j + N <= w; j += N) {
-        const auto v = hn::LoadU(d, row + j), bv = hn::LoadU(d, b + j);
-        const auto take = Takes(d, v, bv);
-        hn::StoreU(hn::IfThenElse(take, v, bv), d, b + j);
-        hn::StoreU(hn::IfThenElse(hn::RebindMask(di, take), cur, hn::LoadU(di, bi + j)), di, bi + j);
-      }
-      for (; j < w; ++j)
-        if (TakesScalar(row[j], b[j])) {
-          b[j] = row[j];
-          bi[j] = I(i);
-        }
     }
     for (int64_t j = 0; j < w; ++j) idx[j0 + j] = bi[j];
   }

@@ -152,7 +152,7 @@ void ColumnBlock(A* HWY_RESTRICT acc, const T* HWY_RESTRICT x, int64_t w, int64_
     for (; j < w; ++j)
       for (int r = 0; r < K; ++r) l0[j] += A(row[r * row_stride + j]);
   };
-  using Four = std::integral_constant<int, 4>;
+  using Eight = std::integral_constant<int, 8>;
   using One = std::integral_constant<int, 1>;
   // The cascade over rows, K rows per pass (step is a multiple of 16).
   auto cascade = [&](auto k_rows) {
@@ -173,7 +173,7 @@ void ColumnBlock(A* HWY_RESTRICT acc, const T* HWY_RESTRICT x, int64_t w, int64_
   // a time: their rows lie next to each other, so memory is then read in
   // order, and their accumulators stay in L1 anyway.
   if (w * int64_t(sizeof(A)) <= 1024) cascade(One{});
-  else cascade(Four{});
+  else cascade(Eight{});
   for (int64_t l = 1; l < kLevels; ++l) add_into(l0, lv + l * w, false);
   add_into(acc, l0, false);
 }
