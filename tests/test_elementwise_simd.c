@@ -7,6 +7,8 @@
  * infinities; pow's SLEEF body and scalar tail on a long row. */
 #include "helpers.h"
 
+#include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,4 +96,89 @@ Test(elementwise_simd, matches_torch_bit_for_bit) {
     if (b) tsr_tensor_release(b);
     tsr_tensor_release(a);
   }
+}
+
+/* x[i] for the in-place tests: magnitudes from 1e-3 to 1e3, both signs,
+ * with NaN, infinities and -0.0 among them. */
+static double inplace_value(int64_t i) {
+  if (i % 97 == 5) return NAN;
+  if (i % 89 == 7) return i % 2 ? INFINITY : -INFINITY;
+  if (i % 83 == 3) return -0.0;
+  const int64_t h = (i * 7919) % 10007;
+  return (h % 2 ? -1.0 : 1.0) * (double)h / 1009.0 * pow(10.0, (double)(h % 7) - 3.0);
+}
+
+/* A [n] tensor of dtype d with inplace_value(i + shift), dense, or (when
+ * strided) the column 0 of a [n, 2] one: every other element, which
+ * add_into / scale_inplace run through their scalar loops. */
+static tsr_tensor* inplace_operand(tsr_dtype d, int64_t n, int64_t shift, bool strided) {
+  double* v = malloc((size_t)n * sizeof(double));
+  for (int64_t i = 0; i < n; ++i) v[i] = inplace_value(i + shift);
+  tsr_tensor *f64, *dense, *out;
+  TSR_ASSERT_OK(tsr_from_data(v, (size_t)n * sizeof(double), 1, &n, TSR_FLOAT64, &f64));
+  free(v);
+  TSR_ASSERT_OK(tsr_to_dtype(f64, d, &dense));
+  tsr_tensor_release(f64);
+  if (!strided) return dense;
+  const int64_t s2[] = {n, 2};
+  tsr_tensor* wide;
+  TSR_ASSERT_OK(tsr_zeros(2, s2, d, TSR_CPU, &wide));
+  TSR_ASSERT_OK(tsr_select(wide, 1, 0, &out));
+  TSR_ASSERT_OK(tsr_copy_(out, dense));
+  tsr_tensor_release(wide);
+  tsr_tensor_release(dense);
+  return out;
+}
+
+/* a and b hold the same bits, element by element, except that a NaN
+ * matches any NaN: which NaN an operation on two NaNs (or an invalid
+ * operation on a NaN) returns depends on the order of the instruction's
+ * operands, which the compiler picks; torch's loops differ the same way. */
+static void expect_same_bits(const tsr_tensor* a, const tsr_tensor* b, const char* what, tsr_dtype d) {
+  const int64_t n = tsr_tensor_numel(a);
+  double *x = malloc((size_t)n * sizeof(double)), *y = malloc((size_t)n * sizeof(double));
+  const tsr_tensor* in[] = {a, b};
+  double* out[] = {x, y};
+  for (int k = 0; k < 2; ++k) { /* every value of the four dtypes is exact in float64 */
+    tsr_tensor* f64;
+    TSR_ASSERT_OK(tsr_to_dtype(in[k], TSR_FLOAT64, &f64));
+    TSR_ASSERT_OK(tsr_copy_to_buffer(f64, out[k], (size_t)n * sizeof(double), NULL));
+    tsr_tensor_release(f64);
+  }
+  for (int64_t i = 0; i < n; ++i)
+    if (!(isnan(x[i]) && isnan(y[i])) && memcmp(&x[i], &y[i], sizeof(double)) != 0) {
+      cr_expect(false, "%s, %s: element %ld of the dense (vectorized) run is %a, the strided one %a", what,
+                tsr_dtype_name(d), (long)i, x[i], y[i]);
+      break;
+    }
+  free(x);
+  free(y);
+}
+
+/* The optimizers' p.add_(g, alpha=a) and p.mul_(s): dense runs go through
+ * the SIMD loops (elementwise_simd.h add_scaled / binary_scalar), strided
+ * ones through the scalar loops; both give the same bits (product rounded,
+ * then the sum: never one fma), for every floating dtype, over more than one
+ * 1024-element chunk and a tail. */
+Test(elementwise_simd, add_alpha_and_mul_scalar_in_place_match_the_scalar_loops) {
+  const tsr_dtype dts[] = {TSR_FLOAT32, TSR_FLOAT64, TSR_FLOAT16, TSR_BFLOAT16};
+  const double alphas[] = {0.1, -0.75, 1e-3, 0.0};
+  const int64_t n = 2 * 1024 + 37;
+  for (size_t k = 0; k < sizeof dts / sizeof dts[0]; ++k)
+    for (size_t a = 0; a < sizeof alphas / sizeof alphas[0]; ++a) {
+      tsr_tensor* p[2];
+      tsr_tensor* g[2];
+      for (int s = 0; s < 2; ++s) {
+        p[s] = inplace_operand(dts[k], n, 0, s == 1);
+        g[s] = inplace_operand(dts[k], n, 11, s == 1);
+        TSR_ASSERT_OK(tsr_add_(p[s], g[s], alphas[a]));
+      }
+      expect_same_bits(p[0], p[1], "add_(alpha)", dts[k]);
+      for (int s = 0; s < 2; ++s) TSR_ASSERT_OK(tsr_mul_scalar_(p[s], 1 - alphas[a] * 3));
+      expect_same_bits(p[0], p[1], "mul_(scalar)", dts[k]);
+      for (int s = 0; s < 2; ++s) {
+        tsr_tensor_release(p[s]);
+        tsr_tensor_release(g[s]);
+      }
+    }
 }

@@ -144,9 +144,14 @@ void check_unary(Un op, F f, double ulps) {
     for (size_t i = 0; i < n; ++i) {
       const C want = C(T(f(C(a[i])))), got = C(o[i]);
       if (ulps == 0 || std::isnan(want) || std::isinf(want)) {
-        if (std::isnan(want)) ASSERT_TRUE(std::isnan(got)) << int(op) << " x=" << double(C(a[i]));
-        else ASSERT_EQ(got, want) << int(op) << " x=" << double(C(a[i]));
-        if (ulps == 0) ASSERT_TRUE(same_bits(o[i], T(f(C(a[i]))))) << int(op) << " x=" << double(C(a[i]));
+        if (std::isnan(want)) {
+          ASSERT_TRUE(std::isnan(got)) << int(op) << " x=" << double(C(a[i]));
+        } else {
+          ASSERT_EQ(got, want) << int(op) << " x=" << double(C(a[i]));
+        }
+        if (ulps == 0) {
+          ASSERT_TRUE(same_bits(o[i], T(f(C(a[i]))))) << int(op) << " x=" << double(C(a[i]));
+        }
         continue;
       }
       // ulps of the storage type T around the wanted value

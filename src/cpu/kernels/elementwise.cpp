@@ -420,6 +420,9 @@ void add_into(const Tensor& dst, const Tensor& src0, double alpha) {
                       if constexpr (std::is_same_v<T, bool>) {
                         for (int64_t i = 0; i < n; ++i) o[i * so] = o[i * so] || (alpha != 0 && x[i * sx]);
                       } else {
+                        // The optimizers' p.add_(g, alpha=...): dense runs vectorized.
+                        if constexpr (simd_type<T>)
+                          if (so == 1 && sx == 1 && simd::add_scaled(simd_dtype<T>(), o, o, x, alpha, n)) return;
                         const C k = convert<C>(alpha);
                         for (int64_t i = 0; i < n; ++i)
                           o[i * so] = T(wrap_add(C(o[i * so]), wrap_mul(k, C(x[i * sx]))));
@@ -439,6 +442,10 @@ void scale_inplace(const Tensor& dst, double s) {
       if constexpr (std::is_same_v<T, bool>) {
         for (int64_t i = 0; i < n; ++i) o[i * so] = o[i * so] && s != 0;
       } else {
+        // Floating dense runs (the optimizers' mul_): the SIMD loop, k in
+        // the compute type as below.
+        if constexpr (simd_type<T>)
+          if (so == 1 && simd::binary_scalar(simd::Bin::Mul, simd_dtype<T>(), o, o, s, n)) return;
         const C k = convert<C>(s);
         for (int64_t i = 0; i < n; ++i) o[i * so] = T(wrap_mul(C(o[i * so]), k));
       }

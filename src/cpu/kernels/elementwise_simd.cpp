@@ -413,6 +413,56 @@ bool unary(Un op, tsr_dtype d, void* out, const void* x, int64_t n) {
   }
 }
 
+bool add_scaled(tsr_dtype d, void* out, const void* a, const void* b, double k, int64_t n) {
+  // Chunks in L1: the product into a buffer, then the sum, each by the
+  // tested elementwise loops.
+  switch (d) {
+    case TSR_FLOAT32: {
+      alignas(64) float prod[kChunk];
+      const float kf = float(k);
+      const auto* pa = static_cast<const float*>(a);
+      const auto* pb = static_cast<const float*>(b);
+      auto* po = static_cast<float*>(out);
+      for (int64_t i = 0; i < n; i += kChunk) {
+        const size_t m = size_t(n - i < kChunk ? n - i : kChunk);
+        HWY_DYNAMIC_DISPATCH(BinaryF32)(int(Bin::Mul), prod, pb + i, &kf, m, int(Bcast::B));
+        HWY_DYNAMIC_DISPATCH(BinaryF32)(int(Bin::Add), po + i, pa + i, prod, m, int(Bcast::None));
+      }
+      return true;
+    }
+    case TSR_FLOAT64: {
+      alignas(64) double prod[kChunk];
+      const auto* pa = static_cast<const double*>(a);
+      const auto* pb = static_cast<const double*>(b);
+      auto* po = static_cast<double*>(out);
+      for (int64_t i = 0; i < n; i += kChunk) {
+        const size_t m = size_t(n - i < kChunk ? n - i : kChunk);
+        HWY_DYNAMIC_DISPATCH(BinaryF64)(int(Bin::Mul), prod, pb + i, &k, m, int(Bcast::B));
+        HWY_DYNAMIC_DISPATCH(BinaryF64)(int(Bin::Add), po + i, pa + i, prod, m, int(Bcast::None));
+      }
+      return true;
+    }
+    case TSR_FLOAT16:
+    case TSR_BFLOAT16: {
+      alignas(64) float fa[kChunk], fb[kChunk];
+      const float kf = float(k);
+      const auto* pa = static_cast<const uint16_t*>(a);
+      const auto* pb = static_cast<const uint16_t*>(b);
+      auto* po = static_cast<uint16_t*>(out);
+      for (int64_t i = 0; i < n; i += kChunk) {
+        const int64_t m = n - i < kChunk ? n - i : kChunk;
+        to_float(d, pa + i, fa, m);
+        to_float(d, pb + i, fb, m);
+        HWY_DYNAMIC_DISPATCH(BinaryF32)(int(Bin::Mul), fb, fb, &kf, size_t(m), int(Bcast::B));
+        HWY_DYNAMIC_DISPATCH(BinaryF32)(int(Bin::Add), fa, fa, fb, size_t(m), int(Bcast::None));
+        from_float(d, fa, po + i, m);
+      }
+      return true;
+    }
+    default: return false;
+  }
+}
+
 bool clamp_16bit(tsr_dtype d, void* out, const void* x, int64_t n, const float* lo, const float* hi) {
   if (d != TSR_FLOAT16 && d != TSR_BFLOAT16) return false;
   alignas(64) float f[kChunk];

@@ -48,6 +48,11 @@ bool binary(Bin op, tsr_dtype d, void* out, const void* a, const void* b, int64_
 // floats, as the scalar ops' compute_t: k is not rounded to the dtype).
 bool binary_scalar(Bin op, tsr_dtype d, void* out, const void* a, double k, int64_t n);
 bool unary(Un op, tsr_dtype d, void* out, const void* x, int64_t n);
+// out[i] = a[i] + k * b[i], floating dtypes (false for the others): the
+// product rounded to the compute type (float for the 16-bit floats), then
+// the sum, as add_into's scalar loop (never one fused multiply-add). out
+// may be a (in place).
+bool add_scaled(tsr_dtype d, void* out, const void* a, const void* b, double k, int64_t n);
 // clamp of float16 / bfloat16 (false for other dtypes): out[i] = x[i]
 // clamped to lo (when not NULL) then to hi (when not NULL), in float, one
 // conversion each way per element. The bounds are already values of the
