@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 #include "cpu/kernels/max_simd.h"
 
@@ -95,31 +96,24 @@ void ColumnArgmax(const T* HWY_RESTRICT x, int64_t cols, int64_t rows, int64_t r
   using I = hn::TFromD<decltype(di)>;
   const int64_t N = int64_t(hn::Lanes(d));
   constexpr int64_t kBlock = 16384 / sizeof(T);  // 16 KiB of each row per pass
-  constexpr int64_t kRows = 8;
   HWY_ALIGN I bi[kBlock];
   for (int64_t j0 = 0; j0 < cols; j0 += kBlock) {
     const int64_t w = std::min(kBlock, cols - j0);
     T* b = best + j0;
     std::copy(x + j0, x + j0 + w, b);
     std::fill(bi, bi + w, I(0));
-    // Up to kRows rows per pass over the running maxima (kept in registers
-    // between them), in row order, so the rule sees them one by one; the
-    // last pass takes the rows left. Eight rows per pass read about 1.2x
-    // faster than four then one at a time on Zen 4 (fewer loads and stores
-    // of the maxima per row read; bench/README.md "Reductions").
-    // Narrow blocks go one row at a time: their rows lie next to each
-    // other, and memory is then read in order.
-    const int64_t per_pass = w * int64_t(sizeof(T)) <= 1024 ? 1 : kRows;
-    for (int64_t i = 1; i < rows; i += per_pass) {
-      const int k = int(std::min(per_pass, rows - i));
+    // K rows per pass over the running maxima (kept in registers between
+    // them), in row order, so the rule sees them one by one.
+    auto pass = [&](int64_t i, auto k_rows) {
+      constexpr int K = decltype(k_rows)::value;
       const T* row = x + i * row_stride + j0;
-      hn::Vec<decltype(di)> ir[kRows];
-      for (int r = 0; r < k; ++r) ir[r] = hn::Set(di, I(i + r));
+      hn::Vec<decltype(di)> ir[K];
+      for (int r = 0; r < K; ++r) ir[r] = hn::Set(di, I(i + r));
       int64_t j = 0;
       for (; j + N <= w; j += N) {
         auto bv = hn::LoadU(d, b + j);
         auto iv = hn::LoadU(di, bi + j);
-        for (int r = 0; r < k; ++r) {
+        for (int r = 0; r < K; ++r) {
           const auto v = hn::LoadU(d, row + r * row_stride + j);
           // Blending on "keep" spares the negation on the dependency chain.
           const auto keep = Keeps(d, v, bv);
@@ -130,11 +124,30 @@ void ColumnArgmax(const T* HWY_RESTRICT x, int64_t cols, int64_t rows, int64_t r
         hn::StoreU(iv, di, bi + j);
       }
       for (; j < w; ++j)
-        for (int r = 0; r < k; ++r)
+        for (int r = 0; r < K; ++r)
           if (TakesScalar(row[r * row_stride + j], b[j])) {
             b[j] = row[r * row_stride + j];
             bi[j] = I(i + r);
           }
+    };
+    using One = std::integral_constant<int, 1>;
+    using Two = std::integral_constant<int, 2>;
+    using Four = std::integral_constant<int, 4>;
+    using Eight = std::integral_constant<int, 8>;
+    int64_t i = 1;
+    if (w * int64_t(sizeof(T)) <= 1024) {
+      // Narrow blocks (the channels of a channels_last tensor) go one row
+      // at a time: their rows lie next to each other, and memory is then
+      // read in order.
+      for (; i < rows; ++i) pass(i, One{});
+    } else {
+      // Eight rows per pass read about 1.2x faster than four on Zen 4
+      // (fewer loads and stores of the maxima per row read; bench/README.md
+      // "Reductions"); the rows left take at most three passes.
+      for (; i + 8 <= rows; i += 8) pass(i, Eight{});
+      if (i + 4 <= rows) pass(i, Four{}), i += 4;
+      if (i + 2 <= rows) pass(i, Two{}), i += 2;
+      if (i < rows) pass(i, One{});
     }
     for (int64_t j = 0; j < w; ++j) idx[j0 + j] = bi[j];
   }
