@@ -148,10 +148,10 @@ case("f32 [2,100003] max dim 1 TIES (chunked rows)", "TSR_FLOAT32", [2, 100003],
      formula="TIES")
 case("f32 [100003] max dim 0 VALUES (chunked)", "TSR_FLOAT32", [100003], "MAX", [0])
 # Column max past one 16 KiB block (4096 float32 / 2048 float64 columns),
-# after the first row 13 and 16 rows (an eight-row pass and a pass of the
-# five rows left; two full passes): inf above -inf in the first block, NaN
-# in the first row only (float64's second block), NaN in row 5 of the last
-# block only, signed-zero ties.
+# after the first row 13 and 16 rows (passes of 8, 4 and 1 rows; two
+# passes of 8; the [67,1029] cases end with a pass of 2): inf above -inf in
+# the first block, NaN in the first row only (float64's second block), NaN
+# in row 5 of the last block only, signed-zero ties.
 for dt in ("TSR_FLOAT32", "TSR_FLOAT64"):
     for rows in (14, 17):
         case(f"{dt} [{rows},{EDGES_ROW}] max dim 0 EDGES", dt, [rows, EDGES_ROW], "MAX", [0],
