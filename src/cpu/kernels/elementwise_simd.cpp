@@ -246,6 +246,21 @@ void BinaryF64(int op, double* o, const double* a, const double* b, size_t n, in
   BinaryT<double>(op, o, a, b, n, bc);
 }
 
+// o[i] = a[i] + k * b[i]: the product rounded, then the sum (this file is
+// compiled with -ffp-contract=off, so neither the lanes nor the scalar tail
+// become one fma). o may be a.
+template <typename T>
+void AddScaledT(T* o, const T* a, const T* b, T k, size_t n) {
+  const D<T> d;
+  const size_t N = hn::Lanes(d);
+  const V<T> vk = hn::Set(d, k);
+  size_t i = 0;
+  for (; i + N <= n; i += N) hn::StoreU(hn::Add(hn::LoadU(d, a + i), hn::Mul(vk, hn::LoadU(d, b + i))), d, o + i);
+  for (; i < n; ++i) o[i] = a[i] + k * b[i];
+}
+void AddScaledF32(float* o, const float* a, const float* b, float k, size_t n) { AddScaledT(o, a, b, k, n); }
+void AddScaledF64(double* o, const double* a, const double* b, double k, size_t n) { AddScaledT(o, a, b, k, n); }
+
 template <typename T, Un op>
 HWY_INLINE V<T> UnV(V<T> x) {
   const D<T> d;
@@ -312,6 +327,8 @@ HWY_EXPORT(BinaryF32);
 HWY_EXPORT(BinaryF64);
 HWY_EXPORT(UnaryF32);
 HWY_EXPORT(UnaryF64);
+HWY_EXPORT(AddScaledF32);
+HWY_EXPORT(AddScaledF64);
 HWY_EXPORT(TargetName);
 
 namespace {
@@ -414,38 +431,18 @@ bool unary(Un op, tsr_dtype d, void* out, const void* x, int64_t n) {
 }
 
 bool add_scaled(tsr_dtype d, void* out, const void* a, const void* b, double k, int64_t n) {
-  // Chunks in L1: the product into a buffer, then the sum, each by the
-  // tested elementwise loops.
   switch (d) {
-    case TSR_FLOAT32: {
-      alignas(64) float prod[kChunk];
-      const float kf = float(k);
-      const auto* pa = static_cast<const float*>(a);
-      const auto* pb = static_cast<const float*>(b);
-      auto* po = static_cast<float*>(out);
-      for (int64_t i = 0; i < n; i += kChunk) {
-        const size_t m = size_t(n - i < kChunk ? n - i : kChunk);
-        HWY_DYNAMIC_DISPATCH(BinaryF32)(int(Bin::Mul), prod, pb + i, &kf, m, int(Bcast::B));
-        HWY_DYNAMIC_DISPATCH(BinaryF32)(int(Bin::Add), po + i, pa + i, prod, m, int(Bcast::None));
-      }
+    case TSR_FLOAT32:
+      HWY_DYNAMIC_DISPATCH(AddScaledF32)(static_cast<float*>(out), static_cast<const float*>(a),
+                                         static_cast<const float*>(b), float(k), size_t(n));
       return true;
-    }
-    case TSR_FLOAT64: {
-      alignas(64) double prod[kChunk];
-      const auto* pa = static_cast<const double*>(a);
-      const auto* pb = static_cast<const double*>(b);
-      auto* po = static_cast<double*>(out);
-      for (int64_t i = 0; i < n; i += kChunk) {
-        const size_t m = size_t(n - i < kChunk ? n - i : kChunk);
-        HWY_DYNAMIC_DISPATCH(BinaryF64)(int(Bin::Mul), prod, pb + i, &k, m, int(Bcast::B));
-        HWY_DYNAMIC_DISPATCH(BinaryF64)(int(Bin::Add), po + i, pa + i, prod, m, int(Bcast::None));
-      }
+    case TSR_FLOAT64:
+      HWY_DYNAMIC_DISPATCH(AddScaledF64)(static_cast<double*>(out), static_cast<const double*>(a),
+                                         static_cast<const double*>(b), k, size_t(n));
       return true;
-    }
     case TSR_FLOAT16:
     case TSR_BFLOAT16: {
       alignas(64) float fa[kChunk], fb[kChunk];
-      const float kf = float(k);
       const auto* pa = static_cast<const uint16_t*>(a);
       const auto* pb = static_cast<const uint16_t*>(b);
       auto* po = static_cast<uint16_t*>(out);
@@ -453,8 +450,7 @@ bool add_scaled(tsr_dtype d, void* out, const void* a, const void* b, double k, 
         const int64_t m = n - i < kChunk ? n - i : kChunk;
         to_float(d, pa + i, fa, m);
         to_float(d, pb + i, fb, m);
-        HWY_DYNAMIC_DISPATCH(BinaryF32)(int(Bin::Mul), fb, fb, &kf, size_t(m), int(Bcast::B));
-        HWY_DYNAMIC_DISPATCH(BinaryF32)(int(Bin::Add), fa, fa, fb, size_t(m), int(Bcast::None));
+        HWY_DYNAMIC_DISPATCH(AddScaledF32)(fa, fa, fb, float(k), size_t(m));
         from_float(d, fa, po + i, m);
       }
       return true;
