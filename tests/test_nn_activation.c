@@ -5,6 +5,8 @@
  * through views and broadcasting; every error path. */
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "golden/nn_activation_golden.h"
 #include "gradcheck.h"
@@ -120,6 +122,60 @@ Test(pow_clamp, bfloat16_clamp_simd_equals_scalar_bit_for_bit) {
   tsr_tensor_release(dense);
   tsr_tensor_release(strided);
   tsr_tensor_release(both);
+}
+
+/* d(clamp)/dx of a dense input: its in-range mask comes from the SIMD
+ * comparisons (activation.cpp in_range_simd); of a strided one, from the
+ * scalar loop. The same gradient bits for every bfloat16 pattern (NaNs,
+ * infinities, -0.0, subnormals; for float32 and float64 the same values
+ * widened), each kind of bounds, past one 1024-element chunk. */
+static tsr_tensor* clamp_grad(tsr_tensor* x, const double* lo, const double* hi) {
+  tsr_tensor *y = NULL, *ones = NULL, *g = NULL;
+  TSR_ASSERT_OK(tsr_set_requires_grad(x, true));
+  TSR_ASSERT_OK(tsr_clamp(x, lo, hi, &y));
+  TSR_ASSERT_OK(tsr_ones(1, tsr_tensor_sizes(y), tsr_tensor_dtype(y), TSR_CPU, &ones));
+  TSR_ASSERT_OK(tsr_autograd_grad(1, &y, (const tsr_tensor* const*)&ones, 1, &x, false, false, false, &g));
+  tsr_tensor_release(ones);
+  tsr_tensor_release(y);
+  return g;
+}
+
+Test(pow_clamp, clamp_backward_mask_simd_equals_scalar) {
+  static uint16_t pairs[65536 * 2];
+  for (uint32_t i = 0; i < 65536; ++i) pairs[2 * i] = pairs[2 * i + 1] = (uint16_t)i;
+  const int64_t n = 65536, sizes2[] = {65536, 2};
+  const double nan = NAN, inf = INFINITY, lo1 = -0.3, hi1 = 0.7, zero = 0.0, m1 = 1, m2 = -1;
+  const struct { const double *lo, *hi; } bounds[] = {
+      {&lo1, &hi1}, {&lo1, NULL}, {NULL, &hi1}, {&m1, &m2},
+      {&nan, NULL}, {NULL, &nan}, {&inf, NULL}, {&zero, &zero}};
+  const tsr_dtype dts[] = {TSR_BFLOAT16, TSR_FLOAT32, TSR_FLOAT64};
+  tsr_tensor* bf = NULL;
+  TSR_ASSERT_OK(tsr_from_blob(pairs, 2, sizes2, NULL, TSR_BFLOAT16, TSR_DEVICE_CPU, NULL, NULL, &bf));
+  for (size_t k = 0; k < sizeof dts / sizeof dts[0]; ++k) {
+    tsr_tensor* both = NULL;
+    TSR_ASSERT_OK(tsr_to_dtype(bf, dts[k], &both));
+    for (size_t b = 0; b < sizeof bounds / sizeof bounds[0]; ++b) {
+      tsr_tensor *strided = NULL, *dense = NULL;
+      TSR_ASSERT_OK(tsr_select(both, 1, 0, &strided)); /* stride 2 */
+      TSR_ASSERT_OK(tsr_contiguous(strided, TSR_CONTIGUOUS_FORMAT, &dense));
+      tsr_tensor* gs = clamp_grad(strided, bounds[b].lo, bounds[b].hi);
+      tsr_tensor* gd = clamp_grad(dense, bounds[b].lo, bounds[b].hi);
+      const size_t es = (size_t)tsr_tensor_element_size(gd);
+      uint8_t *s = malloc((size_t)n * es), *d = malloc((size_t)n * es);
+      TSR_ASSERT_OK(tsr_copy_to_buffer(gs, s, (size_t)n * es, NULL));
+      TSR_ASSERT_OK(tsr_copy_to_buffer(gd, d, (size_t)n * es, NULL));
+      for (int64_t i = 0; i < n; ++i)
+        cr_assert(memcmp(d + (size_t)i * es, s + (size_t)i * es, es) == 0,
+                  "%s, bounds %zu, pattern 0x%04x: simd and scalar gradients differ", tsr_dtype_name(dts[k]), b,
+                  (unsigned)i);
+      free(s);
+      free(d);
+      tsr_tensor* all[] = {gs, gd, dense, strided};
+      for (int j = 0; j < 4; ++j) tsr_tensor_release(all[j]);
+    }
+    tsr_tensor_release(both);
+  }
+  tsr_tensor_release(bf);
 }
 
 Test(activation, gelu_errors) {

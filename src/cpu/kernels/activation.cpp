@@ -1,10 +1,12 @@
 #include "cpu/kernels/activation.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/layout.h"
 #include "cpu/kernels/elementwise_simd.h"
 #include "cpu/kernels/map.h"
+#include "cpu/kernels/mask_simd.h"
 #include "cpu/kernels/pow_simd.h"
 
 namespace tsr::kernels {
@@ -328,10 +330,37 @@ Tensor clamp(const Tensor& x0, std::optional<double> lo, std::optional<double> h
 
 // ---- masks ----------------------------------------------------------------
 
+namespace {
+// in_range_mask of a dense x by compare()'s SIMD loops (mask_simd.h), in
+// chunks of 1024: x >= lo into out, x <= hi into a buffer, then their and.
+// The bounds are elements of x's dtype, as the scalar loop's. False when x
+// is not laid out as out.
+template <typename T>
+bool in_range_simd(const Tensor& out, const Tensor& x, std::optional<double> lo, std::optional<double> hi) {
+  if (!dense_alike(out, {&x})) return false;
+  const T l = T(as_element<T>(lo.value_or(0))), h = T(as_element<T>(hi.value_or(0)));
+  bool* o = static_cast<bool*>(out.data_ptr());
+  const T* px = static_cast<const T*>(x.data_ptr());
+  constexpr int64_t kChunk = 1024;
+  bool below_hi[kChunk];
+  for (int64_t i = 0, n = out.numel(); i < n; i += kChunk) {
+    const int64_t m = std::min(kChunk, n - i);
+    if (lo && !simd::compare(simd::Cmp::Ge, x.dtype(), o + i, px + i, &l, m, simd::Bcast::B)) return false;
+    if (!hi) continue;
+    if (!simd::compare(simd::Cmp::Le, x.dtype(), lo ? below_hi : o + i, px + i, &h, m, simd::Bcast::B))
+      return false;
+    if (lo)
+      for (int64_t k = 0; k < m; ++k) o[i + k] = o[i + k] && below_hi[k];
+  }
+  return true;
+}
+}  // namespace
+
 Tensor in_range_mask(const Tensor& x, std::optional<double> lo, std::optional<double> hi) {
   Tensor out = new_output(x.sizes(), {&x}, TSR_BOOL);
   dispatch_floating(x.dtype(), "clamp backward", [&]<typename T>() {
     using C = compute_t<T>;
+    if (in_range_simd<T>(out, x, lo, hi)) return;
     const C l = lo ? as_element<T>(*lo) : C(0), h = hi ? as_element<T>(*hi) : C(0);
     const bool has_lo = lo.has_value(), has_hi = hi.has_value();
     map<bool, T>(out, [=](C v) { return (!has_lo || v >= l) && (!has_hi || v <= h); }, {x});
