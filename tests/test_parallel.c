@@ -1,6 +1,8 @@
 /* tsr_set_num_threads / tsr_get_num_threads (torch.set_num_threads). */
 #include "helpers.h"
 
+#include <stdlib.h>
+
 /* a [64, 48] @ b [48, 32] with values from arange, as doubles. */
 static void product(double* out) {
   const int64_t sa[] = {64, 48}, sb[] = {48, 32};
@@ -74,5 +76,77 @@ Test(parallel, float_gemm_same_on_any_thread_count) {
     free(more);
     free(one);
   }
+  TSR_ASSERT_OK(tsr_set_num_threads(before));
+}
+
+/* Elementwise ops split over threads (elementwise.cpp: chunks of 32,768
+ * elements, cut anywhere in a run) against values computed here, one
+ * element at a time: [517, 389] (201,113 elements, runs cut mid-row), dense,
+ * broadcast, transposed and in place; and exp, computed by SLEEF, the same
+ * bits on 1 and 2 threads. */
+static float ew_value(int64_t i, int64_t salt) { return (float)((i * 7919 + salt) % 2003) / 64.0f - 15.0f; }
+
+static tsr_tensor* ew_tensor(int64_t rows, int64_t cols, int64_t salt) {
+  const int64_t n = rows * cols, s[] = {rows, cols};
+  float* v = malloc((size_t)n * sizeof(float));
+  for (int64_t i = 0; i < n; ++i) v[i] = ew_value(i, salt);
+  tsr_tensor* t = NULL;
+  TSR_ASSERT_OK(tsr_from_data(v, (size_t)n * sizeof(float), 2, s, TSR_FLOAT32, &t));
+  free(v);
+  return t;
+}
+
+static void expect_floats(const tsr_tensor* t, const float* want, int64_t n, const char* what) {
+  float* got = malloc((size_t)n * sizeof(float));
+  TSR_ASSERT_OK(tsr_copy_to_buffer(t, got, (size_t)n * sizeof(float), NULL));
+  for (int64_t i = 0; i < n; ++i)
+    if (memcmp(&got[i], &want[i], sizeof(float)) != 0) {
+      cr_expect(false, "%s: element %ld is %a, want %a", what, (long)i, got[i], want[i]);
+      break;
+    }
+  free(got);
+}
+
+Test(parallel, elementwise_ops_split_over_threads) {
+  const int64_t before = tsr_get_num_threads();
+  TSR_ASSERT_OK(tsr_set_num_threads(2));
+  const int64_t R = 517, C = 389, n = R * C;
+  tsr_tensor *a = ew_tensor(R, C, 0), *b = ew_tensor(R, C, 11), *row = ew_tensor(1, C, 5), *bt = NULL;
+  tsr_tensor *sum = NULL, *prod = NULL, *neg = NULL;
+  float* want = malloc((size_t)n * sizeof(float));
+  TSR_ASSERT_OK(tsr_add(a, b, &sum));
+  for (int64_t i = 0; i < n; ++i) want[i] = ew_value(i, 0) + ew_value(i, 11);
+  expect_floats(sum, want, n, "a + b");
+  TSR_ASSERT_OK(tsr_mul(a, row, &prod));
+  for (int64_t i = 0; i < n; ++i) want[i] = ew_value(i, 0) * ew_value(i % C, 5);
+  expect_floats(prod, want, n, "a * row (broadcast)");
+  /* b [R, C] viewed as [C, R] transposed: strided runs, the scalar loop */
+  const int64_t sct[] = {C, R};
+  tsr_tensor* bv = NULL;
+  TSR_ASSERT_OK(tsr_view(b, 2, sct, &bv));
+  TSR_ASSERT_OK(tsr_t(bv, &bt));
+  TSR_ASSERT_OK(tsr_neg(bt, &neg));
+  for (int64_t i = 0; i < R; ++i)
+    for (int64_t j = 0; j < C; ++j) want[i * C + j] = -ew_value(j * R + i, 11);
+  expect_floats(neg, want, n, "neg(b.view(C, R).t())");
+  /* in place: a.add_(b, alpha=0.25) then a.mul_(0.5) */
+  TSR_ASSERT_OK(tsr_add_(a, b, 0.25));
+  TSR_ASSERT_OK(tsr_mul_scalar_(a, 0.5));
+  for (int64_t i = 0; i < n; ++i) {
+    const float p = 0.25f * ew_value(i, 11);
+    const float s = ew_value(i, 0) + p;
+    want[i] = s * 0.5f;
+  }
+  expect_floats(a, want, n, "a.add_(b, alpha=0.25).mul_(0.5)");
+  /* exp: the same bits on one thread */
+  tsr_tensor *e2 = NULL, *e1 = NULL;
+  TSR_ASSERT_OK(tsr_exp(b, &e2));
+  TSR_ASSERT_OK(tsr_set_num_threads(1));
+  TSR_ASSERT_OK(tsr_exp(b, &e1));
+  TSR_ASSERT_OK(tsr_copy_to_buffer(e1, want, (size_t)n * sizeof(float), NULL));
+  expect_floats(e2, want, n, "exp on 2 threads vs 1");
+  free(want);
+  tsr_tensor* all[] = {a, b, row, bt, bv, sum, prod, neg, e1, e2};
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) tsr_tensor_release(all[i]);
   TSR_ASSERT_OK(tsr_set_num_threads(before));
 }

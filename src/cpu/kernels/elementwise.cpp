@@ -8,7 +8,7 @@
 #include "cpu/kernels/copy.h"
 #include "cpu/kernels/elementwise_simd.h"
 #include "cpu/kernels/integer_simd.h"
-#include "cpu/kernels/strided_loop.h"
+#include "cpu/kernels/strided_split.h"
 
 namespace tsr::kernels {
 
@@ -150,7 +150,7 @@ void run_binary(const Tensor& out, const Tensor& a, const Tensor& b, F f, int si
   if constexpr (vec) {
     if (simd_op != kNoSimd && run_binary_transposed<T>(simd::Bin(simd_op), g, base)) return;
   }
-  for_each_run<3>(g, {base[0], base[1], base[2]},
+  parallel_for_each_run<3>(g, {base[0], base[1], base[2]}, out.numel(),
                   [&](char** p, const int64_t* s, int64_t n) {
                     T* o = reinterpret_cast<T*>(p[0]);
                     const T* x = reinterpret_cast<const T*>(p[1]);
@@ -191,8 +191,8 @@ template <typename T, typename F>
 void run_unary(const Tensor& out, const Tensor& a, F f, int simd_op = kNoSimd, int simd_bin = kNoSimd,
                double k = 0) {
   auto g = make_geometry<2>(out.sizes(), {byte_strides(out), byte_strides(a)});
-  for_each_run<2>(g, {static_cast<char*>(out.data_ptr()), static_cast<char*>(a.data_ptr())},
-                  [&](char** p, const int64_t* s, int64_t n) {
+  parallel_for_each_run<2>(g, {static_cast<char*>(out.data_ptr()), static_cast<char*>(a.data_ptr())},
+                           out.numel(), [&](char** p, const int64_t* s, int64_t n) {
                     T* o = reinterpret_cast<T*>(p[0]);
                     const T* x = reinterpret_cast<const T*>(p[1]);
                     const int64_t so = s[0] / int64_t(sizeof(T)), sx = s[1] / int64_t(sizeof(T));
@@ -412,8 +412,8 @@ void add_into(const Tensor& dst, const Tensor& src0, double alpha) {
         return;
       }
     }
-    for_each_run<2>(g, {static_cast<char*>(dst.data_ptr()), static_cast<char*>(src.data_ptr())},
-                    [&](char** p, const int64_t* s, int64_t n) {
+    parallel_for_each_run<2>(g, {static_cast<char*>(dst.data_ptr()), static_cast<char*>(src.data_ptr())},
+                             dst.numel(), [&](char** p, const int64_t* s, int64_t n) {
                       T* o = reinterpret_cast<T*>(p[0]);
                       const T* x = reinterpret_cast<const T*>(p[1]);
                       const int64_t so = s[0] / int64_t(sizeof(T)), sx = s[1] / int64_t(sizeof(T));
@@ -436,7 +436,8 @@ void scale_inplace(const Tensor& dst, double s) {
   auto g = make_geometry<1>(dst.sizes(), {byte_strides(dst)});
   dispatch_all(dst.dtype(), [&]<typename T>() {
     using C = compute_t<T>;
-    for_each_run<1>(g, {static_cast<char*>(dst.data_ptr())}, [&](char** p, const int64_t* st, int64_t n) {
+    parallel_for_each_run<1>(g, {static_cast<char*>(dst.data_ptr())}, dst.numel(),
+                             [&](char** p, const int64_t* st, int64_t n) {
       T* o = reinterpret_cast<T*>(p[0]);
       const int64_t so = st[0] / int64_t(sizeof(T));
       if constexpr (std::is_same_v<T, bool>) {

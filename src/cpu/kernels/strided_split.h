@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "cpu/kernels/parallel_for.h"
 #include "cpu/kernels/strided_loop.h"
 
 namespace tsr::kernels {
@@ -49,6 +50,16 @@ void for_each_run_in(const LoopGeometry<N>& g, std::array<char*, N> base, int64_
       counter[d] = 0;
     }
   }
+}
+
+// for_each_run over `numel` elements of the geometry, cut into chunks of
+// parallel_for (grain kGrainSize, as TensorIterator's elementwise loops):
+// for bodies that compute each element alone from its operands (the
+// elementwise ops), so the result is the same on any thread count.
+template <size_t N, typename Body>
+void parallel_for_each_run(const LoopGeometry<N>& g, std::array<char*, N> base, int64_t numel, Body&& body) {
+  parallel_for(numel, kGrainSize,
+               [&](int64_t begin, int64_t end) { for_each_run_in<N>(g, base, begin, end, body); });
 }
 
 }  // namespace tsr::kernels
