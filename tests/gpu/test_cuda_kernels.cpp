@@ -74,6 +74,9 @@ TEST(CudaKernels, TiledCopies) {
   std::vector<TransposeCase> cases = transpose_cases();
   cases.push_back({{1000, 700}, {1, 0}, true});
   cases.push_back({{8, 64, 56 * 56}, {0, 2, 1}, true});
+  // An empty batch dim: the copy returns before asking for a launch of 0
+  // blocks (kernel_dispatch.h dispatch_copy), which CUDA refuses.
+  cases.push_back({{0, 64, 70}, {0, 2, 1}, true});
   for (const TransposeCase& c : cases)
     for (tsr_dtype d : all_dtypes()) {
       Tensor src = views::permute(sample(c.base, d), c.perm);
@@ -320,6 +323,13 @@ TEST(CudaKernels, BlockRows) {
       go.back(gg);
       EXPECT_TRUE(close(want, got, tolerance(d))) << dtype_name(d) << " log_softmax len " << s[1];
       EXPECT_TRUE(close(gw, gg, tolerance(d) * 10)) << dtype_name(d) << " backward len " << s[1];
+      // Plain softmax: the same row kernel without the log.
+      Tensor pw = host(s, d), pg = host(s, d);
+      emu.softmax(false, pw.data_ptr(), x.data_ptr(), d, s[0], s[1], s[2], kNoStream);
+      DeviceCopy po(pg);
+      dev.softmax(false, po.ptr, xi.ptr, d, s[0], s[1], s[2], kCudaStream);
+      po.back(pg);
+      EXPECT_TRUE(close(pw, pg, tolerance(d))) << dtype_name(d) << " softmax len " << s[1];
     }
     // nll loss over a batch of 100000.
     EmulatedKernels emu;
