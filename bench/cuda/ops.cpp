@@ -4,6 +4,8 @@
 // measured in the same run. float32 [4096, 4096] operands (64 MiB each);
 // GPU time from events around tessera's calls. bench/cuda/torch_reference.py
 // times PyTorch on the same cases.
+#include <string>
+
 #include "cuda_bench.h"
 
 namespace cuda_bench {
@@ -87,13 +89,18 @@ void ops_bench(int rounds) {
           unary([&](tsr_tensor** o) { return tsr_sum(a, 1, &dim0, false, o); }));
   time_op("a.sum(1)", m + row, floor_rate, rounds,
           unary([&](tsr_tensor** o) { return tsr_sum(a, 1, &dim1, false, o); }));
-  time_op("a.max(1) (values, indices)", m + 3 * row, floor_rate, rounds, [&] {
-    tsr_tensor *v = nullptr, *i = nullptr;
-    const tsr_status st = tsr_max_dim(a, 1, false, &v, &i);
-    tsr_tensor_release(i);
-    tsr_tensor_release(v);
-    return st;
-  });
+  for (int64_t dim : {dim0, dim1}) {
+    const std::string name = "a.max(" + std::to_string(dim) + ") (values, indices)";
+    time_op(name.c_str(), m + 3 * row, floor_rate, rounds, [&] {
+      tsr_tensor *v = nullptr, *i = nullptr;
+      const tsr_status st = tsr_max_dim(a, dim, false, &v, &i);
+      tsr_tensor_release(i);
+      tsr_tensor_release(v);
+      return st;
+    });
+  }
+  time_op("softmax(a, 0)", 2 * m, floor_rate, rounds,
+          unary([&](tsr_tensor** o) { return tsr_softmax(a, 0, o); }));
   time_op("softmax(a, 1)", 2 * m, floor_rate, rounds,
           unary([&](tsr_tensor** o) { return tsr_softmax(a, 1, o); }));
   tsr_tensor_release(bt);

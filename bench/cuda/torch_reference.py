@@ -85,7 +85,9 @@ def ops_case(rounds):
         ("a.to(float16)", 1.5 * m, lambda: a.to(torch.float16)),
         ("a.sum(0)", m + row_bytes, lambda: a.sum(0)),
         ("a.sum(1)", m + row_bytes, lambda: a.sum(1)),
+        ("a.max(0) (values, indices)", m + 3 * row_bytes, lambda: a.max(0)),
         ("a.max(1) (values, indices)", m + 3 * row_bytes, lambda: a.max(1)),
+        ("softmax(a, 0)", 2 * m, lambda: torch.softmax(a, 0)),
         ("softmax(a, 1)", 2 * m, lambda: torch.softmax(a, 1)),
     ]
     for name, nbytes, fn in cases:

@@ -51,13 +51,16 @@ class EmulatedKernels final : public DeviceKernels {
       self->launches_.push_back(name);
       emulate_grid_stride(n, self->shape_, f);
     }
-    // One block per row, shaped as the CUDA launcher shapes it (row_path.h)
-    // with shape_'s block_dim and max_grid as the limits.
+    // Blocks of width rows x depth threads (row_path.h's launch_rows), with
+    // shape_'s block_dim and column_block_dim as the limits on the two
+    // kinds of block and its max_grid on the grid.
+    uint32_t max_block() const { return self->shape_.block_dim; }
+    uint32_t max_column_block() const { return self->shape_.column_block_dim; }
     template <typename F>
-    void launch_rows(const char* name, int64_t rows, int64_t len, const F& f) {
+    void launch_rows(const char* name, int64_t rows, uint32_t width, uint32_t depth, const F& f) {
       self->launches_.push_back(name);
-      emulate_block_rows(rows, block_row_grid(rows, self->shape_.max_grid),
-                         block_row_threads(len, self->shape_.block_dim), f);
+      const int64_t groups = (rows + width - 1) / width;
+      emulate_block_rows(rows, block_row_grid(groups, self->shape_.max_grid), width * depth, width, f);
     }
     // A tiled copy's tiles: kTileThreads threads per block (fixed, as the
     // CUDA launcher's), at most shape_'s max_grid blocks.

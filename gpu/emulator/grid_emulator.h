@@ -29,10 +29,13 @@
 namespace tsr::gpu {
 
 // A 1-D launch shape: block_dim threads per block, at most max_grid blocks
-// (a grid-stride loop covers the rest).
+// (a grid-stride loop covers the rest); column blocks of row kernels
+// (row_path.h) up to column_block_dim threads. The defaults are the CUDA
+// launcher's (cuda_launch.cuh).
 struct LaunchShape {
   uint32_t block_dim = 256;
   uint32_t max_grid = 65535;
+  uint32_t column_block_dim = 1024;
 };
 
 // The grid a launch of n elements gets: enough blocks for one element per
@@ -57,35 +60,43 @@ void emulate_grid_stride(int64_t n, const LaunchShape& s, const F& f) {
   emulate_grid(grid_for(n, s), s.block_dim, [&](const ThreadCtx& t) { grid_stride(t, n, f); });
 }
 
-// cuda_block_rows.cuh's block_rows_kernel<F>(rows, f) launched as
-// grid_dim blocks of block_dim threads. Each block's shared array starts
-// as garbage, as a GPU's would: 0x5a bytes, huge positive floats and
-// integers that no sum or max survives, an invalid bool that UBSan
-// reports, so a step reading a slot no thread wrote shows in the results.
-// Each thread's results of the passes (`done`, registers on a GPU) are
-// poisoned the same way before every row.
+// cuda_block_rows.cuh's block_rows_kernel<F>(rows, width, f) launched as
+// grid_dim blocks of block_dim threads (width rows per block, block_dim /
+// width threads each). Each block's shared array starts as garbage, as a
+// GPU's would: 0x5a bytes, huge positive floats and integers that no sum
+// or max survives, an invalid bool that UBSan reports, so a step reading a
+// slot no thread wrote shows in the results. Each thread's results of the
+// passes (`done`, registers on a GPU) are poisoned the same way before
+// every row group.
 template <typename F>
-void emulate_block_rows(int64_t rows, uint32_t grid_dim, uint32_t block_dim, const F& f) {
+void emulate_block_rows(int64_t rows, uint32_t grid_dim, uint32_t block_dim, uint32_t width, const F& f) {
   using P = typename F::Partial;
-  TSR_CHECK(grid_dim > 0 && block_dim > 0, TSR_ERR_INVALID_ARGUMENT, "emulate_block_rows: empty launch (",
-            grid_dim, " blocks of ", block_dim, " threads)");
+  TSR_CHECK(grid_dim > 0 && width > 0 && block_dim >= width && block_dim % width == 0, TSR_ERR_INVALID_ARGUMENT,
+            "emulate_block_rows: bad launch (", grid_dim, " blocks of ", block_dim, " threads, ", width,
+            " rows per block)");
   std::vector<P> slots(block_dim);                          // the block's shared memory
   std::vector<std::array<P, F::kPasses>> done(block_dim);  // each thread's registers
-  const uint32_t first = tree_first_stride(block_dim);
-  auto each_thread = [&](auto&& step) {  // one step of every thread, then the barrier
-    for (uint32_t t = 0; t < block_dim; ++t) step(BlockThread{t, block_dim});
-  };
+  const uint32_t first = tree_first_stride(block_dim / width);
   for (uint32_t b = 0; b < grid_dim; ++b) {
     std::memset(static_cast<void*>(slots.data()), 0x5a, slots.size() * sizeof(P));
-    for (int64_t r = b; r < rows; r += grid_dim) {
+    for (int64_t g = b; g * width < rows; g += grid_dim) {
+      // One step of every live thread (lanes past the last row skip the
+      // step but, on a GPU, still reach the barrier after it).
+      auto each_thread = [&](auto&& step) {
+        for (uint32_t x = 0; x < block_dim; ++x) {
+          const BlockSeat seat = block_seat(x, block_dim, width);
+          const int64_t r = g * width + seat.lane;
+          if (r < rows) step(r, seat, slots.data() + seat.lane, done[x].data());
+        }
+      };
       std::memset(static_cast<void*>(done.data()), 0x5a, done.size() * sizeof(done[0]));
       for (int p = 0; p < F::kPasses; ++p) {
-        each_thread([&](BlockThread t) { slots[t.tid] = f.partial(r, p, t, done[t.tid].data()); });
-        for (uint32_t s = first; s > 0; s >>= 1)
-          each_thread([&](BlockThread t) { tree_level(f, p, slots.data(), t, s); });
-        each_thread([&](BlockThread t) { done[t.tid][p] = slots[0]; });
+        each_thread([&](int64_t r, BlockSeat s, P* row, P* d) { row[s.t.tid * width] = f.partial(r, p, s.t, d); });
+        for (uint32_t st = first; st > 0; st >>= 1)
+          each_thread([&](int64_t, BlockSeat s, P* row, P*) { tree_level(f, p, row, width, s.t, st); });
+        each_thread([&](int64_t, BlockSeat, P* row, P* d) { d[p] = row[0]; });
       }
-      each_thread([&](BlockThread t) { f.finish(r, t, done[t.tid].data()); });
+      each_thread([&](int64_t r, BlockSeat s, P*, P* d) { f.finish(r, s.t, d); });
     }
   }
 }

@@ -13,10 +13,12 @@
 // ways to run them:
 //   - one thread per row (OneThreadRows below): a "block" of one thread,
 //     which walks the row in order, the CPU kernels' order;
-//   - one block per row (cuda_block_rows.cuh on a GPU,
-//     emulate_block_rows in gpu/emulator/grid_emulator.h on the host): every
-//     thread's partial goes to shared memory, then a tree combine, one
-//     barrier per level (tree_level).
+//   - blocks (cuda_block_rows.cuh on a GPU, emulate_block_rows in
+//     gpu/emulator/grid_emulator.h on the host): `width` rows side by side
+//     (width 1: one block per row; more: column blocks, row_path.h), each
+//     row split over `depth` threads; every thread's partial goes to shared
+//     memory, then a tree combine per row, one barrier per level
+//     (tree_level).
 // The emulator and the __global__ wrapper call exactly these functions; only
 // the barriers and the shared array are theirs.
 #pragma once
@@ -32,6 +34,18 @@ struct BlockThread {
   uint32_t tid, nthreads;
 };
 
+// Where thread x of a block of width x depth threads works: lane x % width
+// (its row among the block's width rows) as thread x / width of that row.
+// Its partial lives in shared slot x = tid * width + lane, so the slots of
+// one row are width apart.
+struct BlockSeat {
+  uint32_t lane;
+  BlockThread t;
+};
+TSR_HOST_DEVICE inline BlockSeat block_seat(uint32_t x, uint32_t block_threads, uint32_t width) {
+  return {x % width, BlockThread{x / width, block_threads / width}};
+}
+
 // The first stride of the tree combine over n slots: the largest power of
 // two below n (0 when n <= 1: nothing to combine). n need not be a power of
 // two: a level skips the slots it would pair beyond n.
@@ -41,16 +55,36 @@ TSR_HOST_DEVICE inline uint32_t tree_first_stride(uint32_t n) {
   return s >> 1;
 }
 
-// One level of the tree: thread t < stride folds slot t + stride into slot
-// t. A level writes only slots below `stride` and reads only slots from
+// One level of one row's tree: its partials are row_slots[k * width], k <
+// t.nthreads; thread t < stride folds partial t + stride into partial t. A
+// level writes only partials below `stride` and reads only those from
 // `stride` up, so its threads never race; the barrier after it orders it
-// before the next level. After the last level (stride 1) slot 0 holds the
-// combination of all n partials.
+// before the next level. After the last level (stride 1) row_slots[0]
+// holds the combination of all the row's partials.
 template <typename F, typename P>
-TSR_HOST_DEVICE inline void tree_level(const F& f, int pass, P* slots, const BlockThread& t,
-                                       uint32_t stride) {
+TSR_HOST_DEVICE inline void tree_level(const F& f, int pass, P* row_slots, uint32_t width,
+                                       const BlockThread& t, uint32_t stride) {
   if (t.tid < stride && t.tid + stride < t.nthreads)
-    slots[t.tid] = f.combine(pass, slots[t.tid], slots[t.tid + stride]);
+    row_slots[t.tid * width] = f.combine(pass, row_slots[t.tid * width], row_slots[(t.tid + stride) * width]);
+}
+
+// A thread's share of a row, elements j = first, first + step, ... < n,
+// visited in that order, exactly as the plain loop would (so sums add in
+// the same order and a max scan meets the same first maximum), but loaded
+// four at a time before any is used: a GPU thread then has four loads in
+// flight instead of one, which is what bounds a long row's time. load(j)
+// gives element j (one typed load when the dtype is a template argument);
+// visit(v, j) returns false to stop the scan (a max after a NaN).
+template <typename Load, typename Visit>
+TSR_HOST_DEVICE inline void scan_share(int64_t first, int64_t n, int64_t step, const Load& load,
+                                       const Visit& visit) {
+  int64_t j = first;
+  for (; j + 3 * step < n; j += 4 * step) {
+    const auto v0 = load(j), v1 = load(j + step), v2 = load(j + 2 * step), v3 = load(j + 3 * step);
+    if (!visit(v0, j) || !visit(v1, j + step) || !visit(v2, j + 2 * step) || !visit(v3, j + 3 * step)) return;
+  }
+  for (; j < n; j += step)
+    if (!visit(load(j), j)) return;
 }
 
 // The one-thread-per-row kernel body of a phase functor: f(r) runs every

@@ -65,14 +65,27 @@ class CudaLauncher {
     check_launch(name);
   }
 
-  // Phase functor f over `rows` rows of len elements, one block per row
-  // (row_path.h's width and grid), a partial per thread in shared memory.
+  // Phase functor f over `rows` rows in blocks of width rows x depth
+  // threads (row_path.h's launch_rows), a partial per thread in shared
+  // memory. A block per row is at most kBlock threads; column blocks up to
+  // kColumnBlock, fewer when the kernel's registers allow fewer
+  // (cudaFuncGetAttributes, once per kernel): then each row gets fewer
+  // threads, which changes only how a floating sum rounds.
+  static constexpr uint32_t kColumnBlock = 1024;
+  uint32_t max_block() const { return kBlock; }
+  uint32_t max_column_block() const { return kColumnBlock; }
   template <typename F>
-  void launch_rows(const char* name, int64_t rows, int64_t len, const F& f) {
-    const uint32_t threads = gpu::block_row_threads(len, kBlock);
-    const uint32_t blocks = gpu::block_row_grid(rows, uint32_t(kMaxGrid));
+  void launch_rows(const char* name, int64_t rows, uint32_t width, uint32_t depth, const F& f) {
+    static const uint32_t kernel_limit = [] {
+      cudaFuncAttributes a{};
+      return cudaFuncGetAttributes(&a, block_rows_kernel<F>) == cudaSuccess ? uint32_t(a.maxThreadsPerBlock)
+                                                                            : kBlock;
+    }();
+    depth = std::max<uint32_t>(1, std::min(depth, kernel_limit / width));
+    const uint32_t threads = width * depth;
+    const uint32_t blocks = gpu::block_row_grid((rows + width - 1) / width, uint32_t(kMaxGrid));
     const size_t shared = size_t(threads) * sizeof(typename F::Partial);
-    block_rows_kernel<F><<<blocks, threads, shared, stream_>>>(rows, f);
+    block_rows_kernel<F><<<blocks, threads, shared, stream_>>>(rows, width, f);
     check_launch(name);
   }
 

@@ -4,8 +4,9 @@
 // 64-bit index math, builds the functor and hands it to the Launcher:
 //   launcher.launch(name, n, functor)  runs functor(i) for i in [0, n)
 // as a grid-stride launch (a real one, or the emulator's);
-//   launcher.launch_rows(name, rows, len, f)  runs a row op's phase
-// functors one block per row (row_path.h decides which);
+//   launcher.launch_rows(name, rows, width, depth, f)  runs a row op's
+// phase functors in blocks of width rows x depth threads (row_path.h
+// decides between them and one thread per row);
 //   launcher.launch_tiles(name, tiles, f)  runs a tiled copy's load and
 // store steps (tiled_copy.cuh) one tile at a time per block. Host code only.
 #pragma once
@@ -100,12 +101,19 @@ void with_compute_type(tsr_dtype d, Fn&& fn) {
   }
 }
 
-// The (log_)softmax compute type of floating dtype d: nn.cpp's acc_t,
-// double for float64, float for the rest.
+// fn(C{}, std::integral_constant<tsr_dtype, D>{}) for floating storage
+// dtype d (checked by check_floating) and its (log_)softmax compute type C,
+// nn.cpp's acc_t: double for float64, float for the rest. The row kernels
+// load and store through the compile-time dtype D.
 template <typename Fn>
-void with_float_compute(tsr_dtype d, Fn&& fn) {
-  if (d == TSR_FLOAT64) fn(double{});
-  else fn(float{});
+void with_float_storage(tsr_dtype d, Fn&& fn) {
+  switch (d) {
+    case TSR_FLOAT64: fn(double{}, std::integral_constant<tsr_dtype, TSR_FLOAT64>{}); return;
+    case TSR_FLOAT32: fn(float{}, std::integral_constant<tsr_dtype, TSR_FLOAT32>{}); return;
+    case TSR_FLOAT16: fn(float{}, std::integral_constant<tsr_dtype, TSR_FLOAT16>{}); return;
+    case TSR_BFLOAT16: fn(float{}, std::integral_constant<tsr_dtype, TSR_BFLOAT16>{}); return;
+    default: throw Error(TSR_ERR_UNSUPPORTED, str("dtype ", dtype_name(d), " is not floating"));
+  }
 }
 
 template <typename Launcher>
@@ -196,6 +204,10 @@ void dispatch_reduce(Launcher& l, ReduceKernel op, const ReduceArgs& args) {
   // A row's consecutive elements are adjacent when the innermost reduced
   // dim has stride 1 (row_path.h: a block then reads coalesced).
   const bool unit_stride = args.inner.ndim > 0 && args.in_inner_strides[args.inner.ndim - 1] == 1;
+  // Rows r and r + 1 start at adjacent input elements when the innermost
+  // kept dim has stride 1 (a sum over dim 0 of a matrix: column blocks).
+  const int32_t last = args.outer.ndim - 1;
+  const bool rows_adjacent = last >= 0 && args.outer.sizes[last] > 1 && args.in.strides[last] == 1;
   auto run = [&](auto index) {
     using Index = decltype(index);
     ReduceFn<Index> f{op,
@@ -209,8 +221,9 @@ void dispatch_reduce(Launcher& l, ReduceKernel op, const ReduceArgs& args) {
                       args.in.dtype,
                       args.scale};
     const bool sum = op == ReduceKernel::Sum;
-    launch_rows(l, sum ? "reduce_sum" : "reduce_max", sum ? "reduce_sum_block" : "reduce_max_block", rows,
-                inner, unit_stride, f);
+    const RowNames names = sum ? RowNames{"reduce_sum", "reduce_sum_block", "reduce_sum_columns"}
+                               : RowNames{"reduce_max", "reduce_max_block", "reduce_max_columns"};
+    launch_rows(l, names, rows, inner, unit_stride, rows_adjacent, f);
   };
   if (narrow) run(uint32_t{});
   else run(int64_t{});
@@ -227,10 +240,11 @@ void dispatch_softmax(Launcher& l, bool log, void* out, const void* in, tsr_dtyp
   check_floating(dtype, "softmax");
   check_rows(outer, dim, inner, "softmax");
   if (outer * dim * inner == 0) return;
-  with_float_compute(dtype, [&](auto c) {
+  with_float_storage(dtype, [&](auto c, auto storage) {
     using C = decltype(c);
-    launch_rows(l, "softmax", "softmax_block", outer * inner, dim, inner == 1,
-                SoftmaxFn<C>{log, out, in, dtype, dim, inner});
+    // Rows (o, i) and (o, i + 1) are adjacent when inner > 1.
+    launch_rows(l, RowNames{"softmax", "softmax_block", "softmax_columns"}, outer * inner, dim, inner == 1,
+                inner > 1, SoftmaxFn<C, decltype(storage)::value>{log, out, in, dim, inner});
   });
 }
 
@@ -240,10 +254,11 @@ void dispatch_log_softmax_backward(Launcher& l, void* grad_in, const void* grad,
   check_floating(dtype, "log_softmax_backward");
   check_rows(outer, dim, inner, "log_softmax_backward");
   if (outer * dim * inner == 0) return;
-  with_float_compute(dtype, [&](auto c) {
+  with_float_storage(dtype, [&](auto c, auto storage) {
     using C = decltype(c);
-    launch_rows(l, "log_softmax_backward", "log_softmax_backward_block", outer * inner, dim, inner == 1,
-                LogSoftmaxBackwardFn<C>{grad_in, grad, output, dtype, dim, inner});
+    launch_rows(l, RowNames{"log_softmax_backward", "log_softmax_backward_block", "log_softmax_backward_columns"},
+                outer * inner, dim, inner == 1, inner > 1,
+                LogSoftmaxBackwardFn<C, decltype(storage)::value>{grad_in, grad, output, dim, inner});
   });
 }
 
@@ -253,7 +268,8 @@ void dispatch_nll_loss(Launcher& l, void* out, const void* logp, const int64_t* 
   check_floating(dtype, "nll_loss");
   check_rows(n, c, 0, "nll_loss");
   // One row, the batch; its elements are gathered, never adjacent.
-  launch_rows(l, "nll_loss", "nll_loss_block", 1, n, false, NllLossFn{out, logp, target, dtype, n, c});
+  launch_rows(l, RowNames{"nll_loss", "nll_loss_block", "nll_loss_columns"}, 1, n, false, false,
+              NllLossFn{out, logp, target, dtype, n, c});
 }
 
 template <typename Launcher>

@@ -64,32 +64,54 @@ struct ReduceFn {
   tsr_dtype in_dtype;
   double scale;
 
-  TSR_HOST_DEVICE Wide load(int64_t in_base, int64_t j) const {
-    return load_wide(in, in_base + int64_t(inner.get(j).v[0]), in_dtype);
+  // Element j's offset from the row's first element.
+  TSR_HOST_DEVICE int64_t offset(int64_t j) const {
+    return inner.ndim == 1 ? j * int64_t(inner.strides[0][0]) : int64_t(inner.get(j).v[0]);
   }
 
   TSR_HOST_DEVICE Partial partial(int64_t r, int, const BlockThread& t, const Partial*) const {
-    const int64_t in_base = int64_t(outer.get(r).v[2]);
+    const int64_t base = int64_t(outer.get(r).v[2]);
+    // The common dtypes load through a compile-time dtype, one typed load
+    // each, so scan_share's four loads overlap; the rest switch per element.
+    switch (in_dtype) {
+      case TSR_FLOAT32: return share_of<TSR_FLOAT32>(base, t);
+      case TSR_FLOAT64: return share_of<TSR_FLOAT64>(base, t);
+      case TSR_FLOAT16: return share_of<TSR_FLOAT16>(base, t);
+      case TSR_BFLOAT16: return share_of<TSR_BFLOAT16>(base, t);
+      case TSR_INT32: return share_of<TSR_INT32>(base, t);
+      case TSR_INT64: return share_of<TSR_INT64>(base, t);
+      default: return share(t, [&](int64_t j) { return load_wide(in, base + offset(j), in_dtype); });
+    }
+  }
+
+  template <tsr_dtype D>
+  TSR_HOST_DEVICE Partial share_of(int64_t base, const BlockThread& t) const {
+    return share(t, [&](int64_t j) { return load_wide(in, base + offset(j), D); });
+  }
+
+  // Thread t's share of a row, its elements given by load(j).
+  template <typename Load>
+  TSR_HOST_DEVICE Partial share(const BlockThread& t, const Load& load) const {
     if (op == ReduceKernel::Sum) {
       Wide acc = is_floating(in_dtype) ? wide_float(0.0) : wide_int(0);
-      for (int64_t j = t.tid; j < inner_numel; j += t.nthreads) {
-        const Wide v = load(in_base, j);
+      scan_share(t.tid, inner_numel, t.nthreads, load, [&](const Wide& v, int64_t) {
         if (acc.is_float) acc.f += v.f;
         else acc.i = wrap_add(acc.i, v.i);
-      }
+        return true;
+      });
       return {acc, 0};
     }
     // The CPU's scan over this share: the first element, then a greater
     // one, until the first NaN (nothing after it can win).
     Partial best{wide_int(0), -1};
-    for (int64_t j = t.tid; j < inner_numel; j += t.nthreads) {
-      const Wide v = load(in_base, j);
+    scan_share(t.tid, inner_numel, t.nthreads, load, [&](const Wide& v, int64_t j) {
       const bool nan = wide_is_nan(v);
       if (best.idx < 0 || nan || wide_greater(v, best.v)) {
         best = {v, j};
-        if (nan) break;
+        if (nan) return false;
       }
-    }
+      return true;
+    });
     return best;
   }
 

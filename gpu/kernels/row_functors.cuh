@@ -17,9 +17,11 @@
 namespace tsr::gpu {
 
 // Row r = (o, i) of a contiguous [outer, dim, inner] (log_)softmax, in
-// C = float (float16, bfloat16, float32) or double (nn.cpp's acc_t): the
-// row's max, then the sum of exp(x - max), then the writes.
-template <typename C>
+// C = float (float16, bfloat16, float32) or double (nn.cpp's acc_t), of
+// storage dtype D (a template argument: one typed load per element, four
+// in flight, scan_share): the row's max, then the sum of exp(x - max),
+// then the writes.
+template <typename C, tsr_dtype D>
 struct SoftmaxFn {
   using Partial = C;
   static constexpr int kPasses = 2;
@@ -27,27 +29,30 @@ struct SoftmaxFn {
   bool log;
   void* out;
   const void* in;
-  tsr_dtype dtype;
   int64_t dim, inner;
 
   TSR_HOST_DEVICE int64_t base(int64_t r) const { return (r / inner) * dim * inner + r % inner; }
-  TSR_HOST_DEVICE C at(int64_t b, int64_t k) const { return wide_to<C>(load_wide(in, b + k * inner, dtype)); }
 
   TSR_HOST_DEVICE C partial(int64_t r, int pass, const BlockThread& t, const C* done) const {
     const int64_t b = base(r);
+    auto at = [&](int64_t k) { return wide_to<C>(load_wide(in, b + k * inner, D)); };
     if (pass == 0) {
       // std::max(mx, v) as the CPU writes it: a NaN never becomes the max
       // (it makes the sum NaN instead), so partials are never NaN and
       // their combine is the same max.
       C mx = C(-INFINITY);
-      for (int64_t k = t.tid; k < dim; k += t.nthreads) {
-        const C v = at(b, k);
+      scan_share(t.tid, dim, t.nthreads, at, [&](C v, int64_t) {
         mx = mx < v ? v : mx;
-      }
+        return true;
+      });
       return mx;
     }
     C s = 0;
-    for (int64_t k = t.tid; k < dim; k += t.nthreads) s += m_exp(C(at(b, k) - done[0]));
+    const C mx = done[0];
+    scan_share(t.tid, dim, t.nthreads, at, [&](C v, int64_t) {
+      s += m_exp(C(v - mx));
+      return true;
+    });
     return s;
   }
 
@@ -56,16 +61,19 @@ struct SoftmaxFn {
   TSR_HOST_DEVICE void finish(int64_t r, const BlockThread& t, const C* done) const {
     const int64_t b = base(r);
     const C mx = done[0], s = done[1], log_s = m_log(s);
-    for (int64_t k = t.tid; k < dim; k += t.nthreads) {
-      const C shifted = C(at(b, k) - mx);
+    auto at = [&](int64_t k) { return wide_to<C>(load_wide(in, b + k * inner, D)); };
+    scan_share(t.tid, dim, t.nthreads, at, [&](C x, int64_t k) {
+      const C shifted = C(x - mx);
       const C y = log ? C(shifted - log_s) : C(m_exp(shifted) / s);
-      store_as<C>(out, b + k * inner, dtype, y);
-    }
+      store_as<C>(out, b + k * inner, D, y);
+      return true;
+    });
   }
 };
 
-// Row r of log_softmax_backward: grad_in = grad - exp(output) * sum(grad).
-template <typename C>
+// Row r of log_softmax_backward: grad_in = grad - exp(output) * sum(grad),
+// storage dtype D as SoftmaxFn's.
+template <typename C, tsr_dtype D>
 struct LogSoftmaxBackwardFn {
   using Partial = C;
   static constexpr int kPasses = 1;
@@ -73,7 +81,6 @@ struct LogSoftmaxBackwardFn {
   void* grad_in;
   const void* grad;
   const void* output;
-  tsr_dtype dtype;
   int64_t dim, inner;
 
   TSR_HOST_DEVICE int64_t base(int64_t r) const { return (r / inner) * dim * inner + r % inner; }
@@ -81,7 +88,12 @@ struct LogSoftmaxBackwardFn {
   TSR_HOST_DEVICE C partial(int64_t r, int, const BlockThread& t, const C*) const {
     const int64_t b = base(r);
     C s = 0;
-    for (int64_t k = t.tid; k < dim; k += t.nthreads) s += wide_to<C>(load_wide(grad, b + k * inner, dtype));
+    scan_share(
+        t.tid, dim, t.nthreads, [&](int64_t k) { return wide_to<C>(load_wide(grad, b + k * inner, D)); },
+        [&](C g, int64_t) {
+          s += g;
+          return true;
+        });
     return s;
   }
 
@@ -90,11 +102,19 @@ struct LogSoftmaxBackwardFn {
   TSR_HOST_DEVICE void finish(int64_t r, const BlockThread& t, const C* done) const {
     const int64_t b = base(r);
     const C s = done[0];
-    for (int64_t k = t.tid; k < dim; k += t.nthreads) {
-      const int64_t j = b + k * inner;
-      const C g = wide_to<C>(load_wide(grad, j, dtype)), y = wide_to<C>(load_wide(output, j, dtype));
-      store_as<C>(grad_in, j, dtype, C(g - m_exp(y) * s));
-    }
+    struct GradOut {
+      C g, y;
+    };
+    scan_share(
+        t.tid, dim, t.nthreads,
+        [&](int64_t k) {
+          const int64_t j = b + k * inner;
+          return GradOut{wide_to<C>(load_wide(grad, j, D)), wide_to<C>(load_wide(output, j, D))};
+        },
+        [&](const GradOut& v, int64_t k) {
+          store_as<C>(grad_in, b + k * inner, D, C(v.g - m_exp(v.y) * s));
+          return true;
+        });
   }
 };
 

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -14,10 +15,21 @@
 #include "core/factory.h"
 #include "core/views.h"
 #include "cpu/kernels/copy.h"
+#include "kernels/row_path.h"
 
 namespace tsr::gpu::test {
 
 constexpr Stream kNoStream{kCpu, 0};
+
+// The launch name of row op `op` on path p (row_path.h's RowNames).
+inline std::string row_launch(const std::string& op, RowPath p) {
+  switch (p) {
+    case RowPath::OneThread: return op;
+    case RowPath::BlockPerRow: return op + "_block";
+    case RowPath::Columns: return op + "_columns";
+  }
+  return op;
+}
 
 inline const std::vector<tsr_dtype>& all_dtypes() {
   static const std::vector<tsr_dtype> d{TSR_BOOL,    TSR_UINT8,   TSR_INT8,    TSR_INT16,   TSR_INT32,

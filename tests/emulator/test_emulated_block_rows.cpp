@@ -1,8 +1,9 @@
-// The block-per-row path of the row kernels (gpu/kernels/block_rows.cuh,
-// run by the emulator's block-synchronous emulation) against the CPU
-// kernels: long rows, rows just below and above the threshold, strided
-// rows, several block widths (powers of two or not, one thread), more rows
-// than blocks.
+// The block paths of the row kernels (gpu/kernels/block_rows.cuh, run by
+// the emulator's block-synchronous emulation: a block per row, and column
+// blocks of neighbouring strided rows) against the CPU kernels: long rows,
+// rows just below and above the threshold, strided rows, several block
+// widths (powers of two or not, one thread), more rows than blocks, lanes
+// past the last row.
 //
 // What must agree exactly: integer sums (wrapping int64 is associative),
 // max values and indices (the combine keeps the CPU's first-max and
@@ -24,9 +25,11 @@
 namespace tsr::gpu::test {
 namespace {
 
-// {block_dim, max_grid}: the CUDA launcher's, narrow ones with few blocks
-// (so rows outnumber blocks), widths that are not powers of two, one thread.
-const LaunchShape kShapes[] = {{256, 65535}, {32, 3}, {48, 2}, {5, 4}, {1, 1}};
+// {block_dim, max_grid, column_block_dim}: the CUDA launcher's, narrow ones
+// with few blocks (so rows outnumber blocks), widths that are not powers of
+// two (column blocks of 5 lanes, of 32 lanes x 3 threads), one thread.
+const LaunchShape kShapes[] = {{256, 65535, 1024}, {32, 3, 32}, {48, 2, 48},
+                               {5, 4, 5},          {1, 1, 1},   {96, 2, 96}};
 
 int64_t ceil_log2(int64_t v) {
   int64_t l = 0;
@@ -90,33 +93,58 @@ Tensor sum_allowed(const Tensor& want, const Tensor& abs_sum, double bound) {
   return a;
 }
 
-// The threads a block of `shape` gives rows of len elements.
-int64_t threads(const LaunchShape& shape, int64_t len) { return block_row_threads(len, shape.block_dim); }
+// The threads a launch of `shape` gives each row of len elements on path p.
+int64_t threads(const LaunchShape& shape, int64_t len, RowPath p) {
+  switch (p) {
+    case RowPath::OneThread: return 1;
+    case RowPath::BlockPerRow: return block_row_threads(len, shape.block_dim);
+    case RowPath::Columns: return column_shape(len, shape.column_block_dim).depth;
+  }
+  return 1;
+}
 
 // A reduction case: x and the dims it reduces.
 struct Case {
   Tensor x;
   std::vector<bool> mask;
   const char* what;
+  RowPath path;  // the one row_path picks
 };
 
 // One long contiguous row (mean of a whole tensor), rows of 63/64/65 (one
-// thread per row below the threshold), a strided row (the reduced dim is
-// not the innermost), two strided reduced dims.
+// thread per row below the threshold), strided rows (the reduced dim is not
+// the innermost) whose neighbours are adjacent (column blocks: 7 rows, one
+// group with lanes past the last row; 100 rows, four groups), two strided
+// reduced dims, strided rows whose neighbours are not adjacent.
 std::vector<Case> reduce_cases(tsr_dtype d) {
   std::vector<Case> c;
-  c.push_back({sample({100000}, d, 3, false), {true}, "one row of 100000"});
-  for (int64_t len : {63, 64, 65}) c.push_back({sample({10, len}, d, 4, false), {false, true}, "rows near threshold"});
-  c.push_back({views::t(sample({300, 7}, d, 5, false)), {false, true}, "stride-7 rows"});
-  c.push_back({views::permute(sample({9, 11, 3}, d, 6, false), {2, 0, 1}), {false, true, true}, "two strided dims"});
+  c.push_back({sample({100000}, d, 3, false), {true}, "one row of 100000", RowPath::BlockPerRow});
+  for (int64_t len : {63, 64, 65})
+    c.push_back({sample({10, len}, d, 4, false), {false, true}, "rows near threshold",
+                 len < kBlockRowMinLength ? RowPath::OneThread : RowPath::BlockPerRow});
+  c.push_back({views::t(sample({300, 7}, d, 5, false)), {false, true}, "stride-7 rows", RowPath::Columns});
+  c.push_back({views::t(sample({300, 100}, d, 7, false)), {false, true}, "100 stride-100 rows", RowPath::Columns});
+  c.push_back({views::permute(sample({9, 11, 3}, d, 6, false), {2, 0, 1}), {false, true, true}, "two strided dims",
+               RowPath::Columns});
+  c.push_back({views::permute(sample({300, 7, 2}, d, 8, false), {2, 1, 0}), {false, false, true},
+               "strided rows 2 apart", RowPath::BlockPerRow});
   return c;
 }
 
 TEST(EmulatedBlockRows, PathAndShapeChoice) {
-  EXPECT_FALSE(use_block_rows(1, kBlockRowMinLength - 1, true));
-  EXPECT_TRUE(use_block_rows(1, kBlockRowMinLength, false));
-  EXPECT_TRUE(use_block_rows(kManyRows, kBlockRowMinLength, true));
-  EXPECT_FALSE(use_block_rows(kManyRows, 100000, false));  // many strided rows: coalesced threads
+  EXPECT_EQ(row_path(1, kBlockRowMinLength - 1, true, false), RowPath::OneThread);
+  EXPECT_EQ(row_path(100, kBlockRowMinLength - 1, false, true), RowPath::OneThread);
+  EXPECT_EQ(row_path(1, kBlockRowMinLength, false, false), RowPath::BlockPerRow);
+  EXPECT_EQ(row_path(kManyRows, kBlockRowMinLength, true, false), RowPath::BlockPerRow);
+  EXPECT_EQ(row_path(kManyRows, 100000, false, true), RowPath::OneThread);  // many strided rows: coalesced threads
+  EXPECT_EQ(row_path(kManyRows - 1, 100000, false, true), RowPath::Columns);
+  EXPECT_EQ(row_path(kManyRows - 1, 100000, false, false), RowPath::BlockPerRow);
+  EXPECT_EQ(column_shape(4096, 1024).width, 32u);
+  EXPECT_EQ(column_shape(4096, 1024).depth, 32u);
+  EXPECT_EQ(column_shape(64, 1024).depth, 8u);  // each thread >= kColumnShare elements
+  EXPECT_EQ(column_shape(4096, 96).depth, 3u);
+  EXPECT_EQ(column_shape(4096, 5).width, 5u);
+  EXPECT_EQ(column_shape(4096, 5).depth, 1u);
   EXPECT_EQ(block_row_threads(64, 256), 32u);
   EXPECT_EQ(block_row_threads(128, 256), 64u);
   EXPECT_EQ(block_row_threads(100000, 256), 256u);
@@ -133,7 +161,6 @@ TEST(EmulatedBlockRows, SumAndMean) {
       for (const Case& c : reduce_cases(d)) {
         EmulatedKernels k(shape);
         const int64_t len = kernels::reduced_count(c.x.sizes(), c.mask);
-        const bool block = len >= kBlockRowMinLength;
         const std::string what = std::string(dtype_name(d)) + ", " + c.what + ", block_dim " +
                                  std::to_string(shape.block_dim);
         // Floating references: the sum of the float64 values rounded once to
@@ -144,13 +171,13 @@ TEST(EmulatedBlockRows, SumAndMean) {
                                      : kernels::sum(c.x, c.mask, false);
         Tensor got = empty(want.sizes(), want.dtype(), TSR_CONTIGUOUS_FORMAT, kCpu);
         k.reduce(ReduceKernel::Sum, reduce_args(c.x, c.mask, got, nullptr, 1.0), kNoStream);
-        EXPECT_STREQ(k.launches().back(), block ? "reduce_sum_block" : "reduce_sum") << what;
+        EXPECT_EQ(k.launches().back(), row_launch("reduce_sum", c.path)) << what;
         if (!is_floating(d)) {
           EXPECT_TRUE(same_bits(want, got)) << what;
           continue;
         }
         const Tensor abs_sum = kernels::sum(abs_f64(c.x), c.mask, false);
-        const double bound = order_bound(len, threads(shape, len), 0x1p-53, 0x1p-53);
+        const double bound = order_bound(len, threads(shape, len, c.path), 0x1p-53, 0x1p-53);
         EXPECT_TRUE(within(want, got, sum_allowed(want, abs_sum, bound))) << what;
         Tensor want_mean = rounded_to(kernels::mean(as_f64(c.x), c.mask, false), d);
         k.reduce(ReduceKernel::Sum, reduce_args(c.x, c.mask, got, nullptr, 1.0 / double(len)), kNoStream);
@@ -208,7 +235,11 @@ TEST(EmulatedBlockRows, MaxAndArgmaxBitForBit) {
             k.reduce(ReduceKernel::Max, reduce_args(x, {false, true}, out, &idx, 1.0), kNoStream);
             const std::string what = std::string(dtype_name(d)) + ", len " + std::to_string(len) +
                                      (strided ? " strided" : "") + ", block_dim " + std::to_string(shape.block_dim);
-            EXPECT_STREQ(k.launches().back(), len >= kBlockRowMinLength ? "reduce_max_block" : "reduce_max") << what;
+            // Strided: the rows are neighbours in memory (column blocks).
+            const RowPath path = len < kBlockRowMinLength ? RowPath::OneThread
+                                 : strided                ? RowPath::Columns
+                                                          : RowPath::BlockPerRow;
+            EXPECT_EQ(k.launches().back(), row_launch("reduce_max", path)) << what;
             EXPECT_TRUE(same_bits(values, out)) << what;
             EXPECT_TRUE(same_bits(indices, idx)) << what;
           }
@@ -220,8 +251,11 @@ struct SoftmaxCase {
   int64_t outer, len, inner;
   bool specials;  // NaN, infinities, 1e10 in some rows
 };
-const SoftmaxCase kSoftmaxCases[] = {{2, 100000, 1, false}, {3, 63, 1, false}, {3, 64, 1, false},
-                                     {3, 65, 1, false},     {2, 200, 4, false}, {7, 300, 1, true}};
+// inner > 1: column blocks, 8 rows (lanes past the last) and 135 rows (five
+// groups, a group's lanes crossing from one outer index to the next).
+const SoftmaxCase kSoftmaxCases[] = {{2, 100000, 1, false}, {3, 63, 1, false},  {3, 64, 1, false},
+                                     {3, 65, 1, false},     {2, 200, 4, false}, {7, 300, 1, true},
+                                     {3, 100, 45, false}};
 
 // The relative error bound on a row's sum of |terms| in compute type C
 // (float for float16/bfloat16/float32) against a float64 reference.
@@ -242,16 +276,16 @@ TEST(EmulatedBlockRows, SoftmaxAndLogSoftmax) {
         const std::string what = std::string(dtype_name(d)) + ", [" + std::to_string(c.outer) + ", " +
                                  std::to_string(c.len) + ", " + std::to_string(c.inner) + "], block_dim " +
                                  std::to_string(shape.block_dim);
-        const char* name = c.len >= kBlockRowMinLength ? "softmax_block" : "softmax";
+        const RowPath path = row_path(c.outer * c.inner, c.len, c.inner == 1, c.inner > 1);
         // The terms exp(x - max) are positive, so the sum's error is at
         // most the bound relative to the sum itself, an absolute error of
         // log_softmax's result and a relative one of softmax's;
         // tolerance(d) covers exp, log and the output's rounding.
-        const double rel = tolerance(d) + sum_bound(d, c.len, threads(shape, c.len));
+        const double rel = tolerance(d) + sum_bound(d, c.len, threads(shape, c.len, path));
         Tensor want = to_dtype(kernels::log_softmax(as_f64(x), 1), d);
         Tensor got = empty(x.sizes(), d, TSR_CONTIGUOUS_FORMAT, kCpu);
         k.softmax(true, got.data_ptr(), x.data_ptr(), d, c.outer, c.len, c.inner, kNoStream);
-        EXPECT_STREQ(k.launches().back(), name) << what;
+        EXPECT_EQ(k.launches().back(), row_launch("softmax", path)) << what;
         EXPECT_TRUE(close(want, got, rel)) << "log_softmax " << what;
         // And against the CPU kernel in d itself, whose serial sum in C
         // adds its own rounding (len roundoff(C), relative).
@@ -278,13 +312,12 @@ TEST(EmulatedBlockRows, LogSoftmaxBackward) {
         k.log_softmax_backward(got.data_ptr(), g.data_ptr(), y.data_ptr(), d, c.outer, c.len, c.inner, kNoStream);
         const std::string what = std::string(dtype_name(d)) + ", len " + std::to_string(c.len) + ", inner " +
                                  std::to_string(c.inner) + ", block_dim " + std::to_string(shape.block_dim);
-        EXPECT_STREQ(k.launches().back(), c.len >= kBlockRowMinLength ? "log_softmax_backward_block"
-                                                                      : "log_softmax_backward")
-            << what;
+        const RowPath path = row_path(c.outer * c.inner, c.len, c.inner == 1, c.inner > 1);
+        EXPECT_EQ(k.launches().back(), row_launch("log_softmax_backward", path)) << what;
         // grad_in = g - exp(y) * s: s's error (bound * sum|g| over the
         // row) and exp's in C (2 ULPs, of |s|) scaled by exp(y), plus
         // tolerance(d) for the product, the difference and the rounding.
-        const double bound = sum_bound(d, c.len, threads(shape, c.len)), u_c = d == TSR_FLOAT64 ? 0x1p-53 : 0x1p-24;
+        const double bound = sum_bound(d, c.len, threads(shape, c.len, path)), u_c = d == TSR_FLOAT64 ? 0x1p-53 : 0x1p-24;
         Tensor abs_g = kernels::sum(abs_f64(g), {false, true, false}, true);
         Tensor sum_g = kernels::sum(as_f64(g), {false, true, false}, true);
         Tensor allowed = as_f64(kernels::unary(kernels::UnaryOp::Exp, as_f64(y))), w = as_f64(want);
@@ -317,7 +350,7 @@ TEST(EmulatedBlockRows, NllLoss) {
         Tensor lf = as_f64(logp), mean_abs = make_tensor({}, TSR_FLOAT64, [](int64_t) { return 0.0; });
         for (int64_t i = 0; i < n; ++i)
           mean_abs.data<double>()[0] += std::fabs(lf.data<double>()[i * c + target.data<int64_t>()[i]]) / double(n);
-        const double bound = order_bound(n, threads(shape, n), 0x1p-53, 0x1p-53);
+        const double bound = order_bound(n, threads(shape, n, row_path(1, n, false, false)), 0x1p-53, 0x1p-53);
         EXPECT_TRUE(within(want, got, sum_allowed(want, mean_abs, bound))) << what;
         // A target out of range in the last thread's share: NaN.
         target.data<int64_t>()[n - 1] = c;

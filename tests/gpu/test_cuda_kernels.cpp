@@ -254,11 +254,13 @@ TEST(CudaKernels, RowsAndNoise) {
   }
 }
 
-// The block-per-row path (kernels/row_path.h: rows of >= 64 elements): one
-// long row, strided rows, more rows than the launcher's 65535 blocks. The
-// emulator's default LaunchShape is the CUDA launcher's, so both split rows
-// among threads alike and combine in the same tree: max and integer sums
-// must agree bit for bit, floating results within exp/log's ULPs.
+// The block paths (kernels/row_path.h: rows of >= 64 elements): one long
+// row, strided rows side by side (column blocks: 7 rows, and 2000 rows of
+// 3000 as a sum over dim 0), more rows than the launcher's 65535 blocks.
+// The emulator's default LaunchShape is the CUDA launcher's, so both split
+// rows among threads alike (but for column blocks the kernel's registers
+// cut short) and combine in the same tree: max and integer sums must agree
+// bit for bit, floating results within exp/log's ULPs.
 TEST(CudaKernels, BlockRows) {
   auto& dev = cuda::cuda_kernels();
   struct Rows {
@@ -270,6 +272,7 @@ TEST(CudaKernels, BlockRows) {
     const bool fp = d == TSR_FLOAT16 || d == TSR_FLOAT32 || d == TSR_FLOAT64;
     std::vector<Rows> cases{{sample({1, 100000}, d, 3, false), "one row of 100000", false},
                             {views::t(sample({300, 7}, d, 4, true)), "stride-7 rows", true},
+                            {views::t(sample({3000, 2000}, d, 7, false)), "sum over dim 0 of [3000, 2000]", false},
                             {sample({70000, 64}, d, 5, false), "70000 rows", false},
                             {sample({1000, 50}, d, 6, true), "rows of 50 (one thread each)", true}};
     for (const Rows& c : cases)
@@ -290,8 +293,9 @@ TEST(CudaKernels, BlockRows) {
         r.out = kop(vw);
         r.indices = op == ReduceKernel::Max ? kop(iw) : KernelOperand{nullptr, TSR_INT64, {}};
         emu.reduce(op, r, kNoStream);
-        EXPECT_EQ(std::string(emu.launches().back()).find("_block") != std::string::npos,
-                  x.sizes()[1] >= gpu::kBlockRowMinLength)
+        const gpu::RowPath path =
+            gpu::row_path(rows, x.sizes()[1], x.strides()[1] == 1, rows > 1 && x.strides()[0] == 1);
+        EXPECT_EQ(emu.launches().back(), row_launch(op == ReduceKernel::Sum ? "reduce_sum" : "reduce_max", path))
             << c.what;
         DeviceCopy xi(x), vo(vg), io(ig);
         ReduceArgs rd = r;
@@ -308,14 +312,15 @@ TEST(CudaKernels, BlockRows) {
       }
     if (!fp) continue;
     // (log_)softmax and its backward over [outer, len, inner] rows.
-    for (const Shape& s : {Shape{4, 5000, 1}, Shape{2, 300, 5}, Shape{70000, 64, 1}, Shape{300, 40, 3}}) {
+    for (const Shape& s : {Shape{4, 5000, 1}, Shape{2, 300, 5}, Shape{70000, 64, 1}, Shape{300, 40, 3},
+                           Shape{3, 1000, 700}}) {
       EmulatedKernels emu;
       Tensor x = sample(s, d, 6, false), g = sample(s, d, 7, false);
       Tensor want = host(s, d), got = host(s, d), gw = host(s, d), gg = host(s, d);
       emu.softmax(true, want.data_ptr(), x.data_ptr(), d, s[0], s[1], s[2], kNoStream);
       emu.log_softmax_backward(gw.data_ptr(), g.data_ptr(), want.data_ptr(), d, s[0], s[1], s[2], kNoStream);
-      EXPECT_STREQ(emu.launches().back(),
-                   s[1] >= gpu::kBlockRowMinLength ? "log_softmax_backward_block" : "log_softmax_backward");
+      EXPECT_EQ(emu.launches().back(),
+                row_launch("log_softmax_backward", gpu::row_path(s[0] * s[2], s[1], s[2] == 1, s[2] > 1)));
       DeviceCopy xi(x), gi(g), wi(want), o(got), go(gg);
       dev.softmax(true, o.ptr, xi.ptr, d, s[0], s[1], s[2], kCudaStream);
       dev.log_softmax_backward(go.ptr, gi.ptr, wi.ptr, d, s[0], s[1], s[2], kCudaStream);
