@@ -208,25 +208,29 @@ void dispatch_reduce(Launcher& l, ReduceKernel op, const ReduceArgs& args) {
   // kept dim has stride 1 (a sum over dim 0 of a matrix: column blocks).
   const int32_t last = args.outer.ndim - 1;
   const bool rows_adjacent = last >= 0 && args.outer.sizes[last] > 1 && args.in.strides[last] == 1;
-  auto run = [&](auto index) {
+  auto run = [&](auto index, auto kernel) {
     using Index = decltype(index);
-    ReduceFn<Index> f{op,
-                      make_offset_calc<3, Index>(args.outer, outer_ops),
-                      make_offset_calc<1, Index>(args.inner, inner_ops),
-                      inner,
-                      args.out.data,
-                      args.out.dtype,
-                      op == ReduceKernel::Max ? static_cast<int64_t*>(args.indices.data) : nullptr,
-                      args.in.data,
-                      args.in.dtype,
-                      args.scale};
-    const bool sum = op == ReduceKernel::Sum;
-    const RowNames names = sum ? RowNames{"reduce_sum", "reduce_sum_block", "reduce_sum_columns"}
+    constexpr ReduceKernel kOp = decltype(kernel)::value;
+    ReduceFn<Index, kOp> f{make_offset_calc<3, Index>(args.outer, outer_ops),
+                           make_offset_calc<1, Index>(args.inner, inner_ops),
+                           inner,
+                           args.out.data,
+                           args.out.dtype,
+                           kOp == ReduceKernel::Max ? static_cast<int64_t*>(args.indices.data) : nullptr,
+                           args.in.data,
+                           args.in.dtype,
+                           args.scale};
+    const RowNames names = kOp == ReduceKernel::Sum
+                               ? RowNames{"reduce_sum", "reduce_sum_block", "reduce_sum_columns"}
                                : RowNames{"reduce_max", "reduce_max_block", "reduce_max_columns"};
     launch_rows(l, names, rows, inner, unit_stride, rows_adjacent, f);
   };
-  if (narrow) run(uint32_t{});
-  else run(int64_t{});
+  auto run_op = [&](auto index) {
+    if (op == ReduceKernel::Sum) run(index, std::integral_constant<ReduceKernel, ReduceKernel::Sum>{});
+    else run(index, std::integral_constant<ReduceKernel, ReduceKernel::Max>{});
+  };
+  if (narrow) run_op(uint32_t{});
+  else run_op(int64_t{});
 }
 
 inline void check_rows(int64_t a, int64_t b, int64_t c, const char* what) {

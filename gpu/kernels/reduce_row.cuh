@@ -48,12 +48,14 @@ TSR_HOST_DEVICE inline ReducePartial max_combine(const ReducePartial& a, const R
   return a.idx < b.idx ? a : b;
 }
 
-template <typename Index>
+// Op is a template argument, not a field: a kernel that only sums needs no
+// registers for the max's index and compares (on sm_90 the general kernel
+// took 64 registers, which halved the threads an SM keeps resident).
+template <typename Index, ReduceKernel Op>
 struct ReduceFn {
   using Partial = ReducePartial;
   static constexpr int kPasses = 1;
 
-  ReduceKernel op;
   OffsetCalc<3, Index> outer;  // out, indices, in
   OffsetCalc<1, Index> inner;  // in
   int64_t inner_numel;
@@ -80,7 +82,7 @@ struct ReduceFn {
       case TSR_BFLOAT16: return share_of<TSR_BFLOAT16>(base, t);
       case TSR_INT32: return share_of<TSR_INT32>(base, t);
       case TSR_INT64: return share_of<TSR_INT64>(base, t);
-      default: return share(t, [&](int64_t j) { return load_wide(in, base + offset(j), in_dtype); });
+      default: return share<1>(t, [&](int64_t j) { return load_wide(in, base + offset(j), in_dtype); });
     }
   }
 
@@ -89,22 +91,23 @@ struct ReduceFn {
     return share(t, [&](int64_t j) { return load_wide(in, base + offset(j), D); });
   }
 
-  // Thread t's share of a row, its elements given by load(j).
-  template <typename Load>
+  // Thread t's share of a row, its elements given by load(j), kUnroll at a
+  // time (scan_share).
+  template <int kUnroll = 4, typename Load>
   TSR_HOST_DEVICE Partial share(const BlockThread& t, const Load& load) const {
-    if (op == ReduceKernel::Sum) {
+    if constexpr (Op == ReduceKernel::Sum) {
       Wide acc = is_floating(in_dtype) ? wide_float(0.0) : wide_int(0);
-      scan_share(t.tid, inner_numel, t.nthreads, load, [&](const Wide& v, int64_t) {
+      scan_share<kUnroll>(t.tid, inner_numel, t.nthreads, load, [&](const Wide& v, int64_t) {
         if (acc.is_float) acc.f += v.f;
         else acc.i = wrap_add(acc.i, v.i);
         return true;
       });
       return {acc, 0};
-    }
+    } else {
     // The CPU's scan over this share: the first element, then a greater
     // one, until the first NaN (nothing after it can win).
     Partial best{wide_int(0), -1};
-    scan_share(t.tid, inner_numel, t.nthreads, load, [&](const Wide& v, int64_t j) {
+    scan_share<kUnroll>(t.tid, inner_numel, t.nthreads, load, [&](const Wide& v, int64_t j) {
       const bool nan = wide_is_nan(v);
       if (best.idx < 0 || nan || wide_greater(v, best.v)) {
         best = {v, j};
@@ -113,26 +116,30 @@ struct ReduceFn {
       return true;
     });
     return best;
+    }
   }
 
   TSR_HOST_DEVICE Partial combine(int, const Partial& a, const Partial& b) const {
-    if (op != ReduceKernel::Sum) return max_combine(a, b);
-    if (a.v.is_float) return {wide_float(a.v.f + b.v.f), 0};
-    return {wide_int(wrap_add(a.v.i, b.v.i)), 0};
+    if constexpr (Op != ReduceKernel::Sum) {
+      return max_combine(a, b);
+    } else {
+      if (a.v.is_float) return {wide_float(a.v.f + b.v.f), 0};
+      return {wide_int(wrap_add(a.v.i, b.v.i)), 0};
+    }
   }
 
   // One write per row: thread 0's.
   TSR_HOST_DEVICE void finish(int64_t r, const BlockThread& t, const Partial* done) const {
     if (t.tid != 0) return;
     const auto o = outer.get(r);
-    if (op == ReduceKernel::Sum) {
+    if constexpr (Op == ReduceKernel::Sum) {
       Wide acc = done[0].v;
       if (scale != 1.0) acc = wide_float((acc.is_float ? acc.f : double(acc.i)) * scale);
       store_wide(out, int64_t(o.v[0]), out_dtype, acc);
-      return;
+    } else {
+      store_wide(out, int64_t(o.v[0]), out_dtype, done[0].v);
+      if (indices) indices[int64_t(o.v[1])] = done[0].idx;
     }
-    store_wide(out, int64_t(o.v[0]), out_dtype, done[0].v);
-    if (indices) indices[int64_t(o.v[1])] = done[0].idx;
   }
 };
 
