@@ -71,20 +71,24 @@ TSR_HOST_DEVICE inline void tree_level(const F& f, int pass, P* row_slots, uint3
 // A thread's share of a row, elements j = first, first + step, ... < n,
 // visited in that order, exactly as the plain loop would (so sums add in
 // the same order and a max scan meets the same first maximum), but loaded
-// four at a time before any is used: a GPU thread then has four loads in
-// flight instead of one, which is what bounds a long row's time. load(j)
-// gives element j (one typed load when the dtype is a template argument);
-// visit(v, j) returns false to stop the scan (a max after a NaN).
-// kUnroll 1: one load at a time (for loads that switch on a run-time
-// dtype, whose four values would only cost registers).
-template <int kUnroll = 4, typename Load, typename Visit>
+// kShareLoads at a time before any is used: a GPU thread then has that many
+// loads in flight instead of one, which is what bounds a long row's time.
+// load(j) gives element j (one typed load when the dtype is a template
+// argument); visit(v, j) returns false to stop the scan (a max after a
+// NaN). kUnroll 1: one load at a time (for loads that switch on a run-time
+// dtype, whose values in flight would only cost registers).
+constexpr int kShareLoads = 8;
+template <int kUnroll = kShareLoads, typename Load, typename Visit>
 TSR_HOST_DEVICE inline void scan_share(int64_t first, int64_t n, int64_t step, const Load& load,
                                        const Visit& visit) {
-  static_assert(kUnroll == 1 || kUnroll == 4, "scan_share: 1 or 4 loads at a time");
   int64_t j = first;
-  for (; kUnroll == 4 && j + 3 * step < n; j += 4 * step) {
-    const auto v0 = load(j), v1 = load(j + step), v2 = load(j + 2 * step), v3 = load(j + 3 * step);
-    if (!visit(v0, j) || !visit(v1, j + step) || !visit(v2, j + 2 * step) || !visit(v3, j + 3 * step)) return;
+  if constexpr (kUnroll > 1) {
+    for (; j + (kUnroll - 1) * step < n; j += kUnroll * step) {
+      decltype(load(j)) v[kUnroll];
+      for (int u = 0; u < kUnroll; ++u) v[u] = load(j + u * step);
+      for (int u = 0; u < kUnroll; ++u)
+        if (!visit(v[u], j + u * step)) return;
+    }
   }
   for (; j < n; j += step)
     if (!visit(load(j), j)) return;

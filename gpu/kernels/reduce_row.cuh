@@ -86,14 +86,20 @@ struct ReduceFn {
     }
   }
 
+  // One reduced dim (the usual case) gets a loop of its own, whose offsets
+  // are a multiply: no branch between the four loads scan_share issues.
   template <tsr_dtype D>
   TSR_HOST_DEVICE Partial share_of(int64_t base, const BlockThread& t) const {
-    return share(t, [&](int64_t j) { return load_wide(in, base + offset(j), D); });
+    if (inner.ndim == 1) {
+      const int64_t stride = int64_t(inner.strides[0][0]);
+      return share(t, [&](int64_t j) { return load_wide(in, base + j * stride, D); });
+    }
+    return share(t, [&](int64_t j) { return load_wide(in, base + int64_t(inner.get(j).v[0]), D); });
   }
 
   // Thread t's share of a row, its elements given by load(j), kUnroll at a
   // time (scan_share).
-  template <int kUnroll = 4, typename Load>
+  template <int kUnroll = kShareLoads, typename Load>
   TSR_HOST_DEVICE Partial share(const BlockThread& t, const Load& load) const {
     if constexpr (Op == ReduceKernel::Sum) {
       Wide acc = is_floating(in_dtype) ? wide_float(0.0) : wide_int(0);
