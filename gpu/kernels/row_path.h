@@ -29,6 +29,8 @@
 //   took 0.127 ms with a block per (uncoalesced) row, torch 0.042 ms.
 // - Other long strided rows take a block per row anyway: uncoalesced but
 //   parallel beats coalesced but nearly idle.
+// kBlockRowMinLength and kManyRows are still estimates: the GPU runs so
+// far timed [4096, 4096] reductions and softmax only (bench/README.md).
 #pragma once
 
 #include <algorithm>
