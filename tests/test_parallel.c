@@ -150,3 +150,114 @@ Test(parallel, elementwise_ops_split_over_threads) {
   for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) tsr_tensor_release(all[i]);
   TSR_ASSERT_OK(tsr_set_num_threads(before));
 }
+
+/* The activations (tanh, sigmoid, gelu, pow, clamp and clamp's gradient
+ * mask), comparisons and where split over threads too (activation.cpp's
+ * dense SIMD calls through parallel_dense, map.h's loops and compare.cpp's
+ * and where's through parallel_for_each_run): each op on 2 threads gives
+ * the bits it gives on 1, dense and strided, and clamp of a transposed
+ * view equals values computed here. */
+enum {
+  SPLIT_TANH,
+  SPLIT_SIGMOID,
+  SPLIT_GELU,
+  SPLIT_TANH_STRIDED,
+  SPLIT_POW_SCALAR,
+  SPLIT_POW,
+  SPLIT_POW_RUNS,
+  SPLIT_CLAMP_STRIDED,
+  SPLIT_CLAMP_BF16,
+  SPLIT_CLAMP_GRAD,
+  SPLIT_LT,
+  SPLIT_LT_STRIDED,
+  SPLIT_WHERE,
+  SPLIT_COUNT
+};
+static const char* const split_names[SPLIT_COUNT] = {
+    "tanh", "sigmoid", "gelu", "tanh of a transposed view", "pow(a, 2.5)", "pow(sigmoid(a), b)",
+    "pow(sigmoid(c), row): runs of 400 cut by threads",
+    "clamp of a transposed view", "clamp bfloat16", "clamp's gradient", "a < b", "b.t() < a", "where(a < b, a, b)"};
+
+static tsr_tensor* split_op(int op, tsr_tensor* a, tsr_tensor* b, tsr_tensor* bt, tsr_tensor* c,
+                           tsr_tensor* row) {
+  const double lo = -3, hi = 4;
+  tsr_tensor *out = NULL, *t1 = NULL, *t2 = NULL;
+  switch (op) {
+    case SPLIT_TANH: TSR_ASSERT_OK(tsr_tanh(a, &out)); break;
+    case SPLIT_SIGMOID: TSR_ASSERT_OK(tsr_sigmoid(a, &out)); break;
+    case SPLIT_GELU: TSR_ASSERT_OK(tsr_gelu(a, TSR_GELU_TANH, &out)); break;
+    case SPLIT_TANH_STRIDED: TSR_ASSERT_OK(tsr_tanh(bt, &out)); break;
+    case SPLIT_POW_SCALAR: TSR_ASSERT_OK(tsr_pow_scalar(a, 2.5, &out)); break;
+    case SPLIT_POW:
+      TSR_ASSERT_OK(tsr_sigmoid(a, &t1));
+      TSR_ASSERT_OK(tsr_pow(t1, b, &out));
+      break;
+    case SPLIT_POW_RUNS: /* [601, 400] ** [1, 400]: runs of 400, half of 240,400 is mid-run */
+      TSR_ASSERT_OK(tsr_sigmoid(c, &t1));
+      TSR_ASSERT_OK(tsr_pow(t1, row, &out));
+      break;
+    case SPLIT_CLAMP_STRIDED: TSR_ASSERT_OK(tsr_clamp(bt, &lo, &hi, &out)); break;
+    case SPLIT_CLAMP_BF16:
+      TSR_ASSERT_OK(tsr_to_dtype(a, TSR_BFLOAT16, &t1));
+      TSR_ASSERT_OK(tsr_clamp(t1, &lo, &hi, &out));
+      break;
+    case SPLIT_CLAMP_GRAD: {
+      TSR_ASSERT_OK(tsr_detach(a, &t1));
+      TSR_ASSERT_OK(tsr_set_requires_grad(t1, true));
+      TSR_ASSERT_OK(tsr_clamp(t1, &lo, &hi, &t2));
+      TSR_ASSERT_OK(tsr_autograd_grad(1, &t2, (const tsr_tensor* const*)&b, 1, &t1, false, false, false, &out));
+      break;
+    }
+    case SPLIT_LT: TSR_ASSERT_OK(tsr_lt(a, b, &out)); break;
+    case SPLIT_LT_STRIDED: TSR_ASSERT_OK(tsr_lt(bt, a, &out)); break;
+    case SPLIT_WHERE:
+      TSR_ASSERT_OK(tsr_lt(a, b, &t1));
+      TSR_ASSERT_OK(tsr_where(t1, a, b, &out));
+      break;
+  }
+  tsr_tensor_release(t2);
+  tsr_tensor_release(t1);
+  return out;
+}
+
+Test(parallel, activations_comparisons_and_where_split_over_threads) {
+  const int64_t before = tsr_get_num_threads();
+  const int64_t R = 517, C = 389, n = R * C, sct[] = {C, R};
+  tsr_tensor *a = ew_tensor(R, C, 0), *b = ew_tensor(R, C, 11), *bv = NULL, *bt = NULL;
+  tsr_tensor *c = ew_tensor(601, 400, 3), *row = ew_tensor(1, 400, 9);
+  TSR_ASSERT_OK(tsr_view(b, 2, sct, &bv));
+  TSR_ASSERT_OK(tsr_t(bv, &bt));
+  for (int op = 0; op < SPLIT_COUNT; ++op) {
+    TSR_ASSERT_OK(tsr_set_num_threads(2));
+    tsr_tensor* two = split_op(op, a, b, bt, c, row);
+    TSR_ASSERT_OK(tsr_set_num_threads(1));
+    tsr_tensor* one = split_op(op, a, b, bt, c, row);
+    const int64_t nbytes = tsr_tensor_nbytes(one);
+    cr_assert_eq(tsr_tensor_numel(one), op == SPLIT_POW_RUNS ? 601 * 400 : n, "%s", split_names[op]);
+    cr_assert_eq(tsr_tensor_nbytes(two), nbytes, "%s", split_names[op]);
+    char* want = malloc((size_t)nbytes);
+    char* got = malloc((size_t)nbytes);
+    TSR_ASSERT_OK(tsr_copy_to_buffer(one, want, (size_t)nbytes, NULL));
+    TSR_ASSERT_OK(tsr_copy_to_buffer(two, got, (size_t)nbytes, NULL));
+    cr_expect(memcmp(want, got, (size_t)nbytes) == 0, "%s: 2 threads differ from 1", split_names[op]);
+    if (op == SPLIT_CLAMP_STRIDED) {
+      const float* v = (const float*)got;
+      for (int64_t i = 0; i < R; ++i)
+        for (int64_t j = 0; j < C; ++j) {
+          const float x = ew_value(j * R + i, 11), w = x < -3 ? -3.0f : x > 4 ? 4.0f : x;
+          if (v[i * C + j] != w) {
+            cr_expect(false, "clamp: element (%ld, %ld) is %a, want %a", (long)i, (long)j, v[i * C + j], w);
+            i = R;
+            break;
+          }
+        }
+    }
+    free(got);
+    free(want);
+    tsr_tensor_release(one);
+    tsr_tensor_release(two);
+  }
+  tsr_tensor* all[] = {a, b, bv, bt, c, row};
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) tsr_tensor_release(all[i]);
+  TSR_ASSERT_OK(tsr_set_num_threads(before));
+}

@@ -9,6 +9,7 @@
 #include "cpu/kernels/map.h"
 #include "cpu/kernels/mask_simd.h"
 #include "cpu/kernels/pow_simd.h"
+#include "cpu/kernels/strided_split.h"
 
 namespace tsr::kernels {
 
@@ -87,6 +88,11 @@ bool dense_alike(const Tensor& out, std::initializer_list<const Tensor*> ins) {
     if (t->sizes() != out.sizes() || t->strides() != out.strides()) return false;
   return true;
 }
+
+// Element i of a dense operand: the SIMD calls below run on parts [begin,
+// end) of the buffers, split across threads (parallel_dense).
+char* element(const Tensor& t, int64_t i) { return static_cast<char*>(t.data_ptr()) + i * t.element_size(); }
+
 bool simd_act(Act op, const Tensor& out, const Tensor& x) {
   simd::Un u;
   switch (op) {
@@ -99,7 +105,9 @@ bool simd_act(Act op, const Tensor& out, const Tensor& x) {
     default: return false;
   }
   if (!dense_alike(out, {&x})) return false;
-  return simd::unary(u, out.dtype(), out.data_ptr(), x.data_ptr(), out.numel());
+  return parallel_dense(out.numel(), [&](int64_t b, int64_t e) {
+    return simd::unary(u, out.dtype(), element(out, b), element(x, b), e - b);
+  });
 }
 bool simd_act_backward(Act op, const Tensor& out, const Tensor& g, const Tensor& s) {
   simd::Bin b;
@@ -113,8 +121,9 @@ bool simd_act_backward(Act op, const Tensor& out, const Tensor& g, const Tensor&
     default: return false;
   }
   if (!dense_alike(out, {&g, &s})) return false;
-  return simd::binary(b, out.dtype(), out.data_ptr(), g.data_ptr(), s.data_ptr(), out.numel(),
-                      simd::Bcast::None);
+  return parallel_dense(out.numel(), [&](int64_t i, int64_t e) {
+    return simd::binary(b, out.dtype(), element(out, i), element(g, i), element(s, i), e - i, simd::Bcast::None);
+  });
 }
 
 }  // namespace
@@ -185,7 +194,10 @@ Tensor pow_scalar(const Tensor& x0, double e) {
   Tensor out = new_output(x0.sizes(), {&x0}, d);
   check_pow_scalar_exponent(e, d);
   // float32/float64 laid out densely alike: the SIMD kernel (pow_simd.h).
-  if (dense_alike(out, {&x}) && simd::pow_scalar(d, out.data_ptr(), x.data_ptr(), e, out.numel())) return out;
+  if (dense_alike(out, {&x}) && parallel_dense(out.numel(), [&](int64_t b, int64_t end) {
+        return simd::pow_scalar(d, element(out, b), element(x, b), e, end - b);
+      }))
+    return out;
   dispatch_floating(d, "pow", [&]<typename T>() {
     using C = compute_t<T>;
     const std::array<Tensor, 1> in{x};
@@ -250,9 +262,15 @@ bool pow_simd_runs(const Tensor& out, const Tensor& a, const Tensor& b) {
   auto g = make_geometry<3>(shape, {byte_strides(out), broadcast_byte_strides(a, shape),
                                     broadcast_byte_strides(b, shape)});
   constexpr int64_t E = sizeof(T);
-  for_each_run<3>(g, {static_cast<char*>(out.data_ptr()), static_cast<char*>(a.data_ptr()),
-                      static_cast<char*>(b.data_ptr())},
-                  [&](char** p, const int64_t* s, int64_t n) {
+  // simd::pow takes 64-byte blocks of a run, then a scalar tail, as ATen: a
+  // cut inside a run must fall on a block boundary of it for the one-thread
+  // bits, or not inside a run at all.
+  constexpr int64_t kBlock = simd::kPowBlockBytes / E;
+  const int64_t run = g.sizes.empty() ? 1 : g.sizes[0];
+  const int64_t quantum = run % kBlock == 0 ? kBlock : run;
+  parallel_for_each_run<3>(g, {static_cast<char*>(out.data_ptr()), static_cast<char*>(a.data_ptr()),
+                               static_cast<char*>(b.data_ptr())},
+                           out.numel(), [&](char** p, const int64_t* s, int64_t n) {
                     if (s[0] == E && (s[1] == E || s[2] == E) && (s[1] == 0 || s[1] == E) &&
                         (s[2] == 0 || s[2] == E)) {
                       const auto bc = s[1] == 0 ? simd::Bcast::A : s[2] == 0 ? simd::Bcast::B : simd::Bcast::None;
@@ -261,7 +279,8 @@ bool pow_simd_runs(const Tensor& out, const Tensor& a, const Tensor& b) {
                     for (int64_t i = 0; i < n; ++i)
                       *reinterpret_cast<T*>(p[0] + i * s[0]) = T(std::pow(
                           *reinterpret_cast<const T*>(p[1] + i * s[1]), *reinterpret_cast<const T*>(p[2] + i * s[2])));
-                  });
+                  },
+                  quantum);
   return true;
 }
 }  // namespace
@@ -313,11 +332,10 @@ Tensor clamp(const Tensor& x0, std::optional<double> lo, std::optional<double> h
     const C l = lo ? as_element<T>(*lo) : C(0), h = hi ? as_element<T>(*hi) : C(0);
     if constexpr (std::is_same_v<T, BFloat16>) {
       // Dense bfloat16: converted by blocks and clamped by the SIMD kernel.
-      if (dense_alike(out, {&x})) {
-        simd::clamp_16bit(d, out.data_ptr(), x.data_ptr(), out.numel(), lo ? &l : nullptr,
-                          hi ? &h : nullptr);
+      if (dense_alike(out, {&x}) && parallel_dense(out.numel(), [&](int64_t b, int64_t e) {
+            return simd::clamp_16bit(d, element(out, b), element(x, b), e - b, lo ? &l : nullptr, hi ? &h : nullptr);
+          }))
         return;
-      }
     }
     if (lo && hi)
       map_same<T>(out, [l, h](C v) { return std::min(std::max(v, l), h); }, in);
@@ -343,19 +361,21 @@ bool in_range_simd(const Tensor& out, const Tensor& x, std::optional<double> lo,
   const T l = T(as_element<T>(lo.value_or(0))), h = T(as_element<T>(hi.value_or(0)));
   bool* o = static_cast<bool*>(out.data_ptr());
   const T* px = static_cast<const T*>(x.data_ptr());
-  constexpr int64_t kChunk = 1024;
-  bool below_hi[kChunk];
-  for (int64_t i = 0, n = out.numel(); i < n; i += kChunk) {
-    const int64_t m = std::min(kChunk, n - i);
-    if (lo && !simd::compare(simd::Cmp::Ge, x.dtype(), o + i, px + i, &l, m, simd::Bcast::B)) return false;
-    if (!hi) continue;
-    if (!simd::compare(simd::Cmp::Le, x.dtype(), lo ? below_hi : o + i, px + i, &h, m, simd::Bcast::B))
-      return false;
-    // bool mul is logical and (integer_simd.h), vectorized.
-    if (lo && !simd::int_binary(simd::Bin::Mul, TSR_BOOL, o + i, o + i, below_hi, m, simd::Bcast::None))
-      return false;
-  }
-  return true;
+  return parallel_dense(out.numel(), [&](int64_t begin, int64_t end) {
+    constexpr int64_t kChunk = 1024;
+    bool below_hi[kChunk];
+    for (int64_t i = begin; i < end; i += kChunk) {
+      const int64_t m = std::min(kChunk, end - i);
+      if (lo && !simd::compare(simd::Cmp::Ge, x.dtype(), o + i, px + i, &l, m, simd::Bcast::B)) return false;
+      if (!hi) continue;
+      if (!simd::compare(simd::Cmp::Le, x.dtype(), lo ? below_hi : o + i, px + i, &h, m, simd::Bcast::B))
+        return false;
+      // bool mul is logical and (integer_simd.h), vectorized.
+      if (lo && !simd::int_binary(simd::Bin::Mul, TSR_BOOL, o + i, o + i, below_hi, m, simd::Bcast::None))
+        return false;
+    }
+    return true;
+  });
 }
 }  // namespace
 

@@ -9,6 +9,7 @@
 #include "cpu/kernels/elementwise.h"
 #include "cpu/kernels/mask_simd.h"
 #include "cpu/kernels/strided_loop.h"
+#include "cpu/kernels/strided_split.h"
 
 namespace tsr::kernels {
 namespace {
@@ -26,9 +27,9 @@ void run_pairs(const Tensor& out, const Tensor& a0, const Tensor& b0, F f, int c
   const Shape& shape = out.sizes();
   const Tensor a = views::expand(a0, shape), b = views::expand(b0, shape);
   auto g = make_geometry<3>(shape, {byte_strides(out), byte_strides(a), byte_strides(b)});
-  for_each_run<3>(g, {static_cast<char*>(out.data_ptr()), static_cast<char*>(a.data_ptr()),
-                      static_cast<char*>(b.data_ptr())},
-                  [&](char** p, const int64_t* s, int64_t n) {
+  parallel_for_each_run<3>(g, {static_cast<char*>(out.data_ptr()), static_cast<char*>(a.data_ptr()),
+                               static_cast<char*>(b.data_ptr())},
+                           out.numel(), [&](char** p, const int64_t* s, int64_t n) {
                     O* o = reinterpret_cast<O*>(p[0]);
                     const T* x = reinterpret_cast<const T*>(p[1]);
                     const T* y = reinterpret_cast<const T*>(p[2]);
@@ -50,8 +51,8 @@ Tensor map_same_dtype(const Tensor& a, F f) {
   Tensor out = empty_strided(a.sizes(), output_strides(a.sizes(), {&a}), a.dtype(), a.device());
   if (out.numel() == 0) return out;
   auto g = make_geometry<2>(out.sizes(), {byte_strides(out), byte_strides(a)});
-  for_each_run<2>(g, {static_cast<char*>(out.data_ptr()), static_cast<char*>(a.data_ptr())},
-                  [&](char** p, const int64_t* s, int64_t n) {
+  parallel_for_each_run<2>(g, {static_cast<char*>(out.data_ptr()), static_cast<char*>(a.data_ptr())}, out.numel(),
+                           [&](char** p, const int64_t* s, int64_t n) {
                     T* o = reinterpret_cast<T*>(p[0]);
                     const T* x = reinterpret_cast<const T*>(p[1]);
                     const int64_t so = s[0] / int64_t(sizeof(T)), sx = s[1] / int64_t(sizeof(T));

@@ -5,6 +5,7 @@
 #include "core/views.h"
 #include "cpu/kernels/map.h"
 #include "cpu/kernels/mask_simd.h"
+#include "cpu/kernels/strided_split.h"
 
 namespace tsr::kernels {
 
@@ -25,9 +26,10 @@ Tensor where(const Tensor& cond0, const Tensor& a0, const Tensor& b0) {
                                     broadcast_byte_strides(a, shape), broadcast_byte_strides(b, shape)});
   const int64_t e = out.element_size();
   dispatch_all(d, [&]<typename T>() {
-    for_each_run<4>(g, {static_cast<char*>(out.data_ptr()), static_cast<char*>(cond.data_ptr()),
-                        static_cast<char*>(a.data_ptr()), static_cast<char*>(b.data_ptr())},
-                    [&](char** p, const int64_t* s, int64_t n) {
+    parallel_for_each_run<4>(g,
+                             {static_cast<char*>(out.data_ptr()), static_cast<char*>(cond.data_ptr()),
+                              static_cast<char*>(a.data_ptr()), static_cast<char*>(b.data_ptr())},
+                             out.numel(), [&](char** p, const int64_t* s, int64_t n) {
                       // Unit-stride output, each input unit-stride or broadcast: the SIMD
                       // select (mask_simd.h), which moves the same bits.
                       if (s[0] == e && (s[1] == 0 || s[1] == 1) && (s[2] == 0 || s[2] == e) &&

@@ -14,6 +14,7 @@
 #include "cpu/kernels/copy.h"
 #include "cpu/kernels/elementwise.h"
 #include "cpu/kernels/strided_loop.h"
+#include "cpu/kernels/strided_split.h"
 
 namespace tsr::kernels {
 
@@ -51,7 +52,10 @@ inline compute_t<T> load(const char* p) {
 }  // namespace detail
 
 // out[i] = f(compute_t<In>(ins[k][i])...) stored as Out. Every input
-// broadcasts to out's sizes; element types are given, not dispatched.
+// broadcasts to out's sizes; element types are given, not dispatched. f
+// sees one element at a time and keeps no state, so the elements split
+// across tsr_set_num_threads threads (parallel_for_each_run) with the same
+// results on any count.
 template <typename Out, typename... In, typename F>
 void map(const Tensor& out, F&& f, const std::array<Tensor, sizeof...(In)>& ins) {
   constexpr size_t N = 1 + sizeof...(In);
@@ -66,7 +70,7 @@ void map(const Tensor& out, F&& f, const std::array<Tensor, sizeof...(In)>& ins)
     base[k + 1] = static_cast<char*>(ins[k].data_ptr());
   }
   auto g = make_geometry<N>(shape, strides);
-  for_each_run<N>(g, base, [&](char** p, const int64_t* s, int64_t n) {
+  parallel_for_each_run<N>(g, base, out.numel(), [&](char** p, const int64_t* s, int64_t n) {
     [&]<size_t... K>(std::index_sequence<K...>) {
       constexpr int64_t sizes[N] = {int64_t(sizeof(Out)), int64_t(sizeof(In))...};
       bool dense = true;

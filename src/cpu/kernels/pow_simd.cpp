@@ -128,8 +128,8 @@ HWY_EXPORT(PowBodyF64);
 
 namespace {
 
-// ATen's vectorized_loop step: two 256-bit vectors.
-constexpr int64_t kBlockBytes = 64;
+// ATen's vectorized_loop step: two 256-bit vectors (kPowBlockBytes).
+constexpr int64_t kBlockBytes = kPowBlockBytes;
 
 // The special-cased exponent's code for SpecialT, -1 for a general one.
 int special_code(double e) {

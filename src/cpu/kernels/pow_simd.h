@@ -11,7 +11,9 @@
 // ATen's step), the scalar std::pow over the remaining n % block elements
 // (for a float32 base and a scalar exponent, pow(double(x), e) rounded, as
 // torch's scalar lambda). On AVX2 that is torch's result bit for bit for a
-// contiguous tensor TensorIterator does not split; SLEEF's pow differs from
+// contiguous tensor TensorIterator does not split (torch's results depend on
+// its split: each chunk has its tail; tessera cuts on blocks, below, so
+// its results do not depend on the thread count); SLEEF's pow differs from
 // the correctly rounded pow in about 2% of float32 elements, by one ulp.
 // Targets without SLEEF (not SSE4/AVX2) use std::pow throughout.
 #pragma once
@@ -22,6 +24,12 @@
 #include "tessera/types.h"
 
 namespace tsr::kernels::simd {
+
+// The block the SLEEF part of pow_scalar/pow takes at a time: 64 bytes, 16
+// float32 or 8 float64 elements. Which elements fall in the scalar tail
+// depends on where a call starts, so a caller that splits an array between
+// threads gets the one-call bits only by cutting on block boundaries.
+inline constexpr int64_t kPowBlockBytes = 64;
 
 // out[i] = pow(x[i], e) for d float32 or float64; false for other dtypes.
 bool pow_scalar(tsr_dtype d, void* out, const void* x, double e, int64_t n);

@@ -55,11 +55,39 @@ void for_each_run_in(const LoopGeometry<N>& g, std::array<char*, N> base, int64_
 // for_each_run over `numel` elements of the geometry, cut into chunks of
 // parallel_for (grain kGrainSize, as TensorIterator's elementwise loops):
 // for bodies that compute each element alone from its operands (the
-// elementwise ops), so the result is the same on any thread count.
+// elementwise ops), so the result is the same on any thread count. Cuts
+// fall on multiples of `quantum` elements (numel must be one): a body
+// whose math depends on where an element sits in its run (pow_simd's
+// blocks of 64 bytes, then a scalar tail, as ATen's vectorized loop) gives
+// the one-thread bits when every cut falls on a block boundary of its run.
 template <size_t N, typename Body>
-void parallel_for_each_run(const LoopGeometry<N>& g, std::array<char*, N> base, int64_t numel, Body&& body) {
-  parallel_for(numel, kGrainSize,
-               [&](int64_t begin, int64_t end) { for_each_run_in<N>(g, base, begin, end, body); });
+void parallel_for_each_run(const LoopGeometry<N>& g, std::array<char*, N> base, int64_t numel, Body&& body,
+                           int64_t quantum = 1) {
+  parallel_for(numel / quantum, std::max<int64_t>(1, kGrainSize / quantum), [&](int64_t begin, int64_t end) {
+    for_each_run_in<N>(g, base, begin * quantum, end * quantum, body);
+  });
+}
+
+// Cuts of dense operands fall on multiples of this many elements: a
+// multiple of every SIMD kernel's blocking (vectors of up to 64 lanes,
+// pow's 64-byte blocks, the 16-bit kernels' 1024-element conversion
+// chunks), so each element is computed exactly as on one thread.
+inline constexpr int64_t kDenseQuantum = 1024;
+
+// body(begin, end) over the elements [0, n) of dense operands, in
+// parallel_for chunks cut at multiples of kDenseQuantum, for the SIMD
+// kernels that answer false when they do not take a dtype (before writing
+// anything). The first chunk runs on the calling thread first: its answer,
+// which depends on the dtype only, decides whether the rest run.
+template <typename Body>
+bool parallel_dense(int64_t n, Body&& body) {
+  const int64_t first = std::min(n, kGrainSize);  // a multiple of kDenseQuantum, or all of n
+  if (!body(int64_t(0), first)) return false;
+  const int64_t units = (n - first + kDenseQuantum - 1) / kDenseQuantum;
+  parallel_for(units, kGrainSize / kDenseQuantum, [&](int64_t b, int64_t e) {
+    body(first + b * kDenseQuantum, std::min(n, first + e * kDenseQuantum));
+  });
+  return true;
 }
 
 }  // namespace tsr::kernels
