@@ -17,6 +17,7 @@
 #include <ATen/Parallel.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -124,6 +125,15 @@ struct Row {
 
 using TsrFn = std::function<tsr_status(tsr_tensor**)>;
 
+// TSR_BENCH_THREADS=n (default 1): tessera and torch on n threads each,
+// timed by wall clock (a thread's CPU time leaves out the other threads'
+// work); the floors stay single-threaded loops.
+int bench_threads() {
+  const char* v = std::getenv("TSR_BENCH_THREADS");
+  const int n = v ? std::atoi(v) : 1;
+  return n >= 1 ? n : 1;
+}
+
 Row run_case(const std::string& name, TsrFn tf, std::function<at::Tensor()> torch_fn,
              std::function<void()> floor_fn, bool exact, int warmup, int rounds) {
   if (!wanted(name)) return {};
@@ -149,23 +159,28 @@ Row run_case(const std::string& name, TsrFn tf, std::function<at::Tensor()> torc
       {"floor", floor_fn},
   };
   Samples s = measure_interleaved(cs, warmup, rounds);
-  return {name, median(s.cpu[0]), median(s.cpu[1]), median(s.cpu[2]), paired_ratio(s.cpu[0], s.cpu[1]),
-          paired_ratio(s.cpu[0], s.cpu[2])};
+  const auto& t = bench_threads() > 1 ? s.wall : s.cpu;
+  return {name, median(t[0]), median(t[1]), median(t[2]), paired_ratio(t[0], t[1]), paired_ratio(t[0], t[2])};
 }
 
 }  // namespace
 
 void bench_elementwise(int warmup, int rounds) {
   const int64_t before = tsr_get_num_threads();
-  BENCH_TSR(tsr_set_num_threads(1));
+  const int threads = bench_threads();
+  BENCH_TSR(tsr_set_num_threads(threads));
   const int torch_before = at::get_num_threads();
-  at::set_num_threads(1);
+  at::set_num_threads(threads);
+  const std::string timing = threads > 1 ? "on " + std::to_string(threads) +
+                                               " threads each (TSR_BENCH_THREADS), wall-clock ms; floors on 1 thread"
+                                         : std::string("on 1 thread, CPU ms (this thread)");
   std::printf(
-      "\nElementwise, [4096,4096] (16M elements), tessera and torch on 1 thread, CPU ms (this thread).\n"
+      "\nElementwise, [4096,4096] (16M elements), tessera and torch %s.\n"
       "floor: binary = hand-vectorized out = a + b (same bytes), a + b.t() = the same in 64x64 tiles,\n"
       "unary = memcpy of the same bytes (a lower bound for exp/tanh/pow), integer/compare/where =\n"
       "a plain loop of the same op the compiler vectorizes.\n"
-      "ratio = median over rounds of tessera's time / this one's.\n");
+      "ratio = median over rounds of tessera's time / this one's.\n",
+      timing.c_str());
   at::manual_seed(0);
   const int64_t n = 4096, N = n * n;
   at::Tensor a = at::randn({n, n}), b = at::randn({n, n}), pos = at::rand({n, n}) + 0.5;
