@@ -319,6 +319,8 @@ const char* TargetName() { return hwy::TargetName(HWY_TARGET); }
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
+#include <array>
+
 #include "cpu/kernels/convert_simd.h"
 
 namespace tsr::kernels::simd {
@@ -345,6 +347,32 @@ void from_float(tsr_dtype d, const float* f, void* s, int64_t n) {
   else float_to_bf16_n(f, static_cast<uint16_t*>(s), n, false);
 }
 
+// The float16/bfloat16 path of every kernel below: n elements in chunks of
+// kChunk, each of the K inputs converted to float32 (one that broadcasts,
+// its one element, once), compute(fin, fo, m) on the chunk's m elements in
+// float32, fo converted back into out. One conversion each way per
+// element, so the result is the float32 kernel's, rounded once.
+template <size_t K, typename Compute>
+void in_float_chunks(tsr_dtype d, void* out, const std::array<const void*, K>& ins,
+                     const std::array<bool, K>& broadcast, int64_t n, const Compute& compute) {
+  alignas(64) float fin[K][kChunk], fo[kChunk];
+  const float* chunks[K];
+  for (size_t k = 0; k < K; ++k) {
+    chunks[k] = fin[k];
+    if (broadcast[k]) to_float(d, ins[k], fin[k], 1);
+  }
+  auto* po = static_cast<uint16_t*>(out);
+  for (int64_t i = 0; i < n; i += kChunk) {
+    const int64_t m = n - i < kChunk ? n - i : kChunk;
+    for (size_t k = 0; k < K; ++k)
+      if (!broadcast[k]) to_float(d, static_cast<const uint16_t*>(ins[k]) + i, fin[k], m);
+    compute(chunks, fo, m);
+    from_float(d, fo, po + i, m);
+  }
+}
+
+bool is_16bit_float(tsr_dtype d) { return d == TSR_FLOAT16 || d == TSR_BFLOAT16; }
+
 }  // namespace
 
 bool binary(Bin op, tsr_dtype d, void* out, const void* a, const void* b, int64_t n, Bcast bc) {
@@ -358,47 +386,29 @@ bool binary(Bin op, tsr_dtype d, void* out, const void* a, const void* b, int64_
                                       static_cast<const double*>(b), size_t(n), int(bc));
       return true;
     case TSR_FLOAT16:
-    case TSR_BFLOAT16: {
-      alignas(64) float fa[kChunk], fb[kChunk], fo[kChunk];
-      const auto* pa = static_cast<const uint16_t*>(a);
-      const auto* pb = static_cast<const uint16_t*>(b);
-      auto* po = static_cast<uint16_t*>(out);
-      if (bc == Bcast::A) to_float(d, pa, fa, 1);
-      if (bc == Bcast::B) to_float(d, pb, fb, 1);
-      for (int64_t i = 0; i < n; i += kChunk) {
-        const int64_t m = n - i < kChunk ? n - i : kChunk;
-        if (bc != Bcast::A) to_float(d, pa + i, fa, m);
-        if (bc != Bcast::B) to_float(d, pb + i, fb, m);
-        HWY_DYNAMIC_DISPATCH(BinaryF32)(int(op), fo, fa, fb, size_t(m), int(bc));
-        from_float(d, fo, po + i, m);
-      }
+    case TSR_BFLOAT16:
+      in_float_chunks<2>(d, out, {a, b}, {bc == Bcast::A, bc == Bcast::B}, n,
+                         [&](const float* const* f, float* fo, int64_t m) {
+                           HWY_DYNAMIC_DISPATCH(BinaryF32)(int(op), fo, f[0], f[1], size_t(m), int(bc));
+                         });
       return true;
-    }
     default: return false;
   }
 }
 
 bool binary_scalar(Bin op, tsr_dtype d, void* out, const void* a, double k, int64_t n) {
+  const float kf = float(k);
   switch (d) {
-    case TSR_FLOAT32: {
-      const float kf = float(k);
-      return binary(op, d, out, a, &kf, n, Bcast::B);
-    }
+    case TSR_FLOAT32: return binary(op, d, out, a, &kf, n, Bcast::B);
     case TSR_FLOAT64: return binary(op, d, out, a, &k, n, Bcast::B);
     case TSR_FLOAT16:
-    case TSR_BFLOAT16: {
-      alignas(64) float fa[kChunk], fo[kChunk];
-      const float kf = float(k);
-      const auto* pa = static_cast<const uint16_t*>(a);
-      auto* po = static_cast<uint16_t*>(out);
-      for (int64_t i = 0; i < n; i += kChunk) {
-        const int64_t m = n - i < kChunk ? n - i : kChunk;
-        to_float(d, pa + i, fa, m);
-        HWY_DYNAMIC_DISPATCH(BinaryF32)(int(op), fo, fa, &kf, size_t(m), int(Bcast::B));
-        from_float(d, fo, po + i, m);
-      }
+    case TSR_BFLOAT16:
+      // The scalar as a float, as the float32 kernel takes it (not rounded
+      // to the 16-bit dtype first).
+      in_float_chunks<1>(d, out, {a}, {false}, n, [&](const float* const* f, float* fo, int64_t m) {
+        HWY_DYNAMIC_DISPATCH(BinaryF32)(int(op), fo, f[0], &kf, size_t(m), int(Bcast::B));
+      });
       return true;
-    }
     default: return false;
   }
 }
@@ -414,18 +424,11 @@ bool unary(Un op, tsr_dtype d, void* out, const void* x, int64_t n) {
                                      size_t(n));
       return true;
     case TSR_FLOAT16:
-    case TSR_BFLOAT16: {
-      alignas(64) float fx[kChunk], fo[kChunk];
-      const auto* px = static_cast<const uint16_t*>(x);
-      auto* po = static_cast<uint16_t*>(out);
-      for (int64_t i = 0; i < n; i += kChunk) {
-        const int64_t m = n - i < kChunk ? n - i : kChunk;
-        to_float(d, px + i, fx, m);
-        HWY_DYNAMIC_DISPATCH(UnaryF32)(int(op), fo, fx, size_t(m));
-        from_float(d, fo, po + i, m);
-      }
+    case TSR_BFLOAT16:
+      in_float_chunks<1>(d, out, {x}, {false}, n, [&](const float* const* f, float* fo, int64_t m) {
+        HWY_DYNAMIC_DISPATCH(UnaryF32)(int(op), fo, f[0], size_t(m));
+      });
       return true;
-    }
     default: return false;
   }
 }
@@ -441,36 +444,26 @@ bool add_scaled(tsr_dtype d, void* out, const void* a, const void* b, double k, 
                                          static_cast<const double*>(b), k, size_t(n));
       return true;
     case TSR_FLOAT16:
-    case TSR_BFLOAT16: {
-      alignas(64) float fa[kChunk], fb[kChunk];
-      const auto* pa = static_cast<const uint16_t*>(a);
-      const auto* pb = static_cast<const uint16_t*>(b);
-      auto* po = static_cast<uint16_t*>(out);
-      for (int64_t i = 0; i < n; i += kChunk) {
-        const int64_t m = n - i < kChunk ? n - i : kChunk;
-        to_float(d, pa + i, fa, m);
-        to_float(d, pb + i, fb, m);
-        HWY_DYNAMIC_DISPATCH(AddScaledF32)(fa, fa, fb, float(k), size_t(m));
-        from_float(d, fa, po + i, m);
-      }
+    case TSR_BFLOAT16:
+      in_float_chunks<2>(d, out, {a, b}, {false, false}, n, [&](const float* const* f, float* fo, int64_t m) {
+        HWY_DYNAMIC_DISPATCH(AddScaledF32)(fo, f[0], f[1], float(k), size_t(m));
+      });
       return true;
-    }
     default: return false;
   }
 }
 
 bool clamp_16bit(tsr_dtype d, void* out, const void* x, int64_t n, const float* lo, const float* hi) {
-  if (d != TSR_FLOAT16 && d != TSR_BFLOAT16) return false;
-  alignas(64) float f[kChunk];
-  const auto* px = static_cast<const uint16_t*>(x);
-  auto* po = static_cast<uint16_t*>(out);
-  for (int64_t i = 0; i < n; i += kChunk) {
-    const int64_t m = n - i < kChunk ? n - i : kChunk;
-    to_float(d, px + i, f, m);
-    if (lo) HWY_DYNAMIC_DISPATCH(BinaryF32)(int(Bin::ClampMin), f, f, lo, size_t(m), int(Bcast::B));
-    if (hi) HWY_DYNAMIC_DISPATCH(BinaryF32)(int(Bin::ClampMax), f, f, hi, size_t(m), int(Bcast::B));
-    from_float(d, f, po + i, m);
-  }
+  if (!is_16bit_float(d)) return false;
+  in_float_chunks<1>(d, out, {x}, {false}, n, [&](const float* const* f, float* fo, int64_t m) {
+    const float* in = f[0];
+    if (lo) {
+      HWY_DYNAMIC_DISPATCH(BinaryF32)(int(Bin::ClampMin), fo, in, lo, size_t(m), int(Bcast::B));
+      in = fo;
+    }
+    if (hi) HWY_DYNAMIC_DISPATCH(BinaryF32)(int(Bin::ClampMax), fo, in, hi, size_t(m), int(Bcast::B));
+    else if (!lo) std::memcpy(fo, in, size_t(m) * sizeof(float));  // no bound: x itself
+  });
   return true;
 }
 
