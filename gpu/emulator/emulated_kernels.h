@@ -59,8 +59,7 @@ class EmulatedKernels final : public DeviceKernels {
     template <typename F>
     void launch_rows(const char* name, int64_t rows, uint32_t width, uint32_t depth, const F& f) {
       self->launches_.push_back(name);
-      const int64_t groups = (rows + width - 1) / width;
-      emulate_block_rows(rows, block_row_grid(groups, self->shape_.max_grid), width * depth, width, f);
+      emulate_block_rows(rows, block_row_grid(rows, width, self->shape_.max_grid), width * depth, width, f);
     }
     // A tiled copy's tiles: kTileThreads threads per block (fixed, as the
     // CUDA launcher's), at most shape_'s max_grid blocks.

@@ -83,7 +83,7 @@ class CudaLauncher {
     }();
     depth = std::max<uint32_t>(1, std::min(depth, kernel_limit / width));
     const uint32_t threads = width * depth;
-    const uint32_t blocks = gpu::block_row_grid((rows + width - 1) / width, uint32_t(kMaxGrid));
+    const uint32_t blocks = gpu::block_row_grid(rows, width, uint32_t(kMaxGrid));
     const size_t shared = size_t(threads) * sizeof(typename F::Partial);
     block_rows_kernel<F><<<blocks, threads, shared, stream_>>>(rows, width, f);
     check_launch(name);

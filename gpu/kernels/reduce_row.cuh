@@ -74,7 +74,8 @@ struct ReduceFn {
   TSR_HOST_DEVICE Partial partial(int64_t r, int, const BlockThread& t, const Partial*) const {
     const int64_t base = int64_t(outer.get(r).v[2]);
     // The common dtypes load through a compile-time dtype, one typed load
-    // each, so scan_share's four loads overlap; the rest switch per element.
+    // each, so scan_share's kShareLoads loads overlap; the rest switch per
+    // element, one load at a time.
     switch (in_dtype) {
       case TSR_FLOAT32: return share_of<TSR_FLOAT32>(base, t);
       case TSR_FLOAT64: return share_of<TSR_FLOAT64>(base, t);
@@ -87,7 +88,7 @@ struct ReduceFn {
   }
 
   // One reduced dim (the usual case) gets a loop of its own, whose offsets
-  // are a multiply: no branch between the four loads scan_share issues.
+  // are a multiply: no branch between the loads scan_share issues.
   template <tsr_dtype D>
   TSR_HOST_DEVICE Partial share_of(int64_t base, const BlockThread& t) const {
     if (inner.ndim == 1) {
@@ -110,18 +111,18 @@ struct ReduceFn {
       });
       return {acc, 0};
     } else {
-    // The CPU's scan over this share: the first element, then a greater
-    // one, until the first NaN (nothing after it can win).
-    Partial best{wide_int(0), -1};
-    scan_share<kUnroll>(t.tid, inner_numel, t.nthreads, load, [&](const Wide& v, int64_t j) {
-      const bool nan = wide_is_nan(v);
-      if (best.idx < 0 || nan || wide_greater(v, best.v)) {
-        best = {v, j};
-        if (nan) return false;
-      }
-      return true;
-    });
-    return best;
+      // The CPU's scan over this share: the first element, then a greater
+      // one, until the first NaN (nothing after it can win).
+      Partial best{wide_int(0), -1};
+      scan_share<kUnroll>(t.tid, inner_numel, t.nthreads, load, [&](const Wide& v, int64_t j) {
+        const bool nan = wide_is_nan(v);
+        if (best.idx < 0 || nan || wide_greater(v, best.v)) {
+          best = {v, j};
+          if (nan) return false;
+        }
+        return true;
+      });
+      return best;
     }
   }
 

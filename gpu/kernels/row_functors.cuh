@@ -18,8 +18,8 @@ namespace tsr::gpu {
 
 // Row r = (o, i) of a contiguous [outer, dim, inner] (log_)softmax, in
 // C = float (float16, bfloat16, float32) or double (nn.cpp's acc_t), of
-// storage dtype D (a template argument: one typed load per element, four
-// in flight, scan_share): the row's max, then the sum of exp(x - max),
+// storage dtype D (a template argument: one typed load per element,
+// kShareLoads in flight, scan_share): the row's max, then the sum of exp(x - max),
 // then the writes.
 template <typename C, tsr_dtype D>
 struct SoftmaxFn {

@@ -80,9 +80,10 @@ inline ColumnShape column_shape(int64_t len, uint32_t max_block) {
   return {width, uint32_t(std::min<int64_t>(max_block / width, by_len))};
 }
 
-// Blocks for `groups` rows or groups of rows: one each, up to max_grid
-// (the kernel's loop, g += gridDim.x, covers the rest).
-inline uint32_t block_row_grid(int64_t groups, uint32_t max_grid) {
+// Blocks for `rows` rows in groups of `width`: one per group, up to
+// max_grid (the kernel's loop, g += gridDim.x, covers the rest).
+inline uint32_t block_row_grid(int64_t rows, uint32_t width, uint32_t max_grid) {
+  const int64_t groups = (rows + width - 1) / width;
   return uint32_t(std::min<int64_t>(std::max<int64_t>(groups, 1), max_grid));
 }
 
@@ -102,10 +103,7 @@ void launch_rows(Launcher& l, const RowNames& names, int64_t rows, int64_t len, 
   if (rows == 0) return;
   switch (row_path(rows, len, unit_stride, rows_adjacent)) {
     case RowPath::OneThread: l.launch(names.one_thread, rows, OneThreadRows<F>{f}); return;
-    case RowPath::BlockPerRow: {
-      l.launch_rows(names.block, rows, 1, block_row_threads(len, l.max_block()), f);
-      return;
-    }
+    case RowPath::BlockPerRow: l.launch_rows(names.block, rows, 1, block_row_threads(len, l.max_block()), f); return;
     case RowPath::Columns: {
       const ColumnShape c = column_shape(len, l.max_column_block());
       l.launch_rows(names.columns, rows, c.width, c.depth, f);

@@ -149,7 +149,8 @@ TEST(EmulatedBlockRows, PathAndShapeChoice) {
   EXPECT_EQ(block_row_threads(128, 256), 64u);
   EXPECT_EQ(block_row_threads(100000, 256), 256u);
   EXPECT_EQ(block_row_threads(100000, 48), 48u);
-  EXPECT_EQ(block_row_grid(10, 3), 3u);
+  EXPECT_EQ(block_row_grid(10, 1, 3), 3u);
+  EXPECT_EQ(block_row_grid(100, 32, 65535), 4u);  // three full groups of 32 rows and one of 4
   EXPECT_EQ(tree_first_stride(1), 0u);
   EXPECT_EQ(tree_first_stride(5), 4u);
   EXPECT_EQ(tree_first_stride(256), 128u);
