@@ -39,8 +39,11 @@ Test(parallel, set_and_get_num_threads) {
 }
 
 /* A float32 product split over threads (matmul cuts the output's rows into
- * blocks, each one OpenBLAS gemm) is bit-identical to the one-thread one:
- * every element is summed over k in the same order. */
+ * blocks, each one OpenBLAS gemm) is bit-identical to the one-thread one,
+ * whichever kernel OPENBLAS_CORETYPE picks: blocks start at multiples of 48
+ * rows and none is small enough for OpenBLAS's small-matrix kernels. Cut
+ * anywhere (the rows split evenly), the Haswell and Zen kernels (12 columns
+ * per group) gave other bits for the split products. */
 static void random_product(int64_t threads, const int64_t* sa, const int64_t* sb, float* out,
                            size_t nbytes) {
   tsr_generator* g = NULL;
@@ -59,9 +62,11 @@ static void random_product(int64_t threads, const int64_t* sa, const int64_t* sb
 
 Test(parallel, float_gemm_same_on_any_thread_count) {
   const int64_t before = tsr_get_num_threads();
-  /* examples/fashion's linear layer and its two backward products, and a
-   * square one. */
-  const int64_t shapes[][3] = {{64, 3136, 10}, {10, 64, 3136}, {64, 10, 3136}, {300, 200, 250}};
+  /* examples/fashion's linear layer and its two backward products and a
+   * square one (one block each: too few multiply-adds to split), and two
+   * that split into 2-3 blocks: 10 outputs per row, and a wide one. */
+  const int64_t shapes[][3] = {{64, 3136, 10}, {10, 64, 3136}, {64, 10, 3136}, {300, 200, 250},
+                               {4000, 784, 10}, {500, 300, 400}};
   for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s) {
     const int64_t sa[] = {shapes[s][0], shapes[s][1]}, sb[] = {shapes[s][1], shapes[s][2]};
     const size_t nbytes = (size_t)(shapes[s][0] * shapes[s][2]) * sizeof(float);

@@ -9,14 +9,33 @@
 #include "core/views.h"
 #include "cpu/kernels/copy.h"
 #include "cpu/kernels/parallel_for.h"
+#include "cpu/kernels/threads.h"
 
 namespace tsr::kernels {
 
 namespace {
 
-// Multiply-adds below which a second thread costs more than it saves (a
-// wake-up is ~10 us; a million multiply-adds ~20-40 us on one core).
-constexpr int64_t kGemmGrainMacs = int64_t{1} << 20;
+// A gemm is split over threads in blocks of output rows, one BLAS call each,
+// cut so that every element comes out as with one thread, whatever the
+// thread count. OpenBLAS computes a row-major product as the column-major
+// C^T = B^T A^T, so our rows are its columns, and two things there depend
+// on how the rows are cut:
+// - its kernels take the columns in groups of their unroll (4, 8, 16 or 24,
+//   and 12 in the Haswell and Zen sgemm kernels, which OPENBLAS_CORETYPE
+//   selects), with other code for a short last group: cuts fall on
+//   multiples of kGemmRowQuantum, a multiple of every one of them;
+// - small products take other kernels (the AVX-512 direct sgemm below
+//   28 * 512 * 512 multiply-adds, the small-matrix kernels below 100^3),
+//   which round differently: every block has at least kGemmMinBlockMacs
+//   multiply-adds, so a block takes the same kernel as the whole product.
+// Measured with Debian's OpenBLAS 0.3.21 (OPENBLAS_CORETYPE unset, Haswell,
+// Zen, SkylakeX, Sandybridge, Prescott; float and double; every transpose;
+// 840 shapes on 2-4 threads): with these, every split product matched the
+// one-call product bit for bit; cut at multiples of 16 rows instead, 84 to
+// 284 of them did not. Below 2 * kGemmMinBlockMacs one thread does it all,
+// which costs little: 8M multiply-adds take ~0.2-0.4 ms on one core.
+constexpr int64_t kGemmRowQuantum = 48;
+constexpr int64_t kGemmMinBlockMacs = int64_t{1} << 23;
 
 // A 2-D operand as BLAS wants it: a leading dimension and whether it is
 // transposed; copies to contiguous only when neither dim has stride 1.
@@ -48,12 +67,23 @@ void gemm(const Tensor& out, const Tensor& a, const Tensor& b) {
   BlasOperand A = blas_operand(a), B = blas_operand(b);
   auto ta = A.trans ? CblasTrans : CblasNoTrans, tb = B.trans ? CblasTrans : CblasNoTrans;
   // OpenBLAS runs single-threaded (threads.cpp): rows of the output are
-  // split over parallel_for instead, each chunk one gemm on the rows of a
-  // it needs, so every element is computed as with one thread. Row m of a
-  // starts at m * ld, or at m when a is read transposed.
-  const int64_t grain = std::max<int64_t>(1, kGemmGrainMacs / std::max<int64_t>(1, N * K));
+  // split over parallel_for instead, each block one gemm on the rows of a
+  // it needs, cut as kGemmRowQuantum says. Row m of a starts at m * ld, or
+  // at m when a is read transposed.
+  const double row_macs = double(N) * double(K);
+  const int64_t tasks =
+      std::min<int64_t>(num_threads(), int64_t(double(M) * row_macs / double(kGemmMinBlockMacs)));
+  int64_t block = M, blocks = 1;
+  if (tasks > 1) {
+    block = (M + tasks - 1) / tasks;
+    block = (block + kGemmRowQuantum - 1) / kGemmRowQuantum * kGemmRowQuantum;
+    blocks = (M + block - 1) / block;
+    // A short last block joins the one before it.
+    if (blocks > 1 && double(M - (blocks - 1) * block) * row_macs < double(kGemmMinBlockMacs)) --blocks;
+  }
   const int64_t a_row_step = A.trans ? 1 : A.ld;
-  parallel_for(M, grain, [&](int64_t begin, int64_t end) {
+  parallel_for(blocks, 1, [&](int64_t first, int64_t last) {
+    const int64_t begin = first * block, end = last == blocks ? M : last * block;
     const int rows = int(end - begin);
     if (out.dtype() == TSR_FLOAT32)
       cblas_sgemm(CblasRowMajor, ta, tb, rows, int(N), int(K), 1.0f,
