@@ -1,5 +1,6 @@
 /* The tiled transpose path of contiguous()/clone(): ragged sizes around the
- * 128-element blocks and 8x8 / 4x4 register tiles, every element size,
+ * blocks (32 source rows of 2048 bytes; taller for shorter rows; one block
+ * for tiles of at most 16 KiB) and 8x8 / 4x4 register tiles, every element size,
  * 2-D transposes and 3-D/4-D permutes, checked element by element against
  * the source read through its own strides. Large copies (past the
  * streaming-store threshold: output plus source over the last-level cache)
@@ -41,7 +42,9 @@ static void assert_same_elements(const tsr_tensor* c, const tsr_tensor* src) {
 }
 
 Test(copy_kernel, ragged_transposes_every_element_size) {
-  const int64_t shapes[][2] = {{16, 16}, {17, 33}, {129, 130}, {131, 8}, {257, 19}, {64, 200}};
+  /* {67, 2100}: whole 32 x 2048-byte blocks (which prefetch the next one)
+   * for every element size, then ragged ones in both directions. */
+  const int64_t shapes[][2] = {{16, 16}, {17, 33}, {129, 130}, {131, 8}, {257, 19}, {64, 200}, {67, 2100}};
   for (size_t di = 0; di < sizeof kDtypes / sizeof kDtypes[0]; ++di)
     for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; ++si) {
       tsr_tensor *x = arange_as(shapes[si][0] * shapes[si][1], kDtypes[di]), *m, *t, *c;
@@ -138,7 +141,7 @@ static void check_large_transpose(tsr_dtype dt, int64_t r, int64_t c, int64_t sk
 
 /* Transposes whose source plus destination (2 x 33-41 MB) exceed a 32 MiB
  * last-level cache, so they take the streaming stores, with ragged sizes
- * (no multiple of the 128 blocks nor of the 8x8 / 4x4 tiles) for every
+ * (no multiple of the blocks nor of the 8x8 / 4x4 tiles) for every
  * element size, aligned and unaligned sources and destinations; and the
  * same shapes' small cousins below the threshold (cached stores). */
 Test(copy_kernel, transposes_above_and_below_the_streaming_threshold, .timeout = 120) {

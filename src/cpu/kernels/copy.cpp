@@ -18,7 +18,8 @@ namespace tsr::kernels {
 
 namespace {
 
-// Tiles of at most this many source bytes prefetch the next tile (try_tiled_copy).
+// Tiles of at most this many source bytes are copied whole, one block, and
+// prefetch the next tile (try_tiled_copy).
 constexpr int64_t kPrefetchTileBytes = 16384;
 
 // Prefetches rows x row_bytes bytes at stride bytes apart into the cache.
@@ -27,38 +28,83 @@ void prefetch_rows(const char* p, int64_t rows, int64_t row_bytes, int64_t strid
     for (int64_t off = 0; off < row_bytes; off += 64) __builtin_prefetch(p + r * stride + off);
 }
 
+// A block: kTileRows source rows (along a) of kTileRowBytes each (along b).
+constexpr int64_t kTileRows = 32;
+constexpr int64_t kTileRowBytes = 2048;
+constexpr int64_t kCacheLine = 64;
+
+using MicroTile = void (*)(char* d, int64_t ldd, const char* s, int64_t lds);
+
+// One whole block, its size known at compile time, so the tile loops unroll
+// and the prefetch schedule is constants: after each micro-tile, the next
+// few lines of `next` (the following block's source, or null), spread evenly
+// so the last lands with the last tile.
+//
+// Why prefetch: the source is the bottleneck. A block's rows are short runs
+// in as many pages, where the hardware prefetcher barely starts: reading a
+// 4096^2 float32 source in block order alone took 5.3 ms on the 2-core EPYC
+// (Zen 4) against 2.1 ms in memory order. Prefetched a block ahead, the
+// lines arrive before their tiles need them. Standalone loops over that
+// matrix, one thread, several processes (page placements), x memcpy of the
+// same bytes: the former 128 x 128 blocks without prefetch 1.8-2.0x, with
+// it 1.29-1.37x; 32 x 512 blocks 1.42-1.53x without, 1.21-1.30x with
+// (16 x 1024 with it 1.73-1.86x: too short a run per destination line).
+template <typename T, int M, MicroTile micro>
+[[gnu::always_inline]] inline void copy_full_block(char* d, const char* s, int64_t dsb, int64_t ssa,
+                                                   const char* next) {
+  constexpr int64_t es = sizeof(T), BA = kTileRows, BB = kTileRowBytes / es;
+  constexpr int64_t lines_per_row = kTileRowBytes / kCacheLine, tiles = (BA / M) * (BB / M);
+  constexpr int64_t per_tile = (BA * lines_per_row + tiles - 1) / tiles;
+  int64_t line = 0;
+  for (int64_t b = 0; b < BB; b += M)
+    for (int64_t a = 0; a < BA; a += M) {
+      micro(d + a * es + b * dsb, dsb, s + a * ssa + b * es, ssa);
+      if (next)
+        for (int64_t k = 0; k < per_tile; ++k, ++line)
+          __builtin_prefetch(next + line / lines_per_row * ssa + line % lines_per_row * kCacheLine);
+    }
+}
+
 // Copies a 2-D transpose: rows along dim a (dst-contiguous, dsa == sizeof T),
 // columns along dim b (src-contiguous, ssb == sizeof T); dsb/ssa are the
-// other byte strides. Blocks of B x B elements, micro-tiles of M x M inside,
-// a plain loop for the ragged edges. Only the blocks whose a0 / B lies in
-// [blk_begin, blk_end) are copied: a thread's share.
+// other byte strides. Blocks of block_rows x (kTileRowBytes / sizeof T)
+// elements, micro-tiles of M x M inside, a plain loop for the ragged edges;
+// blocks of kTileRows rows take the unrolled, prefetching copy_full_block.
+// Only the blocks whose a0 / block_rows lies in [blk_begin, blk_end) are
+// copied: a thread's share. Always inlined, so that in copy_tile_avx the
+// AVX micro-tile inlines too (a call per 8 x 8 tile cost 10%).
 //
 // Loop order: inside a block, consecutive micro-tiles step along a, so the
 // two 32-byte halves of each destination line are written back to back (the
 // streaming stores' write-combining buffers then flush whole lines), while
 // only M source rows are live, within the L1's 8 ways even when the source
 // row stride is a multiple of 4 KiB and every row maps to one cache set.
-// Measured on the 2-core EPYC with 4096x4096 float32 (16 KiB rows): this
-// order with streaming stores took 9.0 ms against memcpy's 7.6 ms, normal
-// stores 15 ms; the block loop swapped (b0 outside) 10-17 ms, and 16x16
-// tile groups that finish each source line first 12-25 ms, because they keep
-// 16 destination lines open at once. Blocks one destination line tall (16 x
-// 1024 float32) with streaming stores measured 0.9-1.1x memcpy in a
-// standalone loop, but in the library on the loaded machine no better than
-// these and 2x slower on permute(0,2,4,1,3) of [16,32,32,32,32] (32 x 32
-// tiles): not adopted (bench/README.md, "Conversions and layout copies").
-template <typename T, int M, typename Micro>
-void copy_tile_micro(char* d, const char* s, int64_t na, int64_t nb, int64_t dsb, int64_t ssa,
-                     int64_t blk_begin, int64_t blk_end, Micro micro) {
-  constexpr int64_t B = 128;  // a 128x128 block of both sides stays in L2
-  constexpr int64_t es = sizeof(T);
+// Measured earlier: the block loop swapped (b0 outside) 10-17 ms against
+// 9.0; 16x16 tile groups that finish each source line first 12-25 ms,
+// because they keep 16 destination lines open at once (bench/README.md,
+// "Conversions and layout copies").
+template <typename T, int M, MicroTile micro>
+[[gnu::always_inline]] inline void copy_tile_micro(char* d, const char* s, int64_t na, int64_t nb,
+                                                   int64_t dsb, int64_t ssa, int64_t block_rows,
+                                                   int64_t blk_begin, int64_t blk_end) {
+  constexpr int64_t es = sizeof(T), BB = kTileRowBytes / es;
+  const int64_t BA = block_rows;
   auto plain = [&](int64_t a0, int64_t ae, int64_t b0, int64_t be) {
     for (int64_t b = b0; b < be; ++b)
       for (int64_t a = a0; a < ae; ++a) std::memcpy(d + a * es + b * dsb, s + a * ssa + b * es, es);
   };
-  for (int64_t a0 = blk_begin * B; a0 < std::min(na, blk_end * B); a0 += B)
-    for (int64_t b0 = 0; b0 < nb; b0 += B) {
-      const int64_t ae = std::min(na, a0 + B), be = std::min(nb, b0 + B);
+  const int64_t a_end = std::min(na, blk_end * BA);
+  for (int64_t a0 = blk_begin * BA; a0 < a_end; a0 += BA)
+    for (int64_t b0 = 0; b0 < nb; b0 += BB) {
+      const int64_t ae = std::min(na, a0 + BA), be = std::min(nb, b0 + BB);
+      if (BA == kTileRows && ae - a0 == BA && be - b0 == BB) {
+        // The next block in this share's order; prefetched when whole.
+        const int64_t na0 = b0 + BB < nb ? a0 : a0 + BA, nb0 = b0 + BB < nb ? b0 + BB : 0;
+        const bool next_whole = na0 + BA <= a_end && nb0 + BB <= nb;
+        copy_full_block<T, M, micro>(d + a0 * es + b0 * dsb, s + a0 * ssa + b0 * es, dsb, ssa,
+                                     next_whole ? s + na0 * ssa + nb0 * es : nullptr);
+        continue;
+      }
       const int64_t am = a0 + (ae - a0) / M * M, bm = b0 + (be - b0) / M * M;
       for (int64_t b = b0; b < bm; b += M)
         for (int64_t a = a0; a < am; a += M) micro(d + a * es + b * dsb, dsb, s + a * ssa + b * es, ssa);
@@ -67,27 +113,33 @@ void copy_tile_micro(char* d, const char* s, int64_t na, int64_t nb, int64_t dsb
     }
 }
 
-constexpr int64_t kTileBlock = 128;
+#if defined(__x86_64__)
+template <bool Stream>
+__attribute__((target("avx"))) void copy_tile_avx(char* d, const char* s, int64_t na, int64_t nb,
+                                                   int64_t dsb, int64_t ssa, int64_t block_rows,
+                                                   int64_t blk_begin, int64_t blk_end) {
+  copy_tile_micro<uint32_t, 8, micro_tile_avx_8x8<Stream>>(d, s, na, nb, dsb, ssa, block_rows,
+                                                           blk_begin, blk_end);
+}
+#endif
 
 template <typename T>
 void copy_tile(char* d, const char* s, int64_t na, int64_t nb, int64_t dsb, int64_t ssa,
-               int64_t blk_begin, int64_t blk_end, bool stream) {
+               int64_t block_rows, int64_t blk_begin, int64_t blk_end, bool stream) {
 #if defined(__x86_64__)
   if constexpr (sizeof(T) == 4) {
     static const bool avx = __builtin_cpu_supports("avx");
     // Streaming stores need 32-byte aligned rows; tiles start at multiples
     // of 8 elements along a, so the base and the row stride decide.
     if (avx && stream && reinterpret_cast<uintptr_t>(d) % 32 == 0 && dsb % 32 == 0)
-      return copy_tile_micro<T, 8>(d, s, na, nb, dsb, ssa, blk_begin, blk_end,
-                                   micro_tile_avx_8x8<true>);
-    if (avx)
-      return copy_tile_micro<T, 8>(d, s, na, nb, dsb, ssa, blk_begin, blk_end,
-                                   micro_tile_avx_8x8<false>);
-    return copy_tile_micro<T, 4>(d, s, na, nb, dsb, ssa, blk_begin, blk_end, micro_tile_sse2_4x4);
+      return copy_tile_avx<true>(d, s, na, nb, dsb, ssa, block_rows, blk_begin, blk_end);
+    if (avx) return copy_tile_avx<false>(d, s, na, nb, dsb, ssa, block_rows, blk_begin, blk_end);
+    return copy_tile_micro<T, 4, micro_tile_sse2_4x4>(d, s, na, nb, dsb, ssa, block_rows, blk_begin,
+                                                      blk_end);
   }
 #endif
   constexpr int M = sizeof(T) == 8 ? 4 : 8;
-  copy_tile_micro<T, M>(d, s, na, nb, dsb, ssa, blk_begin, blk_end, micro_tile<T, M>);
+  copy_tile_micro<T, M, micro_tile<T, M>>(d, s, na, nb, dsb, ssa, block_rows, blk_begin, blk_end);
 }
 
 // Same-dtype copy whose innermost dst dim is not innermost in src: iterate
@@ -117,29 +169,43 @@ bool try_tiled_copy(const LoopGeometry<2>& g, const Tensor& dst, const Tensor& s
   const int64_t na = g.sizes[0], nb = g.sizes[b];
   // The checks above made dst's stride on dim 0 and src's on dim b == es.
   const int64_t dsb = g.strides[0][b], ssa = g.strides[1][0];
-  const int64_t blocks = (na + kTileBlock - 1) / kTileBlock;
+  // A tile of at most kPrefetchTileBytes (a 5-D permute's 32 x 32) is one
+  // block, written in one pass and prefetched whole before it is copied.
+  // Larger ones are cut into blocks of kTileRows rows, which prefetch each
+  // other; when the rows are shorter than kTileRowBytes (channels_last to
+  // contiguous: 64 channels, 256 bytes), into blocks of as many bytes, so
+  // each destination row still gets a run of kTileRows * kTileRowBytes /
+  // row bytes elements per block (32 rows there gave 128-byte runs and
+  // 1.7x memcpy instead of 1.3x).
+  const bool small_tile = na * nb * es <= kPrefetchTileBytes;
+  const int64_t row_bytes = nb * es;
+  const int64_t block_rows =
+      small_tile ? na
+      : row_bytes >= kTileRowBytes
+          ? kTileRows
+          : std::min(na, kTileRows * kTileRowBytes / row_bytes / 8 * 8);
+  const int64_t blocks = (na + block_rows - 1) / block_rows;
   const std::array<char*, 2> base{static_cast<char*>(dst.data_ptr()),
                                   static_cast<char*>(src.data_ptr())};
   // Work item i: outer element i / blocks, block row i % blocks.
-  const int64_t item_elems = std::min(na, kTileBlock) * nb;
+  const int64_t item_elems = std::min(na, block_rows) * nb;
   auto tiles = [&](char** p, int64_t b0, int64_t b1) {
     switch (es) {
-      case 1: copy_tile<uint8_t>(p[0], p[1], na, nb, dsb, ssa, b0, b1, stream); break;
-      case 2: copy_tile<uint16_t>(p[0], p[1], na, nb, dsb, ssa, b0, b1, stream); break;
-      case 4: copy_tile<uint32_t>(p[0], p[1], na, nb, dsb, ssa, b0, b1, stream); break;
-      default: copy_tile<uint64_t>(p[0], p[1], na, nb, dsb, ssa, b0, b1, stream); break;
+      case 1: copy_tile<uint8_t>(p[0], p[1], na, nb, dsb, ssa, block_rows, b0, b1, stream); break;
+      case 2: copy_tile<uint16_t>(p[0], p[1], na, nb, dsb, ssa, block_rows, b0, b1, stream); break;
+      case 4: copy_tile<uint32_t>(p[0], p[1], na, nb, dsb, ssa, block_rows, b0, b1, stream); break;
+      default: copy_tile<uint64_t>(p[0], p[1], na, nb, dsb, ssa, block_rows, b0, b1, stream); break;
     }
   };
   parallel_for(outer_n * blocks, std::max<int64_t>(1, kGrainSize / item_elems),
                [&](int64_t begin, int64_t end) {
                  if (blocks == 1) {
-                   // One block per outer element (small tiles, as a 5-D
-                   // permute's 32 x 32): one walk over the outer elements,
-                   // pointers advancing by strides. Tiles of at most
-                   // kPrefetchTileBytes prefetch the next one's source: each
-                   // starts a new page, where the hardware prefetcher starts
-                   // over (1.68-1.71x -> 1.48-1.54x memcpy, bench/README.md).
-                   const bool prefetch = na * nb * es <= kPrefetchTileBytes && outer.sizes.size() > 1;
+                   // One block per outer element: one walk over the outer
+                   // elements, pointers advancing by strides. Small tiles
+                   // prefetch the next one's source: each starts a new page,
+                   // where the hardware prefetcher starts over (1.68-1.71x ->
+                   // 1.48-1.54x memcpy, bench/README.md).
+                   const bool prefetch = small_tile && outer.sizes.size() > 1;
                    const int64_t next = prefetch ? outer.strides[1][1] : 0;
                    for_each_run_in<2>(outer, base, begin, end, [&](char** p, const int64_t*, int64_t) {
                      if (prefetch) prefetch_rows(p[1] + next, na, nb * es, ssa);
