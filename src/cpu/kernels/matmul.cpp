@@ -24,16 +24,18 @@ namespace {
 //   and 12 in the Haswell and Zen sgemm kernels, which OPENBLAS_CORETYPE
 //   selects), with other code for a short last group: cuts fall on
 //   multiples of kGemmRowQuantum, a multiple of every one of them;
-// - small products take other kernels (the AVX-512 direct sgemm below
-//   28 * 512 * 512 multiply-adds, the small-matrix kernels below 100^3),
-//   which round differently: every block has at least kGemmMinBlockMacs
-//   multiply-adds, so a block takes the same kernel as the whole product.
-// Measured with Debian's OpenBLAS 0.3.21 (OPENBLAS_CORETYPE unset, Haswell,
-// Zen, SkylakeX, Sandybridge, Prescott; float and double; every transpose;
-// 840 shapes on 2-4 threads): with these, every split product matched the
-// one-call product bit for bit; cut at multiples of 16 rows instead, 84 to
-// 284 of them did not. Below 2 * kGemmMinBlockMacs one thread does it all,
-// which costs little: 8M multiply-adds take ~0.2-0.4 ms on one core.
+// - small products may take other kernels, which round differently (the
+//   AVX-512 "direct" sgemm of OpenBLAS builds for SkylakeX and later runs
+//   products below 28 * 512 * 512 multiply-adds): every block has at least
+//   kGemmMinBlockMacs multiply-adds, above that bound, so a block takes the
+//   kernel the whole product takes.
+// Measured with Debian's OpenBLAS 0.3.21, OPENBLAS_CORETYPE unset, Haswell,
+// Zen, SkylakeX, Sandybridge and Prescott, 1,120 products (5 x 7 x 4 sizes,
+// float and double, every transpose) on 2, 3 and 4 threads: every split
+// product (576 of each 3,360) matched the one-call product bit for bit; cut
+// at multiples of 16 rows instead, 84 (unset) and 284 (Haswell) did not.
+// Below 2 * kGemmMinBlockMacs one thread does it all, which costs little:
+// 8M multiply-adds take ~0.2-0.4 ms on one core.
 constexpr int64_t kGemmRowQuantum = 48;
 constexpr int64_t kGemmMinBlockMacs = int64_t{1} << 23;
 
