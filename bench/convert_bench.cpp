@@ -17,7 +17,9 @@
 #include <tuple>
 #include <utility>
 #include <vector>
+#include <condition_variable>
 #include <fstream>
+#include <mutex>
 #include <string>
 #include <thread>
 
@@ -52,6 +54,72 @@ struct Row {
   std::string name;
   double tsr_ms, torch_ms, memcpy_ms, vs_memcpy, vs_torch;
   double vs_memcpy_lo, vs_memcpy_hi;  // the lowest and highest placement's ratio
+  double split_ms = 0, vs_split = 0;  // memcpy cut over the table's threads (multi only)
+};
+
+// memcpy cut into `threads` equal slices, one per thread: the floor of a copy
+// on that many threads. The helpers sleep on a condition variable between
+// calls (spinning ones would take the cores from tessera's and torch's
+// threads in the other contenders' turns), so a call includes their wake-up.
+class SplitMemcpy {
+ public:
+  explicit SplitMemcpy(int threads) : slices_(threads) {
+    for (int k = 1; k < threads; ++k) helpers_.emplace_back([this, k] { serve(k); });
+  }
+  ~SplitMemcpy() {
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      stop_ = true;
+    }
+    go_.notify_all();
+    for (std::thread& t : helpers_) t.join();
+  }
+  void operator()(void* to, const void* from, size_t bytes) {
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      to_ = static_cast<char*>(to);
+      from_ = static_cast<const char*>(from);
+      bytes_ = bytes;
+      pending_ = slices_ - 1;
+      ++call_;
+    }
+    go_.notify_all();
+    copy_slice(0);
+    std::unique_lock<std::mutex> lock(m_);
+    done_.wait(lock, [&] { return pending_ == 0; });
+  }
+
+ private:
+  void copy_slice(int k) {
+    // Slices of whole 64-byte lines; the last one takes the rest.
+    const size_t per = bytes_ / size_t(slices_) / 64 * 64, begin = per * size_t(k);
+    const size_t end = k + 1 == slices_ ? bytes_ : begin + per;
+    std::memcpy(to_ + begin, from_ + begin, end - begin);
+  }
+  void serve(int k) {
+    uint64_t seen = 0;
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> lock(m_);
+        go_.wait(lock, [&] { return stop_ || call_ != seen; });
+        if (stop_) return;
+        seen = call_;
+      }
+      copy_slice(k);
+      std::lock_guard<std::mutex> lock(m_);
+      if (--pending_ == 0) done_.notify_one();
+    }
+  }
+  int slices_;
+  std::vector<std::thread> helpers_;
+  std::mutex m_;
+  std::condition_variable go_, done_;
+  bool stop_ = false;
+  uint64_t call_ = 0;
+  int pending_ = 0;
+  char* to_ = nullptr;
+  const char* from_ = nullptr;
+  size_t bytes_ = 0;
 };
 
 // A case's (dst, src), freshly allocated and faulted in.
@@ -68,8 +136,10 @@ constexpr int kPlacements = 7;
 // One case: dst.copy_(src) by tessera and torch, and memcpy of `floor_bytes`
 // (the case's larger tensor) between two preallocated buffers, each round on
 // one of the placements in turn.
-Row run_case(const std::string& name, const MakeCase& make, size_t floor_bytes, bool multi,
+Row run_case(const std::string& name, const MakeCase& make, size_t floor_bytes, int threads,
              int warmup, int rounds) {
+  const bool multi = threads > 1;
+  SplitMemcpy split(threads);
   struct Placement {
     at::Tensor dst, src, from, to;
     tsr_tensor *d = nullptr, *s = nullptr;
@@ -94,7 +164,8 @@ Row run_case(const std::string& name, const MakeCase& make, size_t floor_bytes, 
       std::abort();
     }
   }
-  Samples all{std::vector<std::vector<double>>(3), std::vector<std::vector<double>>(3)};
+  const size_t n_cs = multi ? 4 : 3;
+  Samples all{std::vector<std::vector<double>>(n_cs), std::vector<std::vector<double>>(n_cs)};
   std::vector<double> per_placement;
   for (int k = 0; k < k_count; ++k) {
     Placement& p = ps[size_t(k)];
@@ -106,11 +177,16 @@ Row run_case(const std::string& name, const MakeCase& make, size_t floor_bytes, 
            keep(p.to.data_ptr());
          }},
     };
+    if (multi)
+      cs.push_back({"memcpy on the threads", [&] {
+                      split(p.to.data_ptr(), p.from.data_ptr(), floor_bytes);
+                      keep(p.to.data_ptr());
+                    }, true});
     const int r = rounds / k_count + (k < rounds % k_count ? 1 : 0);
     Samples sm = measure_interleaved(cs, warmup, r);
     const auto& t = multi ? sm.wall : sm.cpu;
     per_placement.push_back(paired_ratio(t[0], t[2]));
-    for (int c = 0; c < 3; ++c) {
+    for (size_t c = 0; c < n_cs; ++c) {
       all.wall[size_t(c)].insert(all.wall[size_t(c)].end(), sm.wall[size_t(c)].begin(), sm.wall[size_t(c)].end());
       all.cpu[size_t(c)].insert(all.cpu[size_t(c)].end(), sm.cpu[size_t(c)].begin(), sm.cpu[size_t(c)].end());
     }
@@ -121,7 +197,7 @@ Row run_case(const std::string& name, const MakeCase& make, size_t floor_bytes, 
   }
   // Multi-threaded contenders: wall time (CPU time misses the workers).
   const auto& t = multi ? all.wall : all.cpu;
-  return {name,
+  Row row{name,
           median(t[0]) * 1e3,
           median(t[1]) * 1e3,
           median(t[2]) * 1e3,
@@ -129,6 +205,11 @@ Row run_case(const std::string& name, const MakeCase& make, size_t floor_bytes, 
           paired_ratio(t[0], t[1]),
           *std::min_element(per_placement.begin(), per_placement.end()),
           *std::max_element(per_placement.begin(), per_placement.end())};
+  if (multi) {
+    row.split_ms = median(t[3]) * 1e3;
+    row.vs_split = paired_ratio(t[0], t[3]);
+  }
+  return row;
 }
 
 void table(int threads, int warmup, int rounds) {
@@ -145,47 +226,56 @@ void table(int threads, int warmup, int rounds) {
       return std::make_pair(at::empty({n}, at::TensorOptions().dtype(to)).zero_(), src);
     };
   };
-  rows.push_back(run_case("f16 -> f32, 16 Mi elements (32 -> 64 MiB)", convert(at::kHalf, at::kFloat), big, multi, warmup, rounds));
-  rows.push_back(run_case("f32 -> f16 (64 -> 32 MiB)", convert(at::kFloat, at::kHalf), big, multi, warmup, rounds));
-  rows.push_back(run_case("f32 -> bf16 (64 -> 32 MiB)", convert(at::kFloat, at::kBFloat16), big, multi, warmup, rounds));
-  rows.push_back(run_case("bf16 -> f32 (32 -> 64 MiB)", convert(at::kBFloat16, at::kFloat), big, multi, warmup, rounds));
+  rows.push_back(run_case("f16 -> f32, 16 Mi elements (32 -> 64 MiB)", convert(at::kHalf, at::kFloat), big, threads, warmup, rounds));
+  rows.push_back(run_case("f32 -> f16 (64 -> 32 MiB)", convert(at::kFloat, at::kHalf), big, threads, warmup, rounds));
+  rows.push_back(run_case("f32 -> bf16 (64 -> 32 MiB)", convert(at::kFloat, at::kBFloat16), big, threads, warmup, rounds));
+  rows.push_back(run_case("bf16 -> f32 (32 -> 64 MiB)", convert(at::kBFloat16, at::kFloat), big, threads, warmup, rounds));
   rows.push_back(run_case("expand [4096,1] -> [4096,4096] f32", [] {
     return std::make_pair(at::empty({4096, 4096}).zero_(), at::rand({4096, 1}).expand({4096, 4096}));
-  }, big, multi, warmup, rounds));
+  }, big, threads, warmup, rounds));
   rows.push_back(run_case("expand [1,4096] -> [4096,4096] f32", [] {
     return std::make_pair(at::empty({4096, 4096}).zero_(), at::rand({1, 4096}).expand({4096, 4096}));
-  }, big, multi, warmup, rounds));
+  }, big, threads, warmup, rounds));
   rows.push_back(run_case("transpose 4096^2 f32 -> contiguous", [] {
     return std::make_pair(at::empty({4096, 4096}).zero_(), at::rand({4096, 4096}).t());
-  }, big, multi, warmup, rounds));
+  }, big, threads, warmup, rounds));
   const size_t nchw = size_t(32) * 64 * 56 * 56 * 4;
   rows.push_back(run_case("[32,64,56,56] f32 contiguous -> channels_last", [&] {
     at::Tensor x = at::rand({32, 64, 56, 56});
     return std::make_pair(zeros_like(x.contiguous(at::MemoryFormat::ChannelsLast)), x);
-  }, nchw, multi, warmup, rounds));
+  }, nchw, threads, warmup, rounds));
   rows.push_back(run_case("[32,64,56,56] f32 channels_last -> contiguous", [&] {
     at::Tensor cl = at::rand({32, 64, 56, 56}).contiguous(at::MemoryFormat::ChannelsLast);
     return std::make_pair(at::empty({32, 64, 56, 56}).zero_(), cl);
-  }, nchw, multi, warmup, rounds));
+  }, nchw, threads, warmup, rounds));
   rows.push_back(run_case("permute(0,2,4,1,3) of [16,32,32,32,32] f32", [] {
     at::Tensor p = at::rand({16, 32, 32, 32, 32}).permute({0, 2, 4, 1, 3});
     return std::make_pair(at::empty(p.sizes()).zero_(), p);
-  }, big, multi, warmup, rounds));
+  }, big, threads, warmup, rounds));
   rows.push_back(run_case("x[:, ::2] of [4096,8192] f32 -> contiguous", [] {
     at::Tensor s = at::rand({4096, 8192}).slice(1, 0, 8192, 2);
     return std::make_pair(at::empty(s.sizes()).zero_(), s);
-  }, big, multi, warmup, rounds));
+  }, big, threads, warmup, rounds));
   std::printf("\nCopies into preallocated destinations, tessera and torch on %d thread(s); %s over %d "
               "placements (fresh pages)\n",
               threads, multi ? "wall-clock medians" : "CPU-time medians (this thread)",
               std::max(1, std::min(kPlacements, rounds)));
-  std::printf("  %-48s %9s %9s %9s %11s %13s %11s\n", "case", "tessera", "torch", "memcpy",
+  std::printf("  %-48s %9s %9s %9s %11s %13s %11s", "case", "tessera", "torch", "memcpy",
               "tsr/memcpy", "(placements)", "tsr/torch");
-  std::printf("  %-48s %9s %9s %9s %11s %13s %11s\n", "", "ms", "ms", "ms", "", "lo - hi", "");
+  if (multi) std::printf(" %10s %11s", "memcpy xN", "tsr/mcpy xN");
+  std::printf("\n  %-48s %9s %9s %9s %11s %13s %11s", "", "ms", "ms", "ms", "", "lo - hi", "");
+  if (multi) std::printf(" %10s %11s", "ms", "");
+  std::printf("\n");
   rule();
-  for (const Row& r : rows)
-    std::printf("  %-48s %9.2f %9.2f %9.2f %11.2f %6.2f - %4.2f %11.2f\n", r.name.c_str(), r.tsr_ms,
+  for (const Row& r : rows) {
+    std::printf("  %-48s %9.2f %9.2f %9.2f %11.2f %6.2f - %4.2f %11.2f", r.name.c_str(), r.tsr_ms,
                 r.torch_ms, r.memcpy_ms, r.vs_memcpy, r.vs_memcpy_lo, r.vs_memcpy_hi, r.vs_torch);
+    if (multi) std::printf(" %10.2f %11.2f", r.split_ms, r.vs_split);
+    std::printf("\n");
+  }
+  if (multi)
+    std::printf("  memcpy xN: the same memcpy cut into %d slices, one per thread (its helpers sleep\n"
+                "  between calls, so it includes their wake-up).\n", threads);
 }
 
 }  // namespace
