@@ -68,7 +68,8 @@ using MakeCase = std::function<std::pair<at::Tensor, at::Tensor>()>;
 constexpr int kPlacements = 7;
 
 // One case: dst.copy_(src) by tessera and torch, and memcpy of `floor_bytes`
-// (the case's larger tensor) between two preallocated buffers, each round on
+// (the case's larger tensor) between two preallocated buffers, on one thread
+// and, when threads > 1, cut over the threads (SplitMemcpy); each round on
 // one of the placements in turn.
 Row run_case(const std::string& name, const MakeCase& make, size_t floor_bytes, int threads,
              int warmup, int rounds) {

@@ -103,7 +103,9 @@ void launch_rows(Launcher& l, const RowNames& names, int64_t rows, int64_t len, 
   if (rows == 0) return;
   switch (row_path(rows, len, unit_stride, rows_adjacent)) {
     case RowPath::OneThread: l.launch(names.one_thread, rows, OneThreadRows<F>{f}); return;
-    case RowPath::BlockPerRow: l.launch_rows(names.block, rows, 1, block_row_threads(len, l.max_block()), f); return;
+    case RowPath::BlockPerRow:
+      l.launch_rows(names.block, rows, 1, block_row_threads(len, l.max_block()), f);
+      return;
     case RowPath::Columns: {
       const ColumnShape c = column_shape(len, l.max_column_block());
       l.launch_rows(names.columns, rows, c.width, c.depth, f);

@@ -21,17 +21,31 @@ namespace {
 // Tiles of at most this many source bytes are copied whole, one block, and
 // prefetch the next tile (try_tiled_copy).
 constexpr int64_t kPrefetchTileBytes = 16384;
-
-// Prefetches rows x row_bytes bytes at stride bytes apart into the cache.
-void prefetch_rows(const char* p, int64_t rows, int64_t row_bytes, int64_t stride) {
-  for (int64_t r = 0; r < rows; ++r)
-    for (int64_t off = 0; off < row_bytes; off += 64) __builtin_prefetch(p + r * stride + off);
-}
-
 // A block: kTileRows source rows (along a) of kTileRowBytes each (along b).
 constexpr int64_t kTileRows = 32;
 constexpr int64_t kTileRowBytes = 2048;
 constexpr int64_t kCacheLine = 64;
+
+// Prefetches rows x row_bytes bytes at stride bytes apart into the cache.
+void prefetch_rows(const char* p, int64_t rows, int64_t row_bytes, int64_t stride) {
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t off = 0; off < row_bytes; off += kCacheLine) __builtin_prefetch(p + r * stride + off);
+}
+
+// Source rows per block of a tiled copy whose tile is na rows of row_bytes.
+// A tile of at most kPrefetchTileBytes (a 5-D permute's 32 x 32) is one
+// block, written in one pass and prefetched whole before it is copied.
+// Larger ones are cut into blocks of kTileRows rows, which prefetch each
+// other; when the rows are shorter than kTileRowBytes (channels_last to
+// contiguous: 64 channels, 256 bytes), into blocks of as many bytes, so
+// each destination row still gets a run of kTileRows * kTileRowBytes /
+// row_bytes elements per block (32 rows there gave 128-byte runs and 1.7x
+// memcpy instead of 1.3x).
+int64_t block_rows_for(int64_t na, int64_t row_bytes) {
+  if (na * row_bytes <= kPrefetchTileBytes) return na;
+  if (row_bytes >= kTileRowBytes) return kTileRows;
+  return std::min(na, kTileRows * kTileRowBytes / row_bytes / 8 * 8);
+}
 
 using MicroTile = void (*)(char* d, int64_t ldd, const char* s, int64_t lds);
 
@@ -169,21 +183,9 @@ bool try_tiled_copy(const LoopGeometry<2>& g, const Tensor& dst, const Tensor& s
   const int64_t na = g.sizes[0], nb = g.sizes[b];
   // The checks above made dst's stride on dim 0 and src's on dim b == es.
   const int64_t dsb = g.strides[0][b], ssa = g.strides[1][0];
-  // A tile of at most kPrefetchTileBytes (a 5-D permute's 32 x 32) is one
-  // block, written in one pass and prefetched whole before it is copied.
-  // Larger ones are cut into blocks of kTileRows rows, which prefetch each
-  // other; when the rows are shorter than kTileRowBytes (channels_last to
-  // contiguous: 64 channels, 256 bytes), into blocks of as many bytes, so
-  // each destination row still gets a run of kTileRows * kTileRowBytes /
-  // row bytes elements per block (32 rows there gave 128-byte runs and
-  // 1.7x memcpy instead of 1.3x).
-  const bool small_tile = na * nb * es <= kPrefetchTileBytes;
   const int64_t row_bytes = nb * es;
-  const int64_t block_rows =
-      small_tile ? na
-      : row_bytes >= kTileRowBytes
-          ? kTileRows
-          : std::min(na, kTileRows * kTileRowBytes / row_bytes / 8 * 8);
+  const bool small_tile = na * row_bytes <= kPrefetchTileBytes;
+  const int64_t block_rows = block_rows_for(na, row_bytes);
   const int64_t blocks = (na + block_rows - 1) / block_rows;
   const std::array<char*, 2> base{static_cast<char*>(dst.data_ptr()),
                                   static_cast<char*>(src.data_ptr())};
@@ -208,7 +210,7 @@ bool try_tiled_copy(const LoopGeometry<2>& g, const Tensor& dst, const Tensor& s
                    const bool prefetch = small_tile && outer.sizes.size() > 1;
                    const int64_t next = prefetch ? outer.strides[1][1] : 0;
                    for_each_run_in<2>(outer, base, begin, end, [&](char** p, const int64_t*, int64_t) {
-                     if (prefetch) prefetch_rows(p[1] + next, na, nb * es, ssa);
+                     if (prefetch) prefetch_rows(p[1] + next, na, row_bytes, ssa);
                      tiles(p, 0, 1);
                    });
                  } else {
