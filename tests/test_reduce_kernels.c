@@ -40,6 +40,11 @@ static double formula(int f, tsr_dtype dtype, int64_t i) {
     const double v = floor((double)(h % 2003) / 400);
     return v == 0 && i % 2 == 1 ? -0.0 : v;
   }
+  if (f == RK_ZEROS) {
+    if (i % 211 == 17) return NAN;
+    const double v = -floor((double)(h % 2003) / 400);
+    return v == 0 ? (i % 2 == 1 ? -0.0 : 0.0) : v;
+  }
   if (f == RK_SPECIAL) {
     if (i % 83 == 7) return -INFINITY;
     if (i % 89 == 5) return INFINITY;
@@ -81,6 +86,9 @@ static void read_back(const tsr_tensor* t, tsr_dtype as, void* buf, int64_t n) {
 static bool same_value(double got, double want, double rtol, double atol) {
   if (isnan(want)) return isnan(got);
   if (isinf(want)) return got == want;
+  /* Exact results (max, integers) keep the sign of a zero: max returns the
+   * first maximum, and -0.0 == 0.0 makes either sign a maximum. */
+  if (rtol == 0 && atol == 0 && want == 0) return got == 0 && signbit(got) == signbit(want);
   return fabs(got - want) <= atol + rtol * fabs(want);
 }
 

@@ -63,6 +63,11 @@ def base(formula, dtype, sizes):
         v[(row == 5) & (col >= 4100) & (col % 37 == 3)] = float("nan")
         v[(col < 2048) & (i % 101 == 7)] = float("inf")
         v[(col < 2048) & (i % 101 == (7 + EDGES_ROW) % 101)] = float("-inf")
+    elif formula == "ZEROS":
+        v = -torch.floor((h % 2003).double() / 400)
+        v[v == 0] = 0.0  # -floor(0.0) is -0.0
+        v[(v == 0) & (i % 2 == 1)] = -0.0
+        v[i % 211 == 17] = float("nan")
     else:
         v = torch.floor((h % 2003).double() / 400)
         if formula == "SPECIAL":
@@ -156,6 +161,23 @@ for dt in ("TSR_FLOAT32", "TSR_FLOAT64"):
     for rows in (14, 17):
         case(f"{dt} [{rows},{EDGES_ROW}] max dim 0 EDGES", dt, [rows, EDGES_ROW], "MAX", [0],
              formula="EDGES")
+
+# Short rows (more than one vector, at most 8: ShortArgmaxRows, the last
+# vector overlapping the one before when the row is not a whole number of
+# vectors; NaN rows go to the exact chains) and narrow column blocks (at
+# most 1 KiB of columns: groups of 4 vectors in registers, the vectors
+# left, scalar columns).
+for f in ("TIES", "SPECIAL", "ZEROS"):
+    for n in (9, 56, 61, 64):
+        case(f"f32 [67,{n}] max dim 1 {f} (short rows)", "TSR_FLOAT32", [67, n], "MAX", [1], formula=f)
+    for n in (5, 30, 32):
+        case(f"f64 [67,{n}] max dim 1 {f} (short rows)", "TSR_FLOAT64", [67, n], "MAX", [1], formula=f)
+    for n in (5, 61, 256):
+        case(f"f32 [41,{n}] max dim 0 {f} (narrow columns)", "TSR_FLOAT32", [41, n], "MAX", [0], formula=f)
+    for n in (3, 30, 128):
+        case(f"f64 [41,{n}] max dim 0 {f} (narrow columns)", "TSR_FLOAT64", [41, n], "MAX", [0], formula=f)
+    case(f"f32 [3,37,5,7] max dim 1 {f} (narrow columns, two blocks)", "TSR_FLOAT32", [3, 37, 5, 7],
+         "MAX", [1], formula=f)
 
 # softmax/log_softmax over contiguous rows (vectorized: rows longer than a
 # vector, with tails; rows holding NaN, inf or -inf) and over another dim.

@@ -7,7 +7,7 @@
 
 #include <tessera/tessera.h>
 
-enum { RK_VALUES, RK_TIES, RK_SPECIAL, RK_EDGES };
+enum { RK_VALUES, RK_TIES, RK_SPECIAL, RK_EDGES, RK_ZEROS };
 #define RK_EDGES_ROW 4396 /* the EDGES formula's row length */
 enum { RK_CONTIG, RK_TRANSPOSED, RK_CHANNELS_LAST, RK_STEP3 };
 enum { RK_SUM, RK_MEAN, RK_MAX, RK_SOFTMAX, RK_LOG_SOFTMAX };

@@ -9,6 +9,7 @@
 #include "cpu/kernels/cache_size.h"
 #include "cpu/kernels/convert_run.h"
 #include "cpu/kernels/parallel_for.h"
+#include "cpu/kernels/prefetch.h"
 #include "cpu/kernels/stream_store.h"
 #include "cpu/kernels/strided_loop.h"
 #include "cpu/kernels/strided_split.h"
@@ -24,13 +25,6 @@ constexpr int64_t kPrefetchTileBytes = 16384;
 // A block: kTileRows source rows (along a) of kTileRowBytes each (along b).
 constexpr int64_t kTileRows = 32;
 constexpr int64_t kTileRowBytes = 2048;
-constexpr int64_t kCacheLine = 64;
-
-// Prefetches rows x row_bytes bytes at stride bytes apart into the cache.
-void prefetch_rows(const char* p, int64_t rows, int64_t row_bytes, int64_t stride) {
-  for (int64_t r = 0; r < rows; ++r)
-    for (int64_t off = 0; off < row_bytes; off += kCacheLine) __builtin_prefetch(p + r * stride + off);
-}
 
 // Source rows per block of a tiled copy whose tile is na rows of row_bytes.
 // A tile of at most kPrefetchTileBytes (a 5-D permute's 32 x 32) is one
