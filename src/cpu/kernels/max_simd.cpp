@@ -213,7 +213,7 @@ void NarrowColumnArgmax(const T* HWY_RESTRICT x, int64_t cols, int64_t rows, int
 // rows), in row order, so the rule sees them one by one. The first pass
 // starts from row 0 itself. Each pass prefetches kAheadBytes ahead in its
 // K rows, and near its end the start of what comes next (the next pass's
-// rows, or after the last the next column block's first rows). On the
+// rows, or after the last what follows the block). On the
 // 2-core EPYC (Zen 4), max over dim 0 of a float32 [32, 64, 56, 56]:
 // 0.69-0.77 ms against 1.05-1.16 without the prefetch.
 template <typename T>
@@ -234,13 +234,18 @@ void WideColumnArgmax(const T* HWY_RESTRICT x, int64_t cols, int64_t rows, int64
   for (int64_t j0 = 0; j0 < cols; j0 += kBlock) {
     const int64_t w = std::min(kBlock, cols - j0);
     T* b = best + j0;
+    // What is read after this block: the next columns, or when the block
+    // ends whole rows, the rows after it (the next call's, [N, C, H, W]
+    // over dim 1).
+    const uintptr_t after_block = j0 + w == cols && row_stride == cols
+                                      ? base + uintptr_t(rows * row_bytes)
+                                      : base + uintptr_t((j0 + w) * int64_t(sizeof(T)));
     auto pass = [&](int64_t i, auto k_rows, auto first) {
       constexpr int K = decltype(k_rows)::value;
       constexpr int kFrom = decltype(first)::value ? 1 : 0;
       const T* row = x + i * row_stride + j0;
       const uintptr_t here = base + uintptr_t((i * row_stride + j0) * int64_t(sizeof(T)));
-      const uintptr_t next = i + K < rows ? here + uintptr_t(K * row_bytes)
-                                          : base + uintptr_t((j0 + w) * int64_t(sizeof(T)));
+      const uintptr_t next = i + K < rows ? here + uintptr_t(K * row_bytes) : after_block;
       auto step = [&](int64_t j) {
         auto bv = kFrom ? hn::LoadU(d, row + j) : hn::LoadU(d, b + j);
         auto iv = kFrom ? hn::Zero(di) : hn::Load(di, bi + j);
