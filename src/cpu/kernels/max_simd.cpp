@@ -50,6 +50,10 @@ constexpr int kChains = 4;
 // 0.9-1.5 against 1.9).
 constexpr int64_t kChainsFromVectors = 128;
 
+// How far ahead of its loads the C-chain ArgmaxVectors prefetches (as
+// reduce_simd.cpp's InnerSum): long rows stream from memory.
+constexpr int64_t kRowAheadBytes = 8192;
+
 // The vectors of x[0, n) (n >= 2 * C * N) over C chains: each lane of each
 // chain tracks its own subsequence (elements in lane l of vectors c, c + C,
 // ..., then of every vector left over in chain 0, always in increasing
@@ -80,6 +84,8 @@ HWY_INLINE int64_t ArgmaxVectors(const T* HWY_RESTRICT x, int64_t n, T* best, in
   const auto step = hn::Set(di, I(C * N));
   int64_t i = C * N;
   for (; i + C * N <= n; i += C * N) {
+    if constexpr (C > 1)  // long rows: the lines of this step's vectors, kRowAheadBytes on
+      prefetch_bytes_at(reinterpret_cast<uintptr_t>(x + i) + uintptr_t(kRowAheadBytes), C * N * int64_t(sizeof(T)));
     cur = hn::Add(cur, step);
     for (int c = 0; c < C; ++c) visit(c, i + c * N, c == 0 ? cur : hn::Add(cur, hn::Set(di, I(c * N))));
   }
