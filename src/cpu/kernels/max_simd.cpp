@@ -221,7 +221,7 @@ void NarrowColumnArgmax(const T* HWY_RESTRICT x, int64_t cols, int64_t rows, int
 // K rows, and near its end the start of what comes next (the next pass's
 // rows, or after the last what follows the block). On the
 // 2-core EPYC (Zen 4), max over dim 0 of a float32 [32, 64, 56, 56]:
-// 0.69-0.77 ms against 1.05-1.16 without the prefetch.
+// 0.58-0.77 ms against 0.88-1.16 without the prefetch.
 template <typename T>
 void WideColumnArgmax(const T* HWY_RESTRICT x, int64_t cols, int64_t rows, int64_t row_stride, T* best,
                       int64_t* idx) {
@@ -323,33 +323,29 @@ HWY_INLINE Vec TreeReduce(const Vec* a, const F& f) {
   }
 }
 
-// Rows of N < n <= V * N elements (V = ceil(n / N): a last dim of 56 or 64
-// floats), each in V registers at once, the last ending at n (overlapping
-// the one before when N does not divide n). A row's max by a tree of
-// maxima, then the least index holding it, by a tree of minima over the
-// indices of the lanes equal to it (-0.0 == 0.0: the first zero of either
-// sign, as the rule). No chain runs through a row, so consecutive rows
-// overlap in the core: against the one-chain ArgmaxVectors, max over dim 3
-// of a float32 [32, 64, 56, 56] took 0.xx ms instead of 0.85-0.91 on the
-// 2-core EPYC (Zen 4). A NaN anywhere in a row makes the sum of its vectors
-// NaN (so does inf - inf, which merely takes the slower path): such rows
-// go to the exact chains of Argmax.
+// Rows of N < n <= V * N <= 64 elements (V = ceil(n / N) <= 8: a last dim
+// of 56 or 64 floats), each in V registers at once, the last ending at n
+// (overlapping the one before when N does not divide n). A row's max by a
+// tree of maxima; its index is the lowest set bit of the row's mask of
+// lanes equal to it (one bit per element: n <= 64), which takes the first
+// zero of either sign, as the rule does (-0.0 == 0.0); a zero maximum is
+// then read back from the row for its sign. No chain runs through a row, so
+// consecutive rows overlap in the core: max over dim 3 of a float32
+// [32, 64, 56, 56] took 0.60-0.78 ms instead of 0.85-0.91 with the one-chain
+// ArgmaxVectors (a loop of the library on one thread of the 2-core EPYC,
+// Zen 4; min-trees of indices instead of the bit masks took 0.68-0.84). A
+// NaN anywhere in a row makes the sum of its vectors NaN (so does inf - inf,
+// which merely takes the slower path): such rows go to Argmax's exact
+// chains.
 template <int V, typename T>
 void ShortArgmaxRows(const T* x, int64_t n, int64_t rows, int64_t row_stride, T* best, int64_t* idx,
                      int64_t out_stride) {
+  static_assert(V <= 8, "n <= 64: one mask bit per element");
   const hn::ScalableTag<T> d;
-  const hn::RebindToSigned<decltype(d)> di;
-  using I = hn::TFromD<decltype(di)>;
   using Vec = hn::Vec<decltype(d)>;
-  using IVec = hn::Vec<decltype(di)>;
   const int64_t N = int64_t(hn::Lanes(d));
   int64_t at[V];
-  IVec index[V];
-  for (int k = 0; k < V; ++k) {
-    at[k] = k + 1 < V ? k * N : n - N;
-    index[k] = hn::Iota(di, I(at[k]));
-  }
-  const IVec none = hn::Set(di, hwy::LimitsMax<I>());
+  for (int k = 0; k < V; ++k) at[k] = k + 1 < V ? k * N : n - N;
   for (int64_t r = 0; r < rows; ++r) {
     const T* row = x + r * row_stride;
     Vec v[V];
@@ -360,22 +356,30 @@ void ShortArgmaxRows(const T* x, int64_t n, int64_t rows, int64_t row_stride, T*
       continue;
     }
     const Vec m = hn::MaxOfLanes(d, TreeReduce<0, V>(v, [](Vec a, Vec b) { return hn::Max(a, b); }));
-    IVec cand[V];
-    for (int k = 0; k < V; ++k) cand[k] = hn::IfThenElse(hn::RebindMask(di, hn::Eq(v[k], m)), index[k], none);
-    const int64_t arg =
-        hn::GetLane(hn::MinOfLanes(di, TreeReduce<0, V>(cand, [](IVec a, IVec b) { return hn::Min(a, b); })));
-    best[r * out_stride] = row[arg];
+    uint64_t is_max[V];
+    for (int k = 0; k < V; ++k) {
+      uint8_t lanes[8] = {};
+      hn::StoreMaskBits(d, hn::Eq(v[k], m), lanes);
+      uint64_t bits = 0;
+      for (int b = 0; b < 8; ++b) bits |= uint64_t(lanes[b]) << (8 * b);
+      is_max[k] = bits << at[k];
+    }
+    const uint64_t all = TreeReduce<0, V>(is_max, [](uint64_t a, uint64_t b) { return a | b; });
+    const int64_t arg = int64_t(hwy::Num0BitsBelowLS1Bit_Nonzero64(all));
+    T value = hn::GetLane(m);
+    if (value == 0) value = row[arg];  // -0.0 == 0.0: the element's own sign
+    best[r * out_stride] = value;
     idx[r * out_stride] = arg;
   }
 }
 
-// Many short rows: one dispatch for all; rows of N < n <= 8 * N elements
-// by ShortArgmax.
+// Many short rows: one dispatch for all; rows of N < n <= min(8 * N, 64)
+// elements by ShortArgmaxRows.
 template <typename T>
 void ArgmaxRows(const T* x, int64_t n, int64_t rows, int64_t row_stride, T* best, int64_t* idx,
                 int64_t out_stride) {
   const int64_t N = int64_t(hn::Lanes(hn::ScalableTag<T>()));
-  if (n > N) {
+  if (n > N && n <= 64) {
     switch ((n + N - 1) / N) {
       case 2: return ShortArgmaxRows<2>(x, n, rows, row_stride, best, idx, out_stride);
       case 3: return ShortArgmaxRows<3>(x, n, rows, row_stride, best, idx, out_stride);

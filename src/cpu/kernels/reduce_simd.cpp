@@ -147,8 +147,8 @@ A InnerSum(const T* HWY_RESTRICT x, int64_t n) {
 // the cascade's levels), written out for V vectors, so that a row is
 // straight-line code and the rows of a call overlap in the core instead of
 // each paying InnerSum's call and loops. The same bits as InnerSum. On the
-// 2-core EPYC (Zen 4), sum over dim 3 of a float32 [32, 64, 56, 56]: 0.xx ms
-// against 0.5x-0.7x.
+// 2-core EPYC (Zen 4), sum over dim 3 of a float32 [32, 64, 56, 56]: 0.49 ms
+// against 0.68-0.71 (a loop of the library on one thread).
 template <int V, typename T, typename A>
 void ShortInnerSumRows(const T* x, int64_t n, int64_t rows, int64_t row_stride, A* out, int64_t out_stride) {
   const hn::ScalableTag<A> d;
@@ -187,26 +187,18 @@ void InnerSumRows(const T* x, int64_t n, int64_t rows, int64_t row_stride, A* ou
 // each row read sequentially. The scalar tail columns do the same
 // additions in the same order as the vector lanes.
 //
-// Wide blocks go eight rows per pass, which prefetch kAheadBytes ahead in
-// their rows and, near their end, the start of what is read next (the next
-// pass's rows, or after the last what follows the block): on the 2-core
-// EPYC (Zen 4),
-// sum over dim 0 of a float32 [32, 64, 56, 56] took 0.xx ms with the
-// prefetch and 0.6x-0.7x without.
+// Wide blocks go eight rows per pass, without software prefetch: unlike
+// the max's passes (WideColumnArgmax, max_simd.cpp), whose longer chains
+// leave the loads too little room, the sum's run ahead of themselves, and
+// prefetching 2 KiB ahead in the eight rows made sum over dim 0 of a
+// float32 [32, 64, 56, 56] slower, 0.69 ms against 0.57 (8 KiB: 0.78; one
+// thread of the 2-core EPYC, Zen 4).
 template <typename T, typename A>
 void ColumnBlock(A* HWY_RESTRICT acc, const T* HWY_RESTRICT x, int64_t w, int64_t rows,
                  int64_t row_stride, A* HWY_RESTRICT lv /* kLevels * w */) {
   const hn::ScalableTag<A> d;
   const int64_t N = int64_t(hn::Lanes(d));
   const int64_t power = LevelPower(rows), step = int64_t{1} << power, mask = step - 1;
-  constexpr int64_t kAheadBytes = 2048;
-  const int64_t es = int64_t(sizeof(T)), row_bytes = row_stride * es;
-  // Elements per prefetch: a cache line of T, or one vector if that is longer.
-  const int64_t line = std::max<int64_t>(N, kCacheLine / es), ahead = kAheadBytes / es;
-  const uintptr_t base = reinterpret_cast<uintptr_t>(x);
-  // What is read after this block: the rows after it when it spans whole
-  // rows ([N, C, H, W] over dim 1), else the columns after it.
-  const uintptr_t after_block = row_stride == w ? base + uintptr_t(rows * row_bytes) : base + uintptr_t(w * es);
   // A level buffer is "zero" (true) while it holds no sum: it is then not
   // read but taken as +0.0, so no buffer is ever cleared with memset. The
   // additions are those of buffers zeroed in memory, so the same bits.
@@ -239,16 +231,6 @@ void ColumnBlock(A* HWY_RESTRICT acc, const T* HWY_RESTRICT x, int64_t w, int64_
       hn::StoreU(v, d, l0 + j);
     };
     int64_t j = 0;
-    if constexpr (K > 1) {
-      const uintptr_t here = base + uintptr_t(i * row_bytes);
-      const uintptr_t next = i + K < rows ? here + uintptr_t(K * row_bytes) : after_block;
-      for (; j + line <= w; j += line) {
-        const int64_t a = j + ahead;
-        const uintptr_t at = a < w ? here + uintptr_t(a * es) : next + uintptr_t((a - w) * es);
-        for (int r = 0; r < K; ++r) prefetch_bytes_at(at + uintptr_t(r * row_bytes), 1);
-        for (int64_t k = 0; k < line; k += N) step_at(j + k);
-      }
-    }
     for (; j + N <= w; j += N) step_at(j);
     for (; j < w; ++j) {
       A v = from_zero ? A(0) : l0[j];
@@ -344,8 +326,9 @@ HWY_INLINE void ColumnGroupSum(A* HWY_RESTRICT acc, const T* HWY_RESTRICT x, int
 // scalar tail columns through ColumnBlock. The first group prefetches the
 // block that follows in memory, which the next call reads when the kept
 // dims are contiguous (a harmless hint when not). On the 2-core EPYC
-// (Zen 4), sum over dim 2 of a float32 [32, 64, 56, 56]: 0.xx ms against
-// 0.65-0.71 for one pass per row through a row buffer.
+// (Zen 4), sum over dim 2 of a float32 [32, 64, 56, 56]: 0.43-0.51 ms against
+// 0.65-0.80 for one pass per row through a row buffer, and 0.62 for these
+// groups without the prefetch (a loop of the library on one thread).
 template <typename T, typename A>
 void NarrowColumnSum(A* acc, const T* x, int64_t w, int64_t rows, int64_t row_stride,
                      A* lv /* kLevels * w, the used levels zeroed; then kLevels * N more */) {
