@@ -50,8 +50,8 @@ constexpr int kChains = 4;
 // 0.9-1.5 against 1.9).
 constexpr int64_t kChainsFromVectors = 128;
 
-// How far ahead of its loads the C-chain ArgmaxVectors prefetches (as
-// reduce_simd.cpp's InnerSum): long rows stream from memory.
+// How far ahead of its loads the C-chain ArgmaxVectors and ShortArgmaxRows
+// prefetch (as reduce_simd.cpp's InnerSum): rows stream from memory.
 constexpr int64_t kRowAheadBytes = 8192;
 
 // The vectors of x[0, n) (n >= 2 * C * N) over C chains: each lane of each
@@ -346,8 +346,14 @@ void ShortArgmaxRows(const T* x, int64_t n, int64_t rows, int64_t row_stride, T*
   const int64_t N = int64_t(hn::Lanes(d));
   int64_t at[V];
   for (int k = 0; k < V; ++k) at[k] = k + 1 < V ? k * N : n - N;
+  // Rows kRowAheadBytes on are prefetched: 0.58-0.63 ms instead of
+  // 0.72-0.79 over dim 3 and channels_last dim 1 (4 KiB: 0.66-0.67, 1 KiB
+  // no gain).
+  const int64_t row_bytes = row_stride * int64_t(sizeof(T));
+  const int64_t rows_ahead = std::max<int64_t>(1, kRowAheadBytes / std::max<int64_t>(1, row_bytes));
   for (int64_t r = 0; r < rows; ++r) {
     const T* row = x + r * row_stride;
+    prefetch_bytes_at(reinterpret_cast<uintptr_t>(row) + uintptr_t(rows_ahead * row_bytes), n * int64_t(sizeof(T)));
     Vec v[V];
     for (int k = 0; k < V; ++k) v[k] = hn::LoadU(d, row + at[k]);
     const Vec sum = TreeReduce<0, V>(v, [](Vec a, Vec b) { return hn::Add(a, b); });

@@ -155,8 +155,13 @@ void ShortInnerSumRows(const T* x, int64_t n, int64_t rows, int64_t row_stride, 
   using Vec = hn::Vec<decltype(d)>;
   const int64_t N = int64_t(hn::Lanes(d));
   constexpr int kQuads = V / 4;
+  // Rows kInnerAheadBytes on are prefetched: 0.44-0.46 ms instead of
+  // 0.47-0.48 over dim 3 and channels_last dim 1 (1-2 KiB ahead: slower).
+  const int64_t row_bytes = row_stride * int64_t(sizeof(T));
+  const int64_t rows_ahead = std::max<int64_t>(1, kInnerAheadBytes / std::max<int64_t>(1, row_bytes));
   for (int64_t r = 0; r < rows; ++r) {
     const T* row = x + r * row_stride;
+    prefetch_bytes_at(reinterpret_cast<uintptr_t>(row) + uintptr_t(rows_ahead * row_bytes), n * int64_t(sizeof(T)));
     Vec acc[4] = {hn::Zero(d), hn::Zero(d), hn::Zero(d), hn::Zero(d)};
     for (int q = 0; q < kQuads; ++q)
       for (int k = 0; k < 4; ++k) acc[k] = hn::Add(acc[k], LoadAcc(d, row + (q * 4 + k) * N));
