@@ -144,7 +144,7 @@ constexpr int64_t kNarrowBytes = 1024;
 // prefetch_bytes at the same offset from `prefetch` (0: none).
 template <int G, typename T>
 HWY_INLINE void ColumnGroupArgmax(const T* HWY_RESTRICT x, int64_t rows, int64_t row_stride, T* best,
-                                  int64_t* idx, const T* prefetch, int64_t prefetch_bytes) {
+                                  int64_t* idx, uintptr_t prefetch, int64_t prefetch_bytes) {
   const hn::ScalableTag<T> d;
   const hn::RebindToSigned<decltype(d)> di;
   using I = hn::TFromD<decltype(di)>;
@@ -157,9 +157,8 @@ HWY_INLINE void ColumnGroupArgmax(const T* HWY_RESTRICT x, int64_t rows, int64_t
   }
   auto cur = hn::Zero(di);
   const auto one = hn::Set(di, I(1));
-  const uintptr_t ahead = reinterpret_cast<uintptr_t>(prefetch);
   for (int64_t i = 1; i < rows; ++i) {
-    prefetch_bytes_at(ahead + uintptr_t(i * row_stride * int64_t(sizeof(T))), prefetch_bytes);
+    prefetch_bytes_at(prefetch + uintptr_t(i * row_stride * int64_t(sizeof(T))), prefetch_bytes);
     cur = hn::Add(cur, one);
     const T* row = x + i * row_stride;
     for (int g = 0; g < G; ++g) {
@@ -189,8 +188,7 @@ template <typename T>
 void NarrowColumnArgmax(const T* HWY_RESTRICT x, int64_t cols, int64_t rows, int64_t row_stride, T* best,
                         int64_t* idx) {
   const int64_t N = int64_t(hn::Lanes(hn::ScalableTag<T>()));
-  const T* next = reinterpret_cast<const T*>(reinterpret_cast<uintptr_t>(x) +
-                                             uintptr_t(rows * row_stride * int64_t(sizeof(T))));
+  const uintptr_t next = reinterpret_cast<uintptr_t>(x) + uintptr_t(rows * row_stride * int64_t(sizeof(T)));
   int64_t bytes = cols * int64_t(sizeof(T));  // prefetched per row by the first group only
   int64_t j = 0;
   for (; j + 4 * N <= cols; j += 4 * N, bytes = 0)
