@@ -140,11 +140,10 @@ HWY_INLINE void Argmax(const T* HWY_RESTRICT x, int64_t n, T* best_out, int64_t*
 constexpr int64_t kNarrowBytes = 1024;
 
 // Columns [0, G * N) of x over all its rows, the maxima and their indices
-// in registers from the first row to the last. With each row it prefetches
-// prefetch_bytes at the same offset from `prefetch` (0: none).
+// in registers from the first row to the last; `ahead` with each row.
 template <int G, typename T>
 HWY_INLINE void ColumnGroupArgmax(const T* HWY_RESTRICT x, int64_t rows, int64_t row_stride, T* best,
-                                  int64_t* idx, uintptr_t prefetch, int64_t prefetch_bytes) {
+                                  int64_t* idx, RowPrefetch ahead) {
   const hn::ScalableTag<T> d;
   const hn::RebindToSigned<decltype(d)> di;
   using I = hn::TFromD<decltype(di)>;
@@ -158,9 +157,9 @@ HWY_INLINE void ColumnGroupArgmax(const T* HWY_RESTRICT x, int64_t rows, int64_t
   auto cur = hn::Zero(di);
   const auto one = hn::Set(di, I(1));
   for (int64_t i = 1; i < rows; ++i) {
-    prefetch_bytes_at(prefetch + uintptr_t(i * row_stride * int64_t(sizeof(T))), prefetch_bytes);
     cur = hn::Add(cur, one);
     const T* row = x + i * row_stride;
+    ahead(row);
     for (int g = 0; g < G; ++g) {
       const auto v = hn::LoadU(d, row + g * N);
       const auto keep = Keeps(d, v, bv[g]);
@@ -188,15 +187,15 @@ template <typename T>
 void NarrowColumnArgmax(const T* HWY_RESTRICT x, int64_t cols, int64_t rows, int64_t row_stride, T* best,
                         int64_t* idx) {
   const int64_t N = int64_t(hn::Lanes(hn::ScalableTag<T>()));
-  const uintptr_t next = reinterpret_cast<uintptr_t>(x) + uintptr_t(rows * row_stride * int64_t(sizeof(T)));
-  int64_t bytes = cols * int64_t(sizeof(T));  // prefetched per row by the first group only
+  // The first group prefetches each row of the block after this one.
+  RowPrefetch next{rows * row_stride * int64_t(sizeof(T)), cols * int64_t(sizeof(T))};
   int64_t j = 0;
-  for (; j + 4 * N <= cols; j += 4 * N, bytes = 0)
-    ColumnGroupArgmax<4>(x + j, rows, row_stride, best + j, idx + j, next, bytes);
+  for (; j + 4 * N <= cols; j += 4 * N, next.bytes = 0)
+    ColumnGroupArgmax<4>(x + j, rows, row_stride, best + j, idx + j, next);
   switch ((cols - j) / N) {
-    case 3: ColumnGroupArgmax<3>(x + j, rows, row_stride, best + j, idx + j, next, bytes), j += 3 * N; break;
-    case 2: ColumnGroupArgmax<2>(x + j, rows, row_stride, best + j, idx + j, next, bytes), j += 2 * N; break;
-    case 1: ColumnGroupArgmax<1>(x + j, rows, row_stride, best + j, idx + j, next, bytes), j += N; break;
+    case 3: ColumnGroupArgmax<3>(x + j, rows, row_stride, best + j, idx + j, next), j += 3 * N; break;
+    case 2: ColumnGroupArgmax<2>(x + j, rows, row_stride, best + j, idx + j, next), j += 2 * N; break;
+    case 1: ColumnGroupArgmax<1>(x + j, rows, row_stride, best + j, idx + j, next), j += N; break;
     default: break;
   }
   for (; j < cols; ++j) {
@@ -288,16 +287,16 @@ void WideColumnArgmax(const T* HWY_RESTRICT x, int64_t cols, int64_t rows, int64
     using Then = std::false_type;
     // Eight rows per pass read about 1.2x faster than four on Zen 4
     // (fewer loads and stores of the maxima per row read; bench/README.md
-    // "Reductions"); the rows left take at most three passes.
-    int64_t i;
-    if (rows >= 8) pass(0, Eight{}, First{}), i = 8;
-    else if (rows >= 4) pass(0, Four{}, First{}), i = 4;
-    else if (rows >= 2) pass(0, Two{}, First{}), i = 2;
-    else pass(0, One{}, First{}), i = 1;
-    for (; i + 8 <= rows; i += 8) pass(i, Eight{}, Then{});
-    if (i + 4 <= rows) pass(i, Four{}, Then{}), i += 4;
-    if (i + 2 <= rows) pass(i, Two{}, Then{}), i += 2;
-    if (i < rows) pass(i, One{}, Then{});
+    // "Reductions"); the rows left take at most three passes. Returns the
+    // rows the pass took.
+    auto widest_pass = [&](int64_t i, auto first) -> int64_t {
+      const int64_t left = rows - i;
+      if (left >= 8) return pass(i, Eight{}, first), 8;
+      if (left >= 4) return pass(i, Four{}, first), 4;
+      if (left >= 2) return pass(i, Two{}, first), 2;
+      return pass(i, One{}, first), 1;
+    };
+    for (int64_t i = widest_pass(0, First{}); i < rows;) i += widest_pass(i, Then{});
     for (int64_t j = 0; j < w; ++j) idx[j0 + j] = bi[j];
   }
 }
@@ -347,11 +346,10 @@ void ShortArgmaxRows(const T* x, int64_t n, int64_t rows, int64_t row_stride, T*
   // Rows kRowAheadBytes on are prefetched: 0.58-0.63 ms instead of
   // 0.72-0.79 over dim 3 and channels_last dim 1 (4 KiB: 0.66-0.67, 1 KiB
   // no gain).
-  const int64_t row_bytes = row_stride * int64_t(sizeof(T));
-  const int64_t rows_ahead = std::max<int64_t>(1, kRowAheadBytes / std::max<int64_t>(1, row_bytes));
+  const RowPrefetch ahead = rows_ahead(row_stride * int64_t(sizeof(T)), kRowAheadBytes, n * int64_t(sizeof(T)));
   for (int64_t r = 0; r < rows; ++r) {
     const T* row = x + r * row_stride;
-    prefetch_bytes_at(reinterpret_cast<uintptr_t>(row) + uintptr_t(rows_ahead * row_bytes), n * int64_t(sizeof(T)));
+    ahead(row);
     Vec v[V];
     for (int k = 0; k < V; ++k) v[k] = hn::LoadU(d, row + at[k]);
     const Vec sum = TreeReduce<0, V>(v, [](Vec a, Vec b) { return hn::Add(a, b); });

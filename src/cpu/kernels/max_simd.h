@@ -21,8 +21,9 @@ void argmax_rows(const double* x, int64_t n, int64_t rows, int64_t row_stride, d
 
 // For j < cols: best[j], idx[j] = max and argmax over i < rows of
 // x[i * row_stride + j] (x contiguous over j, row_stride in elements;
-// 0 < rows < 2^31). Rows are streamed, the running maxima kept in a row
-// buffer.
+// 0 < rows < 2^31). Rows of at most 1 KiB keep the running maxima in
+// registers over all rows; wider ones stream K rows per pass through a row
+// buffer of them. Writes cols elements of best and of idx (caller-owned).
 void column_argmax(const float* x, int64_t cols, int64_t rows, int64_t row_stride, float* best, int64_t* idx);
 void column_argmax(const double* x, int64_t cols, int64_t rows, int64_t row_stride, double* best,
                    int64_t* idx);

@@ -157,11 +157,10 @@ void ShortInnerSumRows(const T* x, int64_t n, int64_t rows, int64_t row_stride, 
   constexpr int kQuads = V / 4;
   // Rows kInnerAheadBytes on are prefetched: 0.44-0.46 ms instead of
   // 0.47-0.48 over dim 3 and channels_last dim 1 (1-2 KiB ahead: slower).
-  const int64_t row_bytes = row_stride * int64_t(sizeof(T));
-  const int64_t rows_ahead = std::max<int64_t>(1, kInnerAheadBytes / std::max<int64_t>(1, row_bytes));
+  const RowPrefetch ahead = rows_ahead(row_stride * int64_t(sizeof(T)), kInnerAheadBytes, n * int64_t(sizeof(T)));
   for (int64_t r = 0; r < rows; ++r) {
     const T* row = x + r * row_stride;
-    prefetch_bytes_at(reinterpret_cast<uintptr_t>(row) + uintptr_t(rows_ahead * row_bytes), n * int64_t(sizeof(T)));
+    ahead(row);
     Vec acc[4] = {hn::Zero(d), hn::Zero(d), hn::Zero(d), hn::Zero(d)};
     for (int q = 0; q < kQuads; ++q)
       for (int k = 0; k < 4; ++k) acc[k] = hn::Add(acc[k], LoadAcc(d, row + (q * 4 + k) * N));
@@ -282,12 +281,10 @@ void ColumnBlock(A* HWY_RESTRICT acc, const T* HWY_RESTRICT x, int64_t w, int64_
 // Columns [0, G * N) of a narrow block: ColumnBlock's cascade with level 0
 // in G registers instead of a row buffer, over all rows; the upper levels
 // in lv (level l of column j at lv[l * w + j]). The same additions in the
-// same order, so the same bits. With each row it prefetches prefetch_bytes
-// at the same offset from `prefetch` (0 bytes: none).
+// same order, so the same bits; `ahead` with each row.
 template <int G, typename T, typename A>
 HWY_INLINE void ColumnGroupSum(A* HWY_RESTRICT acc, const T* HWY_RESTRICT x, int64_t w, int64_t rows,
-                               int64_t row_stride, A* HWY_RESTRICT lv, uintptr_t prefetch,
-                               int64_t prefetch_bytes) {
+                               int64_t row_stride, A* HWY_RESTRICT lv, RowPrefetch ahead) {
   const hn::ScalableTag<A> d;
   using Vec = hn::Vec<decltype(d)>;
   const int64_t N = int64_t(hn::Lanes(d));
@@ -295,8 +292,8 @@ HWY_INLINE void ColumnGroupSum(A* HWY_RESTRICT acc, const T* HWY_RESTRICT x, int
   Vec r[G];
   for (int g = 0; g < G; ++g) r[g] = hn::Zero(d);
   auto add_row = [&](int64_t i) {
-    prefetch_bytes_at(prefetch + uintptr_t(i * row_stride * int64_t(sizeof(T))), prefetch_bytes);
     const T* row = x + i * row_stride;
+    ahead(row);
     for (int g = 0; g < G; ++g) r[g] = hn::Add(r[g], LoadAcc(d, row + g * N));
   };
   auto level = [&](int64_t l, int g) { return lv + l * w + g * N; };
@@ -338,14 +335,14 @@ template <typename T, typename A>
 void NarrowColumnSum(A* acc, const T* x, int64_t w, int64_t rows, int64_t row_stride,
                      A* lv /* kLevels * w, the used levels zeroed; then kLevels * N more */) {
   const int64_t N = int64_t(hn::Lanes(hn::ScalableTag<A>()));
-  const uintptr_t next = reinterpret_cast<uintptr_t>(x) + uintptr_t(rows * row_stride * int64_t(sizeof(T)));
-  int64_t bytes = w * int64_t(sizeof(T));  // prefetched per row by the first group only
+  // The first group prefetches each row of the block after this one.
+  RowPrefetch next{rows * row_stride * int64_t(sizeof(T)), w * int64_t(sizeof(T))};
   int64_t j = 0;
-  for (; j + 8 * N <= w; j += 8 * N, bytes = 0)
-    ColumnGroupSum<8>(acc + j, x + j, w, rows, row_stride, lv + j, next, bytes);
+  for (; j + 8 * N <= w; j += 8 * N, next.bytes = 0)
+    ColumnGroupSum<8>(acc + j, x + j, w, rows, row_stride, lv + j, next);
   switch ((w - j) / N) {
 #define TSR_COLUMN_GROUP(G) \
-  case G: ColumnGroupSum<G>(acc + j, x + j, w, rows, row_stride, lv + j, next, bytes), j += G * N; break;
+  case G: ColumnGroupSum<G>(acc + j, x + j, w, rows, row_stride, lv + j, next), j += G * N; break;
     TSR_COLUMN_GROUP(1) TSR_COLUMN_GROUP(2) TSR_COLUMN_GROUP(3) TSR_COLUMN_GROUP(4)
     TSR_COLUMN_GROUP(5) TSR_COLUMN_GROUP(6) TSR_COLUMN_GROUP(7)
 #undef TSR_COLUMN_GROUP
