@@ -101,8 +101,15 @@ static void check_case(const rk_case* c) {
   else if (c->op == RK_LOG_SOFTMAX) TSR_ASSERT_OK(tsr_log_softmax(x, c->dims[0], &y));
   else TSR_ASSERT_OK(tsr_max_dim(x, c->dims[0], c->keepdim, &y, &idx));
   cr_assert_eq(tsr_tensor_ndim(y), c->out_ndim, "%s: ndim", c->name);
-  for (int64_t d = 0; d < c->out_ndim; ++d)
+  for (int64_t d = 0; d < c->out_ndim; ++d) {
     cr_assert_eq(tsr_tensor_sizes(y)[d], c->out_sizes[d], "%s: size %ld", c->name, (long)d);
+    /* torch's strides, size-1 dims included: C order for the reductions
+     * whatever the input's layout (softmax too, in torch 1.13). */
+    cr_expect_eq(tsr_tensor_strides(y)[d], c->out_strides[d], "%s: stride %ld is %ld, torch %ld", c->name,
+                 (long)d, (long)tsr_tensor_strides(y)[d], (long)c->out_strides[d]);
+    if (idx)
+      cr_expect_eq(tsr_tensor_strides(idx)[d], c->out_strides[d], "%s: index stride %ld", c->name, (long)d);
+  }
   double* got = malloc((size_t)c->out_numel * 8 + 8);
   read_back(y, TSR_FLOAT64, got, c->out_numel);
   int64_t bad = 0;

@@ -179,6 +179,31 @@ for f in ("TIES", "SPECIAL", "ZEROS"):
     case(f"f32 [3,37,5,7] max dim 1 {f} (narrow columns, two blocks)", "TSR_FLOAT32", [3, 37, 5, 7],
          "MAX", [1], formula=f)
 
+# channels_last results laid out in C order by the outer reductions
+# themselves (result_scatter.h): a column block of 4096 float32 (2048
+# float64) columns that ends and starts inside a row of the 37 channels
+# (dim 0: 37 * 11 * 13 = 5291 columns), blocks of whole rows (dim 2), one
+# narrow block per output row (dim 3); then as results go, torch's strides.
+for d in ([0], [2], [3], [0, 2]):
+    case(f"f32 [2,37,11,13] channels_last sum {d}", "TSR_FLOAT32", [2, 37, 11, 13], "SUM", d,
+         lay="CHANNELS_LAST")
+    case(f"f64 [2,37,11,13] channels_last sum {d} keepdim", "TSR_FLOAT64", [2, 37, 11, 13], "SUM", d, True,
+         lay="CHANNELS_LAST")
+case("f16 [2,37,11,13] channels_last sum [0]", "TSR_FLOAT16", [2, 37, 11, 13], "SUM", [0], lay="CHANNELS_LAST")
+case("i32 [2,37,11,13] channels_last sum [0]", "TSR_INT32", [2, 37, 11, 13], "SUM", [0], lay="CHANNELS_LAST")
+case("f32 [2,37,11,13] channels_last mean [0]", "TSR_FLOAT32", [2, 37, 11, 13], "MEAN", [0],
+     lay="CHANNELS_LAST")
+for dim in (0, 2, 3):
+    for f in ("TIES", "SPECIAL"):
+        case(f"f32 [2,37,11,13] channels_last max dim {dim} {f}", "TSR_FLOAT32", [2, 37, 11, 13], "MAX",
+             [dim], formula=f, lay="CHANNELS_LAST")
+    case(f"f64 [2,37,11,13] channels_last max dim {dim} keepdim", "TSR_FLOAT64", [2, 37, 11, 13], "MAX",
+         [dim], True, formula="SPECIAL", lay="CHANNELS_LAST")
+    case(f"bf16 [2,37,11,13] channels_last max dim {dim}", "TSR_BFLOAT16", [2, 37, 11, 13], "MAX",
+         [dim], formula="TIES", lay="CHANNELS_LAST")
+case("u8 [2,37,11,13] channels_last max dim 0", "TSR_UINT8", [2, 37, 11, 13], "MAX", [0],
+     lay="CHANNELS_LAST")
+
 # softmax/log_softmax over contiguous rows (vectorized: rows longer than a
 # vector, with tails; rows holding NaN, inf or -inf) and over another dim.
 for op in ("SOFTMAX", "LOG_SOFTMAX"):
@@ -217,7 +242,8 @@ def emit(path):
         rows.append(
             f'  {{"{name}", {dt}, RK_{f}, {len(sizes)}, {{{", ".join(map(str, sizes))}}}, RK_{lay}, RK_{op}, '
             f'{len(dims)}, {{{", ".join(map(str, dims)) or "0"}}}, {"true" if keepdim else "false"}, '
-            f'{rt!r}, {at!r}, {y.dim()}, {{{", ".join(map(str, ys))}}}, {y.numel()}, rk_values_{k}, '
+            f'{rt!r}, {at!r}, {y.dim()}, {{{", ".join(map(str, ys))}}}, '
+            f'{{{", ".join(map(str, list(y.stride()) or [0]))}}}, {y.numel()}, rk_values_{k}, '
             f'{f"rk_indices_{k}" if idx is not None else "NULL"}}},')
     out.append("static const rk_case rk_cases[] = {")
     out += rows

@@ -21,7 +21,7 @@ typedef struct {
   int64_t ndims, dims[4]; /* ndims 0: all dims (sum, mean) */
   bool keepdim;
   double rtol, atol;
-  int64_t out_ndim, out_sizes[4], out_numel;
+  int64_t out_ndim, out_sizes[4], out_strides[4], out_numel; /* torch's result */
   const double* values;   /* torch's result, as float64 */
   const int64_t* indices; /* max: torch's indices */
 } rk_case;

@@ -155,6 +155,17 @@ void copy_tile(char* d, const char* s, int64_t na, int64_t nb, int64_t dsb, int6
   copy_tile_micro<T, M, micro_tile<T, M>>(d, s, na, nb, dsb, ssa, block_rows, blk_begin, blk_end);
 }
 
+// copy_tile for elements of es = 1, 2, 4 or 8 bytes.
+void copy_tile_bytes(int64_t es, char* d, const char* s, int64_t na, int64_t nb, int64_t dsb, int64_t ssa,
+                     int64_t block_rows, int64_t blk_begin, int64_t blk_end, bool stream) {
+  switch (es) {
+    case 1: return copy_tile<uint8_t>(d, s, na, nb, dsb, ssa, block_rows, blk_begin, blk_end, stream);
+    case 2: return copy_tile<uint16_t>(d, s, na, nb, dsb, ssa, block_rows, blk_begin, blk_end, stream);
+    case 4: return copy_tile<uint32_t>(d, s, na, nb, dsb, ssa, block_rows, blk_begin, blk_end, stream);
+    default: return copy_tile<uint64_t>(d, s, na, nb, dsb, ssa, block_rows, blk_begin, blk_end, stream);
+  }
+}
+
 // Same-dtype copy whose innermost dst dim is not innermost in src: iterate
 // the remaining dims and copy 2-D tiles over (dst-inner, src-inner). `g` is
 // the copy's geometry (dst operand 0), shared with the plain loop. Threads
@@ -191,12 +202,7 @@ bool try_tiled_copy(const LoopGeometry<2>& g, const Tensor& dst, const Tensor& s
   // Work item i: outer element i / blocks, block row i % blocks.
   const int64_t item_elems = std::min(na, block_rows) * nb;
   auto tiles = [&](char** p, int64_t b0, int64_t b1) {
-    switch (es) {
-      case 1: copy_tile<uint8_t>(p[0], p[1], na, nb, dsb, ssa, block_rows, b0, b1, stream); break;
-      case 2: copy_tile<uint16_t>(p[0], p[1], na, nb, dsb, ssa, block_rows, b0, b1, stream); break;
-      case 4: copy_tile<uint32_t>(p[0], p[1], na, nb, dsb, ssa, block_rows, b0, b1, stream); break;
-      default: copy_tile<uint64_t>(p[0], p[1], na, nb, dsb, ssa, block_rows, b0, b1, stream); break;
-    }
+    copy_tile_bytes(es, p[0], p[1], na, nb, dsb, ssa, block_rows, b0, b1, stream);
   };
   parallel_for(outer_n * blocks, std::max<int64_t>(1, kGrainSize / item_elems),
                [&](int64_t begin, int64_t end) {
@@ -227,6 +233,12 @@ bool try_tiled_copy(const LoopGeometry<2>& g, const Tensor& dst, const Tensor& s
 }
 
 }  // namespace
+
+void transpose_copy(char* d, const char* s, int64_t na, int64_t nb, int64_t dsb, int64_t ssa, int64_t es) {
+  if (na <= 0 || nb <= 0) return;
+  const int64_t block_rows = block_rows_for(na, nb * es);
+  copy_tile_bytes(es, d, s, na, nb, dsb, ssa, block_rows, 0, (na + block_rows - 1) / block_rows, false);
+}
 
 void copy_strided(const Tensor& dst, const Tensor& src) {
   if (dst.numel() == 0) return;

@@ -11,6 +11,7 @@
 #include "cpu/kernels/parallel_for.h"
 #include "cpu/kernels/reduce.h"
 #include "cpu/kernels/reduce_plan.h"
+#include "cpu/kernels/result_scatter.h"
 
 namespace tsr::kernels {
 
@@ -115,8 +116,13 @@ std::pair<Tensor, Tensor> max_dim_values_indices(const Tensor& t, int64_t dim) {
   if (t.ndim() > 0) mask[size_t(dim)] = true;
   const ReducePlan plan = make_reduce_plan(t, mask);
   const Shape sizes = reduced_sizes(t.sizes(), mask, true);
-  Tensor values = empty_strided(sizes, plan.acc_strides, t.dtype(), t.device());
-  Tensor indices = empty_strided(sizes, plan.acc_strides, TSR_INT64, t.device());
+  // Outer reductions lay out torch's C-ordered result themselves; rows
+  // (the reduced dim innermost) are written in the accumulator's order.
+  const bool over_rows = plan.dims.empty() || plan.dims[0].reduced;
+  const ResultScatter scatter(sizes, plan.acc_strides);
+  const Shape strides = over_rows ? plan.acc_strides : contiguous_strides(sizes);
+  Tensor values = empty_strided(sizes, strides, t.dtype(), t.device());
+  Tensor indices = empty_strided(sizes, strides, TSR_INT64, t.device());
   if (values.numel() == 0) return {values, indices};
   dispatch_all(t.dtype(), [&]<typename T>() {
     T* val = static_cast<T*>(values.data_ptr());
@@ -156,16 +162,36 @@ std::pair<Tensor, Tensor> max_dim_values_indices(const Tensor& t, int64_t dim) {
         else kept.dims.push_back(dims[d]);
       }
       constexpr int64_t kBlock = 4096;  // columns of one work item: 16 KiB of float32 rows
-      const int64_t blocks = (col.size + kBlock - 1) / kBlock;
+      const ColumnBlocks items(col.size, kBlock);
       const int64_t per_item = std::min(kBlock, col.size) * red.size;
-      parallel_for(kept.count() * blocks, std::max<int64_t>(1, kGrainSize / per_item), [&](int64_t b, int64_t e) {
-        for (int64_t item = b; item < e; ++item) {
-          const int64_t k = item / blocks, j0 = (item % blocks) * kBlock, w = std::min(kBlock, col.size - j0);
-          kept.for_range(k, k + 1, [&](int64_t in, int64_t out) {
-            column_argmax<T>(x + in + j0 * col.in_stride, w, col.in_stride, red.size, red.in_stride,
-                             val + out + j0, ind + out + j0);
-          });
+      // Item `item` into best/idx (the result itself when null); returns
+      // its first accumulator index.
+      auto run_item = [&](int64_t item, T* best, int64_t* idx) {
+        const int64_t j0 = items.first(item);
+        int64_t first = 0;
+        kept.for_range(items.outer(item), items.outer(item) + 1, [&](int64_t in, int64_t out) {
+          first = out + j0;
+          column_argmax<T>(x + in + j0 * col.in_stride, items.width(item), col.in_stride, red.size,
+                           red.in_stride, best ? best : val + first, idx ? idx : ind + first);
+        });
+        return first;
+      };
+      parallel_for(kept.count() * items.blocks, std::max<int64_t>(1, kGrainSize / per_item),
+                   [&](int64_t b, int64_t e) {
+        if (!scatter.needed()) {
+          for (int64_t item = b; item < e; ++item) run_item(item, nullptr, nullptr);
+          return;
         }
+        // Not std::vector: no data() in vector<bool>.
+        std::unique_ptr<T[]> best(new T[kBlock]);
+        std::unique_ptr<int64_t[]> idx(new int64_t[kBlock]);
+        for_each_batch(
+            items, b, e, kBlock,
+            [&](int64_t item, int64_t at) { return run_item(item, best.get() + at, idx.get() + at); },
+            [&](int64_t m0, int64_t columns) {
+              scatter(val, best.get(), m0, columns, int64_t(sizeof(T)));
+              scatter(ind, idx.get(), m0, columns, int64_t(sizeof(int64_t)));
+            });
       });
     }
   });

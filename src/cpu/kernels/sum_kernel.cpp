@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <type_traits>
 
 #include "core/factory.h"
@@ -9,6 +10,7 @@
 #include "cpu/kernels/reduce_plan.h"
 #include "cpu/kernels/reduce_simd.h"
 #include "cpu/kernels/reduce.h"
+#include "cpu/kernels/result_scatter.h"
 
 namespace tsr::kernels {
 
@@ -156,9 +158,10 @@ void inner_reduction(A* acc, const char* x, const ReduceDims& dims) {
 // Innermost dim kept: rows of dims[0] go into a row buffer while the loop
 // streams over the first reduced dim; further reduced dims are added one
 // after another. Threads share (output row, block of columns) pairs: each
-// column is summed the same way whoever sums it.
+// column is summed the same way whoever sums it. When `scatter` is needed,
+// acc is the C-ordered result and blocks go through a scratch buffer.
 template <typename T, typename A>
-void outer_reduction(A* acc, const char* x, const ReduceDims& dims) {
+void outer_reduction(A* acc, const char* x, const ReduceDims& dims, const ResultScatter& scatter) {
   const ReduceDim col = dims[0];
   ReduceDim red{1, 0, 0, true};
   OuterDims kept, extra;
@@ -172,19 +175,32 @@ void outer_reduction(A* acc, const char* x, const ReduceDims& dims) {
     }
   }
   constexpr int64_t kBlock = 4096;  // columns of one work item: 16 KiB of float32 rows
-  const int64_t blocks = (col.size + kBlock - 1) / kBlock;
+  const ColumnBlocks items(col.size, kBlock);
   const int64_t per_item = std::min(kBlock, col.size) * red.size * extra.count();
-  parallel_for(kept.count() * blocks, std::max<int64_t>(1, kGrainSize / per_item), [&](int64_t b, int64_t e) {
-    for (int64_t item = b; item < e; ++item) {
-      const int64_t k = item / blocks, j0 = (item % blocks) * kBlock, w = std::min(kBlock, col.size - j0);
-      kept.for_range(k, k + 1, [&](int64_t in, int64_t out) {
-        A* a = acc + out + j0;
-        std::fill(a, a + w, A(0));
-        extra.for_range(0, extra.count(), [&](int64_t in2, int64_t) {
-          column_sum<T, A>(a, x + in + in2 + j0 * col.in_stride, w, col.in_stride, red.size, red.in_stride);
-        });
+  // Item `item` into sums (the result itself when null); returns its first
+  // accumulator index.
+  auto run_item = [&](int64_t item, A* sums) {
+    const int64_t j0 = items.first(item), w = items.width(item);
+    int64_t first = 0;
+    kept.for_range(items.outer(item), items.outer(item) + 1, [&](int64_t in, int64_t out) {
+      first = out + j0;
+      A* a = sums ? sums : acc + first;
+      std::fill(a, a + w, A(0));
+      extra.for_range(0, extra.count(), [&](int64_t in2, int64_t) {
+        column_sum<T, A>(a, x + in + in2 + j0 * col.in_stride, w, col.in_stride, red.size, red.in_stride);
       });
+    });
+    return first;
+  };
+  parallel_for(kept.count() * items.blocks, std::max<int64_t>(1, kGrainSize / per_item), [&](int64_t b, int64_t e) {
+    if (!scatter.needed()) {
+      for (int64_t item = b; item < e; ++item) run_item(item, nullptr);
+      return;
     }
+    std::unique_ptr<A[]> sums(new A[kBlock]);
+    for_each_batch(
+        items, b, e, kBlock, [&](int64_t item, int64_t at) { return run_item(item, sums.get() + at); },
+        [&](int64_t m0, int64_t columns) { scatter(acc, sums.get(), m0, columns, int64_t(sizeof(A))); });
   });
 }
 
@@ -197,8 +213,14 @@ tsr_dtype sum_acc_dtype(tsr_dtype d) {
 
 Tensor accumulate_sum(const Tensor& t, const std::vector<bool>& mask) {
   const ReducePlan plan = make_reduce_plan(t, mask);
-  Tensor acc = empty_strided(reduced_sizes(t.sizes(), mask, true), plan.acc_strides, sum_acc_dtype(t.dtype()),
-                             t.device());
+  const Shape sizes = reduced_sizes(t.sizes(), mask, true);
+  // Outer reductions lay out the C-ordered result themselves (then finish
+  // has nothing to copy when the dtypes agree); rows (the reduced dim
+  // innermost) are summed into the accumulator's order.
+  const bool over_rows = t.numel() == 0 || plan.dims.empty() || plan.dims[0].reduced;
+  const ResultScatter scatter(sizes, plan.acc_strides);
+  Tensor acc = empty_strided(sizes, over_rows ? plan.acc_strides : contiguous_strides(sizes),
+                             sum_acc_dtype(t.dtype()), t.device());
   if (acc.numel() == 0) return acc;
   dispatch_all(t.dtype(), [&]<typename T>() {
     using A = sum_acc_t<T>;
@@ -211,7 +233,7 @@ Tensor accumulate_sum(const Tensor& t, const std::vector<bool>& mask) {
     } else if (plan.dims[0].reduced) {
       inner_reduction<T, A>(a, x, plan.dims);
     } else {
-      outer_reduction<T, A>(a, x, plan.dims);
+      outer_reduction<T, A>(a, x, plan.dims, scatter);
     }
   });
   return acc;
