@@ -19,18 +19,25 @@ namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 // The row's maximum; NaN when any element is NaN (ATen's maximum
-// propagates NaN; x86's max instruction alone would drop it).
+// propagates NaN; x86's max instruction alone would drop it). A row of at
+// least a vector ends with the vector of its last N elements, overlapping
+// the one before (a maximum may count an element twice).
 template <typename T>
 T RowMax(const T* HWY_RESTRICT x, int64_t n) {
   const hn::ScalableTag<T> d;
   const int64_t N = int64_t(hn::Lanes(d));
   auto mx = hn::Set(d, -std::numeric_limits<T>::infinity());
   auto any_nan = hn::IsNaN(hn::Zero(d));  // all false
-  int64_t i = 0;
-  for (; i + N <= n; i += N) {
-    const auto v = hn::LoadU(d, x + i);
+  auto visit = [&](const T* at) {
+    const auto v = hn::LoadU(d, at);
     mx = hn::Max(mx, v);
     any_nan = hn::Or(any_nan, hn::IsNaN(v));
+  };
+  int64_t i = 0;
+  for (; i + N <= n; i += N) visit(x + i);
+  if (i < n && n >= N) {
+    visit(x + n - N);
+    i = n;
   }
   T m = hn::GetLane(hn::MaxOfLanes(d, mx));
   bool has_nan = !hn::AllFalse(d, any_nan);
@@ -41,35 +48,49 @@ T RowMax(const T* HWY_RESTRICT x, int64_t n) {
   return has_nan ? std::numeric_limits<T>::quiet_NaN() : m;
 }
 
-// y = exp(x - mx); returns the sum of y. Highway's Exp gives 0 for NaN
-// (and x - mx is NaN when mx is +inf), so a row whose maximum is not
-// finite goes through std::exp, which propagates it as ATen does.
-template <typename T>
+// The sum of exp(x - mx) over the row, and with Store, y = exp(x - mx).
+// Highway's Exp gives 0 for NaN (and x - mx is NaN when mx is +inf), so a
+// row whose maximum is not finite goes through std::exp, which propagates
+// it as ATen does. A row of at least a vector ends with the vector of its
+// last N elements, whose lanes already summed are masked out of the sum
+// (and stored again with the same values): a short row (56 elements, 16
+// lanes) would otherwise spend most of its time in scalar exp. Shorter
+// rows go through a vector padded with -inf (exp gives 0 there).
+template <bool Store, typename T>
 T ExpShifted(const T* HWY_RESTRICT x, T* HWY_RESTRICT y, int64_t n, T mx) {
   const hn::ScalableTag<T> d;
   const int64_t N = int64_t(hn::Lanes(d));
   const auto vmx = hn::Set(d, mx);
   auto s = hn::Zero(d);
   int64_t i = 0;
-  for (; std::isfinite(mx) && i + N <= n; i += N) {
-    const auto e = hn::Exp(d, hn::Sub(hn::LoadU(d, x + i), vmx));
-    hn::StoreU(e, d, y + i);
-    s = hn::Add(s, e);
-  }
-  if (std::isfinite(mx) && i < n) {
-    // The tail as one vector padded with -inf (exp gives 0 there): a short
-    // row (56 elements, 16 lanes) would otherwise spend most of its time in
-    // scalar exp.
-    HWY_ALIGN T buf[HWY_MAX_BYTES / sizeof(T)];
-    for (int64_t k = 0; k < N; ++k) buf[k] = i + k < n ? x[i + k] : -std::numeric_limits<T>::infinity();
-    const auto e = hn::Exp(d, hn::Sub(hn::Load(d, buf), vmx));
-    hn::Store(e, d, buf);
-    for (int64_t k = 0; i + k < n; ++k) y[i + k] = buf[k];
-    s = hn::Add(s, e);
-    i = n;
+  if (std::isfinite(mx)) {
+    for (; i + N <= n; i += N) {
+      const auto e = hn::Exp(d, hn::Sub(hn::LoadU(d, x + i), vmx));
+      if constexpr (Store) hn::StoreU(e, d, y + i);
+      s = hn::Add(s, e);
+    }
+    if (i < n && n >= N) {
+      const auto e = hn::Exp(d, hn::Sub(hn::LoadU(d, x + n - N), vmx));
+      if constexpr (Store) hn::StoreU(e, d, y + n - N);
+      s = hn::Add(s, hn::IfThenZeroElse(hn::FirstN(d, size_t(N - (n - i))), e));
+      i = n;
+    } else if (i < n) {
+      HWY_ALIGN T buf[HWY_MAX_BYTES / sizeof(T)];
+      for (int64_t k = 0; k < N; ++k) buf[k] = k < n ? x[k] : -std::numeric_limits<T>::infinity();
+      const auto e = hn::Exp(d, hn::Sub(hn::Load(d, buf), vmx));
+      hn::Store(e, d, buf);
+      if constexpr (Store)
+        for (int64_t k = 0; k < n; ++k) y[k] = buf[k];
+      s = hn::Add(s, e);
+      i = n;
+    }
   }
   T total = hn::GetLane(hn::SumOfLanes(d, s));
-  for (; i < n; ++i) total += y[i] = std::exp(x[i] - mx);
+  for (; i < n; ++i) {
+    const T e = std::exp(x[i] - mx);
+    if constexpr (Store) y[i] = e;
+    total += e;
+  }
   return total;
 }
 
@@ -77,7 +98,7 @@ template <typename T>
 void Softmax(const T* HWY_RESTRICT x, T* HWY_RESTRICT y, int64_t n) {
   const hn::ScalableTag<T> d;
   const int64_t N = int64_t(hn::Lanes(d));
-  const T r = T(1) / ExpShifted(x, y, n, RowMax(x, n));
+  const T r = T(1) / ExpShifted<true>(x, y, n, RowMax(x, n));
   const auto vr = hn::Set(d, r);
   int64_t i = 0;
   for (; i + N <= n; i += N) hn::StoreU(hn::Mul(hn::LoadU(d, y + i), vr), d, y + i);
@@ -91,7 +112,7 @@ void LogSoftmax(const T* HWY_RESTRICT x, T* HWY_RESTRICT y, int64_t n) {
   const hn::ScalableTag<T> d;
   const int64_t N = int64_t(hn::Lanes(d));
   const T mx = RowMax(x, n);
-  const T log_s = std::log(ExpShifted(x, y, n, mx));  // y is scratch here
+  const T log_s = std::log(ExpShifted<false>(x, y, n, mx));
   const auto vmx = hn::Set(d, mx), vls = hn::Set(d, log_s);
   int64_t i = 0;
   for (; i + N <= n; i += N) hn::StoreU(hn::Sub(hn::Sub(hn::LoadU(d, x + i), vmx), vls), d, y + i);
