@@ -71,8 +71,8 @@ static int leftovers(const char* dir, const char* keep) {
 
 Test(save_kill, killed_saves_leave_a_complete_file_and_no_temporary) {
   char dir[512], path[600];
-  snprintf(dir, sizeof dir, "%s/save_kill_%d", TSR_TEST_TMP_DIR, (int)getpid());
-  cr_assert_eq(mkdir(dir, 0755), 0, "%s", strerror(errno));
+  snprintf(dir, sizeof dir, "%s/save_kill_XXXXXX", TSR_TEST_TMP_DIR);
+  cr_assert_not_null(mkdtemp(dir), "%s", strerror(errno)); /* not the pid: those directories stay */
   snprintf(path, sizeof path, "%s/model.safetensors", dir);
   tsr_tensor* a = model(1.0);
   tsr_tensor* b = model(2.0);
@@ -133,8 +133,8 @@ static void saver_save(const char* path, tsr_tensor* w, const tsr_save_options* 
 
 Test(save_kill, killed_streaming_saves_leave_a_complete_file_and_no_temporary) {
   char dir[512], path[600];
-  snprintf(dir, sizeof dir, "%s/saver_kill_%d", TSR_TEST_TMP_DIR, (int)getpid());
-  cr_assert_eq(mkdir(dir, 0755), 0, "%s", strerror(errno));
+  snprintf(dir, sizeof dir, "%s/saver_kill_XXXXXX", TSR_TEST_TMP_DIR);
+  cr_assert_not_null(mkdtemp(dir), "%s", strerror(errno)); /* not the pid: those directories stay */
   snprintf(path, sizeof path, "%s/model.safetensors", dir);
   tsr_tensor* a = model(1.0);
   tsr_tensor* b = model(2.0);

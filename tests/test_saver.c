@@ -21,12 +21,14 @@
 
 /* ---- helpers ---------------------------------------------------------------- */
 
-/* A fresh directory of this test process; paths inside it. */
+/* A fresh directory of this test process; paths inside it. mkdtemp, not
+ * the pid: the directories stay behind, and a later run whose pid comes
+ * round again found its name taken. */
 static char g_dir[512];
 static const char* test_dir(void) {
   if (!g_dir[0]) {
-    snprintf(g_dir, sizeof g_dir, "%s/saver_%d", TSR_TEST_TMP_DIR, (int)getpid());
-    cr_assert_eq(mkdir(g_dir, 0755), 0, "mkdir %s: %s", g_dir, strerror(errno));
+    snprintf(g_dir, sizeof g_dir, "%s/saver_XXXXXX", TSR_TEST_TMP_DIR);
+    cr_assert_not_null(mkdtemp(g_dir), "mkdtemp %s: %s", g_dir, strerror(errno));
   }
   return g_dir;
 }

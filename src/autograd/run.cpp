@@ -42,12 +42,19 @@ void check_output_meta(const prim::Primitive& p, const prim::Tensors& inputs,
 
 }  // namespace
 
-prim::Tensors run(const prim::PrimitivePtr& p, const prim::Tensors& inputs) {
+bool keeps_primitive(const prim::Tensors& inputs) { return checkpoint::recording() || any_requires_grad(inputs); }
+
+prim::Tensors run_unkept(prim::Primitive& p, const prim::Tensors& inputs) {
   check_same_device(inputs);
-  prim::Tensors outputs = p->forward(inputs);
+  prim::Tensors outputs = p.forward(inputs);
 #ifdef TSR_CHECK_PRIMITIVES
-  check_output_meta(*p, inputs, outputs);
+  check_output_meta(p, inputs, outputs);
 #endif
+  return outputs;
+}
+
+prim::Tensors run(const prim::PrimitivePtr& p, const prim::Tensors& inputs) {
+  prim::Tensors outputs = run_unkept(*p, inputs);
   // The tape first: it tags the outputs, so the node's saves below know
   // which tensors the region will recompute instead of keeping.
   if (checkpoint::recording()) checkpoint::record(p, inputs, outputs);

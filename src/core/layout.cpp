@@ -140,7 +140,7 @@ Shape strides_for_format(const Shape& sizes, tsr_memory_format fmt) {
        " cannot be used to allocate a tensor (preserve_format needs an input)");
 }
 
-SmallVector<size_t, 6> dim_order(const Shape& sizes, const std::vector<Shape>& strides) {
+SmallVector<size_t, 6> dim_order(const Shape& sizes, const OperandStrides& strides) {
   const size_t n = sizes.size();
   SmallVector<size_t, 6> perm(n);
   for (size_t i = 0; i < n; ++i) perm[i] = n - 1 - i;  // innermost first

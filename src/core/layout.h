@@ -5,6 +5,7 @@
 
 #include <tessera/types.h>
 
+#include "core/inline_vector.h"
 #include "core/shape.h"
 
 namespace tsr {
@@ -31,7 +32,9 @@ Shape strides_for_format(const Shape& sizes, tsr_memory_format fmt);
 // the operands' strides (each of `sizes`' length; 0 = broadcast, ignored);
 // the first operand that orders two dims decides, equal strides put the
 // smaller size inner, undecided dims keep C order (a stable insertion sort).
-SmallVector<size_t, 6> dim_order(const Shape& sizes, const std::vector<Shape>& strides);
+// The operands' strides inline: up to 4 operands allocate nothing.
+using OperandStrides = InlineVector<Shape, 4>;
+SmallVector<size_t, 6> dim_order(const Shape& sizes, const OperandStrides& strides);
 // ATen's infer_dense_strides: dense strides that keep the dim order of
 // `strides` (what empty_like(preserve_format) gives a non-dense input).
 Shape infer_dense_strides(const Shape& sizes, const Shape& strides);

@@ -200,11 +200,15 @@ Tensor select(const Tensor& t, int64_t dim, int64_t index) {
   return make_view(t, sizes, strides, offset);
 }
 
-Tensor expand(const Tensor& t, const Shape& target) {
+namespace {
+
+// expand's sizes and strides (ATen's inferExpandGeometry), with its checks.
+void expand_geometry(const Tensor& t, const Shape& target, Shape& sizes, Shape& strides) {
   int64_t n = int64_t(target.size()), tn = t.ndim();
   TSR_CHECK(n >= tn, TSR_ERR_SHAPE_MISMATCH, "expand: the number of sizes provided (", n,
             ") must be greater or equal to the number of dimensions in the tensor (", tn, ")");
-  Shape sizes(n), strides(n);
+  sizes.assign(size_t(n), 0);
+  strides.assign(size_t(n), 0);
   for (int64_t i = n - 1; i >= 0; --i) {  // ATen's inferExpandGeometry
     int64_t offset = n - 1 - i, d = tn - 1 - offset;
     int64_t size = d >= 0 ? t.sizes()[d] : 1;
@@ -238,7 +242,24 @@ Tensor expand(const Tensor& t, const Shape& target) {
     strides[i] = stride;
   }
   checked_numel(sizes);
+}
+
+}  // namespace
+
+Tensor expand(const Tensor& t, const Shape& target) {
+  Shape sizes, strides;
+  expand_geometry(t, target, sizes, strides);
   return make_view(t, sizes, strides, t.storage_offset());
+}
+
+Tensor expand_or_self(const Tensor& t, const Shape& target) {
+  if (t.sizes() == target) return t;
+  return expand(t, target);
+}
+
+void check_expand(const Tensor& t, const Shape& target) {
+  Shape sizes, strides;
+  expand_geometry(t, target, sizes, strides);
 }
 
 Tensor squeeze(const Tensor& t) {

@@ -27,6 +27,13 @@ Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length);
 Tensor slice(const Tensor& t, int64_t dim, int64_t start, int64_t end, int64_t step);
 Tensor select(const Tensor& t, int64_t dim, int64_t index);
 Tensor expand(const Tensor& t, const Shape& sizes);
+// expand(t, sizes) for code that only reads the result (kernels, in-place
+// sources): t itself when it already has those sizes, which spares a
+// TensorImpl (an allocation) per call; else expand's view.
+Tensor expand_or_self(const Tensor& t, const Shape& sizes);
+// expand's checks and messages (TSR_ERR_SHAPE_MISMATCH,
+// TSR_ERR_INVALID_ARGUMENT), without building the view.
+void check_expand(const Tensor& t, const Shape& sizes);
 Tensor squeeze(const Tensor& t);
 Tensor squeeze_dim(const Tensor& t, int64_t dim);
 Tensor unsqueeze(const Tensor& t, int64_t dim);

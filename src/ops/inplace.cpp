@@ -59,7 +59,7 @@ Tensor inplace_source(const Tensor& self, const Tensor& other, const char* op,
             ": unsupported operation: some elements of the input tensor and the written-to "
             "tensor refer to a single memory location. Please clone() the tensor before "
             "performing the operation.");
-  Tensor src = views::expand(other, self.sizes());
+  Tensor src = views::expand_or_self(other, self.sizes());
   return kernels::may_overlap(self, other) ? device::contiguous_copy_any(src, src.dtype()) : src;
 }
 

@@ -80,7 +80,7 @@ class Matmul final : public prim::Primitive {
 }  // namespace
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
-  return autograd::run(std::make_shared<Matmul>(a, b), {a, b})[0];
+  return autograd::run1<Matmul>({a, b}, a, b);
 }
 
 }  // namespace tsr::ops

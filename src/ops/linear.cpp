@@ -78,7 +78,7 @@ class Linear final : public prim::Primitive {
 }  // namespace
 
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
-  return autograd::run(std::make_shared<Linear>(x, bias.defined()), {x, weight, bias})[0];
+  return autograd::run1<Linear>({x, weight, bias}, x, bias.defined());
 }
 
 }  // namespace tsr::ops

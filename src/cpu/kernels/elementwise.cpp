@@ -54,8 +54,7 @@ Shape output_strides(const Shape& shape, const TensorRefs& inputs) {
         }))
       return s0;
   }
-  std::vector<Shape> strides;
-  strides.reserve(inputs.size());
+  OperandStrides strides;
   for (auto* t : inputs) strides.push_back(broadcast_strides(*t, shape));
   const auto perm = dim_order(shape, strides);
   Shape out(n);

@@ -39,7 +39,7 @@ Shape linear_sizes(const Tensor& x, const Tensor& w, const Tensor& b) {
   }
   Shape out(x.sizes().begin(), x.sizes().end() - 1);
   out.push_back(w.sizes()[0]);
-  if (b.defined()) views::expand(b, out);  // torch's expand message when it does not fit
+  if (b.defined()) views::check_expand(b, out);  // torch's expand message when it does not fit
   return out;
 }
 
@@ -73,8 +73,8 @@ Tensor linear(const Tensor& x, const Tensor& w, const Tensor& b) {
   }
   // One gemm over all rows of x: [M, K] @ [K, N], weight read transposed.
   Tensor y = matmul(as_rows(x), views::t(w));
-  Tensor out = make_view(y, out_sizes, contiguous_strides(out_sizes), 0);
-  if (b.defined()) add_into(out, views::expand(b, out_sizes), 1.0);
+  Tensor out = y.sizes() == out_sizes ? y : make_view(y, out_sizes, contiguous_strides(out_sizes), 0);
+  if (b.defined()) add_into(out, views::expand_or_self(b, out_sizes), 1.0);
   return out;
 }
 

@@ -137,8 +137,8 @@ MatmulOperands matmul_operands(const Tensor& a, const Tensor& b) {
   r.batched_sizes.insert(r.batched_sizes.end(), {r.m, r.n});
   ea.insert(ea.end(), {r.m, r.k});
   eb.insert(eb.end(), {r.k, r.n});
-  r.a = views::expand(a2, ea);
-  r.b = views::expand(b2, eb);
+  r.a = views::expand_or_self(a2, ea);
+  r.b = views::expand_or_self(b2, eb);
   return r;
 }
 
@@ -161,6 +161,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
     }
     gemm(os, as, bs);
   }
+  if (out.sizes() == mm.out_sizes) return out;  // 2-D: no view (a TensorImpl, an allocation) needed
   return make_view(out, mm.out_sizes, contiguous_strides(mm.out_sizes), 0);
 }
 
