@@ -1,28 +1,11 @@
 // The caching allocator's bookkeeping costs no heap allocation once warm:
 // a block keeps its free-set and active-map nodes for life, and blocks
 // merged away are kept (SpareBlocks) for the next split. This executable
-// replaces the global operator new to count allocations; the statistics
-// are checked to be what they were before (the same as a fresh allocator's
-// for the same calls). Under valgrind, pass
-// --soname-synonyms=somalloc=nouserintercepts (the replaced operator new
-// is then left alone).
-#include <atomic>
-#include <cstdlib>
-#include <new>
-
+// counts heap allocations (counting_new.h); the statistics are checked to
+// be what they were before (the same as a fresh allocator's for the same
+// calls).
 #include "alloc_test_util.h"
-
-namespace {
-std::atomic<long> g_news{0};
-}  // namespace
-
-void* operator new(size_t n) {
-  g_news.fetch_add(1, std::memory_order_relaxed);
-  if (void* p = std::malloc(n ? n : 1)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, size_t) noexcept { std::free(p); }
+#include "counting_new.h"
 
 namespace tsr::alloc::testing {
 namespace {
@@ -45,9 +28,11 @@ void round_trip(CachingAllocator& a, Stream s) {
 TEST_F(AllocTest, SplitAndMergeAllocateNothingOnceWarm) {
   round_trip(*alloc, s0);  // warm: segments and the first blocks made
   const DeviceStats before = S();
-  const long news = g_news.load();
-  for (int i = 0; i < 100; ++i) round_trip(*alloc, s0);
-  EXPECT_EQ(g_news.load() - news, 0) << "heap allocations in 100 warm rounds";
+  EXPECT_EQ(tsr::heap_count::news_during([&] {
+              for (int i = 0; i < 100; ++i) round_trip(*alloc, s0);
+            }),
+            0)
+      << "heap allocations in 100 warm rounds";
   check_invariants(*alloc, sim);
   // The same calls on a fresh allocator give the same counters per round.
   const DeviceStats after = S();

@@ -7,34 +7,10 @@
 //
 // Under TSR_CHECK_PRIMITIVES (the sanitizer build) every op also builds its
 // shape rule's output description, so the counts are not checked there.
-#include <atomic>
-#include <cstdlib>
-#include <new>
 #include <vector>
 
 #include "capi_test_util.h"
-
-namespace {
-std::atomic<long> g_news{0};
-
-template <class F>
-long news_during(F&& f) {
-  const long before = g_news.load();
-  f();
-  return g_news.load() - before;
-}
-}  // namespace
-
-// GCC sees this file's operator new and delete inlined into one function
-// and warns that memory from new goes to free: here both are malloc/free.
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-void* operator new(size_t n) {
-  g_news.fetch_add(1, std::memory_order_relaxed);
-  if (void* p = std::malloc(n ? n : 1)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, size_t) noexcept { std::free(p); }
+#include "counting_new.h"
 
 namespace tsr::devtest {
 namespace {
@@ -59,7 +35,7 @@ class OpAllocations : public ::testing::Test {
   template <class F>
   long warm_news(F&& f) {
     f();
-    return news_during(f);
+    return tsr::heap_count::news_during(f);
   }
   // The allocations of one call of op(out) whose result is released.
   template <class Op>
