@@ -174,6 +174,11 @@ void table(int threads, int warmup, int rounds) {
   rows.push_back(run_case("transpose 4096^2 f32 -> contiguous", [] {
     return std::make_pair(at::empty({4096, 4096}).zero_(), at::rand({4096, 4096}).t());
   }, big, threads, warmup, rounds));
+  // In the last-level cache, rows 4 KiB apart (copy.cpp's aliased
+  // destination rows).
+  rows.push_back(run_case("transpose 1024^2 f32 -> contiguous", [] {
+    return std::make_pair(at::empty({1024, 1024}).zero_(), at::rand({1024, 1024}).t());
+  }, size_t(1024) * 1024 * 4, threads, warmup, rounds));
   const size_t nchw = size_t(32) * 64 * 56 * 56 * 4;
   rows.push_back(run_case("[32,64,56,56] f32 contiguous -> channels_last", [&] {
     at::Tensor x = at::rand({32, 64, 56, 56});

@@ -43,8 +43,12 @@ static void assert_same_elements(const tsr_tensor* c, const tsr_tensor* src) {
 
 Test(copy_kernel, ragged_transposes_every_element_size) {
   /* {67, 2100}: whole 32 x 2048-byte blocks (which prefetch the next one)
-   * for every element size, then ragged ones in both directions. */
-  const int64_t shapes[][2] = {{16, 16}, {17, 33}, {129, 130}, {131, 8}, {257, 19}, {64, 200}, {67, 2100}};
+   * for every element size, then ragged ones in both directions. {512, 515}:
+   * destination rows of 512 elements, 2 or 4 KiB apart for 4- and 8-byte
+   * elements and over 1 MiB in all, which take streaming stores below the
+   * last-level cache too (copy.cpp, aliased_destination_rows). */
+  const int64_t shapes[][2] = {{16, 16}, {17, 33}, {129, 130}, {131, 8}, {257, 19}, {64, 200}, {67, 2100},
+                               {512, 515}};
   for (size_t di = 0; di < sizeof kDtypes / sizeof kDtypes[0]; ++di)
     for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; ++si) {
       tsr_tensor *x = arange_as(shapes[si][0] * shapes[si][1], kDtypes[di]), *m, *t, *c;
