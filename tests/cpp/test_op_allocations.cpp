@@ -86,5 +86,16 @@ TEST_F(OpAllocations, SumOverAnOuterDimAllocatesItsResultAViewAndAMask) {
   EXPECT_LE(result_news([&](tsr_tensor** o) { return tsr_sum(x.h, 1, &d0, false, o); }), 5);
 }
 
+// sum over the contiguous dim of a transpose (a reduction along rows): the
+// same, no copy of the result for the stride of its size-1 dim
+// (reduce_plan.h gives size-1 dims their C-order strides).
+TEST_F(OpAllocations, SumAlongRowsAllocatesItsResultAViewAndAMask) {
+  tsr_tensor* xt = nullptr;
+  ASSERT_EQ(tsr_transpose(w.h, 0, 1, &xt), TSR_OK);
+  T t(xt);
+  const int64_t d0 = 0;
+  EXPECT_LE(result_news([&](tsr_tensor** o) { return tsr_sum(t.h, 1, &d0, false, o); }), 5);
+}
+
 }  // namespace
 }  // namespace tsr::devtest

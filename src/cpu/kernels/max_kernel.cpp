@@ -116,13 +116,9 @@ std::pair<Tensor, Tensor> max_dim_values_indices(const Tensor& t, int64_t dim) {
   if (t.ndim() > 0) mask[size_t(dim)] = true;
   const ReducePlan plan = make_reduce_plan(t, mask);
   const Shape sizes = reduced_sizes(t.sizes(), mask, true);
-  // Outer reductions lay out torch's C-ordered result themselves; rows
-  // (the reduced dim innermost) are written in the accumulator's order.
-  const bool over_rows = plan.dims.empty() || plan.dims[0].reduced;
-  const ResultScatter scatter(sizes, plan.acc_strides);
-  const Shape strides = over_rows ? plan.acc_strides : contiguous_strides(sizes);
-  Tensor values = empty_strided(sizes, strides, t.dtype(), t.device());
-  Tensor indices = empty_strided(sizes, strides, TSR_INT64, t.device());
+  const ResultScatter scatter(sizes, plan);
+  Tensor values = empty_strided(sizes, scatter.result_strides(), t.dtype(), t.device());
+  Tensor indices = empty_strided(sizes, scatter.result_strides(), TSR_INT64, t.device());
   if (values.numel() == 0) return {values, indices};
   dispatch_all(t.dtype(), [&]<typename T>() {
     T* val = static_cast<T*>(values.data_ptr());
@@ -186,7 +182,7 @@ std::pair<Tensor, Tensor> max_dim_values_indices(const Tensor& t, int64_t dim) {
         std::unique_ptr<T[]> best(new T[kBlock]);
         std::unique_ptr<int64_t[]> idx(new int64_t[kBlock]);
         for_each_batch(
-            items, b, e, kBlock,
+            items, b, e,
             [&](int64_t item, int64_t at) { return run_item(item, best.get() + at, idx.get() + at); },
             [&](int64_t m0, int64_t columns) {
               scatter(val, best.get(), m0, columns, int64_t(sizeof(T)));

@@ -19,10 +19,17 @@ ReducePlan make_reduce_plan(const Tensor& t, const std::vector<bool>& mask) {
     return std::abs(strides[a]) < std::abs(strides[b]);
   });
   ReducePlan plan;
-  plan.acc_strides.assign(size_t(n), 1);
+  // Dims of size 1 in the keepdim sizes (the reduced ones among them) take
+  // their C-order stride, which places nothing: an accumulator whose kept
+  // dims are in C order then has exactly the C-contiguous strides torch
+  // gives a reduction's result, and is returned without a copy.
+  Shape keepdim_sizes(sizes);
+  for (int64_t d = 0; d < n; ++d)
+    if (mask[d]) keepdim_sizes[d] = 1;
+  plan.acc_strides = contiguous_strides(keepdim_sizes);
   int64_t next = 1;
   for (int64_t d : order)
-    if (!mask[d]) {
+    if (!mask[d] && sizes[d] != 1) {
       plan.acc_strides[d] = next;
       next *= sizes[d];
     }

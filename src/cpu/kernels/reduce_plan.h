@@ -30,7 +30,7 @@ struct ReduceDim {
 using ReduceDims = SmallVector<ReduceDim, 6>;
 
 struct ReducePlan {
-  Shape acc_strides;            // of the keepdim-sized accumulator, elements
+  Shape acc_strides;            // of the keepdim-sized accumulator, elements (size-1 dims: C order)
   ReduceDims dims;  // innermost first, coalesced
 };
 

@@ -33,8 +33,9 @@ void cascade_sum_rows(const BFloat16* x, int64_t n, int64_t rows, int64_t row_st
 // acc[j] += sum over i < rows of x[i * row_stride + j] for j < cols: a
 // reduction over an outer dim, read row by row (each row contiguous over
 // j) into a row buffer of accumulators (in registers for rows of at most
-// 1 KiB of them), cascaded over rows. row_stride is in elements. Each column's additions happen in the same order whatever
-// cols is, so splitting the columns among threads changes no result.
+// 1 KiB of them), cascaded over rows. row_stride is in elements. Each
+// column's additions happen in the same order whatever cols is, so
+// splitting the columns among threads changes no result.
 void cascade_column_sum(float* acc, const float* x, int64_t cols, int64_t rows, int64_t row_stride);
 void cascade_column_sum(double* acc, const double* x, int64_t cols, int64_t rows, int64_t row_stride);
 void cascade_column_sum(float* acc, const Half* x, int64_t cols, int64_t rows, int64_t row_stride);

@@ -1,13 +1,14 @@
 #include "cpu/kernels/result_scatter.h"
 
-#include <cstring>
-
 #include "cpu/kernels/copy.h"
 
 namespace tsr::kernels {
 
-ResultScatter::ResultScatter(const Shape& sizes, const Shape& acc_strides) {
+ResultScatter::ResultScatter(const Shape& sizes, const ReducePlan& plan) {
+  const Shape& acc_strides = plan.acc_strides;
   const Shape c_order = contiguous_strides(sizes);
+  const bool outer = !plan.dims.empty() && !plan.dims[0].reduced;
+  result_strides_ = outer ? c_order : acc_strides;
   Shape kept;  // dims of size > 1 (the reduced ones have size 1), by accumulator stride
   for (size_t d = 0; d < sizes.size(); ++d)
     if (sizes[d] > 1) kept.push_back(int64_t(d));
@@ -17,7 +18,7 @@ ResultScatter::ResultScatter(const Shape& sizes, const Shape& acc_strides) {
     else dims_.push_back({sizes[d], c_order[d]});
   }
   // One dim left: it is the only one of size > 1, so its C-order stride is 1.
-  needed_ = dims_.size() > 1;
+  needed_ = outer && dims_.size() > 1;
 }
 
 namespace {
@@ -44,10 +45,6 @@ void strided_run(char* dst, int64_t dst_stride, const char* src, int64_t n, int6
 void ResultScatter::operator()(void* dst_v, const void* src_v, int64_t m0, int64_t n, int64_t es) const {
   char* dst = static_cast<char*>(dst_v);
   const char* src = static_cast<const char*>(src_v);
-  if (!needed_) {
-    std::memcpy(dst + m0 * es, src, size_t(n * es));
-    return;
-  }
   const Dim inner = dims_[0], rows = dims_[1];
   for (int64_t m = m0, left = n; left > 0;) {
     // Where m lands: its column along the inner dim, its row along the

@@ -199,7 +199,7 @@ void outer_reduction(A* acc, const char* x, const ReduceDims& dims, const Result
     }
     std::unique_ptr<A[]> sums(new A[kBlock]);
     for_each_batch(
-        items, b, e, kBlock, [&](int64_t item, int64_t at) { return run_item(item, sums.get() + at); },
+        items, b, e, [&](int64_t item, int64_t at) { return run_item(item, sums.get() + at); },
         [&](int64_t m0, int64_t columns) { scatter(acc, sums.get(), m0, columns, int64_t(sizeof(A))); });
   });
 }
@@ -214,13 +214,8 @@ tsr_dtype sum_acc_dtype(tsr_dtype d) {
 Tensor accumulate_sum(const Tensor& t, const std::vector<bool>& mask) {
   const ReducePlan plan = make_reduce_plan(t, mask);
   const Shape sizes = reduced_sizes(t.sizes(), mask, true);
-  // Outer reductions lay out the C-ordered result themselves (then finish
-  // has nothing to copy when the dtypes agree); rows (the reduced dim
-  // innermost) are summed into the accumulator's order.
-  const bool over_rows = t.numel() == 0 || plan.dims.empty() || plan.dims[0].reduced;
-  const ResultScatter scatter(sizes, plan.acc_strides);
-  Tensor acc = empty_strided(sizes, over_rows ? plan.acc_strides : contiguous_strides(sizes),
-                             sum_acc_dtype(t.dtype()), t.device());
+  const ResultScatter scatter(sizes, plan);
+  Tensor acc = empty_strided(sizes, scatter.result_strides(), sum_acc_dtype(t.dtype()), t.device());
   if (acc.numel() == 0) return acc;
   dispatch_all(t.dtype(), [&]<typename T>() {
     using A = sum_acc_t<T>;
