@@ -1,6 +1,7 @@
 /* The tiled transpose path of contiguous()/clone(): ragged sizes around the
- * blocks (32 source rows of 2048 bytes; taller for shorter rows; one block
- * for tiles of at most 16 KiB) and 8x8 / 4x4 register tiles, every element size,
+ * blocks (32 source rows of 2048 bytes, or 128 of 1024 for the streamed
+ * AVX-512 tiles; taller for shorter rows; one block for tiles of at most
+ * 16 KiB) and 8x8 / 4x4 / 16x16 register tiles, every element size,
  * 2-D transposes and 3-D/4-D permutes, checked element by element against
  * the source read through its own strides. Large copies (past the
  * streaming-store threshold: output plus source over the last-level cache)
@@ -124,13 +125,16 @@ static void assert_arange_copy(const tsr_tensor* c, const tsr_tensor* src, const
 }
 
 /* contiguous() of the transpose of x viewed as [r, c] after dropping
- * `skip` leading elements (an unaligned source), into a fresh tensor and
- * into the [c, r] columns 1.. of a [c, r + 1] buffer (an unaligned
- * destination whose row stride is no multiple of 32 bytes). */
+ * `skip` leading elements (an unaligned source), into a fresh tensor, into
+ * the [c, r] columns 1.. of a [c, r + 1] buffer (an unaligned destination
+ * whose row stride is no multiple of 32 bytes), and into the columns 0..r-1
+ * of a [c, r rounded up to 16] buffer (64-byte aligned rows for 4-byte
+ * elements, so float32 and int32 past the threshold take the AVX-512 16x16
+ * tiles where the CPU has them, with r ragged to the tiles). */
 static void check_large_transpose(tsr_dtype dt, int64_t r, int64_t c, int64_t skip) {
-  tsr_tensor *x = arange_as(r * c + skip, dt), *flat, *m, *t, *out, *buf, *dst;
+  tsr_tensor *x = arange_as(r * c + skip, dt), *flat, *m, *t, *out, *buf, *dst, *buf16, *dst16;
   TSR_ASSERT_OK(tsr_narrow(x, 0, skip, r * c, &flat));
-  const int64_t rc[2] = {r, c}, wide[2] = {c, r + 1};
+  const int64_t rc[2] = {r, c}, wide[2] = {c, r + 1}, rows16[2] = {c, (r + 15) / 16 * 16};
   TSR_ASSERT_OK(tsr_view(flat, 2, rc, &m));
   TSR_ASSERT_OK(tsr_t(m, &t));
   TSR_ASSERT_OK(tsr_contiguous(t, TSR_CONTIGUOUS_FORMAT, &out));
@@ -139,21 +143,26 @@ static void check_large_transpose(tsr_dtype dt, int64_t r, int64_t c, int64_t sk
   TSR_ASSERT_OK(tsr_narrow(buf, 1, 1, r, &dst));
   TSR_ASSERT_OK(tsr_copy_(dst, t));
   assert_arange_copy(dst, t, tsr_tensor_data_ptr(x));
-  tsr_tensor* all[] = {x, flat, m, t, out, buf, dst};
-  for (int i = 0; i < 7; ++i) tsr_tensor_release(all[i]);
+  TSR_ASSERT_OK(tsr_zeros(2, rows16, dt, TSR_CPU, &buf16));
+  TSR_ASSERT_OK(tsr_narrow(buf16, 1, 0, r, &dst16));
+  TSR_ASSERT_OK(tsr_copy_(dst16, t));
+  assert_arange_copy(dst16, t, tsr_tensor_data_ptr(x));
+  tsr_tensor* all[] = {x, flat, m, t, out, buf, dst, buf16, dst16};
+  for (int i = 0; i < 9; ++i) tsr_tensor_release(all[i]);
 }
 
 /* Transposes whose source plus destination (2 x 33-41 MB) exceed a 32 MiB
  * last-level cache, so they take the streaming stores, with ragged sizes
- * (no multiple of the blocks nor of the 8x8 / 4x4 tiles) for every
- * element size, aligned and unaligned sources and destinations; and the
- * same shapes' small cousins below the threshold (cached stores). */
+ * (no multiple of the blocks nor of the 8x8 / 4x4 / 16x16 tiles; 2896 rows
+ * make a contiguous float32 result 64-byte aligned) for every element
+ * size, aligned and unaligned sources and destinations; and the same
+ * shapes' small cousins below the threshold (cached stores). */
 Test(copy_kernel, transposes_above_and_below_the_streaming_threshold, .timeout = 120) {
   struct {
     tsr_dtype dt;
     int64_t r, c;
   } big[] = {{TSR_UINT8, 4103, 5003}, {TSR_INT16, 3001, 3007}, {TSR_FLOAT32, 2901, 2903},
-             {TSR_INT32, 2053, 4111}, {TSR_INT64, 2053, 2111}};
+             {TSR_FLOAT32, 2896, 2903}, {TSR_INT32, 2053, 4111}, {TSR_INT64, 2053, 2111}};
   for (size_t i = 0; i < sizeof big / sizeof big[0]; ++i)
     for (int64_t skip = 0; skip < 2; ++skip) {
       check_large_transpose(big[i].dt, big[i].r, big[i].c, skip);

@@ -22,23 +22,37 @@ namespace {
 // Tiles of at most this many source bytes are copied whole, one block, and
 // prefetch the next tile (try_tiled_copy).
 constexpr int64_t kPrefetchTileBytes = 16384;
-// A block: kTileRows source rows (along a) of kTileRowBytes each (along b).
-constexpr int64_t kTileRows = 32;
-constexpr int64_t kTileRowBytes = 2048;
+
+// A block: `rows` source rows (along a) of `row_bytes` each (along b); a
+// block of shorter rows keeps a multiple of `round` rows (its micro-tile).
+struct BlockShape {
+  int64_t rows, row_bytes, round;
+};
+// For the 8x8 (AVX, 4-byte), 4x4 (AVX 8-byte, SSE2) and plain tiles.
+constexpr BlockShape kNarrowBlocks{32, 2048, 8};
+// For the AVX-512 16x16 tiles, which read and write whole lines: taller
+// blocks give each destination row a longer run per block. Standalone
+// loops over a float32 4096^2 transpose, one thread, 2-core EPYC (Zen 4),
+// against 32 x 2 KiB blocks of 8x8 tiles (4.7-5.3 ms): 16x16 tiles in
+// 32 x 2 KiB blocks 5.0-5.1, 64 x 1 KiB 4.4-4.5, 128 x 1 KiB 4.0-4.3,
+// 256 x 1 KiB 4.1-4.3, 128 x 2 KiB 4.7-4.8; memcpy 3.2-3.3. Streamed
+// stores of a transpose's rows in its block order alone: 64-byte runs per
+// destination row 6.9 ms, 128-byte 2.7, 256-byte 1.6-1.8 (sequential 1.7).
+constexpr BlockShape kWideBlocks{128, 1024, 16};
 
 // Source rows per block of a tiled copy whose tile is na rows of row_bytes.
 // A tile of at most kPrefetchTileBytes (a 5-D permute's 32 x 32) is one
 // block, written in one pass and prefetched whole before it is copied.
-// Larger ones are cut into blocks of kTileRows rows, which prefetch each
-// other; when the rows are shorter than kTileRowBytes (channels_last to
+// Larger ones are cut into blocks of shape.rows rows, which prefetch each
+// other; when the rows are shorter than shape.row_bytes (channels_last to
 // contiguous: 64 channels, 256 bytes), into blocks of as many bytes, so
-// each destination row still gets a run of kTileRows * kTileRowBytes /
+// each destination row still gets a run of shape.rows * shape.row_bytes /
 // row_bytes elements per block (32 rows there gave 128-byte runs and 1.7x
 // memcpy instead of 1.3x).
-int64_t block_rows_for(int64_t na, int64_t row_bytes) {
+int64_t block_rows_for(int64_t na, int64_t row_bytes, const BlockShape& shape) {
   if (na * row_bytes <= kPrefetchTileBytes) return na;
-  if (row_bytes >= kTileRowBytes) return kTileRows;
-  return std::min(na, kTileRows * kTileRowBytes / row_bytes / 8 * 8);
+  if (row_bytes >= shape.row_bytes) return shape.rows;
+  return std::min(na, shape.rows * shape.row_bytes / row_bytes / shape.round * shape.round);
 }
 
 using MicroTile = void (*)(char* d, int64_t ldd, const char* s, int64_t lds);
@@ -57,11 +71,11 @@ using MicroTile = void (*)(char* d, int64_t ldd, const char* s, int64_t lds);
 // same bytes: the former 128 x 128 blocks without prefetch 1.8-2.0x, with
 // it 1.29-1.37x; 32 x 512 blocks 1.42-1.53x without, 1.21-1.30x with
 // (16 x 1024 with it 1.73-1.86x: too short a run per destination line).
-template <typename T, int M, MicroTile micro>
+template <typename T, int M, MicroTile micro, BlockShape Shape, int64_t BA>
 [[gnu::always_inline]] inline void copy_full_block(char* d, const char* s, int64_t dsb, int64_t ssa,
                                                    const char* next) {
-  constexpr int64_t es = sizeof(T), BA = kTileRows, BB = kTileRowBytes / es;
-  constexpr int64_t lines_per_row = kTileRowBytes / kCacheLine, tiles = (BA / M) * (BB / M);
+  constexpr int64_t es = sizeof(T), BB = Shape.row_bytes / es;
+  constexpr int64_t lines_per_row = Shape.row_bytes / kCacheLine, tiles = (BA / M) * (BB / M);
   constexpr int64_t per_tile = (BA * lines_per_row + tiles - 1) / tiles;
   int64_t line = 0;
   for (int64_t b = 0; b < BB; b += M)
@@ -75,9 +89,11 @@ template <typename T, int M, MicroTile micro>
 
 // Copies a 2-D transpose: rows along dim a (dst-contiguous, dsa == sizeof T),
 // columns along dim b (src-contiguous, ssb == sizeof T); dsb/ssa are the
-// other byte strides. Blocks of block_rows x (kTileRowBytes / sizeof T)
+// other byte strides. Blocks of block_rows x (Shape.row_bytes / sizeof T)
 // elements, micro-tiles of M x M inside, a plain loop for the ragged edges;
-// blocks of kTileRows rows take the unrolled, prefetching copy_full_block.
+// blocks Shape.row_bytes wide of Shape.rows rows, or of half as many (the
+// last band, or all of a 64-channel tile of the 128-row wide blocks), take
+// the unrolled, prefetching copy_full_block.
 // Only the blocks whose a0 / block_rows lies in [blk_begin, blk_end) are
 // copied: a thread's share. Always inlined, so that in copy_tile_avx the
 // AVX micro-tile inlines too (a call per 8 x 8 tile cost 10%).
@@ -91,11 +107,11 @@ template <typename T, int M, MicroTile micro>
 // 9.0; 16x16 tile groups that finish each source line first 12-25 ms,
 // because they keep 16 destination lines open at once (bench/README.md,
 // "Conversions and layout copies").
-template <typename T, int M, MicroTile micro>
+template <typename T, int M, MicroTile micro, BlockShape Shape = kNarrowBlocks>
 [[gnu::always_inline]] inline void copy_tile_micro(char* d, const char* s, int64_t na, int64_t nb,
                                                    int64_t dsb, int64_t ssa, int64_t block_rows,
                                                    int64_t blk_begin, int64_t blk_end) {
-  constexpr int64_t es = sizeof(T), BB = kTileRowBytes / es;
+  constexpr int64_t es = sizeof(T), BB = Shape.row_bytes / es;
   const int64_t BA = block_rows;
   auto plain = [&](int64_t a0, int64_t ae, int64_t b0, int64_t be) {
     for (int64_t b = b0; b < be; ++b)
@@ -105,12 +121,19 @@ template <typename T, int M, MicroTile micro>
   for (int64_t a0 = blk_begin * BA; a0 < a_end; a0 += BA)
     for (int64_t b0 = 0; b0 < nb; b0 += BB) {
       const int64_t ae = std::min(na, a0 + BA), be = std::min(nb, b0 + BB);
-      if (BA == kTileRows && ae - a0 == BA && be - b0 == BB) {
-        // The next block in this share's order; prefetched when whole.
+      const int64_t rows = ae - a0;
+      if (be - b0 == BB && (rows == Shape.rows || rows == Shape.rows / 2)) {
+        // The next block in this share's order; prefetched when it has as
+        // many rows and whole ones.
         const int64_t na0 = b0 + BB < nb ? a0 : a0 + BA, nb0 = b0 + BB < nb ? b0 + BB : 0;
-        const bool next_whole = na0 + BA <= a_end && nb0 + BB <= nb;
-        copy_full_block<T, M, micro>(d + a0 * es + b0 * dsb, s + a0 * ssa + b0 * es, dsb, ssa,
-                                     next_whole ? s + na0 * ssa + nb0 * es : nullptr);
+        const bool next_whole = na0 < a_end && std::min(na, na0 + BA) - na0 == rows && nb0 + BB <= nb;
+        char* db = d + a0 * es + b0 * dsb;
+        const char* sb = s + a0 * ssa + b0 * es;
+        const char* next = next_whole ? s + na0 * ssa + nb0 * es : nullptr;
+        if (rows == Shape.rows)
+          copy_full_block<T, M, micro, Shape, Shape.rows>(db, sb, dsb, ssa, next);
+        else
+          copy_full_block<T, M, micro, Shape, Shape.rows / 2>(db, sb, dsb, ssa, next);
         continue;
       }
       const int64_t am = a0 + (ae - a0) / M * M, bm = b0 + (be - b0) / M * M;
@@ -133,7 +156,29 @@ __attribute__((target("avx"))) void copy_tile_avx(char* d, const char* s, int64_
     copy_tile_micro<T, 4, micro_tile_avx_4x4_64<Stream>>(d, s, na, nb, dsb, ssa, block_rows, blk_begin,
                                                           blk_end);
 }
+
+// 4-byte elements in streamed 16x16 tiles, blocks of kWideBlocks.
+__attribute__((target("avx512f"))) void copy_tile_avx512(char* d, const char* s, int64_t na, int64_t nb,
+                                                         int64_t dsb, int64_t ssa, int64_t block_rows,
+                                                         int64_t blk_begin, int64_t blk_end) {
+  copy_tile_micro<uint32_t, 16, micro_tile_avx512_16x16<true>, kWideBlocks>(d, s, na, nb, dsb, ssa, block_rows,
+                                                                           blk_begin, blk_end);
+}
 #endif
+
+// Whether a tiled copy of es-byte elements into dst rows dsb bytes apart
+// takes copy_tile_avx512 (and kWideBlocks): 4-byte elements, streamed, on
+// a CPU with AVX-512, every destination row 64-byte aligned (`dst_aligned`:
+// the base and the strides between tiles are multiples of 64 bytes).
+bool wide_tiles(int64_t es, int64_t dsb, bool dst_aligned, bool stream) {
+#if defined(__x86_64__)
+  static const bool avx512 = __builtin_cpu_supports("avx512f");
+  return avx512 && es == 4 && stream && dst_aligned && dsb % 64 == 0;
+#else
+  (void)es, (void)dsb, (void)dst_aligned, (void)stream;
+  return false;
+#endif
+}
 
 template <typename T>
 void copy_tile(char* d, const char* s, int64_t na, int64_t nb, int64_t dsb, int64_t ssa,
@@ -155,9 +200,13 @@ void copy_tile(char* d, const char* s, int64_t na, int64_t nb, int64_t dsb, int6
   copy_tile_micro<T, M, micro_tile<T, M>>(d, s, na, nb, dsb, ssa, block_rows, blk_begin, blk_end);
 }
 
-// copy_tile for elements of es = 1, 2, 4 or 8 bytes.
+// copy_tile for elements of es = 1, 2, 4 or 8 bytes; copy_tile_avx512 when
+// `wide` (wide_tiles said so).
 void copy_tile_bytes(int64_t es, char* d, const char* s, int64_t na, int64_t nb, int64_t dsb, int64_t ssa,
-                     int64_t block_rows, int64_t blk_begin, int64_t blk_end, bool stream) {
+                     int64_t block_rows, int64_t blk_begin, int64_t blk_end, bool stream, bool wide) {
+#if defined(__x86_64__)
+  if (wide) return copy_tile_avx512(d, s, na, nb, dsb, ssa, block_rows, blk_begin, blk_end);
+#endif
   switch (es) {
     case 1: return copy_tile<uint8_t>(d, s, na, nb, dsb, ssa, block_rows, blk_begin, blk_end, stream);
     case 2: return copy_tile<uint16_t>(d, s, na, nb, dsb, ssa, block_rows, blk_begin, blk_end, stream);
@@ -209,14 +258,17 @@ bool try_tiled_copy(const LoopGeometry<2>& g, const Tensor& dst, const Tensor& s
   stream = stream || aliased_destination_rows(dsb, dst.nbytes());
   const int64_t row_bytes = nb * es;
   const bool small_tile = na * row_bytes <= kPrefetchTileBytes;
-  const int64_t block_rows = block_rows_for(na, row_bytes);
+  bool dst_aligned = reinterpret_cast<uintptr_t>(dst.data_ptr()) % 64 == 0;
+  for (int64_t stride : outer.strides[0]) dst_aligned = dst_aligned && stride % 64 == 0;
+  const bool wide = wide_tiles(es, dsb, dst_aligned, stream);
+  const int64_t block_rows = block_rows_for(na, row_bytes, wide ? kWideBlocks : kNarrowBlocks);
   const int64_t blocks = (na + block_rows - 1) / block_rows;
   const std::array<char*, 2> base{static_cast<char*>(dst.data_ptr()),
                                   static_cast<char*>(src.data_ptr())};
   // Work item i: outer element i / blocks, block row i % blocks.
   const int64_t item_elems = std::min(na, block_rows) * nb;
   auto tiles = [&](char** p, int64_t b0, int64_t b1) {
-    copy_tile_bytes(es, p[0], p[1], na, nb, dsb, ssa, block_rows, b0, b1, stream);
+    copy_tile_bytes(es, p[0], p[1], na, nb, dsb, ssa, block_rows, b0, b1, stream, wide);
   };
   parallel_for(outer_n * blocks, std::max<int64_t>(1, kGrainSize / item_elems),
                [&](int64_t begin, int64_t end) {
@@ -250,8 +302,9 @@ bool try_tiled_copy(const LoopGeometry<2>& g, const Tensor& dst, const Tensor& s
 
 void transpose_copy(char* d, const char* s, int64_t na, int64_t nb, int64_t dsb, int64_t ssa, int64_t es) {
   if (na <= 0 || nb <= 0) return;
-  const int64_t block_rows = block_rows_for(na, nb * es);
-  copy_tile_bytes(es, d, s, na, nb, dsb, ssa, block_rows, 0, (na + block_rows - 1) / block_rows, false);
+  const int64_t block_rows = block_rows_for(na, nb * es, kNarrowBlocks);
+  copy_tile_bytes(es, d, s, na, nb, dsb, ssa, block_rows, 0, (na + block_rows - 1) / block_rows, false,
+                  false);
 }
 
 void copy_strided(const Tensor& dst, const Tensor& src) {

@@ -99,6 +99,60 @@ __attribute__((target("avx"))) inline void micro_tile_avx_4x4_64(char* d, int64_
   TSR_TILE_STORE(o3, _mm256_permute2f128_pd(t1, t3, 0x31));
 #undef TSR_TILE_STORE
 }
+// 4-byte elements: AVX-512 16x16 transpose (chosen at run time), for the
+// streamed copies of large transposes. Each load is one whole source line
+// and each store one whole destination line, so no line is touched twice:
+// the 8x8 tile reads every source line in two halves, the second after the
+// tile column below it has gone by (from L2 when the rows alias in L1), and
+// its streaming stores need two tiles to fill a line. Four rounds of 16
+// shuffles: 32-bit, then 64-bit interleaves inside each 128-bit lane, then
+// two rounds of 128-bit lane shuffles. Stream: non-temporal stores (d and
+// ldd must then be multiples of 64).
+//
+// GCC 12's unpack and lane-shuffle intrinsics start from
+// _mm512_undefined_ps(), which it then reports as used uninitialized (GCC
+// bug 105593, fixed in 13); the pragma silences that false report here.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+template <bool Stream>
+__attribute__((target("avx512f"))) inline void micro_tile_avx512_16x16(char* d, int64_t ldd,
+                                                                     const char* s, int64_t lds) {
+  __m512 r[16], t[16];
+  for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_ps(reinterpret_cast<const float*>(s + i * lds));
+  // t[2i], t[2i+1]: rows 2i and 2i+1 interleaved element by element.
+  for (int i = 0; i < 16; i += 2) {
+    t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
+    t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+  }
+  // r[4q + k]: column 4L + k of rows 4q..4q+3, in each 128-bit lane L.
+  for (int i = 0; i < 16; i += 4) {
+    r[i] = _mm512_shuffle_ps(t[i], t[i + 2], 0x44);
+    r[i + 1] = _mm512_shuffle_ps(t[i], t[i + 2], 0xEE);
+    r[i + 2] = _mm512_shuffle_ps(t[i + 1], t[i + 3], 0x44);
+    r[i + 3] = _mm512_shuffle_ps(t[i + 1], t[i + 3], 0xEE);
+  }
+  // Then gather the four lanes of each column across the row groups.
+  for (int k = 0; k < 4; ++k) {
+    t[k] = _mm512_shuffle_f32x4(r[k], r[4 + k], 0x88);
+    t[4 + k] = _mm512_shuffle_f32x4(r[k], r[4 + k], 0xDD);
+    t[8 + k] = _mm512_shuffle_f32x4(r[8 + k], r[12 + k], 0x88);
+    t[12 + k] = _mm512_shuffle_f32x4(r[8 + k], r[12 + k], 0xDD);
+  }
+  for (int k = 0; k < 4; ++k) {
+    r[k] = _mm512_shuffle_f32x4(t[k], t[8 + k], 0x88);
+    r[8 + k] = _mm512_shuffle_f32x4(t[k], t[8 + k], 0xDD);
+    r[4 + k] = _mm512_shuffle_f32x4(t[4 + k], t[12 + k], 0x88);
+    r[12 + k] = _mm512_shuffle_f32x4(t[4 + k], t[12 + k], 0xDD);
+  }
+  for (int j = 0; j < 16; ++j) {
+    float* o = reinterpret_cast<float*>(d + j * ldd);
+    if constexpr (Stream)
+      _mm512_stream_ps(o, r[j]);
+    else
+      _mm512_storeu_ps(o, r[j]);
+  }
+}
+#pragma GCC diagnostic pop
 #endif
 
 }  // namespace tsr::kernels
