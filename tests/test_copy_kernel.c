@@ -46,10 +46,13 @@ Test(copy_kernel, ragged_transposes_every_element_size) {
   /* {67, 2100}: whole 32 x 2048-byte blocks (which prefetch the next one)
    * for every element size, then ragged ones in both directions. {512, 515}:
    * destination rows of 512 elements, 2 or 4 KiB apart for 4- and 8-byte
-   * elements and over 1 MiB in all, which take streaming stores below the
-   * last-level cache too (copy.cpp, aliased_destination_rows). */
+   * elements and over 1 MiB in all; {600, 1001} and {768, 700}: 2 MiB or
+   * more for 4-byte elements, rows 2400 and 3072 bytes apart (the second
+   * 64-byte aligned: AVX-512 tiles where the CPU has them). All take
+   * streaming stores below the last-level cache too (copy.cpp,
+   * stream_tiled_destination). */
   const int64_t shapes[][2] = {{16, 16}, {17, 33}, {129, 130}, {131, 8}, {257, 19}, {64, 200}, {67, 2100},
-                               {512, 515}};
+                               {512, 515}, {600, 1001}, {768, 700}};
   for (size_t di = 0; di < sizeof kDtypes / sizeof kDtypes[0]; ++di)
     for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; ++si) {
       tsr_tensor *x = arange_as(shapes[si][0] * shapes[si][1], kDtypes[di]), *m, *t, *c;

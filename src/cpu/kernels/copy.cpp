@@ -215,17 +215,31 @@ void copy_tile_bytes(int64_t es, char* d, const char* s, int64_t na, int64_t nb,
   }
 }
 
-// Destination rows a multiple of 2 KiB apart (a 512, 1024 or 2048 float32
-// square transposed) fall into a few cache sets: each 8x8 tile's eight
-// destination lines share one L1 set, and ordinary stores read each line
-// in (for ownership) only to lose it to the next tile. Streaming stores
-// allocate no line. One thread, 2-core EPYC (Zen 4), a transposed float32
-// n x n made contiguous, ordinary -> streaming stores: n = 512 0.081 ->
-// 0.041 ms, 1024 0.68 -> 0.175, 1536 0.77 -> 0.37, 2048 2.99 -> 0.93; rows
-// 3 or 5 KiB apart (768, 1280) were slower streamed (0.055 -> 0.090,
-// 0.21 -> 0.26), and under 1 MiB the result is better left in cache.
-bool aliased_destination_rows(int64_t dst_row_bytes, int64_t dst_bytes) {
-  return dst_row_bytes % 2048 == 0 && dst_bytes >= (int64_t{1} << 20);
+// Tiled copies of at most this many bytes run on one thread. Waking the
+// pool's sleeping helper costs more than it saves below it: one thread ->
+// two, a transposed float32 n x n made contiguous (2-core EPYC, Zen 4,
+// streamed): n = 768 (2.25 MiB) 0.045 -> 0.055 ms, 1024 (4 MiB) 0.094 ->
+// 0.110, 1200 (5.5 MiB) 0.136 -> 0.115, 1448 (8 MiB) 0.48 -> 0.21.
+constexpr int64_t kSerialTiledCopyBytes = int64_t{4} << 20;
+
+// Whether a tiled copy streams its stores below the last-level cache
+// threshold too. Its ordinary stores read each destination line in (for
+// ownership) before writing it, and lose many of them before their second
+// half comes: rows a multiple of 2 KiB apart (a 512, 1024 or 2048 float32
+// square transposed) put every 8x8 tile's eight destination lines into one
+// L1 set. Streaming stores allocate no line. One thread, 2-core EPYC (Zen
+// 4), a transposed float32 n x n made contiguous, cached -> streamed, warm
+// source (then after an 8 MiB memcpy that evicts part of it):
+// - rows 2 KiB multiples: n = 512 0.081 -> 0.041 ms, 1024 0.68 -> 0.175,
+//   2048 2.99 -> 0.93;
+// - other rows, from a 2 MiB destination on (since the 16x16 tiles):
+//   768 0.056 -> 0.043 (0.17 -> 0.05), 1000 0.12-0.19 -> 0.10 (0.35 ->
+//   0.24), 1200 0.40-0.46 -> 0.12-0.15 (0.48 -> 0.20-0.23), 1448 0.71-0.76
+//   -> 0.46-0.52, 1800 1.13-1.14 -> 0.71-0.76; at 724 (2.0 MiB) even,
+//   below it (520, 600) 0.025 -> 0.029 and 0.031 -> 0.036 warm.
+bool stream_tiled_destination(int64_t dst_row_bytes, int64_t dst_bytes) {
+  constexpr int64_t MiB = int64_t{1} << 20;
+  return dst_bytes >= 2 * MiB || (dst_row_bytes % 2048 == 0 && dst_bytes >= MiB);
 }
 
 // Same-dtype copy whose innermost dst dim is not innermost in src: iterate
@@ -255,7 +269,7 @@ bool try_tiled_copy(const LoopGeometry<2>& g, const Tensor& dst, const Tensor& s
   const int64_t na = g.sizes[0], nb = g.sizes[b];
   // The checks above made dst's stride on dim 0 and src's on dim b == es.
   const int64_t dsb = g.strides[0][b], ssa = g.strides[1][0];
-  stream = stream || aliased_destination_rows(dsb, dst.nbytes());
+  stream = stream || stream_tiled_destination(dsb, dst.nbytes());
   const int64_t row_bytes = nb * es;
   const bool small_tile = na * row_bytes <= kPrefetchTileBytes;
   bool dst_aligned = reinterpret_cast<uintptr_t>(dst.data_ptr()) % 64 == 0;
@@ -270,7 +284,8 @@ bool try_tiled_copy(const LoopGeometry<2>& g, const Tensor& dst, const Tensor& s
   auto tiles = [&](char** p, int64_t b0, int64_t b1) {
     copy_tile_bytes(es, p[0], p[1], na, nb, dsb, ssa, block_rows, b0, b1, stream, wide);
   };
-  parallel_for(outer_n * blocks, std::max<int64_t>(1, kGrainSize / item_elems),
+  const int64_t grain = std::max({int64_t{1}, kGrainSize / item_elems, kSerialTiledCopyBytes / (item_elems * es)});
+  parallel_for(outer_n * blocks, grain,
                [&](int64_t begin, int64_t end) {
                  if (blocks == 1) {
                    // One block per outer element: one walk over the outer
