@@ -203,6 +203,16 @@ for dim in (0, 2, 3):
          [dim], formula="TIES", lay="CHANNELS_LAST")
 case("u8 [2,37,11,13] channels_last max dim 0", "TSR_UINT8", [2, 37, 11, 13], "MAX", [0],
      lay="CHANNELS_LAST")
+# The same with the C-ordered result's rows 32-byte aligned (8 x 8 spatial:
+# 256 bytes apart for dim 0, 32 for dim 2), where the scatter's transposes
+# take streaming stores.
+for d in ([0], [2]):
+    case(f"f32 [2,37,8,8] channels_last sum {d}", "TSR_FLOAT32", [2, 37, 8, 8], "SUM", d, lay="CHANNELS_LAST")
+for dim in (0, 2):
+    case(f"f32 [2,37,8,8] channels_last max dim {dim} SPECIAL", "TSR_FLOAT32", [2, 37, 8, 8], "MAX",
+         [dim], formula="SPECIAL", lay="CHANNELS_LAST")
+    case(f"f64 [2,37,8,8] channels_last max dim {dim} keepdim", "TSR_FLOAT64", [2, 37, 8, 8], "MAX",
+         [dim], True, formula="TIES", lay="CHANNELS_LAST")
 
 # softmax/log_softmax over contiguous rows (vectorized: rows longer than a
 # vector, with tails; rows holding NaN, inf or -inf) and over another dim.

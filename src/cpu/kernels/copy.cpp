@@ -315,11 +315,13 @@ bool try_tiled_copy(const LoopGeometry<2>& g, const Tensor& dst, const Tensor& s
 
 }  // namespace
 
-void transpose_copy(char* d, const char* s, int64_t na, int64_t nb, int64_t dsb, int64_t ssa, int64_t es) {
+void transpose_copy(char* d, const char* s, int64_t na, int64_t nb, int64_t dsb, int64_t ssa, int64_t es,
+                    bool stream) {
   if (na <= 0 || nb <= 0) return;
   const int64_t block_rows = block_rows_for(na, nb * es, kNarrowBlocks);
-  copy_tile_bytes(es, d, s, na, nb, dsb, ssa, block_rows, 0, (na + block_rows - 1) / block_rows, false,
+  copy_tile_bytes(es, d, s, na, nb, dsb, ssa, block_rows, 0, (na + block_rows - 1) / block_rows, stream,
                   false);
+  if (stream) store_fence();
 }
 
 void copy_strided(const Tensor& dst, const Tensor& src) {
