@@ -1,14 +1,18 @@
-// Where the elementwise helpers of strided_split.h cut work between threads:
-// parallel_for_each_run only at multiples of its quantum (so pow's runs are
-// cut on their 64-byte blocks, and give the one-thread bits), parallel_dense
-// only at multiples of kDenseQuantum; every element exactly once either way.
+// Where work is cut between threads: parallel_for in guided chunks of at
+// least its grain that tile the range, exceptions rethrown after every chunk
+// ran; the elementwise helpers of strided_split.h: parallel_for_each_run
+// only at multiples of its quantum (so pow's runs are cut on their 64-byte
+// blocks, and give the one-thread bits), parallel_dense only at multiples
+// of kDenseQuantum; every element exactly once either way.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <mutex>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
+#include "cpu/kernels/parallel_for.h"
 #include "cpu/kernels/strided_split.h"
 #include "cpu/kernels/threads.h"
 
@@ -44,6 +48,45 @@ class ParallelSplit : public ::testing::TestWithParam<int64_t> {
   void TearDown() override { set_num_threads(before_); }
   int64_t before_ = 1;
 };
+
+// Guided chunks (parallel_for.cpp): each a 2 * threads-th of what is left,
+// never under the grain but for the last piece, together exactly [0, n).
+TEST_P(ParallelSplit, ParallelForTilesTheRangeInChunksOfAtLeastTheGrain) {
+  for (int64_t grain : {int64_t(1), int64_t(7), kGrainSize})
+    for (int64_t n : {int64_t(1), grain, grain + 1, 10 * grain + 7, 1000 * grain + 3}) {
+      Pieces pieces;
+      parallel_for(n, grain, [&](int64_t b, int64_t e) { pieces.add(b, e); });
+      ASSERT_TRUE(pieces.tile(n)) << "n " << n << ", grain " << grain;
+      for (size_t i = 0; i + 1 < pieces.v.size(); ++i)
+        EXPECT_GE(pieces.v[i].second - pieces.v[i].first, grain) << "piece " << i << " of n " << n;
+      if (GetParam() > 1 && n >= 4 * grain) {
+        EXPECT_GT(pieces.v.size(), 2u) << "n " << n << ", grain " << grain;
+      }
+      if (n <= grain) {
+        EXPECT_EQ(pieces.v.size(), 1u);
+      }
+    }
+}
+
+// A chunk that throws: the exception reaches the caller once every other
+// chunk has run; the pool then serves the next jobs, many short ones in a
+// row (workers that wake after the caller took every chunk find none).
+TEST_P(ParallelSplit, ParallelForRethrowsAndKeepsServing) {
+  const int64_t n = 64 * kGrainSize;
+  Pieces pieces;
+  EXPECT_THROW(parallel_for(n, kGrainSize,
+                            [&](int64_t b, int64_t e) {
+                              pieces.add(b, e);
+                              if (b == 0) throw std::runtime_error("chunk 0");
+                            }),
+               std::runtime_error);
+  EXPECT_TRUE(pieces.tile(n));
+  for (int job = 0; job < 2000; ++job) {
+    Pieces short_job;
+    parallel_for(4, 1, [&](int64_t b, int64_t e) { short_job.add(b, e); });
+    ASSERT_TRUE(short_job.tile(4)) << "job " << job;
+  }
+}
 
 // [601, 400] float32 output with a [1, 400] input broadcast over rows: runs
 // of 400 elements (the broadcast keeps the dims apart), 240,400 elements,

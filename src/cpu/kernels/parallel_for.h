@@ -3,8 +3,11 @@
 // num_threads()) threads (the caller is one of them), and on the calling
 // thread alone when n <= grain, when the count is 1, inside another
 // parallel_for, or while another thread's parallel_for holds the pool.
-// Chunks are contiguous and disjoint, so a kernel whose items are
-// independent gives the same result on any thread count.
+// The threads take guided chunks in turn, each a 2 * threads-th of what is
+// left and at least grain items, so a helper thread that wakes late (tens
+// of microseconds under a hypervisor) finds the range shared out instead
+// of holding the caller up. Chunks are contiguous and disjoint, so a kernel
+// whose items are independent gives the same result on any thread count.
 #pragma once
 
 #include <cstdint>
