@@ -161,8 +161,8 @@ __attribute__((target("avx"))) void copy_tile_avx(char* d, const char* s, int64_
 __attribute__((target("avx512f"))) void copy_tile_avx512(char* d, const char* s, int64_t na, int64_t nb,
                                                          int64_t dsb, int64_t ssa, int64_t block_rows,
                                                          int64_t blk_begin, int64_t blk_end) {
-  copy_tile_micro<uint32_t, 16, micro_tile_avx512_16x16<true>, kWideBlocks>(d, s, na, nb, dsb, ssa, block_rows,
-                                                                           blk_begin, blk_end);
+  copy_tile_micro<uint32_t, 16, micro_tile_avx512_16x16<true>, kWideBlocks>(d, s, na, nb, dsb, ssa,
+                                                                           block_rows, blk_begin, blk_end);
 }
 #endif
 
@@ -284,7 +284,8 @@ bool try_tiled_copy(const LoopGeometry<2>& g, const Tensor& dst, const Tensor& s
   auto tiles = [&](char** p, int64_t b0, int64_t b1) {
     copy_tile_bytes(es, p[0], p[1], na, nb, dsb, ssa, block_rows, b0, b1, stream, wide);
   };
-  const int64_t grain = std::max({int64_t{1}, kGrainSize / item_elems, kSerialTiledCopyBytes / (item_elems * es)});
+  const int64_t grain =
+      std::max({int64_t{1}, kGrainSize / item_elems, kSerialTiledCopyBytes / (item_elems * es)});
   parallel_for(outer_n * blocks, grain,
                [&](int64_t begin, int64_t end) {
                  if (blocks == 1) {
