@@ -316,13 +316,12 @@ bool try_tiled_copy(const LoopGeometry<2>& g, const Tensor& dst, const Tensor& s
 
 }  // namespace
 
-void transpose_copy(char* d, const char* s, int64_t na, int64_t nb, int64_t dsb, int64_t ssa, int64_t es,
-                    bool stream) {
+void transpose_copy_streamed(char* d, const char* s, int64_t na, int64_t nb, int64_t dsb, int64_t ssa,
+                             int64_t es) {
   if (na <= 0 || nb <= 0) return;
   const int64_t block_rows = block_rows_for(na, nb * es, kNarrowBlocks);
-  copy_tile_bytes(es, d, s, na, nb, dsb, ssa, block_rows, 0, (na + block_rows - 1) / block_rows, stream,
-                  false);
-  if (stream) store_fence();
+  copy_tile_bytes(es, d, s, na, nb, dsb, ssa, block_rows, 0, (na + block_rows - 1) / block_rows, true, false);
+  store_fence();
 }
 
 void copy_strided(const Tensor& dst, const Tensor& src) {

@@ -13,11 +13,12 @@ void copy_strided(const Tensor& dst, const Tensor& src);
 // A 2-D transpose on one thread: for a < na, b < nb,
 // d[a * es + b * dsb] = s[a * ssa + b * es] (byte offsets; elements of es
 // = 1, 2, 4 or 8 bytes), through copy_strided's tiled blocks and register
-// micro-tiles (transpose_tiles.h); with streaming stores when `stream` (and
-// the destination rows are 32-byte aligned), fenced before it returns. For
-// kernels that lay out a small result themselves (result_scatter.h).
-void transpose_copy(char* d, const char* s, int64_t na, int64_t nb, int64_t dsb, int64_t ssa, int64_t es,
-                    bool stream);
+// micro-tiles (transpose_tiles.h), with streaming stores where the
+// destination rows are 32-byte aligned (ordinary ones elsewhere), fenced
+// before it returns. For kernels that lay out a result they will not read
+// back soon (result_scatter.h).
+void transpose_copy_streamed(char* d, const char* s, int64_t na, int64_t nb, int64_t dsb, int64_t ssa,
+                             int64_t es);
 // Every element of dst = value (converted from double).
 void fill(const Tensor& dst, double value);
 // A contiguous copy of t in the given dtype (no autograd).

@@ -67,10 +67,10 @@ struct ColumnBlocks {
 };
 
 // Items [b, e) in runs of consecutive items of at most one block of
-// columns in all (at least one item): compute(item, at) for each, which computes the
-// item's columns into scratch + at (at: the columns of the run before it)
-// and returns the accumulator index of its first column; then
-// flush(m0, columns) with the run's first index and its columns.
+// columns in all (at least one item): compute(item, at) for each, which
+// computes the item's columns into scratch + at (at: the columns of the
+// run before it) and returns the accumulator index of its first column;
+// then flush(m0, columns) with the run's first index and its columns.
 // Consecutive items are consecutive ranges of the accumulator, which is
 // dense in memory order, so a run is one range [m0, m0 + columns).
 template <class Compute, class Flush>
