@@ -1207,3 +1207,14 @@ TsrTensorList* bind_autograd_grad(TsrTensorList* outputs, TsrTensorList* inputs,
 
 /* ---- 5. optimizers, initializers, profiler (bindings/optim.i) ------------- */
 %include "optim.i"
+
+/* ---- 6. the ops a ported training script needs, one file per area -------- */
+%include "pointwise.i"
+%include "linalg.i"
+%include "reductions.i"
+%include "sorting.i"
+%include "shape_ops.i"
+%include "indexing.i"
+%include "loss.i"
+%include "clip_grad.i"
+%include "lr_scheduler.i"

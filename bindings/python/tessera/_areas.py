@@ -1,0 +1,7 @@
+"""The op areas beyond the core set, one module each. Each module has
+__all__ (its tessera.X functions), FUNCTIONAL (the names tessera.nn.functional
+also exports) and TENSOR_METHODS (Tensor.X), so that __init__ and
+tessera.nn.functional collect them without importing each other."""
+from . import _clip_grad, _indexing, _linalg, _loss, _pointwise, _reductions, _shape_ops, _sorting
+
+AREAS = (_pointwise, _linalg, _reductions, _sorting, _shape_ops, _indexing, _loss, _clip_grad)

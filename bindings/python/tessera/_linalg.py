@@ -1,0 +1,7 @@
+"""Batched and general products: bmm, baddbmm, outer, einsum (torch's equation grammar)."""
+
+__all__ = []
+# Names also exported by tessera.nn.functional.
+FUNCTIONAL = []
+# Tensor methods (name -> function), installed on tessera.Tensor by __init__.
+TENSOR_METHODS = {}

@@ -1,0 +1,23 @@
+/**
+ * @file tessera/linalg.h
+ * @brief Batched and general products: bmm, baddbmm, outer, einsum (torch's equation grammar).
+ *
+ * Semantics are PyTorch 1.13's (the function named at each entry). Each
+ * function returns new tensors through its out parameters (one reference
+ * each; release with tsr_tensor_release()); on failure nothing is written
+ * or changed. The common statuses of ops.h apply.
+ */
+#ifndef TESSERA_LINALG_H
+#define TESSERA_LINALG_H
+
+#include "types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
