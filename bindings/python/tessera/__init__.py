@@ -52,11 +52,7 @@ from . import optim, nn, profiler  # torch.optim, torch.nn (init, functional, ut
 
 # The ops of each area module (indexing, sorting, losses, ...): tessera.X,
 # and their Tensor methods (Tensor.X).
-for _area in _areas.AREAS:
-    globals().update({_name: getattr(_area, _name) for _name in _area.__all__})
-    for _name, _method in _area.TENSOR_METHODS.items():
-        setattr(Tensor, _name, _method)
-del _area, _name, _method
+_areas.install(globals(), Tensor)
 
 __version__ = _core.version_string()
 version_number = _core.version_number  # major*10000 + minor*100 + patch of the loaded library

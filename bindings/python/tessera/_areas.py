@@ -5,3 +5,12 @@ tessera.nn.functional collect them without importing each other."""
 from . import _clip_grad, _indexing, _linalg, _loss, _pointwise, _reductions, _shape_ops, _sorting
 
 AREAS = (_pointwise, _linalg, _reductions, _sorting, _shape_ops, _indexing, _loss, _clip_grad)
+
+
+def install(namespace, tensor_class):
+    """Puts each area's functions into namespace (tessera's globals) and its
+    Tensor methods onto tensor_class."""
+    for area in AREAS:
+        namespace.update({name: getattr(area, name) for name in area.__all__})
+        for name, method in area.TENSOR_METHODS.items():
+            setattr(tensor_class, name, method)

@@ -15,4 +15,4 @@ for _area in _areas.AREAS:
 
 __all__ = sorted({_name for _name in _CORE if hasattr(_core_functions, _name)}
                  | {_name for _area in _areas.AREAS for _name in _area.FUNCTIONAL} | {"dropout"})
-del _area, _name
+del _area
