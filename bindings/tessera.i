@@ -1105,6 +1105,9 @@ static TsrTensorList* bind_autograd_grad(TsrTensorList* outputs, TsrTensorList* 
 
 /* The loaded library's version (TSR_VERSION_NUMBER = major*10000+minor*100+patch). */
 static int32_t bind_version_number(void) { return tsr_version_number(); }
+/* torch.set_num_threads / get_num_threads: the kernels' thread count. */
+static void bind_set_num_threads(int64_t n) { tsr_set_num_threads(n); }
+static int64_t bind_get_num_threads(void) { return tsr_get_num_threads(); }
 static const char* bind_version_string(void) { return tsr_version_string(); }
 /* TSR_ERR_... name of a status (for messages). */
 static const char* bind_status_name(tsr_status status) { return tsr_status_name(status); }
@@ -1189,6 +1192,10 @@ void bind_set_memory_limit(int64_t bytes, tsr_device_type device_type TSR_DEFAUL
 int64_t bind_memory_limit(tsr_device_type device_type TSR_DEFAULT(TSR_DEVICE_CPU), int32_t device_index TSR_DEFAULT(0));
 %rename(version_number) bind_version_number;
 int32_t bind_version_number(void);
+%rename(set_num_threads) bind_set_num_threads;
+void bind_set_num_threads(int64_t n);
+%rename(get_num_threads) bind_get_num_threads;
+int64_t bind_get_num_threads(void);
 %rename(version_string) bind_version_string;
 const char* bind_version_string(void);
 %rename(status_name) bind_status_name;

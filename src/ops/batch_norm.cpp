@@ -152,7 +152,7 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
   // so they are no inputs then: a checkpoint replay must not see them as
   // inputs modified since the forward.
   const Tensor rm = training ? Tensor() : running_mean, rv = training ? Tensor() : running_var;
-  Tensors r = autograd::run(std::make_shared<BatchNorm>(training, eps, kernels::cnn_format(x)),
+  Tensors r = autograd::run(std::make_shared<BatchNorm>(training, eps, kernels::batch_norm_format(x, {&weight, &bias, &running_mean, &running_var})),
                             {x, weight, bias, rm, rv});
   if (training && running_mean.defined()) {
     // running = (1 - momentum) * running + momentum * batch statistic, in

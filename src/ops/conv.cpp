@@ -145,7 +145,7 @@ Tensor conv2d(const Tensor& x, const Tensor& weight, const Tensor& bias, const C
   if (x.defined() && x.ndim() == 3) return squeeze_dim(conv2d(unsqueeze(x, 0), weight, bias, a), 0);
   // Checked here as well, so that the format rule below reads 4-D tensors.
   kernels::conv2d_output_sizes(x, weight, bias, a);
-  return autograd::run1<Convolution>({x, weight, bias}, a, kernels::conv_format(x, weight));
+  return autograd::run1<Convolution>({x, weight, bias}, a, kernels::conv_format(x, weight, a));
 }
 
 }  // namespace tsr::ops

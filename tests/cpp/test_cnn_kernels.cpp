@@ -166,7 +166,7 @@ TEST(CnnKernels, ConcurrentCallsAgreeWithSerialOnes) {
     j.x = randn({2, 8 + 4 * k, 10 + k, 9}, k % 2 ? TSR_CHANNELS_LAST : TSR_CONTIGUOUS_FORMAT, 300 + k);
     j.w = randn({16, 8 + 4 * k, 3, 3}, k % 2 ? TSR_CHANNELS_LAST : TSR_CONTIGUOUS_FORMAT, 310 + k);
     j.a = {{1, 1}, {1, 1}, {1, 1}, 1};
-    const tsr_memory_format fmt = kernels::conv_format(j.x, j.w);
+    const tsr_memory_format fmt = kernels::conv_format(j.x, j.w, j.a);
     j.y = kernels::conv2d(j.x, j.w, Tensor(), j.a, fmt);
     j.g = randn(j.y.sizes(), fmt, 320 + k);
     auto r = kernels::conv2d_backward(j.g, j.x, j.w, j.x.sizes(), j.w.sizes(), j.a, fmt, true, true, false);
@@ -179,7 +179,7 @@ TEST(CnnKernels, ConcurrentCallsAgreeWithSerialOnes) {
   for (size_t k = 0; k < jobs.size(); ++k)
     threads.emplace_back([&, k] {
       const Job& j = jobs[k];
-      const tsr_memory_format fmt = kernels::conv_format(j.x, j.w);
+      const tsr_memory_format fmt = kernels::conv_format(j.x, j.w, j.a);
       for (int rep = 0; rep < 10; ++rep) {
         Tensor y = kernels::conv2d(j.x, j.w, Tensor(), j.a, fmt);
         auto r = kernels::conv2d_backward(j.g, j.x, j.w, j.x.sizes(), j.w.sizes(), j.a, fmt, true, true, false);

@@ -56,6 +56,8 @@ _areas.install(globals(), Tensor)
 
 __version__ = _core.version_string()
 version_number = _core.version_number  # major*10000 + minor*100 + patch of the loaded library
+set_num_threads = _core.set_num_threads  # torch.set_num_threads: the kernels' threads (n >= 1)
+get_num_threads = _core.get_num_threads
 
 # torch-style module attributes: tessera.float32, tessera.channels_last, ...
 globals().update({d.name: d for d in dtype})

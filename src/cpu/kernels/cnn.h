@@ -8,6 +8,7 @@
 #pragma once
 
 #include <array>
+#include <initializer_list>
 
 #include "core/tensor.h"
 
@@ -26,10 +27,18 @@ struct Pool2dArgs {
 };
 
 // ---- checks and sizes (cnn_args.cpp) --------------------------------------
-// The format every tensor of the op is computed in: channels_last when the
-// input's (conv: or the weight's) suggested format is, else contiguous.
+// ---- output memory formats (cnn_format.cpp) ---------------------------------
+// The format every tensor of the op is computed in, torch 1.13's choice for
+// its output. Pooling: the input's suggested format. conv2d (x and w 4-D,
+// checked): channels_last when x's or w's suggested format is, except for
+// grouped convolutions torch runs per group on its native backends (float64,
+// small float32), whose concatenated result is contiguous when the groups'
+// results read as such. Batch norm: contiguous for a contiguous x even when
+// its strides also read as channels_last (params: weight, bias, running
+// stats, any undefined).
 tsr_memory_format cnn_format(const Tensor& x);
-tsr_memory_format conv_format(const Tensor& x, const Tensor& w);
+tsr_memory_format conv_format(const Tensor& x, const Tensor& w, const Conv2dArgs& a);
+tsr_memory_format batch_norm_format(const Tensor& x, std::initializer_list<const Tensor*> params);
 // t itself when dense in fmt, else a copy that is.
 Tensor dense_in(const Tensor& t, tsr_memory_format fmt);
 // Unbatched pooling input [C, H, W] (as torch takes it) as [1, C, H, W]: a

@@ -13,17 +13,6 @@
 
 namespace tsr::kernels {
 
-tsr_memory_format cnn_format(const Tensor& x) {
-  return x.ndim() == 4 ? suggest_memory_format(x.sizes(), x.strides()) : TSR_CONTIGUOUS_FORMAT;
-}
-
-// mkldnn_conv_use_channels_last / cudnn_conv_suggest_memory_format: either
-// operand in channels_last makes the whole convolution channels_last.
-tsr_memory_format conv_format(const Tensor& x, const Tensor& w) {
-  return cnn_format(x) == TSR_CHANNELS_LAST || cnn_format(w) == TSR_CHANNELS_LAST ? TSR_CHANNELS_LAST
-                                                                                 : TSR_CONTIGUOUS_FORMAT;
-}
-
 Tensor dense_in(const Tensor& t, tsr_memory_format fmt) {
   if (t.ndim() != 4) return contiguous_or_self(t);
   if (is_contiguous_as(t.sizes(), t.strides(), fmt)) return t;
