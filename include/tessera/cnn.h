@@ -9,9 +9,16 @@
  * (conv2d's grad_fn is then SqueezeBackward1, torch's); inputs may have any strides
  * (channels_last, sliced, transposed) and are read through a dense copy when
  * they are not dense. Outputs are new, dense tensors in the memory format
- * PyTorch gives: conv2d's is channels_last when the input's or the weight's
- * suggested memory format is channels_last, else contiguous; pooling and
- * batch norm keep the input's suggested format.
+ * PyTorch 1.13 gives, ambiguous layouts included (tensors that are both
+ * contiguous and channels_last, such as C = 1 or H = W = 1): conv2d's is
+ * channels_last when the input's or the weight's suggested memory format is
+ * channels_last, else contiguous, except that a grouped convolution torch
+ * runs group by group (float64; float32 when torch would not use oneDNN, a
+ * choice that depends on tsr_get_num_threads()) is channels_last only when
+ * each group's result reads as channels_last; pooling keeps the input's
+ * suggested format; batch norm gives contiguous for a contiguous input (even
+ * one whose strides also read as channels_last), channels_last for a
+ * channels_last-contiguous one, else the input's suggested format.
  *
  * dtypes: float32 and float64, all tensors of one call the same dtype.
  * float32 runs on oneDNN's CPU kernels (convolution forward, backward data
