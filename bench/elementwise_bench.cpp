@@ -21,6 +21,9 @@
 #include <cstring>
 #include <string>
 #include <vector>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 #include "bench_util.h"
 
@@ -118,6 +121,40 @@ void floor_add_t(float* o, const float* a, const float* b, int64_t n) {
         for (int64_t j = j0; j < std::min(n, j0 + TB); ++j) o[i * n + j] = a[i * n + j] + b[j * n + i];
 }
 
+#if defined(__x86_64__)
+// o = a + b^T with 8x8 AVX register transposes of b inside 64x64 blocks:
+// the hand-tiled loop issue 33 sets the target against (<= 1.2x).
+__attribute__((target("avx"))) void floor_add_t8x8(float* o, const float* a, const float* b, int64_t n) {
+  constexpr int64_t TB = 64;
+  for (int64_t i0 = 0; i0 < n; i0 += TB)
+    for (int64_t j0 = 0; j0 < n; j0 += TB)
+      for (int64_t i = i0; i < std::min(n, i0 + TB); i += 8)
+        for (int64_t j = j0; j < std::min(n, j0 + TB); j += 8) {
+          // rows j..j+7 of b, columns i..i+7: after the transpose, row k
+          // holds b[j..j+7][i+k] = (b^T)[i+k][j..j+7].
+          const float* s = b + j * n + i;
+          __m256 r0 = _mm256_loadu_ps(s), r1 = _mm256_loadu_ps(s + n), r2 = _mm256_loadu_ps(s + 2 * n),
+                 r3 = _mm256_loadu_ps(s + 3 * n), r4 = _mm256_loadu_ps(s + 4 * n),
+                 r5 = _mm256_loadu_ps(s + 5 * n), r6 = _mm256_loadu_ps(s + 6 * n),
+                 r7 = _mm256_loadu_ps(s + 7 * n);
+          __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
+          __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
+          __m256 t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5);
+          __m256 t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);
+          __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+          __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+          __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+          __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+          const __m256 c[8] = {_mm256_permute2f128_ps(u0, u4, 0x20), _mm256_permute2f128_ps(u1, u5, 0x20),
+                               _mm256_permute2f128_ps(u2, u6, 0x20), _mm256_permute2f128_ps(u3, u7, 0x20),
+                               _mm256_permute2f128_ps(u0, u4, 0x31), _mm256_permute2f128_ps(u1, u5, 0x31),
+                               _mm256_permute2f128_ps(u2, u6, 0x31), _mm256_permute2f128_ps(u3, u7, 0x31)};
+          for (int k = 0; k < 8; ++k)
+            _mm256_storeu_ps(o + (i + k) * n + j, _mm256_add_ps(_mm256_loadu_ps(a + (i + k) * n + j), c[k]));
+        }
+}
+#endif
+
 struct Row {
   std::string name;
   double tsr, torch, floor, r_torch, r_floor;
@@ -205,6 +242,12 @@ void bench_elementwise(int warmup, int rounds) {
   rows.push_back(run_case("f32 a + b.t()", [&](tsr_tensor** r) { return tsr_add(ta, tbt, r); },
                           [&] { return a + bt; }, [&] { floor_add_t(o, pa, pb, n); keep(o); }, true, warmup,
                           rounds));
+#if defined(__x86_64__)
+  if (__builtin_cpu_supports("avx"))
+    rows.push_back(run_case("f32 a + b.t() (8x8 AVX floor)", [&](tsr_tensor** r) { return tsr_add(ta, tbt, r); },
+                            [&] { return a + bt; }, [&] { floor_add_t8x8(o, pa, pb, n); keep(o); }, true,
+                            warmup, rounds));
+#endif
   rows.push_back(run_case("f32 relu", [&](tsr_tensor** r) { return tsr_relu(ta, r); },
                           [&] { return at::relu(a); }, fl_un, true, warmup, rounds));
   rows.push_back(run_case("f32 exp", [&](tsr_tensor** r) { return tsr_exp(ta, r); },

@@ -324,6 +324,11 @@ void transpose_copy_streamed(char* d, const char* s, int64_t na, int64_t nb, int
   store_fence();
 }
 
+void transpose_block(char* d, const char* s, int64_t na, int64_t nb, int64_t dsb, int64_t ssa, int64_t es) {
+  if (na <= 0 || nb <= 0) return;
+  copy_tile_bytes(es, d, s, na, nb, dsb, ssa, na, 0, 1, false, false);
+}
+
 void copy_strided(const Tensor& dst, const Tensor& src) {
   if (dst.numel() == 0) return;
   auto g = make_geometry<2>(dst.sizes(), {byte_strides(dst), byte_strides(src)});

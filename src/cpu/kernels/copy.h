@@ -19,6 +19,9 @@ void copy_strided(const Tensor& dst, const Tensor& src);
 // back soon (result_scatter.h).
 void transpose_copy_streamed(char* d, const char* s, int64_t na, int64_t nb, int64_t dsb, int64_t ssa,
                              int64_t es);
+// The same transpose for a small block that stays in cache (a kernel's
+// scratch tile): one block of register micro-tiles, ordinary stores.
+void transpose_block(char* d, const char* s, int64_t na, int64_t nb, int64_t dsb, int64_t ssa, int64_t es);
 // Every element of dst = value (converted from double).
 void fill(const Tensor& dst, double value);
 // A contiguous copy of t in the given dtype (no autograd).

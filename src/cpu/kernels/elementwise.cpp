@@ -8,7 +8,9 @@
 #include "cpu/kernels/copy.h"
 #include "cpu/kernels/elementwise_simd.h"
 #include "cpu/kernels/integer_simd.h"
+#include "cpu/kernels/parallel_for.h"
 #include "cpu/kernels/strided_split.h"
+#include "cpu/kernels/transposed_binary.h"
 
 namespace tsr::kernels {
 
@@ -96,10 +98,14 @@ constexpr int kNoSimd = -1;
 
 // A 2-D geometry whose output and one input run unit-stride inner while the
 // other input is transposed (unit stride on the outer dim, e.g. a + b.t()):
-// TB x TB tiles of the transposed input are gathered into a buffer (reading
-// down its contiguous dim) and each tile row goes through the SIMD kernel,
-// so both inputs are read with locality. False when the geometry is not
-// of that form.
+// float32/float64 arithmetic goes to transposed_binary.h's fused register
+// tiles; for other ops and dtypes, TB x TB tiles of the transposed input are
+// transposed into an L1 buffer
+// with copy.h's register micro-tiles (8x8 AVX for 4-byte elements; an
+// element-by-element gather took half the time of the whole op) and each
+// tile row goes through the SIMD kernel, so both inputs are read with
+// locality. Bands of TB output rows are split over threads. False when the
+// geometry is not of that form.
 template <typename T>
 bool run_binary_transposed(simd::Bin op, const LoopGeometry<3>& g, char* const base[3]) {
   constexpr int64_t E = sizeof(T), TB = 64;
@@ -110,25 +116,31 @@ bool run_binary_transposed(simd::Bin op, const LoopGeometry<3>& g, char* const b
   if (t == 0 || g.strides[3 - t][0] != E) return false;
   const int u = 3 - t;
   const int64_t n0 = g.sizes[0], n1 = g.sizes[1], st0 = g.strides[t][0];
-  alignas(64) T buf[TB * TB];
-  for (int64_t i1 = 0; i1 < n1; i1 += TB) {
-    const int64_t m1 = std::min(TB, n1 - i1);
-    for (int64_t i0 = 0; i0 < n0; i0 += TB) {
-      const int64_t m0 = std::min(TB, n0 - i0);
-      const char* src = base[t] + i1 * E + i0 * st0;
-      for (int64_t c = 0; c < m0; ++c) {
-        const T* col = reinterpret_cast<const T*>(src + c * st0);
-        for (int64_t r = 0; r < m1; ++r) buf[r * TB + c] = col[r];
-      }
-      for (int64_t r = 0; r < m1; ++r) {
-        char* o = base[0] + (i1 + r) * g.strides[0][1] + i0 * E;
-        const char* un = base[u] + (i1 + r) * g.strides[u][1] + i0 * E;
-        const T* tr = buf + r * TB;
-        if (t == 2) simd::binary(op, simd_dtype<T>(), o, un, tr, m0, simd::Bcast::None);
-        else simd::binary(op, simd_dtype<T>(), o, tr, un, m0, simd::Bcast::None);
+  const int64_t bands = (n1 + TB - 1) / TB;
+  parallel_for(bands, std::max<int64_t>(1, kGrainSize / (TB * n0)), [&](int64_t band_begin, int64_t band_end) {
+    const int64_t row_begin = band_begin * TB, row_end = std::min(n1, band_end * TB);
+    // float32/float64 add, sub, mul, div: transposed in registers on the way.
+    if (fused_transposed_binary(op, E, base[0] + row_begin * g.strides[0][1], g.strides[0][1],
+                                base[u] + row_begin * g.strides[u][1], g.strides[u][1], base[t] + row_begin * E,
+                                st0, n0, row_end - row_begin, t == 2))
+      return;
+    alignas(64) T buf[TB * TB];
+    for (int64_t i1 = row_begin; i1 < row_end; i1 += TB) {
+      const int64_t m1 = std::min(TB, n1 - i1);
+      for (int64_t i0 = 0; i0 < n0; i0 += TB) {
+        const int64_t m0 = std::min(TB, n0 - i0);
+        // buf[r * TB + c] = transposed operand at (row i1 + r, column i0 + c).
+        transpose_block(reinterpret_cast<char*>(buf), base[t] + i1 * E + i0 * st0, m0, m1, TB * E, st0, E);
+        for (int64_t r = 0; r < m1; ++r) {
+          char* o = base[0] + (i1 + r) * g.strides[0][1] + i0 * E;
+          const char* un = base[u] + (i1 + r) * g.strides[u][1] + i0 * E;
+          const T* tr = buf + r * TB;
+          if (t == 2) simd::binary(op, simd_dtype<T>(), o, un, tr, m0, simd::Bcast::None);
+          else simd::binary(op, simd_dtype<T>(), o, tr, un, m0, simd::Bcast::None);
+        }
       }
     }
-  }
+  });
   return true;
 }
 
