@@ -107,6 +107,45 @@ TEST_P(TransposedBinary, BitForBitOnEveryShape) {
   }
 }
 
+// A channels_last operand with a contiguous one: a batch of C x HW planes,
+// one transposed per image.
+template <typename T>
+void check_channels_last(const Shape& sizes) {
+  SCOPED_TRACE(testing::Message() << (sizeof(T) == 4 ? "float32 " : "float64 ") << sizes[0] << "x" << sizes[1]
+                                  << "x" << sizes[2] << "x" << sizes[3] << " channels_last");
+  const tsr_dtype d = std::is_same_v<T, float> ? TSR_FLOAT32 : TSR_FLOAT64;
+  const int64_t n = sizes[0] * sizes[1] * sizes[2] * sizes[3];
+  Tensor a = filled<T>(1, n, 3), flat = filled<T>(1, n, 4);
+  a = make_view(a, sizes, contiguous_strides(sizes), 0);
+  Tensor b = empty_cpu(sizes, d, TSR_CHANNELS_LAST);
+  std::memcpy(b.data_ptr(), flat.data_ptr(), size_t(n) * sizeof(T));
+  for (BinaryOp op : {BinaryOp::Add, BinaryOp::Div}) {
+    Tensor out = binary(op, a, b);
+    const T *pa = static_cast<const T*>(a.data_ptr()), *pb = static_cast<const T*>(b.data_ptr()),
+            *po = static_cast<const T*>(out.data_ptr());
+    int bad = 0;
+    for (int64_t i0 = 0; i0 < sizes[0]; ++i0)
+      for (int64_t i1 = 0; i1 < sizes[1]; ++i1)
+        for (int64_t i2 = 0; i2 < sizes[2]; ++i2)
+          for (int64_t i3 = 0; i3 < sizes[3]; ++i3) {
+            auto at = [&](const Tensor& t, const T* p) {
+              const Shape& st = t.strides();
+              return p[i0 * st[0] + i1 * st[1] + i2 * st[2] + i3 * st[3]];
+            };
+            const T want = reference(op, at(a, pa), at(b, pb));
+            if (!same_bits(at(out, po), want) && bad++ < 3)
+              ADD_FAILURE() << "op " << int(op) << " at [" << i0 << ", " << i1 << ", " << i2 << ", " << i3 << "]";
+          }
+  }
+}
+
+TEST_P(TransposedBinary, ChannelsLastWithContiguous) {
+  for (const Shape& sizes : {Shape{2, 16, 8, 8}, Shape{3, 5, 7, 3}, Shape{2, 70, 9, 11}}) {
+    check_channels_last<float>(sizes);
+    check_channels_last<double>(sizes);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Threads, TransposedBinary, testing::Values(1, 2));
 
 }  // namespace

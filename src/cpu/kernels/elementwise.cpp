@@ -104,39 +104,51 @@ constexpr int kNoSimd = -1;
 // with copy.h's register micro-tiles (8x8 AVX for 4-byte elements; an
 // element-by-element gather took half the time of the whole op) and each
 // tile row goes through the SIMD kernel, so both inputs are read with
-// locality. Bands of TB output rows are split over threads. False when the
-// geometry is not of that form.
+// locality. Bands of TB output rows (of every plane, for a batch of planes)
+// are split over threads. False when the geometry is not of that form.
 template <typename T>
 bool run_binary_transposed(simd::Bin op, const LoopGeometry<3>& g, char* const base[3]) {
   constexpr int64_t E = sizeof(T), TB = 64;
-  if (g.sizes.size() != 2 || g.strides[0][0] != E) return false;
+  // 2-D, or a batch of 2-D planes (a channels_last operand with a
+  // contiguous one: planes C x HW per image).
+  const size_t nd = g.sizes.size();
+  if ((nd != 2 && nd != 3) || g.strides[0][0] != E) return false;
   int t = 0;  // the transposed operand (1 or 2)
   for (int k = 1; k <= 2; ++k)
     if (g.strides[k][0] != E && g.strides[k][1] == E && g.strides[k][0] != 0) t = k;
   if (t == 0 || g.strides[3 - t][0] != E) return false;
   const int u = 3 - t;
   const int64_t n0 = g.sizes[0], n1 = g.sizes[1], st0 = g.strides[t][0];
-  const int64_t bands = (n1 + TB - 1) / TB;
-  parallel_for(bands, std::max<int64_t>(1, kGrainSize / (TB * n0)), [&](int64_t band_begin, int64_t band_end) {
-    const int64_t row_begin = band_begin * TB, row_end = std::min(n1, band_end * TB);
-    // float32/float64 add, sub, mul, div: transposed in registers on the way.
-    if (fused_transposed_binary(op, E, base[0] + row_begin * g.strides[0][1], g.strides[0][1],
-                                base[u] + row_begin * g.strides[u][1], g.strides[u][1], base[t] + row_begin * E,
-                                st0, n0, row_end - row_begin, t == 2))
-      return;
+  const int64_t bands = (n1 + TB - 1) / TB, planes = nd == 3 ? g.sizes[2] : 1;
+  // Work items: (plane, band of TB rows), plane-major.
+  parallel_for(planes * bands, std::max<int64_t>(1, kGrainSize / (TB * n0)), [&](int64_t item_begin, int64_t item_end) {
     alignas(64) T buf[TB * TB];
-    for (int64_t i1 = row_begin; i1 < row_end; i1 += TB) {
-      const int64_t m1 = std::min(TB, n1 - i1);
-      for (int64_t i0 = 0; i0 < n0; i0 += TB) {
-        const int64_t m0 = std::min(TB, n0 - i0);
-        // buf[r * TB + c] = transposed operand at (row i1 + r, column i0 + c).
-        transpose_block(reinterpret_cast<char*>(buf), base[t] + i1 * E + i0 * st0, m0, m1, TB * E, st0, E);
-        for (int64_t r = 0; r < m1; ++r) {
-          char* o = base[0] + (i1 + r) * g.strides[0][1] + i0 * E;
-          const char* un = base[u] + (i1 + r) * g.strides[u][1] + i0 * E;
-          const T* tr = buf + r * TB;
-          if (t == 2) simd::binary(op, simd_dtype<T>(), o, un, tr, m0, simd::Bcast::None);
-          else simd::binary(op, simd_dtype<T>(), o, tr, un, m0, simd::Bcast::None);
+    for (int64_t item = item_begin; item < item_end;) {
+      const int64_t plane = item / bands, band_begin = item % bands;
+      const int64_t band_end = std::min(bands, band_begin + (item_end - item));
+      item += band_end - band_begin;
+      char* const p[3] = {base[0] + (nd == 3 ? plane * g.strides[0][2] : 0),
+                          base[1] + (nd == 3 ? plane * g.strides[1][2] : 0),
+                          base[2] + (nd == 3 ? plane * g.strides[2][2] : 0)};
+      const int64_t row_begin = band_begin * TB, row_end = std::min(n1, band_end * TB);
+      // float32/float64 add, sub, mul, div: transposed in registers on the way.
+      if (fused_transposed_binary(op, E, p[0] + row_begin * g.strides[0][1], g.strides[0][1],
+                                  p[u] + row_begin * g.strides[u][1], g.strides[u][1], p[t] + row_begin * E, st0,
+                                  n0, row_end - row_begin, t == 2))
+        continue;
+      for (int64_t i1 = row_begin; i1 < row_end; i1 += TB) {
+        const int64_t m1 = std::min(TB, n1 - i1);
+        for (int64_t i0 = 0; i0 < n0; i0 += TB) {
+          const int64_t m0 = std::min(TB, n0 - i0);
+          // buf[r * TB + c] = transposed operand at (row i1 + r, column i0 + c).
+          transpose_block(reinterpret_cast<char*>(buf), p[t] + i1 * E + i0 * st0, m0, m1, TB * E, st0, E);
+          for (int64_t r = 0; r < m1; ++r) {
+            char* o = p[0] + (i1 + r) * g.strides[0][1] + i0 * E;
+            const char* un = p[u] + (i1 + r) * g.strides[u][1] + i0 * E;
+            const T* tr = buf + r * TB;
+            if (t == 2) simd::binary(op, simd_dtype<T>(), o, un, tr, m0, simd::Bcast::None);
+            else simd::binary(op, simd_dtype<T>(), o, tr, un, m0, simd::Bcast::None);
+          }
         }
       }
     }
