@@ -31,7 +31,14 @@ typedef enum tg_op {
   TG_CAT, TG_STACK, TG_WHERE, TG_POW_SCALAR, TG_POW, TG_CLAMP,
   TG_INDEX_SELECT, TG_GATHER, TG_EMBEDDING,
   /* convolutional layers (tests/golden/gen_cnn.py) */
-  TG_CONV2D, TG_MAX_POOL2D, TG_MAX_POOL2D_INDICES, TG_AVG_POOL2D, TG_ADAPTIVE_AVG_POOL2D, TG_BATCH_NORM
+  TG_CONV2D, TG_MAX_POOL2D, TG_MAX_POOL2D_INDICES, TG_AVG_POOL2D, TG_ADAPTIVE_AVG_POOL2D, TG_BATCH_NORM,
+  /* scans and products (tests/golden/gen_reductions_more.py) */
+  TG_CUMSUM, TG_CUMPROD, TG_PROD, TG_PROD_DIM,
+  TG_VAR, TG_STD, TG_VAR_MEAN_VAR, TG_VAR_MEAN_MEAN, TG_STD_MEAN_STD, TG_STD_MEAN_MEAN, TG_LOGSUMEXP, TG_ANY, TG_ALL, TG_ANY_DIM, TG_ALL_DIM,
+  TG_MIN, TG_MIN_DIM_VALUES, TG_MIN_DIM_INDICES, TG_ARGMIN,
+  /* pointwise math (tests/golden/gen_pointwise.py) */
+  TG_SILU, TG_LEAKY_RELU, TG_ELU, TG_SOFTPLUS, TG_HARDTANH, TG_SIN, TG_COS, TG_RSQRT,
+  TG_RECIPROCAL, TG_FLOOR, TG_CEIL, TG_ROUND, TG_TRUNC, TG_SIGN, TG_CLAMP_TENSOR, TG_BMM, TG_OUTER, TG_BADDBMM
 } tg_op;
 
 /* x = base.as_strided(sizes, strides, offset), base a 1-D contiguous tensor
@@ -123,6 +130,13 @@ static inline void tg_make_input(const tg_input* in, tsr_tensor** base, tsr_tens
 }
 
 /* Applies one step; returns its status (the result in *out on TSR_OK). */
+/* args[i] holding the bits of a double (pointwise parameters). */
+static inline double tg_arg_double(const int64_t* args, int i) {
+  double v;
+  memcpy(&v, &args[i], sizeof v);
+  return v;
+}
+
 static inline tsr_status tg_apply(tsr_tensor* const* r, const tg_step* s, tsr_tensor** out) {
   const tsr_tensor* a = r[s->a];
   const tsr_tensor* b = s->b >= 0 ? r[s->b] : NULL;
@@ -191,6 +205,27 @@ static inline tsr_status tg_apply(tsr_tensor* const* r, const tg_step* s, tsr_te
       memcpy(&hi, &g[3], sizeof hi);
       return tsr_clamp(a, g[0] ? &lo : NULL, g[1] ? &hi : NULL, out);
     }
+    /* pointwise math; args: the bits of each double parameter */
+    case TG_SILU: return tsr_silu(a, out);
+    case TG_LEAKY_RELU: return tsr_leaky_relu(a, tg_arg_double(g, 0), out);
+    case TG_ELU: return tsr_elu(a, tg_arg_double(g, 0), out);
+    case TG_SOFTPLUS: return tsr_softplus(a, tg_arg_double(g, 0), tg_arg_double(g, 1), out);
+    case TG_HARDTANH: return tsr_hardtanh(a, tg_arg_double(g, 0), tg_arg_double(g, 1), out);
+    case TG_SIN: return tsr_sin(a, out);
+    case TG_COS: return tsr_cos(a, out);
+    case TG_RSQRT: return tsr_rsqrt(a, out);
+    case TG_RECIPROCAL: return tsr_reciprocal(a, out);
+    case TG_FLOOR: return tsr_floor(a, out);
+    case TG_CEIL: return tsr_ceil(a, out);
+    case TG_ROUND: return tsr_round(a, out);
+    case TG_TRUNC: return tsr_trunc(a, out);
+    case TG_SIGN: return tsr_sign(a, out);
+    /* args: min, max registers (-1: None) */
+    case TG_BMM: return tsr_bmm(a, b, out);
+    case TG_OUTER: return tsr_outer(a, b, out);
+    /* args: batch2 register, bits of beta, bits of alpha */
+    case TG_BADDBMM: return tsr_baddbmm(a, b, r[g[0]], tg_arg_double(g, 1), tg_arg_double(g, 2), out);
+    case TG_CLAMP_TENSOR: return tsr_clamp_tensor(a, g[0] >= 0 ? r[g[0]] : NULL, g[1] >= 0 ? r[g[1]] : NULL, out);
     case TG_INDEX_SELECT: return tsr_index_select(a, g[0], b, out);
     case TG_GATHER: return tsr_gather(a, g[0], b, out);
     case TG_EMBEDDING: return tsr_embedding(a, b, out); /* a: weight, b: indices */
@@ -221,6 +256,44 @@ static inline tsr_status tg_apply(tsr_tensor* const* r, const tg_step* s, tsr_te
       tsr_tensor_release(rm);
       tsr_tensor_release(rv);
       return st;
+    }
+    /* scans and products; dtype codes: -1 for none (torch's default). */
+    case TG_CUMSUM:
+    case TG_CUMPROD:
+    case TG_PROD:
+    case TG_PROD_DIM: {
+      const int64_t code = s->op == TG_PROD ? g[0] : g[1];
+      const tsr_dtype d = (tsr_dtype)code, *dp = code >= 0 ? &d : NULL;
+      if (s->op == TG_CUMSUM) return tsr_cumsum(a, g[0], dp, out);
+      if (s->op == TG_CUMPROD) return tsr_cumprod(a, g[0], dp, out);
+      if (s->op == TG_PROD) return tsr_prod(a, dp, out);
+      return tsr_prod_dim(a, g[0], s->keepdim, dp, out);
+    }
+    /* var/std family: args = correction, dims... */
+    case TG_LOGSUMEXP: return tsr_logsumexp(a, s->nargs, g, s->keepdim, out);
+    case TG_ANY: return tsr_any(a, out);
+    case TG_ALL: return tsr_all(a, out);
+    case TG_ANY_DIM: return tsr_any_dim(a, g[0], s->keepdim, out);
+    case TG_ALL_DIM: return tsr_all_dim(a, g[0], s->keepdim, out);
+    case TG_MIN: return tsr_min(a, out);
+    case TG_MIN_DIM_VALUES: return tsr_min_dim(a, g[0], s->keepdim, out, NULL);
+    case TG_MIN_DIM_INDICES: return tsr_min_dim(a, g[0], s->keepdim, NULL, out);
+    case TG_ARGMIN: return tsr_argmin(a, g[0], s->keepdim, out);
+    case TG_VAR: return tsr_var(a, s->nargs - 1, g + 1, g[0], s->keepdim, out);
+    case TG_STD: return tsr_std(a, s->nargs - 1, g + 1, g[0], s->keepdim, out);
+    case TG_VAR_MEAN_VAR:
+    case TG_VAR_MEAN_MEAN:
+    case TG_STD_MEAN_STD:
+    case TG_STD_MEAN_MEAN: {
+      tsr_tensor *first = NULL, *mean = NULL;
+      const bool is_std = s->op == TG_STD_MEAN_STD || s->op == TG_STD_MEAN_MEAN;
+      tsr_status st = is_std ? tsr_std_mean(a, s->nargs - 1, g + 1, g[0], s->keepdim, &first, &mean)
+                             : tsr_var_mean(a, s->nargs - 1, g + 1, g[0], s->keepdim, &first, &mean);
+      if (st != TSR_OK) return st;
+      const bool want_mean = s->op == TG_VAR_MEAN_MEAN || s->op == TG_STD_MEAN_MEAN;
+      *out = want_mean ? mean : first;
+      tsr_tensor_release(want_mean ? first : mean);
+      return TSR_OK;
     }
   }
   cr_assert_fail("unknown golden op %d", (int)s->op);

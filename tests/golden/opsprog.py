@@ -57,6 +57,11 @@ def _reduce(fn, x, a, keepdim):
     return fn(x, dim=tuple(a), keepdim=keepdim)
 
 
+def _var(fn, r, s):
+    dims = tuple(s["args"][1:]) or None
+    return fn(r[s["a"]], dims, correction=s["args"][0], keepdim=s["keepdim"])
+
+
 def _as_strided(x, a):
     n = a[0]
     return x.as_strided(a[1:1 + n], a[1 + n:1 + 2 * n], a[1 + 2 * n])
@@ -130,6 +135,47 @@ OPS = {
     "AVG_POOL2D": lambda r, s: _avg_pool2d(r, s),
     "ADAPTIVE_AVG_POOL2D": lambda r, s: torch.nn.functional.adaptive_avg_pool2d(r[s["a"]], s["args"][:2]),
     "BATCH_NORM": lambda r, s: _batch_norm(r, s),
+    # scans and products (gen_reductions_more.py); a dtype code of -1 is None.
+    "CUMSUM": lambda r, s: torch.cumsum(r[s["a"]], s["args"][0], dtype=CODE_DTYPE.get(s["args"][1])),
+    "CUMPROD": lambda r, s: torch.cumprod(r[s["a"]], s["args"][0], dtype=CODE_DTYPE.get(s["args"][1])),
+    "PROD": lambda r, s: torch.prod(r[s["a"]], dtype=CODE_DTYPE.get(s["args"][0])),
+    "PROD_DIM": lambda r, s: torch.prod(r[s["a"]], s["args"][0], s["keepdim"], dtype=CODE_DTYPE.get(s["args"][1])),
+    # var/std family: args = [correction, dims...] (no dims: all).
+    "VAR": lambda r, s: _var(torch.var, r, s),
+    "STD": lambda r, s: _var(torch.std, r, s),
+    "VAR_MEAN_VAR": lambda r, s: _var(torch.var_mean, r, s)[0],
+    "VAR_MEAN_MEAN": lambda r, s: _var(torch.var_mean, r, s)[1],
+    "STD_MEAN_STD": lambda r, s: _var(torch.std_mean, r, s)[0],
+    "STD_MEAN_MEAN": lambda r, s: _var(torch.std_mean, r, s)[1],
+    "LOGSUMEXP": lambda r, s: torch.logsumexp(r[s["a"]], tuple(s["args"]), s["keepdim"]),
+    "ANY": lambda r, s: torch.any(r[s["a"]]),
+    "ALL": lambda r, s: torch.all(r[s["a"]]),
+    "ANY_DIM": lambda r, s: torch.any(r[s["a"]], s["args"][0], s["keepdim"]),
+    "ALL_DIM": lambda r, s: torch.all(r[s["a"]], s["args"][0], s["keepdim"]),
+    "MIN": lambda r, s: torch.min(r[s["a"]]),
+    "MIN_DIM_VALUES": lambda r, s: torch.min(r[s["a"]], s["args"][0], s["keepdim"])[0],
+    "MIN_DIM_INDICES": lambda r, s: torch.min(r[s["a"]], s["args"][0], s["keepdim"])[1],
+    "ARGMIN": lambda r, s: torch.argmin(r[s["a"]], s["args"][0], s["keepdim"]),
+    # pointwise math (gen_pointwise.py); parameters travel as the bits of doubles.
+    "SILU": lambda r, s: torch.nn.functional.silu(r[s["a"]]),
+    "LEAKY_RELU": lambda r, s: torch.nn.functional.leaky_relu(r[s["a"]], *_doubles(s["args"])),
+    "ELU": lambda r, s: torch.nn.functional.elu(r[s["a"]], *_doubles(s["args"])),
+    "SOFTPLUS": lambda r, s: torch.nn.functional.softplus(r[s["a"]], *_doubles(s["args"])),
+    "HARDTANH": lambda r, s: torch.nn.functional.hardtanh(r[s["a"]], *_doubles(s["args"])),
+    "SIN": lambda r, s: torch.sin(r[s["a"]]),
+    "COS": lambda r, s: torch.cos(r[s["a"]]),
+    "RSQRT": lambda r, s: torch.rsqrt(r[s["a"]]),
+    "RECIPROCAL": lambda r, s: torch.reciprocal(r[s["a"]]),
+    "FLOOR": lambda r, s: torch.floor(r[s["a"]]),
+    "CEIL": lambda r, s: torch.ceil(r[s["a"]]),
+    "ROUND": lambda r, s: torch.round(r[s["a"]]),
+    "TRUNC": lambda r, s: torch.trunc(r[s["a"]]),
+    "SIGN": lambda r, s: torch.sign(r[s["a"]]),
+    "CLAMP_TENSOR": lambda r, s: torch.clamp(r[s["a"]], *[_reg(r, i) for i in s["args"][:2]]),
+    "BMM": lambda r, s: torch.bmm(r[s["a"]], r[s["b"]]),
+    "OUTER": lambda r, s: torch.outer(r[s["a"]], r[s["b"]]),
+    "BADDBMM": lambda r, s: torch.baddbmm(r[s["a"]], r[s["b"]], r[s["args"][0]], beta=_doubles(s["args"][1:])[0],
+                                          alpha=_doubles(s["args"][1:])[1]),
 }
 
 
@@ -172,6 +218,11 @@ def _batch_norm(r, s):
 def double_bits(v):
     """The int64 whose bits are the double v (clamp's bounds in args)."""
     return struct.unpack("<q", struct.pack("<d", float(v)))[0]
+
+
+def _doubles(a):
+    """args holding bits(double) each -> the doubles (pointwise parameters)."""
+    return [struct.unpack("<d", struct.pack("<q", v))[0] for v in a]
 
 
 def _clamp_bounds(a):

@@ -47,12 +47,12 @@ from ._memory import (memory_stats, memory_allocated, max_memory_allocated, memo
                       memory_limit)
 from ._serialization import save, load, LoadedTensors, Saver, File, open_file
 from ._dlpack import from_dlpack, from_numpy
-from . import _areas
+from . import _areas, _tensor
 from . import optim, nn, profiler  # torch.optim, torch.nn (init, functional, utils), torch.profiler
 
 # The ops of each area module (indexing, sorting, losses, ...): tessera.X,
 # and their Tensor methods (Tensor.X).
-_areas.install(globals(), Tensor)
+_areas.install(globals(), _tensor.AreaMethods)
 
 __version__ = _core.version_string()
 version_number = _core.version_number  # major*10000 + minor*100 + patch of the loaded library

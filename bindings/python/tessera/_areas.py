@@ -7,10 +7,11 @@ from . import _clip_grad, _indexing, _linalg, _loss, _pointwise, _reductions, _s
 AREAS = (_pointwise, _linalg, _reductions, _sorting, _shape_ops, _indexing, _loss, _clip_grad)
 
 
-def install(namespace, tensor_class):
+def install(namespace, methods_class):
     """Puts each area's functions into namespace (tessera's globals) and its
-    Tensor methods onto tensor_class."""
+    Tensor methods onto methods_class (_tensor.AreaMethods, a base of
+    Tensor)."""
     for area in AREAS:
         namespace.update({name: getattr(area, name) for name in area.__all__})
         for name, method in area.TENSOR_METHODS.items():
-            setattr(tensor_class, name, method)
+            setattr(methods_class, name, method)

@@ -88,7 +88,15 @@ def scalar_tensor(value, like):
     return _N.from_int64([int(value)], (), code)
 
 
-class Tensor(_N, Closable):
+class AreaMethods:
+    """The Tensor methods of the op-area modules (indexing, sorting, ...),
+    which _areas.install sets here: a plain class ahead of the native type
+    among Tensor's bases, because the SWIG -builtin type refuses new
+    attributes. Methods of Tensor's own body still come first."""
+    __slots__ = ()
+
+
+class Tensor(AreaMethods, _N, Closable):
     """A strided view of typed elements, with PyTorch's semantics.
 
     Create tensors with the factories (tessera.zeros, tessera.tensor, ...);
@@ -345,7 +353,11 @@ class Tensor(_N, Closable):
     def clamp(self, min=None, max=None):
         """Elements limited to [min, max]; either bound may be None (not both)."""
         if isinstance(min, _N) or isinstance(max, _N):
-            raise TypeError("clamp: min and max must be numbers or None (tensor bounds are not supported)")
+            # Tensor bounds (torch's clamp.Tensor): both tensors or None.
+            if not all(b is None or isinstance(b, _N) for b in (min, max)):
+                raise TypeError("clamp() received an invalid combination of arguments: min and max must be "
+                                "both tensors (or None) or both numbers (or None)")
+            return _core.pointwise_clamp_tensor(self, min, max)
         return _N.clamp(self, min is not None, 0.0 if min is None else min,
                         max is not None, 0.0 if max is None else max)
 

@@ -2,4 +2,6 @@
 import enum
 from typing import Any
 
+from . import _nn_functional as functional
 from . import _init as init
+from . import _nn_utils as utils
