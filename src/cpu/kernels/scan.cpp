@@ -34,8 +34,14 @@ using scan_acc_t = std::conditional_t<
 
 template <typename A>
 inline A combine(ScanOp op, A acc, A x) {  // op is a constant where inlined
-  if constexpr (std::is_same_v<A, bool>) return op == ScanOp::kSum ? (acc || x) : (acc && x);
-  else return op == ScanOp::kSum ? A(acc + x) : A(acc * x);
+  if constexpr (std::is_same_v<A, bool>) {
+    return op == ScanOp::kSum ? (acc || x) : (acc && x);
+  } else if constexpr (std::is_integral_v<A>) {  // wraps on overflow, as torch (unsigned: defined)
+    using U = std::make_unsigned_t<A>;
+    return op == ScanOp::kSum ? A(U(acc) + U(x)) : A(U(acc) * U(x));
+  } else {
+    return op == ScanOp::kSum ? A(acc + x) : A(acc * x);
+  }
 }
 
 struct Geometry {
