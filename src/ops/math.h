@@ -33,6 +33,14 @@ Tensor mean(const Tensor& a, const Shape& dims, bool keepdim);
 std::pair<Tensor, Tensor> max_dim(const Tensor& a, int64_t dim, bool keepdim);
 Tensor max(const Tensor& a);
 Tensor argmax(const Tensor& a, int64_t dim, bool keepdim);
+// The backwards of max/min(dim) and max/min(), shared by both: grad
+// [reduced sizes] put at each selected index of a zero [input_sizes] tensor
+// (dim already wrapped; ValueSelectingReductionBackward0), and grad split
+// evenly among the input's elements equal to result
+// (EvenlyDistributeBackward0). Neither is differentiable again, as in torch.
+Tensor value_selecting_reduction_backward(const Tensor& grad, const Tensor& indices, const Shape& input_sizes,
+                                          int64_t dim, bool keepdim);
+Tensor evenly_distribute_backward(const Tensor& grad, const Tensor& input, const Tensor& result);
 
 Tensor log_softmax(const Tensor& a, int64_t dim);
 Tensor nll_loss(const Tensor& logp, const Tensor& target);

@@ -1,13 +1,14 @@
 // min primitives: min(dim) (MinBackward0: the gradient goes to each
 // minimum's index), min() (MinBackward1: split evenly among all minimal
-// elements), and argmin. The backward primitives are max's (reduce.h's
-// max_dim_backward / max_all_backward, which only select by index or by
-// equality with the result), not differentiable again, as torch's.
+// elements), and argmin. The backwards are max's (math.h's
+// value_selecting_reduction_backward / evenly_distribute_backward, which
+// only select by index or by equality with the result).
 #include "autograd/run.h"
 #include "cpu/kernels/map.h"
 #include "cpu/kernels/minmax.h"
 #include "cpu/kernels/reduce.h"
 #include "ops/grad_util.h"
+#include "ops/math.h"
 #include "ops/reductions.h"
 #include "primitive/op_names.h"
 
@@ -21,23 +22,6 @@ using prim::Tensors;
 namespace {
 
 const bool registered = prim::register_op_names({"min"});
-
-class MinDimBackwardOp final : public prim::Primitive {
- public:
-  MinDimBackwardOp(Shape input_sizes, int64_t dim, bool keepdim)
-      : input_sizes_(std::move(input_sizes)), dim_(dim), keepdim_(keepdim) {}
-  const char* name() const override { return "ValueSelectingReductionBackward0"; }
-  const char* op() const override { return "value_selecting_reduction_backward"; }
-  std::vector<TensorMeta> output_meta(const Tensors& in) const override { return {{input_sizes_, in[0].dtype()}}; }
-  Tensors eval_cpu(const Tensors& in) override {
-    return {kernels::max_dim_backward(in[0], in[1], input_sizes_, dim_, keepdim_)};
-  }
-
- private:
-  Shape input_sizes_;
-  int64_t dim_;
-  bool keepdim_;
-};
 
 class MinDim final : public prim::Primitive {
  public:
@@ -59,21 +43,14 @@ class MinDim final : public prim::Primitive {
   prim::SaveSpec save_spec(const prim::RequiresGrad&) const override { return {0, bit(1)}; }
   Tensors backward(const BackwardContext& ctx) override {
     const Shape& sizes = ctx.input_meta(0).sizes;
-    return {run1<MinDimBackwardOp>({ctx.grad(0), ctx.output(1)}, sizes,
-                                   sizes.empty() ? int64_t(0) : wrap_dim(dim_, int64_t(sizes.size())), keepdim_)};
+    return {value_selecting_reduction_backward(ctx.grad(0), ctx.output(1), sizes,
+                                               sizes.empty() ? int64_t(0) : wrap_dim(dim_, int64_t(sizes.size())),
+                                               keepdim_)};
   }
 
  private:
   int64_t dim_;
   bool keepdim_;
-};
-
-class MinAllBackwardOp final : public prim::Primitive {
- public:
-  const char* name() const override { return "EvenlyDistributeBackward0"; }
-  const char* op() const override { return "evenly_distribute_backward"; }
-  std::vector<TensorMeta> output_meta(const Tensors& in) const override { return {{in[1].sizes(), in[0].dtype()}}; }
-  Tensors eval_cpu(const Tensors& in) override { return {kernels::max_all_backward(in[0], in[1], in[2])}; }
 };
 
 class MinAll final : public prim::Primitive {
@@ -84,7 +61,7 @@ class MinAll final : public prim::Primitive {
   Tensors eval_cpu(const Tensors& in) override { return {kernels::min_all(in[0])}; }
   prim::SaveSpec save_spec(const prim::RequiresGrad&) const override { return {bit(0), bit(0)}; }
   Tensors backward(const BackwardContext& ctx) override {
-    return {run1<MinAllBackwardOp>({ctx.grad(0), ctx.input(0), ctx.output(0)})};
+    return {evenly_distribute_backward(ctx.grad(0), ctx.input(0), ctx.output(0))};
   }
 };
 

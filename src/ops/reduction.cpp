@@ -88,10 +88,11 @@ class SumToSize final : public prim::Primitive {
   Shape sizes_;
 };
 
-// The backward of max(dim) as a primitive: not differentiable again.
-class MaxDimBackwardOp final : public prim::Primitive {
+// The backward of max(dim) and min(dim) as a primitive: not differentiable
+// again.
+class ValueSelectingBackward final : public prim::Primitive {
  public:
-  MaxDimBackwardOp(Shape input_sizes, int64_t dim, bool keepdim)
+  ValueSelectingBackward(Shape input_sizes, int64_t dim, bool keepdim)
       : input_sizes_(std::move(input_sizes)), dim_(dim), keepdim_(keepdim) {}
   const char* name() const override { return "ValueSelectingReductionBackward0"; }
   const char* op() const override { return "value_selecting_reduction_backward"; }
@@ -129,8 +130,8 @@ class MaxDim final : public prim::Primitive {
   prim::SaveSpec save_spec(const prim::RequiresGrad&) const override { return {0, bit(1)}; }
   Tensors backward(const BackwardContext& ctx) override {
     const Shape& sizes = ctx.input_meta(0).sizes;
-    return {run1<MaxDimBackwardOp>({ctx.grad(0), ctx.output(1)}, sizes,
-                                   wrap_dim(dim_, int64_t(sizes.size())), keepdim_)};
+    return {value_selecting_reduction_backward(ctx.grad(0), ctx.output(1), sizes,
+                                               wrap_dim(dim_, int64_t(sizes.size())), keepdim_)};
   }
 
  private:
@@ -138,8 +139,8 @@ class MaxDim final : public prim::Primitive {
   bool keepdim_;
 };
 
-// The backward of max() as a primitive: not differentiable again.
-class MaxAllBackwardOp final : public prim::Primitive {
+// The backward of max() and min() as a primitive: not differentiable again.
+class EvenlyDistributeBackward final : public prim::Primitive {
  public:
   const char* name() const override { return "EvenlyDistributeBackward0"; }
   const char* op() const override { return "evenly_distribute_backward"; }
@@ -168,7 +169,7 @@ class MaxAll final : public prim::Primitive {
   }
   prim::SaveSpec save_spec(const prim::RequiresGrad&) const override { return {bit(0), bit(0)}; }
   Tensors backward(const BackwardContext& ctx) override {
-    return {run1<MaxAllBackwardOp>({ctx.grad(0), ctx.input(0), ctx.output(0)})};
+    return {evenly_distribute_backward(ctx.grad(0), ctx.input(0), ctx.output(0))};
   }
 };
 
@@ -192,6 +193,14 @@ std::pair<Tensor, Tensor> max_dim(const Tensor& a, int64_t dim, bool keepdim) {
 }
 
 Tensor max(const Tensor& a) { return run1<MaxAll>({a}); }
+
+Tensor value_selecting_reduction_backward(const Tensor& grad, const Tensor& indices, const Shape& input_sizes,
+                                          int64_t dim, bool keepdim) {
+  return run1<ValueSelectingBackward>({grad, indices}, input_sizes, dim, keepdim);
+}
+Tensor evenly_distribute_backward(const Tensor& grad, const Tensor& input, const Tensor& result) {
+  return run1<EvenlyDistributeBackward>({grad, input, result});
+}
 
 Tensor argmax(const Tensor& a, int64_t dim, bool keepdim) {
   if (a.device().type != TSR_DEVICE_CPU) return device::max_dim(device::kernels_for(a.device()), a, dim, keepdim).second;
