@@ -39,19 +39,14 @@ inline void micro_tile_sse2_4x4(char* d, int64_t ldd, const char* s, int64_t lds
   _mm_storeu_ps(reinterpret_cast<float*>(d + 2 * ldd), r2);
   _mm_storeu_ps(reinterpret_cast<float*>(d + 3 * ldd), r3);
 }
-// 4-byte elements: AVX 8x8 transpose (chosen at run time). Stream: the
-// eight 32-byte rows go out as non-temporal stores (d and ldd must then be
-// multiples of 32); the tile loop writes the two halves of each destination
-// line back to back, so the write-combining buffers see whole lines.
-template <bool Stream>
-__attribute__((target("avx"))) inline void micro_tile_avx_8x8(char* d, int64_t ldd,
-                                                             const char* s, int64_t lds) {
-  const float* f = reinterpret_cast<const float*>(s);
-  const int64_t ls = lds / 4;
-  __m256 r0 = _mm256_loadu_ps(f), r1 = _mm256_loadu_ps(f + ls), r2 = _mm256_loadu_ps(f + 2 * ls),
-         r3 = _mm256_loadu_ps(f + 3 * ls), r4 = _mm256_loadu_ps(f + 4 * ls),
-         r5 = _mm256_loadu_ps(f + 5 * ls), r6 = _mm256_loadu_ps(f + 6 * ls),
-         r7 = _mm256_loadu_ps(f + 7 * ls);
+// The 8x8 float transpose in registers: s points at 8 rows of 8 floats,
+// ls floats apart; c[k] = column k of them (s[0][k], ..., s[7][k]). Shared
+// by the copy tiles below and by ops that use the transposed rows at once
+// (transposed_binary.cpp).
+__attribute__((target("avx"))) inline void transpose_regs_avx_8x8(const float* s, int64_t ls, __m256 c[8]) {
+  __m256 r0 = _mm256_loadu_ps(s), r1 = _mm256_loadu_ps(s + ls), r2 = _mm256_loadu_ps(s + 2 * ls),
+         r3 = _mm256_loadu_ps(s + 3 * ls), r4 = _mm256_loadu_ps(s + 4 * ls), r5 = _mm256_loadu_ps(s + 5 * ls),
+         r6 = _mm256_loadu_ps(s + 6 * ls), r7 = _mm256_loadu_ps(s + 7 * ls);
   __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
   __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
   __m256 t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5);
@@ -60,18 +55,43 @@ __attribute__((target("avx"))) inline void micro_tile_avx_8x8(char* d, int64_t l
   __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
   __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
   __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+  c[0] = _mm256_permute2f128_ps(u0, u4, 0x20);
+  c[1] = _mm256_permute2f128_ps(u1, u5, 0x20);
+  c[2] = _mm256_permute2f128_ps(u2, u6, 0x20);
+  c[3] = _mm256_permute2f128_ps(u3, u7, 0x20);
+  c[4] = _mm256_permute2f128_ps(u0, u4, 0x31);
+  c[5] = _mm256_permute2f128_ps(u1, u5, 0x31);
+  c[6] = _mm256_permute2f128_ps(u2, u6, 0x31);
+  c[7] = _mm256_permute2f128_ps(u3, u7, 0x31);
+}
+// The 4x4 double transpose in registers, as the 8x8 one: two unpacks and a
+// 128-bit permute per column.
+__attribute__((target("avx"))) inline void transpose_regs_avx_4x4_64(const double* s, int64_t ls, __m256d c[4]) {
+  const __m256d r0 = _mm256_loadu_pd(s), r1 = _mm256_loadu_pd(s + ls), r2 = _mm256_loadu_pd(s + 2 * ls),
+                r3 = _mm256_loadu_pd(s + 3 * ls);
+  const __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
+  const __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
+  c[0] = _mm256_permute2f128_pd(t0, t2, 0x20);
+  c[1] = _mm256_permute2f128_pd(t1, t3, 0x20);
+  c[2] = _mm256_permute2f128_pd(t0, t2, 0x31);
+  c[3] = _mm256_permute2f128_pd(t1, t3, 0x31);
+}
+
+// 4-byte elements: AVX 8x8 transpose (chosen at run time). Stream: the
+// eight 32-byte rows go out as non-temporal stores (d and ldd must then be
+// multiples of 32); the tile loop writes the two halves of each destination
+// line back to back, so the write-combining buffers see whole lines.
+template <bool Stream>
+__attribute__((target("avx"))) inline void micro_tile_avx_8x8(char* d, int64_t ldd,
+                                                             const char* s, int64_t lds) {
+  __m256 c[8];
+  transpose_regs_avx_8x8(reinterpret_cast<const float*>(s), lds / 4, c);
   float* o = reinterpret_cast<float*>(d);
   const int64_t ld = ldd / 4;
-#define TSR_TILE_STORE(p, v) (Stream ? _mm256_stream_ps(p, v) : _mm256_storeu_ps(p, v))
-  TSR_TILE_STORE(o, _mm256_permute2f128_ps(u0, u4, 0x20));
-  TSR_TILE_STORE(o + ld, _mm256_permute2f128_ps(u1, u5, 0x20));
-  TSR_TILE_STORE(o + 2 * ld, _mm256_permute2f128_ps(u2, u6, 0x20));
-  TSR_TILE_STORE(o + 3 * ld, _mm256_permute2f128_ps(u3, u7, 0x20));
-  TSR_TILE_STORE(o + 4 * ld, _mm256_permute2f128_ps(u0, u4, 0x31));
-  TSR_TILE_STORE(o + 5 * ld, _mm256_permute2f128_ps(u1, u5, 0x31));
-  TSR_TILE_STORE(o + 6 * ld, _mm256_permute2f128_ps(u2, u6, 0x31));
-  TSR_TILE_STORE(o + 7 * ld, _mm256_permute2f128_ps(u3, u7, 0x31));
-#undef TSR_TILE_STORE
+  for (int k = 0; k < 8; ++k) {
+    if constexpr (Stream) _mm256_stream_ps(o + k * ld, c[k]);
+    else _mm256_storeu_ps(o + k * ld, c[k]);
+  }
 }
 // 8-byte elements: AVX 4x4 transpose (chosen at run time), as the 8x8 one:
 // four 32-byte rows in, two unpacks and a 128-bit permute per output row.
@@ -82,22 +102,13 @@ __attribute__((target("avx"))) inline void micro_tile_avx_8x8(char* d, int64_t l
 template <bool Stream>
 __attribute__((target("avx"))) inline void micro_tile_avx_4x4_64(char* d, int64_t ldd,
                                                                 const char* s, int64_t lds) {
-  const __m256d r0 = _mm256_loadu_pd(reinterpret_cast<const double*>(s));
-  const __m256d r1 = _mm256_loadu_pd(reinterpret_cast<const double*>(s + lds));
-  const __m256d r2 = _mm256_loadu_pd(reinterpret_cast<const double*>(s + 2 * lds));
-  const __m256d r3 = _mm256_loadu_pd(reinterpret_cast<const double*>(s + 3 * lds));
-  const __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
-  const __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
-  double* o0 = reinterpret_cast<double*>(d);
-  double* o1 = reinterpret_cast<double*>(d + ldd);
-  double* o2 = reinterpret_cast<double*>(d + 2 * ldd);
-  double* o3 = reinterpret_cast<double*>(d + 3 * ldd);
-#define TSR_TILE_STORE(p, v) (Stream ? _mm256_stream_pd(p, v) : _mm256_storeu_pd(p, v))
-  TSR_TILE_STORE(o0, _mm256_permute2f128_pd(t0, t2, 0x20));
-  TSR_TILE_STORE(o1, _mm256_permute2f128_pd(t1, t3, 0x20));
-  TSR_TILE_STORE(o2, _mm256_permute2f128_pd(t0, t2, 0x31));
-  TSR_TILE_STORE(o3, _mm256_permute2f128_pd(t1, t3, 0x31));
-#undef TSR_TILE_STORE
+  __m256d c[4];
+  transpose_regs_avx_4x4_64(reinterpret_cast<const double*>(s), lds / 8, c);
+  for (int k = 0; k < 4; ++k) {
+    double* o = reinterpret_cast<double*>(d + k * ldd);
+    if constexpr (Stream) _mm256_stream_pd(o, c[k]);
+    else _mm256_storeu_pd(o, c[k]);
+  }
 }
 // 4-byte elements: AVX-512 16x16 transpose (chosen at run time), for the
 // streamed copies of large transposes. Each load is one whole source line

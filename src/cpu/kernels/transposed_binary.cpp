@@ -1,9 +1,8 @@
 #include "cpu/kernels/transposed_binary.h"
 
 #include <algorithm>
-#if defined(__x86_64__)
-#include <immintrin.h>
-#endif
+
+#include "cpu/kernels/transpose_tiles.h"
 
 namespace tsr::kernels {
 
@@ -35,42 +34,6 @@ __attribute__((target("avx"))) inline __m256d vector_op(__m256d x, __m256d y) {
   else return _mm256_div_pd(x, y);
 }
 
-// Rows of t^T for an 8x8 float tile: s points at t[j][i], ls = t's row
-// stride in elements; c[k] = (t[j..j+7][i + k]).
-__attribute__((target("avx"))) inline void transpose8(const float* s, int64_t ls, __m256 c[8]) {
-  __m256 r0 = _mm256_loadu_ps(s), r1 = _mm256_loadu_ps(s + ls), r2 = _mm256_loadu_ps(s + 2 * ls),
-         r3 = _mm256_loadu_ps(s + 3 * ls), r4 = _mm256_loadu_ps(s + 4 * ls), r5 = _mm256_loadu_ps(s + 5 * ls),
-         r6 = _mm256_loadu_ps(s + 6 * ls), r7 = _mm256_loadu_ps(s + 7 * ls);
-  __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
-  __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
-  __m256 t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5);
-  __m256 t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);
-  __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
-  __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
-  __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
-  __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
-  c[0] = _mm256_permute2f128_ps(u0, u4, 0x20);
-  c[1] = _mm256_permute2f128_ps(u1, u5, 0x20);
-  c[2] = _mm256_permute2f128_ps(u2, u6, 0x20);
-  c[3] = _mm256_permute2f128_ps(u3, u7, 0x20);
-  c[4] = _mm256_permute2f128_ps(u0, u4, 0x31);
-  c[5] = _mm256_permute2f128_ps(u1, u5, 0x31);
-  c[6] = _mm256_permute2f128_ps(u2, u6, 0x31);
-  c[7] = _mm256_permute2f128_ps(u3, u7, 0x31);
-}
-
-// The same for a 4x4 double tile.
-__attribute__((target("avx"))) inline void transpose4(const double* s, int64_t ls, __m256d c[4]) {
-  __m256d r0 = _mm256_loadu_pd(s), r1 = _mm256_loadu_pd(s + ls), r2 = _mm256_loadu_pd(s + 2 * ls),
-          r3 = _mm256_loadu_pd(s + 3 * ls);
-  __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
-  __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
-  c[0] = _mm256_permute2f128_pd(t0, t2, 0x20);
-  c[1] = _mm256_permute2f128_pd(t1, t3, 0x20);
-  c[2] = _mm256_permute2f128_pd(t0, t2, 0x31);
-  c[3] = _mm256_permute2f128_pd(t1, t3, 0x31);
-}
-
 // o (n1 rows of n0), u like o, t stored n0 rows of n1; strides in elements.
 template <typename T, simd::Bin Op, bool Rhs>
 __attribute__((target("avx"))) void fused(T* o, int64_t lo, const T* u, int64_t lu, const T* t, int64_t lt,
@@ -85,14 +48,14 @@ __attribute__((target("avx"))) void fused(T* o, int64_t lo, const T* u, int64_t 
         for (int64_t j = j0; j < je; j += M) {
           if constexpr (sizeof(T) == 4) {
             __m256 c[8];
-            transpose8(t + j * lt + i, lt, c);
+            transpose_regs_avx_8x8(t + j * lt + i, lt, c);
             for (int k = 0; k < 8; ++k) {
               const __m256 x = _mm256_loadu_ps(u + (i + k) * lu + j);
               _mm256_storeu_ps(o + (i + k) * lo + j, Rhs ? vector_op<Op>(x, c[k]) : vector_op<Op>(c[k], x));
             }
           } else {
             __m256d c[4];
-            transpose4(t + j * lt + i, lt, c);
+            transpose_regs_avx_4x4_64(t + j * lt + i, lt, c);
             for (int k = 0; k < 4; ++k) {
               const __m256d x = _mm256_loadu_pd(u + (i + k) * lu + j);
               _mm256_storeu_pd(o + (i + k) * lo + j, Rhs ? vector_op<Op>(x, c[k]) : vector_op<Op>(c[k], x));
