@@ -5,21 +5,22 @@
 
 %{
 /* The losses of loss.h; reduction is a tsr_loss_reduction value (the
- * Python layer maps torch's strings onto it). */
+ * Python layer maps torch's strings onto it). Bindings pass an int, which
+ * the C API checks against the enum's range. */
 static TsrTensor* bind_mse_loss(TsrTensor* input, TsrTensor* target, int reduction) {
-  TSR_RETURN_TENSOR(tsr_mse_loss(input, target, reduction, &out));
+  TSR_RETURN_TENSOR(tsr_mse_loss(input, target, (tsr_loss_reduction)reduction, &out));
 }
 static TsrTensor* bind_l1_loss(TsrTensor* input, TsrTensor* target, int reduction) {
-  TSR_RETURN_TENSOR(tsr_l1_loss(input, target, reduction, &out));
+  TSR_RETURN_TENSOR(tsr_l1_loss(input, target, (tsr_loss_reduction)reduction, &out));
 }
 static TsrTensor* bind_smooth_l1_loss(TsrTensor* input, TsrTensor* target, int reduction, double beta) {
-  TSR_RETURN_TENSOR(tsr_smooth_l1_loss(input, target, reduction, beta, &out));
+  TSR_RETURN_TENSOR(tsr_smooth_l1_loss(input, target, (tsr_loss_reduction)reduction, beta, &out));
 }
 static TsrTensor* bind_huber_loss(TsrTensor* input, TsrTensor* target, int reduction, double delta) {
-  TSR_RETURN_TENSOR(tsr_huber_loss(input, target, reduction, delta, &out));
+  TSR_RETURN_TENSOR(tsr_huber_loss(input, target, (tsr_loss_reduction)reduction, delta, &out));
 }
 static TsrTensor* bind_kl_div(TsrTensor* input, TsrTensor* target, int reduction, bool log_target) {
-  TSR_RETURN_TENSOR(tsr_kl_div(input, target, reduction, log_target, &out));
+  TSR_RETURN_TENSOR(tsr_kl_div(input, target, (tsr_loss_reduction)reduction, log_target, &out));
 }
 %}
 
@@ -43,11 +44,11 @@ TsrTensor* bind_kl_div(TsrTensor* input, TsrTensor* target, int reduction, bool 
 /* weight NULL for none. */
 static TsrTensor* bind_nll_loss(TsrTensor* input, TsrTensor* target, TsrTensor* weight, int reduction,
                                 int64_t ignore_index) {
-  TSR_RETURN_TENSOR(tsr_nll_loss(input, target, weight, reduction, ignore_index, &out));
+  TSR_RETURN_TENSOR(tsr_nll_loss(input, target, weight, (tsr_loss_reduction)reduction, ignore_index, &out));
 }
 static TsrTensor* bind_cross_entropy_loss(TsrTensor* input, TsrTensor* target, TsrTensor* weight, int reduction,
                                           int64_t ignore_index, double label_smoothing) {
-  TSR_RETURN_TENSOR(tsr_cross_entropy_loss(input, target, weight, reduction, ignore_index, label_smoothing, &out));
+  TSR_RETURN_TENSOR(tsr_cross_entropy_loss(input, target, weight, (tsr_loss_reduction)reduction, ignore_index, label_smoothing, &out));
 }
 %}
 %newobject bind_nll_loss;
@@ -60,11 +61,11 @@ TsrTensor* bind_cross_entropy_loss(TsrTensor* input, TsrTensor* target, TsrTenso
 %{
 /* weight, pos_weight NULL for none. */
 static TsrTensor* bind_binary_cross_entropy(TsrTensor* input, TsrTensor* target, TsrTensor* weight, int reduction) {
-  TSR_RETURN_TENSOR(tsr_binary_cross_entropy(input, target, weight, reduction, &out));
+  TSR_RETURN_TENSOR(tsr_binary_cross_entropy(input, target, weight, (tsr_loss_reduction)reduction, &out));
 }
 static TsrTensor* bind_binary_cross_entropy_with_logits(TsrTensor* input, TsrTensor* target, TsrTensor* weight,
                                                         TsrTensor* pos_weight, int reduction) {
-  TSR_RETURN_TENSOR(tsr_binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction, &out));
+  TSR_RETURN_TENSOR(tsr_binary_cross_entropy_with_logits(input, target, weight, pos_weight, (tsr_loss_reduction)reduction, &out));
 }
 %}
 %newobject bind_binary_cross_entropy;

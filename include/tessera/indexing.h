@@ -1,6 +1,7 @@
 /**
  * @file tessera/indexing.h
- * @brief Indexing by tensors and masks: masked_fill, masked_select, nonzero, scatter family, index_put_, index_add_, index_copy_, take_along_dim.
+ * @brief Indexing by tensors and masks: masked_fill, masked_select, nonzero,
+ * scatter family, index_put_, index_add_, index_copy_, take_along_dim.
  *
  * Semantics are PyTorch 1.13's (the function named at each entry). Each
  * function returns new tensors through its out parameters (one reference

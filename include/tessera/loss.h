@@ -1,6 +1,7 @@
 /**
  * @file tessera/loss.h
- * @brief Loss functions (torch.nn.functional): mse, l1, smooth_l1, huber, kl_div, nll, cross_entropy, binary cross entropy.
+ * @brief Loss functions (torch.nn.functional): mse, l1, smooth_l1, huber,
+ * kl_div, nll, cross_entropy, binary cross entropy.
  *
  * Semantics are PyTorch 1.13's (the function named at each entry). Each
  * function returns new tensors through its out parameters (one reference
@@ -37,7 +38,7 @@ typedef enum tsr_loss_reduction {
  * shapes that do not broadcast: TSR_ERR_SHAPE_MISMATCH; a dtype the kernel
  * does not take: TSR_ERR_DTYPE_MISMATCH; the common statuses.
  */
-TSR_API tsr_status tsr_mse_loss(const tsr_tensor* input, const tsr_tensor* target, int reduction,
+TSR_API tsr_status tsr_mse_loss(const tsr_tensor* input, const tsr_tensor* target, tsr_loss_reduction reduction,
                                 tsr_tensor** out);
 /**
  * @brief torch.nn.functional.l1_loss(input, target, reduction=...):
@@ -52,7 +53,7 @@ TSR_API tsr_status tsr_mse_loss(const tsr_tensor* input, const tsr_tensor* targe
  * shapes that do not broadcast: TSR_ERR_SHAPE_MISMATCH; an integer mean:
  * TSR_ERR_DTYPE_MISMATCH; the common statuses.
  */
-TSR_API tsr_status tsr_l1_loss(const tsr_tensor* input, const tsr_tensor* target, int reduction,
+TSR_API tsr_status tsr_l1_loss(const tsr_tensor* input, const tsr_tensor* target, tsr_loss_reduction reduction,
                                tsr_tensor** out);
 /**
  * @brief torch.nn.functional.smooth_l1_loss(input, target, reduction=...,
@@ -70,7 +71,7 @@ TSR_API tsr_status tsr_l1_loss(const tsr_tensor* input, const tsr_tensor* target
  * TSR_ERR_SHAPE_MISMATCH; a non-floating dtype: TSR_ERR_DTYPE_MISMATCH; the
  * common statuses.
  */
-TSR_API tsr_status tsr_smooth_l1_loss(const tsr_tensor* input, const tsr_tensor* target, int reduction,
+TSR_API tsr_status tsr_smooth_l1_loss(const tsr_tensor* input, const tsr_tensor* target, tsr_loss_reduction reduction,
                                       double beta, tsr_tensor** out);
 /**
  * @brief torch.nn.functional.huber_loss(input, target, reduction=...,
@@ -88,7 +89,7 @@ TSR_API tsr_status tsr_smooth_l1_loss(const tsr_tensor* input, const tsr_tensor*
  * TSR_ERR_SHAPE_MISMATCH; a non-floating dtype: TSR_ERR_DTYPE_MISMATCH; the
  * common statuses.
  */
-TSR_API tsr_status tsr_huber_loss(const tsr_tensor* input, const tsr_tensor* target, int reduction,
+TSR_API tsr_status tsr_huber_loss(const tsr_tensor* input, const tsr_tensor* target, tsr_loss_reduction reduction,
                                   double delta, tsr_tensor** out);
 /**
  * @brief torch.nn.functional.kl_div(input, target, reduction=...,
@@ -108,7 +109,7 @@ TSR_API tsr_status tsr_huber_loss(const tsr_tensor* input, const tsr_tensor* tar
  * shapes that do not broadcast: TSR_ERR_SHAPE_MISMATCH; a non-floating
  * target: TSR_ERR_DTYPE_MISMATCH; the common statuses.
  */
-TSR_API tsr_status tsr_kl_div(const tsr_tensor* input, const tsr_tensor* target, int reduction,
+TSR_API tsr_status tsr_kl_div(const tsr_tensor* input, const tsr_tensor* target, tsr_loss_reduction reduction,
                               bool log_target, tsr_tensor** out);
 
 /**
@@ -135,7 +136,7 @@ TSR_API tsr_status tsr_kl_div(const tsr_tensor* input, const tsr_tensor* target,
  * TSR_ERR_INVALID_ARGUMENT; the common statuses.
  */
 TSR_API tsr_status tsr_nll_loss(const tsr_tensor* input, const tsr_tensor* target, const tsr_tensor* weight,
-                                int reduction, int64_t ignore_index, tsr_tensor** out);
+                                tsr_loss_reduction reduction, int64_t ignore_index, tsr_tensor** out);
 /**
  * @brief torch.nn.functional.cross_entropy(input, target, weight,
  * ignore_index=, reduction=, label_smoothing=): nll_loss of
@@ -161,7 +162,7 @@ TSR_API tsr_status tsr_nll_loss(const tsr_tensor* input, const tsr_tensor* targe
  * TSR_ERR_DTYPE_MISMATCH.
  */
 TSR_API tsr_status tsr_cross_entropy_loss(const tsr_tensor* input, const tsr_tensor* target,
-                                          const tsr_tensor* weight, int reduction, int64_t ignore_index,
+                                          const tsr_tensor* weight, tsr_loss_reduction reduction, int64_t ignore_index,
                                           double label_smoothing, tsr_tensor** out);
 /**
  * @brief torch.nn.functional.binary_cross_entropy(input, target, weight,
@@ -183,7 +184,7 @@ TSR_API tsr_status tsr_cross_entropy_loss(const tsr_tensor* input, const tsr_ten
  * TSR_ERR_DTYPE_MISMATCH; the common statuses.
  */
 TSR_API tsr_status tsr_binary_cross_entropy(const tsr_tensor* input, const tsr_tensor* target,
-                                            const tsr_tensor* weight, int reduction, tsr_tensor** out);
+                                            const tsr_tensor* weight, tsr_loss_reduction reduction, tsr_tensor** out);
 /**
  * @brief torch.nn.functional.binary_cross_entropy_with_logits(input,
  * target, weight, reduction=, pos_weight=): the stable form of
@@ -205,7 +206,7 @@ TSR_API tsr_status tsr_binary_cross_entropy(const tsr_tensor* input, const tsr_t
  */
 TSR_API tsr_status tsr_binary_cross_entropy_with_logits(const tsr_tensor* input, const tsr_tensor* target,
                                                         const tsr_tensor* weight, const tsr_tensor* pos_weight,
-                                                        int reduction, tsr_tensor** out);
+                                                        tsr_loss_reduction reduction, tsr_tensor** out);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,8 @@
 /**
  * @file tessera/pointwise.h
- * @brief Elementwise math and activations beyond ops.h: silu, leaky_relu, elu, softplus, hardtanh, sin, cos, rsqrt, reciprocal, floor, ceil, round, trunc, sign, clamp with tensor bounds.
+ * @brief Elementwise math and activations beyond ops.h: silu, leaky_relu, elu,
+ * softplus, hardtanh, sin, cos, rsqrt, reciprocal, floor, ceil, round, trunc,
+ * sign, clamp with tensor bounds.
  *
  * Semantics are PyTorch 1.13's (the function named at each entry). Each
  * function returns new tensors through its out parameters (one reference

@@ -1,6 +1,7 @@
 /**
  * @file tessera/reductions.h
- * @brief Scans and statistics: cumsum, cumprod, prod, var/std/var_mean, logsumexp, norm, any/all, min/argmin, minimum/maximum.
+ * @brief Scans and statistics: cumsum, cumprod, prod, var/std/var_mean,
+ * logsumexp, norm, any/all, min/argmin, minimum/maximum.
  *
  * Semantics are PyTorch 1.13's (the function named at each entry). Each
  * function returns new tensors through its out parameters (one reference

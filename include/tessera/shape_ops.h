@@ -1,6 +1,7 @@
 /**
  * @file tessera/shape_ops.h
- * @brief Factories and shape ops: linspace, eye, tril/triu, flip, roll, repeat, tile.
+ * @brief Factories and shape ops: linspace, eye, tril/triu, flip, roll,
+ * repeat, tile.
  *
  * Semantics are PyTorch 1.13's (the function named at each entry). Each
  * function returns new tensors through its out parameters (one reference

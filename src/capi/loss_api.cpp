@@ -21,51 +21,53 @@ tsr_status loss_call(const tsr_tensor* input, const tsr_tensor* target, tsr_tens
 }
 }  // namespace
 
-TSR_EXTERN tsr_status tsr_mse_loss(const tsr_tensor* input, const tsr_tensor* target, int reduction,
+TSR_EXTERN tsr_status tsr_mse_loss(const tsr_tensor* input, const tsr_tensor* target, tsr_loss_reduction reduction,
                                    tsr_tensor** out) {
-  return loss_call(input, target, out, [&](const Tensor& x, const Tensor& y) { return ops::mse_loss(x, y, reduction); });
+  return loss_call(input, target, out,
+                   [&](const Tensor& x, const Tensor& y) { return ops::mse_loss(x, y, reduction); });
 }
 
-TSR_EXTERN tsr_status tsr_l1_loss(const tsr_tensor* input, const tsr_tensor* target, int reduction,
+TSR_EXTERN tsr_status tsr_l1_loss(const tsr_tensor* input, const tsr_tensor* target, tsr_loss_reduction reduction,
                                   tsr_tensor** out) {
   return loss_call(input, target, out, [&](const Tensor& x, const Tensor& y) { return ops::l1_loss(x, y, reduction); });
 }
 
-TSR_EXTERN tsr_status tsr_smooth_l1_loss(const tsr_tensor* input, const tsr_tensor* target, int reduction,
-                                         double beta, tsr_tensor** out) {
+TSR_EXTERN tsr_status tsr_smooth_l1_loss(const tsr_tensor* input, const tsr_tensor* target,
+                                         tsr_loss_reduction reduction, double beta, tsr_tensor** out) {
   return loss_call(input, target, out,
                    [&](const Tensor& x, const Tensor& y) { return ops::smooth_l1_loss(x, y, reduction, beta); });
 }
 
-TSR_EXTERN tsr_status tsr_huber_loss(const tsr_tensor* input, const tsr_tensor* target, int reduction,
+TSR_EXTERN tsr_status tsr_huber_loss(const tsr_tensor* input, const tsr_tensor* target, tsr_loss_reduction reduction,
                                      double delta, tsr_tensor** out) {
   return loss_call(input, target, out,
                    [&](const Tensor& x, const Tensor& y) { return ops::huber_loss(x, y, reduction, delta); });
 }
 
-TSR_EXTERN tsr_status tsr_kl_div(const tsr_tensor* input, const tsr_tensor* target, int reduction, bool log_target,
-                                 tsr_tensor** out) {
+TSR_EXTERN tsr_status tsr_kl_div(const tsr_tensor* input, const tsr_tensor* target, tsr_loss_reduction reduction,
+                                 bool log_target, tsr_tensor** out) {
   return loss_call(input, target, out,
                    [&](const Tensor& x, const Tensor& y) { return ops::kl_div(x, y, reduction, log_target); });
 }
 
 TSR_EXTERN tsr_status tsr_nll_loss(const tsr_tensor* input, const tsr_tensor* target, const tsr_tensor* weight,
-                                   int reduction, int64_t ignore_index, tsr_tensor** out) {
+                                   tsr_loss_reduction reduction, int64_t ignore_index, tsr_tensor** out) {
   return loss_call(input, target, out, [&](const Tensor& x, const Tensor& y) {
     return ops::nll_loss(x, y, weight ? weight->tensor : Tensor(), reduction, ignore_index);
   });
 }
 
 TSR_EXTERN tsr_status tsr_cross_entropy_loss(const tsr_tensor* input, const tsr_tensor* target,
-                                             const tsr_tensor* weight, int reduction, int64_t ignore_index,
-                                             double label_smoothing, tsr_tensor** out) {
+                                             const tsr_tensor* weight, tsr_loss_reduction reduction,
+                                             int64_t ignore_index, double label_smoothing, tsr_tensor** out) {
   return loss_call(input, target, out, [&](const Tensor& x, const Tensor& y) {
     return ops::cross_entropy(x, y, weight ? weight->tensor : Tensor(), reduction, ignore_index, label_smoothing);
   });
 }
 
 TSR_EXTERN tsr_status tsr_binary_cross_entropy(const tsr_tensor* input, const tsr_tensor* target,
-                                               const tsr_tensor* weight, int reduction, tsr_tensor** out) {
+                                               const tsr_tensor* weight, tsr_loss_reduction reduction,
+                                               tsr_tensor** out) {
   return loss_call(input, target, out, [&](const Tensor& x, const Tensor& y) {
     return ops::binary_cross_entropy(x, y, weight ? weight->tensor : Tensor(), reduction);
   });
@@ -73,7 +75,7 @@ TSR_EXTERN tsr_status tsr_binary_cross_entropy(const tsr_tensor* input, const ts
 
 TSR_EXTERN tsr_status tsr_binary_cross_entropy_with_logits(const tsr_tensor* input, const tsr_tensor* target,
                                                            const tsr_tensor* weight, const tsr_tensor* pos_weight,
-                                                           int reduction, tsr_tensor** out) {
+                                                           tsr_loss_reduction reduction, tsr_tensor** out) {
   return loss_call(input, target, out, [&](const Tensor& x, const Tensor& y) {
     return ops::binary_cross_entropy_with_logits(x, y, weight ? weight->tensor : Tensor(),
                                                  pos_weight ? pos_weight->tensor : Tensor(), reduction);
