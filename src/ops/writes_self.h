@@ -40,10 +40,14 @@ class WritesSelf : public prim::Primitive {
   // runs them too. The kernels check index values before writing.
   virtual void check(const prim::Tensors&) const {}
   virtual void write(const Tensor& self, const prim::Tensors& in) = 0;
-  // An input as the write reads it: a snapshot when it shares memory
-  // with self (x.scatter_(0, i, x) reads x before any of it is written).
-  Tensor source(const Tensor& self, const Tensor& t) const {
-    return inplace_ && kernels::may_overlap(self, t) ? kernels::contiguous_copy(t, t.dtype()) : t;
+  // An input the write reads: refused when it shares memory with self,
+  // as torch's assert_no_overlap (the result would depend on the order of
+  // the writes).
+  const Tensor& source(const Tensor& self, const Tensor& t) const {
+    TSR_CHECK(!inplace_ || !kernels::may_overlap(self, t), TSR_ERR_INVALID_ARGUMENT,
+              "unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
+              "single memory location. Please clone() the tensor before performing the operation.");
+    return t;
   }
   bool inplace_;
 };
