@@ -103,6 +103,8 @@ def _split_key(tensor, key):
             advanced.append((dim, _as_tensor([0] if bool(k) else [], dtype=_dtype.int64)))
             dim += 1
         elif isinstance(k, _N):
+            if not _is_mask(k) and k.dtype != _dtype.int64:  # torch's IndexError
+                raise IndexError("tensors used as indices must be long, byte or bool tensors")
             advanced.append((dim, k))
             dim += _N.ndim(k) if _is_mask(k) else 1
         elif hasattr(k, "__index__"):
