@@ -91,8 +91,17 @@ class IndexPut final : public WritesSelf {
     kernels::check_index_tensors(in[0], tail(in, 2));
   }
   void write(const Tensor& self, const Tensors& in) override {
+    const std::vector<Tensor> indices = tail(in, 2);
+    // x[mask] = value with a mask of x's shape: a masked fill, without the
+    // mask's coordinates (torch's Python setitem does the same).
+    if (!accumulate_ && indices.size() == 1 && indices[0].defined() && indices[0].dtype() == TSR_BOOL &&
+        indices[0].sizes() == self.sizes() && in[1].numel() == 1 && in[1].ndim() <= 1 &&
+        is_floating(self.dtype())) {
+      kernels::masked_fill_into(self, indices[0], kernels::scalar_value(source(self, in[1])));
+      return;
+    }
     // Indices are read (and checked) before values are written.
-    const kernels::IndexPlan plan = kernels::plan_index(self, tail(in, 2));
+    const kernels::IndexPlan plan = kernels::plan_index(self, indices);
     kernels::index_put_into(plan, source(self, in[1]), accumulate_);
   }
   bool accumulate_;

@@ -138,7 +138,7 @@ IndexPlan plan_index(const Tensor& self, const std::vector<Tensor>& given) {
   plan.offsets.assign(size_t(nb), 0);
   for (int64_t d : dims) {
     const int64_t size = self.sizes()[size_t(d)], stride = self.strides()[size_t(d)];
-    const Tensor v = contiguous_copy(views::expand_or_self(idx[size_t(d)], bshape), TSR_INT64);
+    const Tensor v = contiguous_as(views::expand_or_self(idx[size_t(d)], bshape), TSR_INT64);
     const int64_t* p = v.data<int64_t>();
     for (int64_t b = 0; b < nb; ++b) {
       int64_t i = p[b];
@@ -243,7 +243,7 @@ void index_put_into(const IndexPlan& plan, const Tensor& values, bool accumulate
 
 Tensor nonzero(const Tensor& x) {
   const int64_t nd = x.ndim();
-  const Tensor b = contiguous_copy(x, TSR_BOOL);
+  const Tensor b = contiguous_as(x, TSR_BOOL);
   const bool* p = b.data<bool>();
   const int64_t n = b.numel();
   int64_t count = 0;
@@ -267,7 +267,7 @@ Tensor nonzero(const Tensor& x) {
 Tensor masked_select(const Tensor& x, const Tensor& mask) {
   const Shape shape = broadcast_shapes(x.sizes(), mask.sizes());
   const Tensor xs = contiguous_or_self(views::expand_or_self(x, shape));
-  const Tensor ms = contiguous_copy(views::expand_or_self(mask, shape), TSR_BOOL);
+  const Tensor ms = contiguous_as(views::expand_or_self(mask, shape), TSR_BOOL);
   const int64_t n = ms.numel(), es = x.element_size();
   const bool* m = ms.data<bool>();
   // Two passes over blocks: count each block's selected elements, then
@@ -299,7 +299,7 @@ Tensor masked_select(const Tensor& x, const Tensor& mask) {
 }
 
 int64_t count_true(const Tensor& mask, const Shape& shape) {
-  const Tensor m = contiguous_copy(views::expand_or_self(mask, shape), TSR_BOOL);
+  const Tensor m = contiguous_as(views::expand_or_self(mask, shape), TSR_BOOL);
   const bool* p = m.data<bool>();
   int64_t n = 0;
   for (int64_t i = 0; i < m.numel(); ++i) n += p[i];
@@ -312,14 +312,22 @@ double scalar_value(const Tensor& t) {
 
 void masked_fill_into(const Tensor& self, const Tensor& mask, double value) {
   if (self.numel() == 0) return;
-  const Tensor m = views::expand_or_self(mask, self.sizes());
+  const Tensor mb = converted(views::expand_or_self(mask, self.sizes()), TSR_BOOL);
   const size_t nd = size_t(std::max<int64_t>(self.ndim(), 1));
   const Shape sizes = self.ndim() ? self.sizes() : Shape{1};
+  const bool dense = is_contiguous_strides(self.sizes(), self.strides()) &&
+                     is_contiguous_strides(mb.sizes(), mb.strides());
   dispatch_all(self.dtype(), [&]<typename T>() {
     const T v = T(compute_t<T>(value));
     T* sp = self.data<T>();
-    const Tensor mb = converted(m, TSR_BOOL);
     const bool* mp = mb.data<bool>();
+    if (dense) {  // one pass over both, split across threads
+      parallel_for(self.numel(), kGrainSize, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i)
+          if (mp[i]) sp[i] = v;
+      });
+      return;
+    }
     walk<2>(sizes, {strides_for(self, nd), strides_for(mb, nd)}, [&](const std::array<int64_t, 2>& o) {
       if (mp[o[1]]) sp[o[0]] = v;
     });

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/layout.h"
 #include "core/tensor.h"
 #include "cpu/kernels/copy.h"
 
@@ -44,9 +45,15 @@ inline Shape strides_for(const Tensor& t, size_t nd, int64_t drop = -1) {
   return s;
 }
 
+// t as a C-contiguous tensor of dtype d: t itself when it already is one
+// (an index or a mask is read, never written, so no copy is needed).
+inline Tensor contiguous_as(const Tensor& t, tsr_dtype d) {
+  return t.dtype() == d && is_contiguous_strides(t.sizes(), t.strides()) ? t : contiguous_copy(t, d);
+}
+
 // The index's values as a contiguous int64 vector.
 inline std::vector<int64_t> index_values(const Tensor& index) {
-  Tensor c = contiguous_copy(index, TSR_INT64);
+  const Tensor c = contiguous_as(index, TSR_INT64);
   const int64_t* p = c.data<int64_t>();
   return std::vector<int64_t>(p, p + c.numel());
 }
@@ -56,7 +63,7 @@ inline int64_t size_or_one(const Tensor& x, int64_t dim) { return x.ndim() ? x.s
 
 // Checks every index of a gather/scatter against size n, before any write.
 inline void check_gather_indices(const Tensor& index, int64_t dim, int64_t n) {
-  Tensor idx = contiguous_copy(index, TSR_INT64);
+  const Tensor idx = contiguous_as(index, TSR_INT64);
   const int64_t* p = idx.data<int64_t>();
   for (int64_t i = 0; i < idx.numel(); ++i)
     TSR_CHECK(p[i] >= 0 && p[i] < n, TSR_ERR_INDEX_OUT_OF_RANGE, "index ", p[i], " is out of bounds for dimension ",

@@ -121,7 +121,7 @@ void scatter_into(const Tensor& self, int64_t dim0, const Tensor& index, const T
   const int64_t cdim = cstrides[size_t(dim)];
   cstrides[size_t(dim)] = 0;
   if (r == ScatterReduce::Mean) count.assign(size_t(self.numel()), include_self ? 1 : 0);
-  const Tensor idx = contiguous_copy(index, TSR_INT64);
+  const Tensor idx = contiguous_as(index, TSR_INT64);
   const int64_t* ip = idx.data<int64_t>();
   const std::array<Shape, 4> strides{strides_for(self, nd, dim), contiguous_strides(isizes), strides_for(src, nd),
                                      cstrides};
