@@ -246,6 +246,14 @@ Test(indexing, integer_bool_and_16_bit_dtypes) {
   v = tg_values(sel);
   cr_expect(v[0] == 1 && v[1] == 3 && v[2] == 4);
   free(v);
+  /* nothing selected (the fuzzer's case: the output is empty) */
+  sel = T(tsr_masked_select(h, bools(ar, 1, (int64_t[]){6}, (bool[]){0, 0, 0, 0, 0, 0}), &o_));
+  cr_expect_eq(tsr_tensor_numel(sel), 0);
+  /* a 0-dim self needs one element per index (fuzzer: it read past the source) */
+  tsr_tensor* s0 = T(tsr_full(0, NULL, 1, TSR_FLOAT32, TSR_CPU, &o_));
+  TSR_ASSERT_FAILS(tsr_index_copy_(s0, 0, LONGS(0), T(tsr_full(2, (int64_t[]){1, 3}, 2, TSR_FLOAT32, TSR_CPU, &o_))),
+                   TSR_ERR_SHAPE_MISMATCH, "needs one element per index");
+  TSR_ASSERT_OK(tsr_index_copy_(s0, 0, LONGS(0), T(tsr_full(1, (int64_t[]){1}, 2, TSR_FLOAT32, TSR_CPU, &o_))));
   /* nonzero of a 0-dim and of an empty tensor */
   tsr_tensor* nz = T(tsr_nonzero(T(tsr_full(0, NULL, 3, TSR_FLOAT32, TSR_CPU, &o_)), &o_));
   tsr_assert_geometry(nz, 2, (int64_t[]){1, 0}, NULL);

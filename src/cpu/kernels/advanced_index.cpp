@@ -249,6 +249,7 @@ Tensor nonzero(const Tensor& x) {
   int64_t count = 0;
   for (int64_t i = 0; i < n; ++i) count += p[i];
   Tensor out = empty_cpu({count, nd}, TSR_INT64);
+  if (nd == 0) return out;  // a 0-dim x: [1, 0] or [0, 0], no coordinates to write
   int64_t* o = out.data<int64_t>();
   std::vector<int64_t> pos(size_t(nd), 0);
   for (int64_t i = 0; i < n; ++i) {
@@ -289,10 +290,11 @@ Tensor masked_select(const Tensor& x, const Tensor& mask) {
   parallel_for(blocks, 4, [&](int64_t b0, int64_t b1) {
     for (int64_t blk = b0; blk < b1; ++blk) {
       char* d = op + start[size_t(blk)] * es;
-      for (int64_t i = blk * kBlock, e = std::min(n, i + kBlock); i < e; ++i) {
-        copy_element(d, sp + i * es, es);  // written always, kept when selected
-        d += m[i] * es;
-      }
+      for (int64_t i = blk * kBlock, e = std::min(n, i + kBlock); i < e; ++i)
+        if (m[i]) {  // only selected ones: the slot after a block's last is the next block's
+          copy_element(d, sp + i * es, es);
+          d += es;
+        }
     }
   });
   return out;

@@ -169,6 +169,13 @@ int64_t check_index_update(const Tensor& self, int64_t dim0, const Tensor& index
       TSR_CHECK(self.sizes()[size_t(d)] == source.sizes()[size_t(d)], TSR_ERR_SHAPE_MISMATCH, "The size of tensor a (",
                 self.sizes()[size_t(d)], ") must match the size of tensor b (", source.sizes()[size_t(d)],
                 ") at non-singleton dimension ", d);
+  // A 0-dim self or source stands for one element per index: the other's
+  // slices must hold one element too.
+  auto slice_numel = [&](const Tensor& t) { return t.ndim() ? t.numel() / std::max<int64_t>(t.sizes()[size_t(dim)], 1) : 1; };
+  if (n > 0 && (self.ndim() == 0 || source.ndim() == 0))
+    TSR_CHECK(slice_numel(self) == 1 && slice_numel(source) == 1, TSR_ERR_SHAPE_MISMATCH, op,
+              "(): a 0-dim self or source needs one element per index (self ", self.sizes(), ", source ",
+              source.sizes(), ")");
   return dim;
 }
 
