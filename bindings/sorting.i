@@ -27,9 +27,9 @@ static TsrTensorList* bind_sorting_pair(tsr_status status, TsrTensor* values, Ts
   }
   return l;
 }
-static TsrTensorList* bind_sort(TsrTensor* x, int64_t dim, bool descending) {
+static TsrTensorList* bind_sort(TsrTensor* x, int64_t dim, bool descending, bool stable) {
   TsrTensor *values = NULL, *indices = NULL;
-  const tsr_status status = tsr_sort(x, dim, descending, &values, &indices); /* before values and indices are read */
+  const tsr_status status = tsr_sort(x, dim, descending, stable, &values, &indices); /* before values and indices are read */
   return bind_sorting_pair(status, values, indices);
 }
 static TsrTensor* bind_argsort(TsrTensor* x, int64_t dim, bool descending) {
@@ -49,7 +49,7 @@ static TsrTensorList* bind_kthvalue(TsrTensor* x, int64_t k, int64_t dim, bool k
 
 %newobject bind_sort;
 %rename(sort) bind_sort;
-TsrTensorList* bind_sort(TsrTensor* x, int64_t dim, bool descending);
+TsrTensorList* bind_sort(TsrTensor* x, int64_t dim, bool descending, bool stable);
 %newobject bind_argsort;
 %rename(argsort) bind_argsort;
 TsrTensor* bind_argsort(TsrTensor* x, int64_t dim, bool descending);

@@ -17,17 +17,19 @@ extern "C" {
 #endif
 
 /**
- * @brief torch.sort(x, dim, descending, stable=True): x's values along dim
- * in order, and where each came from.
+ * @brief torch.sort(x, dim, descending, stable=stable): x's values along
+ * dim in order, and where each came from.
  *
  * Always stable: equal values keep their order (torch's stable=True; its
- * default stable=False may order ties otherwise). NaN is larger than every
- * number (last ascending, first descending); -0.0 and 0.0 are equal. Every
- * dtype. grad_fn SortBackward0: the gradient goes back to the positions
- * indices name (differentiable again).
+ * default, stable=False, may order ties otherwise). stable picks torch's
+ * overload, so the grad_fn name: SortBackward1 for true, SortBackward0 for
+ * false. NaN is larger than every number (last ascending, first
+ * descending); -0.0 and 0.0 are equal. Every dtype. The gradient goes back
+ * to the positions indices name (differentiable again).
  * @param[in]  x          the input, any strides; a 0-dim x is one element
  * @param[in]  dim        the dim, in [-max(ndim,1), max(ndim,1))
  * @param[in]  descending largest first
+ * @param[in]  stable     torch's stable= (the grad_fn name; see above)
  * @param[out] values     new C-contiguous tensor of x's sizes and dtype
  * @param[out] indices    new C-contiguous int64 tensor of x's sizes: each
  *                        value's position along dim in x
@@ -36,7 +38,7 @@ extern "C" {
  * x, values or indices: TSR_ERR_INVALID_ARGUMENT. On failure neither out
  * value is written.
  */
-TSR_API tsr_status tsr_sort(const tsr_tensor* x, int64_t dim, bool descending, tsr_tensor** values,
+TSR_API tsr_status tsr_sort(const tsr_tensor* x, int64_t dim, bool descending, bool stable, tsr_tensor** values,
                             tsr_tensor** indices);
 /**
  * @brief torch.argsort(x, dim, descending): tsr_sort()'s indices only.

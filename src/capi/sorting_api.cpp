@@ -10,13 +10,13 @@
 using namespace tsr;
 using namespace tsr::capi;
 
-TSR_EXTERN tsr_status tsr_sort(const tsr_tensor* x, int64_t dim, bool descending, tsr_tensor** values,
-                               tsr_tensor** indices) {
+TSR_EXTERN tsr_status tsr_sort(const tsr_tensor* x, int64_t dim, bool descending, bool stable,
+                               tsr_tensor** values, tsr_tensor** indices) {
   return guarded([&] {
     const Tensor& t = tensor_of(x, "x");
     require(values, "values");
     require(indices, "indices");
-    auto [v, i] = ops::sort(t, dim, descending);
+    auto [v, i] = ops::sort(t, dim, descending, stable);
     emit(values, v);
     emit(indices, i);
   });
@@ -26,7 +26,7 @@ TSR_EXTERN tsr_status tsr_argsort(const tsr_tensor* x, int64_t dim, bool descend
   return guarded([&] {
     const Tensor& t = tensor_of(x, "x");
     require(out, "out");
-    emit(out, ops::argsort(t, dim, descending));
+    emit(out, ops::sort(t, dim, descending, false).second);
   });
 }
 

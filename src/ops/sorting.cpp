@@ -1,4 +1,4 @@
-// Sorting and selection: sort (SortBackward0), topk (TopkBackward0),
+// Sorting and selection: sort (SortBackward0 / SortBackward1), topk (TopkBackward0),
 // kthvalue (KthvalueBackward0); argsort is sort's indices. The gradient
 // goes back to the positions the indices name: zeros scattered with the
 // output's gradient, itself differentiable (scatter's backward is gather).
@@ -44,8 +44,8 @@ Tensor scattered_back(const Tensor& grad, const Tensor& indices, const TensorMet
 
 class Sort final : public prim::Primitive {
  public:
-  Sort(int64_t dim, bool descending) : dim_(dim), descending_(descending) {}
-  const char* name() const override { return "SortBackward0"; }
+  Sort(int64_t dim, bool descending, bool stable) : dim_(dim), descending_(descending), stable_(stable) {}
+  const char* name() const override { return stable_ ? "SortBackward1" : "SortBackward0"; }
   const char* op() const override { return "sort"; }
   std::vector<TensorMeta> output_meta(const Tensors& in) const override {
     int64_t d = dim_;
@@ -63,7 +63,7 @@ class Sort final : public prim::Primitive {
 
  private:
   int64_t dim_;
-  bool descending_;
+  bool descending_, stable_;
 };
 
 class Topk final : public prim::Primitive {
@@ -142,10 +142,9 @@ std::pair<Tensor, Tensor> pair_of(const Tensors& out) { return {out[0], out[1]};
 
 }  // namespace
 
-std::pair<Tensor, Tensor> sort(const Tensor& x, int64_t dim, bool descending) {
-  return pair_of(autograd::run(std::make_shared<Sort>(dim, descending), {x}));
+std::pair<Tensor, Tensor> sort(const Tensor& x, int64_t dim, bool descending, bool stable) {
+  return pair_of(autograd::run(std::make_shared<Sort>(dim, descending, stable), {x}));
 }
-Tensor argsort(const Tensor& x, int64_t dim, bool descending) { return sort(x, dim, descending).second; }
 std::pair<Tensor, Tensor> topk(const Tensor& x, int64_t k, int64_t dim, bool largest) {
   return pair_of(autograd::run(std::make_shared<Topk>(k, dim, largest), {x}));
 }

@@ -10,8 +10,9 @@
 
 namespace tsr::ops {
 
-std::pair<Tensor, Tensor> sort(const Tensor& x, int64_t dim, bool descending);
-Tensor argsort(const Tensor& x, int64_t dim, bool descending);
+// stable picks torch's overload (SortBackward1 / SortBackward0); the sort
+// is stable either way.
+std::pair<Tensor, Tensor> sort(const Tensor& x, int64_t dim, bool descending, bool stable);
 std::pair<Tensor, Tensor> topk(const Tensor& x, int64_t k, int64_t dim, bool largest);
 std::pair<Tensor, Tensor> kthvalue(const Tensor& x, int64_t k, int64_t dim, bool keepdim);
 

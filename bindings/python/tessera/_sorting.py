@@ -27,13 +27,12 @@ def _flag(value, name):
     return value
 
 
-def sort(input, dim=-1, descending=False, stable=None):
+def sort(input, dim=-1, descending=False, stable=False):
     """torch.sort: values along dim in order and their positions. Always
-    stable (torch's stable=True; with stable=False torch may order ties
-    otherwise); NaN is the largest value."""
-    if stable is not None:
-        _flag(stable, "stable")
-    return SortResult(*_pair(_core.sort(input, operator.index(dim), _flag(descending, "descending"))))
+    stable (with stable=False torch may order ties otherwise; stable picks
+    torch's grad_fn, SortBackward1 or 0); NaN is the largest value."""
+    return SortResult(*_pair(_core.sort(input, operator.index(dim), _flag(descending, "descending"),
+                                        _flag(stable, "stable"))))
 
 
 def argsort(input, dim=-1, descending=False, stable=False):
