@@ -149,3 +149,34 @@ TsrTensor* bind_argmin(TsrTensor* a, int64_t dim, bool keepdim);
 %newobject bind_min_dim;
 %rename(min_dim) bind_min_dim;
 TsrTensorList* bind_min_dim(TsrTensor* a, int64_t dim, bool keepdim);
+
+%{
+/* Extrema and norms; dims travel as an int64 array (empty: all dims). */
+static TsrTensor* bind_maximum(TsrTensor* a, TsrTensor* b) { TSR_RETURN_TENSOR(tsr_maximum(a, b, &out)); }
+static TsrTensor* bind_minimum(TsrTensor* a, TsrTensor* b) { TSR_RETURN_TENSOR(tsr_minimum(a, b, &out)); }
+static TsrTensor* bind_amax(TsrTensor* a, const tsr_i64* array, int64_t length, bool keepdim) {
+  TSR_RETURN_TENSOR(tsr_amax(a, length, (const int64_t*)array, keepdim, &out));
+}
+static TsrTensor* bind_amin(TsrTensor* a, const tsr_i64* array, int64_t length, bool keepdim) {
+  TSR_RETURN_TENSOR(tsr_amin(a, length, (const int64_t*)array, keepdim, &out));
+}
+static TsrTensor* bind_norm(TsrTensor* a, double p, const tsr_i64* array, int64_t length, bool keepdim) {
+  TSR_RETURN_TENSOR(tsr_norm(a, p, length, (const int64_t*)array, keepdim, &out));
+}
+%}
+
+%newobject bind_maximum;
+%rename(maximum) bind_maximum;
+TsrTensor* bind_maximum(TsrTensor* a, TsrTensor* b);
+%newobject bind_minimum;
+%rename(minimum) bind_minimum;
+TsrTensor* bind_minimum(TsrTensor* a, TsrTensor* b);
+%newobject bind_amax;
+%rename(amax) bind_amax;
+TsrTensor* bind_amax(TsrTensor* a, const tsr_i64* array, int64_t length, bool keepdim);
+%newobject bind_amin;
+%rename(amin) bind_amin;
+TsrTensor* bind_amin(TsrTensor* a, const tsr_i64* array, int64_t length, bool keepdim);
+%newobject bind_norm;
+%rename(norm) bind_norm;
+TsrTensor* bind_norm(TsrTensor* a, double p, const tsr_i64* array, int64_t length, bool keepdim);

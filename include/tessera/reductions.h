@@ -252,6 +252,80 @@ TSR_API tsr_status tsr_min_dim(const tsr_tensor* a, int64_t dim, bool keepdim, t
  */
 TSR_API tsr_status tsr_argmin(const tsr_tensor* a, int64_t dim, bool keepdim, tsr_tensor** out);
 
+
+/* ---- extrema and norms --------------------------------------------------- */
+/**
+ * @brief torch.maximum(a, b): the larger of each pair (NaN wins).
+ *
+ * a and b broadcast; dtype torch.result_type(a, b) (bool with bool stays
+ * bool). grad_fn MaximumBackward0: the gradient goes to the larger side,
+ * half to each on ties.
+ * @param[in]  a   any dtype and strides
+ * @param[in]  b   any dtype and strides
+ * @param[out] out new tensor of the broadcast shape (one reference)
+ * @return TSR_OK; shapes that do not broadcast: TSR_ERR_SHAPE_MISMATCH; a
+ * NULL handle: TSR_ERR_INVALID_ARGUMENT.
+ */
+TSR_API tsr_status tsr_maximum(const tsr_tensor* a, const tsr_tensor* b, tsr_tensor** out);
+/**
+ * @brief torch.minimum(a, b): the smaller of each pair (NaN wins). As
+ * tsr_maximum(); grad_fn MinimumBackward0.
+ * @param[in]  a   any dtype and strides
+ * @param[in]  b   any dtype and strides
+ * @param[out] out new tensor of the broadcast shape (one reference)
+ * @return as tsr_maximum().
+ */
+TSR_API tsr_status tsr_minimum(const tsr_tensor* a, const tsr_tensor* b, tsr_tensor** out);
+/**
+ * @brief torch.amax(a, dims, keepdim): the largest value over dims (all
+ * dims when n = 0); NaN propagates.
+ *
+ * grad_fn AmaxBackward0: the gradient is shared evenly among the elements
+ * equal to the result.
+ * @param[in]  a       any dtype and strides
+ * @param[in]  n       number of dims (0: all)
+ * @param[in]  dims    n dims, distinct
+ * @param[in]  keepdim keep the reduced dims as size 1
+ * @param[out] out     new tensor of a's dtype (one reference)
+ * @return TSR_OK; a reduced dim of size 0 ("amax(): Expected reduction dim
+ * 1 to have non-zero size."), or an empty a with n = 0:
+ * TSR_ERR_INDEX_OUT_OF_RANGE; a dim out of range or twice, a NULL handle:
+ * TSR_ERR_INVALID_ARGUMENT.
+ */
+TSR_API tsr_status tsr_amax(const tsr_tensor* a, int64_t n, const int64_t* dims, bool keepdim, tsr_tensor** out);
+/**
+ * @brief torch.amin(a, dims, keepdim): the smallest value over dims. As
+ * tsr_amax(); grad_fn AminBackward0.
+ * @param[in]  a       any dtype and strides
+ * @param[in]  n       number of dims (0: all)
+ * @param[in]  dims    n dims, distinct
+ * @param[in]  keepdim keep the reduced dims as size 1
+ * @param[out] out     new tensor of a's dtype (one reference)
+ * @return as tsr_amax().
+ */
+TSR_API tsr_status tsr_amin(const tsr_tensor* a, int64_t n, const int64_t* dims, bool keepdim, tsr_tensor** out);
+/**
+ * @brief torch.norm(a, p, dims, keepdim): the p-norm over dims (all dims
+ * when n = 0): (sum |a|^p)^(1/p); p = INFINITY the largest |a|, -INFINITY
+ * the smallest, 0 the count of non-zeros; 'fro' is p = 2.
+ *
+ * Accumulates in double; the result has a's dtype. grad_fn NormBackward1
+ * (torch's norm_backward: 0 where the norm is 0 for p = 2, shared among
+ * ties for p = inf).
+ * @param[in]  a       floating dtype, any strides
+ * @param[in]  p       the order
+ * @param[in]  n       number of dims (0: all)
+ * @param[in]  dims    n dims, distinct
+ * @param[in]  keepdim keep the reduced dims as size 1
+ * @param[out] out     new tensor (one reference)
+ * @return TSR_OK; an integer or bool a: TSR_ERR_DTYPE_MISMATCH ("norm():
+ * input dtype should be either floating point or complex. Got Long
+ * instead."); a dim out of range or twice, a NULL handle:
+ * TSR_ERR_INVALID_ARGUMENT.
+ */
+TSR_API tsr_status tsr_norm(const tsr_tensor* a, double p, int64_t n, const int64_t* dims, bool keepdim,
+                            tsr_tensor** out);
+
 #ifdef __cplusplus
 }
 #endif

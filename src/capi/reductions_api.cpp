@@ -173,3 +173,49 @@ TSR_EXTERN tsr_status tsr_argmin(const tsr_tensor* a, int64_t dim, bool keepdim,
     emit(out, ops::argmin(x, dim, keepdim));
   });
 }
+
+TSR_EXTERN tsr_status tsr_maximum(const tsr_tensor* a, const tsr_tensor* b, tsr_tensor** out) {
+  return guarded([&] {
+    const Tensor& x = tensor_of(a, "a");
+    const Tensor& y = tensor_of(b, "b");
+    require(out, "out");
+    emit(out, ops::maximum(x, y));
+  });
+}
+
+TSR_EXTERN tsr_status tsr_minimum(const tsr_tensor* a, const tsr_tensor* b, tsr_tensor** out) {
+  return guarded([&] {
+    const Tensor& x = tensor_of(a, "a");
+    const Tensor& y = tensor_of(b, "b");
+    require(out, "out");
+    emit(out, ops::minimum(x, y));
+  });
+}
+
+TSR_EXTERN tsr_status tsr_amax(const tsr_tensor* a, int64_t n, const int64_t* dims, bool keepdim, tsr_tensor** out) {
+  return guarded([&] {
+    const Tensor& x = tensor_of(a, "a");
+    const Shape d = dims_arg(n, dims);
+    require(out, "out");
+    emit(out, ops::amax(x, d, keepdim));
+  });
+}
+
+TSR_EXTERN tsr_status tsr_amin(const tsr_tensor* a, int64_t n, const int64_t* dims, bool keepdim, tsr_tensor** out) {
+  return guarded([&] {
+    const Tensor& x = tensor_of(a, "a");
+    const Shape d = dims_arg(n, dims);
+    require(out, "out");
+    emit(out, ops::amin(x, d, keepdim));
+  });
+}
+
+TSR_EXTERN tsr_status tsr_norm(const tsr_tensor* a, double p, int64_t n, const int64_t* dims, bool keepdim,
+                               tsr_tensor** out) {
+  return guarded([&] {
+    const Tensor& x = tensor_of(a, "a");
+    const Shape d = dims_arg(n, dims);
+    require(out, "out");
+    emit(out, ops::norm(x, p, d, keepdim));
+  });
+}

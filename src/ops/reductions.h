@@ -38,4 +38,14 @@ std::pair<Tensor, Tensor> min_dim(const Tensor& a, int64_t dim, bool keepdim);
 Tensor min(const Tensor& a);
 Tensor argmin(const Tensor& a, int64_t dim, bool keepdim);
 
+// torch.maximum / minimum (MaximumBackward0 / MinimumBackward0: ties split
+// the gradient in half); torch.amax / amin over dims (all when empty;
+// AmaxBackward0 / AminBackward0: ties share the gradient evenly);
+// torch.norm(a, p, dims, keepdim) (NormBackward1; p may be +-inf).
+Tensor maximum(const Tensor& a, const Tensor& b);
+Tensor minimum(const Tensor& a, const Tensor& b);
+Tensor amax(const Tensor& a, const Shape& dims, bool keepdim);
+Tensor amin(const Tensor& a, const Shape& dims, bool keepdim);
+Tensor norm(const Tensor& a, double p, const Shape& dims, bool keepdim);
+
 }  // namespace tsr::ops

@@ -4,7 +4,8 @@ import operator
 
 from . import _core
 
-__all__ = ["cumsum", "cumprod", "prod", "var", "std", "var_mean", "std_mean", "logsumexp", "any", "all", "min", "argmin"]
+__all__ = ["cumsum", "cumprod", "prod", "var", "std", "var_mean", "std_mean", "logsumexp", "any", "all", "min", "argmin",
+           "maximum", "minimum", "amax", "amin", "norm"]
 # Names also exported by tessera.nn.functional.
 FUNCTIONAL = []
 
@@ -120,14 +121,14 @@ MinResult = collections.namedtuple("min", ["values", "indices"])
 
 def min(input, dim=None, keepdim=False):
     """torch.min: the smallest element (0-dim), or (values, indices) of the
-    first minimum along dim; NaN is the minimum. (torch.min(a, b), the
-    elementwise minimum, is not provided.)"""
+    first minimum along dim; NaN is the minimum. torch.min(a, b) is
+    torch.minimum."""
     if dim is None:
         if keepdim:
             raise TypeError("min() received an invalid combination of arguments - got (keepdim=bool, )")
         return _core.min(input)
-    if not isinstance(dim, int) and hasattr(dim, "shape"):
-        raise TypeError("min(input, other): the elementwise minimum is not available in tessera")
+    if not isinstance(dim, int) and hasattr(dim, "shape"):  # torch.min(a, b): the elementwise minimum
+        return minimum(input, dim)
     return MinResult(*_pair(_core.min_dim(input, operator.index(dim), bool(keepdim))))
 
 
@@ -140,5 +141,40 @@ def argmin(input, dim=None, keepdim=False):
 
 
 # Tensor methods (name -> function), installed on tessera.Tensor by __init__.
-TENSOR_METHODS = {"cumsum": cumsum, "cumprod": cumprod, "prod": prod, "var": var, "std": std, "logsumexp": logsumexp, "any": any, "all": all, "min": min,
+def maximum(input, other):
+    """torch.maximum: the larger of each broadcast pair; NaN wins."""
+    return _core.maximum(input, other)
+
+
+def minimum(input, other):
+    """torch.minimum: the smaller of each broadcast pair; NaN wins."""
+    return _core.minimum(input, other)
+
+
+def amax(input, dim=(), keepdim=False):
+    """torch.amax: the largest value over dim (an int or a sequence; all
+    dims when empty)."""
+    return _core.amax(input, list(_dims(dim)), bool(keepdim))
+
+
+def amin(input, dim=(), keepdim=False):
+    """torch.amin: the smallest value over dim."""
+    return _core.amin(input, list(_dims(dim)), bool(keepdim))
+
+
+def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+    """torch.norm for vector norms: p a number (inf, -inf, 0 included) or
+    'fro' (2) over dim (None: all dims). Matrix norms ('nuc', 2-D p) are not
+    provided."""
+    if p == "fro" or p is None:
+        p = 2.0
+    elif isinstance(p, str):
+        raise NotImplementedError(f"norm: p='{p}' (a matrix norm) is not provided by tessera")
+    if dtype is not None:
+        input = input.to(dtype)
+    return _core.norm(input, float(p), list(_dims(dim)), bool(keepdim))
+
+
+TENSOR_METHODS = {"maximum": maximum, "minimum": minimum, "amax": amax, "amin": amin, "norm": norm,
+                  "cumsum": cumsum, "cumprod": cumprod, "prod": prod, "var": var, "std": std, "logsumexp": logsumexp, "any": any, "all": all, "min": min,
                   "argmin": argmin}

@@ -1,0 +1,156 @@
+// maximum / minimum, amax / amin and norm: primitives with torch 1.13's
+// grad_fns; backward formulas from derivatives.yaml (maximum's half-split
+// ties, amax's even distribution, norm_backward), written with ops so they
+// are differentiable again.
+#include "primitive/op_names.h"
+#include "ops/reductions.h"
+
+#include <cmath>
+
+#include "autograd/run.h"
+#include "cpu/kernels/elementwise.h"
+#include "cpu/kernels/extrema.h"
+#include "cpu/kernels/map.h"
+#include "cpu/kernels/reduce.h"
+#include "ops/compare.h"
+#include "ops/grad_util.h"
+#include "ops/indexing_ops.h"
+#include "ops/nn_functional.h"
+#include "ops/pointwise.h"
+#include "ops/views.h"
+
+namespace tsr::ops {
+
+using autograd::run1;
+using prim::BackwardContext;
+using prim::TensorMeta;
+using prim::Tensors;
+
+namespace {
+
+const bool registered = prim::register_op_names({"maximum", "minimum", "amax", "amin", "norm"});
+
+class Extremum final : public prim::Primitive {
+ public:
+  explicit Extremum(bool max) : max_(max) {}
+  const char* name() const override { return max_ ? "MaximumBackward0" : "MinimumBackward0"; }
+  const char* op() const override { return max_ ? "maximum" : "minimum"; }
+  std::vector<TensorMeta> output_meta(const Tensors& in) const override {
+    return {{broadcast_shapes(in[0].sizes(), in[1].sizes()), kernels::extremum_result_dtype(in[0], in[1])}};
+  }
+  Tensors eval_cpu(const Tensors& in) override {
+    return {max_ ? kernels::maximum(in[0], in[1]) : kernels::minimum(in[0], in[1])};
+  }
+  prim::SaveSpec save_spec(const prim::RequiresGrad&) const override { return {bit(0) | bit(1), 0}; }
+  // where(a == b, g / 2, g), zeroed where the other side wins.
+  Tensors backward(const BackwardContext& ctx) override {
+    const Tensor& g = ctx.grad(0);
+    const Tensor a = ctx.input(0), b = ctx.input(1);
+    const Tensor shared = where(eq(a, b), mul_scalar(g, 0.5), g);
+    Tensor ga, gb;
+    if (ctx.needs_input_grad(0)) ga = to_input(masked_fill(shared, max_ ? lt(a, b) : gt(a, b), 0.0), ctx.input_meta(0));
+    if (ctx.needs_input_grad(1)) gb = to_input(masked_fill(shared, max_ ? gt(a, b) : lt(a, b), 0.0), ctx.input_meta(1));
+    return {ga, gb};
+  }
+
+ private:
+  bool max_;
+};
+
+// g (and a reduction's result) with the reduced dims back as size 1.
+Tensor keep_dims(Tensor t, const std::vector<bool>& mask, bool keepdim) {
+  if (keepdim) return t;
+  for (size_t d = 0; d < mask.size(); ++d)
+    if (mask[d]) t = unsqueeze(t, int64_t(d));
+  return t;
+}
+
+Shape mask_dims(const std::vector<bool>& mask) {
+  Shape dims;
+  for (size_t d = 0; d < mask.size(); ++d)
+    if (mask[d]) dims.push_back(int64_t(d));
+  return dims;
+}
+
+class ExtremeOver final : public prim::Primitive {
+ public:
+  ExtremeOver(bool max, Shape dims, bool keepdim) : max_(max), dims_(std::move(dims)), keepdim_(keepdim) {}
+  const char* name() const override { return max_ ? "AmaxBackward0" : "AminBackward0"; }
+  const char* op() const override { return max_ ? "amax" : "amin"; }
+  std::vector<TensorMeta> output_meta(const Tensors& in) const override {
+    return {{kernels::reduced_sizes(in[0].sizes(), kernels::reduction_mask(in[0], dims_), keepdim_), in[0].dtype()}};
+  }
+  Tensors eval_cpu(const Tensors& in) override {
+    const auto mask = kernels::reduction_mask(in[0], dims_);
+    return {max_ ? kernels::amax(in[0], mask, keepdim_) : kernels::amin(in[0], mask, keepdim_)};
+  }
+  prim::SaveSpec save_spec(const prim::RequiresGrad&) const override { return {bit(0), bit(0)}; }
+  // grad shared evenly among the elements equal to the result.
+  Tensors backward(const BackwardContext& ctx) override {
+    const Tensor x = ctx.input(0);
+    const auto mask = kernels::reduction_mask(x, dims_);
+    const Tensor hit = to_dtype(eq(x, keep_dims(ctx.output(0), mask, keepdim_)), ctx.grad(0).dtype());
+    const Tensor count = sum(hit, mask_dims(mask), true);
+    return {mul(div(keep_dims(ctx.grad(0), mask, keepdim_), count), hit)};
+  }
+
+ private:
+  bool max_;
+  Shape dims_;
+  bool keepdim_;
+};
+
+class Norm final : public prim::Primitive {
+ public:
+  Norm(double p, Shape dims, bool keepdim) : p_(p), dims_(std::move(dims)), keepdim_(keepdim) {}
+  const char* name() const override { return "NormBackward1"; }
+  const char* op() const override { return "norm"; }
+  std::vector<TensorMeta> output_meta(const Tensors& in) const override {
+    TSR_CHECK(is_floating(in[0].dtype()), TSR_ERR_DTYPE_MISMATCH,
+              "norm(): input dtype should be either floating point or complex. Got ",
+              kernels::scalar_type_name(in[0].dtype()), " instead.");
+    return {{kernels::reduced_sizes(in[0].sizes(), kernels::reduction_mask(in[0], dims_), keepdim_), in[0].dtype()}};
+  }
+  Tensors eval_cpu(const Tensors& in) override {
+    output_meta(in);
+    return {kernels::norm(in[0], p_, kernels::reduction_mask(in[0], dims_), keepdim_)};
+  }
+  prim::SaveSpec save_spec(const prim::RequiresGrad&) const override { return {bit(0), bit(0)}; }
+  Tensors backward(const BackwardContext& ctx) override;
+
+ private:
+  double p_;
+  Shape dims_;
+  bool keepdim_;
+};
+
+// torch 1.13's norm_backward.
+Tensors Norm::backward(const BackwardContext& ctx) {
+  const Tensor x = ctx.input(0);
+  const auto mask = kernels::reduction_mask(x, dims_);
+  const Tensor g = keep_dims(ctx.grad(0), mask, keepdim_), n = keep_dims(ctx.output(0), mask, keepdim_);
+  const Tensor zero = kernels::zeros({}, x.dtype());
+  if (p_ == 0) return {mul_scalar(x, 0.0)};
+  if (p_ == 1) return {mul(sign(x), g)};
+  if (p_ == 2) return {mul(x, masked_fill(div(g, n), eq(n, zero), 0.0))};
+  if (std::isinf(p_)) {
+    const Tensor hit = to_dtype(eq(abs(x), n), x.dtype());
+    return {mul(mul(sign(x), div(g, sum(hit, mask_dims(mask), true))), hit)};
+  }
+  if (p_ < 1) {
+    const Tensor r = div(mul(mul(sign(x), pow_scalar(abs(x), p_ - 1)), g), pow_scalar(n, p_ - 1));
+    return {masked_fill(r, eq(x, zero), 0.0)};
+  }
+  const Tensor r = div(mul(mul(x, pow_scalar(abs(x), p_ - 2)), g), pow_scalar(n, p_ - 1));
+  return {masked_fill(r, eq(n, zero), 0.0)};
+}
+
+}  // namespace
+
+Tensor maximum(const Tensor& a, const Tensor& b) { return run1<Extremum>({a, b}, true); }
+Tensor minimum(const Tensor& a, const Tensor& b) { return run1<Extremum>({a, b}, false); }
+Tensor amax(const Tensor& a, const Shape& dims, bool keepdim) { return run1<ExtremeOver>({a}, true, dims, keepdim); }
+Tensor amin(const Tensor& a, const Shape& dims, bool keepdim) { return run1<ExtremeOver>({a}, false, dims, keepdim); }
+Tensor norm(const Tensor& a, double p, const Shape& dims, bool keepdim) { return run1<Norm>({a}, p, dims, keepdim); }
+
+}  // namespace tsr::ops
