@@ -85,6 +85,9 @@ func (t *Tensor) Round() (*Tensor, error) { return t.derive(capi.SwigcptrTensor.
 // Trunc is torch.trunc (torch.fix): rounded toward zero.
 func (t *Tensor) Trunc() (*Tensor, error) { return t.derive(capi.SwigcptrTensor.Trunc) }
 
+// Fix is torch.fix, another name of Trunc.
+func (t *Tensor) Fix() (*Tensor, error) { return t.derive(capi.SwigcptrTensor.Fix) }
+
 // Sign is torch.sign: -1, 0 or 1 in t's dtype.
 func (t *Tensor) Sign() (*Tensor, error) { return t.derive(capi.SwigcptrTensor.Sign) }
 

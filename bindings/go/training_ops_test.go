@@ -49,6 +49,7 @@ func TestTrainingPointwiseAndLinalgMatchPyTorch(t *testing.T) {
 		{"ceil", r.Ceil},
 		{"round", r.Round},
 		{"trunc", r.Trunc},
+		{"trunc", r.Fix}, // torch.fix(r)
 		{"sign", r.Sign},
 		{"clamp_tensor", func() (*tessera.Tensor, error) { return x.ClampTensor(lo, hi) }},      // torch.clamp(x, lo, hi)
 		{"clamp_tensor_min", func() (*tessera.Tensor, error) { return x.ClampTensor(lo, nil) }}, // torch.clamp(x, min=lo)
