@@ -1,8 +1,8 @@
 // tsr_kernel_bench: tessera's CPU kernels (through the C API) side by side
 // with libtorch 1.13 C++ and a hand-written floor, in one process (issue
 // 12, item 7). Prints figures and ratios; never passes or fails.
-// Usage: tsr_kernel_bench [--quick] [--elementwise | --reductions]   (--quick:
-// few rounds, a smoke run; --elementwise / --reductions: those cases only)
+// Usage: tsr_kernel_bench [--quick] [--elementwise | --reductions | --indexing]
+// (--quick: few rounds, a smoke run; the others: those cases only)
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 #include <torch/csrc/api/include/torch/version.h>
@@ -15,6 +15,7 @@
 
 #include "bench_util.h"
 #include "elementwise_bench.h"
+#include "index_bench.h"
 #include "reduce_bench.h"
 
 int main(int argc, char** argv) {
@@ -33,9 +34,15 @@ int main(int argc, char** argv) {
       "clock; cpu = this thread's CPU time (leaves out waiting for a core on a loaded machine).\n",
       rounds);
   const bool only_red = argc > 1 && std::strcmp(argv[argc - 1], "--reductions") == 0;
-  if (!only_red) bench::bench_elementwise(warmup, rounds);
+  const bool only_index = argc > 1 && std::strcmp(argv[argc - 1], "--indexing") == 0;
+  if (!only_red && !only_index) bench::bench_elementwise(warmup, rounds);
   if (only_ew) return 0;
-  bench::bench_reductions(warmup, rounds, 1);
-  if (cores > 1) bench::bench_reductions(warmup, rounds, cores);
+  if (!only_index) {
+    bench::bench_reductions(warmup, rounds, 1);
+    if (cores > 1) bench::bench_reductions(warmup, rounds, cores);
+  }
+  if (only_red) return 0;
+  bench::bench_indexing(warmup, rounds, 1);
+  if (cores > 1) bench::bench_indexing(warmup, rounds, cores);
   return 0;
 }

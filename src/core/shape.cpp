@@ -54,6 +54,19 @@ Shape contiguous_strides(const Shape& sizes) {
   return st;
 }
 
+bool try_broadcast_shapes(const Shape& a, const Shape& b, Shape* out) {
+  const size_t n = std::max(a.size(), b.size());
+  Shape r(n);
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t x = i < n - a.size() ? 1 : a[i - (n - a.size())];
+    const int64_t y = i < n - b.size() ? 1 : b[i - (n - b.size())];
+    if (x != y && x != 1 && y != 1) return false;
+    r[i] = x == 1 ? y : x;
+  }
+  *out = r;
+  return true;
+}
+
 Shape broadcast_shapes(const Shape& a, const Shape& b) {
   size_t n = std::max(a.size(), b.size());
   Shape out(n);

@@ -41,6 +41,9 @@ int64_t wrap_dim(int64_t dim, int64_t ndim);
 Shape contiguous_strides(const Shape& sizes);
 // NumPy broadcast of two shapes; TSR_ERR_SHAPE_MISMATCH naming both.
 Shape broadcast_shapes(const Shape& a, const Shape& b);
+// The same without throwing: false when a and b do not broadcast (out
+// untouched), for callers with their own message.
+bool try_broadcast_shapes(const Shape& a, const Shape& b, Shape* out);
 // Number of elements from offset 0 that a (sizes, strides) layout reaches:
 // 1 + sum((size-1)*stride), or 0 when numel is 0. Overflow checked.
 int64_t storage_extent(const Shape& sizes, const Shape& strides);

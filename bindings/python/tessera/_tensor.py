@@ -529,15 +529,18 @@ class Tensor(AreaMethods, _N, Closable):
         return (_N.select(self, 0, i) for i in range(_N.size(self, 0)))
 
     def __getitem__(self, key):
-        """Basic indexing: ints, slices (step >= 1), None and ...; always a view."""
+        """torch's indexing: ints, slices (step >= 1), None and ... give a
+        view; index tensors, masks and sequences (advanced indexing, in
+        _indexing) a copy."""
+        if _is_advanced(key):
+            return _advanced_getitem(self, key)
         return _index(self, key)
 
     def __setitem__(self, key, value):
-        target = _index(self, key)
-        if isinstance(value, _N):
-            _N.copy_(target, value)
+        if _is_advanced(key):
+            _advanced_setitem(self, key, value)
         else:
-            _N.fill_(target, value)
+            basic_setitem(_index(self, key), value)
 
     def __bool__(self):
         return bool(self._single("Boolean value"))
@@ -645,6 +648,36 @@ def _empty_nested(sizes):
     if len(sizes) == 1:
         return []
     return [_empty_nested(sizes[1:]) for _ in range(sizes[0])]
+
+
+def basic_setitem(target, value):
+    """x[basic key] = value: a copy into the view, or a fill."""
+    if isinstance(value, _N):
+        _N.copy_(target, value)
+    else:
+        _N.fill_(target, value)
+
+
+# Advanced indexing lives in _indexing (it needs factories and TensorList,
+# which sit above this module); it installs its getitem/setitem here.
+_advanced_getitem = _advanced_setitem = None
+
+
+def install_advanced_indexing(getitem, setitem):
+    global _advanced_getitem, _advanced_setitem
+    _advanced_getitem, _advanced_setitem = getitem, setitem
+
+
+def _is_advanced(key):
+    """Whether key has an index tensor, a sequence or a bool (torch's
+    advanced indexing) rather than only ints, slices, None and ...."""
+    items = key if isinstance(key, tuple) else (key,)
+    for k in items:
+        if isinstance(k, (_N, list, bool)) or (isinstance(k, tuple) and items is not key):
+            return True
+        if hasattr(k, "__array__") and not hasattr(k, "__index__"):
+            return True
+    return False
 
 
 def _index(tensor, key):

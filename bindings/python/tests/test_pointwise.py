@@ -111,14 +111,37 @@ class Pointwise(unittest.TestCase):
                 self.check(gt, gx, 1e-12)
                 self.check(xt.grad, x.grad, 1e-12)
 
-    def test_inplace_refused(self):
-        with self.assertRaises(NotImplementedError):
-            TF.silu(tsr(torch.randn(3)), inplace=True)
+    def test_inplace_forms_write_input(self):
+        for name, args in [("silu", ()), ("leaky_relu", (0.2,)), ("elu", (0.5,)), ("hardtanh", (-0.5, 0.5)),
+                           ("relu", ())]:
+            base = torch.randn(3, 4, dtype=torch.float64, requires_grad=True)
+            mine = tsr(base.detach(), requires_grad=True)
+            y, z = base * 2, mine * 2
+            ry = getattr(F, name)(y, *args, inplace=True)
+            rz = getattr(TF, name)(z, *args, inplace=True)
+            self.assertIs(rz, z)
+            self.check(z, y)
+            (ry * ry).sum().backward()
+            (rz * rz).sum().backward()
+            self.check(mine.grad, base.grad, 1e-12)
+            with self.assertRaises(RuntimeError):  # a leaf that requires grad, as torch
+                getattr(TF, name)(mine, *args, inplace=True)
+        x = ts.ones(1000)
+        self.assertIs(TF.dropout(x, 0.5, True, inplace=True), x)
+        self.assertEqual(sorted(set(x.tolist())), [0.0, 2.0])
+        self.assertEqual(TF.dropout(x, p=0.5, training=False).data_ptr(), x.data_ptr())
 
     def test_round_decimals(self):
         self.check(ts.round(tsr(SPECIAL), decimals=0), torch.round(SPECIAL, decimals=0))
-        with self.assertRaises(NotImplementedError):
-            ts.round(tsr(SPECIAL), decimals=1)
+        g = torch.Generator().manual_seed(5)
+        for dt in (torch.float32, torch.float64, torch.bfloat16):
+            x = (torch.randn(4096, generator=g) * 1000).to(dt)
+            for d in (1, 2, 3, 5, -1, -2):
+                mine = tsr(x).round(decimals=d)
+                np.testing.assert_array_equal(values(mine), x.round(decimals=d).double().numpy())
+        for dt in (ts.float16, ts.int64):
+            with self.assertRaises(RuntimeError):
+                ts.ones(2, dtype=dt).round(decimals=1)
 
     def test_clamp_tensor_bounds(self):
         x = torch.randn(3, 4, dtype=torch.float64).t()

@@ -4,6 +4,7 @@
 
 #include "core/views.h"
 #include "cpu/kernels/map.h"
+#include "cpu/kernels/index_walk.h"
 #include "cpu/kernels/mask_simd.h"
 #include "cpu/kernels/strided_split.h"
 
@@ -53,20 +54,6 @@ Tensor where(const Tensor& cond0, const Tensor& a0, const Tensor& b0) {
 
 namespace tsr::kernels {
 
-namespace {
-
-// The index's values as a contiguous int64 vector.
-std::vector<int64_t> index_values(const Tensor& index) {
-  Tensor i = converted(index, TSR_INT64);
-  Tensor c = contiguous_copy(i, TSR_INT64);
-  const int64_t* p = c.data<int64_t>();
-  return std::vector<int64_t>(p, p + c.numel());
-}
-
-// x's size along dim, 1 for a 0-dim x (ATen's ensure_nonempty_size).
-int64_t size_or_one(const Tensor& x, int64_t dim) { return x.ndim() ? x.sizes()[size_t(dim)] : 1; }
-
-}  // namespace
 
 Shape index_select_sizes(const Tensor& x, int64_t dim, const Tensor& index) {
   dim = wrap_dim(dim, x.ndim());
@@ -131,50 +118,6 @@ void check_gather(const Tensor& x, int64_t dim0, const Tensor& index) {
                 index.sizes(), " to be smaller than self ", x.sizes(), " apart from dimension ", dim);
     }
 }
-
-namespace {
-
-// Visits every position of `sizes` in C order, passing each operand's
-// element offset there (operand k read through strides[k]).
-template <size_t N, typename F>
-void walk(const Shape& sizes, const std::array<Shape, N>& strides, F&& f) {
-  const size_t nd = sizes.size();
-  int64_t total = 1;
-  for (int64_t s : sizes) total *= s;
-  std::vector<int64_t> pos(nd, 0);
-  std::array<int64_t, N> off{};
-  for (int64_t k = 0; k < total; ++k) {
-    f(off);
-    for (size_t d = nd; d-- > 0;) {
-      if (++pos[d] < sizes[d]) {
-        for (size_t n = 0; n < N; ++n) off[n] += strides[n][d];
-        break;
-      }
-      for (size_t n = 0; n < N; ++n) off[n] -= strides[n][d] * (sizes[d] - 1);
-      pos[d] = 0;
-    }
-  }
-}
-
-// t's strides over `nd` dims (a 0-dim t is seen as [1]), with dim's
-// stride zeroed when `drop` (the indexed dim, whose offset comes from the
-// index instead).
-Shape strides_for(const Tensor& t, size_t nd, int64_t drop = -1) {
-  Shape s = t.ndim() ? t.strides() : Shape(nd, 0);
-  if (drop >= 0) s[size_t(drop)] = 0;
-  return s;
-}
-
-// Checks every index of a gather/scatter against size n, before any write.
-void check_gather_indices(const Tensor& index, int64_t dim, int64_t n) {
-  Tensor idx = contiguous_copy(index, TSR_INT64);
-  const int64_t* p = idx.data<int64_t>();
-  for (int64_t i = 0; i < idx.numel(); ++i)
-    TSR_CHECK(p[i] >= 0 && p[i] < n, TSR_ERR_INDEX_OUT_OF_RANGE, "index ", p[i], " is out of bounds for dimension ",
-              dim, " with size ", n);
-}
-
-}  // namespace
 
 Tensor gather(const Tensor& x, int64_t dim0, const Tensor& index) {
   check_gather(x, dim0, index);
