@@ -74,3 +74,9 @@ TsrTensor* bind_binary_cross_entropy(TsrTensor* input, TsrTensor* target, TsrTen
 %newobject bind_binary_cross_entropy_with_logits;
 %rename(binary_cross_entropy_with_logits) bind_binary_cross_entropy_with_logits;
 TsrTensor* bind_binary_cross_entropy_with_logits(TsrTensor* input, TsrTensor* target, TsrTensor* weight, TsrTensor* pos_weight, int reduction);
+
+/* The languages' own forms of the issue 33 ops (Tensor methods the proxies
+ * gain; C# and Go write theirs in hand-written files). */
+#if defined(SWIGJAVA)
+%include "java/java_training_ops.i"
+#endif

@@ -77,11 +77,19 @@ static TsrTensorList* bind_var_mean_pair(TsrTensor* a, const tsr_i64* dims, int6
 }
 %}
 
-%newobject bind_var;
+/* var is a Go keyword and std a C++ namespace (Java and C# are generated as
+ * C++, where SWIG drops a function named std): those languages get var_dims /
+ * std_dims, which their hand-written layers wrap. */
+#if defined(SWIGPYTHON)
 %rename(var) bind_var;
+%rename(std) bind_std;
+#else
+%rename(var_dims) bind_var;
+%rename(std_dims) bind_std;
+#endif
+%newobject bind_var;
 TsrTensor* bind_var(TsrTensor* a, const tsr_i64* dims, int64_t ndims, int64_t correction, bool keepdim);
 %newobject bind_std;
-%rename(std) bind_std;
 TsrTensor* bind_std(TsrTensor* a, const tsr_i64* dims, int64_t ndims, int64_t correction, bool keepdim);
 %newobject bind_var_mean_pair;
 %rename(var_mean_pair) bind_var_mean_pair;

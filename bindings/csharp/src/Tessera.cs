@@ -14,7 +14,7 @@ using System.Collections.Generic;
 
 namespace Tessera {
 
-public static class Tessera {
+public static partial class Tessera {
   // ---- autograd --------------------------------------------------------------
 
   /// <summary>Whether operations on this thread record autograd graphs
@@ -169,7 +169,7 @@ public static class Tessera {
     return TesseraNative.batch_norm(input, runningMean, runningVar, weight, bias, training, momentum, eps);
   }
 
-  static void RequireLive(Tensor t, string what) {
+  internal static void RequireLive(Tensor t, string what) {
     if (t != null && t.IsDisposed)
       throw new TesseraException(Status.InvalidArgument, what + ": tensor is disposed");
   }

@@ -40,6 +40,7 @@ static class Goldens {
   public static DType DTypeOf(string torchName) {
     switch (torchName) {
       case "float32": return DType.Float32;
+      case "float64": return DType.Float64;
       case "int64": return DType.Int64;
       case "bool": return DType.Bool;
       default: throw new InvalidDataException("goldens: unexpected dtype " + torchName);

@@ -22,6 +22,7 @@ import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../support"))
 from nn_golden_cases import nn_cases, nn_errors  # noqa: E402
+from training_ops_golden_cases import training_ops_cases, training_ops_errors  # noqa: E402
 
 x = torch.arange(120, dtype=torch.float32).view(2, 3, 4, 5)
 col = torch.arange(3, dtype=torch.float32).view(3, 1)
@@ -77,8 +78,8 @@ except RuntimeError as e:
     print(f"message view_of_transpose | {e}")
 
 
-for name, t in nn_cases().items():
+for name, t in {**nn_cases(), **training_ops_cases()}.items():
     print(f"tensor {name} | {str(t.dtype).replace('torch.', '')} | {ints(t.shape)} | "
           + " ".join(repr(float(v)) for v in t.detach().reshape(-1).tolist()))
-for name, message in nn_errors().items():
+for name, message in {**nn_errors(), **training_ops_errors()}.items():
     print(f"message nn_error_{name} | {message}")

@@ -15,6 +15,7 @@ import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../support"))
 from nn_golden_cases import nn_cases, nn_errors  # noqa: E402
+from training_ops_golden_cases import training_ops_cases, training_ops_errors  # noqa: E402
 
 # Each layout case: a contiguous float32 arange of `base` sizes, then `ops`
 # applied in order. Op names are those of applyOp in golden_test.go.
@@ -101,7 +102,7 @@ def autograd():
 def nn():
     return [{"name": name, "dtype": str(t.dtype).replace("torch.", ""), "sizes": list(t.shape),
              "values": [float(v) for v in t.detach().flatten().tolist()]}
-            for name, t in nn_cases().items()]
+            for name, t in {**nn_cases(), **training_ops_cases()}.items()]
 
 
 def main():
@@ -111,7 +112,7 @@ def main():
         "view_error": view_error(),
         "autograd": autograd(),
         "nn": nn(),
-        "nn_errors": nn_errors(),
+        "nn_errors": {**nn_errors(), **training_ops_errors()},
     }
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "torch_golden.json")
     # One case per line: small diffs when torch or a case changes.

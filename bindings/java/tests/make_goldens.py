@@ -18,6 +18,7 @@ import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../support"))
 from nn_golden_cases import nn_cases, nn_errors  # noqa: E402
+from training_ops_golden_cases import training_ops_cases, training_ops_errors  # noqa: E402
 
 # name -> (base sizes, ops). The base is arange(numel) float32 viewed as sizes.
 LAYOUT_CASES = {
@@ -176,13 +177,13 @@ def error_lines():
 
 def nn_lines():
     lines = []
-    for name, t in nn_cases().items():
+    for name, t in {**nn_cases(), **training_ops_cases()}.items():
         lines += [
             f"nn.{name}.dtype = {str(t.dtype).replace('torch.', '')}",
             f"nn.{name}.sizes = {join(t.shape)}",
             f"nn.{name}.values = {join(float(v) for v in t.detach().flatten().tolist())}",
         ]
-    return lines + [f"nn_error.{name} = {message}" for name, message in nn_errors().items()]
+    return lines + [f"nn_error.{name} = {message}" for name, message in {**nn_errors(), **training_ops_errors()}.items()]
 
 
 def main():

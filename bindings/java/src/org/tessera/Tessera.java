@@ -267,10 +267,73 @@ public final class Tessera {
     return stride == null ? new long[0] : stride;
   }
 
-  private static void requireOpen(Tensor t, String what) {
+  static void requireOpen(Tensor t, String what) {
     if (t != null && t.isClosed()) {
       throw new TesseraException(Status.ERR_INVALID_ARGUMENT, what + ": tensor is closed");
     }
+  }
+
+  // ---- issue 33: bmm, baddbmm, outer, var_mean, std_mean --------------------------------------
+
+  /** torch.bmm(input, mat2): [B, n, m] @ [B, m, p] -> [B, n, p]; no broadcasting (ERR_SHAPE_MISMATCH). */
+  public static Tensor bmm(Tensor input, Tensor mat2) {
+    return NativeTessera.linalgBmm(input, mat2);
+  }
+
+  /** torch.baddbmm(input, batch1, batch2): input + batch1 @ batch2 (beta 1, alpha 1). */
+  public static Tensor baddbmm(Tensor input, Tensor batch1, Tensor batch2) {
+    return baddbmm(input, batch1, batch2, 1.0, 1.0);
+  }
+
+  /**
+   * torch.baddbmm(input, batch1, batch2, beta=beta, alpha=alpha): beta * input + alpha * (batch1
+   * @ batch2), input broadcast to [B, n, p] (with beta 0 its nan and inf are ignored).
+   */
+  public static Tensor baddbmm(Tensor input, Tensor batch1, Tensor batch2, double beta, double alpha) {
+    return NativeTessera.linalgBaddbmm(input, batch1, batch2, beta, alpha);
+  }
+
+  /** torch.outer(input, vec2): the [n, m] outer product of two 1-d tensors. */
+  public static Tensor outer(Tensor input, Tensor vec2) {
+    return NativeTessera.linalgOuter(input, vec2);
+  }
+
+  /** torch.var_mean(input): the unbiased variance and the mean of every element. */
+  public static VarMean varMean(Tensor input) {
+    return varMean(input, new long[0], 1, false);
+  }
+
+  /**
+   * torch.var_mean(input, dims, correction=correction, keepdim=keepdim): variance (divided by N -
+   * correction; 1 is torch's unbiased=True) and mean over dims (empty: every dim), in one pass.
+   */
+  public static VarMean varMean(Tensor input, long[] dims, long correction, boolean keepdim) {
+    Tensor[] pair = pair(NativeTessera.var_mean_pair(input, dims, correction, keepdim, false));
+    return new VarMean(pair[0], pair[1]);
+  }
+
+  /** torch.std_mean(input): the unbiased standard deviation and the mean of every element. */
+  public static StdMean stdMean(Tensor input) {
+    return stdMean(input, new long[0], 1, false);
+  }
+
+  /** torch.std_mean(input, dims, correction=correction, keepdim=keepdim). */
+  public static StdMean stdMean(Tensor input, long[] dims, long correction, boolean keepdim) {
+    Tensor[] pair = pair(NativeTessera.var_mean_pair(input, dims, correction, keepdim, true));
+    return new StdMean(pair[0], pair[1]);
+  }
+
+  /** The two tensors of a native pair, whose list is closed here. */
+  static Tensor[] pair(TensorList list) {
+    try (list) {
+      return new Tensor[] {list.get(0), list.get(1)};
+    }
+  }
+
+  /** A DType as the int the native scans take (null is refused). */
+  static int dtypeValue(DType dtype) {
+    if (dtype == null) throw new NullPointerException("dtype is null");
+    return dtype.swigValue();
   }
 
   // ---- gradient checkpointing (include/tessera/checkpoint.h) ---------------------

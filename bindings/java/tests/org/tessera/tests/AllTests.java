@@ -40,6 +40,7 @@ public final class AllTests {
     LifetimeTests.register(r);
     AutogradTests.register(r, goldens);
     NnTests.register(r, goldens);
+    TrainingOpsTests.register(r, goldens);
     CheckpointTests.register(r);
     SaveLoadTests.register(r, tmp);
     CheckpointFileTests.register(r, tmp);

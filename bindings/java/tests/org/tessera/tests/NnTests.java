@@ -205,7 +205,7 @@ final class NnTests {
       fails(g, "cat", Status.ERR_SHAPE_MISMATCH, () -> Tessera.cat(new Tensor[] {x, w}, 1));
       fails(g, "gather", Status.ERR_INDEX_OUT_OF_RANGE, () -> x.gather(1, index3));
       fails(g, "embedding", Status.ERR_INDEX_OUT_OF_RANGE, () -> Tessera.embedding(id4, w));
-      fails(g, "clamp", Status.ERR_INVALID_ARGUMENT, () -> x.clamp(null, null));
+      fails(g, "clamp", Status.ERR_INVALID_ARGUMENT, () -> x.clamp((Double) null, null));
       fails(g, "where", Status.ERR_DTYPE_MISMATCH, () -> Tessera.where(x, x, x));
 
       // The binding's own checks: a closed optional tensor is not "none".
