@@ -141,6 +141,38 @@ void bench_indexing(int warmup, int rounds, int threads) {
     tsr_tensor_release(ot);
     tsr_tensor_release(ht);
   }
+  if (wanted("sort")) {
+    tsr_tensor *v = nullptr, *i = nullptr;
+    BENCH_TSR(tsr_sort(xt, 0, false, true, &v, &i));
+    check_same(v, std::get<0>(x.sort(true, 0, false)), "sort");
+    tsr_tensor_release(v);
+    tsr_tensor_release(i);
+    rows.push_back(run(
+        "sort of 16M float32 (values, indices)",
+        [&] {
+          tsr_tensor *a = nullptr, *b = nullptr;
+          BENCH_TSR(tsr_sort(xt, 0, false, false, &a, &b));
+          tsr_tensor_release(a);
+          tsr_tensor_release(b);
+        },
+        [&] { keep(std::get<0>(x.sort()).data_ptr()); }, size_t(n) * 4, warmup, std::max(3, rounds / 3)));
+  }
+  if (wanted("topk")) {
+    tsr_tensor *v = nullptr, *i = nullptr;
+    BENCH_TSR(tsr_topk(xt, 1000, 0, true, &v, &i));
+    check_same(v, std::get<0>(x.topk(1000)), "topk");
+    tsr_tensor_release(v);
+    tsr_tensor_release(i);
+    rows.push_back(run(
+        "topk(1000) of 16M float32",
+        [&] {
+          tsr_tensor *a = nullptr, *b = nullptr;
+          BENCH_TSR(tsr_topk(xt, 1000, 0, true, &a, &b));
+          tsr_tensor_release(a);
+          tsr_tensor_release(b);
+        },
+        [&] { keep(std::get<0>(x.topk(1000)).data_ptr()); }, size_t(n) * 4, warmup, rounds));
+  }
   std::printf("  %-44s %10s %10s %10s %12s %12s\n", "case", "tessera ms", "torch ms", "memcpy ms", "vs torch",
               "vs memcpy");
   rule();

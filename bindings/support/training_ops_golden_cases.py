@@ -122,6 +122,40 @@ def training_ops_cases():
         "op_bce_with_logits_full": F.binary_cross_entropy_with_logits(
             x, bt, weight=bw, pos_weight=pos_weight, reduction="none"),
     }
+    # indexing, sorting, extrema, factories and shape ops (the op_ix_ cases)
+    idx, cols, rows00, rows11 = torch.tensor([1, 0, 1]), torch.tensor([2, 0]), torch.tensor([0, 0]), torch.tensor([1, 1])
+    idx2 = torch.tensor([[0, 0, 2], [1, 1, 1]])
+    pos = x > 0
+    v3 = torch.tensor([1.0, 2.0, 3.0])
+    cases.update({
+        "op_ix_idx": idx, "op_ix_cols": cols, "op_ix_rows00": rows00, "op_ix_rows11": rows11, "op_ix_idx2": idx2,
+        "op_ix_pos": pos, "op_ix_v3": v3,
+        "op_ix_index": x[idx],
+        "op_ix_index_mask": x[pos],
+        "op_ix_index_cols": x[:, cols],
+        "op_ix_index_put": x.index_put((rows00,), v3, accumulate=True),
+        "op_ix_masked_fill": x.masked_fill(mask, -1.0),
+        "op_ix_masked_select": x.masked_select(pos),
+        "op_ix_scatter_add": torch.zeros(2, 3).scatter_add(1, idx2, x),
+        "op_ix_scatter_reduce_amax": x.scatter_reduce(1, idx2, r, "amax", include_self=False),
+        "op_ix_index_add": x.index_add(0, rows11, p, alpha=0.5),
+        "op_ix_take_along_dim": torch.take_along_dim(x, idx2, 1),
+        "op_ix_sort_values": x.sort(dim=1, descending=True, stable=True).values,
+        "op_ix_sort_indices": x.sort(dim=1, descending=True, stable=True).indices,
+        "op_ix_topk_values": x.topk(2, 1).values,
+        "op_ix_topk_indices": x.topk(2, 1).indices,
+        "op_ix_kthvalue": x.kthvalue(2, 1).values,
+        "op_ix_maximum": torch.maximum(x, lo),
+        "op_ix_amax": x.amax(1),
+        "op_ix_norm": x.norm(1, 1),
+        "op_ix_linspace": torch.linspace(0, 1, 5),
+        "op_ix_eye": torch.eye(2, 3),
+        "op_ix_triu": torch.triu(torch.ones(3, 3, dtype=torch.bool), 1),
+        "op_ix_flip": x.flip(1),
+        "op_ix_roll": x.roll(1, 1),
+        "op_ix_repeat": x.repeat(2, 1),
+        "op_ix_einsum": torch.einsum("ij,kj->ik", x, r),
+    })
     # One gradient through a loss: d mse_loss(x, t) / dx and d cross_entropy / d logits.
     xg = x.clone().requires_grad_(True)
     F.mse_loss(xg, t).backward()
