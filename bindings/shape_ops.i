@@ -69,3 +69,9 @@ TsrTensor* bind_tile(TsrTensor* x, const tsr_i64* array, int64_t length);
 %newobject bind_einsum;
 %rename(einsum) bind_einsum;
 TsrTensor* bind_einsum(const char* equation, TsrTensorList* operands);
+
+/* The Java forms of issue 33's indexing, sorting, extrema and shape ops
+ * (C# and Go write theirs in hand-written files). */
+#if defined(SWIGJAVA)
+%include "java/java_indexing_ops.i"
+#endif

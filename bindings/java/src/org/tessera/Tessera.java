@@ -420,7 +420,7 @@ public final class Tessera {
     }
   }
 
-  private static TensorList tensorList(Tensor[] tensors, boolean nullsAllowed, String what) {
+  static TensorList tensorList(Tensor[] tensors, boolean nullsAllowed, String what) {
     TensorList list = new TensorList();
     try {
       for (Tensor t : tensors) {
@@ -669,4 +669,27 @@ public final class Tessera {
   public static TensorMap load(String path, long maxBytes) {
     return TensorMap.load(path, maxBytes);
   }
+
+  // ---- issue 33: factories, einsum, maximum (java_indexing_ops.i has the Tensor methods) --------
+
+  /** torch.linspace(start, end, steps, dtype=dtype). */
+  public static Tensor linspace(double start, double end, long steps, DType dtype) {
+    return NativeTessera.linspace(start, end, steps, dtypeValue(dtype));
+  }
+
+  /** torch.eye(n, m, dtype=dtype). */
+  public static Tensor eye(long n, long m, DType dtype) { return NativeTessera.eye(n, m, dtypeValue(dtype)); }
+
+  /** torch.einsum(equation, operands...). */
+  public static Tensor einsum(String equation, Tensor... operands) {
+    try (TensorList list = tensorList(operands, false, "operands")) {
+      return NativeTessera.einsum(equation, list);
+    }
+  }
+
+  /** torch.maximum(a, b). */
+  public static Tensor maximum(Tensor a, Tensor b) { return NativeTessera.maximum(a, b); }
+
+  /** torch.minimum(a, b). */
+  public static Tensor minimum(Tensor a, Tensor b) { return NativeTessera.minimum(a, b); }
 }

@@ -41,6 +41,7 @@ public final class AllTests {
     AutogradTests.register(r, goldens);
     NnTests.register(r, goldens);
     TrainingOpsTests.register(r, goldens);
+    IndexingOpsTests.register(r, goldens);
     CheckpointTests.register(r);
     SaveLoadTests.register(r, tmp);
     CheckpointFileTests.register(r, tmp);
