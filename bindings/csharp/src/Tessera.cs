@@ -233,7 +233,7 @@ public static partial class Tessera {
     }
   }
 
-  static TensorList NativeList(IEnumerable<Tensor> tensors, bool nullsAllowed, string what) {
+  internal static TensorList NativeList(IEnumerable<Tensor> tensors, bool nullsAllowed, string what) {
     if (tensors == null) throw new TesseraException(Status.InvalidArgument, what + " is null");
     var list = new TensorList();
     try {
