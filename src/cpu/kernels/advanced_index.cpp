@@ -22,11 +22,13 @@ std::vector<int64_t> offsets_of(const Shape& sizes, const Shape& strides) {
   int64_t n = 1;
   for (int64_t s : sizes) n *= s;
   std::vector<int64_t> out;
-  out.reserve(size_t(n));
-  if (sizes.empty()) {
-    out.push_back(0);
+  if (sizes.empty()) return {0};
+  if (sizes.size() == 1) {  // the common case, without walk's bookkeeping
+    out.resize(size_t(n));
+    for (int64_t i = 0; i < n; ++i) out[size_t(i)] = i * strides[0];
     return out;
   }
+  out.reserve(size_t(n));
   walk<1>(sizes, {strides}, [&](const std::array<int64_t, 1>& o) { out.push_back(o[0]); });
   return out;
 }
@@ -218,6 +220,13 @@ void index_put_into(const IndexPlan& plan, const Tensor& values, bool accumulate
   dispatch_all(plan.src.dtype(), [&]<typename T>() {
     T* sp = plan.src.data<T>();
     const T* vp = v.data<T>();
+    // One element per index position (x[idx] = v, x[mask] = v): one loop
+    // over the positions, no inner one.
+    if (!accumulate && dst.pre.size() == 1 && np == 1) {
+      const int64_t base = dst.pre[0] + dst.post[0], vbase = val.pre[0] + val.post[0];
+      for (int64_t b = 0; b < nb; ++b) sp[base + plan.offsets[size_t(b)]] = vp[vbase + vb[size_t(b)]];
+      return;
+    }
     // In order, on one thread: repeated positions add up (or the last one
     // wins) the same way on every run.
     for (size_t q = 0; q < dst.pre.size(); ++q)
@@ -279,24 +288,37 @@ Tensor masked_select(const Tensor& x, const Tensor& mask) {
   parallel_for(blocks, 4, [&](int64_t b0, int64_t b1) {
     for (int64_t blk = b0; blk < b1; ++blk) {
       int64_t c = 0;
-      for (int64_t i = blk * kBlock, e = std::min(n, i + kBlock); i < e; ++i) c += m[i];
+      for (int64_t i = blk * kBlock, e = std::min(n, i + kBlock); i < e; ++i) c += m[i] ? 1 : 0;
       start[size_t(blk) + 1] = c;
     }
   });
   for (int64_t blk = 0; blk < blocks; ++blk) start[size_t(blk) + 1] += start[size_t(blk)];
   Tensor out = empty_cpu({start.back()}, x.dtype());
-  const char* sp = static_cast<const char*>(xs.data_ptr());
-  char* op = static_cast<char*>(out.data_ptr());
-  parallel_for(blocks, 4, [&](int64_t b0, int64_t b1) {
-    for (int64_t blk = b0; blk < b1; ++blk) {
-      char* d = op + start[size_t(blk)] * es;
-      for (int64_t i = blk * kBlock, e = std::min(n, i + kBlock); i < e; ++i)
-        if (m[i]) {  // only selected ones: the slot after a block's last is the next block's
-          copy_element(d, sp + i * es, es);
-          d += es;
+  // Each block compacts branch-free into a staging buffer (every element is
+  // stored, the slot advancing only past selected ones), then copies what
+  // it kept: no mispredicted branches on a random mask, no store beyond the
+  // block's own slots.
+  auto compact = [&]<typename E>() {
+    const E* sp = static_cast<const E*>(xs.data_ptr());
+    E* op = static_cast<E*>(out.data_ptr());
+    parallel_for(blocks, 4, [&](int64_t b0, int64_t b1) {
+      std::vector<E> stage(size_t(kBlock) + 1);
+      for (int64_t blk = b0; blk < b1; ++blk) {
+        int64_t k = 0;
+        for (int64_t i = blk * kBlock, e = std::min(n, i + kBlock); i < e; ++i) {
+          stage[size_t(k)] = sp[i];
+          k += m[i] ? 1 : 0;
         }
-    }
-  });
+        if (k) std::memcpy(op + start[size_t(blk)], stage.data(), size_t(k) * sizeof(E));
+      }
+    });
+  };
+  switch (es) {
+    case 1: compact.template operator()<uint8_t>(); break;
+    case 2: compact.template operator()<uint16_t>(); break;
+    case 4: compact.template operator()<uint32_t>(); break;
+    default: compact.template operator()<uint64_t>(); break;
+  }
   return out;
 }
 

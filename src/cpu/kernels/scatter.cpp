@@ -129,6 +129,18 @@ void scatter_into(const Tensor& self, int64_t dim0, const Tensor& index, const T
     using R = Reduce<T>;
     T* sp = self.data<T>();
     const T* vp = src.data<T>();
+    // One dim (a histogram's scatter_add_): a plain loop, no walk.
+    if (nd == 1 && ((r == ScatterReduce::Sum && include_self) || r == ScatterReduce::Assign)) {
+      const int64_t vs = src.ndim() ? src.strides()[0] : 0, count = isizes[0];
+      if (r == ScatterReduce::Sum)
+        for (int64_t i = 0; i < count; ++i) {
+          T& dst = sp[ip[i] * sdim];
+          dst = R::sum(dst, vp[i * vs]);
+        }
+      else
+        for (int64_t i = 0; i < count; ++i) sp[ip[i] * sdim] = vp[i * vs];
+      return;
+    }
     if (!include_self && r != ScatterReduce::Assign)
       walk<4>(isizes, strides, [&](const std::array<int64_t, 4>& o) {
         sp[o[0] + ip[o[1]] * sdim] = R::identity(r);
