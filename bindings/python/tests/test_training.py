@@ -294,6 +294,20 @@ class LrSchedulers(unittest.TestCase):
             with self.assertRaisesRegex(ValueError, "Tried to step 4 times. The specified number of total steps is 2"):
                 s.step()
 
+    def test_close_and_module_paths(self):
+        from tessera.optim.lr_scheduler import StepLR  # torch.optim.lr_scheduler's path
+        opt = make_opt(tessera, "sgd", params(tessera))
+        s = StepLR(opt, 2)
+        s.close()
+        with self.assertRaisesRegex(tessera.InvalidArgumentError, "scheduler is NULL"):
+            s.step()
+        with StepLR(opt, 2, gamma=0.5) as s2:
+            s2.step()
+            s2.step()
+            self.assertEqual(s2.get_last_lr(), [0.05, 0.005])
+            self.assertEqual(s2.last_epoch, 2)
+            self.assertEqual(s2.base_lrs, [0.1, 0.01])
+
 
 if __name__ == "__main__":
     unittest.main()
