@@ -383,6 +383,7 @@ Test(optim_groups, load_state_dict_errors_change_nothing) {
       {"state.0.exp_avg", NULL, "state.0.momentum_buffer", "this optimizer keeps no state \"momentum_buffer\""},
       {"state.0.exp_avg", NULL, "state.x.exp_avg", "is not of the form"},
       {"param_groups.0.eps", NULL, "model.eps", "param_groups.0.eps is missing"},
+      {"state.1.exp_avg_sq", NULL, "model.exp_avg_sq", "the state of parameter 1 has no \"exp_avg_sq\""},
   };
   tsr_tensor* before;
   TSR_ASSERT_OK(tsr_optimizer_state(opt, 0, "exp_avg", &before));

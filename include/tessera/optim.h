@@ -378,8 +378,9 @@ TSR_API tsr_status tsr_optimizer_state_dict(const tsr_optimizer* opt, tsr_tensor
  * params tensor that is not a one-element / 1-dim number tensor, a state
  * key the optimizer does not keep, a parameter number out of range, a
  * state tensor whose sizes differ from its parameter's ("step": not one
- * element), NULL opt or arrays (with n > 0) or a NULL name or tensor:
- * TSR_ERR_INVALID_ARGUMENT; an option value the optimizer refuses: as for
+ * element), an Adam/AdamW parameter state without all of "step",
+ * "exp_avg" and "exp_avg_sq", NULL opt or arrays (with n > 0) or a NULL
+ * name or tensor: TSR_ERR_INVALID_ARGUMENT; an option value the optimizer refuses: as for
  * tsr_optimizer_set_group_option(); TSR_ERR_OUT_OF_MEMORY.
  */
 TSR_API tsr_status tsr_optimizer_load_state_dict(tsr_optimizer* opt, int64_t n, const char* const* names,

@@ -66,6 +66,13 @@ class Adam final : public Optimizer {
               py_float(o.weight_decay));
   }
 
+  void check_state(size_t i, const std::map<std::string, Tensor, std::less<>>& state) const override {
+    if (state.empty()) return;
+    for (const char* key : {"step", "exp_avg", "exp_avg_sq"})
+      TSR_CHECK(state.count(key) != 0, TSR_ERR_INVALID_ARGUMENT, "load_state_dict: the state of parameter ", i,
+                " has no \"", key, "\" (torch's step would raise KeyError: '", key, "')");
+  }
+
  protected:
   void update(size_t i, const Tensor& p, const Tensor& grad_in, const Options& opts) override {
     const AdamOptions o = read_adam(opts);

@@ -79,6 +79,13 @@ class Optimizer {
   std::vector<Options> option_snapshot() const;
   void restore_options(std::vector<Options> options);
 
+  // Throws unless a loaded state of parameter i is one update() can use
+  // (Adam: "step", "exp_avg" and "exp_avg_sq" together, or none).
+  virtual void check_state(size_t i, const std::map<std::string, Tensor, std::less<>>& state) const {
+    (void)i;
+    (void)state;
+  }
+
   // torch.optim's defaults: the keys the optimizer reads.
   const Options& defaults() const { return defaults_; }
 

@@ -138,6 +138,7 @@ void load_state_dict(Optimizer& opt, const std::vector<std::string>& names, cons
     Tensor v = ops::to_device(ops::to_dtype(t, p.dtype()), p.device(), false);
     states[it->second][key] = ops::clone(v, TSR_PRESERVE_FORMAT);
   }
+  for (size_t i = 0; i < states.size(); ++i) opt.check_state(i, states[i]);
   opt.replace_state(std::move(states), std::move(new_options));
 }
 
