@@ -22,6 +22,10 @@ typedef struct tsr_lr_scheduler TsrLrScheduler;
   (const double* max_momentum, int64_t n_max_momentum)
 };
 %apply (const tsr_i64* array, int64_t length) { (const tsr_i64* milestones, int64_t n_milestones) };
+%apply (const double* darray, int64_t dlength) {
+  (const double* base_lrs, int64_t n_base_lrs),
+  (const double* last_lr, int64_t n_last_lr)
+};
 
 %rename(LrScheduler) TsrLrScheduler;
 %nodefaultctor TsrLrScheduler;
@@ -130,4 +134,32 @@ typedef struct {} TsrLrScheduler;
     return a;
   }
   int64_t last_epoch() { return tsr_lr_scheduler_last_epoch($self); }
+  /* _step_count (0 for a SequentialLR). */
+  int64_t step_count() {
+    int64_t e = 0, c = 0;
+    size_t n = 0;
+    tsr_lr_scheduler_get_state($self, &e, &c, NULL, 0, &n);
+    return c;
+  }
+  /* base_lrs (empty for a SequentialLR). */
+  tsr_f64_array base_lrs() {
+    tsr_f64_array a = {NULL, 0};
+    int64_t e = 0, c = 0;
+    size_t n = 0;
+    if (tsr_lr_scheduler_get_state($self, &e, &c, NULL, 0, &n) != TSR_OK) return a;
+    a.data = (double*)malloc((n ? n : 1) * sizeof(double));
+    if (!a.data) {
+      tsr_bind_fail(TSR_ERR_OUT_OF_MEMORY, "out of memory");
+      return a;
+    }
+    tsr_lr_scheduler_get_state($self, &e, &c, a.data, n, &n);
+    a.length = (int64_t)n;
+    return a;
+  }
+  /* load_state_dict's restore (tsr_lr_scheduler_set_state). */
+  void set_state(int64_t last_epoch, int64_t step_count, const double* base_lrs, int64_t n_base_lrs,
+                 const double* last_lr, int64_t n_last_lr) {
+    tsr_lr_scheduler_set_state($self, last_epoch, step_count, base_lrs, (size_t)n_base_lrs, last_lr,
+                               (size_t)n_last_lr);
+  }
 }

@@ -338,3 +338,92 @@ Test(lr_scheduler, references) {
   tsr_tensor_release(ps[0]);
   tsr_tensor_release(ps[1]);
 }
+
+/* get_state / set_state (scheduler.state_dict / load_state_dict): a
+ * scheduler made afresh over an optimizer that loaded the saved state_dict
+ * continues the golden schedule bit for bit. */
+Test(lr_scheduler, state_round_trip_resumes_the_golden_schedule) {
+  for (size_t c = 0; c < TG_SCHED_NUM_CASES; ++c) {
+    const tg_sched_case* k = &tg_sched_cases[c];
+    if (k->kind >= 7) continue; /* SequentialLR: its children's states (Python's test covers it) */
+    tsr_tensor *ps[2], *qs[2];
+    tsr_optimizer* opt = make_opt(k->adam, ps);
+    tsr_lr_scheduler* s = build(k, opt);
+    for (int i = 0; i < 12; ++i) TSR_ASSERT_OK(tsr_lr_scheduler_step(s));
+    int64_t epoch = -1, count = -1;
+    double base[2], last[2];
+    size_t nb = 0, nl = 0;
+    TSR_ASSERT_OK(tsr_lr_scheduler_get_state(s, &epoch, &count, base, 2, &nb));
+    TSR_ASSERT_OK(tsr_lr_scheduler_get_last_lr(s, last, 2, &nl));
+    cr_expect(epoch == 12 && count == 13 && nb == 2 && nl == 2, "%s: epoch %lld count %lld", k->name,
+              (long long)epoch, (long long)count);
+    tsr_tensor_map* sd;
+    TSR_ASSERT_OK(tsr_optimizer_state_dict(opt, &sd));
+    const int64_t n = tsr_tensor_map_count(sd);
+    const char* names[64];
+    tsr_tensor* ts[64];
+    for (int64_t i = 0; i < n; ++i) {
+      names[i] = tsr_tensor_map_name(sd, i);
+      TSR_ASSERT_OK(tsr_tensor_map_get(sd, i, &ts[i]));
+    }
+    /* torch's order: optimizer, scheduler, then both load_state_dicts. */
+    tsr_optimizer* opt2 = make_opt(k->adam, qs);
+    tsr_lr_scheduler* s2 = build(k, opt2);
+    TSR_ASSERT_OK(tsr_optimizer_load_state_dict(opt2, n, names, ts));
+    TSR_ASSERT_OK(tsr_lr_scheduler_set_state(s2, epoch, count, base, nb, last, nl));
+    for (int step = 13; step <= TG_SCHED_STEPS; ++step) {
+      TSR_ASSERT_OK(tsr_lr_scheduler_step(s2));
+      expect_lrs(s2, opt2, k->lrs[step], k->name, step);
+    }
+    for (int64_t i = 0; i < n; ++i) tsr_tensor_release(ts[i]);
+    tsr_tensor_map_release(sd);
+    tsr_lr_scheduler_release(s2);
+    tsr_lr_scheduler_release(s);
+    tsr_optimizer_release(opt2);
+    tsr_optimizer_release(opt);
+    for (int i = 0; i < 2; ++i) {
+      tsr_tensor_release(ps[i]);
+      tsr_tensor_release(qs[i]);
+    }
+  }
+}
+
+Test(lr_scheduler, state_errors_change_nothing) {
+  tsr_tensor* ps[2];
+  tsr_optimizer* opt = make_opt(0, ps);
+  tsr_lr_scheduler *s, *seq;
+  TSR_ASSERT_OK(tsr_lr_scheduler_step_lr(opt, 2, 0.5, -1, &s));
+  const int64_t none = 0;
+  TSR_ASSERT_OK(tsr_lr_scheduler_sequential_lr(opt, &s, 1, &none, 0, -1, &seq));
+  const double two[2] = {1, 2}, one[1] = {1};
+  int64_t e = 42, c = 42;
+  size_t n = 42;
+  double b[2];
+  TSR_ASSERT_FAILS(tsr_lr_scheduler_set_state(s, 5, 6, one, 1, two, 2), TSR_ERR_INVALID_ARGUMENT,
+                   "1 base_lrs for a scheduler of 2 groups");
+  TSR_ASSERT_FAILS(tsr_lr_scheduler_set_state(s, 5, 6, two, 2, one, 1), TSR_ERR_INVALID_ARGUMENT,
+                   "1 last_lr values for a scheduler of 2 groups");
+  TSR_ASSERT_FAILS(tsr_lr_scheduler_set_state(s, 5, -1, two, 2, two, 2), TSR_ERR_INVALID_ARGUMENT,
+                   "step_count must be >= 0");
+  TSR_ASSERT_FAILS(tsr_lr_scheduler_set_state(s, 5, 6, NULL, 2, two, 2), TSR_ERR_INVALID_ARGUMENT,
+                   "base_lrs is NULL");
+  TSR_ASSERT_FAILS(tsr_lr_scheduler_set_state(NULL, 5, 6, two, 2, two, 2), TSR_ERR_INVALID_ARGUMENT,
+                   "scheduler is NULL");
+  TSR_ASSERT_FAILS(tsr_lr_scheduler_get_state(s, &e, &c, NULL, 2, &n), TSR_ERR_INVALID_ARGUMENT,
+                   "base_lrs is NULL");
+  TSR_ASSERT_FAILS(tsr_lr_scheduler_get_state(s, NULL, &c, b, 2, &n), TSR_ERR_INVALID_ARGUMENT,
+                   "last_epoch is NULL");
+  cr_expect(e == 42 && c == 42 && n == 42, "outputs untouched");
+  TSR_ASSERT_OK(tsr_lr_scheduler_get_state(s, &e, &c, b, 2, &n));
+  cr_expect(e == 0 && c == 1 && n == 2 && b[0] == 0.1 && b[1] == 0.01);
+  /* A SequentialLR: no step count or base_lrs of its own. */
+  TSR_ASSERT_OK(tsr_lr_scheduler_get_state(seq, &e, &c, NULL, 0, &n));
+  cr_expect(c == 0 && n == 0);
+  TSR_ASSERT_OK(tsr_lr_scheduler_set_state(seq, 7, 0, NULL, 0, two, 2));
+  cr_expect_eq(tsr_lr_scheduler_last_epoch(seq), 7);
+  tsr_lr_scheduler_release(seq);
+  tsr_lr_scheduler_release(s);
+  tsr_optimizer_release(opt);
+  tsr_tensor_release(ps[0]);
+  tsr_tensor_release(ps[1]);
+}

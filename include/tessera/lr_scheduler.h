@@ -256,6 +256,45 @@ TSR_API tsr_status tsr_lr_scheduler_get_last_lr(const tsr_lr_scheduler* s, doubl
  */
 TSR_API int64_t tsr_lr_scheduler_last_epoch(const tsr_lr_scheduler* s);
 /**
+ * @brief What scheduler.state_dict() of torch 1.13 holds beyond the
+ * constructor's arguments: last_epoch, _step_count and base_lrs (the last
+ * rates come from tsr_lr_scheduler_get_last_lr()). A SequentialLR has no
+ * step count or base_lrs of its own: *step_count is 0 and *num_base_lrs 0
+ * (its children have theirs).
+ * @param[in]  s            the scheduler
+ * @param[out] last_epoch   scheduler.last_epoch
+ * @param[out] step_count   scheduler._step_count (1 after the constructor)
+ * @param[out] base_lrs     capacity values (may be NULL when capacity is 0)
+ * @param[in]  capacity     room in base_lrs
+ * @param[out] num_base_lrs the number of groups it drives; base_lrs is
+ *                          filled when it fits
+ * @return TSR_OK; NULL s or outputs, NULL base_lrs with capacity > 0:
+ * TSR_ERR_INVALID_ARGUMENT (outputs untouched).
+ */
+TSR_API tsr_status tsr_lr_scheduler_get_state(const tsr_lr_scheduler* s, int64_t* last_epoch, int64_t* step_count,
+                                              double* base_lrs, size_t capacity, size_t* num_base_lrs);
+/**
+ * @brief scheduler.load_state_dict(): restores what
+ * tsr_lr_scheduler_get_state() and tsr_lr_scheduler_get_last_lr() gave, so
+ * that a scheduler made afresh over an optimizer whose state_dict was loaded
+ * continues the saved schedule (the groups' "lr" come with the optimizer's
+ * state_dict). The optimizer is not touched.
+ * @param[in,out] s            the scheduler
+ * @param[in]     last_epoch   scheduler.last_epoch
+ * @param[in]     step_count   scheduler._step_count (ignored for a SequentialLR)
+ * @param[in]     base_lrs     num_base_lrs values (ignored for a SequentialLR)
+ * @param[in]     num_base_lrs one per group the scheduler drives (0 for a
+ *                             SequentialLR)
+ * @param[in]     last_lr      num_last_lr values
+ * @param[in]     num_last_lr  one per group the scheduler drives
+ * @return TSR_OK; counts that are not the scheduler's number of groups,
+ * step_count < 0, NULL s or arrays with non-zero counts:
+ * TSR_ERR_INVALID_ARGUMENT, nothing changed.
+ */
+TSR_API tsr_status tsr_lr_scheduler_set_state(tsr_lr_scheduler* s, int64_t last_epoch, int64_t step_count,
+                                              const double* base_lrs, size_t num_base_lrs, const double* last_lr,
+                                              size_t num_last_lr);
+/**
  * @brief Adds one reference. NULL is ignored. Thread-safe.
  * @param[in] s the scheduler, or NULL
  */

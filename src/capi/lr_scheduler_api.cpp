@@ -188,5 +188,44 @@ TSR_EXTERN tsr_status tsr_lr_scheduler_get_last_lr(const tsr_lr_scheduler* s, do
 TSR_EXTERN int64_t tsr_lr_scheduler_last_epoch(const tsr_lr_scheduler* s) {
   return guarded_value<int64_t>(INT64_MIN, [&] { return require(s, "scheduler")->impl->last_epoch(); });
 }
+TSR_EXTERN tsr_status tsr_lr_scheduler_get_state(const tsr_lr_scheduler* s, int64_t* last_epoch,
+                                                 int64_t* step_count, double* base_lrs, size_t capacity,
+                                                 size_t* num_base_lrs) {
+  return guarded([&] {
+    require(s, "scheduler");
+    require(last_epoch, "last_epoch");
+    require(step_count, "step_count");
+    require(num_base_lrs, "num_base_lrs");
+    TSR_CHECK(capacity == 0 || base_lrs, TSR_ERR_INVALID_ARGUMENT, "base_lrs is NULL");
+    const std::vector<double> none;
+    const std::vector<double>& b = s->chainable ? s->chainable->base_lrs() : none;
+    if (b.size() <= capacity) std::copy(b.begin(), b.end(), base_lrs);
+    *last_epoch = s->impl->last_epoch();
+    *step_count = s->chainable ? s->chainable->step_count() : 0;
+    *num_base_lrs = b.size();
+  });
+}
+TSR_EXTERN tsr_status tsr_lr_scheduler_set_state(tsr_lr_scheduler* s, int64_t last_epoch, int64_t step_count,
+                                                 const double* base_lrs, size_t num_base_lrs, const double* last_lr,
+                                                 size_t num_last_lr) {
+  return guarded([&] {
+    require(s, "scheduler");
+    TSR_CHECK(num_base_lrs == 0 || base_lrs, TSR_ERR_INVALID_ARGUMENT, "base_lrs is NULL");
+    TSR_CHECK(num_last_lr == 0 || last_lr, TSR_ERR_INVALID_ARGUMENT, "last_lr is NULL");
+    const size_t groups = s->impl->last_lr().size();
+    TSR_CHECK(num_last_lr == groups, TSR_ERR_INVALID_ARGUMENT, "set_state: ", num_last_lr,
+              " last_lr values for a scheduler of ", groups, " groups");
+    if (s->chainable) {
+      TSR_CHECK(num_base_lrs == s->chainable->base_lrs().size(), TSR_ERR_INVALID_ARGUMENT, "set_state: ",
+                num_base_lrs, " base_lrs for a scheduler of ", s->chainable->base_lrs().size(), " groups");
+      TSR_CHECK(step_count >= 0, TSR_ERR_INVALID_ARGUMENT, "set_state: step_count must be >= 0, got ", step_count);
+      s->chainable->set_counts(step_count, num_base_lrs ? std::vector<double>(base_lrs, base_lrs + num_base_lrs)
+                                                        : std::vector<double>{});
+    }
+    s->impl->set_progress(last_epoch, num_last_lr ? std::vector<double>(last_lr, last_lr + num_last_lr)
+                                                  : std::vector<double>{});
+  });
+}
+
 TSR_EXTERN void tsr_lr_scheduler_retain(tsr_lr_scheduler* s) { retain(s); }
 TSR_EXTERN void tsr_lr_scheduler_release(tsr_lr_scheduler* s) { release(s); }

@@ -25,6 +25,12 @@ class Scheduler {
   const std::vector<double>& last_lr() const { return last_lr_; }
   int64_t last_epoch() const { return last_epoch_; }
   Optimizer& optimizer() const { return opt_; }
+  // What load_state_dict restores: last_epoch and the last rates (sizes
+  // checked by the caller).
+  void set_progress(int64_t last_epoch, std::vector<double> last_lr) {
+    last_epoch_ = last_epoch;
+    last_lr_ = std::move(last_lr);
+  }
 
  protected:
   Optimizer& opt_;
@@ -45,6 +51,13 @@ class LrScheduler : public Scheduler {
   // form where the scheduler has one, else get_lr().
   void step_to(int64_t epoch);
   void set_last_epoch(int64_t e) { last_epoch_ = e; }
+  int64_t step_count() const { return step_count_; }
+  const std::vector<double>& base_lrs() const { return base_lrs_; }
+  // load_state_dict's step count and base_lrs (sizes checked by the caller).
+  void set_counts(int64_t step_count, std::vector<double> base_lrs) {
+    step_count_ = step_count;
+    base_lrs_ = std::move(base_lrs);
+  }
 
  protected:
   virtual std::vector<double> get_lr() = 0;

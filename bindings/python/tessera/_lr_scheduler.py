@@ -7,6 +7,7 @@ bit); LambdaLR, whose schedule is a Python function, runs here over the
 optimizer's param_groups. Each writes param_groups[g]["lr"] at every
 step(); get_last_lr() gives the values of the last one.
 """
+import types
 import warnings
 
 from . import _core
@@ -86,6 +87,26 @@ class _LRScheduler(Closable):
     def get_last_lr(self):
         """The lr of each group after the last step."""
         return list(_core.LrScheduler.get_last_lr(self._handle))
+
+    # Kept by the library; the rest of the state_dict is this object's own.
+    _NATIVE_STATE = ("base_lrs", "last_epoch", "_step_count", "_last_lr", "_get_lr_called_within_step")
+
+    def state_dict(self):
+        """torch's state_dict: the scheduler's attributes but the optimizer
+        (base_lrs, last_epoch, _step_count, _last_lr and its arguments)."""
+        d = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_handle")}
+        d.update(base_lrs=list(_core.LrScheduler.base_lrs(self._handle)), last_epoch=self.last_epoch,
+                 _step_count=_core.LrScheduler.step_count(self._handle), _get_lr_called_within_step=False,
+                 _last_lr=self.get_last_lr())
+        return d
+
+    def load_state_dict(self, state_dict):
+        """torch's load_state_dict: a scheduler made afresh (after the
+        optimizer's load_state_dict) continues the saved schedule."""
+        _core.LrScheduler.set_state(self._handle, int(state_dict["last_epoch"]), int(state_dict["_step_count"]),
+                                    [float(v) for v in state_dict["base_lrs"]],
+                                    [float(v) for v in state_dict["_last_lr"]])
+        self.__dict__.update({k: v for k, v in state_dict.items() if k not in self._NATIVE_STATE})
 
     def close(self):
         """Releases the native scheduler now (its reference to the optimizer)."""
@@ -218,6 +239,19 @@ class SequentialLR(_LRScheduler):
         _core.LrScheduler.step(self._handle)
         _print_lrs(self)
 
+    def state_dict(self):
+        """torch's: _milestones, last_epoch, _last_lr and each child's
+        state_dict in _schedulers."""
+        return {"_milestones": list(self._milestones), "last_epoch": self.last_epoch, "_last_lr": self.get_last_lr(),
+                "_schedulers": [s.state_dict() for s in self._schedulers]}
+
+    def load_state_dict(self, state_dict):
+        for child, saved in zip(self._schedulers, state_dict["_schedulers"]):
+            child.load_state_dict(saved)
+        _core.LrScheduler.set_state(self._handle, int(state_dict["last_epoch"]), 0, [],
+                                    [float(v) for v in state_dict["_last_lr"]])
+        self._milestones = list(state_dict["_milestones"])
+
 
 class LambdaLR:
     """torch.optim.lr_scheduler.LambdaLR(optimizer, lr_lambda, last_epoch=-1,
@@ -242,6 +276,7 @@ class LambdaLR:
         self.last_epoch = last_epoch
         self.verbose = verbose
         self._step_count = 0
+        self._get_lr_called_within_step = False  # torch's flag, kept for its state_dict's keys
         self.step()
 
     def get_lr(self):
@@ -262,3 +297,19 @@ class LambdaLR:
 
     def get_last_lr(self):
         return self._last_lr
+
+    def state_dict(self):
+        """torch's: the attributes but the optimizer; lr_lambdas as None for
+        plain functions (their __dict__ for callable objects)."""
+        d = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
+        d["lr_lambdas"] = [None if isinstance(fn, types.FunctionType) else fn.__dict__.copy()
+                           for fn in self.lr_lambdas]
+        return d
+
+    def load_state_dict(self, state_dict):
+        state_dict = dict(state_dict)
+        lr_lambdas = state_dict.pop("lr_lambdas")
+        self.__dict__.update(state_dict)
+        for fn, saved in zip(self.lr_lambdas, lr_lambdas):
+            if saved is not None:
+                fn.__dict__.update(saved)

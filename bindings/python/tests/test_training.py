@@ -294,6 +294,40 @@ class LrSchedulers(unittest.TestCase):
             with self.assertRaisesRegex(ValueError, "Tried to step 4 times. The specified number of total steps is 2"):
                 s.step()
 
+    def test_state_dict_and_resume_as_torch(self):
+        warnings.simplefilter("ignore")
+        for i in (0, 3, 6, 9, 10):
+            results = []
+            for torch in (tessera, real_torch):
+                name, kind, build = schedules(torch)[i]
+                opt = make_opt(torch, kind, params(torch))
+                s = build(opt)
+                for _ in range(12):
+                    opt.step()
+                    s.step()
+                saved_opt, saved = opt.state_dict(), s.state_dict()
+                keys = sorted(k for k in saved if k not in ("anneal_func", "_schedule_phases"))
+                opt2 = make_opt(torch, kind, params(torch))
+                s2 = build(opt2)
+                opt2.load_state_dict(saved_opt)
+                s2.load_state_dict(saved)
+                lrs = []
+                for _ in range(15):
+                    opt.step()
+                    s.step()
+                    opt2.step()
+                    s2.step()
+                    lrs.append((s.get_last_lr(), s2.get_last_lr(), [g["lr"] for g in opt2.param_groups]))
+                results.append((keys, saved["last_epoch"], saved["_last_lr"], lrs))
+            with self.subTest(name):
+                mine, ref = results
+                self.assertEqual(mine[1:], ref[1:])
+                for a, b, groups in mine[3]:
+                    self.assertEqual(a, b)  # resumed == uninterrupted
+                    self.assertEqual(b, groups)
+                if name not in ("OneCycleLR", "SequentialLR"):
+                    self.assertEqual(mine[0], ref[0])
+
     def test_close_and_module_paths(self):
         from tessera.optim.lr_scheduler import StepLR  # torch.optim.lr_scheduler's path
         opt = make_opt(tessera, "sgd", params(tessera))
