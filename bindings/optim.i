@@ -44,6 +44,7 @@ typedef struct {} TsrProfilerResult;
 %newobject TsrOptimizer::adam;
 %newobject TsrOptimizer::adamw;
 %newobject TsrOptimizer::state;
+%newobject TsrOptimizer::state_dict;
 %newobject TsrProfilerResult::table;
 
 /* ---- Optimizer: torch.optim.SGD / Adam / AdamW, one parameter group -------- */
@@ -110,6 +111,58 @@ typedef struct {} TsrProfilerResult;
     TSR_RETURN_TENSOR(tsr_optimizer_state($self, (size_t)param_index, key, &out));
   }
   int64_t num_params() { return tsr_optimizer_num_params($self); }
+
+  /* ---- parameter groups and state_dict (optim.h) ---- */
+  /* optimizer.add_param_group({"params": params, key: value, ...}): keys is
+   * the option names joined by ',' ("" for none), darray their values. */
+  void add_param_group(TsrTensorList* params, const char* keys, const double* darray, int64_t dlength) {
+    if (tsr_bind_optim_params(params, "add_param_group: the parameter list is NULL or closed") != 0) return;
+    if (!keys) keys = "";
+    char* copy = strdup(keys);
+    const char* names[64];
+    int64_t n = 0;
+    if (!copy) {
+      tsr_bind_fail(TSR_ERR_OUT_OF_MEMORY, "out of memory");
+      return;
+    }
+    for (char* k = copy; *copy && k && n < 64;) {
+      names[n++] = k;
+      k = strchr(k, ',');
+      if (k) *k++ = 0;
+    }
+    if (n != dlength) {
+      tsr_bind_fail(TSR_ERR_INVALID_ARGUMENT, "add_param_group: the number of option names and values differ");
+    } else {
+      tsr_optimizer_add_param_group($self, params->items, (size_t)params->size, names, darray, (size_t)n);
+    }
+    free(copy);
+  }
+  int64_t param_group_count() { return tsr_optimizer_param_group_count($self); }
+  int64_t param_group_size(int64_t group) { return tsr_optimizer_param_group_size($self, (size_t)group); }
+  int64_t group_option_count(int64_t group) { return tsr_optimizer_group_option_count($self, (size_t)group); }
+  const char* group_option_key(int64_t group, int64_t i) {
+    return tsr_optimizer_group_option_key($self, (size_t)group, (size_t)i);
+  }
+  double get_group_option(int64_t group, const char* key) {
+    TSR_RETURN_OUT(double, 0, tsr_optimizer_get_group_option($self, (size_t)group, key, &out));
+  }
+  void set_group_option(int64_t group, const char* key, double value) {
+    tsr_optimizer_set_group_option($self, (size_t)group, key, value);
+  }
+  /* The flat state_dict ("state.<i>.<key>", "param_groups.<g>.<option>",
+   * "param_groups.<g>.params") as a TensorMap. */
+  TsrTensorMap* state_dict() { TSR_RETURN_OUT(tsr_tensor_map*, NULL, tsr_optimizer_state_dict($self, &out)); }
+  /* load_state_dict from a named TensorList (a state_dict's entries, or a
+   * loaded file's, model tensors included: other names are skipped). */
+  void load_state_dict(TsrTensorList* entries) {
+    if (tsr_bind_optim_params(entries, "load_state_dict: the list is NULL or closed") != 0) return;
+    for (int64_t i = 0; i < entries->size; ++i)
+      if (!entries->names || !entries->names[i]) {
+        tsr_bind_fail(TSR_ERR_INVALID_ARGUMENT, "load_state_dict: every entry needs a name");
+        return;
+      }
+    tsr_optimizer_load_state_dict($self, entries->size, (const char* const*)entries->names, entries->items);
+  }
 }
 
 /* ---- ProfilerResult: what profiler_stop returns ----------------------------- */

@@ -4,7 +4,7 @@
  * derive from Optimizer (their constructors take over the native handle the
  * internal factories return), Tessera.Init and Tessera.Profiler wrap the
  * module functions. */
-%typemap(csclassmodifiers) TsrOptimizer, TsrProfilerResult "public partial class"
+%typemap(csclassmodifiers) TsrOptimizer, TsrProfilerResult, TsrLrScheduler "public partial class"
 TSR_CS_PROPERTY(TsrOptimizer::sgd, NativeSgd)
 TSR_CS_PROPERTY(TsrOptimizer::adam, NativeAdam)
 TSR_CS_PROPERTY(TsrOptimizer::adamw, NativeAdamw)
@@ -15,3 +15,14 @@ TSR_CS_PROPERTY(TsrOptimizer::state, NativeState)
 TSR_CS_PROPERTY(TsrProfilerResult::num_events, NativeNumEvents)
 TSR_CS_PROPERTY(TsrOptimizer::zero_grad, NativeZeroGrad)
 TSR_CS_PROPERTY(TsrProfilerResult::table, NativeTable)
+/* Parameter groups and state_dict, LR schedulers (src/Training.cs). */
+TSR_CS_PROPERTY(TsrOptimizer::add_param_group, NativeAddParamGroup)
+TSR_CS_PROPERTY(TsrOptimizer::load_state_dict, NativeLoadStateDict)
+TSR_CS_PROPERTY(TsrLrScheduler::step_lr, NativeStepLr)
+TSR_CS_PROPERTY(TsrLrScheduler::multi_step_lr, NativeMultiStepLr)
+TSR_CS_PROPERTY(TsrLrScheduler::exponential_lr, NativeExponentialLr)
+TSR_CS_PROPERTY(TsrLrScheduler::cosine_annealing_lr, NativeCosineAnnealingLr)
+TSR_CS_PROPERTY(TsrLrScheduler::linear_lr, NativeLinearLr)
+TSR_CS_PROPERTY(TsrLrScheduler::one_cycle_lr, NativeOneCycleLr)
+TSR_CS_PROPERTY(TsrLrScheduler::sequential_lr, NativeSequentialLr)
+TSR_CS_PROPERTY(TsrLrScheduler::last_epoch, NativeLastEpoch)

@@ -1,6 +1,7 @@
-/* bindings/go/go_optim.i — Go part of bindings/optim.i: the two handles are
- * uintptrs like the others (go.i), wrapped by optim.go and profiler.go in
- * structs with a finalizer and Close. */
+/* bindings/go/go_optim.i — Go part of bindings/optim.i (and lr_scheduler.i):
+ * the handles are uintptrs like the others (go.i), wrapped by optim.go,
+ * profiler.go and training.go in structs with a finalizer and Close. */
 %noexception TsrOptimizer::~TsrOptimizer;
 %noexception TsrProfilerResult::~TsrProfilerResult;
-%typemap(gotype) TsrOptimizer*, TsrProfilerResult* "uintptr"
+%noexception TsrLrScheduler::~TsrLrScheduler;
+%typemap(gotype) TsrOptimizer*, TsrProfilerResult*, TsrLrScheduler* "uintptr"

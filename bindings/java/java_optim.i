@@ -6,8 +6,34 @@
  * functions. */
 %noexception TsrOptimizer::~TsrOptimizer;
 %noexception TsrProfilerResult::~TsrProfilerResult;
+%noexception TsrLrScheduler::~TsrLrScheduler;
 TSR_JAVA_HANDLE(TsrOptimizer)
 TSR_JAVA_HANDLE(TsrProfilerResult)
+TSR_JAVA_HANDLE(TsrLrScheduler)
+
+/* Parameter groups and state_dict: private natives under the Java forms
+ * below (options as a Map, the state_dict as a TensorMap). */
+%rename(nativeAddParamGroup) TsrOptimizer::add_param_group;
+%javamethodmodifiers TsrOptimizer::add_param_group "private";
+%rename(nativeLoadStateDict) TsrOptimizer::load_state_dict;
+%javamethodmodifiers TsrOptimizer::load_state_dict "private";
+
+/* LrScheduler: the factories are private natives under public ones with
+ * torch's defaults (LrScheduler.stepLR(opt, 30, 0.1), ...). */
+%rename(nativeStepLr) TsrLrScheduler::step_lr;
+%rename(nativeMultiStepLr) TsrLrScheduler::multi_step_lr;
+%rename(nativeExponentialLr) TsrLrScheduler::exponential_lr;
+%rename(nativeCosineAnnealingLr) TsrLrScheduler::cosine_annealing_lr;
+%rename(nativeLinearLr) TsrLrScheduler::linear_lr;
+%rename(nativeOneCycleLr) TsrLrScheduler::one_cycle_lr;
+%rename(nativeSequentialLr) TsrLrScheduler::sequential_lr;
+%javamethodmodifiers TsrLrScheduler::step_lr "private";
+%javamethodmodifiers TsrLrScheduler::multi_step_lr "private";
+%javamethodmodifiers TsrLrScheduler::exponential_lr "private";
+%javamethodmodifiers TsrLrScheduler::cosine_annealing_lr "private";
+%javamethodmodifiers TsrLrScheduler::linear_lr "private";
+%javamethodmodifiers TsrLrScheduler::one_cycle_lr "private";
+%javamethodmodifiers TsrLrScheduler::sequential_lr "private";
 
 %rename(nativeSgd) TsrOptimizer::sgd;
 %rename(nativeAdam) TsrOptimizer::adam;
@@ -101,6 +127,102 @@ TSR_JAVA_HANDLE(TsrProfilerResult)
    * "exp_avg", "exp_avg_sq", "max_exp_avg_sq".
    */
   public Tensor state(long paramIndex, String key) { return nativeState(paramIndex, key); }
+
+  /**
+   * optimizer.add_param_group({"params": params, **options}): options by torch's names ("lr",
+   * "momentum", "beta1"/"beta2" for betas, "nesterov" 0/1, ...); the others take the optimizer's
+   * defaults. Parameters are numbered after the earlier groups'.
+   */
+  public void addParamGroup(Iterable<Tensor> params, java.util.Map<String, Double> options) {
+    String[] keys = options == null ? new String[0] : options.keySet().toArray(new String[0]);
+    double[] values = new double[keys.length];
+    for (int i = 0; i < keys.length; ++i) {
+      if (keys[i].indexOf(',') >= 0) throw new IllegalArgumentException("option name with a comma: " + keys[i]);
+      values[i] = options.get(keys[i]);
+    }
+    try (TensorList list = paramList(params)) {
+      nativeAddParamGroup(list, String.join(",", keys), values);
+    }
+  }
+
+  /**
+   * optimizer.load_state_dict from a state_dict() map, or a TensorMap loaded from a file saved
+   * with it (the model's tensors there too are skipped).
+   */
+  public void loadStateDict(TensorMap stateDict) {
+    try (TensorList list = new TensorList()) {
+      for (long i = 0; i < stateDict.size(); ++i) {
+        try (Tensor t = stateDict.get(i)) {
+          list.append(t, stateDict.name(i));
+        }
+      }
+      nativeLoadStateDict(list);
+    }
+  }
+%}
+
+%typemap(javacode) TsrLrScheduler %{
+  /** StepLR(optimizer, stepSize, gamma). */
+  public static LrScheduler stepLR(Optimizer optimizer, long stepSize, double gamma) {
+    return nativeStepLr(optimizer, stepSize, gamma, -1);
+  }
+  /** MultiStepLR(optimizer, milestones, gamma). */
+  public static LrScheduler multiStepLR(Optimizer optimizer, long[] milestones, double gamma) {
+    return nativeMultiStepLr(optimizer, milestones, gamma, -1);
+  }
+  /** ExponentialLR(optimizer, gamma). */
+  public static LrScheduler exponentialLR(Optimizer optimizer, double gamma) {
+    return nativeExponentialLr(optimizer, gamma, -1);
+  }
+  /** CosineAnnealingLR(optimizer, tMax, etaMin). */
+  public static LrScheduler cosineAnnealingLR(Optimizer optimizer, long tMax, double etaMin) {
+    return nativeCosineAnnealingLr(optimizer, tMax, etaMin, -1);
+  }
+  /** LinearLR(optimizer, startFactor, endFactor, totalIters). */
+  public static LrScheduler linearLR(Optimizer optimizer, double startFactor, double endFactor, long totalIters) {
+    return nativeLinearLr(optimizer, startFactor, endFactor, totalIters, -1);
+  }
+
+  /** OneCycleLR's options with torch's defaults; maxLr (one value, or one per group) is required. */
+  public static final class OneCycleOptions {
+    double[] maxLr;
+    long totalSteps = 0, epochs = 0, stepsPerEpoch = 0;
+    double pctStart = 0.3, divFactor = 25, finalDivFactor = 1e4;
+    boolean linear = false, cycleMomentum = true, threePhase = false;
+    double[] baseMomentum = {0.85}, maxMomentum = {0.95};
+
+    public OneCycleOptions maxLr(double... v) { maxLr = v; return this; }
+    public OneCycleOptions totalSteps(long v) { totalSteps = v; return this; }
+    public OneCycleOptions epochs(long e, long stepsPerEpoch) { epochs = e; this.stepsPerEpoch = stepsPerEpoch; return this; }
+    public OneCycleOptions pctStart(double v) { pctStart = v; return this; }
+    /** anneal_strategy: "cos" (default) or "linear". */
+    public OneCycleOptions annealStrategy(String v) {
+      if (!v.equals("cos") && !v.equals("linear"))
+        throw new IllegalArgumentException("anneal_strategy must by one of 'cos' or 'linear', instead got " + v);
+      linear = v.equals("linear");
+      return this;
+    }
+    public OneCycleOptions cycleMomentum(boolean v) { cycleMomentum = v; return this; }
+    public OneCycleOptions baseMomentum(double... v) { baseMomentum = v; return this; }
+    public OneCycleOptions maxMomentum(double... v) { maxMomentum = v; return this; }
+    public OneCycleOptions divFactor(double v) { divFactor = v; return this; }
+    public OneCycleOptions finalDivFactor(double v) { finalDivFactor = v; return this; }
+    public OneCycleOptions threePhase(boolean v) { threePhase = v; return this; }
+  }
+
+  /** OneCycleLR(optimizer, **o). */
+  public static LrScheduler oneCycleLR(Optimizer optimizer, OneCycleOptions o) {
+    if (o == null || o.maxLr == null) throw new NullPointerException("OneCycleLR needs maxLr");
+    return nativeOneCycleLr(optimizer, o.maxLr, o.totalSteps, o.epochs, o.stepsPerEpoch, o.pctStart, o.linear,
+        o.cycleMomentum, o.baseMomentum, o.maxMomentum, o.divFactor, o.finalDivFactor, o.threePhase, -1);
+  }
+
+  /** SequentialLR(optimizer, schedulers, milestones): one to four schedulers in the bindings. */
+  public static LrScheduler sequentialLR(Optimizer optimizer, java.util.List<LrScheduler> schedulers, long[] milestones) {
+    LrScheduler[] s = new LrScheduler[4];
+    for (int i = 0; i < schedulers.size() && i < 4; ++i) s[i] = schedulers.get(i);
+    return nativeSequentialLr(optimizer, schedulers.size(), s[0], s[1], s[2], s[3], milestones, -1);
+  }
 %}
 
 %typemap(javacode) TsrProfilerResult %{

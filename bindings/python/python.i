@@ -60,7 +60,7 @@ static const char* tsr_py_expected(const char* c_type) {
       {"TsrSaver", "a tessera.Saver"},           {"TsrFile", "a tessera.File"},
       {"TsrTensor", "a tessera.Tensor"},         {"TsrStorage", "a tessera.Storage"},
       {"TsrGenerator", "a tessera.Generator"},   {"TsrOptimizer", "a tessera optimizer"},
-      {"TsrProfilerResult", "a tessera profiler result"},
+      {"TsrProfilerResult", "a tessera profiler result"}, {"TsrLrScheduler", "a tessera LR scheduler"},
       {"tsr_dtype", "a tessera.dtype"},          {"tsr_memory_format", "a tessera.memory_format"},
       {"tsr_device_type", "a tessera.DeviceType"},
       {"double", "a number"},                    {"bool", "a bool"},
@@ -84,7 +84,7 @@ static void tsr_py_argument_error(int code, const char* swig_message, const char
   }
   /* SWIG's names: Class_method, new_Class, or a module function. */
   static const char* classes[] = {"TensorList", "TensorMap", "Tensor", "Storage", "Generator", "Saver", "File",
-                                  "Optimizer", "ProfilerResult"};
+                                  "Optimizer", "ProfilerResult", "LrScheduler"};
   char where[160];
   snprintf(where, sizeof where, "tessera.%s", func);
   for (size_t i = 0; i < sizeof classes / sizeof classes[0]; ++i) {
@@ -145,6 +145,7 @@ TSR_PY_HANDLE_IN(TsrSaver*)
 TSR_PY_HANDLE_IN(TsrFile*)
 TSR_PY_HANDLE_IN(TsrOptimizer*)
 TSR_PY_HANDLE_IN(TsrProfilerResult*)
+TSR_PY_HANDLE_IN(TsrLrScheduler*)
 /* int64_t is `long long` to SWIG (stdint.i), int32_t and the enums `int`. */
 %define TSR_PY_VALUE_IN(Type, Value, AsVal)
 %typemap(in, noblock=1, fragment=#AsVal) Type (Value val, int ecode = 0) {
@@ -342,6 +343,8 @@ static void tsr_py_release_handle(swig_type_info* ty, void* ptr) {
   /* bindings/optim.i's handles */
   else if (ty == SWIGTYPE_p_TsrOptimizer) tsr_optimizer_release((tsr_optimizer*)ptr);
   else if (ty == SWIGTYPE_p_TsrProfilerResult) tsr_profiler_result_release((tsr_profiler_result*)ptr);
+  /* bindings/lr_scheduler.i's */
+  else if (ty == SWIGTYPE_p_TsrLrScheduler) tsr_lr_scheduler_release((tsr_lr_scheduler*)ptr);
 }
 %}
 

@@ -20,8 +20,8 @@
  *   tsr_optimizer_release(opt);
  * @endcode
  *
- * Semantics are torch.optim's of PyTorch 1.13 with one parameter group and
- * foreach=False (the single-tensor algorithms _single_tensor_sgd/_adam/
+ * Semantics are torch.optim's of PyTorch 1.13 with parameter groups
+ * (tsr_optimizer_add_param_group()) and foreach=False (the single-tensor algorithms _single_tensor_sgd/_adam/
  * _adamw), maximize=False, capturable=False: same update formulas, same
  * state (torch's keys, "step" a 0-dim float32 CPU tensor as in 1.13), same
  * argument errors and messages. A parameter whose .grad is NULL at a step is
@@ -68,6 +68,7 @@
 #ifndef TESSERA_OPTIM_H
 #define TESSERA_OPTIM_H
 
+#include "io.h"
 #include "types.h"
 
 #ifdef __cplusplus
@@ -201,7 +202,8 @@ TSR_API tsr_status tsr_optimizer_step(tsr_optimizer* opt);
  */
 TSR_API tsr_status tsr_optimizer_zero_grad(tsr_optimizer* opt, bool set_to_none);
 /**
- * @brief Sets param_groups[0]["lr"]; the next step uses the new value (what
+ * @brief Sets param_groups[0]["lr"] (tsr_optimizer_set_group_option() for
+ * any group); the next step uses the new value (what
  * an LR scheduler does).
  * @param[in,out] opt the optimizer
  * @param[in]     lr  the learning rate, >= 0
@@ -243,6 +245,147 @@ TSR_API tsr_status tsr_optimizer_state(const tsr_optimizer* opt, size_t param_in
  * @return the count; -1 for NULL (TSR_ERR_INVALID_ARGUMENT recorded).
  */
 TSR_API int64_t tsr_optimizer_num_params(const tsr_optimizer* opt);
+/* ---- Parameter groups and state_dict --------------------------------------- */
+
+/**
+ * @brief optimizer.add_param_group({"params": params, key: value, ...}) of
+ * torch 1.13: a new parameter group whose options are the optimizer's
+ * defaults (what it was created with) overridden by the given pairs.
+ *
+ * Parameters are numbered across groups in order (the first group's are
+ * 0..n-1, the next group's follow): tsr_optimizer_state() and the state_dict
+ * use those numbers. Option keys are torch's (SGD: "lr", "momentum",
+ * "dampening", "weight_decay", "nesterov"; Adam/AdamW: "lr", "beta1",
+ * "beta2" (torch's "betas" pair), "eps", "weight_decay", "amsgrad"; booleans
+ * as 0/1); other keys are stored with the group as torch keeps any key of a
+ * group's dict (schedulers keep "initial_lr" there).
+ * @param[in,out] opt           the optimizer
+ * @param[in]     params        num_params parameter tensors (num_params may be 0)
+ * @param[in]     num_params    number of parameters
+ * @param[in]     option_keys   num_options keys
+ * @param[in]     option_values num_options values
+ * @param[in]     num_options   number of overridden options
+ * @return TSR_OK; on failure nothing changes: a parameter that is already
+ * in a group (TSR_ERR_INVALID_ARGUMENT, "some parameters appear in more
+ * than one parameter group"), the statuses of @ref optim_create "creating
+ * an optimizer" for the parameters and the options (tessera checks a
+ * group's options as the constructor checks its arguments; torch checks
+ * only the constructor's), NULL opt, NULL arrays with a non-zero count or a
+ * NULL key: TSR_ERR_INVALID_ARGUMENT.
+ */
+TSR_API tsr_status tsr_optimizer_add_param_group(tsr_optimizer* opt, tsr_tensor* const* params, size_t num_params,
+                                                 const char* const* option_keys, const double* option_values,
+                                                 size_t num_options);
+/**
+ * @brief len(optimizer.param_groups).
+ * @param[in] opt the optimizer
+ * @return the count; -1 for NULL (TSR_ERR_INVALID_ARGUMENT recorded).
+ */
+TSR_API int64_t tsr_optimizer_param_group_count(const tsr_optimizer* opt);
+/**
+ * @brief len(optimizer.param_groups[group]["params"]): the group's
+ * parameters are numbered from the sum of the earlier groups' sizes.
+ * @param[in] opt   the optimizer
+ * @param[in] group the group index
+ * @return the count; -1 for NULL opt or group out of range
+ * (TSR_ERR_INVALID_ARGUMENT recorded).
+ */
+TSR_API int64_t tsr_optimizer_param_group_size(const tsr_optimizer* opt, size_t group);
+/**
+ * @brief Number of options of param_groups[group] (its keys but "params").
+ * @param[in] opt   the optimizer
+ * @param[in] group the group index
+ * @return the count; -1 for NULL opt or group out of range
+ * (TSR_ERR_INVALID_ARGUMENT recorded).
+ */
+TSR_API int64_t tsr_optimizer_group_option_count(const tsr_optimizer* opt, size_t group);
+/**
+ * @brief The i-th option key of param_groups[group], in byte order of the
+ * keys.
+ * @param[in] opt   the optimizer
+ * @param[in] group the group index
+ * @param[in] i     the key's position, < tsr_optimizer_group_option_count()
+ * @return a borrowed string, valid until the next
+ * tsr_optimizer_set_group_option() or tsr_optimizer_load_state_dict() on
+ * opt or its release; NULL (TSR_ERR_INVALID_ARGUMENT recorded) for NULL opt
+ * or an index out of range.
+ */
+TSR_API const char* tsr_optimizer_group_option_key(const tsr_optimizer* opt, size_t group, size_t i);
+/**
+ * @brief param_groups[group][key].
+ * @param[in]  opt   the optimizer
+ * @param[in]  group the group index
+ * @param[in]  key   the option (keys as for tsr_optimizer_add_param_group())
+ * @param[out] value its value; untouched on failure
+ * @return TSR_OK; a key the group does not hold, group out of range, NULL
+ * opt/key/value: TSR_ERR_INVALID_ARGUMENT.
+ */
+TSR_API tsr_status tsr_optimizer_get_group_option(const tsr_optimizer* opt, size_t group, const char* key,
+                                                  double* value);
+/**
+ * @brief param_groups[group][key] = value; the next step uses it (what a
+ * scheduler does with "lr", and OneCycleLR with "momentum" / "beta1").
+ *
+ * The optimizer's own options are checked as its constructor checks them
+ * (lr < 0: "Invalid learning rate: ..."); any other key is stored as given.
+ * @param[in,out] opt   the optimizer
+ * @param[in]     group the group index
+ * @param[in]     key   the option
+ * @param[in]     value the value
+ * @return TSR_OK; an invalid value for the optimizer's option, group out of
+ * range, NULL opt/key: TSR_ERR_INVALID_ARGUMENT (nothing changes).
+ */
+TSR_API tsr_status tsr_optimizer_set_group_option(tsr_optimizer* opt, size_t group, const char* key,
+                                                  double value);
+/**
+ * @brief optimizer.state_dict() of torch 1.13, flattened into named tensors
+ * for tsr_save():
+ * - "state.<i>.<key>": the state tensor of parameter i (numbered as in
+ *   tsr_optimizer_add_param_group()) under torch's key, for parameters
+ *   that have state; the tensors themselves, not copies (as torch's
+ *   state_dict; tsr_save() writes their contents).
+ * - "param_groups.<g>.<option>": a 0-dim float64 CPU tensor per option of
+ *   group g (Adam's "betas" as "beta1" and "beta2").
+ * - "param_groups.<g>.params": a 1-dim int64 CPU tensor of the group's
+ *   parameter numbers.
+ * @param[in]  opt the optimizer
+ * @param[out] out new reference to an immutable map (read it with io.h's
+ *                 tsr_tensor_map_* functions), names in byte order
+ * @return TSR_OK; NULL opt/out: TSR_ERR_INVALID_ARGUMENT;
+ * TSR_ERR_OUT_OF_MEMORY.
+ */
+TSR_API tsr_status tsr_optimizer_state_dict(const tsr_optimizer* opt, tsr_tensor_map** out);
+/**
+ * @brief optimizer.load_state_dict(state_dict) of torch 1.13 from the
+ * named tensors tsr_optimizer_state_dict() gives (for example those of
+ * tsr_load() of a file tsr_save() wrote from them). Names of other forms
+ * are ignored (a file may hold the model's tensors too).
+ *
+ * As torch: the groups' options are replaced by the loaded ones (each
+ * group keeps its parameters), and the state of every parameter is
+ * replaced by copies of the loaded tensors, cast to the parameter's dtype
+ * and moved to its device ("step" kept as it is); a parameter without
+ * loaded state has none afterwards.
+ * @param[in,out] opt     the optimizer
+ * @param[in]     n       number of tensors
+ * @param[in]     names   n names
+ * @param[in]     tensors n tensors
+ * @return TSR_OK; on failure nothing changes: a different number of groups
+ * ("loaded state dict has a different number of parameter groups"), a group
+ * of another size ("loaded state dict contains a parameter group that
+ * doesn't match the size of optimizer's group"), a missing
+ * "param_groups.<g>.params" or option the optimizer reads, an option or
+ * params tensor that is not a one-element / 1-dim number tensor, a state
+ * key the optimizer does not keep, a parameter number out of range, a
+ * state tensor whose sizes differ from its parameter's ("step": not one
+ * element), an Adam/AdamW parameter state without all of "step",
+ * "exp_avg" and "exp_avg_sq", NULL opt or arrays (with n > 0) or a NULL
+ * name or tensor: TSR_ERR_INVALID_ARGUMENT; an option value the optimizer refuses: as for
+ * tsr_optimizer_set_group_option(); TSR_ERR_OUT_OF_MEMORY.
+ */
+TSR_API tsr_status tsr_optimizer_load_state_dict(tsr_optimizer* opt, int64_t n, const char* const* names,
+                                                 tsr_tensor* const* tensors);
+
 /**
  * @brief Adds one reference. NULL is ignored. Thread-safe.
  * @param[in] opt the optimizer, or NULL

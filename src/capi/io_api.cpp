@@ -10,21 +10,10 @@
 #include "capi/load_settings.h"
 #include "capi/save_settings.h"
 #include "capi/struct_size.h"
+#include "capi/tensor_map_handle.h"
 #include "io/load.h"
 #include "io/save.h"
 #include "io/shards.h"
-
-struct tsr_tensor_map {
-  explicit tsr_tensor_map(tsr::io::LoadedFile f) : file(std::move(f)) {
-    for (size_t i = 0; i < file.names.size(); ++i) index.emplace(file.names[i], int64_t(i));
-    for (const auto& kv : file.metadata) metadata.push_back(&kv);
-  }
-  std::atomic<int64_t> refs{1};
-  tsr::io::LoadedFile file;
-  std::unordered_map<std::string, int64_t> index;
-  // file.metadata's entries in key order, for access by position.
-  std::vector<const std::pair<const std::string, std::string>*> metadata;
-};
 
 using namespace tsr;
 using namespace tsr::capi;

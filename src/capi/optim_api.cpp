@@ -9,18 +9,16 @@
 #include "capi/barrier.h"
 #include "capi/generator_handle.h"
 #include "capi/handles.h"
+#include "capi/optimizer_handle.h"
+#include "capi/tensor_map_handle.h"
 #include "capi/struct_size.h"
 #include "optim/init.h"
 #include "optim/optimizer.h"
+#include "optim/state_dict.h"
 
 using namespace tsr;
 using namespace tsr::capi;
 
-struct tsr_optimizer {
-  explicit tsr_optimizer(std::unique_ptr<optim::Optimizer> o) : impl(std::move(o)) {}
-  std::atomic<int64_t> refs{1};
-  std::unique_ptr<optim::Optimizer> impl;
-};
 
 namespace {
 
@@ -109,11 +107,11 @@ TSR_EXTERN tsr_status tsr_optimizer_zero_grad(tsr_optimizer* opt, bool set_to_no
   return guarded([&] { opt_of(opt).zero_grad(set_to_none); });
 }
 TSR_EXTERN tsr_status tsr_optimizer_set_lr(tsr_optimizer* opt, double lr) {
-  return guarded([&] { opt_of(opt).set_lr(lr); });
+  return guarded([&] { opt_of(opt).set_option(0, "lr", lr); });
 }
 TSR_EXTERN tsr_status tsr_optimizer_get_lr(const tsr_optimizer* opt, double* lr) {
   return guarded([&] {
-    const double v = opt_of(opt).lr();
+    const double v = opt_of(opt).option(0, "lr");
     *require(lr, "lr") = v;
   });
 }
@@ -131,6 +129,87 @@ TSR_EXTERN tsr_status tsr_optimizer_state(const tsr_optimizer* opt, size_t param
 TSR_EXTERN int64_t tsr_optimizer_num_params(const tsr_optimizer* opt) {
   return guarded_value<int64_t>(-1, [&] { return int64_t(opt_of(opt).num_params()); });
 }
+// ---- parameter groups and state_dict -----------------------------------------
+
+TSR_EXTERN tsr_status tsr_optimizer_add_param_group(tsr_optimizer* opt, tsr_tensor* const* params, size_t num_params,
+                                                    const char* const* option_keys, const double* option_values,
+                                                    size_t num_options) {
+  return guarded([&] {
+    optim::Optimizer& o = opt_of(opt);
+    std::vector<Tensor> ps = param_list(params, num_params);
+    TSR_CHECK(num_options == 0 || (option_keys && option_values), TSR_ERR_INVALID_ARGUMENT,
+              "option_keys or option_values is NULL");
+    optim::Options overrides;
+    for (size_t k = 0; k < num_options; ++k) {
+      TSR_CHECK(option_keys[k], TSR_ERR_INVALID_ARGUMENT, "option_keys[", k, "] is NULL");
+      overrides[option_keys[k]] = option_values[k];
+    }
+    o.add_param_group(std::move(ps), overrides);
+  });
+}
+TSR_EXTERN int64_t tsr_optimizer_param_group_count(const tsr_optimizer* opt) {
+  return guarded_value<int64_t>(-1, [&] { return int64_t(opt_of(opt).num_groups()); });
+}
+TSR_EXTERN int64_t tsr_optimizer_param_group_size(const tsr_optimizer* opt, size_t group) {
+  return guarded_value<int64_t>(-1, [&] { return int64_t(opt_of(opt).group(group).count); });
+}
+TSR_EXTERN int64_t tsr_optimizer_group_option_count(const tsr_optimizer* opt, size_t group) {
+  return guarded_value<int64_t>(-1, [&] { return int64_t(opt_of(opt).group(group).options.size()); });
+}
+TSR_EXTERN const char* tsr_optimizer_group_option_key(const tsr_optimizer* opt, size_t group, size_t i) {
+  return guarded_value<const char*>(nullptr, [&]() -> const char* {
+    const optim::Options& o = opt_of(opt).group(group).options;
+    TSR_CHECK(i < o.size(), TSR_ERR_INVALID_ARGUMENT, "option index ", i, " is out of range for ", o.size(),
+              " options");
+    return std::next(o.begin(), std::ptrdiff_t(i))->first.c_str();
+  });
+}
+TSR_EXTERN tsr_status tsr_optimizer_get_group_option(const tsr_optimizer* opt, size_t group, const char* key,
+                                                     double* value) {
+  return guarded([&] {
+    const optim::Optimizer& o = opt_of(opt);
+    require(key, "key");
+    require(value, "value");
+    *value = o.option(group, key);
+  });
+}
+TSR_EXTERN tsr_status tsr_optimizer_set_group_option(tsr_optimizer* opt, size_t group, const char* key,
+                                                     double value) {
+  return guarded([&] {
+    optim::Optimizer& o = opt_of(opt);
+    require(key, "key");
+    o.set_option(group, key, value);
+  });
+}
+TSR_EXTERN tsr_status tsr_optimizer_state_dict(const tsr_optimizer* opt, tsr_tensor_map** out) {
+  return guarded([&] {
+    const optim::Optimizer& o = opt_of(opt);
+    require(out, "out");
+    optim::NamedTensors sd = optim::state_dict(o);
+    io::LoadedFile f;
+    f.names = std::move(sd.names);
+    f.tensors = std::move(sd.tensors);
+    *out = new tsr_tensor_map(std::move(f));
+  });
+}
+TSR_EXTERN tsr_status tsr_optimizer_load_state_dict(tsr_optimizer* opt, int64_t n, const char* const* names,
+                                                    tsr_tensor* const* tensors) {
+  return guarded([&] {
+    optim::Optimizer& o = opt_of(opt);
+    TSR_CHECK(n >= 0, TSR_ERR_INVALID_ARGUMENT, "n must be >= 0, got ", n);
+    TSR_CHECK(n == 0 || (names && tensors), TSR_ERR_INVALID_ARGUMENT, "names or tensors is NULL");
+    std::vector<std::string> ns;
+    std::vector<Tensor> ts;
+    for (int64_t i = 0; i < n; ++i) {
+      TSR_CHECK(names[i], TSR_ERR_INVALID_ARGUMENT, "names[", i, "] is NULL");
+      TSR_CHECK(tensors[i], TSR_ERR_INVALID_ARGUMENT, "tensors[", i, "] is NULL");
+      ns.emplace_back(names[i]);
+      ts.push_back(tensors[i]->tensor);
+    }
+    optim::load_state_dict(o, ns, ts);
+  });
+}
+
 TSR_EXTERN void tsr_optimizer_retain(tsr_optimizer* opt) { retain(opt); }
 TSR_EXTERN void tsr_optimizer_release(tsr_optimizer* opt) { release(opt); }
 

@@ -64,25 +64,81 @@ Tensor zeros_like(const Tensor& t) {
   return z;
 }
 
-Optimizer::Optimizer(std::vector<Tensor> params, double lr) : lr_(lr), params_(std::move(params)) {
-  TSR_CHECK(!params_.empty(), TSR_ERR_INVALID_ARGUMENT, "optimizer got an empty parameter list");
-  for (size_t i = 0; i < params_.size(); ++i) {
-    const Tensor& p = params_[i];
+void Optimizer::add_param_group(std::vector<Tensor> params, const Options& overrides) {
+  const size_t first = params_.size();
+  // The constructor (the first group) checks its options before the
+  // parameters, as torch's __init__ does.
+  if (groups_.empty()) check_options(defaults_);
+  TSR_CHECK(!params.empty() || !groups_.empty(), TSR_ERR_INVALID_ARGUMENT, "optimizer got an empty parameter list");
+  for (size_t k = 0; k < params.size(); ++k) {
+    const Tensor& p = params[k];
+    const size_t i = first + k;
     TSR_CHECK(autograd::is_leaf(p), TSR_ERR_INVALID_ARGUMENT, "can't optimize a non-leaf Tensor (params[", i,
               "] has grad_fn ", autograd::grad_fn(p)->name(), ")");
     TSR_CHECK(is_floating(p.dtype()), TSR_ERR_DTYPE_MISMATCH, "params[", i, "] has dtype ", dtype_name(p.dtype()),
               ": only floating point tensors can be optimized");
-    for (size_t j = 0; j < i; ++j)
+    for (size_t j = 0; j < k; ++j)
+      TSR_CHECK(!params[j].is_same(p), TSR_ERR_INVALID_ARGUMENT,
+                "optimizer contains a parameter group with duplicate parameters (params[", first + j,
+                "] and params[", i, "] are the same tensor)");
+    for (size_t j = 0; j < first; ++j)
       TSR_CHECK(!params_[j].is_same(p), TSR_ERR_INVALID_ARGUMENT,
-                "optimizer contains a parameter group with duplicate parameters (params[", j, "] and params[", i,
+                "some parameters appear in more than one parameter group (params[", j, "] and params[", i,
                 "] are the same tensor)");
   }
+  Options merged = defaults_;
+  for (const auto& [key, value] : overrides) merged[key] = value;
+  TSR_CHECK(!std::isnan(merged.at("lr")), TSR_ERR_INVALID_ARGUMENT,
+            "parameter group didn't specify a value of required optimization parameter lr");
+  check_options(merged);
+  // Everything checked: commit.
+  params_.insert(params_.end(), params.begin(), params.end());
   state_.resize(params_.size());
+  groups_.push_back({first, params.size(), std::move(merged)});
 }
 
-void Optimizer::set_lr(double lr) {
-  check_lr(lr);
-  lr_ = lr;
+const ParamGroup& Optimizer::group(size_t g) const {
+  TSR_CHECK(g < groups_.size(), TSR_ERR_INVALID_ARGUMENT, "group index ", g, " is out of range for ",
+            groups_.size(), " parameter groups");
+  return groups_[g];
+}
+
+bool Optimizer::has_option(size_t g, std::string_view key) const {
+  const Options& o = group(g).options;
+  return o.find(key) != o.end();
+}
+
+double Optimizer::option(size_t g, std::string_view key) const {
+  const Options& o = group(g).options;
+  auto it = o.find(key);
+  TSR_CHECK(it != o.end(), TSR_ERR_INVALID_ARGUMENT, "param_groups[", g, "] has no option \"", key, "\"");
+  return it->second;
+}
+
+void Optimizer::set_option(size_t g, std::string_view key, double value) {
+  Options o = group(g).options;
+  o[std::string(key)] = value;
+  if (defaults_.find(key) != defaults_.end()) {
+    if (key == "lr") check_lr(value);  // NaN included: an lr must be a number
+    check_options(o);
+  }
+  groups_[g].options = std::move(o);
+}
+
+std::vector<Options> Optimizer::option_snapshot() const {
+  std::vector<Options> out;
+  for (const ParamGroup& g : groups_) out.push_back(g.options);
+  return out;
+}
+
+void Optimizer::restore_options(std::vector<Options> options) {
+  for (size_t g = 0; g < groups_.size() && g < options.size(); ++g) groups_[g].options = std::move(options[g]);
+}
+
+bool Optimizer::knows_key(std::string_view key) const {
+  for (const std::string& k : state_keys())
+    if (k == key) return true;
+  return false;
 }
 
 Tensor Optimizer::state(size_t i, std::string_view key) const {
@@ -91,6 +147,14 @@ Tensor Optimizer::state(size_t i, std::string_view key) const {
   TSR_CHECK(knows_key(key), TSR_ERR_INVALID_ARGUMENT, "this optimizer keeps no state \"", key, "\"");
   auto it = state_[i].find(key);
   return it == state_[i].end() ? Tensor() : it->second;
+}
+
+void Optimizer::replace_state(std::vector<std::map<std::string, Tensor, std::less<>>> states,
+                              std::vector<Options> options) {
+  TSR_CHECK(states.size() == state_.size() && options.size() == groups_.size(), TSR_ERR_INTERNAL,
+            "replace_state: sizes do not match the optimizer");
+  state_ = std::move(states);
+  for (size_t g = 0; g < groups_.size(); ++g) groups_[g].options = std::move(options[g]);
 }
 
 namespace {
@@ -123,8 +187,9 @@ void Optimizer::step() {
     grads[i] = std::move(g);
   }
   autograd::NoGradGuard no_grad;
-  for (size_t i = 0; i < params_.size(); ++i)
-    if (grads[i].defined()) update(i, params_[i], grads[i]);
+  for (const ParamGroup& g : groups_)
+    for (size_t i = g.first; i < g.first + g.count; ++i)
+      if (grads[i].defined()) update(i, params_[i], grads[i], g.options);
 }
 
 void Optimizer::zero_grad(bool set_to_none) {

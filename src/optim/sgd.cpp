@@ -14,54 +14,72 @@ namespace tsr::optim {
 
 namespace {
 
+SgdOptions read_sgd(const Options& o) {
+  return {o.at("lr"), o.at("momentum"), o.at("dampening"), o.at("weight_decay"), o.at("nesterov") != 0};
+}
+
 class Sgd final : public Optimizer {
  public:
-  Sgd(std::vector<Tensor> params, const SgdOptions& o) : Optimizer(std::move(params), o.lr), o_(o) {}
+  explicit Sgd(const SgdOptions& o)
+      : Optimizer({{"lr", o.lr},
+                   {"momentum", o.momentum},
+                   {"dampening", o.dampening},
+                   {"weight_decay", o.weight_decay},
+                   {"nesterov", o.nesterov ? 1.0 : 0.0}}) {}
 
-  bool knows_key(std::string_view key) const override { return key == "momentum_buffer"; }
+  const std::vector<std::string>& state_keys() const override {
+    static const std::vector<std::string> keys{"momentum_buffer"};
+    return keys;
+  }
+
+ public:
+  void check_options(const Options& opts) const override {
+    // torch.optim.SGD.__init__'s checks, in its order.
+    const SgdOptions o = read_sgd(opts);
+    check_lr(o.lr);
+    TSR_CHECK(o.momentum >= 0.0, TSR_ERR_INVALID_ARGUMENT, "Invalid momentum value: ", py_float(o.momentum));
+    TSR_CHECK(o.weight_decay >= 0.0, TSR_ERR_INVALID_ARGUMENT, "Invalid weight_decay value: ",
+              py_float(o.weight_decay));
+    TSR_CHECK(!o.nesterov || (o.momentum > 0 && o.dampening == 0), TSR_ERR_INVALID_ARGUMENT,
+              "Nesterov momentum requires a momentum and zero dampening");
+  }
 
  protected:
-  void update(size_t i, const Tensor& p, const Tensor& grad) override {
+  void update(size_t i, const Tensor& p, const Tensor& grad, const Options& opts) override {
+    const SgdOptions o = read_sgd(opts);
     Tensor d_p = grad;
     bool fresh = false;  // d_p is a tensor of our own, free to write
-    if (o_.weight_decay != 0) {
+    if (o.weight_decay != 0) {
       d_p = ops::clone(grad, TSR_PRESERVE_FORMAT);  // grad.add(p, alpha=weight_decay)
-      ops::add_(d_p, p, o_.weight_decay);
+      ops::add_(d_p, p, o.weight_decay);
       fresh = true;
     }
-    if (o_.momentum != 0) {
+    if (o.momentum != 0) {
       Tensor& buf = slot(i, "momentum_buffer");
       if (!buf.defined()) {
         buf = ops::clone(d_p, TSR_PRESERVE_FORMAT);
       } else {
-        ops::mul_scalar_(buf, o_.momentum);
-        ops::add_(buf, d_p, 1 - o_.dampening);
+        ops::mul_scalar_(buf, o.momentum);
+        ops::add_(buf, d_p, 1 - o.dampening);
       }
-      if (o_.nesterov) {
+      if (o.nesterov) {
         if (!fresh) d_p = ops::clone(d_p, TSR_PRESERVE_FORMAT);  // d_p.add(buf, alpha=momentum)
-        ops::add_(d_p, buf, o_.momentum);
+        ops::add_(d_p, buf, o.momentum);
       } else {
         d_p = buf;
       }
     }
-    ops::add_(p, d_p, -lr_);
+    ops::add_(p, d_p, -o.lr);
   }
-
- private:
-  SgdOptions o_;
 };
 
 }  // namespace
 
 std::unique_ptr<Optimizer> make_sgd(std::vector<Tensor> params, const SgdOptions& o) {
-  // torch.optim.SGD.__init__'s checks, in its order.
-  check_lr(o.lr);
-  TSR_CHECK(o.momentum >= 0.0, TSR_ERR_INVALID_ARGUMENT, "Invalid momentum value: ", py_float(o.momentum));
-  TSR_CHECK(o.weight_decay >= 0.0, TSR_ERR_INVALID_ARGUMENT, "Invalid weight_decay value: ",
-            py_float(o.weight_decay));
-  TSR_CHECK(!o.nesterov || (o.momentum > 0 && o.dampening == 0), TSR_ERR_INVALID_ARGUMENT,
-            "Nesterov momentum requires a momentum and zero dampening");
-  return std::make_unique<Sgd>(std::move(params), o);
+  check_lr(o.lr);  // the required lr first, with its own message
+  auto opt = std::make_unique<Sgd>(o);
+  opt->add_param_group(std::move(params), {});
+  return opt;
 }
 
 }  // namespace tsr::optim

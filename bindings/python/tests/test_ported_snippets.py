@@ -112,11 +112,10 @@ def parameter_groups_and_schedulers(torch):
 
 
 SNIPPETS = [scans_and_statistics, losses, silu_activation, indexing_by_tensors_and_masks, scatter_add_histogram, sort_and_topk,
-            causal_mask, factories, batched_products]
-# Snippets whose ops tessera does not have yet (issue 33 is open): each is
-# skipped, naming what it waits for, until that lands and it moves above.
-PENDING = {gradient_clipping: "nn.utils.clip_grad_norm_",
-           parameter_groups_and_schedulers: "parameter groups, lr_scheduler"}
+            causal_mask, factories, batched_products, gradient_clipping, parameter_groups_and_schedulers]
+# Snippets whose ops tessera does not have yet: each is skipped, naming what
+# it waits for, until that lands and it moves above (none left).
+PENDING = {}
 
 
 class PortedSnippets(unittest.TestCase):

@@ -47,6 +47,7 @@ public final class AllTests {
     CheckpointFileTests.register(r, tmp);
     MemoryStatsTests.register(r);
     OptimTests.register(r, tmp);
+    TrainingTests.register(r);
     UnclosedTensorsTest.register(r);
 
     int run = 0;
