@@ -214,19 +214,23 @@ void index_put_into(const IndexPlan& plan, const Tensor& values, bool accumulate
   const Shape& vs = v.strides();
   const Parts val{offsets_of(sub_shape(plan.result_sizes, 0, a), sub_shape(vs, 0, a)),
                   offsets_of(sub_shape(plan.result_sizes, a + nbd, vs.size()), sub_shape(vs, a + nbd, vs.size()))};
-  const std::vector<int64_t> vb =
-      offsets_of(plan.index_shape, sub_shape(vs, a, a + nbd));
   const int64_t nb = int64_t(plan.offsets.size()), np = int64_t(dst.post.size());
+  // One element per index position of a 1-d index (x[idx] = v, x[mask] =
+  // v): one loop, values read through their one stride.
+  if (!accumulate && dst.pre.size() == 1 && np == 1 && nbd == 1) {
+    const int64_t base = dst.pre[0] + dst.post[0], vbase = val.pre[0] + val.post[0], vstride = vs[a];
+    dispatch_all(plan.src.dtype(), [&]<typename T>() {
+      T* sp = plan.src.data<T>();
+      const T* vp = v.data<T>() + vbase;
+      const int64_t* off = plan.offsets.data();
+      for (int64_t b = 0; b < nb; ++b) sp[base + off[b]] = vp[b * vstride];
+    });
+    return;
+  }
+  const std::vector<int64_t> vb = offsets_of(plan.index_shape, sub_shape(vs, a, a + nbd));
   dispatch_all(plan.src.dtype(), [&]<typename T>() {
     T* sp = plan.src.data<T>();
     const T* vp = v.data<T>();
-    // One element per index position (x[idx] = v, x[mask] = v): one loop
-    // over the positions, no inner one.
-    if (!accumulate && dst.pre.size() == 1 && np == 1) {
-      const int64_t base = dst.pre[0] + dst.post[0], vbase = val.pre[0] + val.post[0];
-      for (int64_t b = 0; b < nb; ++b) sp[base + plan.offsets[size_t(b)]] = vp[vbase + vb[size_t(b)]];
-      return;
-    }
     // In order, on one thread: repeated positions add up (or the last one
     // wins) the same way on every run.
     for (size_t q = 0; q < dst.pre.size(); ++q)
