@@ -86,17 +86,10 @@ def _split_key(tensor, key):
     result, dim = tensor, 0
     advanced = []  # (dim of result, index tensor)
     for k in items:
-        if k is None:
-            result = _N.unsqueeze(result, dim)
-            dim += 1
+        if k is None or isinstance(k, slice):
+            result, dim = _tensor.view_step(result, dim, k)
         elif k is Ellipsis:
             dim += ndim - consumed
-        elif isinstance(k, slice):
-            step = 1 if k.step is None else operator.index(k.step)
-            start = 0 if k.start is None else operator.index(k.start)
-            stop = _tensor._INT64_MAX if k.stop is None else operator.index(k.stop)
-            result = _N.slice(result, dim, start, stop, step)
-            dim += 1
         elif isinstance(k, bool) or (isinstance(k, _N) and _is_mask(k) and _N.ndim(k) == 0):
             # x[True] adds a dim of 1, x[False] one of 0 (torch's rule).
             result = _N.unsqueeze(result, dim)

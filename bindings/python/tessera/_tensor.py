@@ -680,6 +680,17 @@ def _is_advanced(key):
     return False
 
 
+def view_step(result, dim, k):
+    """One None or slice of an index key applied at dim: (view, next dim).
+    Shared by basic indexing here and advanced indexing (_indexing)."""
+    if k is None:
+        return _N.unsqueeze(result, dim), dim + 1
+    step = 1 if k.step is None else operator.index(k.step)
+    start = 0 if k.start is None else operator.index(k.start)
+    stop = _INT64_MAX if k.stop is None else operator.index(k.stop)
+    return _N.slice(result, dim, start, stop, step), dim + 1
+
+
 def _index(tensor, key):
     if not isinstance(key, tuple):
         key = (key,)
@@ -691,17 +702,10 @@ def _index(tensor, key):
         raise IndexError(f"too many indices for tensor of dimension {ndim}")
     result, dim = tensor, 0
     for k in key:
-        if k is None:
-            result = _N.unsqueeze(result, dim)
-            dim += 1
+        if k is None or isinstance(k, slice):
+            result, dim = view_step(result, dim, k)
         elif k is Ellipsis:
             dim += ndim - consumed
-        elif isinstance(k, slice):
-            step = 1 if k.step is None else operator.index(k.step)
-            start = 0 if k.start is None else operator.index(k.start)
-            stop = _INT64_MAX if k.stop is None else operator.index(k.stop)
-            result = _N.slice(result, dim, start, stop, step)
-            dim += 1
         elif isinstance(k, bool) or isinstance(k, _N) or not hasattr(k, "__index__"):
             raise TypeError("only integers, slices (`:`), ellipsis (`...`) and None are "
                             f"valid indices (got {type(k).__name__})")
