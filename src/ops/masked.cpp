@@ -66,17 +66,21 @@ class MaskedFill final : public WritesSelf {
 };
 
 class MaskedSelect final : public prim::Primitive {
+  // The mask's dtype checked; the broadcast shape of x and mask.
+  static Shape checked_shape(const Tensors& in) {
+    check_mask(in[1], "masked_select:");
+    return broadcast_shapes(in[0].sizes(), in[1].sizes());
+  }
+
  public:
   const char* name() const override { return "MaskedSelectBackward0"; }
   const char* op() const override { return "masked_select"; }
   std::vector<prim::TensorMeta> output_meta(const Tensors& in) const override {
-    check_mask(in[1], "masked_select:");
-    broadcast_shapes(in[0].sizes(), in[1].sizes());
-    // The length depends on the mask's values: known after forward only.
-    return {{{kernels::count_true(in[1], broadcast_shapes(in[0].sizes(), in[1].sizes()))}, in[0].dtype()}};
+    // The length depends on the mask's values, so the rule reads them.
+    return {{{kernels::count_true(in[1], checked_shape(in))}, in[0].dtype()}};
   }
   Tensors eval_cpu(const Tensors& in) override {
-    output_meta(in);
+    checked_shape(in);  // the kernel counts the mask itself
     return {kernels::masked_select(in[0], in[1])};
   }
   prim::SaveSpec save_spec(const prim::RequiresGrad&) const override { return {bit(1), 0}; }

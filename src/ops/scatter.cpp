@@ -67,8 +67,7 @@ class Scatter final : public WritesSelf {
     kernels::check_scatter(in[0], dim_, in[1], value_ ? nullptr : &in[2], "scatter");
   }
   void write(const Tensor& self, const Tensors& in) override {
-    const Tensor src = value_ ? views::expand_or_self(constant_like(kernels::zeros({}, self.dtype()), *value_),
-                                                      in[1].sizes())
+    const Tensor src = value_ ? views::expand_or_self(constant({}, self.dtype(), *value_), in[1].sizes())
                               : source(self, in[2]);
     kernels::scatter_into(self, dim_, in[1], src, reduce_, true);
   }
@@ -137,7 +136,7 @@ Tensors ScatterReduceOp::backward(const BackwardContext& ctx) {
     case ScatterReduce::Mean: {
       Tensor n = constant_like(g, include_self_ ? 1.0 : 0.0);
       n = scatter_add(n, dim_, index, constant(src_meta.sizes, g.dtype(), 1.0));
-      n = masked_fill(n, eq(n, constant_like(kernels::zeros({}, n.dtype()), 0.0)), 1.0);
+      n = masked_fill(n, eq(n, constant({}, n.dtype(), 0.0)), 1.0);
       gs = div(g, n);
       gsrc = gather(gs, dim_, index);
       break;
