@@ -1225,3 +1225,4 @@ TsrTensorList* bind_autograd_grad(TsrTensorList* outputs, TsrTensorList* inputs,
 %include "loss.i"
 %include "clip_grad.i"
 %include "lr_scheduler.i"
+%include "device.i"

@@ -150,6 +150,40 @@ Test(profiler, backward_nodes) {
   for (int i = 0; i < 3; ++i) tsr_tensor_release(all[i]);
 }
 
+/* record_function: a user range is one event around the ops run inside it,
+ * whose self time excludes theirs; ranges nest; an end without a begin, a
+ * NULL or empty name are refused; ranges opened while no session runs
+ * record nothing but stay balanced. */
+Test(profiler, record_function_ranges) {
+  TSR_ASSERT_OK(tsr_profiler_record_function_begin("outside")); /* no session yet */
+  start(false, false);
+  TSR_ASSERT_OK(tsr_profiler_record_function_begin("step"));
+  TSR_ASSERT_OK(tsr_profiler_record_function_begin("forward"));
+  six_ops();
+  TSR_ASSERT_OK(tsr_profiler_record_function_end()); /* forward */
+  TSR_ASSERT_OK(tsr_profiler_record_function_end()); /* step */
+  TSR_ASSERT_OK(tsr_profiler_record_function_end()); /* outside: balanced, not recorded */
+  TSR_ASSERT_FAILS(tsr_profiler_record_function_end(), TSR_ERR_INVALID_ARGUMENT, "no range is open");
+  TSR_ASSERT_FAILS(tsr_profiler_record_function_begin(NULL), TSR_ERR_INVALID_ARGUMENT, "name is NULL");
+  TSR_ASSERT_FAILS(tsr_profiler_record_function_begin(""), TSR_ERR_INVALID_ARGUMENT, "name is empty");
+  tsr_profiler_result* r = stop();
+  cr_expect_eq(tsr_profiler_result_num_events(r), 8); /* six ops, two ranges */
+  char* text = table(r, "cpu_time_total", -1);
+  char line[512];
+  cr_assert(row_of(text, "step", line, sizeof line), "no step row in\n%s", text);
+  cr_expect_eq(calls_of(line), 1, "%s", line);
+  cr_assert(row_of(text, "forward", line, sizeof line), "%s", text);
+  cr_expect(strstr(text, "outside") == NULL, "%s", text);
+  /* step contains everything: first by total time */
+  char* first_row = strstr(text, "\n") + 1;
+  first_row = strstr(first_row, "\n") + 1;
+  first_row = strstr(first_row, "\n") + 1;
+  cr_expect(strncmp(first_row, "step", 4) == 0 || strstr(first_row, "step") == first_row + strspn(first_row, " "),
+            "step is not the first row:\n%s", text);
+  tsr_free_string(text);
+  tsr_profiler_result_release(r);
+}
+
 Test(profiler, shapes_and_memory_columns) {
   const int64_t s[] = {2, 3}, big[] = {256, 256};
   tsr_tensor *a = filled(2, s, 1.0), *b = filled(2, big, 1.0), *o1, *o2, *o3;

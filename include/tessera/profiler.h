@@ -140,6 +140,31 @@ TSR_API int64_t tsr_profiler_result_num_events(const tsr_profiler_result* r);
  */
 TSR_API void tsr_profiler_result_release(tsr_profiler_result* r);
 
+/**
+ * @brief torch.profiler.record_function(name).__enter__: opens a user range
+ * on the calling thread, one event named name (category "user_annotation"
+ * in the chrome trace) from here to the matching
+ * tsr_profiler_record_function_end(). Ops run in between are its children,
+ * so its self time excludes theirs (as torch's).
+ *
+ * Ranges nest and belong to the thread that opened them; close them on
+ * that thread, innermost first. Outside a session a range records nothing
+ * but must still be closed, so begin/end pairs stay balanced whether or not
+ * a session starts or stops in between (a range open when the session
+ * stops is not in its result).
+ * @param[in] name the event's name (UTF-8, copied)
+ * @return TSR_OK; NULL or empty name: TSR_ERR_INVALID_ARGUMENT (no range is
+ * opened); TSR_ERR_OUT_OF_MEMORY.
+ */
+TSR_API tsr_status tsr_profiler_record_function_begin(const char* name);
+
+/**
+ * @brief torch.profiler.record_function's __exit__: closes the calling
+ * thread's innermost range (tsr_profiler_record_function_begin()).
+ * @return TSR_OK; no range open on this thread: TSR_ERR_INVALID_ARGUMENT.
+ */
+TSR_API tsr_status tsr_profiler_record_function_end(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -10,6 +10,7 @@
 #include "profiler/chrome_trace.h"
 #include "profiler/recorder.h"
 #include "profiler/table.h"
+#include "profiler/user_range.h"
 
 using namespace tsr;
 using namespace tsr::capi;
@@ -78,3 +79,11 @@ TSR_EXTERN int64_t tsr_profiler_result_num_events(const tsr_profiler_result* r) 
 }
 
 TSR_EXTERN void tsr_profiler_result_release(tsr_profiler_result* r) { delete r; }
+
+TSR_EXTERN tsr_status tsr_profiler_record_function_begin(const char* name) {
+  return guarded([&] { profiler::range_begin(require(name, "name")); });
+}
+
+TSR_EXTERN tsr_status tsr_profiler_record_function_end(void) {
+  return guarded([&] { profiler::range_end(); });
+}

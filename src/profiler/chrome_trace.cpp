@@ -52,7 +52,7 @@ std::string chrome_trace_json(const Result& r) {
       args["Self Bytes Allocated"] = e->mem_bytes - e->child_mem;
     }
     events.push_back({{"ph", "X"},
-                      {"cat", e->backward ? "backward" : "cpu_op"},
+                      {"cat", e->user ? "user_annotation" : e->backward ? "backward" : "cpu_op"},
                       {"name", e->name},
                       {"pid", pid},
                       {"tid", e->tid},

@@ -97,10 +97,12 @@ std::shared_ptr<Result> stop() {
   return r;
 }
 
-Scope::Scope(std::string name, const std::vector<Tensor>& inputs, bool backward) : session_(current_session()) {
+Scope::Scope(std::string name, const std::vector<Tensor>& inputs, bool backward, bool user)
+    : session_(current_session()) {
   if (!session_) return;
   event_.name = std::move(name);
   event_.backward = backward;
+  event_.user = user;
   event_.tid = thread_id();
   event_.device = device_of(inputs);
   if (session_->options.record_shapes) {

@@ -31,6 +31,7 @@ struct Options {
 struct Event {
   std::string name;      // "aten::<op>" for a primitive, the node's name for backward
   bool backward = false;  // a backward node (autograd engine)
+  bool user = false;      // a user range (record_function), torch's "user_annotation"
   uint64_t tid = 0;       // OS thread id (gettid)
   int64_t start_ns = 0;   // since the session started
   int64_t dur_ns = 0;
@@ -67,7 +68,8 @@ std::shared_ptr<Result> stop();
 // active() (a scope made while no session runs records nothing).
 class Scope {
  public:
-  Scope(std::string name, const std::vector<Tensor>& inputs, bool backward);
+  // user: a record_function range (torch's "user_annotation" category).
+  Scope(std::string name, const std::vector<Tensor>& inputs, bool backward, bool user = false);
   ~Scope();
   Scope(const Scope&) = delete;
   Scope& operator=(const Scope&) = delete;
