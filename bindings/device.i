@@ -66,4 +66,5 @@ void bind_record_function_end(void);
 
 #if defined(SWIGPYTHON)
 %include "python/python_streams.i"
+%include "python/python_buffers.i"
 #endif

@@ -420,6 +420,25 @@ static void _release(PyObject* handle) {
   if (own && ptr) tsr_py_release_handle(obj->ty, ptr);
 }
 
+/* Tensor.data = other (torch's set_data from Python's side): the two
+ * objects exchange the native tensors they hold, so `a` (a Parameter a
+ * module and the user both reference) now holds b's tensor and b the old
+ * one. Both must be open tensors. */
+static void _swap_tensors(PyObject* a, PyObject* b) {
+  SwigPyObject* x = SWIG_Python_GetSwigThis(a);
+  SwigPyObject* y = SWIG_Python_GetSwigThis(b);
+  if (!x || !y || !x->ptr || !y->ptr || x->ty != SWIGTYPE_p_TsrTensor || y->ty != SWIGTYPE_p_TsrTensor) {
+    tsr_bind_fail(TSR_ERR_INVALID_ARGUMENT, "data: expected two open tensors");
+    return;
+  }
+  void* ptr = x->ptr;
+  int own = x->own;
+  x->ptr = y->ptr;
+  x->own = y->own;
+  y->ptr = ptr;
+  y->own = own;
+}
+
 /* True while the object still holds its handle (not closed). */
 static bool _is_open(PyObject* handle) {
   SwigPyObject* obj = SWIG_Python_GetSwigThis(handle);

@@ -49,6 +49,12 @@ from ._serialization import save, load, LoadedTensors, Saver, File, open_file
 from ._dlpack import from_dlpack, from_numpy
 from . import _areas, _tensor
 from . import optim, nn, profiler  # torch.optim, torch.nn (init, functional, utils), torch.profiler
+from . import utils                 # torch.utils.checkpoint, torch.utils.data
+from . import _cuda as cuda         # torch.cuda
+from ._tensor import Size
+import sys as _sys
+_sys.modules[__name__ + ".cuda"] = cuda
+_sys.modules[__name__ + ".cuda.memory"] = cuda.memory
 
 # The ops of each area module (indexing, sorting, losses, ...): tessera.X,
 # and their Tensor methods (Tensor.X).

@@ -110,6 +110,13 @@ def tensor(data, dtype=None, requires_grad=False):
     if isinstance(data, _N):
         t = data.to(dtype, copy=True) if dtype is not None else _N.clone(data)
         return _finish(_N.detach(t), requires_grad)
+    if isinstance(data, (bytes, str)):
+        # torch refuses both; a silent byte-by-byte conversion would hide
+        # that the caller meant to reinterpret the bytes (frombuffer).
+        raise TypeError(f"new(): invalid data type '{type(data).__name__}' (to reinterpret "
+                        "bytes as elements, use tessera.frombuffer(buffer, dtype=...))")
+    if isinstance(data, bytearray):
+        data = list(data)  # torch: a sequence of small ints (int64 unless dtype says)
     view = _buffer_view(data)
     if view is not None:
         t = _from_buffer(view)

@@ -24,6 +24,26 @@ def relu(input, inplace=False):
     return _core_functions.relu(input)
 
 
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
+              scale_grad_by_freq=False, sparse=False):
+    """torch.nn.functional.embedding: the rows of weight at the indices
+    input; the padding_idx row gets no gradient (its entries of the result
+    come from a detached copy, the same values)."""
+    if max_norm is not None or scale_grad_by_freq or sparse:
+        raise ValueError("embedding: max_norm, scale_grad_by_freq and sparse are not supported")
+    out = _core_functions.embedding(input, weight)
+    if padding_idx is None:
+        return out
+    rows = weight.shape[0]
+    if not -rows <= padding_idx < rows:
+        raise ValueError("Padding_idx must be within num_embeddings")
+    padding_idx %= rows
+    if not weight.requires_grad:
+        return out
+    at_padding = (input == padding_idx).unsqueeze(-1)
+    return _core_functions.where(at_padding, out.detach(), out)
+
+
 def dropout(input, p=0.5, training=True, inplace=False):
     """torch.nn.functional.dropout: torch.dropout(input, p, training) from
     the default generator; inplace writes the result into input."""
@@ -32,5 +52,6 @@ def dropout(input, p=0.5, training=True, inplace=False):
 
 
 __all__ = sorted({_name for _name in _CORE if hasattr(_core_functions, _name)}
-                 | {_name for _area in _areas.AREAS for _name in _area.FUNCTIONAL} | {"dropout"})
+                 | {_name for _area in _areas.AREAS for _name in _area.FUNCTIONAL}
+                 | {"dropout", "embedding"})
 del _area

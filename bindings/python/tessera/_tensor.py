@@ -18,6 +18,8 @@ import sys
 
 from . import _core
 from ._dtypes import CPU, DTYPE_OF, STRUCT_FORMAT, DeviceType, device, dtype as _dtype
+from ._dtypes import memory_format as _memory_format
+_device = device  # methods whose parameter is named device (cuda) reach the class by this name
 from .errors import AutogradError, InvalidArgumentError, UnsupportedError
 
 _N = _core.Tensor
@@ -88,6 +90,24 @@ def scalar_tensor(value, like):
     return _N.from_int64([int(value)], (), code)
 
 
+class Size(tuple):
+    """torch.Size: a tensor's sizes, a tuple that prints as tessera.Size([2, 3])."""
+    __slots__ = ()
+
+    def numel(self):
+        n = 1
+        for size in self:
+            n *= size
+        return n
+
+    def __repr__(self):
+        return f"tessera.Size({list(self)!r})"
+
+    def __getitem__(self, key):
+        item = tuple.__getitem__(self, key)
+        return Size(item) if isinstance(key, slice) else item
+
+
 class AreaMethods:
     """The Tensor methods of the op-area modules (indexing, sorting, ...),
     which _areas.install sets here: a plain class ahead of the native type
@@ -105,7 +125,7 @@ class Tensor(AreaMethods, _N, Closable):
     __slots__ = ()
 
     # ---- layout -----------------------------------------------------------
-    shape = property(_N.sizes, doc="Sizes as a tuple (torch.Tensor.shape).")
+    shape = property(lambda self: Size(_N.sizes(self)), doc="Sizes (torch.Tensor.shape).")
     ndim = property(_N.ndim, doc="Number of dims.")
     dim = _N.ndim
     nbytes = property(_N.nbytes, doc="numel() * element size, in bytes.")
@@ -113,8 +133,8 @@ class Tensor(AreaMethods, _N, Closable):
     nelement = _N.numel
 
     def size(self, dim=None):
-        """Sizes as a tuple, or the size of one dim."""
-        return _N.sizes(self) if dim is None else _N.size(self, dim)
+        """Sizes (a Size, torch's tuple), or the size of one dim."""
+        return Size(_N.sizes(self)) if dim is None else _N.size(self, dim)
 
     def stride(self, dim=None):
         """Strides (in elements) as a tuple, or the stride of one dim."""
@@ -182,19 +202,47 @@ class Tensor(AreaMethods, _N, Closable):
         return tuple(_N.select(self, dim, i) for i in range(_N.size(self, dim)))
 
     # ---- conversions ----------------------------------------------------------
-    def to(self, *args, dtype=None, copy=False):
-        """t.to(dtype), t.to(device), t.to(device, dtype): a tensor of another
-        dtype, or self when nothing changes and copy is False. Only the
-        tensor's own device can be named in this build."""
-        for arg in args:
-            if isinstance(arg, _dtype):
-                dtype = arg
-            elif device(arg) != self.device:
-                raise UnsupportedError(int(_core.ERR_UNSUPPORTED),
-                                       f"to: cannot move a {self.device} tensor to {arg}")
-        if dtype is None or (int(dtype) == _N.dtype(self) and not copy):
-            return _N.clone(self) if copy else self
-        return _N.to(self, dtype)
+    def to(self, *args, **kwargs):
+        """torch.Tensor.to's three forms: to(dtype, non_blocking=False,
+        copy=False, memory_format=preserve_format), to(device=None,
+        dtype=None, non_blocking=False, copy=False, memory_format=...) and
+        to(other, non_blocking=False, copy=False) (other's device and dtype).
+        Self when nothing changes and copy is False, as torch; else a new
+        tensor: converted, copied to the device, then laid out in
+        memory_format when it is not already."""
+        target_device, target_dtype, non_blocking, copy, memory_format = _to_arguments(args, kwargs)
+        out = self
+        if target_dtype is not None and int(target_dtype) != _N.dtype(out):
+            out = _N.to(out, target_dtype)
+        if target_device is not None and device(target_device) != self.device:
+            out = move_to_device(out, device(target_device), non_blocking)
+        if int(memory_format) != _core.PRESERVE_FORMAT and \
+                _N.suggest_memory_format(out) != int(memory_format):
+            out = _N.clone(out, memory_format)
+        if copy and out is self:
+            out = _N.clone(self)
+        return out
+
+    def cpu(self, memory_format=_core.PRESERVE_FORMAT):
+        """A copy in host memory, or self when already there (torch's cpu())."""
+        if _N.device_type(self) == _core.DEVICE_CPU:
+            return self
+        return self.to("cpu", memory_format=memory_format)
+
+    def cuda(self, device=None, non_blocking=False, memory_format=_core.PRESERVE_FORMAT):
+        """A copy on CUDA device `device` (an index, "cuda:N" or a device;
+        None: device 0), or self when already there. Without a usable GPU
+        this raises as torch's does (tessera.cuda.is_available() tells)."""
+        index = device if isinstance(device, int) else _device(device or "cuda").device_index
+        return self.to(_device("cuda", index), non_blocking=non_blocking, memory_format=memory_format)
+
+    @property
+    def is_cuda(self):
+        return _N.device_type(self) == _core.DEVICE_CUDA
+
+    def get_device(self):
+        """The CUDA device index, -1 for a CPU tensor (torch's get_device)."""
+        return -1 if _N.device_type(self) == _core.DEVICE_CPU else _N.device_index(self)
 
     def type(self, dtype=None):
         return self.dtype if dtype is None else self.to(dtype)
@@ -219,9 +267,6 @@ class Tensor(AreaMethods, _N, Closable):
 
     def bool(self):
         return self.to(_dtype.bool)
-
-    def cpu(self):
-        return self
 
     def item(self):
         """The single element as a Python float, int or bool."""
@@ -255,6 +300,9 @@ class Tensor(AreaMethods, _N, Closable):
             raise AutogradError(
                 int(_core.ERR_AUTOGRAD),
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        if _N.device_type(self) != _core.DEVICE_CPU:
+            raise TypeError(f"can't convert {self.device} device type tensor to numpy. Use "
+                            "Tensor.cpu() to copy the tensor to host memory first.")
         import numpy
         if _N.numel(self) == 0:  # no memory to share, maybe no address at all
             return numpy.empty(_N.sizes(self), dtype=_array_typestr(_N.dtype(self)))
@@ -265,6 +313,27 @@ class Tensor(AreaMethods, _N, Closable):
         return array if dtype is None else array.astype(dtype)
 
     # ---- autograd ------------------------------------------------------------
+    @property
+    def data(self):
+        """torch's .data: this tensor detached (same memory, no history)."""
+        return _N.detach(self)
+
+    @data.setter
+    def data(self, value):
+        """torch's `t.data = other`: this object now holds other's memory,
+        sizes and dtype, keeping its own requires_grad (nn.Module.to()
+        converts parameters in place this way). Its grad is kept when it
+        still fits."""
+        if not isinstance(value, _N):
+            raise TypeError(f"data must be a Tensor, not {type(value).__name__}")
+        grad = _N.grad(self)
+        replacement = _N.detach(value)
+        _N.set_requires_grad(replacement, _N.requires_grad(self))
+        if grad is not None and _N.sizes(grad) == _N.sizes(value) and \
+                _N.dtype(grad) == _N.dtype(value) and grad.device == value.device:
+            _N.set_grad(replacement, grad)
+        _core._swap_tensors(self, replacement)
+
     requires_grad = property(_N.requires_grad, _N.set_requires_grad,
                              doc="Whether autograd records operations on this tensor.")
     is_leaf = property(_N.is_leaf)
@@ -712,6 +781,63 @@ def _index(tensor, key):
         else:
             result = _N.select(result, dim, operator.index(k))
     return result
+
+
+def _to_arguments(args, kwargs):
+    """(device, dtype, non_blocking, copy, memory_format) of Tensor.to's
+    arguments in any of torch's three forms; TypeError for anything else,
+    naming what was passed (torch's "to() received an invalid combination
+    of arguments")."""
+    args = list(args)
+    options = {"device": None, "dtype": None, "non_blocking": False, "copy": False,
+               "memory_format": _memory_format.preserve_format}
+    if args and isinstance(args[0], _N):        # to(other, non_blocking, copy)
+        other = args.pop(0)
+        options["device"], options["dtype"] = other.device, other.dtype
+        names = ["non_blocking", "copy"]
+    elif args and isinstance(args[0], _dtype):  # to(dtype, non_blocking, copy)
+        options["dtype"] = args.pop(0)
+        names = ["non_blocking", "copy"]
+    else:                                       # to(device, dtype, non_blocking, copy)
+        names = ["device", "dtype", "non_blocking", "copy"]
+    if len(args) > len(names):
+        raise TypeError(f"to() received an invalid combination of arguments: {len(args)} "
+                        "positional arguments too many")
+    for name, value in zip(names, args):
+        options[name] = value
+    for name, value in kwargs.items():
+        if name not in options:
+            raise TypeError(f"to() got an unexpected keyword argument '{name}'")
+        options[name] = value
+    if options["device"] is not None:
+        value = options["device"]
+        if isinstance(value, int) and not isinstance(value, bool):
+            value = device("cuda", value)  # torch: an int is a CUDA index
+        elif not isinstance(value, (str, device)):
+            raise TypeError("to() received an invalid combination of arguments: expected a "
+                            f"device, dtype or Tensor, got {type(value).__name__}")
+        options["device"] = device(value)
+    if options["dtype"] is not None and not isinstance(options["dtype"], _dtype):
+        raise TypeError(f"to(): dtype must be a tessera.dtype, not {type(options['dtype']).__name__}")
+    return (options["device"], options["dtype"], bool(options["non_blocking"]), bool(options["copy"]),
+            _memory_format(options["memory_format"]))
+
+
+class CUDAUnavailableError(UnsupportedError, AssertionError):
+    """No CUDA device to move to: no CUDA plugin, no driver or no GPU. An
+    AssertionError too, which torch raises there ("Torch not compiled with
+    CUDA enabled"), so code written for torch catches it."""
+
+
+def move_to_device(tensor, target, non_blocking=False):
+    """tsr_to_device; CUDAUnavailableError when the target is CUDA and no
+    CUDA device is usable."""
+    if target.type == "cuda" and not _core.cuda_is_available():
+        raise CUDAUnavailableError(
+            int(_core.ERR_UNSUPPORTED),
+            f"cannot move a tensor to {target}: CUDA is not available (no CUDA plugin, "
+            "driver or GPU; tessera.cuda.is_available() is False)")
+    return _core.to_device(tensor, int(target.device_type), target.device_index, non_blocking)
 
 
 _core._set_class(Tensor)

@@ -1,15 +1,102 @@
-"""tessera.profiler: torch.profiler.profile over include/tessera/profiler.h.
+"""tessera.profiler: torch.profiler over include/tessera/profiler.h.
 
-    with tessera.profiler.profile(record_shapes=True) as prof:
-        loss = model(x).sum(); loss.backward()
+    from tessera.profiler import profile, record_function, ProfilerActivity, schedule
+    with profile(activities=[ProfilerActivity.CPU], record_shapes=True) as prof:
+        with record_function("model_inference"):
+            loss = model(x).sum(); loss.backward()
     print(prof.key_averages().table(sort_by="cpu_time_total", row_limit=10))
     prof.export_chrome_trace("trace.json")   # chrome://tracing, ui.perfetto.dev
 
+    # long runs: wait 1 step, warm up 1, record 3, then call on_trace_ready
+    with profile(schedule=schedule(wait=1, warmup=1, active=3),
+                 on_trace_ready=lambda p: print(p.key_averages().table())) as prof:
+        for batch in loader:
+            train_step(batch); prof.step()
+
 One session runs at a time in a process; events come from every thread.
+Ops on CUDA tensors are recorded with their device whichever activities are
+named; ProfilerActivity.CUDA is accepted (and needs no GPU), as torch's.
 """
+import enum
+import functools
+
 from . import _core
 
-__all__ = ["profile", "ProfilerResult"]
+__all__ = ["profile", "ProfilerResult", "ProfilerActivity", "ProfilerAction", "schedule",
+           "record_function", "supported_activities"]
+
+
+class ProfilerActivity(enum.Enum):
+    """torch.profiler.ProfilerActivity."""
+    CPU = 0
+    CUDA = 1
+
+
+def supported_activities():
+    """The activities this process can profile: CPU, and CUDA with a GPU."""
+    found = {ProfilerActivity.CPU}
+    if _core.cuda_is_available():
+        found.add(ProfilerActivity.CUDA)
+    return found
+
+
+class ProfilerAction(enum.Enum):
+    """What a schedule asks for at a step (torch.profiler.ProfilerAction)."""
+    NONE = 0
+    WARMUP = 1
+    RECORD = 2
+    RECORD_AND_SAVE = 3
+
+
+def schedule(*, wait, warmup, active, repeat=0, skip_first=0):
+    """torch.profiler.schedule: after skip_first steps, cycles of wait steps
+    doing nothing, warmup steps, then active steps recorded, the last of
+    them RECORD_AND_SAVE (on_trace_ready runs after it); repeat cycles (0:
+    without end). Returns step -> ProfilerAction."""
+    if wait < 0 or warmup < 0 or active <= 0 or repeat < 0 or skip_first < 0:
+        raise ValueError("schedule: wait, warmup, repeat and skip_first must be >= 0 and active > 0")
+    cycle = wait + warmup + active
+
+    def action(step):
+        if step < 0:
+            raise ValueError(f"schedule: step must be >= 0, not {step}")
+        if step < skip_first:
+            return ProfilerAction.NONE
+        step -= skip_first
+        if repeat > 0 and step >= repeat * cycle:
+            return ProfilerAction.NONE
+        position = step % cycle
+        if position < wait:
+            return ProfilerAction.NONE
+        if position < wait + warmup:
+            return ProfilerAction.WARMUP
+        return ProfilerAction.RECORD if position < cycle - 1 else ProfilerAction.RECORD_AND_SAVE
+    return action
+
+
+class record_function:
+    """torch.profiler.record_function(name): one event named name around a
+    block (with) or each call of a function (decorator); ops inside are its
+    children. Outside a profiling session it records nothing."""
+
+    def __init__(self, name, args=None):
+        if not isinstance(name, str):
+            raise TypeError(f"record_function: name must be str, not {type(name).__name__}")
+        self.name = name
+
+    def __enter__(self):
+        _core.record_function_begin(self.name)
+        return self
+
+    def __exit__(self, *exc_info):
+        _core.record_function_end()
+
+    def __call__(self, fn):
+        @functools.wraps(fn)
+        def wrapped(*args, **kwargs):
+            with record_function(self.name):
+                return fn(*args, **kwargs)
+        return wrapped
 
 
 class ProfilerResult:
@@ -18,14 +105,16 @@ class ProfilerResult:
     def __init__(self, handle):
         self._handle = handle
 
-    def table(self, sort_by=None, row_limit=100):
+    def table(self, sort_by=None, row_limit=100, **_torch_options):
         """prof.key_averages().table(sort_by, row_limit) as torch 1.13 prints
-        it; sort_by None is "self_cpu_time_total", row_limit < 0 all rows."""
+        it; sort_by None is "self_cpu_time_total", row_limit < 0 all rows.
+        torch's formatting options (max_name_column_width, header, ...) are
+        accepted and ignored."""
         return _core.ProfilerResult.table(self._handle, sort_by, int(row_limit))
 
-    def key_averages(self, group_by_input_shape=False):
-        """torch's spelling: key_averages().table(...) (rows are grouped by
-        input shape when the session recorded shapes)."""
+    def key_averages(self, group_by_input_shape=False, group_by_stack_n=0):
+        """torch's spelling: key_averages().table(...). Rows are grouped by
+        input shape whenever the session recorded shapes."""
         return self
 
     def export_chrome_trace(self, path):
@@ -35,26 +124,81 @@ class ProfilerResult:
     def __len__(self):
         return _core.ProfilerResult.num_events(self._handle)
 
+    def __str__(self):
+        return self.table()
+
     def close(self):
         _core._release(self._handle)
 
 
-class profile:
-    """torch.profiler.profile(record_shapes=False, profile_memory=False) as a
-    context manager (or start()/stop()); after the block the object has the
-    result's table(), key_averages(), export_chrome_trace() and events()."""
+_RECORDING = (ProfilerAction.RECORD, ProfilerAction.RECORD_AND_SAVE)
 
-    def __init__(self, record_shapes=False, profile_memory=False):
+
+class profile:
+    """torch.profiler.profile(activities=None, schedule=None,
+    on_trace_ready=None, record_shapes=False, profile_memory=False,
+    with_stack=False, with_flops=False, with_modules=False) as a context
+    manager (or start()/stop()). Without a schedule everything between
+    start and stop is one session; with one, step() moves through its
+    actions and each RECORD_AND_SAVE step ends a session and calls
+    on_trace_ready(self). Afterwards key_averages(), table(),
+    export_chrome_trace() and events() read the last session.
+    with_stack, with_flops and with_modules are accepted and record
+    nothing more."""
+
+    def __init__(self, *, activities=None, schedule=None, on_trace_ready=None,
+                 record_shapes=False, profile_memory=False, with_stack=False, with_flops=False,
+                 with_modules=False, experimental_config=None, use_cuda=None):
+        for activity in activities or ():
+            if not isinstance(activity, ProfilerActivity):
+                raise TypeError(f"activities: expected ProfilerActivity values, got {activity!r}")
+        self.activities = set(activities or supported_activities())
+        self.schedule = schedule
+        self.on_trace_ready = on_trace_ready
         self.record_shapes = record_shapes
         self.profile_memory = profile_memory
+        self.step_num = 0
         self.result = None
+        self._recording = False
+        self._action = ProfilerAction.RECORD
+
+    # ---- session control --------------------------------------------------------
+    def _begin(self):
+        if not self._recording:
+            _core.profiler_start(bool(self.record_shapes), bool(self.profile_memory))
+            self._recording = True
+
+    def _end(self, save):
+        if self._recording:
+            self._recording = False
+            self.result = ProfilerResult(_core.profiler_stop())
+            if save and self.on_trace_ready is not None:
+                self.on_trace_ready(self)
+
+    def _enter_action(self, action):
+        self._action = action
+        if action in _RECORDING:
+            self._begin()
 
     def start(self):
-        _core.profiler_start(bool(self.record_shapes), bool(self.profile_memory))
+        self.step_num = 0
+        self._enter_action(self.schedule(0) if self.schedule else ProfilerAction.RECORD)
         return self
 
+    def step(self):
+        """Marks the end of a training step (with a schedule)."""
+        if self.schedule is None:
+            return
+        previous = self._action
+        self.step_num += 1
+        action = self.schedule(self.step_num)
+        if previous == ProfilerAction.RECORD_AND_SAVE or (previous in _RECORDING
+                                                          and action not in _RECORDING):
+            self._end(save=True)
+        self._enter_action(action)
+
     def stop(self):
-        self.result = ProfilerResult(_core.profiler_stop())
+        self._end(save=self._action in _RECORDING)
         return self.result
 
     def __enter__(self):
@@ -63,16 +207,17 @@ class profile:
     def __exit__(self, *exc_info):
         self.stop()
 
+    # ---- the last session's results -----------------------------------------------------
     def _done(self):
         if self.result is None:
-            raise RuntimeError("the profiler has not been stopped yet")
+            raise RuntimeError("the profiler has not recorded a session yet")
         return self.result
 
-    def key_averages(self, group_by_input_shape=False):
+    def key_averages(self, group_by_input_shape=False, group_by_stack_n=0):
         return self._done()
 
-    def table(self, sort_by=None, row_limit=100):
-        return self._done().table(sort_by, row_limit)
+    def table(self, sort_by=None, row_limit=100, **options):
+        return self._done().table(sort_by, row_limit, **options)
 
     def export_chrome_trace(self, path):
         self._done().export_chrome_trace(path)
