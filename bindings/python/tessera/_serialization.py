@@ -3,7 +3,7 @@ compressed, optionally sharded) and back, with string metadata; Saver, a
 streaming save; open_file, a file read lazily (memory-mapped)."""
 import os
 
-from . import _core
+from . import _core, _nesting
 from ._dtypes import DTYPE_OF
 from ._handles import TensorList, TensorMap
 from ._tensor import Closable
@@ -80,9 +80,8 @@ class LoadedTensors(dict):
         self.metadata = dict(metadata or {})
 
     def close(self):
-        """Closes every tensor (releases them now)."""
-        for tensor in self.values():
-            tensor.close()
+        """Closes every tensor (releases them now), nested ones too."""
+        _close_all(self.values())
 
     def __enter__(self):
         return self
@@ -91,9 +90,24 @@ class LoadedTensors(dict):
         self.close()
 
 
+def _close_all(values):
+    for value in values:
+        if isinstance(value, _core.Tensor):
+            value.close()
+        elif isinstance(value, dict):
+            _close_all(value.values())
+        elif isinstance(value, (list, tuple)):
+            _close_all(value)
+
+
 def save(tensors, path, compression=None, level=0, metadata=None, *, skip_checksums=False,
          max_shard_size=0, flatten_views=False, progress=None):
-    """Writes tensors (a mapping name -> Tensor) to path.
+    """Writes tensors to path: a mapping name -> Tensor (a plain safetensors
+    file), or any object torch.save takes that is made of tensors, dicts,
+    lists, tuples and plain values (a model's and an optimizer's state
+    dicts together, a single tensor): its tensors are stored under dotted
+    keys ("model.0.weight") and its shape in the metadata, so load gives the
+    same object back. Nothing is pickled.
 
     compression: None or "none" (a plain safetensors file), "zstd" (each
     tensor's bytes a zstd frame) or "zstd-planes" (byte planes in 1 MiB
@@ -110,9 +124,12 @@ def save(tensors, path, compression=None, level=0, metadata=None, *, skip_checks
     raising) cancels it with CancelledError and leaves any file at path as
     it was. The file is replaced atomically; on failure it is left as it was."""
     code = _compression(compression)
-    if not hasattr(tensors, "items"):
-        raise TypeError("save(): expected a dict of str -> tessera.Tensor, "
-                        f"not {type(tensors).__name__}")
+    if not _nesting.is_flat(tensors):
+        # torch.save's objects (a tensor, nested state dicts, lists, plain
+        # values): tensors under dotted keys, the shape in the metadata
+        tensors, structure = _nesting.flatten(tensors)
+        metadata = dict(metadata or {})
+        metadata[_nesting.STRUCTURE_KEY] = structure
     guard = _Progress.wrap(progress)
     with TensorList() as entries:
         for name, tensor in tensors.items():
@@ -131,7 +148,10 @@ def save(tensors, path, compression=None, level=0, metadata=None, *, skip_checks
 
 def load(path, max_bytes=0, *, skip_checksums=False, progress=None):
     """Reads a file written by save (or any safetensors file, or a sharded
-    checkpoint's model.safetensors.index.json) into a LoadedTensors dict.
+    checkpoint's model.safetensors.index.json) into a LoadedTensors dict,
+    or, for a file saved from a nested object, that object again (a dict
+    comes back as LoadedTensors). Files are never unpickled: a torch.save
+    pickle is refused as not a safetensors file.
     max_bytes caps the tensor bytes the load may allocate (0: the default
     cap, 64 times the file's size plus 64 MiB; 2**63 - 1: no cap).
     skip_checksums: do not verify the file's checksums (trusted files).
@@ -141,8 +161,16 @@ def load(path, max_bytes=0, *, skip_checksums=False, progress=None):
                guard) as entries:
         metadata = {entries.metadata_key(i): entries.metadata_value(i)
                     for i in range(entries.metadata_size())}
-        return LoadedTensors(((entries.name(i), entries.get(i)) for i in range(entries.size())),
-                             metadata)
+        loaded = LoadedTensors(((entries.name(i), entries.get(i)) for i in range(entries.size())),
+                               metadata)
+    structure = metadata.get(_nesting.STRUCTURE_KEY)
+    if structure is None:
+        return loaded
+    obj = _nesting.unflatten(dict(loaded), structure)
+    if isinstance(obj, dict):
+        del metadata[_nesting.STRUCTURE_KEY]
+        return LoadedTensors(obj, metadata)
+    return obj
 
 
 class Saver(_core.Saver, Closable):
