@@ -416,6 +416,10 @@ func TestModuleRegistration(t *testing.T) {
 			t.Fatalf("%q, want %q", e.Message(), c.want)
 		}
 	}
+	closed := zeros(t, 1)
+	closed.Close()
+	wantStatus(t, s.RegisterParameter("closed", closed), tessera.InvalidArgument)
+	wantNames(t, "a refused parameter is not registered", m.NamedParameters(), "scale")
 	// Registering a name again replaces the tensor in place and releases the old one.
 	fresh := got(tessera.Full([]int64{1}, 3, tessera.Float32)).ok(t)
 	noErr(t, s.RegisterParameter("scale", fresh))

@@ -303,6 +303,10 @@ public static class ModuleTests {
                   Throws<ArgumentException>(() => s.RegisterModule("step", new ReLU()), "taken").Message, "taken");
       Throws<ArgumentNullException>(() => s.RegisterModule<ReLU>("m", null), "null module");
       Throws<ArgumentNullException>(() => s.RegisterParameter(null, null), "null name");
+      var closed = Tensor.Ones(new long[] {1});
+      closed.Dispose();
+      Check.Throws(Status.InvalidArgument, () => s.RegisterParameter("closed", closed), "disposed tensor");
+      Keys(new[] {"scale"}, s.NamedParameters().Keys, "refused parameter not registered");
       // Registering a name again replaces the tensor in place and releases the old one.
       Tensor old = s.Factor;
       Tensor fresh = s.RegisterParameter("scale", Tensor.Full(new long[] {1}, 3.0));

@@ -329,6 +329,10 @@ final class ModuleTests {
       equal("attribute 'step' already exists", e.getMessage(), "taken message");
       throwsType(NullPointerException.class, () -> s.registerModule("m", null), "null module");
       throwsType(NullPointerException.class, () -> s.registerParameter(null, null), "null name");
+      Tensor closed = Tessera.ones(1);
+      closed.close();
+      throwsStatus(Status.ERR_INVALID_ARGUMENT, () -> s.registerParameter("closed", closed), "closed tensor");
+      equal(List.of("scale"), new ArrayList<>(s.namedParameters().keySet()), "refused parameter not registered");
       // Registering a name again replaces the tensor in place (its key keeps its position) and
       // releases the old one.
       Tensor old = s.scale;
