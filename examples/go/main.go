@@ -158,8 +158,9 @@ func run(dataPath, checkpointPath string) (float64, error) {
 	}
 	defer reloaded.Close()
 	paramsSame := true
-	for i := range model.params {
-		same, err := sameContents(model.params[i], reloaded.params[i])
+	theirs := tessera.StateDictMap(reloaded.net)
+	for _, e := range tessera.StateDict(model.net) {
+		same, err := sameContents(e.Tensor, theirs[e.Name])
 		if err != nil {
 			return 0, err
 		}

@@ -128,17 +128,15 @@ func printAllocatorStats() error {
 }
 
 func saveCheckpoint(m *mlp, path string) error {
-	tensors := map[string]*tessera.Tensor{}
 	var raw int64
-	for i, p := range m.params {
-		tensors[paramNames[i]] = p
+	for _, p := range tessera.Parameters(m.net) {
 		n, err := p.Nbytes()
 		if err != nil {
 			return err
 		}
 		raw += n
 	}
-	err := tessera.Save(path, tensors, &tessera.SaveOptions{
+	err := tessera.SaveStateDict(path, m.net, &tessera.SaveOptions{
 		Compression: tessera.Zstd,
 		Metadata:    map[string]string{"model": "digits-mlp-64-128-10"},
 	})
@@ -154,21 +152,27 @@ func saveCheckpoint(m *mlp, path string) error {
 	return nil
 }
 
-// loadCheckpoint reads path into a fresh model (parameters not requiring grad).
+// loadCheckpoint reads path into a fresh model, every state_dict key
+// required (strict).
 func loadCheckpoint(path string) (*mlp, error) {
-	loaded, err := tessera.Load(path, nil)
+	file, err := tessera.Load(path, nil)
 	if err != nil {
 		return nil, err
 	}
-	fmt.Printf("reloaded %d tensors, model %q\n", len(loaded.Names), loaded.Metadata["model"])
-	m := &mlp{}
-	for _, name := range paramNames {
-		p, found := loaded.Tensors[name]
-		if !found {
-			loaded.Close()
-			return nil, fmt.Errorf("%s: no tensor %q", path, name)
-		}
-		m.params = append(m.params, p)
+	fmt.Printf("checkpoint holds the state_dict %v, model %q\n", file.Names, file.Metadata["model"])
+	file.Close()
+	g, err := tessera.NewGenerator(0)
+	if err != nil {
+		return nil, err
+	}
+	defer g.Close()
+	m, err := newMLP(g)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := tessera.LoadStateDictFile(path, m.net, true); err != nil {
+		m.Close()
+		return nil, err
 	}
 	return m, nil
 }

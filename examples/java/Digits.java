@@ -54,7 +54,7 @@ public final class Digits {
           Tensor xTest = flat.narrow(0, nTrain, nTest);
           Tensor yTrain = labels.narrow(0, 0, nTrain);
           Tensor yTest = labels.narrow(0, nTrain, nTest);
-          Mlp model = Mlp.create(gen)) {
+          Mlp model = new Mlp(gen)) {
         System.out.printf("%nsplit: %d training images, %d held out%n", nTrain, nTest);
         System.out.printf(Locale.ROOT, "training MLP %d-%d-%d, SGD lr %.2f, batch %d, %d epochs%n",
             Mlp.INPUTS, Mlp.HIDDEN, Mlp.OUTPUTS, LEARNING_RATE, BATCH, EPOCHS);
@@ -70,8 +70,12 @@ public final class Digits {
         System.out.printf(Locale.ROOT,
             "%ncheckpoint %s: %d bytes on disk (zstd, header included) for %d bytes of float32 parameters%n",
             checkpoint, Files.size(checkpoint), model.parameterBytes());
-        try (TensorMap map = Tessera.load(checkpoint.toString()); Mlp reloaded = Mlp.load(map)) {
-          System.out.printf("reloaded %d tensors, model \"%s\"%n", map.size(), map.metadataGet("model"));
+        try (TensorMap map = Tessera.load(checkpoint.toString())) {
+          java.util.List<String> names = new java.util.ArrayList<>();
+          for (long i = 0; i < map.size(); ++i) names.add(map.name(i));
+          System.out.printf("checkpoint holds the state_dict %s, model \"%s\"%n", names, map.metadataGet("model"));
+        }
+        try (Mlp reloaded = Mlp.load(checkpoint.toString())) {
           sameParameters = model.sameParameters(reloaded);
           samePredictions = Arrays.equals(predicted, reloaded.predict(xTest));
         }

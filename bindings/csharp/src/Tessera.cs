@@ -265,12 +265,19 @@ public static partial class Tessera {
 
   // ---- save and load ---------------------------------------------------------
 
+  /// <summary>Writes the named tensors to path, uncompressed, replacing it
+  /// atomically.</summary>
+  public static void Save(string path, IEnumerable<KeyValuePair<string, Tensor>> tensors) =>
+      Save(path, tensors, null, Compression.None);
+
   /// <summary>Writes the named tensors (safetensors layout; zstd frames with
-  /// Compression.Zstd, level 0 = zstd's default) and string metadata to path,
-  /// replacing it atomically.</summary>
+  /// Compression.Zstd, level 0 = zstd's default) and string metadata (null:
+  /// none) to path, replacing it atomically. The compression is required:
+  /// with it optional, Save(path, tensors, null) matched this overload and
+  /// the SaveOptions one and did not compile (issue 34, item 11).</summary>
   public static void Save(string path, IEnumerable<KeyValuePair<string, Tensor>> tensors,
-                          IEnumerable<KeyValuePair<string, string>> metadata = null,
-                          Compression compression = Compression.None, int level = 0) {
+                          IEnumerable<KeyValuePair<string, string>> metadata,
+                          Compression compression, int level = 0) {
     if (tensors == null) throw new TesseraException(Status.InvalidArgument, "Save: tensors is null");
     using (var list = new TensorList()) {
       foreach (var entry in tensors) list.Append(entry.Value, entry.Key);
@@ -281,7 +288,8 @@ public static partial class Tessera {
   }
 
   /// <summary>Writes the named tensors to path with options (compression,
-  /// metadata, checksums, shards, views, progress; null: defaults), replacing
+  /// metadata, checksums, shards, views, progress; null: defaults, so
+  /// Save(path, tensors, null) is the plain save), replacing
   /// it atomically; a failed or cancelled save leaves any file there as it
   /// was.</summary>
   public static void Save(string path, IEnumerable<KeyValuePair<string, Tensor>> tensors,

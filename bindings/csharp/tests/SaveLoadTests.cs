@@ -56,6 +56,26 @@ public static class SaveLoadTests {
     }
   }
 
+  // Issue 34 item 11: with the metadata overload's compression optional,
+  // Save(path, tensors, null) matched it and Save(path, tensors, SaveOptions)
+  // and did not compile; now null is SaveOptions' "defaults".
+  [Test]
+  public static void SaveWithNullThirdArgument() {
+    string path = Path.GetTempFileName();
+    try {
+      using (var w = Tensor.FromArray(new float[] {1, 2}, new long[] {2})) {
+        Tessera.Save(path, new[] {new KeyValuePair<string, Tensor>("w", w)}, null);
+        using (TensorMap map = Tessera.Load(path))
+        using (var back = map["w"]) {
+          Check.True(back.ToFloat64().SequenceEqual(new double[] {1, 2}), "values");
+          Check.Equal(0, map.Metadata.Count, "no metadata");
+        }
+      }
+    } finally {
+      File.Delete(path);
+    }
+  }
+
   [Test]
   public static void CorruptFileIsRefused() {
     string path = Path.GetTempFileName();

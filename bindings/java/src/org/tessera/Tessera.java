@@ -595,13 +595,15 @@ public final class Tessera {
 
   // ---- save / load ------------------------------------------------------------------
 
+  /*
+   * No save(path, tensors, Map<String, String> metadata): beside save(path, tensors, SaveOptions),
+   * save(path, tensors, null) matched both and did not compile (issue 34, item 11). Metadata goes
+   * with a compression, save(path, tensors, metadata, COMPRESSION_NONE), or in SaveOptions.
+   */
+
   /** Saves tensors under their names, in the map's iteration order, uncompressed. */
   public static void save(String path, Map<String, Tensor> tensors) {
     save(path, tensors, Map.of(), Compression.COMPRESSION_NONE, 0);
-  }
-
-  public static void save(String path, Map<String, Tensor> tensors, Map<String, String> metadata) {
-    save(path, tensors, metadata, Compression.COMPRESSION_NONE, 0);
   }
 
   public static void save(String path, Map<String, Tensor> tensors, Map<String, String> metadata,
@@ -625,7 +627,8 @@ public final class Tessera {
 
   /**
    * Saves tensors (name to tensor) to path with options (compression, metadata, checksums,
-   * sharding, views, progress; null: defaults), replacing it atomically. A cancelled or failed save
+   * sharding, views, progress; null: defaults, so save(path, tensors, null) is the plain save),
+   * replacing it atomically. A cancelled or failed save
    * leaves any file at path as it was.
    */
   public static void save(String path, Map<String, Tensor> tensors, SaveOptions options) {

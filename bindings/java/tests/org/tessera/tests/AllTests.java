@@ -48,6 +48,7 @@ public final class AllTests {
     MemoryStatsTests.register(r);
     OptimTests.register(r, tmp);
     TrainingTests.register(r);
+    ModuleTests.register(r, tmp);
     UnclosedTensorsTest.register(r);
 
     int run = 0;

@@ -30,6 +30,7 @@ final class SaveLoadTests {
     r.add("save/load: values, names, metadata (uncompressed)", () -> roundTrip(Compression.COMPRESSION_NONE));
     r.add("save/load: the same with zstd, smaller on disk", () -> roundTrip(Compression.COMPRESSION_ZSTD));
     r.add("save/load: missing, corrupt and oversized files", SaveLoadTests::badFiles);
+    r.add("save/load: save(path, map, null) compiles and is the plain save", SaveLoadTests::nullThirdArgument);
   }
 
   /** A file with one tensor "w" (for tests elsewhere). */
@@ -39,6 +40,21 @@ final class SaveLoadTests {
       Tessera.save(path, Map.of("w", w));
     }
     return path;
+  }
+
+  /**
+   * Issue 34 item 11: with both save(path, map, Map metadata) and save(path, map, SaveOptions),
+   * this call did not compile; now null is SaveOptions' "defaults".
+   */
+  static void nullThirdArgument() {
+    Path path = dir.resolve("null-options.tsr");
+    try (Tensor w = Tessera.tensor(new float[] {1, 2}, 2)) {
+      Tessera.save(path.toString(), Map.of("w", w), null);
+      try (TensorMap map = Tessera.load(path.toString()); Tensor back = map.get("w")) {
+        close(new double[] {1, 2}, back.toFloat64(), 0, "w");
+        equal(Map.of(), map.metadata(), "no metadata");
+      }
+    }
   }
 
   static void roundTrip(Compression compression) throws IOException {
