@@ -46,6 +46,7 @@ typedef struct {} TsrProfilerResult;
 %newobject TsrOptimizer::state;
 %newobject TsrOptimizer::state_dict;
 %newobject TsrProfilerResult::table;
+%newobject TsrProfilerResult::key_averages_table;
 
 /* ---- Optimizer: torch.optim.SGD / Adam / AdamW, one parameter group -------- */
 %extend TsrOptimizer {
@@ -173,6 +174,12 @@ typedef struct {} TsrProfilerResult;
   char* table(const char* sort_by, int64_t row_limit) {
     char* text = NULL;
     tsr_profiler_table($self, sort_by, row_limit, &text);
+    return text;
+  }
+  /* prof.key_averages(group_by_input_shape).table(sort_by, row_limit). */
+  char* key_averages_table(bool group_by_input_shape, const char* sort_by, int64_t row_limit) {
+    char* text = NULL;
+    tsr_profiler_key_averages_table($self, group_by_input_shape, sort_by, row_limit, &text);
     return text;
   }
   void export_chrome_trace(const char* path) { tsr_profiler_export_chrome_trace($self, path); }

@@ -184,6 +184,29 @@ Test(profiler, record_function_ranges) {
   tsr_profiler_result_release(r);
 }
 
+/* key_averages(group_by_input_shape): without grouping no Input Shapes
+ * column even when shapes were recorded (torch's default); grouped, one. */
+Test(profiler, key_averages_table_grouping) {
+  start(true, false);
+  six_ops();
+  tsr_profiler_result* r = stop();
+  char* text = NULL;
+  TSR_ASSERT_OK(tsr_profiler_key_averages_table(r, false, "count", -1, &text));
+  cr_expect(strstr(text, "Input Shapes") == NULL, "%s", text);
+  cr_expect(strstr(text, "aten::mul") != NULL);
+  tsr_free_string(text);
+  TSR_ASSERT_OK(tsr_profiler_key_averages_table(r, true, "count", -1, &text));
+  cr_expect(strstr(text, "Input Shapes") != NULL, "%s", text);
+  tsr_free_string(text);
+  char* untouched = (char*)0x1;
+  TSR_ASSERT_FAILS(tsr_profiler_key_averages_table(r, true, "flops", 5, &untouched), TSR_ERR_INVALID_ARGUMENT,
+                   "sort_by");
+  cr_expect_eq(untouched, (char*)0x1);
+  TSR_ASSERT_FAILS(tsr_profiler_key_averages_table(NULL, false, NULL, 5, &untouched), TSR_ERR_INVALID_ARGUMENT,
+                   "result is NULL");
+  tsr_profiler_result_release(r);
+}
+
 Test(profiler, shapes_and_memory_columns) {
   const int64_t s[] = {2, 3}, big[] = {256, 256};
   tsr_tensor *a = filled(2, s, 1.0), *b = filled(2, big, 1.0), *o1, *o2, *o3;

@@ -109,6 +109,22 @@ TSR_API tsr_status tsr_profiler_stop(tsr_profiler_result** out);
  */
 TSR_API tsr_status tsr_profiler_table(const tsr_profiler_result* r, const char* sort_by, int64_t row_limit,
                                       char** text);
+
+/**
+ * @brief prof.key_averages(group_by_input_shape).table(sort_by, row_limit)
+ * with torch's default grouping: as tsr_profiler_table(), except that rows
+ * are per input shapes, with the "Input Shapes" column, only when
+ * group_by_input_shape is true and the session recorded shapes (torch's
+ * key_averages() without arguments averages over shapes).
+ * @param[in]  r                    the result
+ * @param[in]  group_by_input_shape rows per (name, input shapes)
+ * @param[in]  sort_by              as tsr_profiler_table()
+ * @param[in]  row_limit            < 0: all rows
+ * @param[out] text                 freed with tsr_free_string()
+ * @return as tsr_profiler_table().
+ */
+TSR_API tsr_status tsr_profiler_key_averages_table(const tsr_profiler_result* r, bool group_by_input_shape,
+                                                   const char* sort_by, int64_t row_limit, char** text);
 /**
  * @brief prof.export_chrome_trace(path): Chrome Trace Event JSON.
  *

@@ -53,17 +53,29 @@ TSR_EXTERN tsr_status tsr_profiler_stop(tsr_profiler_result** out) {
   });
 }
 
-TSR_EXTERN tsr_status tsr_profiler_table(const tsr_profiler_result* r, const char* sort_by, int64_t row_limit,
-                                         char** text) {
+namespace {
+tsr_status table_text(const tsr_profiler_result* r, const char* sort_by, int64_t row_limit,
+                      bool group_by_input_shape, char** text) {
   return guarded([&] {
     const profiler::Result& res = result_of(r);
     require(text, "text");
-    const std::string s = profiler::table(res, sort_by ? sort_by : "", row_limit);
+    const std::string s = profiler::table(res, sort_by ? sort_by : "", row_limit, group_by_input_shape);
     char* p = static_cast<char*>(std::malloc(s.size() + 1));
     TSR_CHECK(p, TSR_ERR_OUT_OF_MEMORY, "out of memory for a table of ", s.size(), " bytes");
     std::memcpy(p, s.c_str(), s.size() + 1);
     *text = p;
   });
+}
+}  // namespace
+
+TSR_EXTERN tsr_status tsr_profiler_table(const tsr_profiler_result* r, const char* sort_by, int64_t row_limit,
+                                         char** text) {
+  return table_text(r, sort_by, row_limit, true, text);
+}
+
+TSR_EXTERN tsr_status tsr_profiler_key_averages_table(const tsr_profiler_result* r, bool group_by_input_shape,
+                                                      const char* sort_by, int64_t row_limit, char** text) {
+  return table_text(r, sort_by, row_limit, group_by_input_shape, text);
 }
 
 TSR_EXTERN tsr_status tsr_profiler_export_chrome_trace(const tsr_profiler_result* r, const char* path) {

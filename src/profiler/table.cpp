@@ -81,7 +81,7 @@ double sort_value(const Row& r, std::string_view key) {
 
 }  // namespace
 
-std::string table(const Result& r, std::string_view sort_by, int64_t row_limit) {
+std::string table(const Result& r, std::string_view sort_by, int64_t row_limit, bool group_by_input_shape) {
   if (sort_by.empty()) sort_by = "self_cpu_time_total";
   sort_value(Row{"", "", 1}, sort_by);  // an unknown key fails before any work
   // key_averages: one row per name (and shapes), in order of first appearance
@@ -91,7 +91,7 @@ std::string table(const Result& r, std::string_view sort_by, int64_t row_limit) 
   for (const Event& e : r.events) order.push_back(&e);
   std::stable_sort(order.begin(), order.end(),
                    [](const Event* a, const Event* b) { return a->start_ns < b->start_ns; });
-  const bool by_shapes = r.options.record_shapes;
+  const bool by_shapes = r.options.record_shapes && group_by_input_shape;
   std::vector<Row> rows;
   std::map<std::pair<std::string, std::string>, size_t> index;
   for (const Event* e : order) {

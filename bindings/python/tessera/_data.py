@@ -56,7 +56,7 @@ class TensorDataset(Dataset):
         if not tensors:
             raise ValueError("TensorDataset needs at least one tensor")
         if any(t.size(0) != tensors[0].size(0) for t in tensors):
-            raise ValueError("Size mismatch between tensors")
+            raise AssertionError("Size mismatch between tensors")  # torch asserts
         self.tensors = tensors
 
     def __getitem__(self, index):

@@ -113,8 +113,10 @@ def tensor(data, dtype=None, requires_grad=False):
     if isinstance(data, (bytes, str)):
         # torch refuses both; a silent byte-by-byte conversion would hide
         # that the caller meant to reinterpret the bytes (frombuffer).
-        raise TypeError(f"new(): invalid data type '{type(data).__name__}' (to reinterpret "
-                        "bytes as elements, use tessera.frombuffer(buffer, dtype=...))")
+        hint = ("; tessera.frombuffer(buffer, dtype=...) reinterprets bytes as elements"
+                if isinstance(data, bytes) else "")
+        raise TypeError(f"new(): invalid data type '{type(data).__name__}' (tensor() takes a number, "
+                        f"nested sequences of numbers, a Tensor or a buffer{hint})")
     if isinstance(data, bytearray):
         data = list(data)  # torch: a sequence of small ints (int64 unless dtype says)
     view = _buffer_view(data)

@@ -267,7 +267,7 @@ class Dropout(Module):
 
 def _activation(name, fn, doc, params=(), inplace_param=False):
     """A parameterless layer applying F.<fn>(input, **its arguments)."""
-    names = list(params) + (["inplace"] if inplace_param else [])
+    names = [k for k, _ in params] + (["inplace"] if inplace_param else [])
     defaults = dict(params) if params else {}
     if inplace_param:
         defaults["inplace"] = False

@@ -52,7 +52,8 @@ def flatten(obj):
             items = []
             for k, v in value.items():
                 if isinstance(k, bool) or not isinstance(k, (str, int)):
-                    raise TypeError(f"save(): dict keys must be str or int, not {type(k).__name__}")
+                    raise TypeError(f"save(): dict keys must be str or int, not {type(k).__name__} "
+                                    f"(in {'.'.join(path) or 'the top-level dict'})")
                 items.append([k if isinstance(k, str) else ["int", k], visit(v, path + [str(k)], depth + 1)])
             return {"dict": items}
         if isinstance(value, (list, tuple)):
@@ -64,8 +65,9 @@ def flatten(obj):
             if not math.isfinite(value):  # JSON has no inf/nan: a string form
                 return {"float": repr(value)}
             return {"value": value}
-        raise TypeError(f"save(): cannot save a {type(value).__name__} (tensors, dicts, lists, "
-                        "tuples, numbers, strings, bools and None can be saved; no pickling)")
+        where = ".".join(path) if path else "the object"
+        raise TypeError(f"save(): cannot save {where!r}, a {type(value).__name__} (tensors, dicts, "
+                        "lists, tuples, numbers, strings, bools and None can be saved; no pickling)")
 
     root = visit(obj, [], 0)
     return tensors, json.dumps(root, separators=(",", ":"))

@@ -88,7 +88,21 @@ class _StorageView:
     def _typed_elements(self):
         return self._elements
 
+    def close(self):
+        """Releases the storage reference and the element view now (later
+        calls raise InvalidArgumentError); tensors over the memory keep it."""
+        self._storage.close()
+        self._elements.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.close()
+
     def __repr__(self):
+        if not _core._is_open(self._storage):
+            return f"<tessera.{type(self).__name__} (closed)>"
         kind = type(self).__name__
         return f"<tessera.{kind} of {self.size()} elements on {self.device}: {self.tolist()!r}>"
 

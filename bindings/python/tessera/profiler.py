@@ -113,9 +113,10 @@ class ProfilerResult:
         return _core.ProfilerResult.table(self._handle, sort_by, int(row_limit))
 
     def key_averages(self, group_by_input_shape=False, group_by_stack_n=0):
-        """torch's spelling: key_averages().table(...). Rows are grouped by
-        input shape whenever the session recorded shapes."""
-        return self
+        """torch's key_averages(): its table() has a row per op name, or per
+        (name, input shapes) with group_by_input_shape (when the session
+        recorded shapes)."""
+        return KeyAverages(self._handle, bool(group_by_input_shape))
 
     def export_chrome_trace(self, path):
         """Chrome Trace Event JSON at path (written atomically)."""
@@ -129,6 +130,25 @@ class ProfilerResult:
 
     def close(self):
         _core._release(self._handle)
+
+
+class KeyAverages:
+    """What key_averages() returns: table(sort_by, row_limit)."""
+
+    def __init__(self, handle, group_by_input_shape):
+        self._handle = handle
+        self.group_by_input_shape = group_by_input_shape
+
+    def table(self, sort_by=None, row_limit=100, **_torch_options):
+        """torch 1.13's table; sort_by None is "self_cpu_time_total" (also
+        "cpu_time_total", "cpu_time", "count", "cpu_memory_usage",
+        "self_cpu_memory_usage", "cuda_memory_usage",
+        "self_cuda_memory_usage"), row_limit < 0 all rows."""
+        return _core.ProfilerResult.key_averages_table(self._handle, self.group_by_input_shape,
+                                                       sort_by, int(row_limit))
+
+    def __str__(self):
+        return self.table()
 
 
 _RECORDING = (ProfilerAction.RECORD, ProfilerAction.RECORD_AND_SAVE)
@@ -198,6 +218,9 @@ class profile:
         self._enter_action(action)
 
     def stop(self):
+        """Ends the session; InvalidArgumentError when none was started."""
+        if not self._recording and self._action in _RECORDING:
+            _core.profiler_stop()  # nothing running: the library's error
         self._end(save=self._action in _RECORDING)
         return self.result
 
@@ -214,7 +237,7 @@ class profile:
         return self.result
 
     def key_averages(self, group_by_input_shape=False, group_by_stack_n=0):
-        return self._done()
+        return self._done().key_averages(group_by_input_shape)
 
     def table(self, sort_by=None, row_limit=100, **options):
         return self._done().table(sort_by, row_limit, **options)

@@ -145,7 +145,7 @@ class BadPythonInput(unittest.TestCase):
         with self.assertRaises(TypeError):
             ts.tensor([1, "a"])
         with self.assertRaises(TypeError):
-            ts.save({1: ts.zeros(1)}, "/tmp/never-written.tsr")
+            ts.save({1.5: ts.zeros(1)}, "/tmp/never-written.tsr")
         with self.assertRaises(ts.InvalidArgumentError):
             ts.zeros(-1)
         with self.assertRaises(ts.InvalidArgumentError):
@@ -170,8 +170,8 @@ class BadPythonInput(unittest.TestCase):
         path = "/tmp/never-written.tsr"
         t = ts.ones(2)
         cases = [
-            (lambda: ts.save({"a": [1, 2]}, path), ("tessera.Tensor", "'a'", "list")),
-            (lambda: ts.save([t], path), ("dict", "list")),
+            (lambda: ts.save({"a": [1, object()]}, path), ("'a.1'", "object")),
+            (lambda: ts.save({"a": {1.5: t}}, path), ("dict keys", "float", "a")),
             (lambda: ts.tensor("abc"), ("number", "str")),
             (lambda: t.matmul([1.0, 2.0]), ("'other'", "tessera.Tensor", "not list")),
             (lambda: ts.linear(ts.ones(2, 2), [[1.0]]), ("'weight'", "tessera.Tensor", "not list")),

@@ -1,0 +1,97 @@
+"""tessera.cuda and device tensors on the emulated CUDA device (the CUDA
+plugin's host code over the runtime's test double, kernels on the grid
+emulator): run by ctest bindings_python_cuda_emulated with TSR_CUDA_PLUGIN
+naming libtessera_cuda_emulated.so (not picked up by the plain discovery:
+without the plugin there is no device)."""
+import unittest
+
+import numpy as np
+
+import tessera
+from tessera import nn
+
+
+class EmulatedCuda(unittest.TestCase):
+    def setUp(self):
+        if not tessera.cuda.is_available():
+            self.fail("TSR_CUDA_PLUGIN does not name a working CUDA plugin")
+
+    def test_queries(self):
+        self.assertGreaterEqual(tessera.cuda.device_count(), 1)
+        self.assertEqual(tessera.cuda.current_device(), 0)
+        with tessera.cuda.device(0):
+            self.assertEqual(tessera.cuda.current_device(), 0)
+        with self.assertRaises(ValueError):
+            tessera.cuda.set_device(99)
+
+    def test_tensors_move_and_come_back(self):
+        x = tessera.arange(6.).view(2, 3)
+        y = x.cuda()
+        self.assertEqual((str(y.device), y.is_cuda, y.get_device()), ("cuda:0", True, 0))
+        self.assertIs(y.cuda(), y)
+        self.assertIs(y.to("cuda"), y)
+        back = y.cpu()
+        self.assertEqual(back.device, tessera.device("cpu"))
+        self.assertEqual(back.tolist(), x.tolist())
+        self.assertEqual(y.to("cpu", tessera.float64).dtype, tessera.float64)
+        with self.assertRaisesRegex(TypeError, "can't convert cuda:0 device type tensor to numpy"):
+            y.numpy()
+        np.testing.assert_array_equal(y.cpu().numpy(), x.numpy())
+        self.assertEqual((y * 2).sum().item(), 30.0)
+        z = x.to(y)  # to(other): other's device and dtype
+        self.assertTrue(z.is_cuda)
+        self.assertTrue(tessera.ones(1, 2, 3, 4).to("cuda", memory_format=tessera.channels_last)
+                        .is_contiguous(memory_format=tessera.channels_last))
+
+    def test_memory_statistics_and_snapshot(self):
+        tessera.cuda.empty_cache()
+        before = tessera.cuda.memory_allocated()
+        y = tessera.ones(1024, device="cuda")
+        self.assertGreaterEqual(tessera.cuda.memory_allocated() - before, 4096)
+        self.assertGreaterEqual(tessera.cuda.memory_reserved(), tessera.cuda.memory_allocated())
+        self.assertGreater(tessera.cuda.memory_stats()["allocated_bytes.all.current"], 0)
+        self.assertIn("Allocated memory", tessera.cuda.memory_summary())
+        tessera.cuda.memory._record_memory_history(True, max_entries=100)
+        w = tessera.zeros(10, device="cuda")
+        snapshot = tessera.cuda.memory._snapshot()
+        self.assertTrue(snapshot["segments"])
+        self.assertTrue(snapshot["device_traces"])
+        self.assertIsInstance(tessera.cuda.memory_snapshot(), list)
+        tessera.cuda.memory._record_memory_history(False)
+        del y, w
+
+    def test_streams_and_events(self):
+        s = tessera.cuda.Stream()
+        self.assertNotEqual(s, tessera.cuda.default_stream())
+        start, end = tessera.cuda.Event(enable_timing=True), tessera.cuda.Event(enable_timing=True)
+        with tessera.cuda.stream(s):
+            self.assertEqual(tessera.cuda.current_stream(), s)
+            start.record()
+            y = tessera.ones(256, device="cuda") * 3
+            end.record()
+        self.assertEqual(tessera.cuda.current_stream(), tessera.cuda.default_stream())
+        end.synchronize()
+        self.assertTrue(end.query())
+        self.assertGreaterEqual(start.elapsed_time(end), 0.0)
+        tessera.cuda.current_stream().wait_stream(s)
+        s.synchronize()
+        self.assertTrue(s.query())
+        tessera.cuda.synchronize()
+        self.assertEqual(y.sum().item(), 768.0)
+
+    def test_module_to_cuda_and_back(self):
+        m = nn.Sequential(nn.Linear(3, 2))
+        ids = [id(p) for p in m.parameters()]
+        m.cuda()
+        self.assertEqual([id(p) for p in m.parameters()], ids)
+        self.assertTrue(m[0].weight.is_cuda and m[0].weight.requires_grad)
+        out = m(tessera.ones(4, 3).cuda())
+        out.sum().backward()
+        self.assertTrue(m[0].weight.grad.is_cuda)
+        m.cpu()
+        self.assertFalse(m[0].weight.is_cuda)
+        self.assertFalse(m[0].weight.grad.is_cuda)
+
+
+if __name__ == "__main__":
+    unittest.main()
