@@ -103,6 +103,15 @@ def missing_tools(environ=None, path=None, python_include=None):
     return missing
 
 
+def missing_build_packages(find_spec=None):
+    """The Python packages pip's --no-build-isolation build needs from this
+    environment besides setuptools: wheel, for bdist_wheel (a venv made by
+    python3 -m venv has pip and setuptools only)."""
+    import importlib.util
+    find_spec = importlib.util.find_spec if find_spec is None else find_spec
+    return [name for name in ("wheel",) if find_spec(name) is None]
+
+
 def cmake_configure_args(build_dir, environ=None):
     """cmake's configure command line: the library and the Python module
     only, for this interpreter; ccache when on PATH; TESSERA_CMAKE_ARGS last."""
@@ -179,6 +188,14 @@ def main():
             shutil.rmtree(os.path.join(self.build_lib, "tessera"), ignore_errors=True)
             super().run()
 
+    missing = missing_build_packages()
+    if missing:
+        # Before pip's metadata step, which fails with "invalid command
+        # 'bdist_wheel'" otherwise.
+        raise SystemExit(build_error(
+            f"{sys.executable} has no {' or '.join(missing)} package, which --no-build-isolation "
+            f"takes from this environment (pip install {' '.join(missing)}, or Debian's "
+            "python3-wheel with a venv made --system-site-packages)"))
     version, description = project_metadata()
     # setuptools wants the package folder relative to the directory it runs
     # in: bindings/python (pip install ./bindings/python) or the root (pip

@@ -102,6 +102,10 @@ class SourceBuild(unittest.TestCase):
         self.assertIn("-DCMAKE_CXX_COMPILER_LAUNCHER=ccache", args)
         self.assertEqual(args[-2:], ["-DCMAKE_BUILD_TYPE=Debug", "-DX=a b"])
 
+    def test_build_packages(self):
+        self.assertEqual(self.setup.missing_build_packages(lambda name: object()), [])
+        self.assertEqual(self.setup.missing_build_packages(lambda name: None), ["wheel"])
+
     def test_built_files(self):
         tree = os.path.join(self.bin, "tree")
         with self.assertRaisesRegex(Exception, r"left no _core\.x\.so .*found: nothing"):
