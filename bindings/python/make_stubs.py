@@ -46,8 +46,8 @@ def public_names(module):
 
 
 # C types in SWIG's autodoc lines -> what the wrapper takes or gives in Python
-# (python.i's typemaps). Enums (tsr_dtype, ...) are ints: the package passes
-# its IntEnum members. The array typemaps take any sequence (PySequence_Fast)
+# (python.i's typemaps). The C enums (tsr_dtype, ...: c_enums() below) are
+# ints: the package passes its IntEnum members. The array typemaps take any sequence (PySequence_Fast)
 # and give a tuple (tsr_i64_array) or a list (tsr_f64_array). A char pointer
 # given back may be NULL, which SWIG returns as None. Handles are the
 # package's classes (NATIVE_CLASSES), when the stubbed module has them.
@@ -55,14 +55,28 @@ NATIVE_TYPES = {
     "int": "int", "int8_t": "int", "int16_t": "int", "int32_t": "int", "int64_t": "int",
     "uint8_t": "int", "uint16_t": "int", "uint32_t": "int", "uint64_t": "int",
     "long": "int", "long long": "int", "size_t": "int", "tsr_i64": "int",
-    "tsr_dtype": "int", "tsr_device_type": "int", "tsr_memory_format": "int",
-    "tsr_compression": "int", "tsr_status": "int", "tsr_reduction": "int",
     "double": "float", "float": "float",
     "bool": "bool",
     "char const *": "str", "char *": "str",
     "tsr_i64 const *": "typing.Sequence[int]", "double const *": "typing.Sequence[float]",
     "tsr_progress_fn": "typing.Callable[..., Any] | None",
 }
+
+def c_enums(include=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                 "include", "tessera")):
+    """The C API's enum types (typedef enum tsr_x {...} tsr_x;), read from the
+    public headers so that a new enum is an int here without a list to keep."""
+    names = set()
+    for name in sorted(os.listdir(include)):
+        if name.endswith(".h"):
+            with open(os.path.join(include, name)) as f:
+                names.update(re.findall(r"\btypedef\s+enum\s+(tsr_\w+)", f.read()))
+    if not names:
+        raise ValueError(f"no typedef enum tsr_... in {include}/*.h")
+    return names
+
+
+NATIVE_TYPES.update({name: "int" for name in c_enums()})
 NATIVE_RETURNS = {
     "char const *": "str | None", "char *": "str | None",
     "tsr_i64_array": "tuple[int, ...]", "tsr_f64_array": "list[float]", "tsr_bytes": "bytes",

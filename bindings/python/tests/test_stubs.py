@@ -6,6 +6,7 @@ import ast
 import importlib
 import importlib.util
 import os
+import tempfile
 import types
 import unittest
 
@@ -143,6 +144,16 @@ class NativeSignatures(unittest.TestCase):
         self.assertEqual(self.read("f(struct weird * w, TensorList l) -> TensorList", False),
                          ("(w: Any, l: Any)", "Any"))
         self.assertEqual(self.read("f(Tensor t) -> Tensor", False, module=None), ("(t: Any)", "Any"))
+
+    def test_c_enums_are_ints(self):
+        # Every enum of the public headers, read from them.
+        enums = self.make_stubs.c_enums()
+        self.assertLessEqual({"tsr_dtype", "tsr_device_type", "tsr_memory_format",
+                              "tsr_loss_reduction", "tsr_status"}, enums)
+        self.assertEqual(self.read("f(tsr_loss_reduction reduction=MEAN) -> tsr_status", False),
+                         ("(reduction: int = ...)", "int"))
+        with tempfile.TemporaryDirectory() as empty, self.assertRaisesRegex(ValueError, "no typedef enum"):
+            self.make_stubs.c_enums(empty)
 
     def test_a_docstring_without_a_signature_is_an_error(self):
         for doc in (None, "", "Initialize self.  See help(type(self)) for accurate signature.",
