@@ -135,8 +135,8 @@ def built_files(tree, ext_suffix=None):
     libraries = glob.glob(os.path.join(tree, "libtessera.so.*"))
     if not os.path.isfile(module) or len(libraries) != 1:
         found = sorted(os.listdir(tree)) if os.path.isdir(tree) else "nothing"
-        raise ExecError(build_error(f"the CMake build left no {os.path.basename(module)} and one "
-                                    f"libtessera.so.* in {tree} (found: {found})"))
+        raise ExecError(build_error(f"the CMake build did not leave {os.path.basename(module)} and "
+                                    f"exactly one libtessera.so.* in {tree} (found: {found})"))
     return module, libraries[0]
 
 

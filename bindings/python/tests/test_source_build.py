@@ -108,19 +108,19 @@ class SourceBuild(unittest.TestCase):
 
     def test_built_files(self):
         tree = os.path.join(self.bin, "tree")
-        with self.assertRaisesRegex(Exception, r"left no _core\.x\.so .*found: nothing"):
+        with self.assertRaisesRegex(Exception, r"did not leave _core\.x\.so .*found: nothing"):
             self.setup.built_files(tree, ".x.so")
         os.mkdir(tree)
         for name in ("_core.other.so", "libtessera.so.0"):
             open(os.path.join(tree, name), "w").close()
         # Built for another interpreter: refused, naming what is there.
-        with self.assertRaisesRegex(Exception, r"left no _core\.x\.so .*_core\.other\.so"):
+        with self.assertRaisesRegex(Exception, r"did not leave _core\.x\.so .*_core\.other\.so"):
             self.setup.built_files(tree, ".x.so")
         open(os.path.join(tree, "_core.x.so"), "w").close()
         self.assertEqual(self.setup.built_files(tree, ".x.so"),
                          (os.path.join(tree, "_core.x.so"), os.path.join(tree, "libtessera.so.0")))
         open(os.path.join(tree, "libtessera.so.1"), "w").close()  # two: which one?
-        with self.assertRaisesRegex(Exception, "one libtessera"):
+        with self.assertRaisesRegex(Exception, "exactly one libtessera"):
             self.setup.built_files(tree, ".x.so")
 
 
