@@ -3,18 +3,24 @@
     PYTHONPATH=build/bindings/python /usr/bin/python3 bindings/python/make_stubs.py
 
 The stubs list every public name of tessera, tessera.errors, tessera.nn,
-tessera.optim and tessera.profiler with the real parameter lists (from
-inspect.signature; methods of the native SWIG types, which carry none, take
-(*args, **kwargs)). Types are Any where the code does not say them: the
-stubs give type checkers and editors the names and parameters without
-claiming more than the code guarantees. tests/test_stubs.py regenerates them
-and fails when the committed files differ, so an API change must rerun this.
+tessera.optim and tessera.profiler with the real parameter lists: from
+inspect.signature for Python code, and for the native functions and methods
+of tessera._core (SWIG -builtin, which inspect cannot read) from the
+signature line SWIG's autodoc feature (bindings/python/python.i) puts first
+in their docstrings, "narrow(Tensor self, int64_t dim, ...) -> Tensor", with
+the C types mapped to Python's (NATIVE_TYPES). A native callable without
+such a line is an error here, never a (*args, **kwargs) stub. Types are Any
+where the code does not say them: the stubs give type checkers and editors
+the names and parameters without claiming more than the code guarantees.
+tests/test_stubs.py regenerates them and fails when the committed files
+differ, so an API change must rerun this.
 """
 import ast
 import enum
 import importlib
 import inspect
 import os
+import re
 import sys
 import types
 
@@ -39,12 +45,113 @@ def public_names(module):
     return sorted(out)
 
 
-def parameters(func, is_method):
-    """The parameter list of func as a stub writes it (defaults as ...)."""
+# C types in SWIG's autodoc lines -> what the wrapper takes or gives in Python
+# (python.i's typemaps). The C enums (tsr_dtype, ...: c_enums() below) are
+# ints: the package passes its IntEnum members. The array typemaps take any sequence (PySequence_Fast)
+# and give a tuple (tsr_i64_array) or a list (tsr_f64_array). A char pointer
+# given back may be NULL, which SWIG returns as None. Handles are the
+# package's classes (NATIVE_CLASSES), when the stubbed module has them.
+NATIVE_TYPES = {
+    "int": "int", "int8_t": "int", "int16_t": "int", "int32_t": "int", "int64_t": "int",
+    "uint8_t": "int", "uint16_t": "int", "uint32_t": "int", "uint64_t": "int",
+    "long": "int", "long long": "int", "size_t": "int", "tsr_i64": "int",
+    "double": "float", "float": "float",
+    "bool": "bool",
+    "char const *": "str", "char *": "str",
+    "tsr_i64 const *": "typing.Sequence[int]", "double const *": "typing.Sequence[float]",
+    "tsr_progress_fn": "typing.Callable[..., Any] | None",
+}
+
+def c_enums(include=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                 "include", "tessera")):
+    """The C API's enum types (typedef enum tsr_x {...} tsr_x;), read from the
+    public headers so that a new enum is an int here without a list to keep."""
+    names = set()
+    for name in sorted(os.listdir(include)):
+        if name.endswith(".h"):
+            with open(os.path.join(include, name)) as f:
+                names.update(re.findall(r"\btypedef\s+enum\s+(tsr_\w+)", f.read()))
+    if not names:
+        raise ValueError(f"no typedef enum tsr_... in {include}/*.h")
+    return names
+
+
+NATIVE_TYPES.update({name: "int" for name in c_enums()})
+NATIVE_RETURNS = {
+    "char const *": "str | None", "char *": "str | None",
+    "tsr_i64_array": "tuple[int, ...]", "tsr_f64_array": "list[float]", "tsr_bytes": "bytes",
+}
+NATIVE_CLASSES = {"Tensor", "Storage", "Generator", "TensorList", "TensorMap", "Saver", "File",
+                  "Optimizer", "ProfilerResult", "LrScheduler"}
+# "name(type name, type name=default, ...) -> type": SWIG autodoc level 1.
+NATIVE_SIGNATURE = re.compile(r"^\w+\((?P<params>[^()]*)\)(?: -> (?P<returns>[^()]+))?$")
+NATIVE_PARAMETER = re.compile(r"^(?P<type>.*?)\s*\b(?P<name>[A-Za-z_]\w*)(?:=(?P<default>.+))?$")
+
+
+def is_native(func):
+    """Whether func is compiled code (a _core function or a method of a SWIG
+    type), whose signature inspect cannot read."""
+    return isinstance(func, (types.BuiltinFunctionType, types.MethodDescriptorType,
+                             types.WrapperDescriptorType, types.MethodWrapperType,
+                             types.ClassMethodDescriptorType))
+
+
+def native_type(c_type, module, table):
+    """The Python type of a C type in an autodoc line, as module's stub can
+    name it; Any when it is not known."""
+    c_type = " ".join(c_type.split())
+    if c_type in table:
+        return table[c_type]
+    if c_type in NATIVE_TYPES:
+        return NATIVE_TYPES[c_type]
+    if c_type in NATIVE_CLASSES and module is not None and isinstance(
+            getattr(module, c_type, None), type):
+        return c_type
+    return "Any"
+
+
+def native_parameters(func, is_method, module=None):
+    """The stub's parameter list and return type of a native callable, read
+    from the signature line SWIG's autodoc puts first in its docstring.
+    Raises ValueError when there is none: a native callable never becomes
+    (*args, **kwargs) silently."""
+    doc = (getattr(func, "__doc__", None) or "").split("\n", 1)[0].strip()
+    match = NATIVE_SIGNATURE.match(doc)
+    if not match:
+        raise ValueError(f"{getattr(func, '__qualname__', func)!s}: no SWIG autodoc signature in its "
+                         f"docstring ({doc!r}); is %feature(\"autodoc\") on in python.i?")
+    parts = []
+    params = [p.strip() for p in match.group("params").split(",") if p.strip()]
+    for index, text in enumerate(params):
+        param = NATIVE_PARAMETER.match(text)
+        if not param or not param.group("type"):  # SWIG writes "type name"
+            raise ValueError(f"{func!s}: cannot read parameter {text!r} of {doc!r}")
+        name = param.group("name")
+        if index == 0 and is_method and name == "self":
+            parts.append("self")
+            continue
+        stub = f"{name}: {native_type(param.group('type'), module, {})}"
+        if param.group("default") is not None:
+            stub += " = ..."
+        parts.append(stub)
+    if is_method and (not parts or parts[0] != "self"):
+        raise ValueError(f"{func!s}: a method whose autodoc line {doc!r} has no self")
+    returns = match.group("returns")
+    returns = "None" if returns is None else native_type(returns, module, NATIVE_RETURNS)
+    return "(" + ", ".join(parts) + ")", returns
+
+
+def parameters(func, is_method, module=None, returns="Any"):
+    """func's parameter list and return type as a stub writes them, "(a: Any,
+    b: Any = ...) -> Any" (defaults as ...). returns is what Python code
+    gets (it says no types); a native callable's comes from its autodoc."""
     try:
         signature = inspect.signature(func)
     except (TypeError, ValueError):
-        return "(self, *args: Any, **kwargs: Any)" if is_method else "(*args: Any, **kwargs: Any)"
+        if is_native(func):
+            params, native_returns = native_parameters(func, is_method, module)
+            return f"{params} -> {native_returns}"
+        raise
     parts = []
     star_written = False
     for p in signature.parameters.values():
@@ -69,7 +176,7 @@ def parameters(func, is_method):
             parts.append("/")
     if is_method and not parts:
         parts = ["self", "*args: Any", "**kwargs: Any"]
-    return "(" + ", ".join(parts) + ")"
+    return "(" + ", ".join(parts) + f") -> {returns}"
 
 
 # What SWIG's -builtin types add that is no part of tessera's API: the
@@ -122,6 +229,27 @@ def instance_attributes(cls):
     return names
 
 
+def native_without_constructor(cls):
+    """Whether cls's __init__ is that of a native type SWIG gave no
+    constructor (%nodefaultctor: tensors, files, ... come from factories):
+    calling it raises "Cannot create new instances". The stub then declares
+    no __init__ rather than a catch-all (self, *args, **kwargs); a native
+    type that has a constructor is an error, as its parameters are not
+    known here (SWIG's autodoc does not reach tp_init)."""
+    owner = next(c for c in cls.__mro__ if "__init__" in c.__dict__)
+    if owner.__module__ != "_core":
+        return False
+    try:
+        owner()
+    except TypeError as e:
+        if "Cannot create new instances" in str(e):
+            return True
+        raise ValueError(f"{cls.__name__}: its __init__ is _core.{owner.__name__}'s constructor, "
+                         "whose parameters SWIG does not document; define __init__ in Python") from e
+    raise ValueError(f"{cls.__name__}: _core.{owner.__name__}() constructed an object without "
+                     "arguments; define __init__ in Python")
+
+
 def stub_class(cls, module_name, indent=""):
     """A class with the bases a user can name (builtins, enum, the package's
     public classes) and the members it does not inherit from those."""
@@ -156,7 +284,10 @@ def stub_class(cls, module_name, indent=""):
                if n not in inherited or next(c for c in cls.__mro__ if n in c.__dict__) is cls]
     for name in sorted(instance_attributes(cls) - set(members) - inherited):
         body.append(f"{name}: Any")
+    module = sys.modules[module_name]
     for name in members:
+        if name == "__init__" and native_without_constructor(cls):
+            continue
         value = inspect.getattr_static(cls, name)
         if isinstance(value, (property, types.GetSetDescriptorType, types.MemberDescriptorType)):
             body.append("@property")
@@ -166,14 +297,14 @@ def stub_class(cls, module_name, indent=""):
                 body.append(f"def {name}(self, value: Any) -> None: ...")
         elif isinstance(value, staticmethod):
             body.append("@staticmethod")
-            body.append(f"def {name}{parameters(value.__func__, False)} -> Any: ...")
+            body.append(f"def {name}{parameters(value.__func__, False, module)}: ...")
         elif isinstance(value, classmethod):
             body.append("@classmethod")
-            body.append(f"def {name}{parameters(value.__func__, True)} -> Any: ...")
+            body.append(f"def {name}{parameters(value.__func__, True, module)}: ...")
         elif callable(value) or isinstance(value, (types.MethodDescriptorType,
                                                     types.WrapperDescriptorType)):
             returns = "None" if name == "__init__" else "Any"
-            body.append(f"def {name}{parameters(getattr(cls, name), True)} -> {returns}: ...")
+            body.append(f"def {name}{parameters(getattr(cls, name), True, module, returns)}: ...")
         else:
             body.append(f"{name}: Any")
     if not body:
@@ -204,12 +335,14 @@ def stub_module(module_name):
             else:
                 body += [""] + stub_class(value, module_name) + [""]
         elif callable(value):
-            body.append(f"def {name}{parameters(value, False)} -> Any: ...")
+            body.append(f"def {name}{parameters(value, False, module)}: ...")
         else:
             cls = type(value)
             shown = cls.__name__ if cls.__module__.startswith("tessera") or \
                 cls.__module__ == "builtins" else "Any"
             body.append(f"{name}: {shown}")
+    if any("typing." in line for line in body):  # native signatures' Sequence, Callable
+        lines.insert(2, "import typing")
     text = "\n".join(lines + imports + body).rstrip("\n") + "\n"
     while "\n\n\n\n" in text:
         text = text.replace("\n\n\n\n", "\n\n\n")

@@ -14,6 +14,12 @@
  * t.flatten(start_dim=1)); the names are tessera.i's, which are torch's. */
 %feature("compactdefaultargs");
 %feature("kwargs");
+/* Each wrapper's docstring starts with its C signature, parameter types
+ * included: "narrow(Tensor self, int64_t dim, int64_t start, int64_t length)
+ * -> Tensor". inspect cannot read a -builtin function's parameters, so
+ * make_stubs.py reads this line to give the native functions and methods
+ * real signatures in the type stubs (level 1: names and C types, one line). */
+%feature("autodoc", "1");
 
 /* Our own SWIG type table, so another SWIG module in the process never
  * shares (and version-clashes with) ours. */
