@@ -30,11 +30,13 @@
  * Freeing a tensor's memory happens when the last user of its storage is
  * released (tsr_tensor_release() / tsr_storage_release()).
  *
- * Every function takes (device_type, device_index) like the factories. This
- * build has one device, (TSR_DEVICE_CPU, 0). Common statuses, not repeated:
+ * Every function takes (device_type, device_index) like the factories: the
+ * CPU is (TSR_DEVICE_CPU, 0); each CUDA device the plugin sees has its own
+ * allocator, (TSR_DEVICE_CUDA, i). Common statuses, not repeated:
  * - TSR_ERR_INVALID_ARGUMENT: a device type outside the enum, a NULL out.
- * - TSR_ERR_UNSUPPORTED: TSR_DEVICE_CUDA, or a CPU device index other
- *   than 0.
+ * - TSR_ERR_UNSUPPORTED: TSR_DEVICE_CUDA without a usable CUDA plugin (no
+ *   plugin, driver or GPU; tsr_cuda_is_available()) or with an index at or
+ *   past tsr_cuda_device_count(), or a CPU device index other than 0.
  *
  * Out parameters are written only on TSR_OK. All functions are thread-safe;
  * the statistics are read under the allocator's lock, so one call returns a

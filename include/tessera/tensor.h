@@ -12,8 +12,11 @@
  * - TSR_ERR_INVALID_ARGUMENT: a NULL handle/out pointer, ndim < 0 or > 64,
  *   a negative size, an unknown enum value, or an element/byte count that
  *   overflows int64_t.
- * - TSR_ERR_UNSUPPORTED: device_type other than TSR_DEVICE_CPU, or
- *   device_index other than 0, in this build.
+ * - TSR_ERR_UNSUPPORTED: a device without a backend: TSR_DEVICE_CUDA when
+ *   the CUDA plugin (libtessera_cuda.so, loaded on the first CUDA request)
+ *   is missing or finds no driver or GPU (tsr_cuda_is_available() says
+ *   which), a CUDA device_index at or past tsr_cuda_device_count(), or a
+ *   CPU device_index other than 0.
  * - TSR_ERR_OUT_OF_MEMORY: the allocator could not provide the bytes.
  *
  * Out parameters are written only on TSR_OK.
