@@ -50,6 +50,7 @@ from ._dlpack import from_dlpack, from_numpy
 from . import _areas, _tensor
 from . import optim, nn, profiler  # torch.optim, torch.nn (init, functional, utils), torch.profiler
 from . import utils                 # torch.utils.checkpoint, torch.utils.data
+from . import autograd              # torch.autograd (grad, backward, modes, profiler)
 from . import _cuda as cuda         # torch.cuda
 from ._tensor import Size
 import sys as _sys

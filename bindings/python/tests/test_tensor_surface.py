@@ -190,5 +190,24 @@ class TensorFromBytes(unittest.TestCase):
         self.assertEqual(ours.dtype, tessera.int64)
 
 
+class AutogradNamespace(unittest.TestCase):
+    def test_grad_and_backward_as_torch(self):
+        for torch in (tessera, real_torch):
+            x = torch.tensor([1.0, 2.0], requires_grad=True)
+            (g,) = torch.autograd.grad((x * x).sum(), x)
+            self.assertEqual(g.tolist(), [2.0, 4.0])
+            a, b = (x * 3).sum(), (x * x).sum()
+            torch.autograd.backward([a, b])
+            self.assertEqual(x.grad.tolist(), [5.0, 7.0])
+            with torch.autograd.profiler.record_function("r"):
+                pass
+            with self.assertRaises(RuntimeError):
+                torch.autograd.backward([a, b], [torch.ones(())])
+        import importlib
+        self.assertIs(importlib.import_module("tessera.autograd.profiler"), tessera.profiler)
+        with tessera.autograd.no_grad():
+            self.assertFalse(tessera.is_grad_enabled())
+
+
 if __name__ == "__main__":
     unittest.main()
