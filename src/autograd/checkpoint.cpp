@@ -270,6 +270,18 @@ size_t depth() { return t_regions.size(); }
 
 bool recording() { return !t_regions.empty(); }
 
+RegionsAside::RegionsAside() {
+  auto saved = std::make_shared<std::vector<Region>>(std::move(t_regions));
+  t_regions.clear();
+  saved_ = std::move(saved);
+}
+
+RegionsAside::~RegionsAside() {
+  t_regions = std::move(*std::static_pointer_cast<std::vector<Region>>(saved_));
+}
+
+size_t RegionsAside::left_open() const { return t_regions.size(); }
+
 void record(const prim::PrimitivePtr& p, const prim::Tensors& inputs, const prim::Tensors& outputs) {
   const Region& r = t_regions.back();
   r.frame->record(p, inputs, outputs, r.keep_ops);

@@ -47,6 +47,22 @@ size_t depth();
 bool recording();
 // Appends a primitive run to the open region's tape and tags its outputs.
 void record(const prim::PrimitivePtr& p, const prim::Tensors& inputs, const prim::Tensors& outputs);
+// Sets this thread's open regions aside while alive: recording() is false
+// inside, so a custom function's forward runs as one unit (the ops it calls
+// are not taped; the function itself is, and replays as one call).
+class RegionsAside {
+ public:
+  RegionsAside();
+  ~RegionsAside();
+  RegionsAside(const RegionsAside&) = delete;
+  RegionsAside& operator=(const RegionsAside&) = delete;
+  // Regions opened inside the scope and still open (the scope drops them).
+  size_t left_open() const;
+
+ private:
+  std::shared_ptr<void> saved_;
+};
+
 // A stand-in for t when t is a value the open region can recompute (and is
 // not kept), else null: SavedVariable then keeps t itself.
 std::shared_ptr<PackedTensor> pack(const Tensor& t);

@@ -58,6 +58,10 @@ struct Node : std::enable_shared_from_this<Node> {
   // Whether input i's gradient goes anywhere (skip computing it if not).
   bool needs_input_grad(size_t i) const { return i < next_edges.size() && next_edges[i].valid(); }
 
+  // False when apply takes undefined gradients for outputs nobody used (a
+  // custom function with materialize_grads off); else the engine fills zeros.
+  virtual bool materialize_grads() const { return true; }
+
   // The forward op's name ("mul") where the node has one: anomaly messages.
   virtual const char* forward_op() const { return nullptr; }
 

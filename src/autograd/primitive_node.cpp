@@ -52,6 +52,7 @@ void PrimitiveNode::release_saved() {
     if (s.defined()) s.reset();
   for (auto& s : saved_outputs_)
     if (s.defined()) s.reset();
+  primitive_->release_saved_state();
   released_ = true;
 }
 

@@ -15,6 +15,7 @@ class PrimitiveNode final : public Node {
   TensorList apply(TensorList grads) override;
   const char* name() const override { return primitive_->name(); }
   const char* forward_op() const override { return primitive_->op(); }
+  bool materialize_grads() const override { return primitive_->materialize_grads(); }
   void release_saved() override;
   void check_saved() const override;
 

@@ -86,3 +86,14 @@ TSR_EXTERN int32_t tsr_version_number(void) { return TSR_VERSION_NUMBER; }
 TSR_EXTERN const char* tsr_version_string(void) {
   return TSR_STR(TSR_VERSION_MAJOR) "." TSR_STR(TSR_VERSION_MINOR) "." TSR_STR(TSR_VERSION_PATCH);
 }
+
+TSR_EXTERN tsr_status tsr_set_last_error(tsr_status status, const char* message) {
+  const int code = tsr::capi::enum_arg(status);  // any int may arrive from C
+  if (code < TSR_ERR_INVALID_ARGUMENT || code > TSR_ERR_CANCELLED) {
+    tsr::capi::set_last_error(TSR_ERR_INVALID_ARGUMENT,
+                              "tsr_set_last_error: status must be a failure status (TSR_ERR_...)");
+    return TSR_ERR_INVALID_ARGUMENT;
+  }
+  tsr::capi::set_last_error(status, message ? message : "");
+  return TSR_OK;
+}

@@ -269,8 +269,9 @@ void GraphTask::execute() {
     // autograd.grad runs only what leads to an input (the rest of the
     // graph, its children included, is never reached).
     if (grad_mode && !must_run(node)) continue;
-    for (size_t i = 0; i < inputs.size(); ++i)  // outputs nobody used get zeros
-      if (!inputs[i].defined()) inputs[i] = zeros_like_output(node->outputs[i]);
+    if (node->materialize_grads())
+      for (size_t i = 0; i < inputs.size(); ++i)  // outputs nobody used get zeros
+        if (!inputs[i].defined()) inputs[i] = zeros_like_output(node->outputs[i]);
     TensorList outputs;
     {
       // The profiler sees the node (its name is torch's grad_fn name), with

@@ -33,7 +33,7 @@ Tensors Primitive::forward(const Tensors& inputs) {
   // relaxed atomic load.
   std::optional<profiler::Scope> profiled;
   if (profiler::active()) [[unlikely]]
-    profiled.emplace(std::string("aten::") + op(), inputs, /*backward=*/false);
+    profiled.emplace(profiler_name(), inputs, /*backward=*/false);
   // The inputs' device picks the kernel entry.
   const Device device = device_of(inputs);
   // Memory history names the op each allocation was made for.

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "core/device_kernels.h"
@@ -106,6 +107,15 @@ class Primitive {
   // draws fresh numbers from the generator.
   virtual bool is_random() const { return false; }
   virtual void forget_random_state() {}
+  // The profiler's event name for a forward run ("aten::mul"; a custom
+  // function's own name).
+  virtual std::string profiler_name() const { return std::string("aten::") + op(); }
+  // False: the node passes undefined gradients for unused outputs instead
+  // of zeros (torch's ctx.set_materialize_grads(False)).
+  virtual bool materialize_grads() const { return true; }
+  // Frees state a backward reads that is not a saved input or output (a
+  // custom function's saved intermediates), with the node's saved tensors.
+  virtual void release_saved_state() {}
 };
 
 using PrimitivePtr = std::shared_ptr<Primitive>;
