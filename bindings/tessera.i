@@ -1226,3 +1226,4 @@ TsrTensorList* bind_autograd_grad(TsrTensorList* outputs, TsrTensorList* inputs,
 %include "clip_grad.i"
 %include "lr_scheduler.i"
 %include "device.i"
+%include "function.i"

@@ -172,6 +172,7 @@ prim::Tensors CustomFunction::run_forward(const prim::Tensors& inputs) {
     left_open = aside.left_open();
   }
   if (status != TSR_OK) throw Error(status, name_ + ".forward: " + callback_message(status));
+  tsr_clear_last_error();  // failures the callback handled itself are not this call's
   TSR_CHECK(left_open == 0, TSR_ERR_AUTOGRAD, name_, ".forward: left ", left_open,
             " checkpoint region(s) open (each tsr_checkpoint_begin needs its end inside the callback)");
   TSR_CHECK(n_out >= 1 && n_out <= max_outputs_, TSR_ERR_INVALID_ARGUMENT, name_, ".forward: returned ", n_out,
@@ -288,6 +289,7 @@ prim::Tensors CustomFunction::backward(const prim::BackwardContext& bctx) {
   const tsr_status status = backward_(&ctx, int64_t(metas_.size()), grads.handles.data(), int64_t(n_inputs_),
                                       grad_in.handles.data(), user_->data);
   if (status != TSR_OK) throw Error(status, name_ + ".backward: " + callback_message(status));
+  tsr_clear_last_error();
   prim::Tensors result;
   for (size_t i = 0; i < n_inputs_; ++i) {
     tsr_tensor* h = grad_in.handles[i];

@@ -1,5 +1,6 @@
 """autograd_grad: torch.autograd.grad over tsr_autograd_grad."""
-from . import _core
+from . import _callback_errors, _core
+from .errors import Error
 from ._handles import TensorList
 from ._tensor import _check_open
 
@@ -64,9 +65,12 @@ def autograd_grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_
         retain_graph = create_graph
     with _native_list(outputs) as outs, _native_list(inputs) as ins:
         gouts = None if grad_outputs is None else _native_list(grad_outputs)
+        _callback_errors.clear()
         try:
             grads = _core.autograd_grad(outs, ins, gouts, bool(retain_graph), bool(create_graph),
                                         bool(allow_unused))
+        except Error as error:  # a custom Function's backward raised: that exception
+            _callback_errors.reraise(error)
         finally:
             if gouts is not None:
                 gouts.close()

@@ -20,7 +20,8 @@ from . import _core
 from ._dtypes import CPU, DTYPE_OF, STRUCT_FORMAT, DeviceType, device, dtype as _dtype
 from ._dtypes import memory_format as _memory_format
 _device = device  # methods whose parameter is named device (cuda) reach the class by this name
-from .errors import AutogradError, InvalidArgumentError, UnsupportedError
+from . import _callback_errors
+from .errors import AutogradError, Error, InvalidArgumentError, UnsupportedError
 
 _N = _core.Tensor
 _FLOATING_CODES = frozenset({_core.FLOAT16, _core.FLOAT32, _core.FLOAT64, _core.BFLOAT16,
@@ -365,7 +366,11 @@ class Tensor(AreaMethods, _N, Closable):
 
     def backward(self, gradient=None, retain_graph=False):
         _check_open(gradient, "gradient")
-        _N.backward(self, gradient, retain_graph)
+        _callback_errors.clear()
+        try:
+            _N.backward(self, gradient, retain_graph)
+        except Error as error:  # a custom Function's backward raised: that exception
+            _callback_errors.reraise(error)
 
     # ---- math ----------------------------------------------------------------
     def add(self, other, alpha=1):

@@ -1,20 +1,24 @@
 """tessera.autograd: torch.autograd's namespace: grad, backward, the grad
 modes, anomaly detection and the profiler (torch.autograd.profiler's
-profile and record_function are tessera.profiler's). Custom differentiable
-functions (torch.autograd.Function) are not here yet."""
+profile and record_function are tessera.profiler's) and Function, custom
+differentiable functions (_function)."""
 import sys as _sys
 
 from . import _core
 from . import profiler
+from . import _function as function
+from ._function import Function, FunctionCtx, once_differentiable
 from ._autograd import autograd_grad as grad
 from ._grad import (no_grad, enable_grad, set_grad_enabled, inference_mode, detect_anomaly,
                     set_detect_anomaly)
 from ._tensor import _check_open
 
 __all__ = ["grad", "backward", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
-           "detect_anomaly", "set_detect_anomaly", "profiler"]
+           "detect_anomaly", "set_detect_anomaly", "profiler", "Function", "FunctionCtx",
+           "function"]
 
 _sys.modules[__name__ + ".profiler"] = profiler
+_sys.modules[__name__ + ".function"] = function
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
