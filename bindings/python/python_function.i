@@ -1,5 +1,7 @@
-/* bindings/python/python_function.i — tessera.autograd.Function over
- * function.h. Python-only (included by bindings/function.i).
+/* bindings/python/python_function.i — Python callables the library calls
+ * during autograd: tessera.autograd.Function over function.h, and
+ * Tensor.register_hook over tsr_register_hook. Python-only (included by
+ * bindings/function.i).
  *
  * One apply's state is a Python object, the "record" (tessera/_function.py's
  * _Apply): the definition's user_data holds one reference to it, dropped by
@@ -178,7 +180,43 @@ static int tsr_py_borrow(PyObject* seq, int64_t* n, tsr_tensor** out, int64_t ma
 }
 %}
 
+%{
+/* A gradient hook: hook._call(grad) returns None (keep grad), a Tensor
+ * (replace it) or False (it raised; the exception is kept for the caller
+ * of backward). */
+static tsr_status tsr_py_grad_hook(void* hook, const tsr_tensor* grad, tsr_tensor** replacement) {
+  PyGILState_STATE gil = PyGILState_Ensure();
+  tsr_status status = TSR_OK;
+  PyObject* g = tsr_py_tensor_object((tsr_tensor*)grad);
+  PyObject* r = g ? PyObject_CallMethod((PyObject*)hook, "_call", "O", g) : NULL;
+  tsr_tensor* t = NULL;
+  if (!r || r == Py_False || tsr_py_tensor_ptr(r, &t) != 0) {
+    PyErr_Clear();
+    status = tsr_py_function_failed();
+  } else if (t) {
+    tsr_tensor_retain(t);
+    *replacement = t;
+  }
+  Py_XDECREF(r);
+  Py_XDECREF(g);
+  tsr_bind_code = TSR_OK;
+  PyGILState_Release(gil);
+  return status;
+}
+%}
+
 %inline %{
+/* Tensor.register_hook: the hook object stays referenced until removed or
+ * its graph is freed; returns the id for _remove_hook. */
+static int64_t _register_hook(TsrTensor* tensor, PyObject* hook) {
+  int64_t id = -1;
+  Py_INCREF(hook);
+  tsr_register_hook(tensor, tsr_py_grad_hook, hook, tsr_py_function_release, &id);
+  return id;
+}
+
+static void _remove_hook(TsrTensor* tensor, int64_t id) { tsr_remove_hook(tensor, id); }
+
 /* Applies the record's function to tensors (a sequence of Tensor or None):
  * a tuple of the outputs. Failures raise the library's error; a Python
  * exception from the record's callbacks is kept by the record. */

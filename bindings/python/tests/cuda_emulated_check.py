@@ -92,6 +92,25 @@ class EmulatedCuda(unittest.TestCase):
         self.assertFalse(m[0].weight.is_cuda)
         self.assertFalse(m[0].weight.grad.is_cuda)
 
+    def test_custom_function_on_the_device(self):
+        class Square(tessera.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x * x
+
+            @staticmethod
+            def backward(ctx, grad):
+                (x,) = ctx.saved_tensors
+                return grad * 2 * x
+        x = tessera.tensor([1.0, 2.0, 3.0]).cuda().requires_grad_()
+        y = Square.apply(x)
+        self.assertTrue(y.is_cuda)
+        self.assertEqual(y.grad_fn, "SquareBackward")
+        y.sum().backward()
+        self.assertTrue(x.grad.is_cuda)
+        self.assertEqual(x.grad.cpu().tolist(), [2.0, 4.0, 6.0])
+
 
 if __name__ == "__main__":
     unittest.main()

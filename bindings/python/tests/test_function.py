@@ -257,6 +257,30 @@ class Snippets(unittest.TestCase):
         with self.assertRaisesRegex(RuntimeError, "inside forward or backward"):
             tessera.autograd.FunctionCtx(()).saved_tensors
 
+    def test_hooks_anomaly_and_profiler_see_it(self):
+        Exp = functions(tessera)[0]
+        x = tessera.ones(3, requires_grad=True)
+        y = Exp.apply(x, 1.0)
+        seen = []
+        y.register_hook(lambda g: seen.append(g.tolist()) or g * 2)
+        with tessera.profiler.profile() as prof:
+            y.sum().backward()
+        self.assertEqual(seen, [[1.0, 1.0, 1.0]])
+        self.assertAlmostEqual(x.grad.tolist()[0], 2 * 2.718281828459045, places=5)
+        self.assertIn("ExpBackward", prof.key_averages().table(row_limit=-1))
+
+        class NaNGrad(tessera.autograd.Function):
+            @staticmethod
+            def forward(ctx, t):
+                return t * 1
+
+            @staticmethod
+            def backward(ctx, grad):
+                return grad * float("nan")
+        with tessera.detect_anomaly():
+            with self.assertRaisesRegex(tessera.Error, "NaNGradBackward"):
+                NaNGrad.apply(tessera.ones(2, requires_grad=True)).sum().backward()
+
     def test_checkpoint_replays_forward(self):
         calls = []
 

@@ -209,5 +209,36 @@ class AutogradNamespace(unittest.TestCase):
             self.assertFalse(tessera.is_grad_enabled())
 
 
+class Hooks(unittest.TestCase):
+    def test_register_hook_as_torch(self):
+        for torch in (tessera, real_torch):
+            x = torch.tensor([1.0, 2.0], requires_grad=True)
+            seen = []
+            h = x.register_hook(lambda g: seen.append(g.tolist()) or g * 10)
+            y = x * 3
+            y.register_hook(lambda g: g + 1)
+            y.sum().backward()
+            self.assertEqual(seen, [[6.0, 6.0]])
+            self.assertEqual(x.grad.tolist(), [60.0, 60.0])
+            h.remove()
+            x.grad = None
+            (x * 3).sum().backward()
+            self.assertEqual(x.grad.tolist(), [3.0, 3.0])
+            with self.assertRaises(RuntimeError):
+                torch.ones(1).register_hook(lambda g: g)
+
+    def test_hook_exception_reaches_backward(self):
+        x = tessera.ones(2, requires_grad=True)
+
+        def bad(grad):
+            raise ZeroDivisionError("hook failed")
+        x.register_hook(bad)
+        with self.assertRaisesRegex(ZeroDivisionError, "hook failed"):
+            (x * 2).sum().backward()
+        x.register_hook(lambda g: "not a tensor")
+        with self.assertRaises((ZeroDivisionError, TypeError)):
+            (x * 2).sum().backward()
+
+
 if __name__ == "__main__":
     unittest.main()
