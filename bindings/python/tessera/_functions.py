@@ -5,7 +5,7 @@ max_pool2d, avg_pool2d, adaptive_avg_pool2d, batch_norm) and
 torch.cat / stack / where, which take several tensors."""
 from . import _core
 from ._handles import TensorList
-from ._tensor import Tensor, _check_open, _pieces, scalar_tensor
+from ._tensor import Tensor, _check_open, _pieces, scalar_tensor, where_op
 from .errors import InvalidArgumentError
 
 _N = _core.Tensor
@@ -346,10 +346,4 @@ def where(condition, input, other):
     """torch.where(condition, input, other): input where condition (bool) is
     true, else other; all three broadcast. input or other may be a number,
     typed as a binary op types it."""
-    if not isinstance(input, _N):
-        if not isinstance(other, _N):
-            raise TypeError("where: input or other must be a Tensor")
-        input = scalar_tensor(input, other)
-    elif not isinstance(other, _N):
-        other = scalar_tensor(other, input)
-    return _core.where(condition, input, other)
+    return where_op(condition, input, other)

@@ -70,6 +70,20 @@ def _numpy_bool_type():
     return numpy.bool_ if numpy is not None else bool
 
 
+def where_op(condition, input, other):
+    """torch.where(condition, input, other): input where condition (bool)
+    is true, else other; all three broadcast. input or other may be a
+    number, typed as a binary op types it. (Here, below Tensor, so that
+    both Tensor.where and tessera.where use it without an import cycle.)"""
+    if not isinstance(input, _N):
+        if not isinstance(other, _N):
+            raise TypeError("where: input or other must be a Tensor")
+        input = scalar_tensor(input, other)
+    elif not isinstance(other, _N):
+        other = scalar_tensor(other, input)
+    return _core.where(condition, input, other)
+
+
 def scalar_tensor(value, like):
     """value as a 0-dim tensor whose dtype is the one torch gives a Python
     number in an op with `like`: like's dtype when the number's kind (bool <
@@ -445,8 +459,7 @@ class Tensor(AreaMethods, _N, Closable):
 
     def where(self, condition, other):
         """torch.where(condition, self, other)."""
-        from ._functions import where
-        return where(condition, self, other)
+        return where_op(condition, self, other)
 
     # ---- in place (return self, as torch) ------------------------------------------
     def add_(self, other, alpha=1):
