@@ -7,7 +7,7 @@
 #include "autograd/node.h"
 #include "autograd/run.h"
 #include "device/transfer.h"
-#include "ops/inplace.h"
+#include "ops/write_checks.h"
 #include "core/views.h"
 #include "primitive/op_names.h"
 
