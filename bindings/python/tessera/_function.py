@@ -33,6 +33,7 @@ from .errors import Error
 __all__ = ["Function", "FunctionCtx", "once_differentiable"]
 
 _N = _core.Tensor
+_requires_grad = _N.requires_grad
 
 
 class FunctionCtx:
@@ -77,22 +78,27 @@ class _Apply:
     """One apply's state, which the library holds (user_data) until the
     node and checkpoint tape that need it are gone."""
 
-    def __init__(self, function, args, ctx):
+    __slots__ = ("function", "args", "ctx", "positions", "single", "dirty_outputs")
+
+    def __init__(self, function, args, ctx, positions):
         self.function = function
         self.args = args
         self.ctx = ctx
-        self.positions = [i for i, a in enumerate(args) if isinstance(a, _N)]
+        self.positions = positions  # where the tensors are among args
         self.single = True
-        self.dirty_outputs = {}  # output number -> argument position, for mark_dirty
+        self.dirty_outputs = None  # output number -> argument position, for mark_dirty
 
     def _keep_error(self, type_, value, traceback):
         _callback_errors.keep(value if value is not None else RuntimeError("unknown error in a callback"))
 
     def _forward(self, capsule, tensors):
         try:
-            args = list(self.args)
-            for position, tensor in zip(self.positions, tensors):
-                args[position] = tensor
+            if len(tensors) == len(self.args):  # all tensors: the library's own handles, in order
+                args = tensors
+            else:
+                args = list(self.args)
+                for position, tensor in zip(self.positions, tensors):
+                    args[position] = tensor
             self.ctx._capsule = capsule
             result = self.function.forward(self.ctx, *args)
             self.single = not isinstance(result, (tuple, list))
@@ -101,10 +107,10 @@ class _Apply:
                 if not isinstance(out, _N):
                     raise TypeError(f"{self.function.__name__}.forward must return tensors; output {i} "
                                     f"is a {type(out).__name__}")
-            # torch returns the caller's object for an input modified in place
-            self.dirty_outputs = {i: position for i, out in enumerate(outputs)
-                                  for position, t in zip(self.positions, tensors)
-                                  if out is t and any(out is d for d in self.ctx._dirty)}
+            if self.ctx._dirty:  # torch returns the caller's object for an input modified in place
+                self.dirty_outputs = {i: position for i, out in enumerate(outputs)
+                                      for position, t in zip(self.positions, tensors)
+                                      if out is t and any(out is d for d in self.ctx._dirty)}
             return outputs
         except BaseException as error:
             _callback_errors.keep(error)
@@ -161,13 +167,19 @@ class Function(metaclass=_FunctionMeta):
         if kwargs:
             raise TypeError(f"{cls.__name__}.apply takes positional arguments only (as torch's)")
         grad_on = is_grad_enabled()
-        needs = tuple(bool(grad_on and isinstance(a, _N) and a.requires_grad) for a in args)
-        record = _Apply(cls, args, FunctionCtx(needs))
-        differentiable = cls.backward is not Function.backward
+        positions, tensors, needs = [], [], []
+        for i, a in enumerate(args):
+            if isinstance(a, _N):
+                positions.append(i)
+                tensors.append(a)
+                needs.append(grad_on and _requires_grad(a))
+            else:
+                needs.append(False)
+        record = _Apply(cls, args, FunctionCtx(tuple(needs)), positions)
         _callback_errors.clear()
         try:
-            outputs = _core._function_apply(record, cls.__name__,
-                                            [args[p] for p in record.positions], differentiable)
+            outputs = _core._function_apply(record, cls.__name__, tensors,
+                                            cls.backward is not Function.backward)
         except Error as error:
             _callback_errors.reraise(error)
         if record.dirty_outputs:
