@@ -1,13 +1,33 @@
-"""Batched matrix products and the outer product: bmm, baddbmm, outer."""
+"""Matrix products and the outer product: mm, mv, bmm, baddbmm, outer."""
 from . import _core
 
-__all__ = ["bmm", "baddbmm", "outer"]
+__all__ = ["mm", "mv", "bmm", "baddbmm", "outer"]
 # Names also exported by tessera.nn.functional.
 FUNCTIONAL = []
 # Tensor methods (name -> function), installed on tessera.Tensor by __init__.
 # Empty on purpose: the SWIG -builtin type refuses setattr, so Tensor.bmm,
 # Tensor.baddbmm (beta, alpha positional only) and Tensor.outer are %extend methods in bindings/linalg.i.
-TENSOR_METHODS = {}
+TENSOR_METHODS = {}  # mm and mv are added below (plain Python over matmul)
+
+
+def mm(input, mat2):
+    """torch.mm: [n, m] @ [m, p] -> [n, p]; both operands must be 2-D
+    (torch's messages), unlike matmul."""
+    if input.dim() != 2:
+        raise RuntimeError("self must be a matrix")
+    if mat2.dim() != 2:
+        raise RuntimeError("mat2 must be a matrix")
+    return _core.Tensor.matmul(input, mat2)
+
+
+def mv(input, vec):
+    """torch.mv: [n, m] @ [m] -> [n]."""
+    if input.dim() != 2 or vec.dim() != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got {vec.dim()}, {input.dim()}, {vec.dim()}")
+    return _core.Tensor.matmul(input, vec)
+
+
+TENSOR_METHODS.update({"mm": mm, "mv": mv})
 
 
 def bmm(input, mat2):

@@ -191,6 +191,18 @@ class Tensor(AreaMethods, _N, Closable):
     def permute(self, *dims):
         return _N.permute(self, sizes_arg(dims))
 
+    def expand_as(self, other):
+        return _N.expand(self, _N.sizes(other))
+
+    def view_as(self, other):
+        return _N.view(self, _N.sizes(other))
+
+    def reshape_as(self, other):
+        return _N.reshape(self, _N.sizes(other))
+
+    def type_as(self, other):
+        return self.to(DTYPE_OF[_N.dtype(other)])
+
     def expand(self, *sizes):
         return _N.expand(self, sizes_arg(sizes))
 

@@ -8,6 +8,7 @@ from . import _core
 from . import profiler
 from . import _function as function
 from ._function import Function, FunctionCtx, once_differentiable
+from ._gradcheck import gradcheck, GradcheckError
 from ._autograd import autograd_grad as grad
 from ._grad import (no_grad, enable_grad, set_grad_enabled, inference_mode, detect_anomaly,
                     set_detect_anomaly)
@@ -15,7 +16,7 @@ from ._tensor import _check_open
 
 __all__ = ["grad", "backward", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
            "detect_anomaly", "set_detect_anomaly", "profiler", "Function", "FunctionCtx",
-           "function"]
+           "function", "gradcheck", "GradcheckError"]
 
 _sys.modules[__name__ + ".profiler"] = profiler
 _sys.modules[__name__ + ".function"] = function

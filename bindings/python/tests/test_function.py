@@ -281,6 +281,55 @@ class Snippets(unittest.TestCase):
             with self.assertRaisesRegex(tessera.Error, "NaNGradBackward"):
                 NaNGrad.apply(tessera.ones(2, requires_grad=True)).sum().backward()
 
+    def test_docs_linear_function_and_gradcheck(self):
+        """torch's documentation example (LinearFunction), its gradcheck,
+        and a wrong backward that gradcheck catches in both libraries."""
+        def snippet(torch):
+            class LinearFunction(torch.autograd.Function):
+                @staticmethod
+                def forward(ctx, input, weight, bias=None):
+                    ctx.save_for_backward(input, weight, bias)
+                    output = input.mm(weight.t())
+                    if bias is not None:
+                        output += bias.unsqueeze(0).expand_as(output)
+                    return output
+
+                @staticmethod
+                def backward(ctx, grad_output):
+                    input, weight, bias = ctx.saved_tensors
+                    grad_input = grad_weight = grad_bias = None
+                    if ctx.needs_input_grad[0]:
+                        grad_input = grad_output.mm(weight)
+                    if ctx.needs_input_grad[1]:
+                        grad_weight = grad_output.t().mm(input)
+                    if bias is not None and ctx.needs_input_grad[2]:
+                        grad_bias = grad_output.sum(0)
+                    return grad_input, grad_weight, grad_bias
+
+            class WrongBias(LinearFunction):
+                @staticmethod
+                def backward(ctx, grad_output):
+                    gi, gw, gb = LinearFunction.backward(ctx, grad_output)
+                    return gi, gw, gb * 2
+            x = torch.tensor(data(3, 2, seed=6), dtype=torch.float64, requires_grad=True)
+            w = torch.tensor(data(4, 2, seed=7), dtype=torch.float64, requires_grad=True)
+            b = torch.tensor(data(4, seed=8), dtype=torch.float64, requires_grad=True)
+            y = LinearFunction.apply(x, w, b)
+            (y * y).sum().backward()
+            ok = torch.autograd.gradcheck(LinearFunction.apply, (x, w, b), eps=1e-6, atol=1e-4)
+            caught = not torch.autograd.gradcheck(WrongBias.apply, (x, w, b), eps=1e-6, atol=1e-4,
+                                                  raise_exception=False)
+            no_bias = LinearFunction.apply(x, w)
+            return y.detach(), x.grad, w.grad, b.grad, no_bias.detach(), ok, caught
+        self.both(snippet)
+        with self.assertRaises(tessera.autograd.GradcheckError):
+            tessera.autograd.gradcheck(lambda t: t * 2, (tessera.ones(2, dtype=tessera.float64,
+                                                                      requires_grad=True),), atol=-1)
+        with self.assertRaises(ValueError):
+            tessera.autograd.gradcheck(lambda t: t * 2, (tessera.ones(2),))
+        with self.assertRaisesRegex(RuntimeError, "self must be a matrix"):
+            tessera.ones(2).mm(tessera.ones(2, 2))
+
     def test_checkpoint_replays_forward(self):
         calls = []
 
