@@ -78,8 +78,10 @@ static void tsr_cs_raise(tsr_status status, const char* message) {
     [global::System.Runtime.InteropServices.DllImport("$dllimport", EntryPoint="TesseraCSharp_RegisterErrorCallback")]
     static extern void Register(ErrorDelegate callback);
 
+    /* A custom function's callback that threw kept its exception
+     * (CallbackErrors): the call that entered the library throws it. */
     static void SetPendingError(int status, string message) {
-      SWIGPendingException.Set(new TesseraException((Status)status, message));
+      SWIGPendingException.Set(CallbackErrors.Take(message) ?? new TesseraException((Status)status, message));
     }
 
     static TesseraErrorHelper() { Register(errorDelegate); }

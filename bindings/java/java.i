@@ -81,6 +81,33 @@ static void tsr_java_throw(JNIEnv* jenv, tsr_status status, const char* message)
   if (error) jenv->Throw(error);
 }
 
+/* An exception a custom function's forward or backward threw
+ * (java_function.i): the callback cannot let it unwind through the library,
+ * so it keeps it here (a global reference) and fails; the wrapped call that
+ * entered the library on this thread (Function.apply, Tensor.backward,
+ * Tessera.autogradGrad, ...) then throws that very exception instead of a
+ * TesseraException. Cleared when a wrapped call starts, so a failure that
+ * the library handled and swallowed cannot resurface in a later call. */
+static thread_local jthrowable tsr_java_kept_error = NULL;
+
+static void tsr_java_keep_error(JNIEnv* jenv, jthrowable error) {
+  if (tsr_java_kept_error) jenv->DeleteGlobalRef(tsr_java_kept_error);
+  tsr_java_kept_error = error ? (jthrowable)jenv->NewGlobalRef(error) : NULL;
+}
+
+/* The failure of a wrapped call: the kept callback exception, or
+ * TesseraException(status, message). */
+static void tsr_java_fail(JNIEnv* jenv, tsr_status status, const char* message) {
+  jthrowable kept = tsr_java_kept_error;
+  if (kept) {
+    tsr_java_kept_error = NULL;
+    jenv->Throw(kept);
+    jenv->DeleteGlobalRef(kept);
+    return;
+  }
+  tsr_java_throw(jenv, status, message);
+}
+
 static void tsr_java_throw_null(JNIEnv* jenv, const char* what) {
   SWIG_JavaThrowException(jenv, SWIG_JavaNullPointerException, what);
 }
@@ -109,15 +136,17 @@ static int tsr_java_c_string(JNIEnv* jenv, jbyteArray utf8, char** out) {
 
 /* ---- errors ---------------------------------------------------------------- */
 /* Every call: clear, act, and on a recorded failure throw TesseraException
- * and return before the out typemap looks at the result. */
+ * (or the exception a custom function's callback threw: tsr_java_fail) and
+ * return before the out typemap looks at the result. */
 %exception {
   tsr_bind_clear();
+  if (tsr_java_kept_error) tsr_java_keep_error(jenv, NULL);
   $action
   {
     const char* tsr_message;
     tsr_status tsr_code = tsr_bind_error(&tsr_message);
     if (tsr_code != TSR_OK) {
-      tsr_java_throw(jenv, tsr_code, tsr_message);
+      tsr_java_fail(jenv, tsr_code, tsr_message);
       return $null;
     }
   }

@@ -49,6 +49,7 @@ public final class AllTests {
     OptimTests.register(r, tmp);
     TrainingTests.register(r);
     ModuleTests.register(r, tmp);
+    FunctionTests.register(r);
     UnclosedTensorsTest.register(r);
 
     int run = 0;
