@@ -1,7 +1,10 @@
 /* bindings/function.i — custom differentiable functions (function.h).
- * Each language wraps the callbacks in its own idiom; for now Python
- * (python/python_function.i: tessera.autograd.Function). Included at the
+ * Each language wraps the callbacks in its own idiom: Python
+ * (python/python_function.i: tessera.autograd.Function) and Go
+ * (go/go_function.i: tessera.Function and tessera.Apply). Included at the
  * end of tessera.i. */
 #if defined(SWIGPYTHON)
 %include "python/python_function.i"
+#elif defined(SWIGGO)
+%include "go/go_function.i"
 #endif
