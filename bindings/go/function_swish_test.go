@@ -122,3 +122,35 @@ func TestFunctionInCheckpointRegionIsRecomputed(t *testing.T) {
 		t.Errorf("checkpointed gradient %v, composed %v", got(g.Float64s()).ok(t), got(g2.Float64s()).ok(t))
 	}
 }
+
+// Backward is made of tessera ops, so under CreateGraph its result is
+// differentiable again: the second derivative matches the composed ops'.
+func TestFunctionDoubleBackward(t *testing.T) {
+	secondDerivative := func(f func(*tessera.Tensor) (*tessera.Tensor, error)) []float64 {
+		x := got(leaf64(swishInputs, true)).ok(t)
+		defer x.Close()
+		y := got(f(x)).ok(t)
+		defer y.Close()
+		s := got(y.Sum(nil, false)).ok(t)
+		defer s.Close()
+		first := got(tessera.AutogradGrad([]*tessera.Tensor{s}, []*tessera.Tensor{x},
+			tessera.GradOptions{CreateGraph: true, RetainGraph: true})).ok(t)
+		defer first[0].Close()
+		s1 := got(first[0].Sum(nil, false)).ok(t)
+		defer s1.Close()
+		second := got(tessera.AutogradGrad([]*tessera.Tensor{s1}, []*tessera.Tensor{x}, tessera.GradOptions{})).ok(t)
+		defer second[0].Close()
+		return got(second[0].Float64s()).ok(t)
+	}
+	custom := secondDerivative(func(x *tessera.Tensor) (*tessera.Tensor, error) {
+		ys, err := tessera.Apply(swish{}, x)
+		if err != nil {
+			return nil, err
+		}
+		return ys[0], nil
+	})
+	composed := secondDerivative(composedSwish)
+	if !closeTo(custom, composed, 1e-12) {
+		t.Errorf("second derivative %v, composed %v", custom, composed)
+	}
+}
