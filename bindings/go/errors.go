@@ -39,11 +39,12 @@ func (s Status) String() string {
 type Error struct {
 	status  Status
 	message string
-	cause   error // what made a progress callback cancel (Unwrap), or nil
+	cause   error // the Go error behind the failure (Unwrap), or nil
 }
 
-// Unwrap is the cause of a Cancelled error when the progress callback
-// panicked (a *ProgressPanic); nil otherwise.
+// Unwrap is the Go error behind the failure: what a Function's Forward or
+// Backward returned (or a *FunctionPanic), or the *ProgressPanic of a
+// Cancelled error when the progress callback panicked; nil otherwise.
 func (e *Error) Unwrap() error { return e.cause }
 
 // Status says what kind of failure this is.
@@ -83,7 +84,7 @@ func recoverFailure(err *error) {
 		if !ok {
 			panic(r)
 		}
-		*err = newError(Status(f.Status), f.Message)
+		*err = &Error{status: Status(f.Status), message: f.Message, cause: f.Cause}
 	}
 }
 

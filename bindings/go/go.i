@@ -5,7 +5,9 @@
  *
  * Errors. A non-OK status calls tsr_go_fail (an exported Go function, at the
  * end of this file, so in the generated Go file), which copies the status and message into a
- * *capi.Failure and panics with it. The panic unwinds the C wrapper (C, so no
+ * *capi.Failure and panics with it. When the failure began as a Go error in a
+ * custom function's callback (go_function.i), the callback left that error
+ * here, in tsr_go_cause, and the failure carries it as its Cause. The panic unwinds the C wrapper (C, so no
  * destructors are skipped) back into Go, where every method of the
  * hand-written package recovers it and returns an *tessera.Error. The message
  * is copied inside that callback, in the same cgo call that failed, on the
@@ -28,8 +30,28 @@
 %ignore tsr_bytes;
 
 %{
-/* The generated Go file exports it (//export below); C only declares it. */
-extern void tsr_go_fail(int status, char* message);
+/* The generated Go file exports them (//export below); C only declares them. */
+extern void tsr_go_fail(int status, char* message, uintptr_t cause);
+extern void tsr_go_drop_cause(uintptr_t cause);
+
+/* The Go error (a runtime/cgo handle) behind the failure a custom function's
+ * callback just reported on this thread, or 0: the wrapper whose call ran
+ * the callback takes it into its Failure. Per thread because the callback
+ * runs on the thread of that wrapper's cgo call. */
+static __thread uintptr_t tsr_go_cause = 0;
+
+/* A newer callback failure replaces an older one: its message is the one
+ * the library reports. */
+static void tsr_go_keep_cause(uintptr_t cause) {
+  if (tsr_go_cause) tsr_go_drop_cause(tsr_go_cause);
+  tsr_go_cause = cause;
+}
+
+static uintptr_t tsr_go_take_cause(void) {
+  uintptr_t cause = tsr_go_cause;
+  tsr_go_cause = 0;
+  return cause;
+}
 
 /* A non-NULL address for an empty Go slice: the library reads no element but
  * may refuse a NULL array. */
@@ -38,14 +60,18 @@ static const double tsr_go_no_doubles[1] = {0};
 static const char tsr_go_no_bytes[1] = {0};
 %}
 
-/* The bracket of tessera.i's header comment. tsr_go_fail does not return. */
+/* The bracket of tessera.i's header comment. tsr_go_fail does not return. A
+ * cause left by a callback whose failure the library did not pass on (none
+ * does today) is dropped, so no handle outlives its call. */
 %exception {
   tsr_bind_clear();
   $action
   {
     const char* tsr_message;
     tsr_status tsr_code = tsr_bind_error(&tsr_message);
-    if (tsr_code != TSR_OK) tsr_go_fail((int)tsr_code, (char*)tsr_message);
+    uintptr_t tsr_cause = tsr_go_take_cause();
+    if (tsr_code != TSR_OK) tsr_go_fail((int)tsr_code, (char*)tsr_message, tsr_cause);
+    if (tsr_cause) tsr_go_drop_cause(tsr_cause);
   }
 }
 /* Releasing never fails, and a finalizer must never panic. */
@@ -184,15 +210,18 @@ static void tsr_bind_progress_drop(void* kept) { (void)kept; }
 
 // Failure is the value a wrapper panics with when its call failed: the
 // status (a tsr_status) and the message, copied while still inside the
-// failing cgo call. Package tessera recovers it into a *tessera.Error.
+// failing cgo call, and the Go error a custom function's callback failed
+// with (nil otherwise). Package tessera recovers it into a *tessera.Error.
+// A callback (go_function.i) returns one to report its own failure.
 type Failure struct {
 	Status  int
 	Message string
+	Cause   error
 }
 
 //export tsr_go_fail
-func tsr_go_fail(status C.int, message *C.char) {
-	panic(&Failure{Status: int(status), Message: C.GoString(message)})
+func tsr_go_fail(status C.int, message *C.char, cause C.uintptr_t) {
+	panic(&Failure{Status: int(status), Message: C.GoString(message), Cause: takeCause(uintptr(cause))})
 }
 
 // The progress handle table (see go.i, "progress callbacks").
