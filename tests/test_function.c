@@ -319,6 +319,44 @@ Test(function, mark_dirty_bumps_the_version_and_records_in_place) {
   for (int i = 0; i < 5; ++i) tsr_tensor_release(all[i]);
 }
 
+/* ---- an input returned unchanged is an alias, not the input itself ------------- */
+static tsr_status identity_forward(tsr_function_ctx* ctx, int64_t n_in, tsr_tensor* const* in, int64_t max_out,
+                                   int64_t* n_out, tsr_tensor** out, void* user) {
+  (void)ctx;
+  (void)n_in;
+  (void)max_out;
+  (void)user;
+  tsr_tensor_retain(in[0]);
+  out[0] = in[0];
+  *n_out = 1;
+  return TSR_OK;
+}
+
+Test(function, input_returned_unchanged_comes_back_as_an_alias) {
+  counters c = {0};
+  tsr_function_def def = TSR_FUNCTION_DEF_INIT;
+  def.name = "Id";
+  def.forward = identity_forward;
+  def.backward = identity_backward;
+  def.user_data = &c;
+  def.release_user_data = release_counters;
+  tsr_tensor *x = values64(5, xs5), *y, *g;
+  TSR_ASSERT_OK(tsr_set_requires_grad(x, true));
+  y = apply1(&def, x);
+  cr_expect(tsr_is_leaf(x), "the input took the node's history");
+  cr_expect_null(tsr_grad_fn_name(x));
+  cr_expect_str_eq(tsr_grad_fn_name(y), "IdBackward");
+  bool shares = false;
+  TSR_ASSERT_OK(tsr_shares_storage(x, y, &shares));
+  cr_expect(shares);
+  g = grad_of_sum(y, x);
+  cr_expect(at(g, 0) == 1.0);
+  tsr_tensor_release(y);
+  tsr_tensor_release(g);
+  cr_expect_eq(c.released, 1); /* no cycle through x keeps the node */
+  tsr_tensor_release(x);
+}
+
 /* ---- mark_non_differentiable: (x * 2, argmax) ---------------------------------- */
 static tsr_status with_index_forward(tsr_function_ctx* ctx, int64_t n_in, tsr_tensor* const* in, int64_t max_out,
                                      int64_t* n_out, tsr_tensor** out, void* user) {

@@ -189,6 +189,14 @@ prim::Tensors CustomFunction::run_forward(const prim::Tensors& inputs) {
               device_name(first_input->device()));
     outputs.push_back(t);
   }
+  // An input returned unchanged (not marked dirty) comes back as an alias
+  // (torch returns a view): the input itself must not take the node's
+  // history, which would also tie the node to it in a cycle.
+  for (Tensor& out : outputs)
+    for (const Tensor& in : inputs)
+      if (in.defined() && out.impl() == in.impl() &&
+          !(pending_dirty_.defined() && pending_dirty_.impl() == in.impl()))
+        out = autograd::detach(out);
   resolve(inputs, outputs);
   if (dirty_input_ >= 0) {
     // Before autograd::run saves anything: the write happened in forward.
