@@ -110,7 +110,7 @@ bool looks_random(const unsigned char* p, size_t m) {
 // Huffman coding of literals kept on (zstd turns it off for accelerated
 // searches by default, which would store exponent planes nearly raw):
 // 1.5x faster on trained weights' exponent planes at an equal or slightly
-// better ratio (bench/README.md, "io"). A zstd that refuses the
+// better ratio (bench/HISTORY.md, "io"). A zstd that refuses the
 // experimental literal parameter gets no acceleration: same format, slower.
 void set_plane_parameters(ZSTD_CCtx* c) {
   zcheck(ZSTD_CCtx_setParameter(c, ZSTD_c_minMatch, 7));

@@ -41,14 +41,14 @@ enum class Transform : uint8_t {
 
 // What the writer uses for a dtype: planes for floats, with the sign-bit
 // rotation for float32, bfloat16 and float16 (it measured a little better
-// on real weights: bench/README.md; float64 is unmeasured), none for
+// on real weights: bench/HISTORY.md; float64 is unmeasured), none for
 // integers and bool.
 Transform default_transform(tsr_dtype dtype);
 
 struct EncodeOptions {
   // zstd level. 0: level 1, and for byte planes with minMatch 7, windowLog
   // 13, hashLog 8 (better and faster than zstd's default 3 on planes:
-  // they are entropy, not repeats; bench/README.md). Others: zstd's own
+  // they are entropy, not repeats; bench/HISTORY.md). Others: zstd's own
   // parameters for that level.
   int level = 0;
   Transform transform = Transform::kNone;

@@ -19,7 +19,7 @@ int64_t last_level_cache_bytes();
 // destination line from memory (a third of the traffic of a copy). Counting
 // the output alone left a 24.5 MiB channels_last copy from a 24.5 MiB
 // source (32 MiB L3) on cached stores: 1.8x memcpy in a standalone loop,
-// 1.2-1.7x streamed (bench/README.md, "Conversions and layout copies").
+// 1.2-1.7x streamed (bench/HISTORY.md, "Conversions and layout copies").
 inline bool use_streaming_stores(int64_t bytes) { return bytes > last_level_cache_bytes(); }
 
 }  // namespace tsr::kernels

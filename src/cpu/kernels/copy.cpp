@@ -105,7 +105,7 @@ template <typename T, int M, MicroTile micro, BlockShape Shape, int64_t BA>
 // row stride is a multiple of 4 KiB and every row maps to one cache set.
 // Measured earlier: the block loop swapped (b0 outside) 10-17 ms against
 // 9.0; 16x16 tile groups that finish each source line first 12-25 ms,
-// because they keep 16 destination lines open at once (bench/README.md,
+// because they keep 16 destination lines open at once (bench/HISTORY.md,
 // "Conversions and layout copies").
 template <typename T, int M, MicroTile micro, BlockShape Shape = kNarrowBlocks>
 [[gnu::always_inline]] inline void copy_tile_micro(char* d, const char* s, int64_t na, int64_t nb,
@@ -293,7 +293,7 @@ bool try_tiled_copy(const LoopGeometry<2>& g, const Tensor& dst, const Tensor& s
                    // elements, pointers advancing by strides. Small tiles
                    // prefetch the next one's source: each starts a new page,
                    // where the hardware prefetcher starts over (1.68-1.71x ->
-                   // 1.48-1.54x memcpy, bench/README.md).
+                   // 1.48-1.54x memcpy, bench/HISTORY.md).
                    const bool prefetch = small_tile && outer.sizes.size() > 1;
                    const int64_t next = prefetch ? outer.strides[1][1] : 0;
                    for_each_run_in<2>(outer, base, begin, end, [&](char** p, const int64_t*, int64_t) {

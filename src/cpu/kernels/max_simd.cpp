@@ -1,6 +1,6 @@
 // Highway kernels of max_simd.h; see reduce_simd.cpp for the dispatch.
 //
-// Tried and not adopted (2026-11-26, bench/README.md "Reductions"): keeping
+// Tried and not adopted (2026-11-26, bench/HISTORY.md "Reductions"): keeping
 // the AVX-512 targets and column passes without NaN checks (best < v, a
 // block redone by the exact rule when the sum of four rows is NaN) were
 // 0.8-1.1x these over the outer dims, in the library on the loaded 2-core
@@ -286,7 +286,7 @@ void WideColumnArgmax(const T* HWY_RESTRICT x, int64_t cols, int64_t rows, int64
     using First = std::true_type;
     using Then = std::false_type;
     // Eight rows per pass read about 1.2x faster than four on Zen 4
-    // (fewer loads and stores of the maxima per row read; bench/README.md
+    // (fewer loads and stores of the maxima per row read; bench/HISTORY.md
     // "Reductions"); the rows left take at most three passes. Returns the
     // rows the pass took.
     auto widest_pass = [&](int64_t i, auto first) -> int64_t {
