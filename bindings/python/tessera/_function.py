@@ -16,9 +16,9 @@ custom functions (include/tessera/function.h).
     y = Exp.apply(x)            # y.grad_fn == "ExpBackward"
 
 forward runs with grad mode off; non-tensor arguments pass through to it
-(their gradient must be None). forward returns a tensor or a tuple of
-tensors (torch also lets non-tensor outputs through; here they are a
-TypeError). Exceptions raised in forward or backward
+(their gradient must be None). forward returns a tensor, or a tuple;
+non-tensor outputs pass through to the caller, and backward gets None for
+them, as in torch. Exceptions raised in forward or backward
 reach the caller of apply / backward / autograd.grad as themselves, with
 their tracebacks. Inside a checkpoint region the function is recomputed by
 calling forward again (so forward's side effects happen again). ctx keeps
@@ -44,6 +44,7 @@ class FunctionCtx:
     def __init__(self, needs_input_grad):
         self._capsule = None
         self._dirty = ()
+        self._non_differentiable = ()
         self.needs_input_grad = needs_input_grad
 
     def save_for_backward(self, *tensors):
@@ -64,6 +65,7 @@ class FunctionCtx:
 
     def mark_non_differentiable(self, *tensors):
         _core._function_ctx_mark(self._live(), "non_differentiable", list(tensors))
+        self._non_differentiable = tensors
 
     def set_materialize_grads(self, value):
         _core._function_ctx_set_materialize_grads(self._live(), bool(value))
@@ -78,7 +80,8 @@ class _Apply:
     """One apply's state, which the library holds (user_data) until the
     node and checkpoint tape that need it are gone."""
 
-    __slots__ = ("function", "args", "ctx", "positions", "single", "dirty_outputs")
+    __slots__ = ("function", "args", "ctx", "positions", "single", "dirty_outputs", "outputs",
+                 "tensor_outputs")
 
     def __init__(self, function, args, ctx, positions):
         self.function = function
@@ -86,6 +89,7 @@ class _Apply:
         self.ctx = ctx
         self.positions = positions  # where the tensors are among args
         self.single = True
+        self.outputs, self.tensor_outputs = (), []
         self.dirty_outputs = None  # output number -> argument position, for mark_dirty
 
     def _keep_error(self, type_, value, traceback):
@@ -103,15 +107,25 @@ class _Apply:
             result = self.function.forward(self.ctx, *args)
             self.single = not isinstance(result, (tuple, list))
             outputs = (result,) if self.single else tuple(result)
-            for i, out in enumerate(outputs):
-                if not isinstance(out, _N):
-                    raise TypeError(f"{self.function.__name__}.forward must return tensors; output {i} "
-                                    f"is a {type(out).__name__}")
             if self.ctx._dirty:  # torch returns the caller's object for an input modified in place
                 self.dirty_outputs = {i: position for i, out in enumerate(outputs)
                                       for position, t in zip(self.positions, tensors)
                                       if out is t and any(out is d for d in self.ctx._dirty)}
-            return outputs
+            # Non-tensor outputs pass through as torch's do (backward gets
+            # None for them); the library sees the tensors only, and one
+            # non-differentiable placeholder when there is none.
+            self.tensor_outputs = [i for i, out in enumerate(outputs) if isinstance(out, _N)]
+            # The record must not hold the output tensors: the library holds
+            # the record from their node, a cycle Python cannot see.
+            self.outputs = tuple(None if isinstance(out, _N) else out for out in outputs)
+            if len(self.tensor_outputs) == len(outputs):
+                return outputs
+            native = [outputs[i] for i in self.tensor_outputs]
+            if not native:
+                from ._factories import zeros
+                native = [zeros(())]
+                self.ctx.mark_non_differentiable(*(tuple(self.ctx._non_differentiable) + (native[0],)))
+            return native
         except BaseException as error:
             _callback_errors.keep(error)
             return None
@@ -121,6 +135,11 @@ class _Apply:
     def _backward(self, capsule, grads):
         try:
             self.ctx._capsule = capsule
+            if len(self.tensor_outputs) != len(self.outputs):  # None for the non-tensor outputs
+                full = [None] * len(self.outputs)
+                for i, g in zip(self.tensor_outputs, grads):
+                    full[i] = g
+                grads = full
             result = self.function.backward(self.ctx, *grads)
             if not isinstance(result, tuple):
                 result = (result,)
@@ -182,6 +201,11 @@ class Function(metaclass=_FunctionMeta):
                                             cls.backward is not Function.backward)
         except Error as error:
             _callback_errors.reraise(error)
+        if len(record.tensor_outputs) != len(record.outputs):  # the non-tensor outputs back in place
+            full = list(record.outputs)
+            for i, out in zip(record.tensor_outputs, outputs):
+                full[i] = out
+            outputs = tuple(full)
         if record.dirty_outputs:
             outputs = tuple(args[record.dirty_outputs[i]] if i in record.dirty_outputs else out
                             for i, out in enumerate(outputs))

@@ -244,16 +244,6 @@ class Snippets(unittest.TestCase):
         with self.assertRaises(KeyError):
             tessera.autograd.grad(Boom.apply(w).sum(), [w])
 
-        class NotTensor(tessera.autograd.Function):
-            @staticmethod
-            def forward(ctx, x):
-                return 3
-
-            @staticmethod
-            def backward(ctx, grad):
-                return grad
-        with self.assertRaisesRegex(TypeError, "must return tensors"):
-            NotTensor.apply(tessera.ones(1))
         with self.assertRaisesRegex(RuntimeError, "inside forward or backward"):
             tessera.autograd.FunctionCtx(()).saved_tensors
 
@@ -329,6 +319,34 @@ class Snippets(unittest.TestCase):
             tessera.autograd.gradcheck(lambda t: t * 2, (tessera.ones(2),))
         with self.assertRaisesRegex(RuntimeError, "self must be a matrix"):
             tessera.ones(2).mm(tessera.ones(2, 2))
+
+    def test_non_tensor_outputs_pass_through(self):
+        def snippet(torch):
+            seen = []
+
+            class F(torch.autograd.Function):
+                @staticmethod
+                def forward(ctx, x):
+                    return x * 2, 5, "a"
+
+                @staticmethod
+                def backward(ctx, *grads):
+                    seen.append([g is None for g in grads])
+                    return grads[0] * 2
+
+            class G(torch.autograd.Function):
+                @staticmethod
+                def forward(ctx, x):
+                    return 5
+
+                @staticmethod
+                def backward(ctx, grad):
+                    return grad
+            x = torch.ones(2, requires_grad=True)
+            y, n, s = F.apply(x)
+            y.sum().backward()
+            return y.detach(), x.grad, n, s, seen[0] == [False, True, True], G.apply(x)
+        self.both(snippet)
 
     def test_checkpoint_replays_forward(self):
         calls = []
