@@ -40,24 +40,17 @@ struct UserData {
   }
 };
 
-// One handle per tensor for a callback's duration (released on scope exit).
-struct BorrowedHandles {
+// Handles a callback sees (inputs, gradients: boxed for its duration) or
+// fills (outputs, input gradients: new references), released on scope exit
+// unless taken (set to NULL).
+struct Handles {
   std::vector<tsr_tensor*> handles;
-  explicit BorrowedHandles(size_t n) : handles(n, nullptr) {}
-  ~BorrowedHandles() {
+  explicit Handles(size_t n) : handles(n, nullptr) {}
+  ~Handles() {
     for (tsr_tensor* h : handles) release(h);
   }
-  void set(size_t i, const Tensor& t) {
+  void box(size_t i, const Tensor& t) {
     if (t.defined()) handles[i] = new tsr_tensor(t);
-  }
-};
-
-// Handles a callback returned: released unless taken.
-struct ReturnedHandles {
-  std::vector<tsr_tensor*> handles;
-  explicit ReturnedHandles(size_t n) : handles(n, nullptr) {}
-  ~ReturnedHandles() {
-    for (tsr_tensor* h : handles) release(h);
   }
 };
 
@@ -124,7 +117,6 @@ class CustomFunction final : public prim::Primitive {
   void set_materialize(bool v) { materialize_ = v; }
   // ctx calls, backward.
   std::vector<Tensor> saved_tensors(const prim::BackwardContext& ctx) const;
-  const std::string& function_name() const { return name_; }
   size_t input_count() const { return n_inputs_; }
 
  private:
@@ -155,9 +147,9 @@ prim::Tensors CustomFunction::run_forward(const prim::Tensors& inputs) {
   materialize_ = true;
   n_inputs_ = inputs.size();
   tsr_function_ctx ctx{tsr_function_ctx::Phase::Forward, this, &inputs, nullptr};
-  BorrowedHandles in(inputs.size());
-  for (size_t i = 0; i < inputs.size(); ++i) in.set(i, inputs[i]);
-  ReturnedHandles out{size_t(max_outputs_)};
+  Handles in(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) in.box(i, inputs[i]);
+  Handles out{size_t(max_outputs_)};
   int64_t n_out = -1;
   tsr_status status;
   size_t left_open;
@@ -290,9 +282,9 @@ std::vector<Tensor> CustomFunction::saved_tensors(const prim::BackwardContext& c
 prim::Tensors CustomFunction::backward(const prim::BackwardContext& bctx) {
   TSR_CHECK(backward_, TSR_ERR_AUTOGRAD, name_, ": the function has no backward (tsr_function_def.backward is NULL)");
   tsr_function_ctx ctx{tsr_function_ctx::Phase::Backward, this, nullptr, &bctx};
-  BorrowedHandles grads(metas_.size());
-  for (size_t i = 0; i < metas_.size(); ++i) grads.set(i, bctx.grad(i));
-  ReturnedHandles grad_in(n_inputs_);
+  Handles grads(metas_.size());
+  for (size_t i = 0; i < metas_.size(); ++i) grads.box(i, bctx.grad(i));
+  Handles grad_in(n_inputs_);
   tsr_clear_last_error();
   const tsr_status status = backward_(&ctx, int64_t(metas_.size()), grads.handles.data(), int64_t(n_inputs_),
                                       grad_in.handles.data(), user_->data);
@@ -363,7 +355,7 @@ TSR_EXTERN tsr_status tsr_function_apply(const tsr_function_def* def, int64_t n_
     for (int64_t i = 0; i < n_inputs; ++i) in.push_back(inputs[i] ? inputs[i]->tensor : Tensor());
     prim::Tensors out = autograd::run(fn, in);
     for (size_t i : fn->non_differentiable()) out[i] = autograd::detach(out[i]);
-    ReturnedHandles made(out.size());  // released if boxing one fails
+    Handles made(out.size());  // released if boxing one fails
     for (size_t i = 0; i < out.size(); ++i) made.handles[i] = new tsr_tensor(out[i]);
     for (size_t i = 0; i < out.size(); ++i) std::swap(outputs[i], made.handles[i]);
     for (tsr_tensor*& h : made.handles) h = nullptr;  // whatever the caller's slots held is theirs

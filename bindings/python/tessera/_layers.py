@@ -6,6 +6,7 @@ torch's numbers) and extra_repr."""
 import math
 
 from . import _core, _init as init
+from ._dtypes import dtype as dtype_
 from . import _nn_functional as F
 from ._factories import empty, ones, zeros
 from ._grad import no_grad
@@ -142,7 +143,7 @@ class BatchNorm2d(Module):
         if track_running_stats:
             self.register_buffer("running_mean", zeros(num_features, **kw))
             self.register_buffer("running_var", ones(num_features, **kw))
-            self.register_buffer("num_batches_tracked", zeros((), dtype=_int64(), device=device))
+            self.register_buffer("num_batches_tracked", zeros((), dtype=dtype_.int64, device=device))
         else:
             self.register_buffer("running_mean", None)
             self.register_buffer("running_var", None)
@@ -173,10 +174,6 @@ class BatchNorm2d(Module):
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
                 f"track_running_stats={self.track_running_stats}")
 
-
-def _int64():
-    from ._dtypes import dtype
-    return dtype.int64
 
 
 class LayerNorm(Module):
