@@ -1,7 +1,5 @@
 #include "autograd/run.h"
 
-#include "autocast/state.h"
-#include "autograd/autocast_inputs.h"
 #include "autograd/checkpoint.h"
 #include "autograd/primitive_node.h"
 #include "autograd/rebase.h"
@@ -47,8 +45,6 @@ void check_output_meta(const prim::Primitive& p, const prim::Tensors& inputs,
 bool keeps_primitive(const prim::Tensors& inputs) { return checkpoint::recording() || any_requires_grad(inputs); }
 
 prim::Tensors run_unkept(prim::Primitive& p, const prim::Tensors& inputs) {
-  if (autocast::any_enabled())
-    if (auto cast = autocast_inputs(p.op(), inputs)) return run_unkept(p, *cast);
   check_same_device(inputs);
   prim::Tensors outputs = p.forward(inputs);
 #ifdef TSR_CHECK_PRIMITIVES
@@ -58,9 +54,6 @@ prim::Tensors run_unkept(prim::Primitive& p, const prim::Tensors& inputs) {
 }
 
 prim::Tensors run(const prim::PrimitivePtr& p, const prim::Tensors& inputs) {
-  // Autocast first: the node, the tape and history see the cast inputs.
-  if (autocast::any_enabled())
-    if (auto cast = autocast_inputs(p->op(), inputs)) return run(p, *cast);
   prim::Tensors outputs = run_unkept(*p, inputs);
   // The tape first: it tags the outputs, so the node's saves below know
   // which tensors the region will recompute instead of keeping.

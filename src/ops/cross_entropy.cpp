@@ -7,7 +7,7 @@
 
 #include <cmath>
 
-#include "autograd/autocast_inputs.h"
+#include "autocast/cast_inputs.h"
 #include "autograd/run.h"
 #include "cpu/kernels/activation.h"
 #include "cpu/kernels/elementwise.h"
@@ -127,8 +127,12 @@ Tensor cross_entropy_prob(const Tensor& input, const Tensor& target, const Tenso
 
 }  // namespace
 
-Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight, int reduction,
+Tensor nll_loss(const Tensor& input_arg, const Tensor& target_arg, const Tensor& weight_arg, int reduction,
                 int64_t ignore_index) {
+  const TensorList cast = autocast::cast_inputs("nll_loss", {input_arg, target_arg, weight_arg});
+  const Tensor& input = cast[0];
+  const Tensor& target = cast[1];
+  const Tensor& weight = cast[2];
   kernels::NllArgs a{checked_reduction(reduction), ignore_index};
   kernels::check_nll_nd_args(input, target, weight);
   const int64_t nd = input.ndim();
@@ -144,7 +148,7 @@ Tensor cross_entropy(const Tensor& input_arg, const Tensor& target_arg, const Te
                      int reduction, int64_t ignore_index, double label_smoothing) {
   LossReduction r = checked_reduction(reduction);
   const prim::Tensors cast =
-      autograd::autocast_composite("cross_entropy_loss", {input_arg, target_arg, weight_arg});
+      autocast::cast_inputs("cross_entropy_loss", {input_arg, target_arg, weight_arg});
   const Tensor& input = cast[0];
   const Tensor& target = cast[1];
   const Tensor& weight = cast[2];
