@@ -1227,3 +1227,4 @@ TsrTensorList* bind_autograd_grad(TsrTensorList* outputs, TsrTensorList* inputs,
 %include "lr_scheduler.i"
 %include "device.i"
 %include "function.i"
+%include "autocast.i"
