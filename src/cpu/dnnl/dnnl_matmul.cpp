@@ -8,6 +8,7 @@
 #include "core/views.h"
 #include "cpu/dnnl/dnnl_context.h"
 #include "cpu/kernels/copy.h"
+#include "cpu/kernels/empty_cpu.h"
 
 namespace tsr::kernels::onednn {
 
@@ -108,7 +109,16 @@ bool matmul_bf16(const Tensor& out, const Tensor& a, const Tensor& b, const Tens
                                          {DNNL_ARG_WEIGHTS, mem(pd->weights_desc(), B)},
                                          {DNNL_ARG_DST, mem(pd->dst_desc(), out)}};
     if (bias.defined()) args.emplace(DNNL_ARG_BIAS, mem(pd->bias_desc(), bias));
-    execute(dnnl::matmul(*pd), *pd, std::move(args));
+    // The scratchpad (oneDNN's copies of operand blocks, 130 KiB a thread)
+    // from tessera's caching allocator: a fresh one each call (execute()'s)
+    // would be mapped and faulted in anew.
+    const memory::desc sd = pd->scratchpad_desc();
+    Tensor scratch;
+    if (sd.get_size() > 0) {
+      scratch = empty_cpu({int64_t(sd.get_size())}, TSR_UINT8);
+      args.emplace(DNNL_ARG_SCRATCHPAD, memory(sd, engine(), scratch.data_ptr()));
+    }
+    dnnl::matmul(*pd).execute(stream(), args);
     stream().wait();
     ok = true;
   });
