@@ -118,7 +118,7 @@ TEST(CnnKernels, OneDnnBatchNormMatchesReference) {
         Tensor b = affine ? randn({6}, TSR_CONTIGUOUS_FORMAT, seed++) : Tensor();
         Tensor rm = randn({6}, TSR_CONTIGUOUS_FORMAT, seed++), rv = empty({6}, TSR_FLOAT32, TSR_CONTIGUOUS_FORMAT, kCpu);
         for (int i = 0; i < 6; ++i) rv.data<float>()[i] = 0.5f + 0.1f * float(i);
-        auto r = kernels::batch_norm(x, w, b, rm, rv, training, 1e-3, fmt);
+        auto r = kernels::batch_norm(x, w, b, rm, rv, training, 1e-3, fmt, x.dtype());
         auto rr = kernels::ref::batch_norm(x, w, b, rm, rv, training, 1e-3, fmt);
         expect_close(r.out, rr.out, 1e-4, "batch_norm");
         expect_close(r.mean, rr.mean, 1e-5, "mean");
