@@ -59,6 +59,7 @@ def conv_cases():
         ((1, 6, 3, 3), (3, 2, 2, 3), 2, 0, 1, 3),    # strided, groups
         ((2, 4, 5, 5), (4, 2, 3, 3), 1, 1, 2, 2),    # dilated, groups
         ((16, 1, 2, 2), (1, 1, 1, 1), 1, 0, 1, 1),   # batch 16, all 1x1
+        ((2, 4, 1, 1), (2, 2, 1, 1), 1, 0, 1, 2),    # H = W = 1, groups: float32 on 1 thread native, bfloat16 oneDNN
     ]
     for (xs, ws, stride, pad, dil, groups), dtype, threads in itertools.product(
             geometries, DTYPES, (1, 2)):
