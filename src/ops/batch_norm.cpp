@@ -115,9 +115,17 @@ class BatchNorm final : public prim::Primitive {
   // layer_norm's), so a second derivative flows. Training recomputes the
   // batch statistics from x with ops, making them functions of x; in
   // evaluation the running stats (the saved mean / var) are constants.
+  //
+  // bfloat16 / float16: computed in float32 from the widened tensors (the
+  // casts are differentiable), each gradient rounded once to its tensor's
+  // dtype, as the first-order kernel does; low-precision ops would round
+  // every intermediate (the centred x, the statistics) instead.
   Tensors differentiable_backward(const BackwardContext& ctx, bool nx, bool nw, bool nb) const {
-    const Tensor& g = ctx.grad(0);
-    Tensor x = ctx.input(0);
+    const tsr_dtype xd = ctx.input(0).dtype(), pd = ctx.output(1).dtype();
+    auto wide = [](const Tensor& t) {
+      return t.defined() && (t.dtype() == TSR_BFLOAT16 || t.dtype() == TSR_FLOAT16) ? to_dtype(t, TSR_FLOAT32) : t;
+    };
+    const Tensor g = wide(ctx.grad(0)), x = wide(ctx.input(0));
     Shape dims{0}, cshape{1, x.size(1)};
     for (int64_t d = 2; d < x.ndim(); ++d) {
       dims.push_back(d);
@@ -129,23 +137,20 @@ class BatchNorm final : public prim::Primitive {
       xc = sub(x, mean(x, dims, true));
       invstd = div(one, sqrt(add_scalar(mean(mul(xc, xc), dims, true), eps_)));
     } else {
-      xc = sub(x, reshape(ctx.output(1), cshape));
-      invstd = div(one, sqrt(add_scalar(reshape(ctx.output(2), cshape), eps_)));
+      xc = sub(x, reshape(wide(ctx.output(1)), cshape));
+      invstd = div(one, sqrt(add_scalar(reshape(wide(ctx.output(2)), cshape), eps_)));
     }
     Tensor xhat = mul(xc, invstd);
     Tensor gx, gw, gb;
     if (nx) {
-      Tensor scale = ctx.input_meta(1).sizes.empty() ? invstd : mul(invstd, reshape(ctx.input(1), cshape));
+      Tensor scale = ctx.input_meta(1).sizes.empty() ? invstd : mul(invstd, reshape(wide(ctx.input(1)), cshape));
       gx = training_ ? mul(scale, sub(sub(g, mean(g, dims, true)), mul(xhat, mean(mul(g, xhat), dims, true))))
                      : mul(g, scale);
     }
     if (nw) gw = sum(mul(g, xhat), dims, false);
     if (nb) gb = sum(g, dims, false);
-    // Mixed precision (bfloat16 x, float32 parameters): the float32
-    // statistics promote the results; each gradient takes its tensor's dtype.
-    const tsr_dtype pd = ctx.output(1).dtype();
     auto as = [](const Tensor& t, tsr_dtype d) { return t.defined() && t.dtype() != d ? to_dtype(t, d) : t; };
-    return {as(gx, x.dtype()), as(gw, pd), as(gb, pd), Tensor(), Tensor()};
+    return {as(gx, xd), as(gw, pd), as(gb, pd), Tensor(), Tensor()};
   }
 
   bool training_;

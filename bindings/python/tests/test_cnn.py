@@ -167,6 +167,23 @@ class CnnLowPrecision(unittest.TestCase):
                         self.check(tw.grad, w.grad)
                         self.check(tb.grad, b.grad)
 
+    def test_batch_norm_bfloat16_create_graph(self):
+        """Under create_graph the gradients come from differentiable ops,
+        computed in float32 and rounded once: torch's first-order values."""
+        for pdt in (torch.bfloat16, torch.float32):
+            with self.subTest(params=pdt):
+                x = torch.randn(3, 4, 3, 3).bfloat16().requires_grad_()
+                w, b = torch.randn(4).to(pdt).requires_grad_(), torch.randn(4).to(pdt).requires_grad_()
+                tx, tw, tb = tsr(x, True), tsr(w, True), tsr(b, True)
+                y = F.batch_norm(x, None, None, w, b, training=True)
+                ty = ts.batch_norm(tx, None, None, tw, tb, training=True)
+                g = torch.randn_like(y)
+                want = torch.autograd.grad(y, [x, w, b], g)
+                got = ts.autograd.grad(ty, [tx, tw, tb], tsr(g), create_graph=True)
+                for mine, ref in zip(got, want):
+                    self.check(mine, ref)
+                self.assertIsNotNone(got[0].grad_fn)
+
     def test_batch_norm_mixed_dtype_errors(self):
         """torch's own message for each mixed combination (the first defined
         of weight, bias, running_mean, running_var decides)."""
