@@ -1225,5 +1225,6 @@ TsrTensorList* bind_autograd_grad(TsrTensorList* outputs, TsrTensorList* inputs,
 %include "loss.i"
 %include "clip_grad.i"
 %include "lr_scheduler.i"
+%include "grad_scaler.i"
 %include "device.i"
 %include "function.i"

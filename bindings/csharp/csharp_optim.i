@@ -4,7 +4,7 @@
  * derive from Optimizer (their constructors take over the native handle the
  * internal factories return), Tessera.Init and Tessera.Profiler wrap the
  * module functions. */
-%typemap(csclassmodifiers) TsrOptimizer, TsrProfilerResult, TsrLrScheduler "public partial class"
+%typemap(csclassmodifiers) TsrOptimizer, TsrProfilerResult, TsrLrScheduler, TsrGradScaler "public partial class"
 TSR_CS_PROPERTY(TsrOptimizer::sgd, NativeSgd)
 TSR_CS_PROPERTY(TsrOptimizer::adam, NativeAdam)
 TSR_CS_PROPERTY(TsrOptimizer::adamw, NativeAdamw)

@@ -4,4 +4,5 @@
 %noexception TsrOptimizer::~TsrOptimizer;
 %noexception TsrProfilerResult::~TsrProfilerResult;
 %noexception TsrLrScheduler::~TsrLrScheduler;
-%typemap(gotype) TsrOptimizer*, TsrProfilerResult*, TsrLrScheduler* "uintptr"
+%noexception TsrGradScaler::~TsrGradScaler;
+%typemap(gotype) TsrOptimizer*, TsrProfilerResult*, TsrLrScheduler*, TsrGradScaler* "uintptr"

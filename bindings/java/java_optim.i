@@ -10,6 +10,8 @@
 TSR_JAVA_HANDLE(TsrOptimizer)
 TSR_JAVA_HANDLE(TsrProfilerResult)
 TSR_JAVA_HANDLE(TsrLrScheduler)
+%noexception TsrGradScaler::~TsrGradScaler;
+TSR_JAVA_HANDLE(TsrGradScaler)
 
 /* Parameter groups and state_dict: private natives under the Java forms
  * below (options as a Map, the state_dict as a TensorMap). */

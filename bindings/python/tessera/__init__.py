@@ -51,11 +51,14 @@ from . import _areas, _tensor
 from . import optim, nn, profiler  # torch.optim, torch.nn (init, functional, utils), torch.profiler
 from . import utils                 # torch.utils.checkpoint, torch.utils.data
 from . import autograd              # torch.autograd (grad, backward, modes, profiler)
+from . import amp                   # torch.amp / torch.cuda.amp (GradScaler)
 from . import _cuda as cuda         # torch.cuda
 from ._tensor import Size
 import sys as _sys
 _sys.modules[__name__ + ".cuda"] = cuda
 _sys.modules[__name__ + ".cuda.memory"] = cuda.memory
+cuda.amp = amp  # torch.cuda.amp.GradScaler is tessera.amp.GradScaler
+_sys.modules[__name__ + ".cuda.amp"] = amp
 
 # The ops of each area module (indexing, sorting, losses, ...): tessera.X,
 # and their Tensor methods (Tensor.X).
