@@ -28,6 +28,7 @@
 #include "cnn.h"
 #include "autograd.h"
 #include "checkpoint.h"
+#include "autocast.h"
 #include "function.h"
 #include "optim.h"
 #include "clip_grad.h"
