@@ -6,3 +6,6 @@
 %noexception TsrLrScheduler::~TsrLrScheduler;
 %noexception TsrGradScaler::~TsrGradScaler;
 %typemap(gotype) TsrOptimizer*, TsrProfilerResult*, TsrLrScheduler*, TsrGradScaler* "uintptr"
+/* GradScaler (bindings/grad_scaler.i, wrapped by grad_scaler.go);
+ * step_deferred is Python's. */
+%ignore TsrGradScaler::step_deferred;
