@@ -33,6 +33,7 @@
 #include "optim.h"
 #include "clip_grad.h"
 #include "lr_scheduler.h"
+#include "grad_scaler.h"
 #include "profiler.h"
 #include "parallel.h"
 #include "io.h"

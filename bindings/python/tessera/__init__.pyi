@@ -18,6 +18,7 @@ from .errors import OutOfMemoryError as OutOfMemoryError
 from .errors import ShapeMismatchError as ShapeMismatchError
 from .errors import Status as Status
 from .errors import UnsupportedError as UnsupportedError
+from . import amp as amp
 from . import autograd as autograd
 from . import cpu as cpu
 from . import _cuda as cuda
