@@ -1226,7 +1226,6 @@ TsrTensorList* bind_autograd_grad(TsrTensorList* outputs, TsrTensorList* inputs,
 %include "clip_grad.i"
 %include "lr_scheduler.i"
 %include "grad_scaler.i"
-%include "autocast_scopes.i"
 %include "device.i"
 %include "function.i"
 %include "autocast.i"

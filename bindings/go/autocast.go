@@ -28,7 +28,7 @@ import (
 func Autocast(device DeviceType, dtype DType, enabled bool) (end func() error, err error) {
 	runtime.LockOSThread()
 	err = do(func() {
-		capi.Autocast_scope_begin(capi.Enum_SS_tsr_device_type(device), capi.Enum_SS_tsr_dtype(dtype), enabled)
+		capi.Autocast_begin(capi.Enum_SS_tsr_device_type(device), capi.Enum_SS_tsr_dtype(dtype), enabled)
 	})
 	if err != nil {
 		runtime.UnlockOSThread()
@@ -40,7 +40,7 @@ func Autocast(device DeviceType, dtype DType, enabled bool) (end func() error, e
 			return nil
 		}
 		defer runtime.UnlockOSThread()
-		return do(capi.Autocast_scope_end)
+		return do(capi.Autocast_end)
 	}, nil
 }
 
@@ -49,12 +49,12 @@ func Autocast(device DeviceType, dtype DType, enabled bool) (end func() error, e
 // runtime.LockOSThread (or inside an Autocast region, which locks the
 // thread).
 func IsAutocastEnabled(device DeviceType) bool {
-	return capi.Autocast_scope_is_enabled(capi.Enum_SS_tsr_device_type(device))
+	return capi.Is_autocast_enabled(capi.Enum_SS_tsr_device_type(device))
 }
 
 // AutocastDType is the lower-precision dtype of device's autocast on the
 // current OS thread (torch.get_autocast_cpu_dtype): BFloat16 for the CPU and
 // Float16 for CUDA outside any region.
 func AutocastDType(device DeviceType) DType {
-	return DType(capi.Autocast_scope_dtype(capi.Enum_SS_tsr_device_type(device)))
+	return DType(capi.Get_autocast_dtype(capi.Enum_SS_tsr_device_type(device)))
 }

@@ -96,17 +96,17 @@ public sealed class Autocast : global::System.IDisposable {
 
   /// <summary>torch.autocast(deviceType, dtype, enabled).</summary>
   public Autocast(DeviceType deviceType, DType dtype, bool enabled = true) {
-    TesseraNative.autocast_scope_begin(deviceType, dtype, enabled);
+    TesseraNative.autocast_begin(deviceType, dtype, enabled);
     thread = global::System.Threading.Thread.CurrentThread;
   }
 
   /// <summary>Whether ops on deviceType's tensors are autocast on this
   /// thread now (torch.is_autocast_cpu_enabled).</summary>
-  public static bool IsEnabled(DeviceType deviceType) => TesseraNative.autocast_scope_is_enabled(deviceType);
+  public static bool IsEnabled(DeviceType deviceType) => TesseraNative.is_autocast_enabled(deviceType);
 
   /// <summary>The lower-precision dtype of deviceType's autocast on this
   /// thread (torch.get_autocast_cpu_dtype).</summary>
-  public static DType Dtype(DeviceType deviceType) => TesseraNative.autocast_scope_dtype(deviceType);
+  public static DType Dtype(DeviceType deviceType) => TesseraNative.get_autocast_dtype(deviceType);
 
   /// <summary>Ends the region the first time; Status.InvalidArgument on
   /// another thread than the one that opened it (which stays open).</summary>
@@ -116,7 +116,7 @@ public sealed class Autocast : global::System.IDisposable {
       throw new TesseraException(Status.InvalidArgument,
                                  "an autocast region must be disposed on the thread that opened it");
     disposed = true;
-    TesseraNative.autocast_scope_end();
+    TesseraNative.autocast_end();
   }
 }
 

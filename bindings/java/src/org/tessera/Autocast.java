@@ -21,7 +21,7 @@ public final class Autocast implements AutoCloseable {
   private boolean closed;
 
   private Autocast(DeviceType deviceType, DType dtype, boolean enabled) {
-    NativeTessera.autocast_scope_begin(deviceType, dtype, enabled);
+    NativeTessera.autocast_begin(deviceType, dtype, enabled);
     thread = Thread.currentThread();
   }
 
@@ -37,12 +37,12 @@ public final class Autocast implements AutoCloseable {
 
   /** Whether ops on deviceType's tensors are autocast on this thread now (torch.is_autocast_cpu_enabled). */
   public static boolean isEnabled(DeviceType deviceType) {
-    return NativeTessera.autocast_scope_is_enabled(deviceType);
+    return NativeTessera.is_autocast_enabled(deviceType);
   }
 
   /** The lower-precision dtype of deviceType's autocast on this thread (torch.get_autocast_cpu_dtype). */
   public static DType dtype(DeviceType deviceType) {
-    return NativeTessera.autocast_scope_dtype(deviceType);
+    return NativeTessera.get_autocast_dtype(deviceType);
   }
 
   /**
@@ -57,6 +57,6 @@ public final class Autocast implements AutoCloseable {
           "an autocast region must be closed on the thread that opened it (" + thread.getName() + ")");
     }
     closed = true;
-    NativeTessera.autocast_scope_end();
+    NativeTessera.autocast_end();
   }
 }
