@@ -50,6 +50,31 @@ T ExpShiftedSum(T* HWY_RESTRICT x, int64_t n, T shift) {
   return total;
 }
 
+// The row's maximum, NaN when any element is NaN (torch's softmax
+// propagates it; x86's max instruction alone would drop it); -inf for n == 0.
+template <typename T>
+T RowMax(const T* HWY_RESTRICT x, int64_t n) {
+  const hn::ScalableTag<T> d;
+  const int64_t N = int64_t(hn::Lanes(d));
+  auto mx = hn::Set(d, -std::numeric_limits<T>::infinity());
+  auto any_nan = hn::IsNaN(hn::Zero(d));  // all false
+  int64_t i = 0;
+  for (; i + N <= n; i += N) {
+    const auto v = hn::LoadU(d, x + i);
+    mx = hn::Max(mx, v);
+    any_nan = hn::Or(any_nan, hn::IsNaN(v));
+  }
+  T m = hn::GetLane(hn::MaxOfLanes(d, mx));
+  bool has_nan = !hn::AllFalse(d, any_nan);
+  for (; i < n; ++i) {
+    has_nan |= std::isnan(x[i]);
+    m = x[i] > m ? x[i] : m;
+  }
+  return has_nan ? std::numeric_limits<T>::quiet_NaN() : m;
+}
+
+float RowMaxF32(const float* x, int64_t n) { return RowMax(x, n); }
+double RowMaxF64(const double* x, int64_t n) { return RowMax(x, n); }
 float ExpShiftedSumF32(float* x, int64_t n, float shift) { return ExpShiftedSum(x, n, shift); }
 double ExpShiftedSumF64(double* x, int64_t n, double shift) { return ExpShiftedSum(x, n, shift); }
 
@@ -60,9 +85,13 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace tsr::kernels::simd {
 
+HWY_EXPORT(RowMaxF32);
+HWY_EXPORT(RowMaxF64);
 HWY_EXPORT(ExpShiftedSumF32);
 HWY_EXPORT(ExpShiftedSumF64);
 
+float row_max(const float* x, int64_t n) { return HWY_DYNAMIC_DISPATCH(RowMaxF32)(x, n); }
+double row_max(const double* x, int64_t n) { return HWY_DYNAMIC_DISPATCH(RowMaxF64)(x, n); }
 float exp_shifted_sum(float* x, int64_t n, float shift) {
   return HWY_DYNAMIC_DISPATCH(ExpShiftedSumF32)(x, n, shift);
 }
