@@ -453,6 +453,52 @@ Test(attention, empty_inputs) {
   for (size_t i = 0; i < 6; ++i) tsr_tensor_release(all[i]);
 }
 
+/* Gradients of empty cases: zeros where nothing flows, empty where the
+ * input is empty; E == 0 with a scale: every key scores 0, the output is
+ * the mean of v's rows. */
+Test(attention, empty_inputs_backward) {
+  const struct {
+    int64_t q[3], k[3], v[3];
+    double want_out; /* every output element (v is all ones): -1 for none */
+  } cases[] = {
+      {{2, 3, 4}, {2, 0, 4}, {2, 0, 5}, 0.0},  /* S == 0: zeros, dq zero */
+      {{2, 0, 4}, {2, 6, 4}, {2, 6, 5}, -1},   /* L == 0: dk, dv zero */
+      {{2, 3, 0}, {2, 6, 0}, {2, 6, 5}, 1.0},  /* E == 0: mean of v */
+      {{2, 3, 4}, {2, 6, 4}, {2, 6, 0}, -1},   /* Ev == 0: empty output, dq/dk zero */
+      {{0, 3, 4}, {0, 6, 4}, {0, 6, 5}, -1},   /* no batch */
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+    tsr_tensor *in[3] = {filled(3, cases[c].q, TSR_FLOAT64, 0.5), filled(3, cases[c].k, TSR_FLOAT64, 0.25),
+                         filled(3, cases[c].v, TSR_FLOAT64, 1.0)},
+               *out, *s;
+    for (int i = 0; i < 3; ++i) TSR_ASSERT_OK(tsr_set_requires_grad(in[i], true));
+    TSR_ASSERT_OK(tsr_scaled_dot_product_attention(in[0], in[1], in[2], NULL, 0.0, false, 0.5, NULL, &out));
+    const int64_t want[] = {cases[c].q[0], cases[c].q[1], cases[c].v[2]};
+    tsr_assert_geometry(out, 3, want, NULL);
+    double* o = tg_values(out);
+    for (int64_t i = 0; i < tsr_tensor_numel(out); ++i)
+      cr_expect(cases[c].want_out >= 0 && fabs(o[i] - cases[c].want_out) < 1e-15, "case %zu out[%lld] = %g", c,
+                (long long)i, o[i]);
+    free(o);
+    TSR_ASSERT_OK(tsr_sum(out, 0, NULL, false, &s));
+    TSR_ASSERT_OK(tsr_backward(s, NULL, false));
+    for (int i = 0; i < 3; ++i) {
+      tsr_tensor* g;
+      TSR_ASSERT_OK(tsr_grad(in[i], &g));
+      cr_assert_not_null(g, "case %zu: input %d has no grad", c, i);
+      tsr_assert_geometry(g, 3, tsr_tensor_sizes(in[i]), NULL);
+      double* gv = tg_values(g);
+      for (int64_t j = 0; j < tsr_tensor_numel(g); ++j)
+        cr_expect(cases[c].want_out == 1.0 && i == 2 ? fabs(gv[j] - 0.5) < 1e-15 : gv[j] == 0.0,
+                  "case %zu grad %d[%lld] = %g", c, i, (long long)j, gv[j]);
+      free(gv);
+      tsr_tensor_release(g);
+    }
+    tsr_tensor* all[] = {in[0], in[1], in[2], out, s};
+    for (size_t i = 0; i < 5; ++i) tsr_tensor_release(all[i]);
+  }
+}
+
 Test(attention, mask_gets_no_gradient) {
   const int64_t q[] = {2, 3, 4}, k[] = {2, 5, 4}, m[] = {3, 5};
   tsr_tensor *tq = tg_leaf(3, q, 1, 1, 0), *tk = tg_leaf(3, k, 2, 1, 0), *tv = tg_leaf(3, k, 3, 1, 0),

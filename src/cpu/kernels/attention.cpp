@@ -22,6 +22,7 @@
 #include "core/views.h"
 #include "cpu/kernels/attention_simd.h"
 #include "cpu/kernels/copy.h"
+#include "cpu/kernels/elementwise.h"
 #include "cpu/kernels/empty_cpu.h"
 #include "cpu/kernels/parallel_for.h"
 
@@ -417,13 +418,40 @@ SdpaShape sdpa_shape(const Tensor& q, const Tensor& k, const Tensor& v, const Te
   return sh;
 }
 
+namespace {
+
+// An operand whose last dim is 0, widened to 1 with zeros: q k^T over
+// E == 0 is scale * 0 either way, P v over Ev == 0 has no elements to
+// keep; the kernel then never offsets a null data pointer.
+Tensor widen_empty_last(const Tensor& t) {
+  if (t.sizes().back() != 0) return t;
+  Shape s = t.sizes();
+  s.back() = 1;
+  return zeros(s, t.dtype());
+}
+
+}  // namespace
+
 SdpaForwardResult sdpa_forward(const SdpaArgs& a) {
   const SdpaShape sh = sdpa_shape(a.q, a.k, a.v, a.mask);
   const tsr_dtype cdt = sdpa_compute_dtype(a.q.dtype());
   SdpaForwardResult r{empty_cpu(sh.out_sizes(), a.q.dtype()), empty_cpu(sh.lse_sizes(), cdt)};
-  if (r.out.numel() == 0 && r.lse.numel() == 0) return r;
+  if (sh.batch_numel() == 0 || sh.L == 0) return r;  // both empty
+  if (sh.S == 0) {  // an empty softmax times v: zeros (torch's composed form)
+    fill(r.out, 0.0);
+    fill(r.lse, -std::numeric_limits<double>::infinity());
+    return r;
+  }
+  SdpaArgs w = a;
+  SdpaShape wsh = sh;
+  w.q = widen_empty_last(a.q);
+  w.k = widen_empty_last(a.k);
+  w.v = widen_empty_last(a.v);
+  wsh.E = std::max<int64_t>(sh.E, 1);
+  wsh.Ev = std::max<int64_t>(sh.Ev, 1);
+  const Tensor out = sh.Ev == 0 ? empty_cpu(wsh.out_sizes(), a.q.dtype()) : r.out;
   dispatch_floating(a.q.dtype(), "scaled_dot_product_attention", [&]<typename T>() {
-    forward_impl<compute_t<T>, T>(a, sh, r.out, r.lse);
+    forward_impl<compute_t<T>, T>(w, wsh, out, r.lse);
   });
   return r;
 }
@@ -437,11 +465,30 @@ SdpaGrads sdpa_backward(const SdpaArgs& a, const Tensor& grad_out, const Tensor&
     s.push_back(cols);
     return s;
   };
-  SdpaGrads g{empty_cpu(with(sh.L, sh.E), cdt), empty_cpu(with(sh.S, sh.E), cdt), empty_cpu(with(sh.S, sh.Ev), cdt)};
+  // No query or no key: nothing flows (the output is empty or constant).
+  if (sh.batch_numel() == 0 || sh.L == 0 || sh.S == 0) {
+    const tsr_dtype dt = a.q.dtype();
+    return {zeros(with(sh.L, sh.E), dt), zeros(with(sh.S, sh.E), dt), zeros(with(sh.S, sh.Ev), dt)};
+  }
+  SdpaArgs w = a;
+  SdpaShape wsh = sh;
+  w.q = widen_empty_last(a.q);
+  w.k = widen_empty_last(a.k);
+  w.v = widen_empty_last(a.v);
+  wsh.E = std::max<int64_t>(sh.E, 1);
+  wsh.Ev = std::max<int64_t>(sh.Ev, 1);
+  SdpaGrads g{empty_cpu(with(sh.L, wsh.E), cdt), empty_cpu(with(sh.S, wsh.E), cdt),
+              empty_cpu(with(sh.S, wsh.Ev), cdt)};
+  const Tensor go = widen_empty_last(grad_out), o = widen_empty_last(out);
   if (cdt == TSR_FLOAT64)
-    backward_impl<double>(a, sh, grad_out, out, lse, g.dq, g.dk, g.dv);
+    backward_impl<double>(w, wsh, go, o, lse, g.dq, g.dk, g.dv);
   else
-    backward_impl<float>(a, sh, grad_out, out, lse, g.dq, g.dk, g.dv);
+    backward_impl<float>(w, wsh, go, o, lse, g.dq, g.dk, g.dv);
+  if (sh.E == 0) {
+    g.dq = empty_cpu(with(sh.L, 0), cdt);
+    g.dk = empty_cpu(with(sh.S, 0), cdt);
+  }
+  if (sh.Ev == 0) g.dv = empty_cpu(with(sh.S, 0), cdt);
   if (cdt != a.q.dtype()) {
     g.dq = contiguous_copy(g.dq, a.q.dtype());
     g.dk = contiguous_copy(g.dk, a.q.dtype());
