@@ -407,6 +407,37 @@ Test(attention, dropout_replays_under_checkpoint) {
   tsr_generator_release(c.g);
 }
 
+/* Forward tasks (batch element, query block) and backward tasks (batch
+ * element) are independent: one thread or two give the same bits. */
+Test(attention, thread_count_does_not_change_results) {
+  const int64_t qs[] = {3, 200, 16}, ks[] = {3, 300, 16};
+  tsr_tensor *q = tg_leaf(3, qs, 1, 1, 0), *k = tg_leaf(3, ks, 2, 1, 0), *v = tg_leaf(3, ks, 3, 1, 0);
+  tsr_tensor* in[3] = {q, k, v};
+  double *out[2], *grads[2][3];
+  const int64_t before = tsr_get_num_threads();
+  for (int t = 0; t < 2; ++t) {
+    TSR_ASSERT_OK(tsr_set_num_threads(t + 1));
+    tsr_tensor *o, *s;
+    TSR_ASSERT_OK(tsr_scaled_dot_product_attention(q, k, v, NULL, 0.0, true, NAN, NULL, &o));
+    TSR_ASSERT_OK(tsr_sum(o, 0, NULL, false, &s));
+    TSR_ASSERT_OK(tsr_backward(s, NULL, false));
+    out[t] = tg_values(o);
+    grads3(in, grads[t]);
+    tsr_tensor_release(o);
+    tsr_tensor_release(s);
+  }
+  TSR_ASSERT_OK(tsr_set_num_threads(before));
+  for (int64_t i = 0; i < 3 * 200 * 16; ++i) cr_expect(out[0][i] == out[1][i], "out[%lld]", (long long)i);
+  const int64_t n[3] = {3 * 200 * 16, 3 * 300 * 16, 3 * 300 * 16};
+  for (int j = 0; j < 3; ++j)
+    for (int64_t i = 0; i < n[j]; ++i) cr_expect(grads[0][j][i] == grads[1][j][i], "grad %d[%lld]", j, (long long)i);
+  for (int t = 0; t < 2; ++t) {
+    free(out[t]);
+    for (int j = 0; j < 3; ++j) free(grads[t][j]);
+  }
+  for (int i = 0; i < 3; ++i) tsr_tensor_release(in[i]);
+}
+
 /* ---- layouts, empty inputs, no mask gradient, no double backward ---- */
 
 Test(attention, strided_last_dim_equals_contiguous) {

@@ -13,7 +13,7 @@ FUNCTIONAL = ["scaled_dot_product_attention"]
 TENSOR_METHODS = {}
 
 
-def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None):
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, *, scale=None):
     """torch.nn.functional.scaled_dot_product_attention (torch 2.x):
     softmax(query @ key.transpose(-2, -1) * scale + mask) @ value, with
     dropout(dropout_p) on the probabilities.
@@ -21,7 +21,8 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     query (..., L, E), key (..., S, E), value (..., S, Ev), the batch dims
     broadcasting; attn_mask broadcastable to (..., L, S), bool (True takes
     part) or floating (added); is_causal: row i attends to keys j <= i (no
-    attn_mask then); scale None: 1 / sqrt(E). Returns (..., L, Ev) in
+    attn_mask then); scale (keyword-only, as in torch's signature) None:
+    1 / sqrt(E). Returns (..., L, Ev) in
     query's dtype (float32, float64, float16, bfloat16), computed by a fused
     kernel in O(L) extra memory; grad_fn
     ScaledDotProductFlashAttentionForCpuBackward0, gradients for query, key
