@@ -25,6 +25,7 @@
 #include "cpu/kernels/elementwise.h"
 #include "cpu/kernels/empty_cpu.h"
 #include "cpu/kernels/parallel_for.h"
+#include "cpu/kernels/threads.h"
 
 namespace tsr::kernels {
 
@@ -276,77 +277,172 @@ void forward_impl(const SdpaArgs& a, const SdpaShape& sh, const Tensor& out, con
   });
 }
 
+// The backward's operands and one tile's work, shared by its two
+// schedules (backward_impl): every tile runs the same BLAS calls on the
+// same data in the same order under both, so they give the same bits.
+template <typename C>
+struct BackwardTiles {
+  const SdpaArgs& a;
+  int64_t L, S, E, Ev;
+  Mat<C> q, k, v, dout, o;
+  MaskView mv;
+  bool dropout;
+  const C* lse;
+  std::vector<C> D;  // rowsum(dO * O), (batch, L)
+  C *dq, *dk, *dv;
+
+  // Per-thread tiles.
+  struct Scratch {
+    std::vector<C> p, pd, dp, zt;
+    std::vector<uint32_t> words;
+    explicit Scratch(bool dropout)
+        : p(size_t(kQueryBlock * kKeyBlock)),
+          pd(dropout ? size_t(kQueryBlock * kKeyBlock) : 0),
+          dp(size_t(kQueryBlock * kKeyBlock)),
+          zt(dropout ? size_t(kQueryBlock * kKeyBlock) : 0),
+          words(kKeyBlock) {}
+  };
+
+  // P = exp(S - lse) (with the dropout factors, PD = P * z), dP = dO V^T,
+  // then dS = P * (dP * z - D) in x.dp, for query rows [i0, i0 + rows)
+  // and keys [j0, j0 + cols) of batch element b.
+  void scores_grad(int64_t b, int64_t i0, int64_t rows, int64_t j0, int64_t cols, Scratch& x) const {
+    score_tile(a, q, k, mv, b, i0, rows, j0, cols, E, x.p.data(), kKeyBlock);
+    for (int64_t r = 0; r < rows; ++r) {
+      C* row = x.p.data() + r * kKeyBlock;
+      simd::exp_shifted_sum(row, cols, lse[b * L + i0 + r]);
+      if (dropout) {
+        C* zr = x.zt.data() + r * kKeyBlock;
+        dropout_row(a.dropout, b, i0 + r, j0, cols, L, S, x.words.data(), zr);
+        for (int64_t c = 0; c < cols; ++c) x.pd[size_t(r * kKeyBlock + c)] = row[c] * zr[c];
+      }
+    }
+    gemm(false, true, rows, cols, Ev, C(1), dout.at(b) + i0 * dout.ld, dout.ld, v.at(b) + j0 * v.ld, v.ld, C(0),
+         x.dp.data(), kKeyBlock);
+  }
+  // dS from P and dP (after dV, which reads P or PD).
+  void finish_ds(int64_t b, int64_t i0, int64_t rows, int64_t cols, Scratch& x) const {
+    for (int64_t r = 0; r < rows; ++r) {
+      C* dpr = x.dp.data() + r * kKeyBlock;
+      const C* pr = x.p.data() + r * kKeyBlock;
+      const C di = D[size_t(b * L + i0 + r)];
+      if (dropout) {
+        const C* zr = x.zt.data() + r * kKeyBlock;
+        for (int64_t c = 0; c < cols; ++c) dpr[c] = pr[c] * (dpr[c] * zr[c] - di);
+      } else {
+        for (int64_t c = 0; c < cols; ++c) dpr[c] = pr[c] * (dpr[c] - di);
+      }
+    }
+  }
+  // dV_j += P^T dO_i ; dK_j += scale dS^T Q_i
+  void add_dv(int64_t b, int64_t i0, int64_t rows, int64_t j0, int64_t cols, const Scratch& x) const {
+    gemm(true, false, cols, Ev, rows, C(1), dropout ? x.pd.data() : x.p.data(), kKeyBlock,
+         dout.at(b) + i0 * dout.ld, dout.ld, C(1), dv + (b * S + j0) * Ev, Ev);
+  }
+  void add_dk(int64_t b, int64_t i0, int64_t rows, int64_t j0, int64_t cols, const Scratch& x) const {
+    gemm(true, false, cols, E, rows, C(a.scale), x.dp.data(), kKeyBlock, q.at(b) + i0 * q.ld, q.ld, C(1),
+         dk + (b * S + j0) * E, E);
+  }
+  // dQ_i += scale dS K_j
+  void add_dq(int64_t b, int64_t i0, int64_t rows, int64_t j0, int64_t cols, const Scratch& x) const {
+    gemm(false, false, rows, E, cols, C(a.scale), x.dp.data(), kKeyBlock, k.at(b) + j0 * k.ld, k.ld, C(1),
+         dq + (b * L + i0) * E, E);
+  }
+  // The first query block that sees key j0 (causal: the earlier ones see
+  // none of its keys).
+  int64_t first_query_block(int64_t j0) const { return a.causal ? j0 / kQueryBlock * kQueryBlock : 0; }
+};
+
 template <typename C>
 void backward_impl(const SdpaArgs& a, const SdpaShape& sh, const Tensor& grad_out, const Tensor& out,
                    const Tensor& lse_t, const Tensor& dq_t, const Tensor& dk_t, const Tensor& dv_t) {
   const Shape& batch = sh.batch;
   const int64_t L = sh.L, S = sh.S, E = sh.E, Ev = sh.Ev, nb = sh.batch_numel();
-  const Mat<C> q = mat_of<C>(a.q, batch), k = mat_of<C>(a.k, batch), v = mat_of<C>(a.v, batch);
-  const Mat<C> dout = mat_of<C>(grad_out, batch), o = mat_of<C>(out, batch);
-  const MaskView mv = mask_view(a.mask, batch);
-  const bool dropout = a.dropout.p > 0.0;
-  const C* lse = lse_t.data<C>();
-  C *dq = dq_t.data<C>(), *dk = dk_t.data<C>(), *dv = dv_t.data<C>();
-  // One batch element per task: its dK / dV tiles and dQ rows are written
-  // by that task alone, so no two threads add into the same row.
-  parallel_for(nb, 1, [&](int64_t begin, int64_t end) {
-    const size_t tile = size_t(kQueryBlock * kKeyBlock);
-    std::vector<C> p(tile), pd(dropout ? tile : 0), dp(tile), zt(dropout ? tile : 0);
-    std::vector<C> D(static_cast<size_t>(L));
-    std::vector<uint32_t> words(kKeyBlock);
+  BackwardTiles<C> t{a,
+                     L,
+                     S,
+                     E,
+                     Ev,
+                     mat_of<C>(a.q, batch),
+                     mat_of<C>(a.k, batch),
+                     mat_of<C>(a.v, batch),
+                     mat_of<C>(grad_out, batch),
+                     mat_of<C>(out, batch),
+                     mask_view(a.mask, batch),
+                     a.dropout.p > 0.0,
+                     lse_t.data<C>(),
+                     std::vector<C>(size_t(nb * L)),
+                     dq_t.data<C>(),
+                     dk_t.data<C>(),
+                     dv_t.data<C>()};
+  parallel_for(nb, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, L * Ev)), [&](int64_t begin, int64_t end) {
     for (int64_t b = begin; b < end; ++b) {
-      const C *qb = q.at(b), *kb = k.at(b), *vb = v.at(b), *dob = dout.at(b), *ob = o.at(b);
-      C *dqb = dq + b * L * E, *dkb = dk + b * S * E, *dvb = dv + b * S * Ev;
-      std::fill(dqb, dqb + L * E, C(0));
-      std::fill(dkb, dkb + S * E, C(0));
-      std::fill(dvb, dvb + S * Ev, C(0));
+      const C *dob = t.dout.at(b), *ob = t.o.at(b);
       for (int64_t i = 0; i < L; ++i) {
         C d = 0;
-        for (int64_t e = 0; e < Ev; ++e) d += dob[i * dout.ld + e] * ob[i * o.ld + e];
-        D[size_t(i)] = d;
+        for (int64_t e = 0; e < Ev; ++e) d += dob[i * t.dout.ld + e] * ob[i * t.o.ld + e];
+        t.D[size_t(b * L + i)] = d;
       }
-      for (int64_t j0 = 0; j0 < S; j0 += kKeyBlock) {
-        const int64_t cols = std::min(kKeyBlock, S - j0);
-        // Causal: query blocks before the first that reaches key j0 see
-        // none of this tile's keys.
-        for (int64_t i0 = a.causal ? j0 / kQueryBlock * kQueryBlock : 0; i0 < L; i0 += kQueryBlock) {
-          const int64_t rows = std::min(kQueryBlock, L - i0);
-          if (tile_hidden(a.causal, i0, rows, j0)) continue;
-          score_tile(a, q, k, mv, b, i0, rows, j0, cols, E, p.data(), kKeyBlock);
-          for (int64_t r = 0; r < rows; ++r) {
-            C* row = p.data() + r * kKeyBlock;
-            simd::exp_shifted_sum(row, cols, lse[b * L + i0 + r]);
-            if (dropout) {
-              C* zr = zt.data() + r * kKeyBlock;
-              dropout_row(a.dropout, b, i0 + r, j0, cols, L, S, words.data(), zr);
-              for (int64_t c = 0; c < cols; ++c) pd[size_t(r * kKeyBlock + c)] = row[c] * zr[c];
-            }
+    }
+  });
+  const int64_t qblocks = (L + kQueryBlock - 1) / kQueryBlock, kblocks = (S + kKeyBlock - 1) / kKeyBlock;
+  if (nb >= num_threads() || (qblocks == 1 && kblocks == 1)) {
+    // One task per batch element: its dK / dV tiles and dQ rows are written
+    // by that task alone (FlashAttention-2's loop: keys outer, queries inner).
+    parallel_for(nb, 1, [&](int64_t begin, int64_t end) {
+      typename BackwardTiles<C>::Scratch x(t.dropout);
+      for (int64_t b = begin; b < end; ++b) {
+        std::fill(t.dq + b * L * E, t.dq + (b + 1) * L * E, C(0));
+        std::fill(t.dk + b * S * E, t.dk + (b + 1) * S * E, C(0));
+        std::fill(t.dv + b * S * Ev, t.dv + (b + 1) * S * Ev, C(0));
+        for (int64_t j0 = 0; j0 < S; j0 += kKeyBlock) {
+          const int64_t cols = std::min(kKeyBlock, S - j0);
+          for (int64_t i0 = t.first_query_block(j0); i0 < L; i0 += kQueryBlock) {
+            const int64_t rows = std::min(kQueryBlock, L - i0);
+            if (tile_hidden(a.causal, i0, rows, j0)) continue;
+            t.scores_grad(b, i0, rows, j0, cols, x);
+            t.add_dv(b, i0, rows, j0, cols, x);
+            t.finish_ds(b, i0, rows, cols, x);
+            t.add_dq(b, i0, rows, j0, cols, x);
+            t.add_dk(b, i0, rows, j0, cols, x);
           }
-          const C* pv = dropout ? pd.data() : p.data();
-          // dV_j += P^T dO_i
-          gemm(true, false, cols, Ev, rows, C(1), pv, kKeyBlock, dob + i0 * dout.ld, dout.ld, C(1), dvb + j0 * Ev,
-               Ev);
-          // dP = dO_i V_j^T
-          gemm(false, true, rows, cols, Ev, C(1), dob + i0 * dout.ld, dout.ld, vb + j0 * v.ld, v.ld, C(0), dp.data(),
-               kKeyBlock);
-          // dS = P * (dP * z - D), into dp
-          for (int64_t r = 0; r < rows; ++r) {
-            C* dpr = dp.data() + r * kKeyBlock;
-            const C* pr = p.data() + r * kKeyBlock;
-            const C di = D[size_t(i0 + r)];
-            if (dropout) {
-              const C* zr = zt.data() + r * kKeyBlock;
-              for (int64_t c = 0; c < cols; ++c) dpr[c] = pr[c] * (dpr[c] * zr[c] - di);
-            } else {
-              for (int64_t c = 0; c < cols; ++c) dpr[c] = pr[c] * (dpr[c] - di);
-            }
-          }
-          // dQ_i += scale dS K_j ; dK_j += scale dS^T Q_i
-          gemm(false, false, rows, E, cols, C(a.scale), dp.data(), kKeyBlock, kb + j0 * k.ld, k.ld, C(1),
-               dqb + i0 * E, E);
-          gemm(true, false, cols, E, rows, C(a.scale), dp.data(), kKeyBlock, qb + i0 * q.ld, q.ld, C(1),
-               dkb + j0 * E, E);
         }
+      }
+    });
+    return;
+  }
+  // Fewer batch elements than threads: dK / dV over (batch element, key
+  // block) tasks, then dQ over (batch element, query block) tasks, each
+  // tile's scores computed again for dQ. Each output tile is still
+  // accumulated in the same order as above (dK_j, dV_j over ascending
+  // query blocks; dQ_i over ascending key blocks), so both schedules, and
+  // any thread count, give the same bits.
+  parallel_for(nb * kblocks, 1, [&](int64_t begin, int64_t end) {
+    typename BackwardTiles<C>::Scratch x(t.dropout);
+    for (int64_t task = begin; task < end; ++task) {
+      const int64_t b = task / kblocks, j0 = (task % kblocks) * kKeyBlock, cols = std::min(kKeyBlock, S - j0);
+      std::fill(t.dk + (b * S + j0) * E, t.dk + (b * S + j0 + cols) * E, C(0));
+      std::fill(t.dv + (b * S + j0) * Ev, t.dv + (b * S + j0 + cols) * Ev, C(0));
+      for (int64_t i0 = t.first_query_block(j0); i0 < L; i0 += kQueryBlock) {
+        const int64_t rows = std::min(kQueryBlock, L - i0);
+        if (tile_hidden(a.causal, i0, rows, j0)) continue;
+        t.scores_grad(b, i0, rows, j0, cols, x);
+        t.add_dv(b, i0, rows, j0, cols, x);
+        t.finish_ds(b, i0, rows, cols, x);
+        t.add_dk(b, i0, rows, j0, cols, x);
+      }
+    }
+  });
+  parallel_for(nb * qblocks, 1, [&](int64_t begin, int64_t end) {
+    typename BackwardTiles<C>::Scratch x(t.dropout);
+    for (int64_t task = begin; task < end; ++task) {
+      const int64_t b = task / qblocks, i0 = (task % qblocks) * kQueryBlock, rows = std::min(kQueryBlock, L - i0);
+      std::fill(t.dq + (b * L + i0) * E, t.dq + (b * L + i0 + rows) * E, C(0));
+      for (int64_t j0 = 0; j0 < S && !tile_hidden(a.causal, i0, rows, j0); j0 += kKeyBlock) {
+        const int64_t cols = std::min(kKeyBlock, S - j0);
+        t.scores_grad(b, i0, rows, j0, cols, x);
+        t.finish_ds(b, i0, rows, cols, x);
+        t.add_dq(b, i0, rows, j0, cols, x);
       }
     }
   });
