@@ -68,7 +68,8 @@ extern "C" {
  * TSR_ERR_DTYPE_MISMATCH for query, key, value of different dtypes ("Expected
  * query, key, and value to have the same dtype ..."), a non-floating dtype,
  * a mask neither bool nor float32 nor query's dtype;
- * TSR_ERR_UNSUPPORTED for tensors on a device other than the CPU;
+ * TSR_ERR_DEVICE_MISMATCH for tensors on different devices;
+ * TSR_ERR_UNSUPPORTED for tensors on a device other than the CPU (no kernel there);
  * TSR_ERR_OUT_OF_MEMORY. On failure *out and the generator are unchanged.
  */
 TSR_API tsr_status tsr_scaled_dot_product_attention(const tsr_tensor* query, const tsr_tensor* key,
