@@ -1223,6 +1223,7 @@ TsrTensorList* bind_autograd_grad(TsrTensorList* outputs, TsrTensorList* inputs,
 %include "shape_ops.i"
 %include "indexing.i"
 %include "loss.i"
+%include "attention.i"
 %include "clip_grad.i"
 %include "lr_scheduler.i"
 %include "grad_scaler.i"

@@ -26,6 +26,7 @@
 #include "indexing.h"
 #include "loss.h"
 #include "cnn.h"
+#include "attention.h"
 #include "autograd.h"
 #include "checkpoint.h"
 #include "autocast.h"
