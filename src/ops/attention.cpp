@@ -10,6 +10,7 @@
 
 #include <cmath>
 
+#include "autocast/cast_inputs.h"
 #include "autograd/run.h"
 #include "cpu/kernels/attention.h"
 #include "ops/grad_util.h"
@@ -127,9 +128,12 @@ class Attention final : public prim::Primitive {
 
 }  // namespace
 
-Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask,
-                                    double dropout_p, bool is_causal, double scale,
+Tensor scaled_dot_product_attention(const Tensor& q_arg, const Tensor& k_arg, const Tensor& v_arg,
+                                    const Tensor& mask_arg, double dropout_p, bool is_causal, double scale,
                                     const std::shared_ptr<Generator>& g) {
+  // torch 2.x lists it under lower precision for CPU autocast.
+  const TensorList cast = autocast::cast_inputs("scaled_dot_product_attention", {q_arg, k_arg, v_arg, mask_arg});
+  const Tensor &q = cast[0], &k = cast[1], &v = cast[2], &mask = cast[3];
   TSR_CHECK(!(is_causal && mask.defined()), TSR_ERR_INVALID_ARGUMENT,
             "_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True");
   TSR_CHECK(dropout_p >= 0.0 && dropout_p <= 1.0, TSR_ERR_INVALID_ARGUMENT,
