@@ -3,6 +3,7 @@
 // a^T @ grad, both bmm, so double backward works.
 #include "ops/linalg_batched.h"
 
+#include "autocast/cast_inputs.h"
 #include "autograd/run.h"
 #include "core/views.h"
 #include "cpu/kernels/elementwise.h"
@@ -102,7 +103,12 @@ class Baddbmm final : public prim::Primitive {
 
 }  // namespace
 
-Tensor baddbmm(const Tensor& input, const Tensor& batch1, const Tensor& batch2, double beta, double alpha) {
+Tensor baddbmm(const Tensor& input_arg, const Tensor& batch1_arg, const Tensor& batch2_arg, double beta,
+               double alpha) {
+  const TensorList cast = autocast::cast_inputs("baddbmm", {input_arg, batch1_arg, batch2_arg});
+  const Tensor& input = cast[0];
+  const Tensor& batch1 = cast[1];
+  const Tensor& batch2 = cast[2];
   check_bmm(batch1, batch2);
   // torch's expand check and message, before anything runs.
   (void)views::expand(input, {batch1.sizes()[0], batch1.sizes()[1], batch2.sizes()[2]});
@@ -115,7 +121,10 @@ Tensor outer(const Tensor& a, const Tensor& b) {
   return mul(unsqueeze(a, 1), b);  // torch: self.reshape({-1, 1}) * vec2
 }
 
-Tensor bmm(const Tensor& a, const Tensor& b) {
+Tensor bmm(const Tensor& a_arg, const Tensor& b_arg) {
+  const TensorList cast = autocast::cast_inputs("bmm", {a_arg, b_arg});
+  const Tensor& a = cast[0];
+  const Tensor& b = cast[1];
   check_bmm(a, b);
   return autograd::run1<Bmm>({a, b});
 }
