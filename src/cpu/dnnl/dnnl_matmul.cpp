@@ -19,14 +19,6 @@ using dnnl::memory;
 // oneDNN's matmul takes at most this many dims (DNNL_MAX_NDIMS).
 constexpr int64_t kMaxDims = DNNL_MAX_NDIMS;
 
-memory::data_type data_type(tsr_dtype d) {
-  switch (d) {
-    case TSR_BFLOAT16: return memory::data_type::bf16;
-    case TSR_FLOAT32: return memory::data_type::f32;
-    default: fail(TSR_ERR_INTERNAL, "oneDNN matmul called for ", dtype_name(d));
-  }
-}
-
 // t's descriptor with `ndims` dims (t's own, with leading size-1 dims
 // added): dims t broadcasts (stride 0) get size 1, which is how oneDNN's
 // matmul broadcasts (it takes a zero stride only in its slow reference
@@ -43,7 +35,7 @@ memory::desc matmul_desc(const Tensor& t, int64_t ndims) {
     if (!single) extent = std::max(extent, stride * size);
   }
   for (int64_t d = lead - 1; d >= 0; --d) strides[d] = extent;
-  return memory::desc(dims, data_type(t.dtype()), strides);
+  return memory::desc(dims, data_type_of(t.dtype()), strides);
 }
 
 // t with its broadcast dims cut to size 1, copied to contiguous memory.
