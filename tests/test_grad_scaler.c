@@ -5,7 +5,8 @@
  * step), bfloat16 and float64 gradients unscaled at a scale whose
  * reciprocal is inexact; scale()'s promotion and autograd; the disabled
  * scaler; every error path (torch's messages, nothing changed); state_dict
- * round trips in memory and through tsr_save / tsr_load. */
+ * round trips in memory and through tsr_save / tsr_load; under a bfloat16
+ * autocast region, steps through the scaler equal unscaled steps bit for bit. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -944,4 +945,103 @@ Test(grad_scaler, load_state_dict_errors_change_nothing) {
   tsr_tensor_release(half);
   tsr_tensor_release(huge);
   tsr_grad_scaler_release(s);
+}
+
+/* Mixed precision as it is used: a linear layer under a CPU bfloat16
+ * autocast region, its float32 loss scaled. Scaling by a power of two is
+ * exact through every bfloat16 rounding and GEMM (no overflow or underflow
+ * here), so three SGD steps through the scaler give the same bits as three
+ * without it. */
+typedef struct amp_model {
+  tsr_tensor *w, *b;
+  tsr_optimizer* opt;
+} amp_model;
+
+static amp_model amp_model_make(tsr_tensor* w0, tsr_tensor* b0) {
+  amp_model m;
+  TSR_ASSERT_OK(tsr_clone(w0, TSR_CONTIGUOUS_FORMAT, &m.w));
+  TSR_ASSERT_OK(tsr_clone(b0, TSR_CONTIGUOUS_FORMAT, &m.b));
+  TSR_ASSERT_OK(tsr_set_requires_grad(m.w, true));
+  TSR_ASSERT_OK(tsr_set_requires_grad(m.b, true));
+  tsr_sgd_options o;
+  tsr_sgd_options_init(&o);
+  o.lr = 0.1;
+  o.momentum = 0.9;
+  tsr_tensor* ps[2] = {m.w, m.b};
+  TSR_ASSERT_OK(tsr_optimizer_sgd(ps, 2, &o, &m.opt));
+  return m;
+}
+
+/* One step; scaler NULL: plain backward and step. */
+static void amp_step(amp_model* m, tsr_grad_scaler* scaler, tsr_tensor* x, tsr_tensor* target) {
+  TSR_ASSERT_OK(tsr_optimizer_zero_grad(m->opt, true));
+  tsr_tensor *y, *loss;
+  TSR_ASSERT_OK(tsr_autocast_begin(TSR_DEVICE_CPU, TSR_BFLOAT16, true));
+  TSR_ASSERT_OK(tsr_linear(x, m->w, m->b, &y));
+  TSR_ASSERT_OK(tsr_mse_loss(y, target, TSR_REDUCTION_MEAN, &loss));
+  TSR_ASSERT_OK(tsr_autocast_end());
+  cr_expect_eq(tsr_tensor_dtype(y), TSR_BFLOAT16, "linear runs in bfloat16 under autocast");
+  cr_expect_eq(tsr_tensor_dtype(loss), TSR_FLOAT32, "mse_loss runs in float32 under autocast");
+  if (scaler) {
+    tsr_tensor* scaled;
+    TSR_ASSERT_OK(tsr_grad_scaler_scale(scaler, loss, &scaled));
+    TSR_ASSERT_OK(tsr_backward(scaled, NULL, false));
+    tsr_tensor_release(scaled);
+    bool stepped = false;
+    TSR_ASSERT_OK(tsr_grad_scaler_step(scaler, m->opt, &stepped));
+    cr_expect(stepped);
+    TSR_ASSERT_OK(tsr_grad_scaler_update(scaler));
+  } else {
+    TSR_ASSERT_OK(tsr_backward(loss, NULL, false));
+    TSR_ASSERT_OK(tsr_optimizer_step(m->opt));
+  }
+  tsr_tensor* g;
+  TSR_ASSERT_OK(tsr_grad(m->w, &g));
+  cr_expect_eq(tsr_tensor_dtype(g), TSR_FLOAT32, "the float32 weight's gradient is float32");
+  tsr_tensor_release(g);
+  tsr_tensor_release(y);
+  tsr_tensor_release(loss);
+}
+
+Test(grad_scaler, autocast_bfloat16_steps_equal_unscaled_steps) {
+  tsr_generator* gen;
+  TSR_ASSERT_OK(tsr_generator_create(31, &gen));
+  const int64_t ws[] = {8, 16}, bs[] = {8}, xs[] = {32, 16}, ts[] = {32, 8};
+  tsr_tensor *w0, *b0, *x, *target;
+  TSR_ASSERT_OK(tsr_randn(2, ws, TSR_FLOAT32, gen, &w0));
+  TSR_ASSERT_OK(tsr_randn(1, bs, TSR_FLOAT32, gen, &b0));
+  TSR_ASSERT_OK(tsr_randn(2, xs, TSR_FLOAT32, gen, &x));
+  TSR_ASSERT_OK(tsr_randn(2, ts, TSR_FLOAT32, gen, &target));
+  amp_model scaled = amp_model_make(w0, b0), plain = amp_model_make(w0, b0);
+  tsr_grad_scaler_options so = TSR_GRAD_SCALER_OPTIONS_INIT;
+  so.init_scale = 4096.0;
+  so.growth_interval = 2; /* the scale changes between steps too */
+  tsr_grad_scaler* scaler;
+  TSR_ASSERT_OK(tsr_grad_scaler_create(&so, &scaler));
+  for (int step = 0; step < 3; ++step) {
+    amp_step(&scaled, scaler, x, target);
+    amp_step(&plain, NULL, x, target);
+    double a[128], b[128];
+    const int64_t n = values(scaled.w, a);
+    values(plain.w, b);
+    cr_expect(memcmp(a, b, (size_t)n * sizeof(double)) == 0, "step %d: weights differ", step);
+    values(scaled.b, a);
+    values(plain.b, b);
+    cr_expect(memcmp(a, b, 8 * sizeof(double)) == 0, "step %d: biases differ", step);
+  }
+  double v;
+  TSR_ASSERT_OK(tsr_grad_scaler_get_scale(scaler, &v));
+  cr_expect_eq(v, 8192.0, "grown once after two clean updates");
+  tsr_grad_scaler_release(scaler);
+  amp_model* ms[2] = {&scaled, &plain};
+  for (int i = 0; i < 2; ++i) {
+    tsr_optimizer_release(ms[i]->opt);
+    tsr_tensor_release(ms[i]->w);
+    tsr_tensor_release(ms[i]->b);
+  }
+  tsr_tensor_release(w0);
+  tsr_tensor_release(b0);
+  tsr_tensor_release(x);
+  tsr_tensor_release(target);
+  tsr_generator_release(gen);
 }
