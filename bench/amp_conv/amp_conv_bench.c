@@ -4,7 +4,8 @@
  * step of the same shapes is timed too, for reference. Each step: y =
  * conv2d(x, w); y.backward(g); the gradients are cleared (set to none)
  * before the next step.
- * usage: amp_conv_bench THREADS REPS; prints one line per case and dtype:
+ * usage: amp_conv_bench THREADS REPS [CASE]; prints one line per case (only
+ * case number CASE, from 0, when given) and dtype:
  *   case <name> dtype <bf16|f32> ms <median> gflop <forward+backward GFLOP> */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -95,10 +96,12 @@ static double step_ms(const conv_case* c, tsr_dtype dtype, tsr_generator* gen, i
 
 int main(int argc, char** argv) {
   const int threads = argc > 1 ? atoi(argv[1]) : 2, reps = argc > 2 ? atoi(argv[2]) : 15;
+  const int only = argc > 3 ? atoi(argv[3]) : -1;
   CHECK(tsr_set_num_threads(threads));
   tsr_generator* gen;
   CHECK(tsr_generator_create(0, &gen));
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    if (only >= 0 && (size_t)only != i) continue;
     const conv_case* c = &cases[i];
     const int64_t pad = c->kernel / 2, oh = (c->h + 2 * pad - c->kernel) / c->stride + 1;
     /* forward, backward data, backward weights: 3 x 2 * N*K*OH*OW*C*kh*kw */

@@ -2,7 +2,7 @@
 amp_conv_bench.c (same shapes, same step) in PyTorch 1.13, bfloat16 as
 torch.autocast("cpu") runs it (checked: under autocast conv2d casts input
 and weight to bfloat16 and returns bfloat16) and float32.
-usage: torch_amp_conv.py THREADS REPS; prints lines as amp_conv_bench."""
+usage: torch_amp_conv.py THREADS REPS [CASE]; prints lines as amp_conv_bench."""
 import statistics
 import sys
 import time
@@ -39,11 +39,14 @@ def step_ms(n, c, k, h, kernel, stride, dtype, reps):
 def main():
     threads = int(sys.argv[1]) if len(sys.argv) > 1 else 2
     reps = int(sys.argv[2]) if len(sys.argv) > 2 else 15
+    only = int(sys.argv[3]) if len(sys.argv) > 3 else -1
     torch.set_num_threads(threads)
     with torch.autocast("cpu", dtype=torch.bfloat16):
         y = F.conv2d(torch.randn(1, 2, 4, 4), torch.randn(2, 2, 3, 3))
     assert y.dtype == torch.bfloat16, y.dtype
-    for name, n, c, k, h, kernel, stride in CASES:
+    for i, (name, n, c, k, h, kernel, stride) in enumerate(CASES):
+        if only >= 0 and i != only:
+            continue
         oh = (h + 2 * (kernel // 2) - kernel) // stride + 1
         gflop = 3.0 * 2.0 * n * k * oh * oh * c * kernel * kernel / 1e9
         for dtype, dn in ((torch.bfloat16, "bf16"), (torch.float32, "f32")):
