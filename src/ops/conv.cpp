@@ -1,7 +1,8 @@
 // The convolution primitive: torch.nn.functional.conv2d as one node,
 // ConvolutionBackward0 (torch 1.13's grad_fn for conv2d on the CPU), with
 // gradients for input, weight and bias from a ConvolutionBackward primitive
-// (oneDNN's backward-data / backward-weights in float32).
+// (oneDNN's backward-data / backward-weights in float32 and bfloat16; float16
+// widened to float32 and rounded once).
 #include "autocast/cast_inputs.h"
 #include "autograd/run.h"
 #include "cpu/kernels/cnn.h"
