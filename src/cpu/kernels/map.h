@@ -131,11 +131,14 @@ inline const char* scalar_type_name(tsr_dtype d) {
        "' (", dtype_name(d) ? dtype_name(d) : "invalid", ")");
 }
 
-// bfloat16, float32 and float64: the floating types torch 1.13's CPU
-// kernels of transcendental functions take (float16 is not among them).
+// float16, bfloat16, float32 and float64. torch 1.13's CPU kernels of
+// transcendental functions lack float16; tessera follows torch 2.x there
+// (issue 31): a Half element is loaded as float, computed in float
+// (compute_t<Half>) and rounded once when stored.
 template <typename Fn>
-decltype(auto) dispatch_float_no_half(tsr_dtype d, const char* op, const char* kernel, Fn&& fn) {
+decltype(auto) dispatch_float_opmath(tsr_dtype d, const char* op, const char* kernel, Fn&& fn) {
   switch (d) {
+    case TSR_FLOAT16: return fn.template operator()<Half>();
     case TSR_BFLOAT16: return fn.template operator()<BFloat16>();
     case TSR_FLOAT32: return fn.template operator()<float>();
     case TSR_FLOAT64: return fn.template operator()<double>();

@@ -17,7 +17,9 @@ namespace tsr::kernels {
 
 void check_softmax_dtype(const Tensor& x, int64_t dim) {
   const tsr_dtype d = x.dtype();
-  if (d == TSR_BFLOAT16 || d == TSR_FLOAT32 || d == TSR_FLOAT64) return;
+  // float16: torch 1.13 refuses it; torch 2.x computes it in float32 and
+  // rounds once (acc_t<Half> below), as tessera does.
+  if (is_floating(d)) return;
   const bool last = x.ndim() == 0 || wrap_dim(dim, x.ndim()) == x.ndim() - 1;
   not_implemented("softmax", last ? "softmax_lastdim_kernel_impl" : "softmax_kernel_impl", d);
 }
@@ -105,7 +107,7 @@ void check_layer_norm(const Tensor& x, const Shape& ns, const Tensor& w, const T
          "], but got input of size", x.sizes());
   }
   const tsr_dtype d = x.dtype();
-  if (!(d == TSR_BFLOAT16 || d == TSR_FLOAT32 || d == TSR_FLOAT64))
+  if (!is_floating(d))  // float16 included: torch 2.x's rule (torch 1.13 refuses it)
     not_implemented("layer_norm", "LayerNormKernelImpl", d);
   for (const Tensor* p : {&w, &b})
     TSR_CHECK(!p->defined() || p->dtype() == d, TSR_ERR_DTYPE_MISMATCH, "expected scalar type ",
