@@ -11,6 +11,7 @@
 #include "cpu/kernels/copy.h"
 #include "cpu/kernels/map.h"
 #include "cpu/kernels/parallel_for.h"
+#include "cpu/kernels/rows_in_float.h"
 #include "cpu/kernels/softmax_simd.h"
 
 namespace tsr::kernels {
@@ -42,6 +43,12 @@ Tensor softmax(const Tensor& x0, int64_t dim) {
         });
         return;
       }
+    } else if (a.inner == 1) {  // 16-bit rows: the float32 kernel on converted rows
+      parallel_for(a.outer, std::max<int64_t>(1, kGrainSize / a.len), [&](int64_t b, int64_t e) {
+        rows_in_float(in + b * a.len, y + b * a.len, a.len, e - b,
+                      [](const float* xf, float* yf, int64_t n) { simd::softmax_rows(xf, yf, n, 1); });
+      });
+      return;
     }
     std::vector<C> e(size_t(a.len));
     for (int64_t o = 0; o < a.outer; ++o)
