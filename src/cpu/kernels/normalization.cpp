@@ -152,6 +152,26 @@ std::pair<double, double> moments(const T* x, int64_t n) {
 }
 }  // namespace
 
+namespace {
+// One row of layer_norm, computing in C: out = (x - mean) * rstd * w + b.
+template <typename C, typename E>
+void layer_norm_row(const E* x, const E* w, const E* b, E* y, int64_t n, double eps) {
+  // ATen: moments in the accumulation type, then rstd and the shift
+  // -rstd * mean computed in it (its rounding shows for large means).
+  const auto [mean_d, var_d] = moments(x, n);
+  const C mean = C(mean_d), scale = C(1) / std::sqrt(std::max(C(var_d), C(0)) + C(eps));
+  const C shift = -scale * mean;
+  if (w && b) {  // ATen's vectorised map3: every operation rounded
+    for (int64_t j = 0; j < n; ++j) y[j] = E(C(C(C(x[j]) * scale) + shift) * C(w[j]) + C(b[j]));
+  } else {  // ATen's scalar loop, which its compiler contracts to FMAs
+    for (int64_t j = 0; j < n; ++j) {
+      const C v = fused(C(x[j]), scale, shift);
+      y[j] = E(fused(v, w ? C(w[j]) : C(1), b ? C(b[j]) : C(0)));
+    }
+  }
+}
+}  // namespace
+
 Tensor layer_norm(const Tensor& x0, const Shape& ns, const Tensor& w0, const Tensor& b0, double eps) {
   check_layer_norm(x0, ns, w0, b0);
   Tensor x = contiguous_or_self(x0);
@@ -161,26 +181,27 @@ Tensor layer_norm(const Tensor& x0, const Shape& ns, const Tensor& w0, const Ten
   const int64_t M = rows.first, N = rows.second;  // captured below: no structured binding (clang < 16)
   if (out.numel() == 0) return out;
   dispatch_floating(x.dtype(), "layer_norm", [&]<typename T>() {
-    using C = acc_t<T>;
     const T* xp = x.data<T>();
     const T* wp = w.defined() ? w.data<T>() : nullptr;
     const T* bp = b.defined() ? b.data<T>() : nullptr;
     T* y = out.data<T>();
-    for (int64_t i = 0; i < M; ++i) {
-      // ATen: moments in the accumulation type, then rstd and the shift
-      // -rstd * mean computed in it (its rounding shows for large means).
-      const auto [mean_d, var_d] = moments(xp + i * N, N);
-      const C mean = C(mean_d), scale = C(1) / std::sqrt(std::max(C(var_d), C(0)) + C(eps));
-      const C shift = -scale * mean;
-      if (wp && bp) {  // ATen's vectorised map3: every operation rounded
-        for (int64_t j = 0; j < N; ++j)
-          y[i * N + j] = T(C(C(C(xp[i * N + j]) * scale) + shift) * C(wp[j]) + C(bp[j]));
-      } else {  // ATen's scalar loop, which its compiler contracts to FMAs
-        for (int64_t j = 0; j < N; ++j) {
-          const C v = fused(C(xp[i * N + j]), scale, shift);
-          y[i * N + j] = T(fused(v, wp ? C(wp[j]) : C(1), bp ? C(bp[j]) : C(0)));
-        }
-      }
+    const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, N));
+    if constexpr (is_16bit_float_v<T>) {
+      // Rows, weight and bias converted to float (vectorized), normalized by
+      // the float32 row code, rounded once: the values of the per-element
+      // path, without its scalar 16-bit conversions.
+      std::vector<float> wf(size_t(wp ? N : 0)), bf(size_t(bp ? N : 0));
+      if (wp) to_float_row(wp, wf.data(), N);
+      if (bp) to_float_row(bp, bf.data(), N);
+      parallel_for(M, grain, [&](int64_t i0, int64_t i1) {
+        rows_in_float(xp + i0 * N, y + i0 * N, N, i1 - i0, [&](const float* xr, float* yr, int64_t n) {
+          layer_norm_row<float>(xr, wp ? wf.data() : nullptr, bp ? bf.data() : nullptr, yr, n, eps);
+        });
+      });
+    } else {
+      parallel_for(M, grain, [&](int64_t i0, int64_t i1) {
+        for (int64_t i = i0; i < i1; ++i) layer_norm_row<acc_t<T>>(xp + i * N, wp, bp, y + i * N, N, eps);
+      });
     }
   });
   return out;

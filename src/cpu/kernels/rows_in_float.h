@@ -18,6 +18,14 @@ namespace tsr::kernels {
 template <typename T>
 inline constexpr bool is_16bit_float_v = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
 
+// n elements of a 16-bit float array to float (exact).
+template <typename T>
+void to_float_row(const T* x, float* out, int64_t n) {
+  static_assert(is_16bit_float_v<T>);
+  if constexpr (std::is_same_v<T, Half>) half_to_float_n(reinterpret_cast<const uint16_t*>(x), out, n, false);
+  else bf16_to_float_n(reinterpret_cast<const uint16_t*>(x), out, n, false);
+}
+
 // rows consecutive rows of n elements: y[r] = round(kernel(float(x[r]))).
 // kernel(const float* in, float* out, int64_t n) computes one row.
 template <typename T, typename Kernel>
