@@ -78,6 +78,19 @@ Tensor softmax_backward(const Tensor& grad0, const Tensor& y0, int64_t dim) {
     const T* gy = g.data<T>();
     const T* yy = y.data<T>();
     T* gx = out.data<T>();
+    if constexpr (is_16bit_float_v<T>) {
+      if (a.inner == 1) {  // 16-bit rows converted in bulk; the loop below's float math
+        parallel_for(a.outer, std::max<int64_t>(1, kGrainSize / a.len), [&](int64_t b, int64_t e) {
+          rows2_in_float(gy + b * a.len, yy + b * a.len, gx + b * a.len, a.len, e - b,
+                         [](const float* gf, const float* yf, float* of, int64_t n) {
+                           float s = 0;
+                           for (int64_t k = 0; k < n; ++k) s += gf[k] * yf[k];
+                           for (int64_t k = 0; k < n; ++k) of[k] = yf[k] * (gf[k] - s);
+                         });
+        });
+        return;
+      }
+    }
     for (int64_t o = 0; o < a.outer; ++o)
       for (int64_t i = 0; i < a.inner; ++i) {
         const int64_t base = o * a.len * a.inner + i;

@@ -43,4 +43,20 @@ void rows_in_float(const T* x, T* y, int64_t n, int64_t rows, const Kernel& kern
   }
 }
 
+// The same with two inputs: y[r] = round(kernel(float(a[r]), float(b[r]))),
+// kernel(const float* a, const float* b, float* out, int64_t n).
+template <typename T, typename Kernel>
+void rows2_in_float(const T* a, const T* b, T* y, int64_t n, int64_t rows, const Kernel& kernel) {
+  static_assert(is_16bit_float_v<T>);
+  std::vector<float> fa(static_cast<size_t>(n)), fb(static_cast<size_t>(n)), out(static_cast<size_t>(n));
+  for (int64_t r = 0; r < rows; ++r) {
+    to_float_row(a + r * n, fa.data(), n);
+    to_float_row(b + r * n, fb.data(), n);
+    kernel(fa.data(), fb.data(), out.data(), n);
+    auto* dst = reinterpret_cast<uint16_t*>(y + r * n);
+    if constexpr (std::is_same_v<T, Half>) float_to_half_n(out.data(), dst, n, false);
+    else float_to_bf16_n(out.data(), dst, n, false);
+  }
+}
+
 }  // namespace tsr::kernels
