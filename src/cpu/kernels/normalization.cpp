@@ -231,19 +231,43 @@ LayerNormGrads layer_norm_backward(const Tensor& grad0, const Tensor& x0, const 
   if (need_w) r.weight = empty_cpu(ns, x.dtype());
   if (need_b) r.bias = empty_cpu(ns, x.dtype());
   dispatch_floating(x.dtype(), "layer_norm backward", [&]<typename T>() {
+    // The 16-bit floats are read as float rows converted in bulk (E), the
+    // same values the per-element conversions gave, without their cost.
+    constexpr bool k16 = is_16bit_float_v<T>;
+    using E = std::conditional_t<k16, float, T>;
+    std::vector<float> gbuf(size_t(k16 ? N : 0)), xbuf(size_t(k16 ? N : 0)), wbuf, dxbuf(size_t(k16 ? N : 0));
     const T* gp = g.data<T>();
     const T* xp = x.data<T>();
-    const T* wp = w.defined() ? w.data<T>() : nullptr;
+    const T* wp0 = w.defined() ? w.data<T>() : nullptr;
+    const E* wp = nullptr;
+    if constexpr (k16) {
+      if (wp0) {
+        wbuf.resize(size_t(N));
+        to_float_row(wp0, wbuf.data(), N);
+        wp = wbuf.data();
+      }
+    } else {
+      wp = wp0;
+    }
     std::vector<double> dw(size_t(need_w ? N : 0), 0.0), db(size_t(need_b ? N : 0), 0.0);
     const double scale = N ? 1.0 / double(N) : 0.0;
     for (int64_t i = 0; i < M; ++i) {
-      const T* gr = gp + i * N;
-      const T* xr = xp + i * N;
+      const E* gr;
+      const E* xr;
+      if constexpr (k16) {
+        to_float_row(gp + i * N, gbuf.data(), N);
+        to_float_row(xp + i * N, xbuf.data(), N);
+        gr = gbuf.data();
+        xr = xbuf.data();
+      } else {
+        gr = gp + i * N;
+        xr = xp + i * N;
+      }
       const auto [mean, var] = moments(xr, N);
       const double rstd = 1.0 / std::sqrt(std::max(var, 0.0) + eps);
-      auto gv = [&](int64_t j) { return double(compute_t<T>(gr[j])); };
-      auto xv = [&](int64_t j) { return double(compute_t<T>(xr[j])); };
-      auto wv = [&](int64_t j) { return wp ? double(compute_t<T>(wp[j])) : 1.0; };
+      auto gv = [&](int64_t j) { return double(compute_t<E>(gr[j])); };
+      auto xv = [&](int64_t j) { return double(compute_t<E>(xr[j])); };
+      auto wv = [&](int64_t j) { return wp ? double(compute_t<E>(wp[j])) : 1.0; };
       if (need_x) {
         double ds = 0, dbs = 0;  // sum dy*gamma*x, sum dy*gamma
         for (int64_t j = 0; j < N; ++j) {
@@ -254,7 +278,12 @@ LayerNormGrads layer_norm_backward(const Tensor& grad0, const Tensor& x0, const 
         const double b = (dbs * mean - ds) * a * a * a * scale;
         const double c = -b * mean - dbs * a * scale;
         T* dx = r.x.data<T>() + i * N;
-        for (int64_t j = 0; j < N; ++j) dx[j] = T(compute_t<T>(a * gv(j) * wv(j) + b * xv(j) + c));
+        if constexpr (k16) {
+          for (int64_t j = 0; j < N; ++j) dxbuf[size_t(j)] = float(a * gv(j) * wv(j) + b * xv(j) + c);
+          from_float_row(dxbuf.data(), dx, N);
+        } else {
+          for (int64_t j = 0; j < N; ++j) dx[j] = T(compute_t<T>(a * gv(j) * wv(j) + b * xv(j) + c));
+        }
       }
       if (need_w)
         for (int64_t j = 0; j < N; ++j) dw[size_t(j)] += gv(j) * (xv(j) - mean) * rstd;

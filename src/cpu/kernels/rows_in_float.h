@@ -26,6 +26,14 @@ void to_float_row(const T* x, float* out, int64_t n) {
   else bf16_to_float_n(reinterpret_cast<const uint16_t*>(x), out, n, false);
 }
 
+// n floats rounded to a 16-bit float array (round to nearest even).
+template <typename T>
+void from_float_row(const float* x, T* out, int64_t n) {
+  static_assert(is_16bit_float_v<T>);
+  if constexpr (std::is_same_v<T, Half>) float_to_half_n(x, reinterpret_cast<uint16_t*>(out), n, false);
+  else float_to_bf16_n(x, reinterpret_cast<uint16_t*>(out), n, false);
+}
+
 // rows consecutive rows of n elements: y[r] = round(kernel(float(x[r]))).
 // kernel(const float* in, float* out, int64_t n) computes one row.
 template <typename T, typename Kernel>
