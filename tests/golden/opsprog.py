@@ -177,10 +177,11 @@ OPS = {
     "OUTER": lambda r, s: torch.outer(r[s["a"]], r[s["b"]]),
     "BADDBMM": lambda r, s: torch.baddbmm(r[s["a"]], r[s["b"]], r[s["args"][0]], beta=_doubles(s["args"][1:])[0],
                                           alpha=_doubles(s["args"][1:])[1]),
-    # losses (gen_lowp.py): a input, b target; args [reduction code, ...]
-    # (REDUCTIONS), parameters in scalar, optional weights as registers (-1: None).
-    "MSE_LOSS": lambda r, s: F.mse_loss(r[s["a"]], r[s["b"]], reduction=REDUCTIONS[s["args"][0]]),
-    "L1_LOSS": lambda r, s: F.l1_loss(r[s["a"]], r[s["b"]], reduction=REDUCTIONS[s["args"][0]]),
+    # losses (gen_autocast.py, gen_lowp.py): a input, b target; args
+    # [reduction code, ...] (REDUCTIONS; no args: torch's defaults, mean),
+    # parameters in scalar, optional weights as registers (-1: None).
+    "MSE_LOSS": lambda r, s: F.mse_loss(r[s["a"]], r[s["b"]], reduction=_reduction(s)),
+    "L1_LOSS": lambda r, s: F.l1_loss(r[s["a"]], r[s["b"]], reduction=_reduction(s)),
     "SMOOTH_L1_LOSS": lambda r, s: F.smooth_l1_loss(r[s["a"]], r[s["b"]], reduction=REDUCTIONS[s["args"][0]],
                                                     beta=s["scalar"]),
     "HUBER_LOSS": lambda r, s: F.huber_loss(r[s["a"]], r[s["b"]], reduction=REDUCTIONS[s["args"][0]],
@@ -190,7 +191,8 @@ OPS = {
                                     log_target=bool(s["args"][1])),
     # args [reduction, weight register, ignore_index]; label_smoothing in scalar
     "NLL_LOSS": lambda r, s: F.nll_loss(r[s["a"]], r[s["b"]], _reg(r, s["args"][1]), ignore_index=s["args"][2],
-                                        reduction=REDUCTIONS[s["args"][0]]),
+                                        reduction=REDUCTIONS[s["args"][0]]) if s["args"]
+    else F.nll_loss(r[s["a"]], r[s["b"]]),
     "CROSS_ENTROPY_LOSS": lambda r, s: F.cross_entropy(r[s["a"]], r[s["b"]], _reg(r, s["args"][1]),
                                                        ignore_index=s["args"][2],
                                                        reduction=REDUCTIONS[s["args"][0]],
@@ -205,6 +207,10 @@ OPS = {
 
 # tsr_loss_reduction codes.
 REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}
+
+
+def _reduction(s):
+    return REDUCTIONS[s["args"][0]] if s["args"] else "mean"
 
 
 def _reg(r, i):
