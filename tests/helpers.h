@@ -48,6 +48,18 @@ static inline void tsr_assert_geometry(const tsr_tensor* t, int64_t ndim, const 
 /* A non-NULL out value a failing call must leave untouched. */
 #define SENTINEL ((tsr_tensor*)(uintptr_t)0x5e5e5e5e)
 
+/* call succeeds and gives *out of dtype dt; out is released and set back to
+ * SENTINEL (for the tests that then check failing calls leave it alone).
+ * Used where torch 1.13 refuses a 16-bit float and tessera follows torch 2.x
+ * (issue 31); tests/test_lowp_ops.c checks those values. */
+#define TSR_EXPECT_RESULT_DTYPE(call, out, dt)          \
+  do {                                                  \
+    TSR_ASSERT_OK(call);                                \
+    cr_expect_eq(tsr_tensor_dtype(out), (dt));          \
+    tsr_tensor_release(out);                            \
+    (out) = SENTINEL;                                   \
+  } while (0)
+
 /* t has no gradient (.grad is None): failed calls did not backpropagate. */
 static inline void expect_no_grad(const tsr_tensor* t) {
   tsr_tensor* g = SENTINEL;

@@ -39,8 +39,9 @@ typedef enum tg_op {
   /* pointwise math (tests/golden/gen_pointwise.py) */
   TG_SILU, TG_LEAKY_RELU, TG_ELU, TG_SOFTPLUS, TG_HARDTANH, TG_SIN, TG_COS, TG_RSQRT,
   TG_RECIPROCAL, TG_FLOOR, TG_CEIL, TG_ROUND, TG_TRUNC, TG_SIGN, TG_CLAMP_TENSOR, TG_BMM, TG_OUTER, TG_BADDBMM,
-  /* losses with the mean reduction (tests/golden/gen_autocast.py) */
-  TG_MSE_LOSS, TG_L1_LOSS, TG_NLL_LOSS
+  /* losses (tests/golden/gen_autocast.py, gen_lowp.py) */
+  TG_MSE_LOSS, TG_L1_LOSS, TG_SMOOTH_L1_LOSS, TG_HUBER_LOSS, TG_KL_DIV, TG_NLL_LOSS, TG_CROSS_ENTROPY_LOSS,
+  TG_BCE, TG_BCE_LOGITS
 } tg_op;
 
 /* x = base.as_strided(sizes, strides, offset), base a 1-D contiguous tensor
@@ -225,12 +226,27 @@ static inline tsr_status tg_apply(tsr_tensor* const* r, const tg_step* s, tsr_te
     /* args: min, max registers (-1: None) */
     case TG_BMM: return tsr_bmm(a, b, out);
     case TG_OUTER: return tsr_outer(a, b, out);
-    case TG_MSE_LOSS: return tsr_mse_loss(a, b, TSR_REDUCTION_MEAN, out);
-    case TG_L1_LOSS: return tsr_l1_loss(a, b, TSR_REDUCTION_MEAN, out);
-    case TG_NLL_LOSS: return tsr_nll_loss(a, b, NULL, TSR_REDUCTION_MEAN, -100, out);
     /* args: batch2 register, bits of beta, bits of alpha */
     case TG_BADDBMM: return tsr_baddbmm(a, b, r[g[0]], tg_arg_double(g, 1), tg_arg_double(g, 2), out);
     case TG_CLAMP_TENSOR: return tsr_clamp_tensor(a, g[0] >= 0 ? r[g[0]] : NULL, g[1] >= 0 ? r[g[1]] : NULL, out);
+    /* losses: a input, b target; args: reduction, then weight registers (-1: none);
+       MSE_LOSS, L1_LOSS and NLL_LOSS without args: torch's defaults (mean) */
+    case TG_MSE_LOSS: return tsr_mse_loss(a, b, s->nargs ? (tsr_loss_reduction)g[0] : TSR_REDUCTION_MEAN, out);
+    case TG_L1_LOSS: return tsr_l1_loss(a, b, s->nargs ? (tsr_loss_reduction)g[0] : TSR_REDUCTION_MEAN, out);
+    case TG_SMOOTH_L1_LOSS: return tsr_smooth_l1_loss(a, b, (tsr_loss_reduction)g[0], s->scalar, out);
+    case TG_HUBER_LOSS: return tsr_huber_loss(a, b, (tsr_loss_reduction)g[0], s->scalar, out);
+    case TG_KL_DIV: return tsr_kl_div(a, b, (tsr_loss_reduction)g[0], g[1] != 0, out); /* args: +log_target */
+    /* args: reduction, weight register, ignore_index; label_smoothing in scalar */
+    case TG_NLL_LOSS:
+      if (!s->nargs) return tsr_nll_loss(a, b, NULL, TSR_REDUCTION_MEAN, -100, out);
+      return tsr_nll_loss(a, b, g[1] >= 0 ? r[g[1]] : NULL, (tsr_loss_reduction)g[0], g[2], out);
+    case TG_CROSS_ENTROPY_LOSS:
+      return tsr_cross_entropy_loss(a, b, g[1] >= 0 ? r[g[1]] : NULL, (tsr_loss_reduction)g[0], g[2], s->scalar,
+                                    out);
+    case TG_BCE: return tsr_binary_cross_entropy(a, b, g[1] >= 0 ? r[g[1]] : NULL, (tsr_loss_reduction)g[0], out);
+    case TG_BCE_LOGITS: /* args: reduction, weight, pos_weight registers */
+      return tsr_binary_cross_entropy_with_logits(a, b, g[1] >= 0 ? r[g[1]] : NULL, g[2] >= 0 ? r[g[2]] : NULL,
+                                                  (tsr_loss_reduction)g[0], out);
     case TG_INDEX_SELECT: return tsr_index_select(a, g[0], b, out);
     case TG_GATHER: return tsr_gather(a, g[0], b, out);
     case TG_EMBEDDING: return tsr_embedding(a, b, out); /* a: weight, b: indices */

@@ -27,8 +27,9 @@ typedef enum tsr_loss_reduction {
 /**
  * @brief torch.nn.functional.mse_loss(input, target, reduction=...):
  * (input - target)^2, reduced. input and target broadcast (torch's warning
- * is not given) and promote; float16/float32/float64 (torch's CPU kernel
- * takes no bfloat16). grad_fn MseLossBackward0; gradients for both.
+ * is not given) and promote; float16/bfloat16/float32/float64 (bfloat16 as
+ * torch 2.x: torch 1.13's CPU kernel refuses it; the 16-bit floats computed
+ * in float). grad_fn MseLossBackward0; gradients for both.
  * @param[in]  input     the prediction, any shape
  * @param[in]  target    broadcastable with input
  * @param[in]  reduction a tsr_loss_reduction value
@@ -119,6 +120,7 @@ TSR_API tsr_status tsr_kl_div(const tsr_tensor* input, const tsr_tensor* target,
  * ([N, C, d1, ...]; torch's 3-dim and >4-dim reductions "none" end in a
  * view: ViewBackward0). Gradient wrt input (double backward too).
  * @param[in]  input        log-probabilities [C], [N, C] or [N, C, d1, ...];
+ *                          float16 (as torch 2.x: torch 1.13 refuses it),
  *                          bfloat16, float32 or float64
  * @param[in]  target       int64 class indices: 0-dim, [N] or [N, d1, ...]
  * @param[in]  weight       [C] class weights of input's dtype, or NULL
@@ -131,7 +133,7 @@ TSR_API tsr_status tsr_kl_div(const tsr_tensor* input, const tsr_tensor* target,
  * @return TSR_OK; a target outside [0, C) that is not ignore_index:
  * TSR_ERR_INDEX_OUT_OF_RANGE ("Target 7 is out of bounds."); batch, target
  * or weight sizes that do not fit: TSR_ERR_SHAPE_MISMATCH; a target not
- * int64, a weight of another dtype, float16 or integer input:
+ * int64, a weight of another dtype, integer input:
  * TSR_ERR_DTYPE_MISMATCH; a reduction outside the enum:
  * TSR_ERR_INVALID_ARGUMENT; the common statuses.
  */
@@ -167,7 +169,9 @@ TSR_API tsr_status tsr_cross_entropy_loss(const tsr_tensor* input, const tsr_ten
 /**
  * @brief torch.nn.functional.binary_cross_entropy(input, target, weight,
  * reduction=): -weight (target log(input) + (1 - target) log(1 - input)),
- * each log clamped at -100 (as torch), reduced. float32/float64. grad_fn
+ * each log clamped at -100 (as torch), reduced. float16/bfloat16/float32/
+ * float64 (the 16-bit floats as torch 2.x, computed in float: torch 1.13
+ * refuses them). grad_fn
  * BinaryCrossEntropyBackward0; gradients wrt input and target (double
  * backward too).
  * @param[in]  input     probabilities in [0, 1], any shape
@@ -179,8 +183,8 @@ TSR_API tsr_status tsr_cross_entropy_loss(const tsr_tensor* input, const tsr_ten
  *                       TSR_REDUCTION_NONE, else 0-dim
  * @return TSR_OK; an input element outside [0, 1] or a reduction outside
  * the enum: TSR_ERR_INVALID_ARGUMENT; target sizes unlike input's or a
- * weight that does not broadcast to them: TSR_ERR_SHAPE_MISMATCH; a dtype
- * other than float32/float64, or target/weight of another dtype:
+ * weight that does not broadcast to them: TSR_ERR_SHAPE_MISMATCH; a
+ * non-floating dtype, or target/weight of another dtype:
  * TSR_ERR_DTYPE_MISMATCH; the common statuses.
  */
 TSR_API tsr_status tsr_binary_cross_entropy(const tsr_tensor* input, const tsr_tensor* target,
@@ -189,7 +193,8 @@ TSR_API tsr_status tsr_binary_cross_entropy(const tsr_tensor* input, const tsr_t
  * @brief torch.nn.functional.binary_cross_entropy_with_logits(input,
  * target, weight, reduction=, pos_weight=): the stable form of
  * -weight (pos_weight target log(sigmoid(input)) + (1 - target)
- * log(1 - sigmoid(input))), reduced. bfloat16/float32/float64. grad_fn
+ * log(1 - sigmoid(input))), reduced. float16/bfloat16/float32/float64
+ * (float16 as torch 2.x: torch 1.13 refuses it). grad_fn
  * BinaryCrossEntropyWithLogitsBackward0; gradients wrt input and target.
  * @param[in]  input      logits, any shape
  * @param[in]  target     input's sizes (converted to input's dtype)
@@ -200,7 +205,7 @@ TSR_API tsr_status tsr_binary_cross_entropy(const tsr_tensor* input, const tsr_t
  * @param[out] out        new tensor (one reference): input's sizes for
  *                        TSR_REDUCTION_NONE, else 0-dim
  * @return TSR_OK; target sizes unlike input's or weights that do not
- * broadcast to them: TSR_ERR_SHAPE_MISMATCH; float16 or integer input:
+ * broadcast to them: TSR_ERR_SHAPE_MISMATCH; integer input:
  * TSR_ERR_DTYPE_MISMATCH; a reduction outside the enum:
  * TSR_ERR_INVALID_ARGUMENT; the common statuses.
  */

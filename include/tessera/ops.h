@@ -47,9 +47,10 @@
  * @anchor ops_nn
  * <b>Layers and activations</b> (torch.nn.functional): gradients flow to
  * every floating input that requires grad; each result's grad_fn is named as
- * torch 1.13 names it. float16 is refused where torch 1.13's CPU kernels
- * refuse it (TSR_ERR_DTYPE_MISMATCH, torch's "\"GeluKernelImpl\" not
- * implemented for 'Half'").
+ * torch 1.13 names it. float16 and bfloat16 are computed in float32 and
+ * rounded once per op (ATen's opmath); where torch 1.13's CPU kernels refuse
+ * float16 ("\"GeluKernelImpl\" not implemented for 'Half'") tessera follows
+ * torch 2.x, which takes it.
  */
 #ifndef TESSERA_OPS_H
 #define TESSERA_OPS_H
@@ -480,7 +481,8 @@ typedef enum tsr_gelu_approximate {
 
 /**
  * @brief torch.nn.functional.gelu(x, approximate). grad_fn GeluBackward0.
- * @param[in]  x           bfloat16/float32/float64
+ * @param[in]  x           float16/bfloat16/float32/float64 (float16 as
+ *                         torch 2.x: torch 1.13 refuses it)
  * @param[in]  approximate TSR_GELU_NONE or TSR_GELU_TANH
  * @param[out] out         new tensor (one reference)
  * @return TSR_OK; other dtypes: TSR_ERR_DTYPE_MISMATCH, as torch; an
@@ -492,31 +494,31 @@ TSR_API tsr_status tsr_gelu(const tsr_tensor* x, tsr_gelu_approximate approximat
 /**
  * @brief torch.tanh. grad_fn TanhBackward0.
  *
- * bfloat16/float32/float64 keep their dtype; integer and bool inputs give
- * float32 (as torch).
+ * Floating inputs keep their dtype (float16 as torch 2.x: torch 1.13
+ * refuses it); integer and bool inputs give float32 (as torch).
  * @param[in]  x   the input
  * @param[out] out new tensor (one reference)
- * @return TSR_OK; float16: TSR_ERR_DTYPE_MISMATCH; the common statuses.
+ * @return TSR_OK; the common statuses.
  */
 TSR_API tsr_status tsr_tanh(const tsr_tensor* x, tsr_tensor** out);
 /**
  * @brief torch.sigmoid (1 / (1 + e^-x)). grad_fn SigmoidBackward0.
  *
- * bfloat16/float32/float64 keep their dtype; integer and bool inputs give
- * float32 (as torch).
+ * Floating inputs keep their dtype (float16 as torch 2.x: torch 1.13
+ * refuses it); integer and bool inputs give float32 (as torch).
  * @param[in]  x   the input
  * @param[out] out new tensor (one reference)
- * @return TSR_OK; float16: TSR_ERR_DTYPE_MISMATCH; the common statuses.
+ * @return TSR_OK; the common statuses.
  */
 TSR_API tsr_status tsr_sigmoid(const tsr_tensor* x, tsr_tensor** out);
 /**
  * @brief torch.sqrt (NaN below 0). grad_fn SqrtBackward0.
  *
- * bfloat16/float32/float64 keep their dtype; integer and bool inputs give
- * float32 (as torch).
+ * Floating inputs keep their dtype (float16 as torch 2.x: torch 1.13
+ * refuses it); integer and bool inputs give float32 (as torch).
  * @param[in]  x   the input
  * @param[out] out new tensor (one reference)
- * @return TSR_OK; float16: TSR_ERR_DTYPE_MISMATCH; the common statuses.
+ * @return TSR_OK; the common statuses.
  */
 TSR_API tsr_status tsr_sqrt(const tsr_tensor* x, tsr_tensor** out);
 /**
@@ -552,8 +554,9 @@ TSR_API tsr_status tsr_pow(const tsr_tensor* x, const tsr_tensor* exponent, tsr_
 /**
  * @brief torch.clamp(x, min, max) with optional bounds.
  *
- * The bounds are read during the call only. bfloat16/float32/float64 x
- * keeps its dtype, integer and bool x give float32. min > max gives max
+ * The bounds are read during the call only. Floating x keeps its dtype
+ * (float16 as torch 2.x: torch 1.13 refuses it), integer and bool x give
+ * float32. min > max gives max
  * everywhere; NaN in x stays NaN; a NaN bound with both given makes every
  * element NaN, a lone NaN bound leaves x as it is (torch 1.13). grad_fn
  * ClampBackward1: the gradient passes where min <= x <= max, else 0.
@@ -562,8 +565,7 @@ TSR_API tsr_status tsr_pow(const tsr_tensor* x, const tsr_tensor* exponent, tsr_
  * @param[in]  max points to a Python float bound, or NULL for none
  * @param[out] out new tensor (one reference)
  * @return TSR_OK; min and max both NULL: TSR_ERR_INVALID_ARGUMENT
- * ("torch.clamp: At least one of 'min' or 'max' must not be None"); float16:
- * TSR_ERR_DTYPE_MISMATCH; a finite bound beyond the result dtype's range:
+ * ("torch.clamp: At least one of 'min' or 'max' must not be None"); a finite bound beyond the result dtype's range:
  * TSR_ERR_INVALID_ARGUMENT ("value cannot be converted to type float
  * without overflow"); the common statuses.
  */
@@ -573,8 +575,10 @@ TSR_API tsr_status tsr_clamp(const tsr_tensor* x, const double* min, const doubl
 /**
  * @brief torch.softmax(x, dim): exp(x - max) / sum(exp(x - max)) along dim.
  *
- * grad_fn SoftmaxBackward0.
- * @param[in]  x   bfloat16/float32/float64
+ * grad_fn SoftmaxBackward0. float16/bfloat16 rows are computed in float32
+ * and rounded once.
+ * @param[in]  x   float16/bfloat16/float32/float64 (float16 as torch 2.x:
+ *                 torch 1.13 refuses it)
  * @param[in]  dim in [-ndim, ndim); a 0-dim x takes 0 or -1 and gives 1
  * @param[out] out new tensor with x's sizes and dtype, contiguous (one
  *                 reference)
@@ -592,7 +596,9 @@ TSR_API tsr_status tsr_softmax(const tsr_tensor* x, int64_t dim, tsr_tensor** ou
  *     out = (x - mean) / sqrt(var + eps) * weight + bias
  * with the biased variance. grad_fn NativeLayerNormBackward0; gradients flow
  * to x, weight and bias.
- * @param[in]  x                bfloat16/float32/float64
+ * @param[in]  x                float16/bfloat16/float32/float64 (float16
+ *                              as torch 2.x: torch 1.13 refuses it;
+ *                              statistics in float or double)
  * @param[in]  n_normalized     number of trailing dims normalized
  * @param[in]  normalized_shape n_normalized sizes (copied on entry)
  * @param[in]  weight           NULL or of sizes normalized_shape and x's dtype

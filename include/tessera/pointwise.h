@@ -11,7 +11,9 @@
  *
  * Every function takes any strides (views, expanded, 0-dim, empty) and
  * gives a result of x's sizes, laid out as torch's TensorIterator lays it
- * out. Results of bfloat16 inputs are computed in float. Gradients follow
+ * out. Results of float16 and bfloat16 inputs are computed in float and
+ * rounded once; float16, which torch 1.13's CPU kernels mostly refuse,
+ * follows torch 2.x (which takes it). Gradients follow
  * torch's derivatives.yaml and are themselves differentiable.
  */
 #ifndef TESSERA_POINTWISE_H
@@ -25,7 +27,7 @@ extern "C" {
 
 /**
  * @brief x * sigmoid(x) (torch.nn.functional.silu).
- * bfloat16/float32/float64 only (grad_fn SiluBackward0).
+ * float16/bfloat16/float32/float64 only (grad_fn SiluBackward0).
  * @param x input tensor, any sizes and strides (borrowed)
  * @param out receives the result, sizes of x (new reference)
  * @return TSR_OK; TSR_ERR_INVALID_ARGUMENT for a NULL x or out;
@@ -35,7 +37,7 @@ TSR_API tsr_status tsr_silu(const tsr_tensor* x, tsr_tensor** out);
 
 /**
  * @brief x > 0 ? x : negative_slope * x (torch.nn.functional.leaky_relu).
- * bfloat16/float32/float64 only (grad_fn LeakyReluBackward0).
+ * float16/bfloat16/float32/float64 only (grad_fn LeakyReluBackward0).
  * @param x input tensor, any sizes and strides (borrowed)
  * @param negative_slope slope for x <= 0 (torch's default 0.01)
  * @param out receives the result, sizes of x (new reference)
@@ -46,7 +48,7 @@ TSR_API tsr_status tsr_leaky_relu(const tsr_tensor* x, double negative_slope, ts
 
 /**
  * @brief x > 0 ? x : alpha * (exp(x) - 1) (torch.nn.functional.elu).
- * bfloat16/float32/float64 only (grad_fn EluBackward0).
+ * float16/bfloat16/float32/float64 only (grad_fn EluBackward0).
  * @param x input tensor, any sizes and strides (borrowed)
  * @param alpha scale of the negative part (torch's default 1.0)
  * @param out receives the result, sizes of x (new reference)
@@ -57,7 +59,7 @@ TSR_API tsr_status tsr_elu(const tsr_tensor* x, double alpha, tsr_tensor** out);
 
 /**
  * @brief log(1 + exp(beta x)) / beta, or x where beta x > threshold (torch.nn.functional.softplus).
- * bfloat16/float32/float64 only (grad_fn SoftplusBackward0).
+ * float16/bfloat16/float32/float64 only (grad_fn SoftplusBackward0).
  * @param x input tensor, any sizes and strides (borrowed)
  * @param beta sharpness (torch's default 1.0)
  * @param threshold beyond this value of beta x the result is x (torch's default 20.0)
@@ -69,7 +71,7 @@ TSR_API tsr_status tsr_softplus(const tsr_tensor* x, double beta, double thresho
 
 /**
  * @brief min(max(x, min_val), max_val) (torch.nn.functional.hardtanh).
- * Floats (not float16) and integers (bounds converted to the element
+ * Floats (float16 as torch 2.x) and integers (bounds converted to the element
  * type) keep their dtype (grad_fn HardtanhBackward0; gradient 0 where
  * x <= min_val or x >= max_val).
  * @param x input tensor, any sizes and strides (borrowed)
@@ -77,13 +79,13 @@ TSR_API tsr_status tsr_softplus(const tsr_tensor* x, double beta, double thresho
  * @param max_val upper bound (torch's default 1.0)
  * @param out receives the result, sizes of x (new reference)
  * @return TSR_OK; TSR_ERR_INVALID_ARGUMENT for a NULL x or out;
- *         TSR_ERR_INVALID_ARGUMENT for bool x ("Bool inputs not supported for hardtanh") or uint8 x with a bound negative after truncation to an integer; TSR_ERR_DTYPE_MISMATCH for float16.
+ *         TSR_ERR_INVALID_ARGUMENT for bool x ("Bool inputs not supported for hardtanh") or uint8 x with a bound negative after truncation to an integer.
  */
 TSR_API tsr_status tsr_hardtanh(const tsr_tensor* x, double min_val, double max_val, tsr_tensor** out);
 
 /**
  * @brief sine, radians (torch.sin).
- * bfloat16/float32/float64 keep their dtype; integers and bool give float32
+ * Floats (float16 as torch 2.x) keep their dtype; integers and bool give float32
  * (grad_fn SinBackward0).
  * @param x input tensor, any sizes and strides (borrowed)
  * @param out receives the result, sizes of x (new reference)
@@ -94,7 +96,7 @@ TSR_API tsr_status tsr_sin(const tsr_tensor* x, tsr_tensor** out);
 
 /**
  * @brief cosine, radians (torch.cos).
- * bfloat16/float32/float64 keep their dtype; integers and bool give float32
+ * Floats (float16 as torch 2.x) keep their dtype; integers and bool give float32
  * (grad_fn CosBackward0).
  * @param x input tensor, any sizes and strides (borrowed)
  * @param out receives the result, sizes of x (new reference)
@@ -105,7 +107,7 @@ TSR_API tsr_status tsr_cos(const tsr_tensor* x, tsr_tensor** out);
 
 /**
  * @brief 1 / sqrt(x) (torch.rsqrt).
- * bfloat16/float32/float64 keep their dtype; integers and bool give float32
+ * Floats (float16 as torch 2.x) keep their dtype; integers and bool give float32
  * (grad_fn RsqrtBackward0).
  * @param x input tensor, any sizes and strides (borrowed)
  * @param out receives the result, sizes of x (new reference)
@@ -127,8 +129,8 @@ TSR_API tsr_status tsr_reciprocal(const tsr_tensor* x, tsr_tensor** out);
 
 /**
  * @brief largest integer <= x (torch.floor).
- * bfloat16/float32/float64 and integers (a copy) keep their dtype; bool and
- * float16 are refused (grad_fn FloorBackward0, gradient zero).
+ * Floats (float16 as torch 2.x) and integers (a copy) keep their dtype;
+ * bool is refused (grad_fn FloorBackward0, gradient zero).
  * @param x input tensor, any sizes and strides (borrowed)
  * @param out receives the result, sizes of x (new reference)
  * @return TSR_OK; TSR_ERR_INVALID_ARGUMENT for a NULL x or out;
@@ -138,8 +140,8 @@ TSR_API tsr_status tsr_floor(const tsr_tensor* x, tsr_tensor** out);
 
 /**
  * @brief smallest integer >= x (torch.ceil).
- * bfloat16/float32/float64 and integers (a copy) keep their dtype; bool and
- * float16 are refused (grad_fn CeilBackward0, gradient zero).
+ * Floats (float16 as torch 2.x) and integers (a copy) keep their dtype;
+ * bool is refused (grad_fn CeilBackward0, gradient zero).
  * @param x input tensor, any sizes and strides (borrowed)
  * @param out receives the result, sizes of x (new reference)
  * @return TSR_OK; TSR_ERR_INVALID_ARGUMENT for a NULL x or out;
@@ -149,8 +151,8 @@ TSR_API tsr_status tsr_ceil(const tsr_tensor* x, tsr_tensor** out);
 
 /**
  * @brief nearest integer, halves to even (torch.round).
- * bfloat16/float32/float64 and integers (a copy) keep their dtype; bool and
- * float16 are refused (grad_fn RoundBackward0, gradient zero).
+ * Floats (float16 as torch 2.x) and integers (a copy) keep their dtype;
+ * bool is refused (grad_fn RoundBackward0, gradient zero).
  * @param x input tensor, any sizes and strides (borrowed)
  * @param out receives the result, sizes of x (new reference)
  * @return TSR_OK; TSR_ERR_INVALID_ARGUMENT for a NULL x or out;
@@ -160,8 +162,8 @@ TSR_API tsr_status tsr_round(const tsr_tensor* x, tsr_tensor** out);
 
 /**
  * @brief integer part, towards zero (torch.trunc).
- * bfloat16/float32/float64 and integers (a copy) keep their dtype; bool and
- * float16 are refused (grad_fn TruncBackward0, gradient zero).
+ * Floats (float16 as torch 2.x) and integers (a copy) keep their dtype;
+ * bool is refused (grad_fn TruncBackward0, gradient zero).
  * @param x input tensor, any sizes and strides (borrowed)
  * @param out receives the result, sizes of x (new reference)
  * @return TSR_OK; TSR_ERR_INVALID_ARGUMENT for a NULL x or out;
@@ -185,9 +187,10 @@ TSR_API tsr_status tsr_sign(const tsr_tensor* x, tsr_tensor** out);
  *
  * x, min and max broadcast together; the result has the broadcast sizes and
  * dtype torch.result_type(x, min, max) (0-dim operands count only when of
- * a higher category, as torch's). Every dtype; with both bounds float16
- * and bool are refused (TSR_ERR_DTYPE_MISMATCH, "\"clamp_cpu\" not
- * implemented for 'Half'"), as torch 1.13's CPU kernel. A NaN in x or a bound gives NaN. grad_fn ClampBackward0: x's
+ * a higher category, as torch's). Every dtype; with both bounds bool is
+ * refused (TSR_ERR_DTYPE_MISMATCH, "\"clamp_cpu\" not implemented for
+ * 'Bool'"), as torch 1.13's CPU kernel (float16, which it also refuses,
+ * follows torch 2.x). A NaN in x or a bound gives NaN. grad_fn ClampBackward0: x's
  * gradient passes where min <= x <= max; min's where x < min (and min <
  * max), max's where x > max or max < min; each summed to its operand's
  * sizes.

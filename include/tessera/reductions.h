@@ -24,16 +24,17 @@ extern "C" {
  * The result dtype is *dtype when given, else int64 for bool and integer
  * inputs and a's dtype for floating ones; a is converted to it before
  * summing. Sums accumulate as torch's CPU kernel does (in double for
- * float32 and float64, float for bfloat16, int64 for integers). float16 is
- * not taken (torch 1.13 has no CPU kernel). grad_fn CumsumBackward0; the
+ * float32 and float64, float for float16 and bfloat16, int64 for
+ * integers). float16, for which torch 1.13 has no CPU kernel, follows torch
+ * 2.x. grad_fn CumsumBackward0; the
  * gradient is the reversed running sum of the output's gradient.
  * @param[in]  a     the input, any strides; 0-dim and empty allowed
  * @param[in]  dim   the dim, in [-max(ndim,1), max(ndim,1))
  * @param[in]  dtype the result dtype, or NULL for torch's default
  * @param[out] out   new C-contiguous tensor of a's sizes (one reference)
  * @return TSR_OK; dim out of range: TSR_ERR_INVALID_ARGUMENT ("Dimension
- * out of range"); a float16 (or storage-only) result dtype:
- * TSR_ERR_DTYPE_MISMATCH ("\"cumsum_out_cpu\" not implemented for 'Half'");
+ * out of range"); a storage-only result dtype (float8):
+ * TSR_ERR_DTYPE_MISMATCH ("\"cumsum_out_cpu\" not implemented for ...");
  * *dtype not a dtype: TSR_ERR_INVALID_ARGUMENT; a or out NULL:
  * TSR_ERR_INVALID_ARGUMENT.
  */
@@ -55,14 +56,15 @@ TSR_API tsr_status tsr_cumprod(const tsr_tensor* a, int64_t dim, const tsr_dtype
  * @brief torch.prod(a, dtype=dtype): the product of all elements.
  *
  * Result dtype as tsr_cumsum(); multiplies in the result dtype (integers
- * wrap). An empty a gives 1. float16 and bfloat16 are not taken (torch
- * 1.13's CPU kernel has neither). grad_fn ProdBackward0; the gradient is
+ * wrap); float16 and bfloat16, which torch 1.13's CPU kernel refuses,
+ * multiply in float and round once (torch 2.x). An empty a gives 1.
+ * grad_fn ProdBackward0; the gradient is
  * the product of the other elements (correct with zeros in a).
  * @param[in]  a     the input, any strides
  * @param[in]  dtype the result dtype, or NULL for torch's default
  * @param[out] out   new 0-dim tensor (one reference)
- * @return TSR_OK; a float16/bfloat16 result dtype: TSR_ERR_DTYPE_MISMATCH
- * ("\"prod_cpu\" not implemented for 'Half'"); *dtype not a dtype, a or out
+ * @return TSR_OK; a storage-only result dtype (float8):
+ * TSR_ERR_DTYPE_MISMATCH ("\"prod_cpu\" not implemented for ..."); *dtype not a dtype, a or out
  * NULL: TSR_ERR_INVALID_ARGUMENT.
  */
 TSR_API tsr_status tsr_prod(const tsr_tensor* a, const tsr_dtype* dtype, tsr_tensor** out);
@@ -162,8 +164,7 @@ TSR_API tsr_status tsr_std_mean(const tsr_tensor* a, int64_t n, const int64_t* d
  * @param[in]  dims    n dims, each in [-max(ndim,1), max(ndim,1)), no repeats
  * @param[in]  keepdim keep reduced dims as size 1
  * @param[out] out     new C-contiguous tensor (one reference)
- * @return TSR_OK; float16 a: TSR_ERR_DTYPE_MISMATCH ("\"exp_vml_cpu\" not
- * implemented for 'Half'"); a dim out of range or repeated, a, out (or dims
+ * @return TSR_OK (float16 a too, as torch 2.x: torch 1.13 refuses it); a dim out of range or repeated, a, out (or dims
  * with n > 0) NULL: TSR_ERR_INVALID_ARGUMENT.
  */
 TSR_API tsr_status tsr_logsumexp(const tsr_tensor* a, int64_t n, const int64_t* dims, bool keepdim,

@@ -20,6 +20,7 @@ import sys
 import warnings
 
 import torch
+import torch.nn.functional as F
 
 warnings.filterwarnings("ignore")
 
@@ -174,12 +175,42 @@ OPS = {
     "CLAMP_TENSOR": lambda r, s: torch.clamp(r[s["a"]], *[_reg(r, i) for i in s["args"][:2]]),
     "BMM": lambda r, s: torch.bmm(r[s["a"]], r[s["b"]]),
     "OUTER": lambda r, s: torch.outer(r[s["a"]], r[s["b"]]),
-    "MSE_LOSS": lambda r, s: torch.nn.functional.mse_loss(r[s["a"]], r[s["b"]]),
-    "L1_LOSS": lambda r, s: torch.nn.functional.l1_loss(r[s["a"]], r[s["b"]]),
-    "NLL_LOSS": lambda r, s: torch.nn.functional.nll_loss(r[s["a"]], r[s["b"]]),
     "BADDBMM": lambda r, s: torch.baddbmm(r[s["a"]], r[s["b"]], r[s["args"][0]], beta=_doubles(s["args"][1:])[0],
                                           alpha=_doubles(s["args"][1:])[1]),
+    # losses (gen_autocast.py, gen_lowp.py): a input, b target; args
+    # [reduction code, ...] (REDUCTIONS; no args: torch's defaults, mean),
+    # parameters in scalar, optional weights as registers (-1: None).
+    "MSE_LOSS": lambda r, s: F.mse_loss(r[s["a"]], r[s["b"]], reduction=_reduction(s)),
+    "L1_LOSS": lambda r, s: F.l1_loss(r[s["a"]], r[s["b"]], reduction=_reduction(s)),
+    "SMOOTH_L1_LOSS": lambda r, s: F.smooth_l1_loss(r[s["a"]], r[s["b"]], reduction=REDUCTIONS[s["args"][0]],
+                                                    beta=s["scalar"]),
+    "HUBER_LOSS": lambda r, s: F.huber_loss(r[s["a"]], r[s["b"]], reduction=REDUCTIONS[s["args"][0]],
+                                            delta=s["scalar"]),
+    # args [reduction, log_target]
+    "KL_DIV": lambda r, s: F.kl_div(r[s["a"]], r[s["b"]], reduction=REDUCTIONS[s["args"][0]],
+                                    log_target=bool(s["args"][1])),
+    # args [reduction, weight register, ignore_index]; label_smoothing in scalar
+    "NLL_LOSS": lambda r, s: F.nll_loss(r[s["a"]], r[s["b"]], _reg(r, s["args"][1]), ignore_index=s["args"][2],
+                                        reduction=REDUCTIONS[s["args"][0]]) if s["args"]
+    else F.nll_loss(r[s["a"]], r[s["b"]]),
+    "CROSS_ENTROPY_LOSS": lambda r, s: F.cross_entropy(r[s["a"]], r[s["b"]], _reg(r, s["args"][1]),
+                                                       ignore_index=s["args"][2],
+                                                       reduction=REDUCTIONS[s["args"][0]],
+                                                       label_smoothing=s["scalar"]),
+    # args [reduction, weight register]; BCE_LOGITS adds [pos_weight register]
+    "BCE": lambda r, s: F.binary_cross_entropy(r[s["a"]], r[s["b"]], _reg(r, s["args"][1]),
+                                               reduction=REDUCTIONS[s["args"][0]]),
+    "BCE_LOGITS": lambda r, s: F.binary_cross_entropy_with_logits(
+        r[s["a"]], r[s["b"]], _reg(r, s["args"][1]), reduction=REDUCTIONS[s["args"][0]],
+        pos_weight=_reg(r, s["args"][2])),
 }
+
+# tsr_loss_reduction codes.
+REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}
+
+
+def _reduction(s):
+    return REDUCTIONS[s["args"][0]] if s["args"] else "mean"
 
 
 def _reg(r, i):

@@ -2,7 +2,7 @@
 huber_loss, kl_div; tessera.kl_div) against PyTorch 1.13 itself: values,
 dtypes, grad_fn names, gradients wrt input and target (broadcast operands
 included), double backward, reduction strings and their errors, empty
-batches, dtypes torch refuses."""
+batches, the 16-bit floats (torch 2.x's rule where torch 1.13 refuses them)."""
 import unittest
 import warnings
 
@@ -99,11 +99,8 @@ class Loss(unittest.TestCase):
                     x, y = self.inputs(name, kw, (5, 6), (5, 6), dtype)
                     try:
                         ref = getattr(F, name)(x, y, **kw)
-                    except RuntimeError as e:
-                        with self.assertRaises(ts.errors.DTypeMismatchError) as cm:
-                            getattr(TF, name)(tsr(x), tsr(y), **kw)
-                        self.assertIn(str(e).split(" not implemented")[0], str(cm.exception))
-                        continue
+                    except RuntimeError:  # torch 1.13 lacks the kernel: torch 2.x's float32, rounded once
+                        ref = getattr(F, name)(x.float(), y.float(), **kw).to(dtype)
                     self.check(getattr(TF, name)(tsr(x), tsr(y), **kw), ref, 2e-2 if dtype != torch.float32 else 1e-5)
 
     def test_mixed_dtypes(self):
@@ -255,13 +252,9 @@ class NllCrossEntropy(unittest.TestCase):
                 with self.subTest(fn=fn, dtype=dtype):
                     try:
                         ref = getattr(F, fn)(x, t)
-                    except RuntimeError as e:
-                        with self.assertRaises(ts.errors.DTypeMismatchError) as cm:
-                            getattr(TF, fn)(tsr(x), tsr(t))
-                        if fn == "nll_loss":
-                            self.assertIn(str(e), str(cm.exception))
-                        continue
-                    self.check(getattr(TF, fn)(tsr(x), tsr(t)), ref, 1e-2 if dtype == torch.bfloat16 else 1e-5)
+                    except RuntimeError:  # torch 1.13 lacks the kernel: torch 2.x's float32, rounded once
+                        ref = getattr(F, fn)(x.float(), t).to(dtype)
+                    self.check(getattr(TF, fn)(tsr(x), tsr(t)), ref, 1e-5 if dtype == torch.float32 else 1e-2)
 
     def test_strided_input(self):
         x = torch.randn(5, 4, dtype=torch.float64).t()
@@ -370,12 +363,9 @@ class BinaryCrossEntropy(unittest.TestCase):
                 with self.subTest(fn=fn, dtype=dtype):
                     try:
                         ref = getattr(F, fn)(x, t)
-                    except RuntimeError as e:
-                        with self.assertRaises(ts.errors.DTypeMismatchError) as cm:
-                            getattr(TF, fn)(tsr(x), tsr(t))
-                        self.assertIn(str(e), str(cm.exception))
-                        continue
-                    self.check(getattr(TF, fn)(tsr(x), tsr(t)), ref, 2e-2 if dtype == torch.bfloat16 else 1e-5)
+                    except RuntimeError:  # torch 1.13 lacks the kernel: torch 2.x's float32, rounded once
+                        ref = getattr(F, fn)(x.float(), t.float()).to(dtype)
+                    self.check(getattr(TF, fn)(tsr(x), tsr(t)), ref, 1e-5 if dtype == torch.float32 else 2e-2)
 
     def test_torch_top_level_form(self):
         x, t, pw = torch.randn(3, 4), torch.rand(3, 4), torch.rand(4)

@@ -129,10 +129,7 @@ bool simd_act_backward(Act op, const Tensor& out, const Tensor& g, const Tensor&
 }  // namespace
 
 tsr_dtype act_result_dtype(Act op, tsr_dtype d) {
-  if (is_floating(d)) {
-    if (d == TSR_FLOAT16) not_implemented(act_name(op), act_kernel(op), d);
-    return d;
-  }
+  if (is_floating(d)) return d;  // float16: torch 2.x's opmath (torch 1.13 refuses)
   if (op == Act::Gelu || op == Act::GeluTanh) not_implemented(act_name(op), act_kernel(op), d);
   return TSR_FLOAT32;
 }
@@ -141,8 +138,8 @@ Tensor act(Act op, const Tensor& x0) {
   const tsr_dtype d = act_result_dtype(op, x0.dtype());
   const Tensor x = converted(x0, d);
   Tensor out = new_output(x0.sizes(), {&x0}, d);
-  if (d != TSR_FLOAT16 && simd_act(op, out, x)) return out;  // float16: not_implemented below
-  dispatch_float_no_half(d, act_name(op), act_kernel(op), [&]<typename T>() {
+  if (simd_act(op, out, x)) return out;
+  dispatch_float_opmath(d, act_name(op), act_kernel(op), [&]<typename T>() {
     using C = compute_t<T>;
     const std::array<Tensor, 1> in{x};
     switch (op) {
@@ -161,8 +158,8 @@ Tensor act_backward(Act op, const Tensor& grad, const Tensor& saved0) {
   const tsr_dtype d = grad.dtype();
   const Tensor saved = converted(saved0, d);
   Tensor out = new_output(grad.sizes(), {&grad, &saved}, d);
-  if (d != TSR_FLOAT16 && simd_act_backward(op, out, grad, saved)) return out;
-  dispatch_float_no_half(d, act_name(op), act_kernel(op), [&]<typename T>() {
+  if (simd_act_backward(op, out, grad, saved)) return out;
+  dispatch_float_opmath(d, act_name(op), act_kernel(op), [&]<typename T>() {
     using C = compute_t<T>;
     const std::array<Tensor, 2> in{grad, saved};
     switch (op) {
@@ -316,13 +313,12 @@ Tensor clamp(const Tensor& x0, std::optional<double> lo, std::optional<double> h
             "torch.clamp: At least one of 'min' or 'max' must not be None");
   const tsr_dtype d = clamp_result_dtype(x0.dtype());
   const char* kernel = lo && hi ? "clamp_scalar_cpu" : lo ? "clamp_min_scalar_cpu" : "clamp_max_scalar_cpu";
-  if (d == TSR_FLOAT16) not_implemented("clamp", kernel, d);
   // Scalar::to<scalar_t>: a finite bound beyond the dtype's range fails.
   if (lo) check_scalar_fits(*lo, d);
   if (hi) check_scalar_fits(*hi, d);
   const Tensor x = converted(x0, d);
   Tensor out = new_output(x0.sizes(), {&x0}, d);
-  dispatch_float_no_half(d, "clamp", kernel, [&]<typename T>() {
+  dispatch_float_opmath(d, "clamp", kernel, [&]<typename T>() {
     using C = compute_t<T>;
     const std::array<Tensor, 1> in{x};
     if (lo && hi && (std::isnan(*lo) || std::isnan(*hi))) {  // at::clamp fills NaN
@@ -330,8 +326,8 @@ Tensor clamp(const Tensor& x0, std::optional<double> lo, std::optional<double> h
       return;
     }
     const C l = lo ? as_element<T>(*lo) : C(0), h = hi ? as_element<T>(*hi) : C(0);
-    if constexpr (std::is_same_v<T, BFloat16>) {
-      // Dense bfloat16: converted by blocks and clamped by the SIMD kernel.
+    if constexpr (std::is_same_v<T, BFloat16> || std::is_same_v<T, Half>) {
+      // Dense 16-bit floats: converted by blocks and clamped by the SIMD kernel.
       if (dense_alike(out, {&x}) && parallel_dense(out.numel(), [&](int64_t b, int64_t e) {
             return simd::clamp_16bit(d, element(out, b), element(x, b), e - b, lo ? &l : nullptr, hi ? &h : nullptr);
           }))

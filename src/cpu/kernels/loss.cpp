@@ -17,16 +17,15 @@ const char* kernel_name(PointwiseLoss kind) {
   return "";
 }
 
-// Float16/32/64, plus bfloat16 where the kernel takes it.
+// Float16/32/64 and bfloat16 (torch 1.13's mse kernel lacks bfloat16;
+// tessera follows torch 2.x, which has it).
 template <typename Fn>
 void dispatch_loss(PointwiseLoss kind, const char* op, tsr_dtype d, Fn&& fn) {
   switch (d) {
     case TSR_FLOAT16: return fn.template operator()<Half>();
     case TSR_FLOAT32: return fn.template operator()<float>();
     case TSR_FLOAT64: return fn.template operator()<double>();
-    case TSR_BFLOAT16:
-      if (kind != PointwiseLoss::Mse) return fn.template operator()<BFloat16>();
-      break;
+    case TSR_BFLOAT16: return fn.template operator()<BFloat16>();
     default: break;
   }
   not_implemented(op, kernel_name(kind), d);
@@ -123,6 +122,7 @@ const char* nll_kernel_name(int64_t ndim) { return ndim <= 2 ? "nll_loss_out_fra
 template <typename Fn>
 void dispatch_nll(tsr_dtype d, int64_t ndim, Fn&& fn) {
   switch (d) {
+    case TSR_FLOAT16: return fn.template operator()<Half>();  // torch 2.x (1.13 refuses it)
     case TSR_BFLOAT16: return fn.template operator()<BFloat16>();
     case TSR_FLOAT32: return fn.template operator()<float>();
     case TSR_FLOAT64: return fn.template operator()<double>();
@@ -254,7 +254,10 @@ namespace tsr::kernels {
 namespace {
 template <typename Fn>
 void dispatch_bce(tsr_dtype d, Fn&& fn) {
+  // The 16-bit floats: torch 2.x's opmath (torch 1.13 refuses them).
   switch (d) {
+    case TSR_FLOAT16: return fn.template operator()<Half>();
+    case TSR_BFLOAT16: return fn.template operator()<BFloat16>();
     case TSR_FLOAT32: return fn.template operator()<float>();
     case TSR_FLOAT64: return fn.template operator()<double>();
     default: break;
@@ -277,21 +280,22 @@ void check_bce_args(const Tensor& x, const Tensor& t) {
 Tensor binary_cross_entropy(const Tensor& x, const Tensor& t, const Tensor& w) {
   Tensor out = new_output(x.sizes(), {&x, &t, &w}, x.dtype());
   dispatch_bce(x.dtype(), [&]<typename T>() {
-    map_same<T, 3>(out, [](T a, T b, T c) {
-      T la = std::max(std::log(a), T(-100)), lb = std::max(std::log(T(1) - a), T(-100));
-      return -c * (b * la + (T(1) - b) * lb);
+    using C = compute_t<T>;  // the 16-bit floats: in float, rounded once (torch 2.x's opmath)
+    map_same<T, 3>(out, [](C a, C b, C c) {
+      C la = std::max(std::log(a), C(-100)), lb = std::max(std::log(C(1) - a), C(-100));
+      return -c * (b * la + (C(1) - b) * lb);
     }, {x, t, w});
   });
   return out;
 }
 
 void check_bce_logits_dtype(tsr_dtype d) {
-  if (d == TSR_FLOAT16 || !is_floating(d)) not_implemented("binary_cross_entropy_with_logits", "clamp_min_cpu", d);
+  if (!is_floating(d)) not_implemented("binary_cross_entropy_with_logits", "clamp_min_cpu", d);
 }
 
 Tensor bce_with_logits(const Tensor& x, const Tensor& t, const Tensor& w, const Tensor& pw) {
   Tensor out = new_output(x.sizes(), {&x, &t, &w, &pw}, x.dtype());
-  dispatch_float_no_half(x.dtype(), "binary_cross_entropy_with_logits", "clamp_min_cpu", [&]<typename T>() {
+  dispatch_float_opmath(x.dtype(), "binary_cross_entropy_with_logits", "clamp_min_cpu", [&]<typename T>() {
     using C = compute_t<T>;
     map_same<T, 4>(out, [](C a, C b, C c, C p) {
       C m = std::max(-a, C(0));

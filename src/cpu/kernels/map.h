@@ -6,11 +6,14 @@
 // where); elementwise.cpp keeps its own specialised loops.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
+#include <type_traits>
 #include <utility>
 
 #include "core/factory.h"
+#include "cpu/kernels/convert_simd.h"
 #include "cpu/kernels/copy.h"
 #include "cpu/kernels/elementwise.h"
 #include "cpu/kernels/strided_loop.h"
@@ -49,6 +52,31 @@ template <typename T>
 inline compute_t<T> load(const char* p) {
   return compute_t<T>(*reinterpret_cast<const T*>(p));
 }
+
+template <typename T>
+inline constexpr bool is_16bit_float = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
+
+// n 16-bit floats to float and back with convert_simd.h's vectorized
+// conversions (exact one way, round to nearest even the other, as Half's
+// and BFloat16's own conversions).
+inline void to_float_n(const Half* s, float* d, int64_t n) {
+  half_to_float_n(reinterpret_cast<const uint16_t*>(s), d, n, false);
+}
+inline void to_float_n(const BFloat16* s, float* d, int64_t n) {
+  bf16_to_float_n(reinterpret_cast<const uint16_t*>(s), d, n, false);
+}
+inline void from_float_n(const float* s, Half* d, int64_t n) {
+  float_to_half_n(s, reinterpret_cast<uint16_t*>(d), n, false);
+}
+inline void from_float_n(const float* s, BFloat16* d, int64_t n) {
+  float_to_bf16_n(s, reinterpret_cast<uint16_t*>(d), n, false);
+}
+
+// Dense runs of 16-bit floats whose f computes in float: converted in
+// chunks (the same values as converting one element at a time, with the
+// conversions vectorized).
+template <typename Out, typename... In>
+inline constexpr bool chunked_16bit = is_16bit_float<Out> && (is_16bit_float<In> && ...) && sizeof...(In) > 0;
 }  // namespace detail
 
 // out[i] = f(compute_t<In>(ins[k][i])...) stored as Out. Every input
@@ -75,6 +103,20 @@ void map(const Tensor& out, F&& f, const std::array<Tensor, sizeof...(In)>& ins)
       constexpr int64_t sizes[N] = {int64_t(sizeof(Out)), int64_t(sizeof(In))...};
       bool dense = true;
       for (size_t k = 0; k < N; ++k) dense &= s[k] == sizes[k];
+      if constexpr (detail::chunked_16bit<Out, In...>) {
+        if (dense && std::is_same_v<std::invoke_result_t<F&, compute_t<In>...>, float>) {
+          constexpr int64_t kChunk = 256;
+          alignas(64) float fin[N - 1][kChunk], fo[kChunk];
+          Out* o = reinterpret_cast<Out*>(p[0]);
+          for (int64_t i0 = 0; i0 < n; i0 += kChunk) {
+            const int64_t m = std::min(kChunk, n - i0);
+            (detail::to_float_n(reinterpret_cast<const In*>(p[K + 1]) + i0, fin[K], m), ...);
+            for (int64_t j = 0; j < m; ++j) fo[j] = float(f(fin[K][j]...));
+            detail::from_float_n(fo, o + i0, m);
+          }
+          return;
+        }
+      }
       if (dense) {  // unit strides: plain arrays the compiler can vectorise
         Out* o = reinterpret_cast<Out*>(p[0]);
         for (int64_t i = 0; i < n; ++i)
@@ -131,11 +173,14 @@ inline const char* scalar_type_name(tsr_dtype d) {
        "' (", dtype_name(d) ? dtype_name(d) : "invalid", ")");
 }
 
-// bfloat16, float32 and float64: the floating types torch 1.13's CPU
-// kernels of transcendental functions take (float16 is not among them).
+// float16, bfloat16, float32 and float64. torch 1.13's CPU kernels of
+// transcendental functions lack float16; tessera follows torch 2.x there
+// (issue 31): a Half element is loaded as float, computed in float
+// (compute_t<Half>) and rounded once when stored.
 template <typename Fn>
-decltype(auto) dispatch_float_no_half(tsr_dtype d, const char* op, const char* kernel, Fn&& fn) {
+decltype(auto) dispatch_float_opmath(tsr_dtype d, const char* op, const char* kernel, Fn&& fn) {
   switch (d) {
+    case TSR_FLOAT16: return fn.template operator()<Half>();
     case TSR_BFLOAT16: return fn.template operator()<BFloat16>();
     case TSR_FLOAT32: return fn.template operator()<float>();
     case TSR_FLOAT64: return fn.template operator()<double>();

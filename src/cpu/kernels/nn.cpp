@@ -10,6 +10,7 @@
 #include "cpu/kernels/around.h"
 #include "cpu/kernels/copy.h"
 #include "cpu/kernels/parallel_for.h"
+#include "cpu/kernels/rows_in_float.h"
 #include "cpu/kernels/softmax_simd.h"
 
 namespace tsr::kernels {
@@ -31,6 +32,12 @@ Tensor log_softmax(const Tensor& t0, int64_t dim) {
         });
         return;
       }
+    } else if (a.inner == 1) {  // 16-bit rows: the float32 kernel on converted rows
+      parallel_for(a.outer, std::max<int64_t>(1, kGrainSize / a.len), [&](int64_t b, int64_t e) {
+        rows_in_float(x + b * a.len, y + b * a.len, a.len, e - b,
+                      [](const float* xf, float* yf, int64_t n) { simd::log_softmax_rows(xf, yf, n, 1); });
+      });
+      return;
     }
     for (int64_t o = 0; o < a.outer; ++o)
       for (int64_t i = 0; i < a.inner; ++i) {
@@ -60,6 +67,19 @@ Tensor log_softmax_backward(const Tensor& grad0, const Tensor& output, int64_t d
     const T* gy = g.data<T>();
     const T* y = output.data<T>();
     T* gx = out.data<T>();
+    if constexpr (is_16bit_float_v<T>) {
+      if (a.inner == 1) {  // 16-bit rows converted in bulk; the loop below's float math
+        parallel_for(a.outer, std::max<int64_t>(1, kGrainSize / a.len), [&](int64_t b, int64_t e) {
+          rows2_in_float(gy + b * a.len, y + b * a.len, gx + b * a.len, a.len, e - b,
+                         [](const float* gf, const float* yf, float* of, int64_t n) {
+                           float s = 0;
+                           for (int64_t k = 0; k < n; ++k) s += gf[k];
+                           for (int64_t k = 0; k < n; ++k) of[k] = gf[k] - std::exp(yf[k]) * s;
+                         });
+        });
+        return;
+      }
+    }
     for (int64_t o = 0; o < a.outer; ++o)
       for (int64_t i = 0; i < a.inner; ++i) {
         const int64_t base = o * a.len * a.inner + i;

@@ -92,10 +92,7 @@ tsr_dtype pw_result_dtype(Pw op, tsr_dtype d, const PwArgs& args) {
     TSR_CHECK(d != TSR_UINT8 || (int64_t(args.a) >= 0 && int64_t(args.b) >= 0), TSR_ERR_INVALID_ARGUMENT,
               "cannot do hardtanh on an unsigned type with negative limits");
   }
-  if (is_floating(d)) {
-    if (d == TSR_FLOAT16 && op != Pw::Reciprocal) not_implemented(pw_name(op), pw_kernel(op), d);
-    return d;
-  }
+  if (is_floating(d)) return d;  // float16: torch 2.x's opmath (torch 1.13 refuses most)
   if (is_activation(op) || (is_rounding(op) && d == TSR_BOOL)) not_implemented(pw_name(op), pw_kernel(op), d);
   if (is_rounding(op) || op == Pw::Hardtanh) return d;
   return TSR_FLOAT32;  // sin, cos, rsqrt, reciprocal of integers and bool
@@ -120,11 +117,7 @@ Tensor pointwise(Pw op, const Tensor& x0, const PwArgs& p) {
     });
     return out;
   }
-  if (d == TSR_FLOAT16) {  // reciprocal and sign only (checked above)
-    float_map<Half>(op, out, x, p);
-    return out;
-  }
-  dispatch_float_no_half(d, pw_name(op), pw_kernel(op), [&]<typename T>() { float_map<T>(op, out, x, p); });
+  dispatch_float_opmath(d, pw_name(op), pw_kernel(op), [&]<typename T>() { float_map<T>(op, out, x, p); });
   return out;
 }
 
@@ -140,9 +133,9 @@ tsr_dtype clamp_tensor_result_dtype(const Tensor& x, const std::vector<Tensor>& 
   add(x.ndim() > 0 ? dim : zero, x.dtype());
   for (const Tensor& b : bounds) add(b.ndim() > 0 ? dim : zero, b.dtype());
   tsr_dtype d = !dim ? *zero : (!zero || category(*zero) <= category(*dim)) ? *dim : promote_types(*dim, *zero);
-  // Both bounds: torch's clamp kernel, which lacks these two (clamp_min
-  // and clamp_max have them).
-  if (bounds.size() == 2 && (d == TSR_FLOAT16 || d == TSR_BOOL)) not_implemented("clamp", "clamp_cpu", d);
+  // Both bounds: torch's clamp kernel, which lacks bool (clamp_min and
+  // clamp_max have it); float16 follows torch 2.x, which has it.
+  if (bounds.size() == 2 && d == TSR_BOOL) not_implemented("clamp", "clamp_cpu", d);
   return d;
 }
 

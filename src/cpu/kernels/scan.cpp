@@ -127,28 +127,48 @@ void scan_loop(const T* src, T* dst, const Geometry& g, bool reverse) {
   });
 }
 
+// Products multiply in the element type (as ATen's prod for float, double
+// and integers), except the 16-bit floats: in float, rounded once at the end
+// (torch 2.x's opmath; torch 1.13 has no 16-bit prod).
+template <typename T>
+using prod_acc_t = std::conditional_t<std::is_same_v<T, BFloat16> || std::is_same_v<T, Half>, float, T>;
+
 template <typename T>
 void prod_loop(const T* src, T* dst, const Geometry& g) {
+  using A = prod_acc_t<T>;
   const int64_t n = g.n, inner = g.inner;
   if (inner == 1) {
     const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, n));
     parallel_for(g.outer, grain, [&](int64_t b, int64_t e) {
       for (int64_t o = b; o < e; ++o) {
         const T* s = src + o * n;
-        T acc = T(1);
-        for (int64_t k = 0; k < n; ++k) acc = combine(ScanOp::kProd, acc, s[k]);
-        dst[o] = acc;
+        A acc = A(1);
+        for (int64_t k = 0; k < n; ++k) acc = combine(ScanOp::kProd, acc, A(s[k]));
+        dst[o] = T(acc);
       }
     });
     return;
   }
-  for_columns(g, [&](int64_t o, int64_t j0, int64_t j1) {
-    T* d = dst + o * inner;
-    for (int64_t j = j0; j < j1; ++j) d[j] = T(1);
+  if constexpr (std::is_same_v<A, T>) {
+    for_columns(g, [&](int64_t o, int64_t j0, int64_t j1) {
+      T* d = dst + o * inner;
+      for (int64_t j = j0; j < j1; ++j) d[j] = T(1);
+      for (int64_t k = 0; k < n; ++k) {
+        const T* s = src + (o * n + k) * inner;
+        for (int64_t j = j0; j < j1; ++j) d[j] = combine(ScanOp::kProd, d[j], s[j]);
+      }
+    });
+    return;
+  }
+  for_columns(g, [&](int64_t o, int64_t j0, int64_t j1) {  // 16-bit floats: float accumulators
+    std::unique_ptr<A[]> acc(new A[size_t(j1 - j0)]);
+    for (int64_t j = j0; j < j1; ++j) acc[size_t(j - j0)] = A(1);
     for (int64_t k = 0; k < n; ++k) {
       const T* s = src + (o * n + k) * inner;
-      for (int64_t j = j0; j < j1; ++j) d[j] = combine(ScanOp::kProd, d[j], s[j]);
+      for (int64_t j = j0; j < j1; ++j) acc[size_t(j - j0)] = combine(ScanOp::kProd, acc[size_t(j - j0)], A(s[j]));
     }
+    T* d = dst + o * inner;
+    for (int64_t j = j0; j < j1; ++j) d[j] = T(acc[size_t(j - j0)]);
   });
 }
 
@@ -160,13 +180,13 @@ tsr_dtype scan_result_dtype(tsr_dtype input, std::optional<tsr_dtype> dtype) {
 }
 
 void check_scan_dtype(ScanOp op, tsr_dtype result) {
-  if (result == TSR_FLOAT16 || is_storage_only(result))
+  if (is_storage_only(result))  // float16: torch 2.x (1.13 refuses it)
     not_implemented(op == ScanOp::kSum ? "cumsum" : "cumprod",
                     op == ScanOp::kSum ? "cumsum_out_cpu" : "cumprod_out_cpu", result);
 }
 
 void check_prod_dtype(tsr_dtype result) {
-  if (result == TSR_FLOAT16 || result == TSR_BFLOAT16 || is_storage_only(result))
+  if (is_storage_only(result))  // the 16-bit floats: torch 2.x (1.13 refuses them)
     not_implemented("prod", "prod_cpu", result);
 }
 
