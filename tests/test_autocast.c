@@ -249,3 +249,24 @@ Test(autocast, promote_refuses_the_other_lower_precision) {
   tsr_tensor_release(a);
   tsr_tensor_release(b);
 }
+
+/* einsum is not listed; its contractions run through bmm, which is (torch
+ * 1.13: 'ij,jk->ik' gives bfloat16, 'ii->i' and 'ij->' stay float32). */
+Test(autocast, einsum_casts_only_what_runs_through_bmm) {
+  tsr_tensor *a = randn(3, 3, TSR_FLOAT32, false), *b = randn(3, 4, TSR_FLOAT32, false), *y;
+  const tsr_tensor* two[2] = {a, b};
+  const tsr_tensor* one[1] = {a};
+  TSR_ASSERT_OK(tsr_autocast_begin(TSR_DEVICE_CPU, TSR_BFLOAT16, true));
+  TSR_ASSERT_OK(tsr_einsum("ij,jk->ik", 2, two, &y));
+  cr_expect_eq(tsr_tensor_dtype(y), TSR_BFLOAT16);
+  tsr_tensor_release(y);
+  TSR_ASSERT_OK(tsr_einsum("ii->i", 1, one, &y));
+  cr_expect_eq(tsr_tensor_dtype(y), TSR_FLOAT32);
+  tsr_tensor_release(y);
+  TSR_ASSERT_OK(tsr_einsum("ij->", 1, one, &y));
+  cr_expect_eq(tsr_tensor_dtype(y), TSR_FLOAT32);
+  tsr_tensor_release(y);
+  TSR_ASSERT_OK(tsr_autocast_end());
+  tsr_tensor_release(a);
+  tsr_tensor_release(b);
+}

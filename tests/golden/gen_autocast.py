@@ -23,7 +23,7 @@ import torch
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import opsprog  # noqa: E402
 from opsprog import Case, header, step, write  # noqa: E402
-from gen_ops import I, bf16, f32, f64, i64, transposed  # noqa: E402
+from gen_ops import I, bf16, channels_last, f32, f64, i64, transposed  # noqa: E402
 
 R = {"requires_grad": True}
 BF = (2e-2, 2e-2)  # a bfloat16 result: 8 bits of mantissa, different summation order
@@ -79,6 +79,10 @@ def lower_precision():
             [step("BADDBMM", 0, 1, args=[2, opsprog.double_bits(0.5), opsprog.double_bits(2.0)])]),
         fwd("conv2d with bias", [I(f32, [1, 3, 6, 6]), I(f32, [4, 3, 3, 3]), I(f32, [4])],
             [step("CONV2D", 0, 1, args=[2, 1, 1, 1, 1, 1, 1, 1])]),
+        fwd("conv2d channels_last, no bias", [channels_last(f32, 2, 3, 5, 5), I(f32, [4, 3, 3, 3])],
+            [step("CONV2D", 0, 1, args=[-1, 1, 1, 1, 1, 1, 1, 1])]),
+        fwd("linear of a 3-D float32 input without bias", [I(f32, [2, 3, 8]), I(f32, [4, 8])],
+            [step("LINEAR", 0, 1, args=[-1])]),
         fwd("outer is not listed: float32", [I(f32, [3]), I(f32, [4])], [step("OUTER", 0, 1)],
             tol=(1e-6, 1e-6)),
     ]
@@ -97,6 +101,22 @@ def float32_and_promote():
         fwd("cross_entropy of bfloat16 logits runs in float32",
             [I(bf16, [5, 7]), I(i64, [5], values=[6, 0, 3, 3, 1])], [step("CROSS_ENTROPY", 0, 1)],
             tol=(1e-5, 1e-6)),
+        fwd("smooth_l1_loss of bfloat16 -> float32", [I(bf16, [6]), I(bf16, [6])],
+            [step("SMOOTH_L1_LOSS", 0, 1, args=[1], scalar=0.5)], tol=(1e-5, 1e-6)),
+        fwd("huber_loss of bfloat16 -> float32", [I(bf16, [6]), I(f32, [6])],
+            [step("HUBER_LOSS", 0, 1, args=[2], scalar=0.7)], tol=(1e-5, 1e-6)),
+        fwd("kl_div (composite) of bfloat16 -> float32",
+            [I(bf16, [5], values=[-1.5, -0.25, -2.0, -0.75, -1.0]),
+             I(bf16, [5], values=[0.125, 0.25, 0.0, 0.5, 0.125])],
+            [step("KL_DIV", 0, 1, args=[2, 0])], tol=(1e-5, 1e-6)),
+        fwd("cross_entropy with weight and label smoothing of bfloat16 -> float32",
+            [I(bf16, [4, 5]), I(i64, [4], values=[4, 0, 2, 1]), I(bf16, [5], kind="pos")],
+            [step("CROSS_ENTROPY_LOSS", 0, 1, args=[1, 2, -100], scalar=0.1)], tol=(1e-5, 1e-6)),
+        fwd("binary_cross_entropy of bfloat16 -> float32",
+            [I(bf16, [4], values=[0.25, 0.5, 0.75, 0.125]), I(bf16, [4], values=[0.0, 1.0, 1.0, 0.5])],
+            [step("BCE", 0, 1, args=[1, -1])], tol=(1e-5, 1e-6)),
+        fwd("binary_cross_entropy_with_logits of bfloat16 -> float32", [I(bf16, [2, 3]), I(f32, [2, 3], kind="pos")],
+            [step("BCE_LOGITS", 0, 1, args=[1, -1, -1])], tol=(1e-5, 1e-6)),
         fwd("prod of bfloat16 -> float32", [I(bf16, [5])], [step("PROD", 0, args=[-1])],
             tol=(1e-5, 1e-6)),
         fwd("cat bfloat16 with float32 -> float32", [I(bf16, [2, 3]), I(f32, [1, 3])],
