@@ -135,14 +135,14 @@ class Trainer:
             self.model = self.model.to(args.device)
         self.optimizer = torch.optim.AdamW(gpt.parameter_groups(self.model, args.weight_decay),
                                            lr=args.lr, betas=(0.9, 0.95))
-        self.total_steps = args.steps
+        self.total_steps, self.warmup = args.steps, args.warmup
         self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, self.lr_factor)
         self.offsets = fortunes.training_offsets(args.seed, args.steps, args.batch_size,
                                                  len(corpus.train), args.block_size)
 
     def lr_factor(self, step):
         """Linear warmup to 1, then a cosine down to 0.1 at total_steps."""
-        warmup = min(self.args.warmup, self.total_steps)
+        warmup = min(self.warmup, self.total_steps)
         if step < warmup:
             return (step + 1) / warmup
         progress = min(1.0, (step - warmup) / max(1, self.total_steps - warmup))
@@ -181,10 +181,10 @@ class Trainer:
         self.scheduler.step()
         return result[0]
 
-    def train(self, deadline=None, reserve=lambda step_s: 0.0, log=None):
+    def train(self, deadline=None, log=None):
         """Runs the schedule (cut short to what fits before deadline, a
-        time.perf_counter() value); returns each step's loss and the timed
-        steps' seconds."""
+        time.perf_counter() value, with evaluation and sampling after it);
+        returns each step's loss and the timed steps' seconds."""
         losses, times = [], []
         step = 0
         while step < self.total_steps:
@@ -198,12 +198,29 @@ class Trainer:
                     f"lr {self.scheduler.get_last_lr()[0]:.2e}, {statistics.median(times):.3f} s/step")
             if deadline is not None and step == PLAN_AFTER:
                 step_s = statistics.median(times[1:] or times)
-                fits = int((deadline - time.perf_counter() - reserve(step_s)) / step_s)
+                fits = int((deadline - time.perf_counter() - self.after_training_s()) / step_s)
                 if step + fits < self.total_steps:
                     self.total_steps = max(step + 1, step + fits)
+                    self.warmup = min(self.warmup, max(1, self.total_steps // 10))
                     if log:
                         log(f"--time-limit: the schedule shortened to {self.total_steps} steps")
         return losses, times
+
+    def after_training_s(self):
+        """Seconds evaluation and sampling will take, from one held-out batch
+        and one sampling forward timed now, plus a second's margin."""
+        a = self.args
+        offsets = fortunes.held_out_offsets(1, a.batch_size, len(self.corpus.held_out), a.block_size)
+        x = self.batch(self.corpus.held_out, offsets[0])[0]
+        self.model.eval()
+        with torch.no_grad(), autocast(a, self.autocast_dtype):
+            start = time.perf_counter()
+            self.model(x).sum().item()
+            middle = time.perf_counter()
+            self.model(x[:1]).sum().item()
+            end = time.perf_counter()
+        self.model.train()
+        return 1.0 + a.eval_batches * (middle - start) + a.sample_chars * (end - middle)
 
     def held_out_bits(self):
         """Mean cross-entropy over the held-out batches, in bits per character."""
@@ -255,10 +272,7 @@ def train_and_report(args, corpus, started):
         return 2
     describe(args, corpus, trainer)
     deadline = started + args.time_limit if args.time_limit > 0 else None
-    # Evaluation is about eval_batches forward passes (a third of a step
-    # each); sampling one short forward per character.
-    reserve = lambda s: 2.0 + args.eval_batches * s / 2 + args.sample_chars * max(s / 20, 0.01)  # noqa: E731
-    losses, times = trainer.train(deadline, reserve, log=print)
+    losses, times = trainer.train(deadline, log=print)
     if args.losses:
         with open(args.losses, "w") as f:
             f.write("".join(f"{v!r}\n" for v in losses))
