@@ -38,7 +38,9 @@ typedef enum tg_op {
   TG_MIN, TG_MIN_DIM_VALUES, TG_MIN_DIM_INDICES, TG_ARGMIN,
   /* pointwise math (tests/golden/gen_pointwise.py) */
   TG_SILU, TG_LEAKY_RELU, TG_ELU, TG_SOFTPLUS, TG_HARDTANH, TG_SIN, TG_COS, TG_RSQRT,
-  TG_RECIPROCAL, TG_FLOOR, TG_CEIL, TG_ROUND, TG_TRUNC, TG_SIGN, TG_CLAMP_TENSOR, TG_BMM, TG_OUTER, TG_BADDBMM
+  TG_RECIPROCAL, TG_FLOOR, TG_CEIL, TG_ROUND, TG_TRUNC, TG_SIGN, TG_CLAMP_TENSOR, TG_BMM, TG_OUTER, TG_BADDBMM,
+  /* losses with the mean reduction (tests/golden/gen_autocast.py) */
+  TG_MSE_LOSS, TG_L1_LOSS, TG_NLL_LOSS
 } tg_op;
 
 /* x = base.as_strided(sizes, strides, offset), base a 1-D contiguous tensor
@@ -223,6 +225,9 @@ static inline tsr_status tg_apply(tsr_tensor* const* r, const tg_step* s, tsr_te
     /* args: min, max registers (-1: None) */
     case TG_BMM: return tsr_bmm(a, b, out);
     case TG_OUTER: return tsr_outer(a, b, out);
+    case TG_MSE_LOSS: return tsr_mse_loss(a, b, TSR_REDUCTION_MEAN, out);
+    case TG_L1_LOSS: return tsr_l1_loss(a, b, TSR_REDUCTION_MEAN, out);
+    case TG_NLL_LOSS: return tsr_nll_loss(a, b, NULL, TSR_REDUCTION_MEAN, -100, out);
     /* args: batch2 register, bits of beta, bits of alpha */
     case TG_BADDBMM: return tsr_baddbmm(a, b, r[g[0]], tg_arg_double(g, 1), tg_arg_double(g, 2), out);
     case TG_CLAMP_TENSOR: return tsr_clamp_tensor(a, g[0] >= 0 ? r[g[0]] : NULL, g[1] >= 0 ? r[g[1]] : NULL, out);

@@ -60,7 +60,7 @@ Test(bmm, errors) {
   TSR_ASSERT_FAILS(tsr_bmm(a, b5, &out), TSR_ERR_SHAPE_MISMATCH,
                    "Expected size for first two dimensions of batch2 tensor to be: [2, 4] but got: [2, 5].");
   TSR_ASSERT_FAILS(tsr_bmm(a, bd, &out), TSR_ERR_DTYPE_MISMATCH, "expected scalar type Float but found Double");
-  TSR_ASSERT_FAILS(tsr_bmm(ai, bi, &out), TSR_ERR_DTYPE_MISMATCH, "bmm supports float32 and float64");
+  TSR_ASSERT_FAILS(tsr_bmm(ai, bi, &out), TSR_ERR_DTYPE_MISMATCH, "bmm supports bfloat16, float16, float32 and float64");
   TSR_ASSERT_FAILS(tsr_bmm(NULL, b, &out), TSR_ERR_INVALID_ARGUMENT, "batch1");
   TSR_ASSERT_FAILS(tsr_bmm(a, NULL, &out), TSR_ERR_INVALID_ARGUMENT, "batch2");
   TSR_ASSERT_FAILS(tsr_bmm(a, b, NULL), TSR_ERR_INVALID_ARGUMENT, "out");

@@ -4,7 +4,7 @@
  * derive from Optimizer (their constructors take over the native handle the
  * internal factories return), Tessera.Init and Tessera.Profiler wrap the
  * module functions. */
-%typemap(csclassmodifiers) TsrOptimizer, TsrProfilerResult, TsrLrScheduler "public partial class"
+%typemap(csclassmodifiers) TsrOptimizer, TsrProfilerResult, TsrLrScheduler, TsrGradScaler "public partial class"
 TSR_CS_PROPERTY(TsrOptimizer::sgd, NativeSgd)
 TSR_CS_PROPERTY(TsrOptimizer::adam, NativeAdam)
 TSR_CS_PROPERTY(TsrOptimizer::adamw, NativeAdamw)
@@ -26,3 +26,23 @@ TSR_CS_PROPERTY(TsrLrScheduler::linear_lr, NativeLinearLr)
 TSR_CS_PROPERTY(TsrLrScheduler::one_cycle_lr, NativeOneCycleLr)
 TSR_CS_PROPERTY(TsrLrScheduler::sequential_lr, NativeSequentialLr)
 TSR_CS_PROPERTY(TsrLrScheduler::last_epoch, NativeLastEpoch)
+/* GradScaler (bindings/grad_scaler.i, src/GradScaler.cs). step_deferred is
+ * Python's. */
+TSR_CS_PROPERTY(TsrGradScaler::create, NativeCreate)
+TSR_CS_PROPERTY(TsrGradScaler::scale, NativeScale)
+TSR_CS_PROPERTY(TsrGradScaler::unscale_, NativeUnscale)
+TSR_CS_PROPERTY(TsrGradScaler::step, NativeStep)
+TSR_CS_PROPERTY(TsrGradScaler::update, NativeUpdate)
+TSR_CS_PROPERTY(TsrGradScaler::update_scale, NativeUpdateScale)
+TSR_CS_PROPERTY(TsrGradScaler::get_scale, NativeGetScale)
+TSR_CS_PROPERTY(TsrGradScaler::get_growth_factor, NativeGetGrowthFactor)
+TSR_CS_PROPERTY(TsrGradScaler::set_growth_factor, NativeSetGrowthFactor)
+TSR_CS_PROPERTY(TsrGradScaler::get_backoff_factor, NativeGetBackoffFactor)
+TSR_CS_PROPERTY(TsrGradScaler::set_backoff_factor, NativeSetBackoffFactor)
+TSR_CS_PROPERTY(TsrGradScaler::get_growth_interval, NativeGetGrowthInterval)
+TSR_CS_PROPERTY(TsrGradScaler::set_growth_interval, NativeSetGrowthInterval)
+TSR_CS_PROPERTY(TsrGradScaler::get_growth_tracker, NativeGetGrowthTracker)
+TSR_CS_PROPERTY(TsrGradScaler::is_enabled, NativeIsEnabled)
+TSR_CS_PROPERTY(TsrGradScaler::state_dict, NativeStateDict)
+TSR_CS_PROPERTY(TsrGradScaler::load_state_dict, NativeLoadStateDict)
+%ignore TsrGradScaler::step_deferred;

@@ -4,4 +4,8 @@
 %noexception TsrOptimizer::~TsrOptimizer;
 %noexception TsrProfilerResult::~TsrProfilerResult;
 %noexception TsrLrScheduler::~TsrLrScheduler;
-%typemap(gotype) TsrOptimizer*, TsrProfilerResult*, TsrLrScheduler* "uintptr"
+%noexception TsrGradScaler::~TsrGradScaler;
+%typemap(gotype) TsrOptimizer*, TsrProfilerResult*, TsrLrScheduler*, TsrGradScaler* "uintptr"
+/* GradScaler (bindings/grad_scaler.i, wrapped by grad_scaler.go);
+ * step_deferred is Python's. */
+%ignore TsrGradScaler::step_deferred;

@@ -10,6 +10,8 @@
 TSR_JAVA_HANDLE(TsrOptimizer)
 TSR_JAVA_HANDLE(TsrProfilerResult)
 TSR_JAVA_HANDLE(TsrLrScheduler)
+%noexception TsrGradScaler::~TsrGradScaler;
+TSR_JAVA_HANDLE(TsrGradScaler)
 
 /* Parameter groups and state_dict: private natives under the Java forms
  * below (options as a Map, the state_dict as a TensorMap). */
@@ -228,4 +230,51 @@ TSR_JAVA_HANDLE(TsrLrScheduler)
 %typemap(javacode) TsrProfilerResult %{
   /** prof.key_averages().table() with torch's defaults (self_cpu_time_total, 100 rows). */
   public String table() { return table(null, 100); }
+%}
+
+/* GradScaler (bindings/grad_scaler.i): the factory and load_state_dict are
+ * private natives under the Java forms below; update(newScale) is
+ * update_scale; step_deferred is Python's. */
+%rename(nativeCreate) TsrGradScaler::create;
+%javamethodmodifiers TsrGradScaler::create "private";
+%rename(nativeLoadStateDict) TsrGradScaler::load_state_dict;
+%javamethodmodifiers TsrGradScaler::load_state_dict "private";
+%rename(unscale_) TsrGradScaler::unscale_;
+%rename(update) TsrGradScaler::update_scale;
+%ignore TsrGradScaler::step_deferred;
+
+%typemap(javacode) TsrGradScaler %{
+  /** torch.cuda.amp.GradScaler's arguments with torch's defaults. */
+  public static final class Options {
+    double initScale = 65536.0, growthFactor = 2.0, backoffFactor = 0.5;
+    long growthInterval = 2000;
+    boolean enabled = true;
+
+    public Options initScale(double v) { initScale = v; return this; }
+    public Options growthFactor(double v) { growthFactor = v; return this; }
+    public Options backoffFactor(double v) { backoffFactor = v; return this; }
+    public Options growthInterval(long v) { growthInterval = v; return this; }
+    public Options enabled(boolean v) { enabled = v; return this; }
+  }
+
+  /** GradScaler() with torch's defaults (init_scale 2^16, growth 2, backoff 0.5, interval 2000). */
+  public static GradScaler create() { return create(null); }
+
+  /** GradScaler(**o). */
+  public static GradScaler create(Options o) {
+    if (o == null) o = new Options();
+    return nativeCreate(o.initScale, o.growthFactor, o.backoffFactor, o.growthInterval, o.enabled);
+  }
+
+  /** scaler.load_state_dict from stateDict(), or a TensorMap loaded from a file saved with it. */
+  public void loadStateDict(TensorMap stateDict) {
+    try (TensorList list = new TensorList()) {
+      for (long i = 0; i < stateDict.size(); ++i) {
+        try (Tensor t = stateDict.get(i)) {
+          list.append(t, stateDict.name(i));
+        }
+      }
+      nativeLoadStateDict(list);
+    }
+  }
 %}

@@ -67,6 +67,7 @@ static const char* tsr_py_expected(const char* c_type) {
       {"TsrTensor", "a tessera.Tensor"},         {"TsrStorage", "a tessera.Storage"},
       {"TsrGenerator", "a tessera.Generator"},   {"TsrOptimizer", "a tessera optimizer"},
       {"TsrProfilerResult", "a tessera profiler result"}, {"TsrLrScheduler", "a tessera LR scheduler"},
+      {"TsrGradScaler", "a tessera GradScaler"},
       {"tsr_dtype", "a tessera.dtype"},          {"tsr_memory_format", "a tessera.memory_format"},
       {"tsr_device_type", "a tessera.DeviceType"},
       {"double", "a number"},                    {"bool", "a bool"},
@@ -152,6 +153,7 @@ TSR_PY_HANDLE_IN(TsrFile*)
 TSR_PY_HANDLE_IN(TsrOptimizer*)
 TSR_PY_HANDLE_IN(TsrProfilerResult*)
 TSR_PY_HANDLE_IN(TsrLrScheduler*)
+TSR_PY_HANDLE_IN(TsrGradScaler*)
 /* int64_t is `long long` to SWIG (stdint.i), int32_t and the enums `int`. */
 %define TSR_PY_VALUE_IN(Type, Value, AsVal)
 %typemap(in, noblock=1, fragment=#AsVal) Type (Value val, int ecode = 0) {
@@ -351,6 +353,8 @@ static void tsr_py_release_handle(swig_type_info* ty, void* ptr) {
   else if (ty == SWIGTYPE_p_TsrProfilerResult) tsr_profiler_result_release((tsr_profiler_result*)ptr);
   /* bindings/lr_scheduler.i's */
   else if (ty == SWIGTYPE_p_TsrLrScheduler) tsr_lr_scheduler_release((tsr_lr_scheduler*)ptr);
+  /* bindings/grad_scaler.i's */
+  else if (ty == SWIGTYPE_p_TsrGradScaler) tsr_grad_scaler_release((tsr_grad_scaler*)ptr);
 }
 %}
 

@@ -2,7 +2,8 @@
  * channels_last, through the public C API only.
  *
  *   fashion [--epochs N] [--train-limit N] [--memory-format channels_last|contiguous|both]
- *           [--timing-steps N] [--checkpoint] [--min-accuracy A] [DATA_DIR [CHECKPOINT]]
+ *           [--timing-steps N] [--checkpoint] [--autocast bf16|f16] [--min-accuracy A]
+ *           [DATA_DIR [CHECKPOINT]]
  *
  * Reads Fashion-MNIST (Zalando's 70,000 28x28 grey photos of clothes and
  * shoes in 10 classes, Debian package dataset-fashion-mnist, default
@@ -18,6 +19,10 @@
  * With --checkpoint each conv block runs in a checkpoint region: one step
  * with and without regions first (peak memory of each, gradients compared),
  * then training with regions.
+ * With --autocast the forward passes (training and prediction) run in an
+ * autocast region (torch.autocast("cpu", dtype=...)): convolutions and the
+ * linear layer in bfloat16 or float16, the loss in float32; the side-by-side
+ * timing then also compares float32 with autocast steps.
  * Exits 1 if a call fails, accuracy is below the minimum (default 0.89),
  * the reloaded model differs, checkpointing changes a gradient or memory
  * stays allocated after every release; 2 for a bad command line. */
@@ -51,6 +56,7 @@ typedef struct options {
   int n_formats;
   tsr_memory_format formats[2];
   bool checkpoint;
+  tsr_dtype autocast; /* TSR_FLOAT32: no autocast */
   double min_accuracy;
   const char* data_dir;
   const char* checkpoint_path;
@@ -67,6 +73,17 @@ static const char* format_name(tsr_memory_format f) {
 }
 
 static double mib(int64_t bytes) { return (double)bytes / (1024.0 * 1024.0); }
+
+/* The lower precision of --autocast (TSR_FLOAT32: none). */
+static tsr_dtype g_autocast = TSR_FLOAT32;
+
+static void autocast_begin(void) {
+  if (g_autocast != TSR_FLOAT32) CHECK(tsr_autocast_begin(TSR_DEVICE_CPU, g_autocast, true));
+}
+
+static void autocast_end(void) {
+  if (g_autocast != TSR_FLOAT32) CHECK(tsr_autocast_end());
+}
 
 /* ---- data ------------------------------------------------------------------ */
 
@@ -112,8 +129,10 @@ static tsr_optimizer* adamw(cnn* m) {
 /* One optimizer step on xb/yb; returns the loss. */
 static double train_step(cnn* m, tsr_optimizer* opt, const tsr_tensor* xb, const tsr_tensor* yb) {
   tsr_tensor* loss = NULL;
+  autocast_begin();
   tsr_tensor* logits = cnn_forward(m, xb, true);
   CHECK(tsr_cross_entropy(logits, yb, &loss));
+  autocast_end();
   CHECK(tsr_optimizer_zero_grad(opt, true));
   CHECK(tsr_backward(loss, NULL, false));
   CHECK(tsr_optimizer_step(opt));
@@ -224,6 +243,44 @@ static void compare_formats(const cnn* m, const tsr_tensor* X, const tsr_tensor*
     printf("  %-14s %8.2f ms/step   %7.1f s per epoch of %" PRId64 " images\n",
            format_name(formats[k]), ms[k], ms[k] * (double)batches / 1e3, n);
   printf("  channels_last / contiguous time: %.2f\n", ms[0] / ms[1]);
+}
+
+/* ---- autocast, side by side ------------------------------------------------------- */
+
+/* steps training steps of a scratch copy of m in float32 and under
+ * --autocast, from the same weights on the same batches after one untimed
+ * warm-up step each: milliseconds per step and their ratio. */
+static void compare_autocast(const cnn* m, const tsr_tensor* X, const tsr_tensor* y, int steps) {
+  const tsr_dtype chosen = g_autocast;
+  const tsr_dtype modes[2] = {TSR_FLOAT32, chosen};
+  const int64_t n = tsr_tensor_numel(y);
+  double ms[2];
+  for (int k = 0; k < 2; ++k) {
+    g_autocast = modes[k];
+    cnn scratch;
+    cnn_copy(&scratch, m, m->memory_format);
+    tsr_optimizer* opt = adamw(&scratch);
+    double t0 = 0;
+    for (int i = 0; i <= steps; ++i) {
+      if (i == 1) t0 = now_seconds();
+      tsr_tensor *xb = NULL, *yb = NULL;
+      int64_t first = ((int64_t)i * BATCH) % (n - BATCH + 1);
+      CHECK(tsr_narrow(X, 0, first, BATCH, &xb));
+      CHECK(tsr_narrow(y, 0, first, BATCH, &yb));
+      train_step(&scratch, opt, xb, yb);
+      tsr_tensor_release(yb);
+      tsr_tensor_release(xb);
+    }
+    ms[k] = (now_seconds() - t0) * 1e3 / steps;
+    tsr_optimizer_release(opt);
+    cnn_release(&scratch);
+  }
+  g_autocast = chosen;
+  printf("\nautocast, %d training steps of batch %d each in %s (%" PRId64 " threads):\n", steps, BATCH,
+         format_name(m->memory_format), tsr_get_num_threads());
+  printf("  float32            %8.2f ms/step\n", ms[0]);
+  printf("  %-8s autocast  %8.2f ms/step\n", tsr_dtype_name(chosen), ms[1]);
+  printf("  float32 / autocast time: %.2f\n", ms[0] / ms[1]);
 }
 
 /* ---- profiler ---------------------------------------------------------------- */
@@ -362,13 +419,14 @@ static int usage(const char* argv0) {
   fprintf(stderr,
           "usage: %s [--epochs N] [--train-limit N] "
           "[--memory-format channels_last|contiguous|both]\n"
-          "          [--timing-steps N] [--checkpoint] [--min-accuracy A] [DATA_DIR [CHECKPOINT]]\n",
+          "          [--timing-steps N] [--checkpoint] [--autocast bf16|f16] [--min-accuracy A]\n"
+          "          [DATA_DIR [CHECKPOINT]]\n",
           argv0);
   return 2;
 }
 
 static bool parse_args(int argc, char** argv, options* o) {
-  *o = (options){2, TIMING_STEPS, 0, 1, {TSR_CHANNELS_LAST, TSR_CONTIGUOUS_FORMAT}, false, 0.89,
+  *o = (options){2, TIMING_STEPS, 0, 1, {TSR_CHANNELS_LAST, TSR_CONTIGUOUS_FORMAT}, false, TSR_FLOAT32, 0.89,
                  "/usr/share/datasets/fashion-mnist", "fashion-checkpoint.tsr"};
   int n_positional = 0;
   for (int i = 1; i < argc; ++i) {
@@ -377,6 +435,11 @@ static bool parse_args(int argc, char** argv, options* o) {
     char* end = NULL;
     if (strcmp(a, "--checkpoint") == 0) {
       o->checkpoint = true;
+    } else if (strcmp(a, "--autocast") == 0 && v) {
+      if (strcmp(v, "bf16") == 0) o->autocast = TSR_BFLOAT16;
+      else if (strcmp(v, "f16") == 0) o->autocast = TSR_FLOAT16;
+      else return false;
+      ++i;
     } else if (strcmp(a, "--epochs") == 0 && v) {
       long e = strtol(v, &end, 10);
       if (*end || e < 1 || e > 64) return false;
@@ -423,6 +486,7 @@ static bool parse_args(int argc, char** argv, options* o) {
 int main(int argc, char** argv) {
   options opts;
   if (!parse_args(argc, argv, &opts)) return usage(argv[0]);
+  g_autocast = opts.autocast;
   printf("tessera %s, %" PRId64 " threads\n", tsr_version_string(), tsr_get_num_threads());
 
   fashion_split train_split, test_split;
@@ -461,7 +525,9 @@ int main(int argc, char** argv) {
       model.checkpoint_blocks = true;
     }
     train(&model, &opts, X_train, y_train, &results[k]);
+    autocast_begin();
     cnn_predict(&model, X_test, k == 0 ? predicted : reloaded_predicted);
+    autocast_end();
     results[k].accuracy = accuracy(k == 0 ? predicted : reloaded_predicted, y_test);
     if (k == 0) {
       printf("test accuracy: %.4f\n", results[k].accuracy);
@@ -487,6 +553,12 @@ int main(int argc, char** argv) {
   }
 
   if (opts.timing_steps > 0) compare_formats(&initial, X_train, y_train, opts.timing_steps);
+  if (opts.timing_steps > 0 && g_autocast != TSR_FLOAT32) {
+    cnn reference;
+    cnn_copy(&reference, &initial, opts.formats[0]);
+    compare_autocast(&reference, X_train, y_train, opts.timing_steps);
+    cnn_release(&reference);
+  }
   profile_steps(&trained, X_train, y_train);
 
   tsr_memory_stats_t s;
@@ -509,7 +581,9 @@ int main(int argc, char** argv) {
     state_same = state_same && same_contents(trained.params[i], reloaded.params[i]);
   for (int i = 0; i < CNN_NBUFFERS; ++i)
     state_same = state_same && same_contents(trained.buffers[i], reloaded.buffers[i]);
+  autocast_begin();
   cnn_predict(&reloaded, X_test, reloaded_predicted);
+  autocast_end();
   bool predictions_same =
       memcmp(predicted, reloaded_predicted, (size_t)n_test * sizeof *predicted) == 0;
   printf("reloaded state bit-identical: %s\n", state_same ? "yes" : "NO");

@@ -13,18 +13,28 @@
  * contiguous and channels_last, such as C = 1 or H = W = 1): conv2d's is
  * channels_last when the input's or the weight's suggested memory format is
  * channels_last, else contiguous, except that a grouped convolution torch
- * runs group by group (float64; float32 when torch would not use oneDNN, a
- * choice that depends on tsr_get_num_threads()) is channels_last only when
+ * runs group by group (float64; float16; float32 when torch would not use
+ * oneDNN, a choice that depends on tsr_get_num_threads(); bfloat16 on a CPU
+ * without AVX-512 BW/VL/DQ) is channels_last only when
  * each group's result reads as channels_last; pooling keeps the input's
  * suggested format; batch norm gives contiguous for a contiguous input (even
  * one whose strides also read as channels_last), channels_last for a
  * channels_last-contiguous one, else the input's suggested format.
  *
- * dtypes: float32 and float64, all tensors of one call the same dtype.
- * float32 runs on oneDNN's CPU kernels (convolution forward, backward data
- * and backward weights, average pooling, batch normalisation); float64 (which
- * oneDNN lacks) and max pooling with torch's indices run on tessera's own
- * direct-loop kernels. oneDNN uses tsr_get_num_threads() threads.
+ * dtypes: float32, float64, bfloat16 and float16, all tensors of one call
+ * the same dtype, except batch norm's parameters (below). float32 runs on
+ * oneDNN's CPU kernels (convolution forward, backward data and backward
+ * weights, average pooling); float64 (which oneDNN lacks), batch norm and
+ * max / adaptive pooling run on tessera's own direct-loop kernels.
+ * bfloat16 convolution runs on oneDNN's bfloat16 kernels, as torch 1.13's
+ * (mkldnn): float32 accumulation, each result rounded once to bfloat16, its
+ * gradients bfloat16 too. Every other bfloat16 layer, and every float16
+ * one, computes in float32 from the widened values and rounds each result
+ * once: torch 1.13 has no CPU float16 kernels for these layers, so float16
+ * follows PyTorch 2.x (float accumulation); bfloat16 pooling gradients and
+ * all-bfloat16 batch norm may differ from torch 1.13's, which rounds some
+ * intermediate steps to bfloat16, by an ulp or two. oneDNN uses
+ * tsr_get_num_threads() threads.
  *
  * Autograd: with grad mode on and an input that requires grad, the output
  * records PyTorch's grad_fn (ConvolutionBackward0,
@@ -47,8 +57,9 @@
  * - TSR_ERR_SHAPE_MISMATCH: wrong number of dims, channels that do not
  *   match the weight and groups, a bias / weight / running stat of the wrong
  *   size, a kernel larger than the padded input.
- * - TSR_ERR_DTYPE_MISMATCH: a dtype other than float32/float64, or
- *   arguments of different dtypes.
+ * - TSR_ERR_DTYPE_MISMATCH: a dtype other than float32, float64, bfloat16
+ *   or float16 ("... not implemented for 'Long'"), arguments of different
+ *   dtypes, batch norm parameters breaking its mixed-dtype rule.
  * - TSR_ERR_DEVICE_MISMATCH: arguments on different devices.
  * - TSR_ERR_UNSUPPORTED: a device without these kernels (CUDA).
  * - TSR_ERR_OUT_OF_MEMORY: allocation failed.
@@ -173,17 +184,30 @@ TSR_API tsr_status tsr_adaptive_avg_pool2d(const tsr_tensor* input, const int64_
  * running_var, which must then be given. grad_fn NativeBatchNormBackward0;
  * gradients for input, weight and bias (in both modes). A checkpointed
  * region's replay does not update the running stats a second time.
+ *
+ * Parameters' dtype (torch 1.13's mixed-dtype rule): weight, bias,
+ * running_mean and running_var share one dtype, the first given one's: the
+ * input's, or float32 for a bfloat16 (or float16) input, the form autocast
+ * uses. The statistics are computed in float32 either way; with float32
+ * parameters the running stats stay float32 and the weight's and bias's
+ * gradients are float32; out and the input's gradient have the input's
+ * dtype. Otherwise TSR_ERR_DTYPE_MISMATCH with torch's message: "mixed dtype
+ * (CPU): expect parameter to have scalar type of Float" (float32 first, a
+ * later one not), "expected scalar type BFloat16 but found Float" (the
+ * input's dtype first, a later one not), "mixed dtype (CPU): expect input to
+ * have scalar type of BFloat16" (float32 parameters of a float64 input).
  * @param[in]     input        [N, C, ...] (2-D or more)
- * @param[in,out] running_mean [C] or NULL, input's dtype
- * @param[in,out] running_var  [C] or NULL, input's dtype
- * @param[in]     weight       [C] or NULL (1), input's dtype
- * @param[in]     bias         [C] or NULL (0), input's dtype
+ * @param[in,out] running_mean [C] or NULL, the parameters' dtype
+ * @param[in,out] running_var  [C] or NULL, the parameters' dtype
+ * @param[in]     weight       [C] or NULL (1), the parameters' dtype
+ * @param[in]     bias         [C] or NULL (0), the parameters' dtype
  * @param[in]     training     batch statistics (true) or running ones
  * @param[in]     momentum     weight of the batch stat in the update
  * @param[in]     eps          added to the variance
  * @param[out]    out          new tensor (one reference)
  * @return TSR_OK, or a status of the file comment's list (running stats
- * missing when not training: TSR_ERR_INVALID_ARGUMENT).
+ * missing when not training: TSR_ERR_INVALID_ARGUMENT; parameters' dtypes
+ * as above: TSR_ERR_DTYPE_MISMATCH).
  */
 TSR_API tsr_status tsr_batch_norm(const tsr_tensor* input, tsr_tensor* running_mean, tsr_tensor* running_var,
                                   const tsr_tensor* weight, const tsr_tensor* bias, bool training,

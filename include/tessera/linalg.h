@@ -22,9 +22,10 @@ extern "C" {
  * Any strides (transposed, expanded batches); the result is contiguous
  * [b, n, p], grad_fn BmmBackward0 (gradients grad @ batch2^T and
  * batch1^T @ grad, themselves differentiable). Empty batches and empty
- * inner dims (zeros) as torch. dtypes: float32 and float64, both operands
- * the same, as tessera's matmul; torch 1.13 also takes integer and
- * bfloat16 operands, refused here.
+ * inner dims (zeros) as torch. dtypes: bfloat16, float16, float32 and
+ * float64, both operands the same, as tsr_matmul() (16-bit: float32 sums
+ * rounded once; torch 1.13's CPU refuses float16, torch 2.x takes it);
+ * torch also takes integer operands, refused here.
  * @param batch1 [b, n, m] tensor (borrowed)
  * @param batch2 [b, m, p] tensor of batch1's dtype (borrowed)
  * @param out    receives the [b, n, p] result (new reference)
@@ -33,8 +34,7 @@ extern "C" {
  *         must be a 3D tensor") or sizes that do not match ("Expected size
  *         for first two dimensions of batch2 tensor to be: [b, m] but got:
  *         [...]."); TSR_ERR_DTYPE_MISMATCH for different dtypes ("expected
- *         scalar type Float but found Double") or a dtype other than
- *         float32/float64.
+ *         scalar type Float but found Double") or an integer or bool dtype.
  */
 TSR_API tsr_status tsr_bmm(const tsr_tensor* batch1, const tsr_tensor* batch2, tsr_tensor** out);
 
@@ -45,7 +45,9 @@ TSR_API tsr_status tsr_bmm(const tsr_tensor* batch1, const tsr_tensor* batch2, t
  * with beta == 0 input is ignored (NaN and inf in it too), as torch. The
  * result is contiguous [b, n, p], grad_fn BaddbmmBackward0: input's
  * gradient is beta * grad summed to input's sizes, batch1's alpha * grad @
- * batch2^T, batch2's alpha * batch1^T @ grad. dtypes as tsr_bmm().
+ * batch2^T, batch2's alpha * batch1^T @ grad. dtypes as tsr_bmm();
+ * bfloat16/float16: alpha * product + beta * input on the float32 sums,
+ * rounded once (as torch's oneDNN kernel).
  * @param input  tensor broadcastable to [b, n, p] (borrowed)
  * @param batch1 [b, n, m] tensor (borrowed)
  * @param batch2 [b, m, p] tensor of batch1's dtype (borrowed)

@@ -342,16 +342,22 @@ TSR_API tsr_status tsr_abs(const tsr_tensor* a, tsr_tensor** out);
 
 /* ---- linear algebra ---------------------------------------------------- */
 /**
- * @brief torch.matmul for float32/float64 (OpenBLAS).
+ * @brief torch.matmul for bfloat16, float16, float32 and float64.
  *
  * 1-D·1-D dot, 2-D·2-D, 1-D/2-D mixed, and batched (>2-D, batch dims
- * broadcast).
+ * broadcast); operands of any strides (transposed ones are read in place).
+ * float32/float64 through OpenBLAS; bfloat16 and float16 as float32 sums of
+ * the exact products rounded once to the dtype (bfloat16 through oneDNN's
+ * AVX512_BF16 kernels, as torch's; float16, which torch 1.13's CPU refuses,
+ * as torch 2.x: through the float32 gemm). Every element comes out the same
+ * whatever tsr_set_num_threads() says. Gradients are themselves products.
  * @param[in]  a   left operand
- * @param[in]  b   right operand
+ * @param[in]  b   right operand, of a's dtype
  * @param[out] out new contiguous tensor (one reference)
  * @return TSR_OK; other dtypes: TSR_ERR_DTYPE_MISMATCH; different dtypes:
- * TSR_ERR_DTYPE_MISMATCH (as torch, which does not promote for matmul);
- * sizes that do not agree: TSR_ERR_SHAPE_MISMATCH; the common statuses.
+ * TSR_ERR_DTYPE_MISMATCH ("expected scalar type BFloat16 but found Float":
+ * torch does not promote for matmul); sizes that do not agree:
+ * TSR_ERR_SHAPE_MISMATCH; the common statuses.
  */
 TSR_API tsr_status tsr_matmul(const tsr_tensor* a, const tsr_tensor* b, tsr_tensor** out);
 
@@ -440,8 +446,10 @@ TSR_API tsr_status tsr_cross_entropy(const tsr_tensor* logits, const tsr_tensor*
 /**
  * @brief torch.nn.functional.linear: out = x @ weight^T + bias.
  *
- * One dtype: float32 or float64 (OpenBLAS), or bfloat16 (computed in
- * float32, rounded once). grad_fn as torch 1.13's at::linear leaves it:
+ * One dtype: float32 or float64 (OpenBLAS), or bfloat16 or float16 (the
+ * products and the bias summed in float32, rounded once; float16, which
+ * torch 1.13's CPU refuses, as torch 2.x). grad_fn as torch 1.13's
+ * at::linear leaves it:
  * AddmmBackward0 (2-D x with bias), ViewBackward0 (contiguous 3-D x with
  * bias), AddBackward0 (other x with bias), MmBackward0 / SqueezeBackward3 /
  * UnsafeViewBackward0 (2-D / 1-D / other x without bias). The rules of
@@ -457,8 +465,8 @@ TSR_API tsr_status tsr_cross_entropy(const tsr_tensor* logits, const tsr_tensor*
  * 0-dim x, weight not 2-D, bias that does not expand ("The expanded size of
  * the tensor (5) must match the existing size (4) ...").
  * TSR_ERR_DTYPE_MISMATCH: dtypes differ ("self and mat2 must have the same
- * dtype"), float16 and bool (torch's "\"addmm_impl_cpu_\" not implemented
- * for 'Half'"), integers (torch takes them; OpenBLAS has no integer gemm).
+ * dtype"), bool (torch's "\"addmm_impl_cpu_\" not implemented for
+ * 'Bool'"), integers (torch takes them; OpenBLAS has no integer gemm).
  * The common statuses.
  */
 TSR_API tsr_status tsr_linear(const tsr_tensor* x, const tsr_tensor* weight,

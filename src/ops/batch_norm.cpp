@@ -13,6 +13,7 @@
 #include "cpu/kernels/elementwise.h"
 #include "ops/cnn.h"
 #include "ops/grad_util.h"
+#include "ops/layout.h"
 #include "ops/nn_functional.h"
 #include "ops/views.h"
 #include "primitive/op_names.h"
@@ -39,10 +40,12 @@ class BatchNormBackward final : public prim::Primitive {
   const char* op() const override { return "native_batch_norm_backward"; }
   std::vector<TensorMeta> output_meta(const Tensors& in) const override {
     std::vector<TensorMeta> m;
-    const tsr_dtype d = in[0].dtype();
+    // The input's gradient in x's dtype, the parameters' in the saved
+    // statistics' (the parameters' dtype: float32 for mixed bfloat16).
+    const tsr_dtype d = in[1].dtype(), pd = in[3].dtype();
     if (nx_) m.push_back({in[1].sizes(), d});
-    if (nw_) m.push_back({{in[1].size(1)}, d});
-    if (nb_) m.push_back({{in[1].size(1)}, d});
+    if (nw_) m.push_back({{in[1].size(1)}, pd});
+    if (nb_) m.push_back({{in[1].size(1)}, pd});
     return m;
   }
   Tensors eval_cpu(const Tensors& in) override {
@@ -65,23 +68,26 @@ class BatchNormBackward final : public prim::Primitive {
 };
 
 // inputs {x, weight, bias, running_mean, running_var} (any but x undefined).
+// stats_dtype: the parameters' dtype (kernels::batch_norm_param_dtype of
+// the user's tensors: the running stats are no inputs when training).
 class BatchNorm final : public prim::Primitive {
  public:
-  BatchNorm(bool training, double eps, tsr_memory_format fmt) : training_(training), eps_(eps), fmt_(fmt) {}
+  BatchNorm(bool training, double eps, tsr_memory_format fmt, tsr_dtype stats_dtype)
+      : training_(training), eps_(eps), fmt_(fmt), stats_dtype_(stats_dtype) {}
   const char* name() const override { return "NativeBatchNormBackward0"; }
   const char* op() const override { return "native_batch_norm"; }
   std::vector<TensorMeta> output_meta(const Tensors& in) const override {
     kernels::check_batch_norm(in[0], in[3], in[4], in[1], in[2], training_);
-    const tsr_dtype d = in[0].dtype();
+    const tsr_dtype d = in[0].dtype(), sd = stats_dtype_;
     const Shape c{in[0].size(1)};
-    std::vector<TensorMeta> m{{in[0].sizes(), d}, {c, d}, {c, d}};
-    if (training_) m.push_back({c, d});
+    std::vector<TensorMeta> m{{in[0].sizes(), d}, {c, sd}, {c, sd}};
+    if (training_) m.push_back({c, sd});
     return m;
   }
   Tensors eval_cpu(const Tensors& in) override {
     auto dense = [&](const Tensor& t) { return t.defined() ? kernels::dense_in(t, fmt_) : Tensor(); };
     kernels::BatchNormResult r = kernels::batch_norm(dense(in[0]), dense(in[1]), dense(in[2]), dense(in[3]),
-                                                     dense(in[4]), training_, eps_, fmt_);
+                                                     dense(in[4]), training_, eps_, fmt_, stats_dtype_);
     Tensors out{r.out, r.mean, r.var};
     if (training_) out.push_back(r.unbiased_var);
     return out;
@@ -109,9 +115,17 @@ class BatchNorm final : public prim::Primitive {
   // layer_norm's), so a second derivative flows. Training recomputes the
   // batch statistics from x with ops, making them functions of x; in
   // evaluation the running stats (the saved mean / var) are constants.
+  //
+  // bfloat16 / float16: computed in float32 from the widened tensors (the
+  // casts are differentiable), each gradient rounded once to its tensor's
+  // dtype, as the first-order kernel does; low-precision ops would round
+  // every intermediate (the centred x, the statistics) instead.
   Tensors differentiable_backward(const BackwardContext& ctx, bool nx, bool nw, bool nb) const {
-    const Tensor& g = ctx.grad(0);
-    Tensor x = ctx.input(0);
+    const tsr_dtype xd = ctx.input(0).dtype(), pd = ctx.output(1).dtype();
+    auto wide = [](const Tensor& t) {
+      return t.defined() && (t.dtype() == TSR_BFLOAT16 || t.dtype() == TSR_FLOAT16) ? to_dtype(t, TSR_FLOAT32) : t;
+    };
+    const Tensor g = wide(ctx.grad(0)), x = wide(ctx.input(0));
     Shape dims{0}, cshape{1, x.size(1)};
     for (int64_t d = 2; d < x.ndim(); ++d) {
       dims.push_back(d);
@@ -123,24 +137,26 @@ class BatchNorm final : public prim::Primitive {
       xc = sub(x, mean(x, dims, true));
       invstd = div(one, sqrt(add_scalar(mean(mul(xc, xc), dims, true), eps_)));
     } else {
-      xc = sub(x, reshape(ctx.output(1), cshape));
-      invstd = div(one, sqrt(add_scalar(reshape(ctx.output(2), cshape), eps_)));
+      xc = sub(x, reshape(wide(ctx.output(1)), cshape));
+      invstd = div(one, sqrt(add_scalar(reshape(wide(ctx.output(2)), cshape), eps_)));
     }
     Tensor xhat = mul(xc, invstd);
     Tensor gx, gw, gb;
     if (nx) {
-      Tensor scale = ctx.input_meta(1).sizes.empty() ? invstd : mul(invstd, reshape(ctx.input(1), cshape));
+      Tensor scale = ctx.input_meta(1).sizes.empty() ? invstd : mul(invstd, reshape(wide(ctx.input(1)), cshape));
       gx = training_ ? mul(scale, sub(sub(g, mean(g, dims, true)), mul(xhat, mean(mul(g, xhat), dims, true))))
                      : mul(g, scale);
     }
     if (nw) gw = sum(mul(g, xhat), dims, false);
     if (nb) gb = sum(g, dims, false);
-    return {gx, gw, gb, Tensor(), Tensor()};
+    auto as = [](const Tensor& t, tsr_dtype d) { return t.defined() && t.dtype() != d ? to_dtype(t, d) : t; };
+    return {as(gx, xd), as(gw, pd), as(gb, pd), Tensor(), Tensor()};
   }
 
   bool training_;
   double eps_;
   tsr_memory_format fmt_;
+  tsr_dtype stats_dtype_;
 };
 
 }  // namespace
@@ -152,7 +168,8 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
   // so they are no inputs then: a checkpoint replay must not see them as
   // inputs modified since the forward.
   const Tensor rm = training ? Tensor() : running_mean, rv = training ? Tensor() : running_var;
-  Tensors r = autograd::run(std::make_shared<BatchNorm>(training, eps, kernels::batch_norm_format(x, {&weight, &bias, &running_mean, &running_var})),
+  const tsr_dtype stats_dtype = kernels::batch_norm_param_dtype(x, {&weight, &bias, &running_mean, &running_var});
+  Tensors r = autograd::run(std::make_shared<BatchNorm>(training, eps, kernels::batch_norm_format(x, {&weight, &bias, &running_mean, &running_var}), stats_dtype),
                             {x, weight, bias, rm, rv});
   if (training && running_mean.defined()) {
     // running = (1 - momentum) * running + momentum * batch statistic, in

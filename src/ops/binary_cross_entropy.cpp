@@ -3,6 +3,7 @@
 // expanded to input's sizes first (ones when absent); torch gives them no
 // gradient. Backward formulas from derivatives.yaml, in differentiable ops.
 
+#include "autocast/cast_inputs.h"
 #include "autograd/run.h"
 #include "cpu/kernels/activation.h"
 #include "cpu/kernels/elementwise.h"
@@ -126,7 +127,12 @@ Tensor weight_operand(const Tensor& weight, const Tensor& input, const Tensor& a
 
 }  // namespace
 
-Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight, int reduction) {
+Tensor binary_cross_entropy(const Tensor& input_arg, const Tensor& target_arg, const Tensor& weight_arg,
+                            int reduction) {
+  const TensorList cast = autocast::cast_inputs("binary_cross_entropy", {input_arg, target_arg, weight_arg});
+  const Tensor& input = cast[0];
+  const Tensor& target = cast[1];
+  const Tensor& weight = cast[2];
   LossReduction r = checked_reduction(reduction);
   TSR_CHECK(input.sizes() == target.sizes(), TSR_ERR_SHAPE_MISMATCH, "Using a target size (", target.sizes(),
             ") that is different to the input size (", input.sizes(),
@@ -139,8 +145,13 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Ten
   return run1<BinaryCrossEntropyOp>({input, target, w}, r);
 }
 
-Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target, const Tensor& weight,
-                                        const Tensor& pos_weight, int reduction) {
+Tensor binary_cross_entropy_with_logits(const Tensor& input_arg, const Tensor& target_arg,
+                                        const Tensor& weight_arg, const Tensor& pos_weight_arg, int reduction) {
+  const TensorList cast = autocast::cast_inputs("binary_cross_entropy_with_logits", {input_arg, target_arg, weight_arg, pos_weight_arg});
+  const Tensor& input = cast[0];
+  const Tensor& target = cast[1];
+  const Tensor& weight = cast[2];
+  const Tensor& pos_weight = cast[3];
   LossReduction r = checked_reduction(reduction);
   TSR_CHECK(input.sizes() == target.sizes(), TSR_ERR_SHAPE_MISMATCH, "Target size (", target.sizes(),
             ") must be the same as input size (", input.sizes(), ")");

@@ -2,6 +2,7 @@
 // ConvolutionBackward0 (torch 1.13's grad_fn for conv2d on the CPU), with
 // gradients for input, weight and bias from a ConvolutionBackward primitive
 // (oneDNN's backward-data / backward-weights in float32).
+#include "autocast/cast_inputs.h"
 #include "autograd/run.h"
 #include "cpu/kernels/cnn.h"
 #include "ops/cnn.h"
@@ -139,7 +140,11 @@ class Convolution final : public prim::Primitive {
 
 }  // namespace
 
-Tensor conv2d(const Tensor& x, const Tensor& weight, const Tensor& bias, const Conv2dArgs& a) {
+Tensor conv2d(const Tensor& x_arg, const Tensor& weight_arg, const Tensor& bias_arg, const Conv2dArgs& a) {
+  const TensorList cast = autocast::cast_inputs("conv2d", {x_arg, weight_arg, bias_arg});
+  const Tensor& x = cast[0];
+  const Tensor& weight = cast[1];
+  const Tensor& bias = cast[2];
   // Unbatched [C, H, W] input: torch's conv2d unsqueezes it to a batch of
   // one and squeezes the result (grad_fn SqueezeBackward1), so does this.
   if (x.defined() && x.ndim() == 3) return squeeze_dim(conv2d(unsqueeze(x, 0), weight, bias, a), 0);

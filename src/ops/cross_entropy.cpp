@@ -7,6 +7,7 @@
 
 #include <cmath>
 
+#include "autocast/cast_inputs.h"
 #include "autograd/run.h"
 #include "cpu/kernels/activation.h"
 #include "cpu/kernels/elementwise.h"
@@ -126,8 +127,12 @@ Tensor cross_entropy_prob(const Tensor& input, const Tensor& target, const Tenso
 
 }  // namespace
 
-Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight, int reduction,
+Tensor nll_loss(const Tensor& input_arg, const Tensor& target_arg, const Tensor& weight_arg, int reduction,
                 int64_t ignore_index) {
+  const TensorList cast = autocast::cast_inputs("nll_loss", {input_arg, target_arg, weight_arg});
+  const Tensor& input = cast[0];
+  const Tensor& target = cast[1];
+  const Tensor& weight = cast[2];
   kernels::NllArgs a{checked_reduction(reduction), ignore_index};
   kernels::check_nll_nd_args(input, target, weight);
   const int64_t nd = input.ndim();
@@ -139,9 +144,14 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
   return a.reduction == LossReduction::None ? view(out, target.sizes()) : out;
 }
 
-Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight, int reduction,
-                     int64_t ignore_index, double label_smoothing) {
+Tensor cross_entropy(const Tensor& input_arg, const Tensor& target_arg, const Tensor& weight_arg,
+                     int reduction, int64_t ignore_index, double label_smoothing) {
   LossReduction r = checked_reduction(reduction);
+  const prim::Tensors cast =
+      autocast::cast_inputs("cross_entropy_loss", {input_arg, target_arg, weight_arg});
+  const Tensor& input = cast[0];
+  const Tensor& target = cast[1];
+  const Tensor& weight = cast[2];
   TSR_CHECK(label_smoothing >= 0 && label_smoothing <= 1, TSR_ERR_INVALID_ARGUMENT,
             "label_smoothing must be between 0.0 and 1.0. Got: ", label_smoothing);
   TSR_CHECK(input.ndim() >= 1, TSR_ERR_SHAPE_MISMATCH, "Expected 1 or more dimensions (got ", input.ndim(), ")");

@@ -5,6 +5,7 @@
 #include "primitive/op_names.h"
 #include "ops/indexing_ops.h"
 
+#include "autocast/cast_inputs.h"
 #include "autograd/run.h"
 #include "core/views.h"
 #include "cpu/kernels/scatter.h"
@@ -101,7 +102,11 @@ Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Ten
 void index_add_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, double alpha) {
   run1<IndexAddOp>({self, index, source}, true, dim, alpha);
 }
-Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+Tensor index_copy(const Tensor& self_arg, int64_t dim, const Tensor& index_arg, const Tensor& source_arg) {
+  const TensorList cast = autocast::cast_inputs("index_copy", {self_arg, index_arg, source_arg});
+  const Tensor& self = cast[0];
+  const Tensor& index = cast[1];
+  const Tensor& source = cast[2];
   return run1<IndexCopyOp>({self, index, source}, false, dim);
 }
 void index_copy_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {

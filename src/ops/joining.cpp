@@ -3,6 +3,7 @@
 // views of the gradient), converted back to the input's dtype; a legacy
 // 1-D empty input that cat skipped gets an empty gradient, as in torch.
 #include "primitive/op_names.h"
+#include "autocast/cast_inputs.h"
 #include "autograd/run.h"
 #include "cpu/kernels/elementwise.h"
 #include "cpu/kernels/joining.h"
@@ -106,11 +107,11 @@ class Stack final : public prim::Primitive {
 }  // namespace
 
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
-  return run1<Cat>(tensors, dim, tensors.size());
+  return run1<Cat>(autocast::cast_inputs("cat", tensors), dim, tensors.size());
 }
 
 Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
-  return run1<Stack>(tensors, dim, tensors.size());
+  return run1<Stack>(autocast::cast_inputs("stack", tensors), dim, tensors.size());
 }
 
 }  // namespace tsr::ops

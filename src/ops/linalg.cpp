@@ -3,6 +3,7 @@
 // grad_a = grad @ b^T, grad_b = a^T @ grad, each summed over broadcast
 // batch dims and reshaped back to the operand's sizes.
 #include "primitive/op_names.h"
+#include "autocast/cast_inputs.h"
 #include "autograd/run.h"
 #include "device/device_ops.h"
 #include "cpu/kernels/matmul.h"
@@ -79,7 +80,10 @@ class Matmul final : public prim::Primitive {
 
 }  // namespace
 
-Tensor matmul(const Tensor& a, const Tensor& b) {
+Tensor matmul(const Tensor& a_arg, const Tensor& b_arg) {
+  const TensorList cast = autocast::cast_inputs("matmul", {a_arg, b_arg});
+  const Tensor& a = cast[0];
+  const Tensor& b = cast[1];
   return autograd::run1<Matmul>({a, b}, a, b);
 }
 

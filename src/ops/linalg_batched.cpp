@@ -3,6 +3,7 @@
 // a^T @ grad, both bmm, so double backward works.
 #include "ops/linalg_batched.h"
 
+#include "autocast/cast_inputs.h"
 #include "autograd/run.h"
 #include "core/views.h"
 #include "cpu/kernels/elementwise.h"
@@ -34,8 +35,9 @@ void check_bmm(const Tensor& a, const Tensor& b) {
             "] but got: [", sb[0], ", ", sb[1], "].");
   TSR_CHECK(a.dtype() == b.dtype(), TSR_ERR_DTYPE_MISMATCH, "expected scalar type ",
             kernels::scalar_type_name(a.dtype()), " but found ", kernels::scalar_type_name(b.dtype()));
-  TSR_CHECK(a.dtype() == TSR_FLOAT32 || a.dtype() == TSR_FLOAT64, TSR_ERR_DTYPE_MISMATCH,
-            "bmm supports float32 and float64 in this version, got ", dtype_name(a.dtype()));
+  TSR_CHECK(a.dtype() == TSR_FLOAT32 || a.dtype() == TSR_FLOAT64 || kernels::is_16bit_float(a.dtype()),
+            TSR_ERR_DTYPE_MISMATCH, "bmm supports bfloat16, float16, float32 and float64 in this version, got ",
+            dtype_name(a.dtype()));
 }
 
 class Bmm final : public prim::Primitive {
@@ -60,7 +62,8 @@ class Bmm final : public prim::Primitive {
 
 // torch.baddbmm: beta * input + alpha * (batch1 @ batch2), input broadcast
 // to the product's sizes and converted to its dtype; beta == 0 ignores
-// input (its NaNs too). BaddbmmBackward0: input gets beta * grad summed to
+// input (its NaNs too). bfloat16/float16: all of it on the float32 sums,
+// rounded once (torch's oneDNN kernel scales and adds before rounding). BaddbmmBackward0: input gets beta * grad summed to
 // its sizes, batch1 alpha * grad @ batch2^T, batch2 alpha * batch1^T @ grad.
 class Baddbmm final : public prim::Primitive {
  public:
@@ -71,10 +74,16 @@ class Baddbmm final : public prim::Primitive {
     return {{{in[1].sizes()[0], in[1].sizes()[1], in[2].sizes()[2]}, in[1].dtype()}};
   }
   Tensors eval_cpu(const Tensors& in) override {
-    Tensor r = kernels::matmul(in[1], in[2]);
+    const tsr_dtype dtype = in[1].dtype();
+    const bool narrow = kernels::is_16bit_float(dtype);
+    Tensor r = narrow ? kernels::matmul_float32(in[1], in[2]) : kernels::matmul(in[1], in[2]);
     if (alpha_ != 1.0) kernels::scale_inplace(r, alpha_);
-    if (beta_ != 0.0) kernels::add_into(r, views::expand(kernels::converted(in[0], r.dtype()), r.sizes()), beta_);
-    return {r};
+    if (beta_ != 0.0) {
+      // torch converts input to the product's dtype first.
+      const Tensor input = kernels::converted(kernels::converted(in[0], dtype), r.dtype());
+      kernels::add_into(r, views::expand(input, r.sizes()), beta_);
+    }
+    return {narrow ? kernels::converted(r, dtype) : r};
   }
   prim::SaveSpec save_spec(const prim::RequiresGrad& rg) const override {
     return {(rg[2] ? bit(1) : 0) | (rg[1] ? bit(2) : 0), 0};
@@ -94,7 +103,12 @@ class Baddbmm final : public prim::Primitive {
 
 }  // namespace
 
-Tensor baddbmm(const Tensor& input, const Tensor& batch1, const Tensor& batch2, double beta, double alpha) {
+Tensor baddbmm(const Tensor& input_arg, const Tensor& batch1_arg, const Tensor& batch2_arg, double beta,
+               double alpha) {
+  const TensorList cast = autocast::cast_inputs("baddbmm", {input_arg, batch1_arg, batch2_arg});
+  const Tensor& input = cast[0];
+  const Tensor& batch1 = cast[1];
+  const Tensor& batch2 = cast[2];
   check_bmm(batch1, batch2);
   // torch's expand check and message, before anything runs.
   (void)views::expand(input, {batch1.sizes()[0], batch1.sizes()[1], batch2.sizes()[2]});
@@ -107,7 +121,10 @@ Tensor outer(const Tensor& a, const Tensor& b) {
   return mul(unsqueeze(a, 1), b);  // torch: self.reshape({-1, 1}) * vec2
 }
 
-Tensor bmm(const Tensor& a, const Tensor& b) {
+Tensor bmm(const Tensor& a_arg, const Tensor& b_arg) {
+  const TensorList cast = autocast::cast_inputs("bmm", {a_arg, b_arg});
+  const Tensor& a = cast[0];
+  const Tensor& b = cast[1];
   check_bmm(a, b);
   return autograd::run1<Bmm>({a, b});
 }

@@ -5,8 +5,9 @@
 
 namespace tsr::ops {
 
-// torch.bmm: [b, n, m] @ [b, m, p] -> [b, n, p] (BmmBackward0). float32 and
-// float64, as tessera's matmul (torch also takes integers and bfloat16).
+// torch.bmm: [b, n, m] @ [b, m, p] -> [b, n, p] (BmmBackward0). bfloat16,
+// float16, float32 and float64, as tessera's matmul (torch also takes
+// integers; torch 1.13 refuses float16).
 Tensor bmm(const Tensor& a, const Tensor& b);
 // torch.baddbmm: beta * input + alpha * bmm(batch1, batch2), input
 // broadcast to the product (BaddbmmBackward0).

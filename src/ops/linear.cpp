@@ -5,6 +5,7 @@
 // SqueezeBackward3 for 1-D x, UnsafeViewBackward0 for folded >2-D x)
 // followed by an in-place add of the bias (AddBackward0).
 #include "primitive/op_names.h"
+#include "autocast/cast_inputs.h"
 #include "autograd/run.h"
 #include "core/layout.h"
 #include "device/device_ops.h"
@@ -77,7 +78,11 @@ class Linear final : public prim::Primitive {
 
 }  // namespace
 
-Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
+Tensor linear(const Tensor& x_arg, const Tensor& weight_arg, const Tensor& bias_arg) {
+  const TensorList cast = autocast::cast_inputs("linear", {x_arg, weight_arg, bias_arg});
+  const Tensor& x = cast[0];
+  const Tensor& weight = cast[1];
+  const Tensor& bias = cast[2];
   return autograd::run1<Linear>({x, weight, bias}, x, bias.defined());
 }
 

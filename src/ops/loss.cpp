@@ -8,6 +8,7 @@
 
 #include <cmath>
 
+#include "autocast/cast_inputs.h"
 #include "autograd/run.h"
 #include "cpu/kernels/activation.h"
 #include "cpu/kernels/compare.h"
@@ -121,8 +122,11 @@ class PointwiseLossOp final : public prim::Primitive {
 };
 
 
-Tensor pointwise(PointwiseLoss kind, const char* op, const Tensor& input, const Tensor& target, int reduction,
-                 double param, bool promote) {
+Tensor pointwise(PointwiseLoss kind, const char* op, const Tensor& input_arg, const Tensor& target_arg,
+                 int reduction, double param, bool promote) {
+  const TensorList cast = autocast::cast_inputs(op, {input_arg, target_arg});
+  const Tensor& input = cast[0];
+  const Tensor& target = cast[1];
   LossReduction r = checked_reduction(reduction);
   // huber_loss keeps input's dtype; mse and smooth_l1 promote.
   tsr_dtype dt = promote ? promote_types(input.dtype(), target.dtype()) : input.dtype();
@@ -153,16 +157,22 @@ Tensor huber_loss(const Tensor& input, const Tensor& target, int reduction, doub
   return pointwise(PointwiseLoss::Huber, "huber_loss", input, target, reduction, delta, false);
 }
 
-Tensor l1_loss(const Tensor& input, const Tensor& target, int reduction) {
+Tensor l1_loss(const Tensor& input_arg, const Tensor& target_arg, int reduction) {
   LossReduction r = checked_reduction(reduction);
+  const prim::Tensors cast = autocast::cast_inputs("l1_loss", {input_arg, target_arg});
+  const Tensor& input = cast[0];
+  const Tensor& target = cast[1];
   return reduce(abs(sub(input, target)), r);
 }
 
 // torch 1.13: log_target ? exp(target) * (target - input)
 //                        : xlogy(target, target) - target * input,
 // xlogy(t, t) being 0 where t == 0.
-Tensor kl_div(const Tensor& input, const Tensor& target, int reduction, bool log_target) {
+Tensor kl_div(const Tensor& input_arg, const Tensor& target_arg, int reduction, bool log_target) {
   LossReduction r = checked_reduction(reduction);
+  const prim::Tensors cast = autocast::cast_inputs("kl_div", {input_arg, target_arg});
+  const Tensor& input = cast[0];
+  const Tensor& target = cast[1];
   Tensor l;
   // torch 1.13's exp has no float16 CPU kernel.
   if (log_target && target.dtype() == TSR_FLOAT16) kernels::not_implemented("kl_div", "exp_vml_cpu", TSR_FLOAT16);

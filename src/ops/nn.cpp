@@ -2,6 +2,7 @@
 // nll_loss(log_softmax(x, 1)), as torch.nn.functional.cross_entropy).
 #include "primitive/op_names.h"
 #include "autograd/grad_mode.h"
+#include "autocast/cast_inputs.h"
 #include "autograd/run.h"
 #include "device/device_ops.h"
 #include "cpu/kernels/nn.h"
@@ -85,9 +86,12 @@ class NllLoss final : public prim::Primitive {
 
 Tensor log_softmax(const Tensor& a, int64_t dim) { return run1<LogSoftmax>({a}, wrap_dim(dim, a.ndim())); }
 
-Tensor nll_loss(const Tensor& logp, const Tensor& target) { return run1<NllLoss>({logp, target}); }
+Tensor nll_loss(const Tensor& logp, const Tensor& target) {
+  return run1<NllLoss>(autocast::cast_inputs("nll_loss", {logp, target}));
+}
 
-Tensor cross_entropy(const Tensor& logits, const Tensor& target) {
+Tensor cross_entropy(const Tensor& logits_arg, const Tensor& target) {
+  const Tensor logits = autocast::cast_inputs("cross_entropy_loss", {logits_arg, target})[0];
   TSR_CHECK(logits.ndim() == 2, TSR_ERR_SHAPE_MISMATCH,
             "cross_entropy: expected logits of 2 dims [N, C], got ", logits.sizes());
   TSR_CHECK(is_floating(logits.dtype()), TSR_ERR_DTYPE_MISMATCH,

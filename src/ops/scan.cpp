@@ -3,6 +3,7 @@
 // over a dim). Backward formulas are derivatives.yaml's, including its
 // handling of zeros in cumprod and prod, built from ops (cumsum, cumprod,
 // prod, where, mul, div) so that double backward works.
+#include "autocast/cast_inputs.h"
 #include "autograd/run.h"
 #include "core/shape.h"
 #include "cpu/kernels/copy.h"
@@ -162,11 +163,13 @@ Tensor cumprod(const Tensor& a, int64_t dim, std::optional<tsr_dtype> dtype) {
   return run1<Scan>({a}, ScanOp::kProd, scan_dim(a, dim), kernels::scan_result_dtype(a.dtype(), dtype), false);
 }
 
-Tensor prod(const Tensor& a, std::optional<tsr_dtype> dtype) {
+Tensor prod(const Tensor& a_arg, std::optional<tsr_dtype> dtype) {
+  const Tensor a = autocast::cast_inputs("prod", {a_arg})[0];
   return run1<Prod>({a}, true, int64_t(0), false, kernels::scan_result_dtype(a.dtype(), dtype));
 }
 
-Tensor prod_dim(const Tensor& a, int64_t dim, bool keepdim, std::optional<tsr_dtype> dtype) {
+Tensor prod_dim(const Tensor& a_arg, int64_t dim, bool keepdim, std::optional<tsr_dtype> dtype) {
+  const Tensor a = autocast::cast_inputs("prod", {a_arg})[0];
   return run1<Prod>({a}, false, scan_dim(a, dim), keepdim, kernels::scan_result_dtype(a.dtype(), dtype));
 }
 

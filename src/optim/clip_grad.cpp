@@ -31,15 +31,6 @@ namespace tsr::optim {
 
 namespace {
 
-// p.grad under the leaf's lock (a backward on another thread may be
-// accumulating into it); undefined when p has none.
-Tensor grad_of(const Tensor& p) {
-  auto* meta = p.impl()->autograd.get();
-  if (!meta) return Tensor();
-  std::lock_guard<std::mutex> lock(meta->mutex);
-  return meta->grad;
-}
-
 // The defined gradients of params, each checked writable in place (as the
 // mul_/clamp_ torch runs on it would), before anything is written.
 std::vector<Tensor> writable_grads(const std::vector<Tensor>& params, const char* op) {

@@ -157,18 +157,14 @@ void Optimizer::replace_state(std::vector<std::map<std::string, Tensor, std::les
   for (size_t g = 0; g < groups_.size(); ++g) groups_[g].options = std::move(options[g]);
 }
 
-namespace {
-// p.grad, read under the leaf's lock (a backward on another thread may be
-// accumulating into it).
 Tensor grad_of(const Tensor& p) {
   auto* meta = p.impl()->autograd.get();
   if (!meta) return Tensor();
   std::lock_guard<std::mutex> lock(meta->mutex);
   return meta->grad;
 }
-}  // namespace
 
-void Optimizer::step() {
+std::vector<Tensor> Optimizer::checked_grads() const {
   std::vector<Tensor> grads(params_.size());
   for (size_t i = 0; i < params_.size(); ++i) {
     const Tensor& p = params_[i];
@@ -186,6 +182,11 @@ void Optimizer::step() {
               "memory location. Please clone() the tensor before performing the operation.");
     grads[i] = std::move(g);
   }
+  return grads;
+}
+
+void Optimizer::step() {
+  const std::vector<Tensor> grads = checked_grads();
   autograd::NoGradGuard no_grad;
   for (const ParamGroup& g : groups_)
     for (size_t i = g.first; i < g.first + g.count; ++i)

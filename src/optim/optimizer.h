@@ -47,8 +47,14 @@ class Optimizer {
   void add_param_group(std::vector<Tensor> params, const Options& overrides);
 
   // optimizer.step(): every parameter with a .grad, in order, under no_grad.
-  // All gradients are checked first (sizes, dtype, device, writable param).
+  // All gradients are checked first (checked_grads()).
   void step();
+  // step()'s checks, made before anything is written: each parameter's
+  // .grad (undefined where it has none) with its parameter's sizes, dtype
+  // and device, and each such parameter writable. Throws on the first
+  // failure. GradScaler (src/amp) runs them before it unscales, so a step
+  // that would fail changes no gradient either.
+  std::vector<Tensor> checked_grads() const;
   void zero_grad(bool set_to_none);
 
   size_t num_params() const { return params_.size(); }
@@ -105,6 +111,10 @@ class Optimizer {
   std::vector<ParamGroup> groups_;
   std::vector<std::map<std::string, Tensor, std::less<>>> state_;
 };
+
+// p.grad, read under the leaf's lock (a backward on another thread may be
+// accumulating into it); undefined when p has none.
+Tensor grad_of(const Tensor& p);
 
 // Invalid-argument error unless lr >= 0 (torch's "Invalid learning rate").
 void check_lr(double lr);

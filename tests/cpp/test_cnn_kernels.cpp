@@ -2,7 +2,8 @@
 // float32 results (cnn_dispatch.cpp) against the reference loops on shapes
 // and layouts the golden tests do not cover (strides, dilation, groups,
 // ceil-mode average pooling whose padding rule sends it back to the
-// reference, cropped windows), and the device rules: tensors on two devices
+// reference, cropped windows), bfloat16 (oneDNN) and float16 (widened)
+// convolution against the float32 loops on the same values, and the device rules: tensors on two devices
 // are refused with PyTorch's message before anything is written, and a
 // device without these kernels gets TSR_ERR_UNSUPPORTED.
 #include <gtest/gtest.h>
@@ -88,6 +89,56 @@ TEST(CnnKernels, OneDnnConvolutionMatchesReference) {
     }
 }
 
+// t converted to dtype, keeping its strides (dense in fmt).
+Tensor as_dtype(const Tensor& t, tsr_dtype dtype, tsr_memory_format fmt) {
+  Tensor r = empty(t.sizes(), dtype, t.ndim() == 4 ? fmt : TSR_CONTIGUOUS_FORMAT, kCpu);
+  kernels::copy_strided(r, t);
+  return r;
+}
+
+// bfloat16 convolution (oneDNN's bf16 kernels; every gradient combination,
+// the bias's alone included) against the float32 reference loops run on the
+// same bfloat16 values: one rounding of a float32 accumulation apart, so
+// within a bfloat16 ulp (2^-7 relative) or so of magnitude 1 + |value|.
+// float16 (widened to float32, rounded once) likewise, within 2^-10.
+TEST(CnnKernels, LowPrecisionConvolutionMatchesFloat32Rounded) {
+  const ConvCase cases[] = {
+      {{2, 6, 9, 7}, {4, 3, 3, 2}, {{2, 1}, {1, 0}, {1, 2}, 2}},
+      {{1, 8, 5, 5}, {8, 1, 3, 3}, {{1, 1}, {1, 1}, {1, 1}, 8}},
+      {{3, 16, 6, 6}, {32, 16, 1, 1}, {{2, 2}, {0, 0}, {1, 1}, 1}},
+  };
+  uint32_t seed = 500;
+  for (tsr_dtype dt : {TSR_BFLOAT16, TSR_FLOAT16}) {
+    const double tol = dt == TSR_BFLOAT16 ? 1.0 / 128 : 1.0 / 1024;
+    for (const ConvCase& c : cases)
+      for (tsr_memory_format fmt : {TSR_CONTIGUOUS_FORMAT, TSR_CHANNELS_LAST}) {
+        Tensor x = as_dtype(randn(c.x, fmt, seed++), dt, fmt), w = as_dtype(randn(c.w, fmt, seed++), dt, fmt),
+               b = as_dtype(randn({c.w[0]}, TSR_CONTIGUOUS_FORMAT, seed++), dt, fmt);
+        Tensor xf = as_dtype(x, TSR_FLOAT32, fmt), wf = as_dtype(w, TSR_FLOAT32, fmt), bf = as_dtype(b, TSR_FLOAT32, fmt);
+        Tensor y = kernels::conv2d(x, w, b, c.a, fmt);
+        ASSERT_EQ(y.dtype(), dt);
+        expect_close(as_dtype(y, TSR_FLOAT32, fmt), kernels::ref::conv2d(xf, wf, bf, c.a, fmt), tol, "conv2d");
+        Tensor g = as_dtype(randn(y.sizes(), fmt, seed++), dt, fmt), gf = as_dtype(g, TSR_FLOAT32, fmt);
+        for (int mask = 1; mask < 8; ++mask) {
+          const bool nx = mask & 1, nw = mask & 2, nb = mask & 4;
+          auto r = kernels::conv2d_backward(g, nw ? x : Tensor(), nx ? w : Tensor(), x.sizes(), w.sizes(), c.a, fmt,
+                                            nx, nw, nb);
+          auto rr = kernels::ref::conv2d_backward(gf, nw ? xf : Tensor(), nx ? wf : Tensor(), x.sizes(), w.sizes(),
+                                                  c.a, fmt, nx, nw, nb);
+          const Tensor* got[] = {&r.input, &r.weight, &r.bias};
+          const Tensor* want[] = {&rr.input, &rr.weight, &rr.bias};
+          const char* what[] = {"grad input", "grad weight", "grad bias"};
+          for (int k = 0; k < 3; ++k) {
+            ASSERT_EQ(got[k]->defined(), bool(mask & (1 << k))) << what[k];
+            if (!got[k]->defined()) continue;
+            EXPECT_EQ(got[k]->dtype(), dt) << what[k];
+            expect_close(as_dtype(*got[k], TSR_FLOAT32, fmt), *want[k], tol, what[k]);
+          }
+        }
+      }
+  }
+}
+
 TEST(CnnKernels, OneDnnAvgPoolMatchesReference) {
   const Pool2dArgs cases[] = {
       {{3, 3}, {2, 2}, {1, 1}, {1, 1}, false, true},
@@ -118,7 +169,7 @@ TEST(CnnKernels, OneDnnBatchNormMatchesReference) {
         Tensor b = affine ? randn({6}, TSR_CONTIGUOUS_FORMAT, seed++) : Tensor();
         Tensor rm = randn({6}, TSR_CONTIGUOUS_FORMAT, seed++), rv = empty({6}, TSR_FLOAT32, TSR_CONTIGUOUS_FORMAT, kCpu);
         for (int i = 0; i < 6; ++i) rv.data<float>()[i] = 0.5f + 0.1f * float(i);
-        auto r = kernels::batch_norm(x, w, b, rm, rv, training, 1e-3, fmt);
+        auto r = kernels::batch_norm(x, w, b, rm, rv, training, 1e-3, fmt, x.dtype());
         auto rr = kernels::ref::batch_norm(x, w, b, rm, rv, training, 1e-3, fmt);
         expect_close(r.out, rr.out, 1e-4, "batch_norm");
         expect_close(r.mean, rr.mean, 1e-5, "mean");

@@ -5,7 +5,7 @@ Every combination of an ambiguous input layout and an ambiguous weight
 layout: tensors that are both contiguous and channels_last (C = 1, H = W = 1,
 1x1 kernels, one output channel), made the ways a user makes them (plain,
 .contiguous(channels_last), empty(..., channels_last), a strided slice),
-across groups, both dtypes, strides and dilations that pick torch's oneDNN
+across groups, the dtypes (float32, float64, bfloat16), strides and dilations that pick torch's oneDNN
 or native backend, and 1 and 2 threads (torch's backend choice depends on
 the thread count). PyTorch 1.13 runs each and the header keeps the inputs'
 sizes and strides and torch's output strides; values are covered by
@@ -24,7 +24,9 @@ from golden_common import c_array, c_table, header_preamble, write  # noqa: E402
 
 CL = torch.channels_last
 F = torch.nn.functional
-DTYPES = {torch.float32: "TSR_FLOAT32", torch.float64: "TSR_FLOAT64"}
+# bfloat16: torch 1.13 sends every bfloat16 convolution to oneDNN on an
+# AVX-512 (BW, VL, DQ) CPU, grouped ones included (float32 only some).
+DTYPES = {torch.float32: "TSR_FLOAT32", torch.float64: "TSR_FLOAT64", torch.bfloat16: "TSR_BFLOAT16"}
 
 
 def layouts(shape, dtype):
@@ -57,6 +59,7 @@ def conv_cases():
         ((1, 6, 3, 3), (3, 2, 2, 3), 2, 0, 1, 3),    # strided, groups
         ((2, 4, 5, 5), (4, 2, 3, 3), 1, 1, 2, 2),    # dilated, groups
         ((16, 1, 2, 2), (1, 1, 1, 1), 1, 0, 1, 1),   # batch 16, all 1x1
+        ((2, 4, 1, 1), (2, 2, 1, 1), 1, 0, 1, 2),    # H = W = 1, groups: float32 on 1 thread native, bfloat16 oneDNN
     ]
     for (xs, ws, stride, pad, dil, groups), dtype, threads in itertools.product(
             geometries, DTYPES, (1, 2)):

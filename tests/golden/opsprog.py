@@ -174,6 +174,9 @@ OPS = {
     "CLAMP_TENSOR": lambda r, s: torch.clamp(r[s["a"]], *[_reg(r, i) for i in s["args"][:2]]),
     "BMM": lambda r, s: torch.bmm(r[s["a"]], r[s["b"]]),
     "OUTER": lambda r, s: torch.outer(r[s["a"]], r[s["b"]]),
+    "MSE_LOSS": lambda r, s: torch.nn.functional.mse_loss(r[s["a"]], r[s["b"]]),
+    "L1_LOSS": lambda r, s: torch.nn.functional.l1_loss(r[s["a"]], r[s["b"]]),
+    "NLL_LOSS": lambda r, s: torch.nn.functional.nll_loss(r[s["a"]], r[s["b"]]),
     "BADDBMM": lambda r, s: torch.baddbmm(r[s["a"]], r[s["b"]], r[s["args"][0]], beta=_doubles(s["args"][1:])[0],
                                           alpha=_doubles(s["args"][1:])[1]),
 }

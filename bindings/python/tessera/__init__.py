@@ -51,11 +51,18 @@ from . import _areas, _tensor
 from . import optim, nn, profiler  # torch.optim, torch.nn (init, functional, utils), torch.profiler
 from . import utils                 # torch.utils.checkpoint, torch.utils.data
 from . import autograd              # torch.autograd (grad, backward, modes, profiler)
+from . import amp                   # torch.amp / torch.cuda.amp (GradScaler)
 from . import _cuda as cuda         # torch.cuda
+from ._autocast import (autocast, is_autocast_enabled, is_autocast_cpu_enabled,  # torch.autocast
+                        get_autocast_gpu_dtype, get_autocast_cpu_dtype, is_autocast_cache_enabled,
+                        set_autocast_cache_enabled, clear_autocast_cache)
+from . import cpu                   # torch.cpu.amp.autocast
 from ._tensor import Size
 import sys as _sys
 _sys.modules[__name__ + ".cuda"] = cuda
 _sys.modules[__name__ + ".cuda.memory"] = cuda.memory
+cuda.amp.GradScaler = amp.GradScaler  # torch.cuda.amp.GradScaler is tessera.amp.GradScaler
+_sys.modules[__name__ + ".cuda.amp"] = cuda.amp
 
 # The ops of each area module (indexing, sorting, losses, ...): tessera.X,
 # and their Tensor methods (Tensor.X).

@@ -2,11 +2,11 @@
 __all__ (its tessera.X functions), FUNCTIONAL (the names tessera.nn.functional
 also exports) and TENSOR_METHODS (Tensor.X), so that __init__ and
 tessera.nn.functional collect them without importing each other."""
-from . import (_clip_grad, _frombuffer, _hooks, _indexing, _linalg, _loss, _pointwise, _reductions,
+from . import (_attention, _clip_grad, _frombuffer, _hooks, _indexing, _linalg, _loss, _pointwise, _reductions,
                _shape_ops, _sorting, _storage)
 
 AREAS = (_pointwise, _linalg, _reductions, _sorting, _shape_ops, _indexing, _loss, _clip_grad,
-         _storage, _frombuffer, _hooks)
+         _storage, _frombuffer, _hooks, _attention)
 
 
 def install(namespace, methods_class):

@@ -21,6 +21,7 @@ import types
 
 from . import _core
 from . import _memory
+from ._autocast import cuda_autocast
 from ._dtypes import device as _device
 from ._tensor import CUDAUnavailableError
 
@@ -28,7 +29,7 @@ __all__ = ["is_available", "device_count", "current_device", "set_device", "devi
            "memory_allocated", "max_memory_allocated", "memory_reserved", "max_memory_reserved",
            "reset_peak_memory_stats", "empty_cache", "memory_stats", "memory_summary",
            "memory_snapshot", "Event", "Stream", "stream", "current_stream", "default_stream",
-           "CUDAUnavailableError", "memory"]
+           "CUDAUnavailableError", "memory", "amp"]
 
 _CUDA = _core.DEVICE_CUDA
 _state = threading.local()  # the current device index of each thread, as torch's
@@ -291,3 +292,6 @@ for _name in ("memory_allocated", "max_memory_allocated", "memory_reserved", "ma
               "empty_cache", "_record_memory_history", "_snapshot"):
     setattr(memory, _name, globals()[_name])
 del _name
+
+amp = types.ModuleType("tessera.cuda.amp", "torch.cuda.amp's names")
+amp.autocast = cuda_autocast

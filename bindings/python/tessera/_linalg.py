@@ -31,7 +31,8 @@ TENSOR_METHODS.update({"mm": mm, "mv": mv})
 
 
 def bmm(input, mat2):
-    """torch.bmm: [b, n, m] @ [b, m, p] -> [b, n, p] (float32/float64)."""
+    """torch.bmm: [b, n, m] @ [b, m, p] -> [b, n, p] (bfloat16, float16,
+    float32, float64)."""
     return _core.linalg_bmm(input, mat2)
 
 

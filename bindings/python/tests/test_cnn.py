@@ -77,6 +77,127 @@ class Cnn(unittest.TestCase):
         self.assertIn("kernel_size must have 2 elements", str(cm.exception))
 
 
+class CnnLowPrecision(unittest.TestCase):
+    """bfloat16 against torch 1.13 at run time (conv2d through both
+    libraries' oneDNN kernels; pooling and batch norm accumulate in float),
+    float16 against torch's float32 result rounded to float16 (torch 1.13 has
+    no CPU float16 CNN kernels; tessera follows torch 2.x). Results are
+    compared within `ulps` units of the dtype's precision relative to the
+    largest magnitude (accumulation order and torch's intermediate bfloat16
+    roundings move a result by an ulp or two); dtype and strides exactly."""
+
+    def check(self, mine, ref, ulps=3):
+        self.assertEqual(str(mine.dtype).split(".")[-1], str(ref.dtype).split(".")[-1])
+        self.assertEqual(tuple(mine.shape), tuple(ref.shape))
+        self.assertEqual(tuple(mine.stride()), tuple(ref.stride()))
+        eps = {torch.bfloat16: 2.0 ** -8, torch.float16: 2.0 ** -11}.get(ref.dtype, 1e-6)
+        want = ref.detach().double().numpy()
+        scale = max(1.0, float(np.abs(want).max())) if want.size else 1.0
+        np.testing.assert_allclose(values(mine), want, rtol=0, atol=ulps * eps * scale)
+
+    def test_conv2d_bfloat16(self):
+        for fmt in (torch.contiguous_format, torch.channels_last):
+            for groups in (1, 2):
+                with self.subTest(fmt=fmt, groups=groups):
+                    x = torch.randn(2, 4, 9, 8).bfloat16().contiguous(memory_format=fmt).requires_grad_()
+                    w = torch.randn(6, 4 // groups, 3, 3).bfloat16().requires_grad_()
+                    b = torch.randn(6).bfloat16().requires_grad_()
+                    y = F.conv2d(x, w, b, stride=(2, 1), padding=1, dilation=(1, 2), groups=groups)
+                    tx, tw, tb = tsr(x, True), tsr(w, True), tsr(b, True)
+                    ty = ts.conv2d(tx, tw, tb, stride=(2, 1), padding=1, dilation=(1, 2), groups=groups)
+                    self.check(ty, y)
+                    g = torch.randn_like(y)
+                    y.backward(g)
+                    ty.backward(tsr(g))
+                    self.check(tx.grad, x.grad)
+                    self.check(tw.grad, w.grad)
+                    self.check(tb.grad, b.grad)
+
+    def test_conv2d_float16_as_float32_rounded(self):
+        x = torch.randn(2, 4, 7, 7).half().contiguous(memory_format=torch.channels_last)
+        w = torch.randn(6, 2, 3, 3).half()
+        tx, tw = tsr(x, True), tsr(w, True)
+        ty = ts.conv2d(tx, tw, None, padding=1, groups=2)
+        x32, w32 = x.float().requires_grad_(), w.float().requires_grad_()
+        y32 = F.conv2d(x32, w32, None, padding=1, groups=2)
+        self.check(ty, y32.half(), ulps=1)
+        g = torch.randn_like(y32).half()
+        y32.backward(g.float())
+        ty.backward(tsr(g))
+        self.check(tx.grad, x32.grad.half(), ulps=1)
+        self.check(tw.grad, w32.grad.half(), ulps=1)
+
+    def test_pooling_bfloat16(self):
+        for fmt in (torch.contiguous_format, torch.channels_last):
+            for name, f, tf in (
+                    ("max", lambda t: F.max_pool2d(t, 3, 2, 1, ceil_mode=True),
+                     lambda t: ts.max_pool2d(t, 3, 2, 1, ceil_mode=True)),
+                    ("avg", lambda t: F.avg_pool2d(t, 3, 2, 1), lambda t: ts.avg_pool2d(t, 3, 2, 1)),
+                    ("adaptive", lambda t: F.adaptive_avg_pool2d(t, (3, 4)),
+                     lambda t: ts.adaptive_avg_pool2d(t, (3, 4)))):
+                with self.subTest(fmt=fmt, pool=name):
+                    x = torch.randn(2, 3, 7, 7).bfloat16().contiguous(memory_format=fmt).requires_grad_()
+                    tx = tsr(x, True)
+                    y, ty = f(x), tf(tx)
+                    self.check(ty, y)
+                    g = torch.randn_like(y)
+                    y.backward(g)
+                    ty.backward(tsr(g))
+                    self.check(tx.grad, x.grad)
+
+    def test_batch_norm_bfloat16(self):
+        for fmt in (torch.contiguous_format, torch.channels_last):
+            for pdt in (torch.bfloat16, torch.float32):
+                for training in (True, False):
+                    with self.subTest(fmt=fmt, params=pdt, training=training):
+                        x = (torch.randn(3, 4, 5, 5) * 2 + 1).bfloat16().contiguous(memory_format=fmt)
+                        x.requires_grad_()
+                        rm, rv = torch.rand(4).to(pdt), (torch.rand(4) + 0.5).to(pdt)
+                        w, b = torch.randn(4).to(pdt).requires_grad_(), torch.randn(4).to(pdt).requires_grad_()
+                        trm, trv, tx, tw, tb = tsr(rm), tsr(rv), tsr(x, True), tsr(w, True), tsr(b, True)
+                        y = F.batch_norm(x, rm, rv, w, b, training=training)
+                        ty = ts.batch_norm(tx, trm, trv, tw, tb, training=training)
+                        self.check(ty, y)
+                        self.check(trm, rm)
+                        self.check(trv, rv)
+                        g = torch.randn_like(y)
+                        y.backward(g)
+                        ty.backward(tsr(g))
+                        self.check(tx.grad, x.grad)
+                        self.check(tw.grad, w.grad)
+                        self.check(tb.grad, b.grad)
+
+    def test_batch_norm_bfloat16_create_graph(self):
+        """Under create_graph the gradients come from differentiable ops,
+        computed in float32 and rounded once: torch's first-order values."""
+        for pdt in (torch.bfloat16, torch.float32):
+            with self.subTest(params=pdt):
+                x = torch.randn(3, 4, 3, 3).bfloat16().requires_grad_()
+                w, b = torch.randn(4).to(pdt).requires_grad_(), torch.randn(4).to(pdt).requires_grad_()
+                tx, tw, tb = tsr(x, True), tsr(w, True), tsr(b, True)
+                y = F.batch_norm(x, None, None, w, b, training=True)
+                ty = ts.batch_norm(tx, None, None, tw, tb, training=True)
+                g = torch.randn_like(y)
+                want = torch.autograd.grad(y, [x, w, b], g)
+                got = ts.autograd.grad(ty, [tx, tw, tb], tsr(g), create_graph=True)
+                for mine, ref in zip(got, want):
+                    self.check(mine, ref)
+                self.assertIsNotNone(got[0].grad_fn)
+
+    def test_batch_norm_mixed_dtype_errors(self):
+        """torch's own message for each mixed combination (the first defined
+        of weight, bias, running_mean, running_var decides)."""
+        x = torch.randn(2, 3, 4, 4).bfloat16()
+        f, b = torch.ones(3), torch.ones(3).bfloat16()
+        for rm, rv, w, bias in ((f, f, b, None), (f, f, f, b), (b, f, None, None)):
+            with self.subTest(rm=rm.dtype, rv=rv.dtype, w=w is not None and w.dtype, b=bias is not None):
+                with self.assertRaises(RuntimeError) as want:
+                    F.batch_norm(x, rm.clone(), rv.clone(), w, bias, training=True)
+                with self.assertRaises(ts.DTypeMismatchError) as cm:
+                    ts.batch_norm(tsr(x), tsr(rm), tsr(rv), w if w is None else tsr(w),
+                                  bias if bias is None else tsr(bias), training=True)
+                self.assertIn(str(want.exception).split("\n")[0], str(cm.exception))
+
 class TrainingMatchesTorch(unittest.TestCase):
     """examples/fashion's network, end to end: five AdamW steps in
     channels_last from torch's initial weights on one batch give torch's

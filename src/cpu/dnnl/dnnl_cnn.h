@@ -1,7 +1,8 @@
-// oneDNN's float32 kernels for convolution and average pooling
-// (dnnl_conv.cpp, dnnl_pooling.cpp), with the
+// oneDNN's kernels for convolution (float32 and bfloat16) and average
+// pooling (float32) (dnnl_conv.cpp, dnnl_pooling.cpp), with the
 // signatures of cpu/kernels/cnn.h. cnn_dispatch.cpp decides when they run;
-// every tensor given is float32 and dense in fmt, with at least one element.
+// every tensor given has one of those dtypes, is dense in fmt and has at
+// least one element.
 #pragma once
 
 #include "cpu/kernels/cnn.h"

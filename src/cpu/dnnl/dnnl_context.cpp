@@ -21,12 +21,10 @@ dnnl::stream& stream() {
   return s;
 }
 
-namespace {
-dnnl::memory::data_type dt(tsr_dtype d) {
-  TSR_CHECK(d == TSR_FLOAT32, TSR_ERR_INTERNAL, "oneDNN path called for ", dtype_name(d));
-  return dnnl::memory::data_type::f32;
+dnnl::memory::data_type data_type_of(tsr_dtype d) {
+  TSR_CHECK(d == TSR_FLOAT32 || d == TSR_BFLOAT16, TSR_ERR_INTERNAL, "oneDNN path called for ", dtype_name(d));
+  return d == TSR_BFLOAT16 ? dnnl::memory::data_type::bf16 : dnnl::memory::data_type::f32;
 }
-}  // namespace
 
 dnnl::memory::desc desc_of(const Tensor& t) {
   return desc_of(t, dnnl::memory::dims(t.sizes().begin(), t.sizes().end()),
@@ -34,7 +32,7 @@ dnnl::memory::desc desc_of(const Tensor& t) {
 }
 
 dnnl::memory::desc desc_of(const Tensor& t, const dnnl::memory::dims& dims, const dnnl::memory::dims& strides) {
-  return dnnl::memory::desc(dims, dt(t.dtype()), strides);
+  return dnnl::memory::desc(dims, data_type_of(t.dtype()), strides);
 }
 
 dnnl::memory mem(const dnnl::memory::desc& d, const Tensor& t) { return dnnl::memory(d, engine(), t.data_ptr()); }

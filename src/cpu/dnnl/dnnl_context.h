@@ -19,6 +19,9 @@ dnnl::engine& engine();
 // are cheap, one per thread is kept).
 dnnl::stream& stream();
 
+// oneDNN's data type for float32 and bfloat16 (the only dtypes tessera
+// hands it); any other is an internal error.
+dnnl::memory::data_type data_type_of(tsr_dtype d);
 // A plain (strided) descriptor of t: its sizes and strides in elements.
 dnnl::memory::desc desc_of(const Tensor& t);
 // The same with other dims/strides (grouped weights, cropped views).

@@ -1,5 +1,8 @@
 // conv2d through oneDNN's convolution primitives: forward (with bias),
-// backward data, backward weights (with the bias gradient).
+// backward data, backward weights (with the bias gradient), in float32 or
+// bfloat16 (every operand, bias and gradients included, in the input's
+// dtype, as torch 1.13's mkldnn convolution; oneDNN accumulates bfloat16 in
+// float32 and rounds each result once).
 //
 // Layouts: activations stay in the tensors' own layout (NCHW or NHWC, read
 // and written in place), weights are given to oneDNN as format `any` and
@@ -30,7 +33,7 @@ struct ConvDescs {
 };
 
 memory::desc any_like(const memory::desc& d) {
-  return memory::desc(d.dims(), memory::data_type::f32, memory::format_tag::any);
+  return memory::desc(d.dims(), d.data_type(), memory::format_tag::any);
 }
 
 // x and y sizes; w a tensor (or, for backward, the gradient made in w's
@@ -47,7 +50,7 @@ ConvDescs descs(const Tensor& x, const Tensor& w, const Tensor& y, const Conv2dA
     const Shape& st = w.strides();
     d.weights = desc_of(w, {G, s[0] / G, s[1], s[2], s[3]}, {st[0] * (s[0] / G), st[0], st[1], st[2], st[3]});
   }
-  d.bias = memory::desc({w.size(0)}, memory::data_type::f32, memory::format_tag::a);
+  d.bias = memory::desc({w.size(0)}, data_type_of(w.dtype()), memory::format_tag::a);
   for (int i = 0; i < 2; ++i) {
     const int64_t ext = a.dilation[i] * (w.size(2 + i) - 1) + 1;
     d.strides.push_back(a.stride[i]);

@@ -2,9 +2,11 @@
 // argument checks and output sizes (cnn_args.cpp, PyTorch 1.13's checks and
 // messages), and forward/backward kernels. Each kernel takes dense inputs of
 // one memory format (contiguous or channels_last: the op layer makes them
-// so) and writes outputs in that format. float32 goes to oneDNN
-// (cpu/dnnl/), float64 and what oneDNN lacks to the direct loops of
-// conv_ref.cpp, pooling_ref.cpp and batch_norm_ref.cpp.
+// so) and writes outputs in that format. float32 (and bfloat16
+// convolution) goes to oneDNN (cpu/dnnl/), float64 and what oneDNN lacks
+// to the direct loops of conv_ref.cpp, pooling_ref.cpp and
+// batch_norm_ref.cpp; bfloat16 and float16 otherwise run as float32 and
+// are rounded once (cnn_dispatch.cpp).
 #pragma once
 
 #include <array>
@@ -31,9 +33,9 @@ struct Pool2dArgs {
 // The format every tensor of the op is computed in, torch 1.13's choice for
 // its output. Pooling: the input's suggested format. conv2d (x and w 4-D,
 // checked): channels_last when x's or w's suggested format is, except for
-// grouped convolutions torch runs per group on its native backends (float64,
-// small float32), whose concatenated result is contiguous when the groups'
-// results read as such. Batch norm: contiguous for a contiguous x even when
+// grouped convolutions torch runs per group on its native backends
+// (float64, float16, small float32), whose concatenated result is
+// contiguous when the groups' results read as such. Batch norm: contiguous for a contiguous x even when
 // its strides also read as channels_last (params: weight, bias, running
 // stats, any undefined).
 tsr_memory_format cnn_format(const Tensor& x);
@@ -45,7 +47,8 @@ Tensor dense_in(const Tensor& t, tsr_memory_format fmt);
 // view, no copy; 4-D tensors pass through. unbatched() drops that dim again.
 Tensor as_batched(const Tensor& t);
 Tensor unbatched(const Tensor& t);
-// Whether two tensors of an op share x's dtype (float32/float64 only).
+// Whether x's dtype is one the CNN kernels take (float32, float64,
+// bfloat16, float16), and whether another tensor of the op shares it.
 void check_cnn_dtype(const char* op, const Tensor& x);
 void check_same_dtype(const char* op, const Tensor& x, const Tensor& other, const char* what);
 
@@ -57,9 +60,14 @@ Shape pool2d_output_sizes(const char* op, const Tensor& x, const Pool2dArgs& a);
 Shape adaptive_pool2d_output_sizes(const Tensor& x, const Pair& output_size);
 // Running stats, weight and bias of [C] (any may be undefined), running
 // stats required when !training, more than one value per channel when
-// training.
+// training. Their dtype: x's, or float32 for bfloat16 / float16 x (torch
+// 1.13's mixed-dtype batch norm; float16 as torch 2.x), all alike, the
+// first defined one deciding which (torch's messages).
 void check_batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var,
                       const Tensor& weight, const Tensor& bias, bool training);
+// The dtype of batch norm's parameters, saved statistics and parameter
+// gradients: the first defined parameter's, else x's.
+tsr_dtype batch_norm_param_dtype(const Tensor& x, std::initializer_list<const Tensor*> params);
 
 // ---- kernels: x, w, g dense in fmt (conv: fmt = conv_format), outputs and
 // gradients made in fmt (the op layer decides fmt once, from the inputs the
@@ -88,24 +96,31 @@ Tensor adaptive_avg_pool2d_backward(const Tensor& g, const Shape& x_sizes, tsr_m
 // per-channel mean and variance used: the batch's (biased variance) when
 // training, else the running stats'. unbiased_var: the batch's unbiased
 // variance (training only, for the running update). The variance is kept
-// rather than torch's invstd because oneDNN's backward takes it.
+// rather than torch's invstd because oneDNN's backward takes it. The
+// statistics are made in stats_dtype (batch_norm_param_dtype: float32 for a
+// bfloat16 x with float32 parameters, as torch's save_mean / save_invstd).
 struct BatchNormResult {
   Tensor out, mean, var, unbiased_var;
 };
 BatchNormResult batch_norm(const Tensor& x, const Tensor& weight, const Tensor& bias,
                            const Tensor& running_mean, const Tensor& running_var, bool training,
-                           double eps, tsr_memory_format fmt);
+                           double eps, tsr_memory_format fmt, tsr_dtype stats_dtype);
 struct BatchNormGrads {
   Tensor input, weight, bias;
 };
 // ATen's batch_norm_backward_cpu: training uses the batch statistics' full
 // derivative, evaluation only the scaling by invstd = 1 / sqrt(var + eps).
+// The input's gradient in x's dtype, weight's and bias's in mean's.
 BatchNormGrads batch_norm_backward(const Tensor& g, const Tensor& x, const Tensor& weight,
                                    const Tensor& mean, const Tensor& var, double eps, bool training,
                                    tsr_memory_format fmt, bool need_input, bool need_weight, bool need_bias);
 
 // ---- the reference loops (any dtype of float32/float64, any dense fmt) ----
 namespace ref {
+std::pair<Tensor, Tensor> max_pool2d(const Tensor& x, const Pool2dArgs& a, tsr_memory_format fmt);
+Tensor max_pool2d_backward(const Tensor& g, const Tensor& indices, const Shape& x_sizes, tsr_memory_format fmt);
+Tensor adaptive_avg_pool2d(const Tensor& x, const Pair& output_size, tsr_memory_format fmt);
+Tensor adaptive_avg_pool2d_backward(const Tensor& g, const Shape& x_sizes, tsr_memory_format fmt);
 Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor& bias, const Conv2dArgs& a, tsr_memory_format fmt);
 ConvGrads conv2d_backward(const Tensor& g, const Tensor& x, const Tensor& w, const Shape& x_sizes,
                           const Shape& w_sizes, const Conv2dArgs& a, tsr_memory_format fmt, bool need_input,

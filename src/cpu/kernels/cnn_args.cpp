@@ -36,7 +36,7 @@ Tensor unbatched(const Tensor& t) {
 
 void check_cnn_dtype(const char* op, const Tensor& x) {
   const tsr_dtype d = x.dtype();
-  if (d != TSR_FLOAT32 && d != TSR_FLOAT64) not_implemented(op, op, d);
+  if (d != TSR_FLOAT32 && d != TSR_FLOAT64 && d != TSR_BFLOAT16 && d != TSR_FLOAT16) not_implemented(op, op, d);
 }
 
 void check_same_dtype(const char* op, const Tensor& x, const Tensor& other, const char* what) {
@@ -163,6 +163,12 @@ void check_batch_norm(const Tensor& x, const Tensor& rm, const Tensor& rv, const
   const int64_t c = x.size(1);
   const std::pair<const Tensor*, const char*> params[] = {
       {&w, "weight"}, {&b, "bias"}, {&rm, "running_mean"}, {&rv, "running_var"}};
+  // torch 1.13's rule (Normalization.cpp, is_mixed_type): the first defined
+  // parameter's dtype is the parameters' dtype; when it is not x's, x must
+  // be bfloat16 (float16 too here, as torch 2.x) and the parameters float32.
+  // The parameters are checked first, x last (check_mixed_data_type).
+  const tsr_dtype pd = batch_norm_param_dtype(x, {&w, &b, &rm, &rv});
+  const bool mixed = pd != x.dtype();
   for (auto [p, what] : params) {
     if (!p->defined()) continue;
     // The running stats are written outside the primitive (whose run()
@@ -170,12 +176,20 @@ void check_batch_norm(const Tensor& x, const Tensor& rm, const Tensor& rv, const
     TSR_CHECK(p->device() == x.device(), TSR_ERR_DEVICE_MISMATCH,
               "Expected all tensors to be on the same device, but found at least two devices, ",
               device_name(x.device()), " and ", device_name(p->device()), "! (batch_norm: ", what, ")");
-    TSR_CHECK(p->dtype() == x.dtype(), TSR_ERR_DTYPE_MISMATCH,
-              "mixed dtype (CPU): expect parameter to have scalar type of ", scalar_type_name(x.dtype()),
-              " (batch_norm: input ", dtype_name(x.dtype()), ", ", what, " ", dtype_name(p->dtype()), ")");
+    if (mixed)
+      TSR_CHECK(p->dtype() == TSR_FLOAT32, TSR_ERR_DTYPE_MISMATCH,
+                "mixed dtype (CPU): expect parameter to have scalar type of Float (batch_norm: input ",
+                dtype_name(x.dtype()), ", ", what, " ", dtype_name(p->dtype()), ")");
+    else
+      TSR_CHECK(p->dtype() == x.dtype(), TSR_ERR_DTYPE_MISMATCH, "expected scalar type ",
+                scalar_type_name(x.dtype()), " but found ", scalar_type_name(p->dtype()), " (batch_norm: input ",
+                dtype_name(x.dtype()), ", ", what, " ", dtype_name(p->dtype()), ")");
     TSR_CHECK(p->ndim() == 1 && p->numel() == c, TSR_ERR_SHAPE_MISMATCH, what, " should contain ", c,
               " elements not ", p->numel(), " (", what, " of size ", p->sizes(), ")");
   }
+  TSR_CHECK(!mixed || x.dtype() == TSR_BFLOAT16 || x.dtype() == TSR_FLOAT16, TSR_ERR_DTYPE_MISMATCH,
+            "mixed dtype (CPU): expect input to have scalar type of BFloat16 (batch_norm: input ",
+            dtype_name(x.dtype()), ", parameters ", dtype_name(pd), ")");
   TSR_CHECK(training || rm.defined(), TSR_ERR_INVALID_ARGUMENT, "running_mean must be defined in evaluation mode");
   TSR_CHECK(training || rv.defined(), TSR_ERR_INVALID_ARGUMENT, "running_var must be defined in evaluation mode");
   TSR_CHECK(rm.defined() == rv.defined(), TSR_ERR_INVALID_ARGUMENT,
@@ -186,6 +200,12 @@ void check_batch_norm(const Tensor& x, const Tensor& rm, const Tensor& rv, const
     TSR_CHECK(per_channel > 1, TSR_ERR_INVALID_ARGUMENT,
               "Expected more than 1 value per channel when training, got input size ", x.sizes());
   }
+}
+
+tsr_dtype batch_norm_param_dtype(const Tensor& x, std::initializer_list<const Tensor*> params) {
+  for (const Tensor* p : params)
+    if (p->defined()) return p->dtype();
+  return x.dtype();
 }
 
 }  // namespace tsr::kernels

@@ -24,10 +24,22 @@ bool channels_last(const Tensor& t) { return t.ndim() == 4 && channels_last(t.si
 // operand suggesting channels_last makes the convolution channels_last.
 bool either_channels_last(bool x, bool w) { return x || w; }
 
+// mkldnn_bf16_device_check (aten/src/ATen/native/mkldnn/Utils.h): the
+// AVX-512 subsets oneDNN's bfloat16 kernels need.
+bool bf16_device() {
+  static const bool yes = __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+                          __builtin_cpu_supports("avx512dq");
+  return yes;
+}
+
 // ConvParams::use_mkldnn (aten/src/ATen/native/Convolution.cpp): oneDNN
-// takes float32 convolutions except small single-threaded 1x1 ones, where
-// the native slow path is faster.
+// takes every bfloat16 convolution on a CPU with AVX-512 (BW, VL, DQ), and
+// float32 convolutions except small single-threaded 1x1 ones, where the
+// native slow path is faster. float16 (torch 2.x: oneDNN only with
+// AVX512-FP16, which mkldnn_fp16_device_check asks for and tessera does not
+// use) and float64 take the native backends.
 bool torch_uses_mkldnn(const Tensor& x, const Tensor& w, const Conv2dArgs& a) {
+  if (x.dtype() == TSR_BFLOAT16) return bf16_device();
   if (x.dtype() != TSR_FLOAT32) return false;
   const Shape& xs = x.sizes();
   const Shape& ws = w.sizes();

@@ -2,8 +2,10 @@
 
 #include "core/layout.h"
 #include "core/views.h"
+#include "cpu/dnnl/dnnl_matmul.h"
 #include "cpu/kernels/copy.h"
 #include "cpu/kernels/elementwise.h"
+#include "cpu/kernels/empty_cpu.h"
 #include "cpu/kernels/map.h"
 #include "cpu/kernels/matmul.h"
 
@@ -27,10 +29,10 @@ Shape linear_sizes(const Tensor& x, const Tensor& w, const Tensor& b) {
             dtype_name(x.dtype()), ", weight ", dtype_name(w.dtype()), ", bias ",
             b.defined() ? dtype_name(b.dtype()) : "none", ")");
   const tsr_dtype d = x.dtype();
-  if (d == TSR_FLOAT16 || d == TSR_BOOL) not_implemented("linear", "addmm_impl_cpu_", d);
-  TSR_CHECK(d == TSR_FLOAT32 || d == TSR_FLOAT64 || d == TSR_BFLOAT16, TSR_ERR_DTYPE_MISMATCH,
-            "linear supports bfloat16, float32 and float64 in this version (OpenBLAS has no integer "
-            "gemm), got ", dtype_name(d));
+  if (d == TSR_BOOL) not_implemented("linear", "addmm_impl_cpu_", d);
+  TSR_CHECK(d == TSR_FLOAT32 || d == TSR_FLOAT64 || is_16bit_float(d), TSR_ERR_DTYPE_MISMATCH,
+            "linear supports bfloat16, float16, float32 and float64 in this version (OpenBLAS has no "
+            "integer gemm), got ", dtype_name(d));
   const int64_t K = x.sizes().back();
   if (K != w.sizes()[1]) {
     int64_t m = 1;
@@ -63,14 +65,44 @@ Tensor as_rows(const Tensor& x) {
   return make_view(contiguous_copy(x, x.dtype()), rows, contiguous_strides(rows), 0);
 }
 
+namespace {
+// bias seen as [N] when it varies along the output's last dim only (a
+// [N], [1, N] or scalar-like bias), else undefined.
+Tensor row_bias(const Tensor& b, const Shape& out_sizes) {
+  const Tensor e = views::expand_or_self(b, out_sizes);
+  for (int64_t d = 0; d + 1 < e.ndim(); ++d)
+    if (e.strides()[d] != 0 && e.sizes()[d] != 1) return Tensor();
+  const int64_t n = out_sizes.back();
+  return make_view(e, {n}, {e.strides().back()}, e.storage_offset());
+}
+
+// bfloat16 and float16: float32 sums of the products plus the bias,
+// rounded once (as torch's addmm, whose oneDNN kernel adds the bias to the
+// float32 sums).
+Tensor linear_16bit(const Tensor& x, const Tensor& w, const Tensor& b, const Shape& out_sizes) {
+  const Tensor rows = as_rows(x), wt = views::t(w);
+  const Shape rows_out{rows.sizes()[0], w.sizes()[0]};
+  const Tensor bias = b.defined() ? row_bias(b, out_sizes) : Tensor();
+  Tensor out = empty_cpu(rows_out, x.dtype());
+  const Tensor result = out.sizes() == out_sizes ? out : make_view(out, out_sizes, contiguous_strides(out_sizes), 0);
+  if (out.numel() == 0) return result;
+  const bool fused_bias = !b.defined() || bias.defined();
+  if (x.dtype() == TSR_BFLOAT16 && rows.sizes()[1] > 0 && fused_bias &&
+      onednn::matmul_bf16(out, rows, wt, bias))
+    return result;
+  Tensor sums = matmul_float32(rows, wt);
+  if (b.defined()) {
+    const Tensor s = make_view(sums, out_sizes, contiguous_strides(out_sizes), 0);
+    add_into(s, views::expand_or_self(converted(b, TSR_FLOAT32), out_sizes), 1.0);
+  }
+  copy_strided(out, sums);
+  return result;
+}
+}  // namespace
+
 Tensor linear(const Tensor& x, const Tensor& w, const Tensor& b) {
   const Shape out_sizes = linear_sizes(x, w, b);
-  if (x.dtype() == TSR_BFLOAT16) {
-    // In float32 (as torch's bfloat16 gemm accumulates), rounded once.
-    Tensor y = linear(converted(x, TSR_FLOAT32), converted(w, TSR_FLOAT32),
-                      b.defined() ? converted(b, TSR_FLOAT32) : b);
-    return contiguous_copy(y, TSR_BFLOAT16);
-  }
+  if (is_16bit_float(x.dtype())) return linear_16bit(x, w, b, out_sizes);
   // One gemm over all rows of x: [M, K] @ [K, N], weight read transposed.
   Tensor y = matmul(as_rows(x), views::t(w));
   Tensor out = y.sizes() == out_sizes ? y : make_view(y, out_sizes, contiguous_strides(out_sizes), 0);

@@ -7,7 +7,9 @@
 #include "core/factory.h"
 #include "cpu/kernels/empty_cpu.h"
 #include "core/views.h"
+#include "cpu/dnnl/dnnl_matmul.h"
 #include "cpu/kernels/copy.h"
+#include "cpu/kernels/map.h"
 #include "cpu/kernels/parallel_for.h"
 #include "cpu/kernels/threads.h"
 
@@ -122,9 +124,10 @@ MatmulOperands matmul_operands(const Tensor& a, const Tensor& b) {
   TSR_CHECK(a.device() == b.device(), TSR_ERR_DEVICE_MISMATCH,
             "Expected all tensors to be on the same device");
   TSR_CHECK(a.dtype() == b.dtype(), TSR_ERR_DTYPE_MISMATCH,
-            "expected scalar type ", dtype_name(a.dtype()), " but found ", dtype_name(b.dtype()));
-  TSR_CHECK(a.dtype() == TSR_FLOAT32 || a.dtype() == TSR_FLOAT64, TSR_ERR_DTYPE_MISMATCH,
-            "matmul supports float32 and float64 in this version, got ", dtype_name(a.dtype()));
+            "expected scalar type ", scalar_type_name(a.dtype()), " but found ", scalar_type_name(b.dtype()));
+  TSR_CHECK(a.dtype() == TSR_FLOAT32 || a.dtype() == TSR_FLOAT64 || is_16bit_float(a.dtype()),
+            TSR_ERR_DTYPE_MISMATCH,
+            "matmul supports bfloat16, float16, float32 and float64 in this version, got ", dtype_name(a.dtype()));
   MatmulOperands r;
   r.out_sizes = matmul_sizes(a.sizes(), b.sizes());
   const Tensor a2 = a.ndim() == 1 ? views::unsqueeze(a, 0) : a;
@@ -142,15 +145,17 @@ MatmulOperands matmul_operands(const Tensor& a, const Tensor& b) {
   return r;
 }
 
-Tensor matmul(const Tensor& a, const Tensor& b) {
-  const MatmulOperands mm = matmul_operands(a, b);
+namespace {
+
+// The batched product of matmul_operands' views in out (contiguous
+// [batch..., m, n], float32 or float64, of a's dtype), one gemm per batch
+// index.
+void batched_gemm(const Tensor& out, const MatmulOperands& mm) {
   const Shape& batch = mm.batch;
-  const Tensor &A = mm.a, &B = mm.b;
-  Tensor out = empty_cpu(mm.batched_sizes, a.dtype());
   int64_t nbatch = checked_numel(batch);
   // Walk the batch with flat indices, selecting one 2-D slice at a time.
   for (int64_t i = 0; i < nbatch; ++i) {
-    Tensor as = A, bs = B, os = out;
+    Tensor as = mm.a, bs = mm.b, os = out;
     int64_t rem = i;
     for (int64_t d = int64_t(batch.size()) - 1; d >= 0; --d) {
       int64_t idx = rem % batch[d];
@@ -161,8 +166,51 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
     }
     gemm(os, as, bs);
   }
+}
+
+// matmul's result (out_sizes) from the batched one.
+Tensor unbatched(const Tensor& out, const MatmulOperands& mm) {
   if (out.sizes() == mm.out_sizes) return out;  // 2-D: no view (a TensorImpl, an allocation) needed
   return make_view(out, mm.out_sizes, contiguous_strides(mm.out_sizes), 0);
+}
+
+// The product of bfloat16/float16 operands: float32 sums of their exact
+// products, in out_dtype (float32, or a's dtype: rounded once). bfloat16
+// through oneDNN's AVX512_BF16 kernels; float16 (no AVX512-FP16 kernel in
+// oneDNN 2.6, and torch 2.x's CPU float16 matmul accumulates in float32)
+// and bfloat16 where oneDNN declines: the operands converted to float32,
+// the float32 gemm (thread-count independent as above).
+Tensor lowp_matmul(const Tensor& a, const Tensor& b, tsr_dtype out_dtype) {
+  const MatmulOperands mm = matmul_operands(a, b);
+  Tensor out = empty_cpu(mm.batched_sizes, out_dtype);
+  if (out.numel() == 0) return unbatched(out, mm);
+  if (mm.k == 0) {
+    fill(out, 0.0);
+    return unbatched(out, mm);
+  }
+  if (a.dtype() == TSR_BFLOAT16 && onednn::matmul_bf16(out, mm.a, mm.b, Tensor())) return unbatched(out, mm);
+  // The operands converted before matmul_operands expands them, so that a
+  // broadcast operand is converted once.
+  const MatmulOperands wide = matmul_operands(converted(a, TSR_FLOAT32), converted(b, TSR_FLOAT32));
+  Tensor sums = out_dtype == TSR_FLOAT32 ? out : empty_cpu(mm.batched_sizes, TSR_FLOAT32);
+  batched_gemm(sums, wide);
+  if (out_dtype != TSR_FLOAT32) copy_strided(out, sums);
+  return unbatched(out, mm);
+}
+
+}  // namespace
+
+Tensor matmul(const Tensor& a, const Tensor& b) {
+  if (is_16bit_float(a.dtype()) && a.dtype() == b.dtype()) return lowp_matmul(a, b, a.dtype());
+  const MatmulOperands mm = matmul_operands(a, b);
+  Tensor out = empty_cpu(mm.batched_sizes, a.dtype());
+  batched_gemm(out, mm);
+  return unbatched(out, mm);
+}
+
+Tensor matmul_float32(const Tensor& a, const Tensor& b) {
+  TSR_CHECK(is_16bit_float(a.dtype()), TSR_ERR_INTERNAL, "matmul_float32 called for ", dtype_name(a.dtype()));
+  return lowp_matmul(a, b, TSR_FLOAT32);
 }
 
 }  // namespace tsr::kernels

@@ -355,6 +355,8 @@ Tensor zeros_in(const Shape& sizes, const Tensor& g, tsr_memory_format fmt) {
 
 }  // namespace
 
+namespace ref {
+
 std::pair<Tensor, Tensor> max_pool2d(const Tensor& x, const Pool2dArgs& a, tsr_memory_format fmt) {
   const Shape sizes = pool2d_output_sizes("max_pool2d", x, a);
   Tensor y = empty_cpu(sizes, x.dtype(), fmt), ind = empty_cpu(sizes, TSR_INT64, fmt);
@@ -397,8 +399,6 @@ Tensor adaptive_avg_pool2d_backward(const Tensor& g, const Shape& x_sizes, tsr_m
     });
   return gx;
 }
-
-namespace ref {
 
 Tensor avg_pool2d(const Tensor& x, const Pool2dArgs& a, tsr_memory_format fmt) {
   Tensor y = empty_cpu(pool2d_output_sizes("avg_pool2d", x, a), x.dtype(), fmt);

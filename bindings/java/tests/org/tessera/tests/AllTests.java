@@ -47,6 +47,7 @@ public final class AllTests {
     CheckpointFileTests.register(r, tmp);
     MemoryStatsTests.register(r);
     OptimTests.register(r, tmp);
+    GradScalerTests.register(r);
     TrainingTests.register(r);
     ModuleTests.register(r, tmp);
     FunctionTests.register(r);
