@@ -317,6 +317,9 @@ def main(argv):
     started = time.perf_counter()
     args = parse_args(argv[1:])
     torch.set_num_threads(args.threads)
+    if args.device == "cuda" and not torch.cuda.is_available():
+        print(f"charlm: --device cuda, but {torch.__name__}.cuda.is_available() is False", file=sys.stderr)
+        return 2
     try:
         corpus = fortunes.Corpus(args.data_dir)
     except fortunes.Missing as e:
