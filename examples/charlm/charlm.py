@@ -273,6 +273,9 @@ def train_and_report(args, corpus, started):
     describe(args, corpus, trainer)
     deadline = started + args.time_limit if args.time_limit > 0 else None
     losses, times = trainer.train(deadline, log=print)
+    # tessera's CPU allocator also tells the whole peak (PyTorch's keeps no
+    # statistics); its counter was last reset at the measured step.
+    total_peak = torch.max_memory_allocated() if hasattr(torch, "max_memory_allocated") else None
     if args.losses:
         with open(args.losses, "w") as f:
             f.write("".join(f"{v!r}\n" for v in losses))
@@ -284,6 +287,9 @@ def train_and_report(args, corpus, started):
     if hasattr(trainer, "step_bytes"):
         print(f"training step peak memory: {trainer.step_bytes / MiB:.2f} MiB beyond the weights and "
               f"optimizer state (step {MEASURED_STEP + 1}, {trainer.memory_how})")
+    if total_peak is not None and args.device == "cpu" and len(losses) > MEASURED_STEP:
+        print(f"peak allocated memory of training: {total_peak / MiB:.2f} MiB, weights and optimizer state "
+              f"included ({torch.__name__}.max_memory_allocated, steps {MEASURED_STEP + 1}-{len(losses)})")
     if args.sample_chars > 0:
         print(f"sample ({args.sample_chars} characters):\n{trainer.sample(args.sample_chars)}")
     print(f"total time: {time.perf_counter() - started:.1f} s")
