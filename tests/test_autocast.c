@@ -54,6 +54,8 @@ Test(autocast, defaults_outside_any_region) {
   cr_expect_eq(tsr_get_autocast_dtype(TSR_DEVICE_CUDA), TSR_FLOAT16);
   cr_expect(!tsr_is_autocast_enabled(TSR_DEVICE_CUDA_HOST));
   cr_expect_eq(tsr_get_autocast_dtype(TSR_DEVICE_CUDA_HOST), TSR_FLOAT32);
+  cr_expect(!tsr_is_autocast_enabled((tsr_device_type)99)); /* any int from C */
+  cr_expect_eq(tsr_get_autocast_dtype((tsr_device_type)99), TSR_FLOAT32);
   cr_expect(tsr_is_autocast_cache_enabled());
 }
 
@@ -80,6 +82,8 @@ Test(autocast, bad_arguments_change_nothing) {
   TSR_ASSERT_FAILS(tsr_autocast_end(), TSR_ERR_INVALID_ARGUMENT, "without an open region");
   TSR_ASSERT_FAILS(tsr_autocast_begin(TSR_DEVICE_CUDA_HOST, TSR_BFLOAT16, true), TSR_ERR_INVALID_ARGUMENT,
                    "device_type must be");
+  TSR_ASSERT_FAILS(tsr_autocast_begin((tsr_device_type)99, TSR_BFLOAT16, true), TSR_ERR_INVALID_ARGUMENT,
+                   "got 99");
   TSR_ASSERT_FAILS(tsr_autocast_begin(TSR_DEVICE_CPU, TSR_FLOAT32, true), TSR_ERR_INVALID_ARGUMENT,
                    "bfloat16 or float16, got float32");
   TSR_ASSERT_FAILS(tsr_autocast_begin(TSR_DEVICE_CPU, (tsr_dtype)99, true), TSR_ERR_INVALID_ARGUMENT,

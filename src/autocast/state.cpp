@@ -32,7 +32,7 @@ struct ThreadState {
 thread_local ThreadState t_state;
 thread_local bool t_any_enabled = false;
 
-DeviceState* state_of(tsr_device_type device_type) {
+DeviceState* state_of(int device_type) {
   if (device_type == TSR_DEVICE_CPU) return &t_state.cpu;
   if (device_type == TSR_DEVICE_CUDA) return &t_state.cuda;
   return nullptr;
@@ -42,16 +42,15 @@ DeviceState* state_of(tsr_device_type device_type) {
 
 bool has_autocast(tsr_device_type device_type) { return state_of(device_type) != nullptr; }
 
-void begin(tsr_device_type device_type, tsr_dtype dtype, bool enabled) {
+void begin(int device_type, int dtype, bool enabled) {
   DeviceState* state = state_of(device_type);
   TSR_CHECK(state, TSR_ERR_INVALID_ARGUMENT,
-            "autocast: device_type must be TSR_DEVICE_CPU or TSR_DEVICE_CUDA, got ",
-            static_cast<int>(device_type));
+            "autocast: device_type must be TSR_DEVICE_CPU or TSR_DEVICE_CUDA, got ", device_type);
   TSR_CHECK(dtype == TSR_BFLOAT16 || dtype == TSR_FLOAT16, TSR_ERR_INVALID_ARGUMENT,
             "autocast: the lower-precision dtype must be bfloat16 or float16, got ",
-            dtype_name(dtype) ? dtype_name(dtype) : "an invalid dtype");
-  t_state.regions.push_back({device_type, *state});
-  *state = {enabled, dtype};
+            is_valid_dtype(dtype) ? dtype_name(static_cast<tsr_dtype>(dtype)) : "an invalid dtype");
+  t_state.regions.push_back({static_cast<tsr_device_type>(device_type), *state});
+  *state = {enabled, static_cast<tsr_dtype>(dtype)};
   t_any_enabled = t_state.any_enabled();
 }
 
@@ -67,12 +66,12 @@ void end() {
 
 bool any_enabled() { return t_any_enabled; }
 
-bool enabled(tsr_device_type device_type) {
+bool enabled(int device_type) {
   const DeviceState* state = state_of(device_type);
   return state && state->enabled;
 }
 
-tsr_dtype lower_precision(tsr_device_type device_type) {
+tsr_dtype lower_precision(int device_type) {
   const DeviceState* state = state_of(device_type);
   return state ? state->dtype : TSR_FLOAT32;
 }

@@ -10,17 +10,20 @@ namespace tsr::autocast {
 // The device types that have autocast: CPU and CUDA.
 bool has_autocast(tsr_device_type device_type);
 
-// Opens a region (checks device type and dtype first: throws
-// TSR_ERR_INVALID_ARGUMENT and changes nothing).
-void begin(tsr_device_type device_type, tsr_dtype dtype, bool enabled);
+// Opens a region. Device type and dtype come as the ints a C caller passed
+// (any value: capi's enum_arg), checked first: TSR_ERR_INVALID_ARGUMENT,
+// and nothing changes.
+void begin(int device_type, int dtype, bool enabled);
 // Closes the innermost region; the outermost one clears the cast cache.
 void end();
 
 // One thread-local load: whether any device type autocasts now, so that
 // every op pays a single branch when no region is open.
 bool any_enabled();
-bool enabled(tsr_device_type device_type);
-tsr_dtype lower_precision(tsr_device_type device_type);
+// Queries; any int is accepted (false / float32 for device types without
+// autocast).
+bool enabled(int device_type);
+tsr_dtype lower_precision(int device_type);
 
 bool set_cache_enabled(bool enabled);
 bool cache_enabled();
