@@ -208,6 +208,33 @@ static void train(cnn* m, const options* opts, const tsr_tensor* X, const tsr_te
   tsr_generator_release(g);
 }
 
+/* steps training steps of a scratch copy of m in memory format fmt, after
+ * one untimed warm-up step, on the same batches whatever the run: wall
+ * milliseconds per step. */
+static double ms_per_step(const cnn* m, tsr_memory_format fmt, const tsr_tensor* X, const tsr_tensor* y,
+                          int steps) {
+  const int64_t n = tsr_tensor_numel(y);
+  cnn scratch;
+  cnn_copy(&scratch, m, fmt);
+  scratch.checkpoint_blocks = m->checkpoint_blocks;
+  tsr_optimizer* opt = adamw(&scratch);
+  double t0 = 0;
+  for (int i = 0; i <= steps; ++i) {
+    if (i == 1) t0 = now_seconds();
+    tsr_tensor *xb = NULL, *yb = NULL;
+    int64_t first = ((int64_t)i * BATCH) % (n - BATCH + 1);
+    CHECK(tsr_narrow(X, 0, first, BATCH, &xb));
+    CHECK(tsr_narrow(y, 0, first, BATCH, &yb));
+    train_step(&scratch, opt, xb, yb);
+    tsr_tensor_release(yb);
+    tsr_tensor_release(xb);
+  }
+  const double ms = (now_seconds() - t0) * 1e3 / steps;
+  tsr_optimizer_release(opt);
+  cnn_release(&scratch);
+  return ms;
+}
+
 /* ---- memory formats, side by side ------------------------------------------------- */
 
 /* steps training steps of a scratch copy of m in each memory format, from
@@ -217,26 +244,7 @@ static void compare_formats(const cnn* m, const tsr_tensor* X, const tsr_tensor*
   static const tsr_memory_format formats[2] = {TSR_CHANNELS_LAST, TSR_CONTIGUOUS_FORMAT};
   const int64_t n = tsr_tensor_numel(y), batches = (n + BATCH - 1) / BATCH;
   double ms[2];
-  for (int k = 0; k < 2; ++k) {
-    cnn scratch;
-    cnn_copy(&scratch, m, formats[k]);
-    scratch.checkpoint_blocks = m->checkpoint_blocks;
-    tsr_optimizer* opt = adamw(&scratch);
-    double t0 = 0;
-    for (int i = 0; i <= steps; ++i) {
-      if (i == 1) t0 = now_seconds();
-      tsr_tensor *xb = NULL, *yb = NULL;
-      int64_t first = ((int64_t)i * BATCH) % (n - BATCH + 1);
-      CHECK(tsr_narrow(X, 0, first, BATCH, &xb));
-      CHECK(tsr_narrow(y, 0, first, BATCH, &yb));
-      train_step(&scratch, opt, xb, yb);
-      tsr_tensor_release(yb);
-      tsr_tensor_release(xb);
-    }
-    ms[k] = (now_seconds() - t0) * 1e3 / steps;
-    tsr_optimizer_release(opt);
-    cnn_release(&scratch);
-  }
+  for (int k = 0; k < 2; ++k) ms[k] = ms_per_step(m, formats[k], X, y, steps);
   printf("\nmemory formats, %d training steps of batch %d each (%" PRId64 " threads):\n", steps,
          BATCH, tsr_get_num_threads());
   for (int k = 0; k < 2; ++k)
@@ -247,37 +255,21 @@ static void compare_formats(const cnn* m, const tsr_tensor* X, const tsr_tensor*
 
 /* ---- autocast, side by side ------------------------------------------------------- */
 
-/* steps training steps of a scratch copy of m in float32 and under
- * --autocast, from the same weights on the same batches after one untimed
- * warm-up step each: milliseconds per step and their ratio. */
-static void compare_autocast(const cnn* m, const tsr_tensor* X, const tsr_tensor* y, int steps) {
+/* steps training steps of a scratch copy of m in format fmt in float32 and
+ * under --autocast, from the same weights on the same batches after one
+ * untimed warm-up step each: milliseconds per step and their ratio. */
+static void compare_autocast(const cnn* m, tsr_memory_format fmt, const tsr_tensor* X, const tsr_tensor* y,
+                             int steps) {
   const tsr_dtype chosen = g_autocast;
   const tsr_dtype modes[2] = {TSR_FLOAT32, chosen};
-  const int64_t n = tsr_tensor_numel(y);
   double ms[2];
   for (int k = 0; k < 2; ++k) {
     g_autocast = modes[k];
-    cnn scratch;
-    cnn_copy(&scratch, m, m->memory_format);
-    tsr_optimizer* opt = adamw(&scratch);
-    double t0 = 0;
-    for (int i = 0; i <= steps; ++i) {
-      if (i == 1) t0 = now_seconds();
-      tsr_tensor *xb = NULL, *yb = NULL;
-      int64_t first = ((int64_t)i * BATCH) % (n - BATCH + 1);
-      CHECK(tsr_narrow(X, 0, first, BATCH, &xb));
-      CHECK(tsr_narrow(y, 0, first, BATCH, &yb));
-      train_step(&scratch, opt, xb, yb);
-      tsr_tensor_release(yb);
-      tsr_tensor_release(xb);
-    }
-    ms[k] = (now_seconds() - t0) * 1e3 / steps;
-    tsr_optimizer_release(opt);
-    cnn_release(&scratch);
+    ms[k] = ms_per_step(m, fmt, X, y, steps);
   }
   g_autocast = chosen;
   printf("\nautocast, %d training steps of batch %d each in %s (%" PRId64 " threads):\n", steps, BATCH,
-         format_name(m->memory_format), tsr_get_num_threads());
+         format_name(fmt), tsr_get_num_threads());
   printf("  float32            %8.2f ms/step\n", ms[0]);
   printf("  %-8s autocast  %8.2f ms/step\n", tsr_dtype_name(chosen), ms[1]);
   printf("  float32 / autocast time: %.2f\n", ms[0] / ms[1]);
@@ -553,12 +545,8 @@ int main(int argc, char** argv) {
   }
 
   if (opts.timing_steps > 0) compare_formats(&initial, X_train, y_train, opts.timing_steps);
-  if (opts.timing_steps > 0 && g_autocast != TSR_FLOAT32) {
-    cnn reference;
-    cnn_copy(&reference, &initial, opts.formats[0]);
-    compare_autocast(&reference, X_train, y_train, opts.timing_steps);
-    cnn_release(&reference);
-  }
+  if (opts.timing_steps > 0 && g_autocast != TSR_FLOAT32)
+    compare_autocast(&initial, opts.formats[0], X_train, y_train, opts.timing_steps);
   profile_steps(&trained, X_train, y_train);
 
   tsr_memory_stats_t s;
