@@ -173,27 +173,18 @@ func (s *GradScaler) StateDict() (out map[string]*Tensor, err error) {
 	defer recoverFailure(&err)
 	m := capi.SwigcptrTensorMap(s.c().State_dict())
 	runtime.KeepAlive(s)
-	defer capi.DeleteTensorMap(m)
-	out = map[string]*Tensor{}
-	for i, n := int64(0), m.Size(); i < n; i++ {
-		out[m.Name(i)] = newTensor(m.Get(i))
-	}
-	return out, nil
+	return namedTensors(m), nil
 }
 
 // LoadStateDict is scaler.load_state_dict from StateDict's tensors (or a
 // Checkpoint's Tensors: other names are skipped). On error nothing changes.
 func (s *GradScaler) LoadStateDict(stateDict map[string]*Tensor) (err error) {
 	defer recoverFailure(&err)
-	list := capi.SwigcptrTensorList(capi.NewTensorList().Swigcptr())
-	defer capi.DeleteTensorList(list)
-	for name, t := range stateDict {
-		if err := refuseNUL("LoadStateDict: name", name); err != nil {
-			return err
-		}
-		list.Append(t.cptr(), name)
-		runtime.KeepAlive(t)
+	list, err := namedTensorList(stateDict)
+	if err != nil {
+		return err
 	}
+	defer capi.DeleteTensorList(list)
 	s.c().Load_state_dict(uintptr(list))
 	runtime.KeepAlive(s)
 	return nil

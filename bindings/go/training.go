@@ -100,12 +100,18 @@ func (o *Optimizer) StateDict() (out map[string]*Tensor, err error) {
 	defer recoverFailure(&err)
 	m := capi.SwigcptrTensorMap(o.c().State_dict())
 	runtime.KeepAlive(o)
+	return namedTensors(m), nil
+}
+
+// namedTensors moves a native state dict's tensors into a Go map (new
+// tensors the caller closes) and deletes the native map.
+func namedTensors(m capi.SwigcptrTensorMap) map[string]*Tensor {
 	defer capi.DeleteTensorMap(m)
-	out = map[string]*Tensor{}
+	out := map[string]*Tensor{}
 	for i, n := int64(0), m.Size(); i < n; i++ {
 		out[m.Name(i)] = newTensor(m.Get(i))
 	}
-	return out, nil
+	return out
 }
 
 // LoadStateDict is optimizer.load_state_dict from StateDict's tensors (or a
@@ -113,18 +119,29 @@ func (o *Optimizer) StateDict() (out map[string]*Tensor, err error) {
 // changes.
 func (o *Optimizer) LoadStateDict(stateDict map[string]*Tensor) (err error) {
 	defer recoverFailure(&err)
-	list := capi.SwigcptrTensorList(capi.NewTensorList().Swigcptr())
+	list, err := namedTensorList(stateDict)
+	if err != nil {
+		return err
+	}
 	defer capi.DeleteTensorList(list)
+	o.c().Load_state_dict(uintptr(list))
+	runtime.KeepAlive(o)
+	return nil
+}
+
+// namedTensorList is a state dict as a native list of named tensors, for a
+// load_state_dict; the caller deletes it. Names holding NUL are refused.
+func namedTensorList(stateDict map[string]*Tensor) (capi.SwigcptrTensorList, error) {
+	list := capi.SwigcptrTensorList(capi.NewTensorList().Swigcptr())
 	for name, t := range stateDict {
 		if err := refuseNUL("LoadStateDict: name", name); err != nil {
-			return err
+			capi.DeleteTensorList(list)
+			return list, err
 		}
 		list.Append(t.cptr(), name)
 		runtime.KeepAlive(t)
 	}
-	o.c().Load_state_dict(uintptr(list))
-	runtime.KeepAlive(o)
-	return nil
+	return list, nil
 }
 
 // LRScheduler is a torch.optim.lr_scheduler scheduler: each Step writes the
