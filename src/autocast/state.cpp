@@ -30,6 +30,9 @@ struct ThreadState {
 };
 
 thread_local ThreadState t_state;
+// t_state.any_enabled(), kept in a plain bool: t_state holds a vector, so
+// each access to it goes through the thread_local's init guard, while every
+// listed op asks any_enabled() first.
 thread_local bool t_any_enabled = false;
 
 DeviceState* state_of(int device_type) {
@@ -39,8 +42,6 @@ DeviceState* state_of(int device_type) {
 }
 
 }  // namespace
-
-bool has_autocast(tsr_device_type device_type) { return state_of(device_type) != nullptr; }
 
 void begin(int device_type, int dtype, bool enabled) {
   DeviceState* state = state_of(device_type);

@@ -7,9 +7,6 @@
 
 namespace tsr::autocast {
 
-// The device types that have autocast: CPU and CUDA.
-bool has_autocast(tsr_device_type device_type);
-
 // Opens a region. Device type and dtype come as the ints a C caller passed
 // (any value: capi's enum_arg), checked first: TSR_ERR_INVALID_ARGUMENT,
 // and nothing changes.
