@@ -247,7 +247,7 @@ Test(autocast, promote_refuses_the_other_lower_precision) {
   tsr_tensor *a = randn(2, 2, TSR_FLOAT16, false), *b = randn(2, 2, TSR_BFLOAT16, false), *y = NULL;
   const tsr_tensor* list[2] = {a, b};
   TSR_ASSERT_OK(tsr_autocast_begin(TSR_DEVICE_CPU, TSR_BFLOAT16, true));
-  TSR_ASSERT_FAILS(tsr_cat(2, list, 0, &y), TSR_ERR_DTYPE_MISMATCH, "prioritize");
+  TSR_ASSERT_FAILS(tsr_cat(2, list, 0, &y), TSR_ERR_DTYPE_MISMATCH, "in at::autocast::prioritize");
   TSR_ASSERT_OK(tsr_autocast_end());
   cr_expect_null(y);
   tsr_tensor_release(a);

@@ -24,7 +24,7 @@ bool eligible(const Tensor& t, tsr_device_type device_type) {
          t.dtype() != TSR_FLOAT64;
 }
 
-// torch's promote rule (at::prioritize): float32 if any eligible
+// torch's promote rule (at::autocast::prioritize): float32 if any eligible
 // input is float32, else the region's lower precision.
 tsr_dtype promoted_dtype(const TensorList& inputs, tsr_device_type device_type,
                          tsr_dtype lower) {
@@ -34,7 +34,7 @@ tsr_dtype promoted_dtype(const TensorList& inputs, tsr_device_type device_type,
     if (t.dtype() == TSR_FLOAT32) widest = TSR_FLOAT32;
     else
       TSR_CHECK(t.dtype() == lower, TSR_ERR_DTYPE_MISMATCH,
-                "Unexpected floating ScalarType in at::prioritize: ",
+                "Unexpected floating ScalarType in at::autocast::prioritize: ",
                 dtype_name(t.dtype()), " inside a ", dtype_name(lower), " autocast region");
   }
   return widest;
@@ -83,13 +83,9 @@ TensorList cast_inputs(std::string_view op, const TensorList& inputs) {
   const tsr_dtype to = rule == CastPolicy::LowerPrecision ? lower
                        : rule == CastPolicy::Float32     ? TSR_FLOAT32
                                                            : promoted_dtype(inputs, device_type, lower);
-  bool changed = false;
-  for (const Tensor& t : inputs) changed |= eligible(t, device_type) && t.dtype() != to;
-  if (!changed) return inputs;
-  TensorList cast_inputs;
-  for (const Tensor& t : inputs)
-    cast_inputs.push_back(eligible(t, device_type) && t.dtype() != to ? cast(t, to) : t);
-  return cast_inputs;
+  TensorList out;
+  for (const Tensor& t : inputs) out.push_back(eligible(t, device_type) && t.dtype() != to ? cast(t, to) : t);
+  return out;
 }
 
 }  // namespace tsr::autocast
