@@ -18,6 +18,7 @@ Test(abi, status_values_are_pinned) {
   cr_assert_eq(TSR_ERR_INTERNAL, 11);
   cr_assert_eq(TSR_ERR_INDEX_OUT_OF_RANGE, 12);
   cr_assert_eq(TSR_ERR_CANCELLED, 13);
+  cr_assert_eq(TSR_ERR_DISTRIBUTED, 14);
 }
 
 Test(abi, dtype_values_match_c10_scalar_type) {

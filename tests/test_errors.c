@@ -745,10 +745,10 @@ Test(errors_state, every_status_has_a_name) {
                          "TSR_ERR_OUT_OF_MEMORY", "TSR_ERR_NOT_VIEWABLE", "TSR_ERR_AUTOGRAD",
                          "TSR_ERR_IO", "TSR_ERR_CORRUPT_FILE", "TSR_ERR_UNSUPPORTED",
                          "TSR_ERR_INTERNAL", "TSR_ERR_INDEX_OUT_OF_RANGE",
-                         "TSR_ERR_CANCELLED"};
-  for (int s = 0; s <= 13; ++s) cr_assert_str_eq(tsr_status_name((tsr_status)s), names[s]);
+                         "TSR_ERR_CANCELLED", "TSR_ERR_DISTRIBUTED"};
+  for (int s = 0; s <= 14; ++s) cr_assert_str_eq(tsr_status_name((tsr_status)s), names[s]);
   cr_assert_str_eq(tsr_status_name((tsr_status)-1), "TSR_UNKNOWN_STATUS");
-  cr_assert_str_eq(tsr_status_name((tsr_status)14), "TSR_UNKNOWN_STATUS");
+  cr_assert_str_eq(tsr_status_name((tsr_status)15), "TSR_UNKNOWN_STATUS");
 }
 
 /* A failure on another thread leaves this thread's record alone, and that

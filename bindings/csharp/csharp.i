@@ -172,6 +172,7 @@ TSR_CS_ARRAY_OUT(tsr_bytes, tsr_cs_no_bytes, NativeByteArray, byte[])
 %rename(Internal) TSR_ERR_INTERNAL;
 %rename(IndexOutOfRange) TSR_ERR_INDEX_OUT_OF_RANGE;
 %rename(Cancelled) TSR_ERR_CANCELLED;
+%rename(Distributed) TSR_ERR_DISTRIBUTED;
 
 %rename(UInt8) TSR_UINT8;
 %rename(Int8) TSR_INT8;

@@ -27,6 +27,7 @@ const (
 	Internal        Status = 11 // a bug in tessera
 	IndexOutOfRange Status = 12 // element index outside the sizes
 	Cancelled       Status = 13 // a progress callback stopped a save or load
+	Distributed     Status = 14 // a collective or the rendezvous failed (a peer died or hung)
 )
 
 // String is the library's name for the status, e.g. "TSR_ERR_NOT_VIEWABLE".

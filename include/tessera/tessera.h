@@ -37,6 +37,7 @@
 #include "grad_scaler.h"
 #include "profiler.h"
 #include "parallel.h"
+#include "distributed.h"
 #include "io.h"
 #include "file.h"
 #include "saver.h"

@@ -46,7 +46,10 @@ typedef enum tsr_status {
   TSR_ERR_UNSUPPORTED = 10,      /**< valid request this build cannot do       */
   TSR_ERR_INTERNAL = 11,         /**< a bug in tessera: please report          */
   TSR_ERR_INDEX_OUT_OF_RANGE = 12, /**< element index outside the sizes        */
-  TSR_ERR_CANCELLED = 13           /**< a progress callback stopped the call    */
+  TSR_ERR_CANCELLED = 13,          /**< a progress callback stopped the call    */
+  TSR_ERR_DISTRIBUTED = 14         /**< a collective or rendezvous failed: a peer
+                                        died or hung, the store is unreachable
+                                        (torch's DistBackendError)            */
 } tsr_status;
 
 /** @brief Element types. Values are c10::ScalarType's. */

@@ -70,6 +70,7 @@ TSR_EXTERN const char* tsr_status_name(tsr_status status) {
     case TSR_ERR_INTERNAL: return "TSR_ERR_INTERNAL";
     case TSR_ERR_INDEX_OUT_OF_RANGE: return "TSR_ERR_INDEX_OUT_OF_RANGE";
     case TSR_ERR_CANCELLED: return "TSR_ERR_CANCELLED";
+    case TSR_ERR_DISTRIBUTED: return "TSR_ERR_DISTRIBUTED";
   }
   return "TSR_UNKNOWN_STATUS";
 }
@@ -89,7 +90,7 @@ TSR_EXTERN const char* tsr_version_string(void) {
 
 TSR_EXTERN tsr_status tsr_set_last_error(tsr_status status, const char* message) {
   const int code = tsr::capi::enum_arg(status);  // any int may arrive from C
-  if (code < TSR_ERR_INVALID_ARGUMENT || code > TSR_ERR_CANCELLED) {
+  if (code < TSR_ERR_INVALID_ARGUMENT || code > TSR_ERR_DISTRIBUTED) {
     tsr::capi::set_last_error(TSR_ERR_INVALID_ARGUMENT,
                               "tsr_set_last_error: status must be a failure status (TSR_ERR_...)");
     return TSR_ERR_INVALID_ARGUMENT;

@@ -14,7 +14,7 @@ __all__ = [
     "Status", "Error", "InvalidArgumentError", "ShapeMismatchError", "DTypeMismatchError",
     "DeviceMismatchError", "OutOfMemoryError", "NotViewableError", "AutogradError",
     "InputOutputError", "CorruptFileError", "UnsupportedError", "InternalError",
-    "IndexOutOfRangeError", "CancelledError",
+    "IndexOutOfRangeError", "CancelledError", "DistBackendError",
 ]
 
 
@@ -34,6 +34,7 @@ class Status(enum.IntEnum):
     INTERNAL = _core.ERR_INTERNAL
     INDEX_OUT_OF_RANGE = _core.ERR_INDEX_OUT_OF_RANGE
     CANCELLED = _core.ERR_CANCELLED
+    DISTRIBUTED = _core.ERR_DISTRIBUTED
 
 
 _STATUS_OF = {int(s): s for s in Status}
@@ -110,6 +111,12 @@ class CancelledError(Error):
     raised; then the exception it raised is this error's __cause__)."""
 
 
+class DistBackendError(Error, RuntimeError):
+    """A collective or the rendezvous failed: a peer died or hung past the
+    timeout, the store was unreachable, or ranks called different
+    collectives (torch.distributed.DistBackendError, a RuntimeError)."""
+
+
 _BY_STATUS = {
     Status.INVALID_ARGUMENT: InvalidArgumentError,
     Status.SHAPE_MISMATCH: ShapeMismatchError,
@@ -124,6 +131,7 @@ _BY_STATUS = {
     Status.INTERNAL: InternalError,
     Status.INDEX_OUT_OF_RANGE: IndexOutOfRangeError,
     Status.CANCELLED: CancelledError,
+    Status.DISTRIBUTED: DistBackendError,
 }
 
 

@@ -1,0 +1,302 @@
+/**
+ * @file tessera/distributed.h
+ * @brief Process groups and collectives across processes and machines
+ * (torch.distributed of PyTorch 1.13: init_process_group, all_reduce,
+ * broadcast, all_gather_into_tensor, reduce_scatter_tensor, barrier).
+ *
+ * Every process of a job creates one group with the same rendezvous
+ * settings; the group then runs collectives over the engine of its
+ * backend: Gloo's TCP transport for CPU tensors (the library torch's
+ * ProcessGroupGloo uses). NCCL (CUDA tensors) and MPI are not built yet:
+ * asking for them gives TSR_ERR_UNSUPPORTED.
+ *
+ * @code
+ *   // every rank, started by tessera-run (or torchrun, mpirun):
+ *   tsr_process_group_options o = TSR_PROCESS_GROUP_OPTIONS_INIT;  // env://
+ *   tsr_process_group* pg;
+ *   if (tsr_process_group_init(&o, &pg) != TSR_OK) { ...tsr_last_error_message()... }
+ *   tsr_all_reduce(pg, grad, TSR_REDUCE_SUM, NULL);   // returns when done
+ *   tsr_work* w;
+ *   tsr_all_reduce(pg, other, TSR_REDUCE_AVG, &w);    // runs in the background
+ *   ... compute ...
+ *   tsr_work_wait(w, -1);
+ *   tsr_work_release(w);
+ *   tsr_process_group_release(pg);
+ * @endcode
+ *
+ * **Rendezvous.** init_method selects how ranks find each other:
+ * - "env://" (or NULL): MASTER_ADDR and MASTER_PORT locate the store that
+ *   rank 0 hosts; RANK and WORLD_SIZE (else Open MPI's OMPI_COMM_WORLD_RANK
+ *   / OMPI_COMM_WORLD_SIZE, else MPICH's PMI_RANK / PMI_SIZE) give the rank
+ *   and size unless the options give them.
+ * - "tcp://host:port": the store at host:port, hosted by rank 0; rank and
+ *   world_size from the options (else the environment as above).
+ * - "file:///path/dir": a store in a directory on a file system all ranks
+ *   share. As torch's file://, it must not hold keys of an earlier job:
+ *   the last rank to release its group removes them.
+ *
+ * The store is a key-value store with Gloo's store interface (rank 0's TCP
+ * server in torch's TCPStore role, or the directory); Gloo exchanges its
+ * connection addresses through it, then every pair of ranks has its own
+ * TCP connection. Each rank listens on the address of the interface that
+ * routes to MASTER_ADDR (127.0.0.1 when the store is on the loopback),
+ * or on GLOO_SOCKET_IFNAME's interface when set.
+ *
+ * **Collectives** are called by every rank of the group in the same order
+ * with matching tensors (torch's rule). Tensors may have any strides (a
+ * non-contiguous tensor goes through a contiguous copy) and any dtype but
+ * the storage-only ones (uint16/32/64, float8): float16 and bfloat16 are
+ * reduced in float32 and rounded once per step of the algorithm, as
+ * Gloo's float16. Bool reduces as logical or (SUM, MAX) and and (PRODUCT,
+ * MIN). AVG is SUM then a division by the world size (truncating for
+ * integers, as NCCL's ncclAvg); Gloo has no AVG of its own. The result is
+ * written into the tensor's memory and its version is bumped.
+ *
+ * **Asynchronous work.** With a non-NULL work pointer a collective is
+ * queued to the group's worker thread and returns at once; the tensors
+ * must not be touched until tsr_work_wait() returns. With work == NULL
+ * the call returns when the collective is complete. Collectives of one
+ * group always run in the order they were issued.
+ *
+ * **Failures are loud and bounded.** Rendezvous and every collective obey
+ * the group's timeout. When a peer dies mid-collective the others fail
+ * within seconds (the first rank to see the closed connection closes all
+ * of its own, so the failure spreads); when a peer hangs they fail at the
+ * timeout. The status is TSR_ERR_DISTRIBUTED and the message names the
+ * op, its sequence number, this rank, the world size, the time waited and
+ * the ranks that did not report the failure through the store (the dead
+ * or hung ones). A failed group refuses every later collective with the
+ * first failure's message. On a timeout the group's flight recorder (its
+ * last 16 collectives: sequence, op, dtype, sizes, state, duration) is
+ * printed to stderr.
+ *
+ * TSR_DISTRIBUTED_DEBUG=DETAIL (torch's TORCH_DISTRIBUTED_DEBUG; DETAIL is
+ * also read from TORCH_DISTRIBUTED_DEBUG) makes the ranks exchange a
+ * fingerprint (sequence, op, dtype, sizes, root or reduce op) before each
+ * collective; a mismatch fails every rank with both fingerprints.
+ *
+ * Thread-safety: a group may be used from several threads; its
+ * collectives are serialized in call order. Handles are reference counted
+ * as the other tessera handles.
+ */
+#ifndef TESSERA_DISTRIBUTED_H
+#define TESSERA_DISTRIBUTED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** @brief Opaque process group (torch.distributed.ProcessGroup). */
+typedef struct tsr_process_group tsr_process_group;
+/** @brief Opaque handle of a collective queued to run in the background (torch's Work). */
+typedef struct tsr_work tsr_work;
+
+/** @brief The engine behind a group (torch.distributed.Backend). */
+typedef enum tsr_dist_backend {
+  TSR_DIST_DEFAULT = 0, /**< Gloo for CPU tensors, NCCL for CUDA tensors, as c10d */
+  TSR_DIST_GLOO = 1,    /**< Gloo over TCP */
+  TSR_DIST_NCCL = 2,    /**< NCCL (CUDA); not built yet: TSR_ERR_UNSUPPORTED */
+  TSR_DIST_MPI = 3      /**< MPI; not built yet: TSR_ERR_UNSUPPORTED */
+} tsr_dist_backend;
+
+/** @brief Reduction of a collective (torch.distributed.ReduceOp). */
+typedef enum tsr_reduce_op {
+  TSR_REDUCE_SUM = 0,     /**< element-wise sum */
+  TSR_REDUCE_AVG = 1,     /**< sum divided by the world size */
+  TSR_REDUCE_PRODUCT = 2, /**< element-wise product */
+  TSR_REDUCE_MIN = 3,     /**< element-wise minimum */
+  TSR_REDUCE_MAX = 4      /**< element-wise maximum */
+} tsr_reduce_op;
+
+/**
+ * @brief Settings of tsr_process_group_init() (the arguments of
+ * torch.distributed.init_process_group). Start from
+ * TSR_PROCESS_GROUP_OPTIONS_INIT.
+ */
+typedef struct tsr_process_group_options {
+  size_t struct_size;       /**< sizeof(tsr_process_group_options) */
+  tsr_dist_backend backend; /**< the engine */
+  const char* init_method;  /**< NULL = "env://"; or "tcp://host:port", "file:///dir" */
+  int32_t rank;             /**< this process's rank; -1: from the environment */
+  int32_t world_size;       /**< number of processes; -1: from the environment */
+  int64_t timeout_ms;       /**< rendezvous and each collective; 0: 30 minutes */
+} tsr_process_group_options;
+
+/** @brief Defaults of tsr_process_group_options: env://, the default backend, 30 minutes. */
+#define TSR_PROCESS_GROUP_OPTIONS_INIT {sizeof(tsr_process_group_options), TSR_DIST_DEFAULT, NULL, -1, -1, 0}
+
+/**
+ * @brief torch.distributed.init_process_group(backend, init_method,
+ * timeout, world_size, rank): joins the job's rendezvous and connects to
+ * every other rank.
+ *
+ * Blocks until all world_size ranks have joined, or the timeout.
+ *
+ * @param[in]  options the settings (NULL: TSR_PROCESS_GROUP_OPTIONS_INIT)
+ * @param[out] out     the new group, released with
+ *                     tsr_process_group_release(); unchanged on failure
+ * @return TSR_OK;
+ *   TSR_ERR_INVALID_ARGUMENT for a NULL out, a bad struct_size, backend or
+ *   init_method, a missing or malformed environment variable (named), a
+ *   rank outside [0, world_size) or world_size < 1;
+ *   TSR_ERR_UNSUPPORTED for the NCCL and MPI backends (not built yet);
+ *   TSR_ERR_DISTRIBUTED when rank 0 cannot listen on the store's port
+ *   (busy), the store cannot be reached within the timeout (the address is
+ *   named), or not every rank joined within the timeout (the missing ranks
+ *   are named).
+ */
+TSR_API tsr_status tsr_process_group_init(const tsr_process_group_options* options, tsr_process_group** out);
+
+/**
+ * @brief torch.distributed.get_rank(group).
+ * @param[in] pg the group
+ * @return this process's rank in [0, size); -1 for a NULL pg (recorded as
+ *   TSR_ERR_INVALID_ARGUMENT)
+ */
+TSR_API int32_t tsr_process_group_rank(const tsr_process_group* pg);
+
+/**
+ * @brief torch.distributed.get_world_size(group).
+ * @param[in] pg the group
+ * @return the number of processes; -1 for a NULL pg (recorded as
+ *   TSR_ERR_INVALID_ARGUMENT)
+ */
+TSR_API int32_t tsr_process_group_size(const tsr_process_group* pg);
+
+/**
+ * @brief Name of the group's backend for its CPU tensors ("gloo"), as
+ * torch.distributed.get_backend().
+ * @param[in] pg the group
+ * @return a static string; NULL for a NULL pg (recorded as
+ *   TSR_ERR_INVALID_ARGUMENT)
+ */
+TSR_API const char* tsr_process_group_backend(const tsr_process_group* pg);
+
+/** @brief Adds a reference to pg (NULL is ignored). */
+TSR_API void tsr_process_group_retain(tsr_process_group* pg);
+
+/**
+ * @brief Drops a reference (torch.distributed.destroy_process_group when
+ * it is the last): waits for queued work, then closes the connections.
+ * NULL is ignored.
+ */
+TSR_API void tsr_process_group_release(tsr_process_group* pg);
+
+/**
+ * @brief torch.distributed.all_reduce(tensor, op, group, async_op): every
+ * rank's tensor becomes the reduction of all ranks' tensors.
+ *
+ * @param[in]     pg     the group
+ * @param[in,out] tensor any sizes and strides, the same sizes and dtype on
+ *                       every rank; CPU
+ * @param[in]     op     the reduction
+ * @param[out]    work   NULL: returns when complete; else a handle for
+ *                       tsr_work_wait() (unchanged on failure)
+ * @return TSR_OK;
+ *   TSR_ERR_INVALID_ARGUMENT for NULL arguments, a bad op, or a tensor
+ *   that overlaps itself (expanded);
+ *   TSR_ERR_UNSUPPORTED for a storage-only dtype, or a device the group
+ *   has no backend for;
+ *   TSR_ERR_DISTRIBUTED when the collective failed (a peer died, hung past
+ *   the timeout, or called a different collective under DETAIL), or the
+ *   group failed earlier. With work, errors of the collective itself come
+ *   from tsr_work_wait().
+ */
+TSR_API tsr_status tsr_all_reduce(tsr_process_group* pg, tsr_tensor* tensor, tsr_reduce_op op, tsr_work** work);
+
+/**
+ * @brief torch.distributed.broadcast(tensor, src, group, async_op): every
+ * rank's tensor becomes root's.
+ *
+ * @param[in]     pg     the group
+ * @param[in,out] tensor the same sizes and dtype on every rank
+ * @param[in]     root   the rank whose tensor is sent, in [0, size)
+ * @param[out]    work   as tsr_all_reduce()
+ * @return as tsr_all_reduce(); TSR_ERR_INVALID_ARGUMENT also for a root
+ *   outside [0, size)
+ */
+TSR_API tsr_status tsr_broadcast(tsr_process_group* pg, tsr_tensor* tensor, int32_t root, tsr_work** work);
+
+/**
+ * @brief torch.distributed.all_gather_into_tensor(output, input, group,
+ * async_op): output holds every rank's input, rank r's at elements
+ * [r·n, (r+1)·n) of output in C order, n = input's numel.
+ *
+ * @param[in]     pg     the group
+ * @param[in,out] output world_size · n elements of input's dtype, any
+ *                       sizes (torch's [world·d0, ...] or [world, d0, ...])
+ * @param[in]     input  n elements, the same n on every rank
+ * @param[out]    work   as tsr_all_reduce()
+ * @return as tsr_all_reduce(); TSR_ERR_SHAPE_MISMATCH when output does not
+ *   have world_size · n elements; TSR_ERR_DTYPE_MISMATCH for different
+ *   dtypes
+ */
+TSR_API tsr_status tsr_all_gather_into_tensor(tsr_process_group* pg, tsr_tensor* output, const tsr_tensor* input,
+                                              tsr_work** work);
+
+/**
+ * @brief torch.distributed.reduce_scatter_tensor(output, input, op, group,
+ * async_op): output is chunk r of the reduction of every rank's input,
+ * elements [r·n, (r+1)·n) in C order, n = output's numel.
+ *
+ * @param[in]     pg     the group
+ * @param[in,out] output n elements
+ * @param[in]     input  world_size · n elements of output's dtype
+ * @param[in]     op     the reduction
+ * @param[out]    work   as tsr_all_reduce()
+ * @return as tsr_all_gather_into_tensor()
+ */
+TSR_API tsr_status tsr_reduce_scatter_tensor(tsr_process_group* pg, tsr_tensor* output, const tsr_tensor* input,
+                                             tsr_reduce_op op, tsr_work** work);
+
+/**
+ * @brief torch.distributed.barrier(group, async_op): returns when every
+ * rank has entered it.
+ * @param[in]  pg   the group
+ * @param[out] work as tsr_all_reduce()
+ * @return as tsr_all_reduce()
+ */
+TSR_API tsr_status tsr_barrier(tsr_process_group* pg, tsr_work** work);
+
+/**
+ * @brief torch's Work.wait(timeout): waits for a queued collective.
+ *
+ * If the timeout passes first, the collective cannot be cancelled: the
+ * group is aborted (its connections closed, so the peers fail too) and
+ * refuses further work, as NCCL's watchdog does.
+ *
+ * @param[in] work       from a collective; may be waited on again
+ * @param[in] timeout_ms < 0: the group's timeout; else milliseconds (poll
+ *                       with tsr_work_is_completed() instead: a wait that
+ *                       times out aborts the group)
+ * @return TSR_OK when the collective succeeded; TSR_ERR_INVALID_ARGUMENT
+ *   for a NULL work; TSR_ERR_DISTRIBUTED when it failed (its message) or
+ *   the timeout passed
+ */
+TSR_API tsr_status tsr_work_wait(tsr_work* work, int64_t timeout_ms);
+
+/**
+ * @brief torch's Work.is_completed(): whether the collective has finished
+ * (successfully or not). Never blocks.
+ * @param[in] work the handle; NULL gives false
+ * @return true when finished
+ */
+TSR_API bool tsr_work_is_completed(const tsr_work* work);
+
+/**
+ * @brief Drops the handle. The collective itself still runs to its end
+ * (its tensors are kept alive until then). NULL is ignored.
+ */
+TSR_API void tsr_work_release(tsr_work* work);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TESSERA_DISTRIBUTED_H */

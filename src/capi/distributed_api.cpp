@@ -1,0 +1,150 @@
+// C API: process groups and collectives (distributed.h) over
+// src/distributed/. A tsr_work keeps its group alive, so a work handle
+// outliving the group's last user handle still waits correctly.
+#include <tessera/distributed.h>
+
+#include <atomic>
+#include <memory>
+
+#include "capi/barrier.h"
+#include "capi/handles.h"
+#include "capi/struct_size.h"
+#include "distributed/collectives.h"
+#include "distributed/process_group.h"
+
+using namespace tsr;
+using namespace tsr::capi;
+
+struct tsr_process_group {
+  explicit tsr_process_group(std::shared_ptr<distributed::ProcessGroup> g) : impl(std::move(g)) {}
+  std::atomic<int64_t> refs{1};
+  std::shared_ptr<distributed::ProcessGroup> impl;
+};
+
+struct tsr_work {
+  tsr_work(std::shared_ptr<distributed::ProcessGroup> g, std::shared_ptr<distributed::Work> w)
+      : group(std::move(g)), work(std::move(w)) {}
+  std::shared_ptr<distributed::ProcessGroup> group;
+  std::shared_ptr<distributed::Work> work;
+};
+
+namespace {
+
+distributed::ProcessGroup& group_of(tsr_process_group* pg) { return *require(pg, "pg")->impl; }
+
+// Runs a collective: synchronously when work is NULL, else hands out the
+// handle (*work is written last, only on success).
+template <typename Fn>
+tsr_status collective(tsr_process_group* pg, tsr_work** work, Fn&& issue) {
+  return guarded([&] {
+    distributed::ProcessGroup& g = group_of(pg);
+    std::shared_ptr<distributed::Work> w = issue(g, work != nullptr);
+    if (work) *work = new tsr_work(pg->impl, std::move(w));
+  });
+}
+
+tsr_reduce_op reduce_op_arg(const tsr_reduce_op& op) {
+  const int v = enum_arg(op);
+  TSR_CHECK(v >= TSR_REDUCE_SUM && v <= TSR_REDUCE_MAX, TSR_ERR_INVALID_ARGUMENT, "op: unknown reduce op ", v,
+            " (TSR_REDUCE_SUM..TSR_REDUCE_MAX)");
+  return tsr_reduce_op(v);
+}
+
+}  // namespace
+
+TSR_EXTERN tsr_status tsr_process_group_init(const tsr_process_group_options* options, tsr_process_group** out) {
+  return guarded([&] {
+    require(out, "out");
+    const tsr_process_group_options defaults = TSR_PROCESS_GROUP_OPTIONS_INIT;
+    tsr_process_group_options o = defaults;
+    if (options)
+      o = read_struct(options, defaults, TSR_FIRST_VERSION_SIZE(tsr_process_group_options, timeout_ms), "options",
+                      "tsr_process_group_options");
+    const int backend = enum_arg(o.backend);
+    TSR_CHECK(backend >= TSR_DIST_DEFAULT && backend <= TSR_DIST_MPI, TSR_ERR_INVALID_ARGUMENT,
+              "options.backend: unknown backend ", backend, " (TSR_DIST_DEFAULT..TSR_DIST_MPI)");
+    TSR_CHECK(backend != TSR_DIST_NCCL, TSR_ERR_UNSUPPORTED,
+              "the NCCL backend is not built in this version of tessera; use TSR_DIST_GLOO (CPU tensors)");
+    TSR_CHECK(backend != TSR_DIST_MPI, TSR_ERR_UNSUPPORTED,
+              "the MPI backend is not built in this version of tessera; use TSR_DIST_GLOO");
+    TSR_CHECK(o.timeout_ms >= 0, TSR_ERR_INVALID_ARGUMENT, "options.timeout_ms must be >= 0 (0: 30 minutes), got ",
+              o.timeout_ms);
+    TSR_CHECK(o.rank >= -1, TSR_ERR_INVALID_ARGUMENT, "options.rank must be >= 0, or -1 for the environment, got ",
+              o.rank);
+    TSR_CHECK(o.world_size >= -1 && o.world_size != 0, TSR_ERR_INVALID_ARGUMENT,
+              "options.world_size must be >= 1, or -1 for the environment, got ", o.world_size);
+    distributed::GroupOptions g;
+    g.init_method = o.init_method ? o.init_method : "";
+    g.rank = o.rank;
+    g.world_size = o.world_size;
+    if (o.timeout_ms > 0) g.timeout = distributed::Millis(o.timeout_ms);
+    auto group = std::make_shared<distributed::ProcessGroup>(g);
+    *out = new tsr_process_group(std::move(group));
+  });
+}
+
+TSR_EXTERN int32_t tsr_process_group_rank(const tsr_process_group* pg) {
+  return guarded_value<int32_t>(-1, [&] { return require(pg, "pg")->impl->rank(); });
+}
+
+TSR_EXTERN int32_t tsr_process_group_size(const tsr_process_group* pg) {
+  return guarded_value<int32_t>(-1, [&] { return require(pg, "pg")->impl->size(); });
+}
+
+TSR_EXTERN const char* tsr_process_group_backend(const tsr_process_group* pg) {
+  return guarded_value<const char*>(nullptr, [&] {
+    require(pg, "pg");
+    return "gloo";
+  });
+}
+
+TSR_EXTERN void tsr_process_group_retain(tsr_process_group* pg) { retain(pg); }
+TSR_EXTERN void tsr_process_group_release(tsr_process_group* pg) { release(pg); }
+
+TSR_EXTERN tsr_status tsr_all_reduce(tsr_process_group* pg, tsr_tensor* tensor, tsr_reduce_op op, tsr_work** work) {
+  return collective(pg, work, [&](distributed::ProcessGroup& g, bool async) {
+    return distributed::all_reduce(g, tensor_of(tensor, "tensor"), reduce_op_arg(op), async);
+  });
+}
+
+TSR_EXTERN tsr_status tsr_broadcast(tsr_process_group* pg, tsr_tensor* tensor, int32_t root, tsr_work** work) {
+  return collective(pg, work, [&](distributed::ProcessGroup& g, bool async) {
+    return distributed::broadcast(g, tensor_of(tensor, "tensor"), root, async);
+  });
+}
+
+TSR_EXTERN tsr_status tsr_all_gather_into_tensor(tsr_process_group* pg, tsr_tensor* output, const tsr_tensor* input,
+                                                 tsr_work** work) {
+  return collective(pg, work, [&](distributed::ProcessGroup& g, bool async) {
+    return distributed::all_gather_into_tensor(g, tensor_of(output, "output"), tensor_of(input, "input"), async);
+  });
+}
+
+TSR_EXTERN tsr_status tsr_reduce_scatter_tensor(tsr_process_group* pg, tsr_tensor* output, const tsr_tensor* input,
+                                                tsr_reduce_op op, tsr_work** work) {
+  return collective(pg, work, [&](distributed::ProcessGroup& g, bool async) {
+    return distributed::reduce_scatter_tensor(g, tensor_of(output, "output"), tensor_of(input, "input"),
+                                              reduce_op_arg(op), async);
+  });
+}
+
+TSR_EXTERN tsr_status tsr_barrier(tsr_process_group* pg, tsr_work** work) {
+  return collective(pg, work, [&](distributed::ProcessGroup& g, bool async) { return distributed::barrier(g, async); });
+}
+
+TSR_EXTERN tsr_status tsr_work_wait(tsr_work* work, int64_t timeout_ms) {
+  return guarded([&] {
+    require(work, "work");
+    const distributed::Millis limit = timeout_ms < 0 ? work->group->timeout() : distributed::Millis(timeout_ms);
+    if (!work->work->wait_for(limit)) {
+      work->group->abort_after_wait_timeout("a collective", limit);
+      fail(TSR_ERR_DISTRIBUTED, "the collective was not complete after waiting ", limit.count(),
+           " ms; the process group is aborted");
+    }
+    if (work->work->status() != TSR_OK) throw Error(work->work->status(), work->work->message());
+  });
+}
+
+TSR_EXTERN bool tsr_work_is_completed(const tsr_work* work) { return work && work->work->done(); }
+
+TSR_EXTERN void tsr_work_release(tsr_work* work) { delete work; }

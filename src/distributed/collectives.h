@@ -1,0 +1,24 @@
+// The collectives on tensors (c10d's ProcessGroupGloo ops): each checks
+// its arguments on the caller's thread, then hands the group a Collective
+// that stages non-contiguous tensors through contiguous copies and calls
+// Gloo. async == false returns when done (throwing its failure).
+#pragma once
+
+#include <memory>
+
+#include <tessera/distributed.h>
+
+#include "core/tensor.h"
+#include "distributed/process_group.h"
+
+namespace tsr::distributed {
+
+std::shared_ptr<Work> all_reduce(ProcessGroup& pg, const Tensor& tensor, tsr_reduce_op op, bool async);
+std::shared_ptr<Work> broadcast(ProcessGroup& pg, const Tensor& tensor, int root, bool async);
+std::shared_ptr<Work> all_gather_into_tensor(ProcessGroup& pg, const Tensor& output, const Tensor& input,
+                                             bool async);
+std::shared_ptr<Work> reduce_scatter_tensor(ProcessGroup& pg, const Tensor& output, const Tensor& input,
+                                            tsr_reduce_op op, bool async);
+std::shared_ptr<Work> barrier(ProcessGroup& pg, bool async);
+
+}  // namespace tsr::distributed

@@ -1,0 +1,288 @@
+#include "distributed/process_group.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include <gloo/allgather.h>
+#include <gloo/barrier.h>
+#include <gloo/rendezvous/context.h>
+#include <gloo/transport/tcp/device.h>
+
+#include "core/error.h"
+#include "distributed/file_store.h"
+
+namespace tsr::distributed {
+namespace {
+
+using Seconds = std::chrono::duration<double>;
+
+bool debug_detail() {
+  for (const char* name : {"TSR_DISTRIBUTED_DEBUG", "TORCH_DISTRIBUTED_DEBUG"}) {
+    const char* v = std::getenv(name);
+    if (v && std::strcmp(v, "DETAIL") == 0) return true;
+  }
+  return false;
+}
+
+// Tags: collectives use their sequence number, fingerprints the same with
+// the top bit set, so no two messages in flight share one.
+uint32_t tag_of(uint64_t seq) { return uint32_t(seq & 0x7fffffffu); }
+uint32_t fingerprint_tag_of(uint64_t seq) { return tag_of(seq) | 0x80000000u; }
+
+std::string rank_key(const char* what, int rank) { return std::string(what) + "/" + std::to_string(rank); }
+
+// How long a failing rank waits for its peers' failure reports: long
+// enough for a failure to spread over the closed connections, short
+// against the timeout that a hung peer costs anyway.
+Millis report_grace(Millis timeout) { return std::clamp(timeout / 10, Millis(250), Millis(2000)); }
+
+}  // namespace
+
+ProcessGroup::ProcessGroup(const GroupOptions& options) : timeout_(options.timeout), detail_(debug_detail()) {
+  Rendezvous r = rendezvous(options.init_method, options.rank, options.world_size, timeout_);
+  rank_ = r.rank;
+  size_ = r.world_size;
+  file_store_ = r.file_store;
+  server_ = std::move(r.server);
+  base_store_ = r.store;
+  store_ = std::make_shared<PrefixStore>("default_pg", r.store);
+  join();
+  connect(r.listen_host);
+  worker_ = std::thread([this] { worker_loop(); });
+}
+
+void ProcessGroup::join() {
+  store_->set(rank_key("joined", rank_), {});
+  std::vector<std::string> keys;
+  for (int i = 0; i < size_; ++i) keys.push_back(rank_key("joined", i));
+  const auto start = Clock::now();
+  try {
+    store_->wait(keys, timeout_);
+  } catch (const Error& e) {
+    std::vector<int> missing;
+    for (int i = 0; i < size_; ++i)
+      if (!store_->check({rank_key("joined", i)})) missing.push_back(i);
+    if (missing.empty()) throw;
+    fail(TSR_ERR_DISTRIBUTED, "rendezvous at the store ", store_->describe(), " timed out after ",
+         Seconds(Clock::now() - start).count(), " s on rank ", rank_, ": ranks ", missing, " of world size ", size_,
+         " did not join");
+  }
+}
+
+void ProcessGroup::connect(const std::string& listen_host) {
+  try {
+    gloo::transport::tcp::attr attr;
+    attr.hostname = listen_host;
+    std::shared_ptr<gloo::transport::Device> device = gloo::transport::tcp::CreateDevice(attr);
+    auto context = std::make_shared<gloo::rendezvous::Context>(rank_, size_);
+    context->setTimeout(timeout_);
+    context->connectFullMesh(*store_, device);
+    context_ = context;
+    // Every rank is connected before any returns: rank 0 may release the
+    // store's server as soon as it returns.
+    gloo::BarrierOptions o(context_);
+    o.setTag(0);
+    o.setTimeout(timeout_);
+    gloo::barrier(o);
+  } catch (const Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    fail(TSR_ERR_DISTRIBUTED, "rank ", rank_, " of world size ", size_, " could not connect to its peers (listening on ",
+         listen_host, "): ", e.what());
+  }
+}
+
+ProcessGroup::~ProcessGroup() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  if (worker_.joinable()) worker_.join();
+  context_.reset();
+  cleanup_store();
+}
+
+void ProcessGroup::cleanup_store() {
+  if (!file_store_) return;
+  // torch's FileStore: the last rank out removes the keys, so the
+  // directory can hold the next job's.
+  try {
+    base_store_->set_timeout(report_grace(timeout_));
+    if (store_->add("released", 1) == size_) static_cast<FileStore&>(*base_store_).clear();
+  } catch (const Error&) {
+  }
+}
+
+std::shared_ptr<Work> ProcessGroup::submit(Collective c, bool async) {
+  auto work = std::make_shared<Work>();
+  std::unique_lock<std::mutex> lock(mutex_);
+  const uint64_t seq = next_seq_++;
+  recorder_.queued(seq, c.op + "(" + c.signature + ")");
+  if (!async && queue_.empty() && !busy_) {
+    // Nothing ahead of it: run here, sparing the hand-off to the worker.
+    busy_ = true;
+    lock.unlock();
+    struct Idle {
+      ProcessGroup* pg;
+      ~Idle() {
+        {
+          std::lock_guard<std::mutex> l(pg->mutex_);
+          pg->busy_ = false;
+        }
+        pg->cv_.notify_all();
+      }
+    } idle{this};
+    execute(Item{seq, std::move(c), work});
+    work->complete(TSR_OK, "");
+    return work;
+  }
+  queue_.push_back(Item{seq, std::move(c), work});
+  lock.unlock();
+  cv_.notify_all();
+  if (async) return work;
+  work->wait_for(Millis(-1));
+  if (work->status() != TSR_OK) throw Error(work->status(), work->message());
+  return work;
+}
+
+void ProcessGroup::worker_loop() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  for (;;) {
+    cv_.wait(lock, [&] { return (!queue_.empty() && !busy_) || (stopping_ && queue_.empty()); });
+    if (queue_.empty()) return;
+    Item item = std::move(queue_.front());
+    queue_.pop_front();
+    busy_ = true;
+    lock.unlock();
+    tsr_status status = TSR_OK;
+    std::string message;
+    try {
+      execute(item);
+    } catch (const Error& e) {
+      status = e.status();
+      message = e.what();
+    } catch (const std::exception& e) {
+      status = TSR_ERR_INTERNAL;
+      message = e.what();
+    }
+    item.work->complete(status, std::move(message));
+    lock.lock();
+    busy_ = false;
+    cv_.notify_all();
+  }
+}
+
+void ProcessGroup::execute(const Item& item) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    TSR_CHECK(failure_.empty(), TSR_ERR_DISTRIBUTED, item.collective.op, " (sequence ", item.seq,
+              ") refused: the process group failed earlier and takes no more work. The first failure: ", failure_);
+  }
+  recorder_.started(item.seq);
+  const auto start = Clock::now();
+  try {
+    if (detail_ && size_ > 1) check_fingerprints(item.seq, item.collective);
+    item.collective.run(context_, tag_of(item.seq), timeout_);
+  } catch (const Error&) {
+    recorder_.finished(item.seq, false);
+    throw;
+  } catch (const std::exception& e) {
+    recorder_.finished(item.seq, false);
+    const double seconds = Seconds(Clock::now() - start).count();
+    const bool timed_out = std::strstr(e.what(), "Timed out") || seconds >= 0.95 * Seconds(timeout_).count();
+    fail_group(item.seq, item.collective, e.what(), seconds, timed_out);
+  }
+  recorder_.finished(item.seq, true);
+}
+
+void ProcessGroup::check_fingerprints(uint64_t seq, const Collective& c) {
+  constexpr size_t kLength = 256;
+  std::vector<char> mine(kLength, 0), all(kLength * size_t(size_), 0);
+  std::snprintf(mine.data(), kLength, "sequence %llu: %s(%s)", (unsigned long long)seq, c.op.c_str(),
+                c.signature.c_str());
+  gloo::AllgatherOptions o(context_);
+  o.setInput(mine.data(), kLength);
+  o.setOutput(all.data(), all.size());
+  o.setTag(fingerprint_tag_of(seq));
+  o.setTimeout(timeout_);
+  gloo::allgather(o);
+  for (int r = 0; r < size_; ++r) {
+    const char* theirs = all.data() + size_t(r) * kLength;
+    if (std::memcmp(theirs, mine.data(), kLength) == 0) continue;
+    const std::string message =
+        str("collective mismatch (TSR_DISTRIBUTED_DEBUG=DETAIL) in a group of world size ", size_, ": rank ", rank_,
+            " called ", mine.data(), " but rank ", r, " called ", std::string(theirs, strnlen(theirs, kLength)));
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (failure_.empty()) failure_ = message;
+    }
+    throw Error(TSR_ERR_DISTRIBUTED, message);
+  }
+}
+
+void ProcessGroup::fail_group(uint64_t seq, const Collective& c, const std::string& cause, double seconds,
+                              bool timed_out) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (failure_.empty()) failure_ = c.op + " failed";
+  }
+  // Peers blocked on this rank fail now instead of at their timeout.
+  context_->closeConnections();
+  const std::string missing = missing_ranks_report(seq);
+  std::string message = str(c.op, " (sequence ", seq, ") failed on rank ", rank_, " of world size ", size_,
+                            " after ", seconds, " s");
+  if (timed_out) message += str(" (the group's timeout is ", timeout_.count(), " ms)");
+  message += str(": ", missing, ". Gloo: ", cause);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    failure_ = message;
+  }
+  if (timed_out)
+    std::fprintf(stderr, "tessera.distributed: rank %d: %s\nthe last collectives of rank %d (flight recorder):\n%s",
+                 rank_, message.c_str(), rank_, recorder_.dump().c_str());
+  throw Error(TSR_ERR_DISTRIBUTED, message);
+}
+
+std::string ProcessGroup::missing_ranks_report(uint64_t seq) {
+  if (size_ == 1) return "no peer is involved";
+  const Millis grace = report_grace(timeout_);
+  try {
+    base_store_->set_timeout(grace);
+    store_->set(rank_key("failed", rank_), std::vector<char>(1, '1'));
+    const auto deadline = Clock::now() + grace;
+    std::vector<int> pending;
+    for (;;) {
+      pending.clear();
+      for (int r = 0; r < size_; ++r)
+        if (r != rank_ && !store_->check({rank_key("failed", r)})) pending.push_back(r);
+      if (pending.empty() || Clock::now() >= deadline) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    if (pending.empty()) return "every other rank failed too (no rank is missing)";
+    return str("missing ranks ", pending, " (they did not report this failure within ", grace.count(),
+               " ms: dead, hung, or not at this collective)");
+  } catch (const Error& e) {
+    if (file_store_ || rank_ == 0)
+      return str("the missing ranks are unknown (the store at ", store_->describe(), " failed: ", e.what(), ")");
+    return str("missing ranks [0] (rank 0 hosts the store at ", store_->describe(), ", which is unreachable: ",
+               e.what(), ")");
+  }
+}
+
+void ProcessGroup::abort_after_wait_timeout(const std::string& what, Millis waited) {
+  const std::string message = str(what, " was not complete after waiting ", waited.count(), " ms on rank ", rank_,
+                                  " of world size ", size_, "; the process group is aborted");
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!failure_.empty()) return;
+    failure_ = message;
+  }
+  std::fprintf(stderr, "tessera.distributed: rank %d: %s\nthe last collectives of rank %d (flight recorder):\n%s",
+               rank_, message.c_str(), rank_, recorder_.dump().c_str());
+  context_->closeConnections();
+}
+
+}  // namespace tsr::distributed

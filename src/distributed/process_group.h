@@ -1,0 +1,105 @@
+// A process group over Gloo (c10d's ProcessGroupGloo): the rendezvous,
+// one full mesh of TCP connections, and a worker thread that runs the
+// group's collectives one at a time in the order they were issued. A
+// synchronous call with nothing queued runs on the caller's thread.
+//
+// Failure: a collective that throws (a peer's connection closed, Gloo's
+// timeout) fails the group for good. Its connections are closed at once,
+// so peers blocked on this rank fail too instead of waiting for their
+// timeout; every failing rank reports through the store, and the ranks
+// that never report are named as missing (dead or hung).
+#pragma once
+
+#include <atomic>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include <gloo/context.h>
+
+#include <tessera/distributed.h>
+
+#include "distributed/flight_recorder.h"
+#include "distributed/rendezvous.h"
+#include "distributed/work.h"
+
+namespace tsr::distributed {
+
+struct GroupOptions {
+  std::string init_method;  // empty: env://
+  int rank = -1;
+  int world_size = -1;
+  Millis timeout{std::chrono::minutes(30)};
+};
+
+// What a collective does, given the connected context, a tag no other
+// collective of the group uses at the same time, and the timeout.
+struct Collective {
+  std::string op;         // torch's name: "all_reduce"
+  std::string signature;  // "dtype=float32, sizes=[4], op=SUM": fingerprints, the recorder
+  std::function<void(const std::shared_ptr<gloo::Context>&, uint32_t tag, Millis timeout)> run;
+};
+
+class ProcessGroup {
+ public:
+  // Rendezvous and connect; throws tsr::Error.
+  explicit ProcessGroup(const GroupOptions& options);
+  // Waits for queued work, stops the worker, closes the connections.
+  ~ProcessGroup();
+  ProcessGroup(const ProcessGroup&) = delete;
+  ProcessGroup& operator=(const ProcessGroup&) = delete;
+
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  Millis timeout() const { return timeout_; }
+
+  // Runs c now (async == false: returns when done, throws its failure) or
+  // queues it (returns its Work; failures go there).
+  std::shared_ptr<Work> submit(Collective c, bool async);
+  // A Work waited on past its timeout: the group fails, as on a timeout.
+  void abort_after_wait_timeout(const std::string& what, Millis waited);
+
+ private:
+  struct Item {
+    uint64_t seq;
+    Collective collective;
+    std::shared_ptr<Work> work;
+  };
+  void worker_loop();
+  // Runs one collective; throws tsr::Error (TSR_ERR_DISTRIBUTED) on failure.
+  void execute(const Item& item);
+  void check_fingerprints(uint64_t seq, const Collective& c);
+  [[noreturn]] void fail_group(uint64_t seq, const Collective& c, const std::string& cause, double seconds,
+                               bool timed_out);
+  std::string missing_ranks_report(uint64_t seq);
+  // Every rank announces itself in the store and waits for the others,
+  // so a rank that never comes is named.
+  void join();
+  void connect(const std::string& listen_host);
+  void cleanup_store();
+
+  int rank_ = 0;
+  int size_ = 1;
+  Millis timeout_;
+  bool detail_ = false;
+  std::unique_ptr<TcpStoreServer> server_;
+  std::shared_ptr<Store> base_store_;  // the store itself
+  std::shared_ptr<Store> store_;       // this group's keys in it
+  bool file_store_ = false;
+  std::shared_ptr<gloo::Context> context_;
+  FlightRecorder recorder_;
+
+  std::mutex mutex_;  // guards what follows
+  std::condition_variable cv_;
+  std::deque<Item> queue_;
+  bool busy_ = false;  // a collective is running (worker or caller)
+  bool stopping_ = false;
+  uint64_t next_seq_ = 1;
+  std::string failure_;  // the first failure's message; empty while healthy
+  std::thread worker_;
+};
+
+}  // namespace tsr::distributed

@@ -1,0 +1,100 @@
+#include "distributed/reduce_functions.h"
+
+#include <algorithm>
+#include <cstdint>
+
+#include "core/dtype.h"
+#include "core/error.h"
+#include "core/half.h"
+
+namespace tsr::distributed {
+namespace {
+
+struct Sum {
+  template <typename T> static T apply(T a, T b) { return a + b; }
+};
+struct Product {
+  template <typename T> static T apply(T a, T b) { return a * b; }
+};
+// NaN propagates, as torch's min/max reductions.
+struct Min {
+  template <typename T> static T apply(T a, T b) { return (a != a || a < b) ? a : b; }
+};
+struct Max {
+  template <typename T> static T apply(T a, T b) { return (a != a || a > b) ? a : b; }
+};
+
+template <typename T, typename Op>
+void plain(void* c, const void* a, const void* b, size_t n) {
+  auto* pc = static_cast<T*>(c);
+  auto* pa = static_cast<const T*>(a);
+  auto* pb = static_cast<const T*>(b);
+  for (size_t i = 0; i < n; ++i) pc[i] = T(Op::apply(pa[i], pb[i]));
+}
+
+// 16-bit floats: widen, reduce, round once.
+template <float (*Widen)(uint16_t), uint16_t (*Round)(float), typename Op>
+void narrow(void* c, const void* a, const void* b, size_t n) {
+  auto* pc = static_cast<uint16_t*>(c);
+  auto* pa = static_cast<const uint16_t*>(a);
+  auto* pb = static_cast<const uint16_t*>(b);
+  for (size_t i = 0; i < n; ++i) pc[i] = Round(Op::apply(Widen(pa[i]), Widen(pb[i])));
+}
+
+void bool_or(void* c, const void* a, const void* b, size_t n) {
+  auto* pc = static_cast<uint8_t*>(c);
+  auto* pa = static_cast<const uint8_t*>(a);
+  auto* pb = static_cast<const uint8_t*>(b);
+  for (size_t i = 0; i < n; ++i) pc[i] = uint8_t((pa[i] | pb[i]) != 0);
+}
+void bool_and(void* c, const void* a, const void* b, size_t n) {
+  auto* pc = static_cast<uint8_t*>(c);
+  auto* pa = static_cast<const uint8_t*>(a);
+  auto* pb = static_cast<const uint8_t*>(b);
+  for (size_t i = 0; i < n; ++i) pc[i] = uint8_t(pa[i] != 0 && pb[i] != 0);
+}
+
+template <typename Op>
+ReduceFn for_dtype(tsr_dtype dtype) {
+  switch (dtype) {
+    case TSR_UINT8: return plain<uint8_t, Op>;
+    case TSR_INT8: return plain<int8_t, Op>;
+    case TSR_INT16: return plain<int16_t, Op>;
+    case TSR_INT32: return plain<int32_t, Op>;
+    case TSR_INT64: return plain<int64_t, Op>;
+    case TSR_FLOAT32: return plain<float, Op>;
+    case TSR_FLOAT64: return plain<double, Op>;
+    case TSR_FLOAT16: return narrow<half_to_float, float_to_half, Op>;
+    case TSR_BFLOAT16: return narrow<bf16_to_float, float_to_bf16, Op>;
+    default:
+      fail(TSR_ERR_UNSUPPORTED, "collectives do not reduce ", dtype_name(dtype),
+           " tensors (a storage-only dtype)");
+  }
+}
+
+}  // namespace
+
+ReduceFn reduce_function(tsr_dtype dtype, tsr_reduce_op op) {
+  if (dtype == TSR_BOOL) return (op == TSR_REDUCE_PRODUCT || op == TSR_REDUCE_MIN) ? bool_and : bool_or;
+  switch (op) {
+    case TSR_REDUCE_SUM:
+    case TSR_REDUCE_AVG: return for_dtype<Sum>(dtype);
+    case TSR_REDUCE_PRODUCT: return for_dtype<Product>(dtype);
+    case TSR_REDUCE_MIN: return for_dtype<Min>(dtype);
+    case TSR_REDUCE_MAX: return for_dtype<Max>(dtype);
+  }
+  fail(TSR_ERR_INVALID_ARGUMENT, "unknown reduce op ", int(op));
+}
+
+const char* reduce_op_name(tsr_reduce_op op) {
+  switch (op) {
+    case TSR_REDUCE_SUM: return "SUM";
+    case TSR_REDUCE_AVG: return "AVG";
+    case TSR_REDUCE_PRODUCT: return "PRODUCT";
+    case TSR_REDUCE_MIN: return "MIN";
+    case TSR_REDUCE_MAX: return "MAX";
+  }
+  return "?";
+}
+
+}  // namespace tsr::distributed

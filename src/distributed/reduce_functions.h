@@ -1,0 +1,23 @@
+// The element-wise reductions Gloo's algorithms apply, per dtype and op:
+// c[i] = a[i] op b[i]. float16 and bfloat16 compute in float32 and round
+// once (Gloo's own float16 does the same); bool is or (SUM, MAX) and and
+// (PRODUCT, MIN). AVG is not here: the group sums, then divides.
+#pragma once
+
+#include <cstddef>
+
+#include <tessera/distributed.h>
+#include <tessera/types.h>
+
+namespace tsr::distributed {
+
+using ReduceFn = void (*)(void* c, const void* a, const void* b, size_t n);
+
+// Throws TSR_ERR_UNSUPPORTED for a dtype without arithmetic (the
+// storage-only ones).
+ReduceFn reduce_function(tsr_dtype dtype, tsr_reduce_op op);
+
+// Name of an op as torch prints it ("SUM").
+const char* reduce_op_name(tsr_reduce_op op);
+
+}  // namespace tsr::distributed
