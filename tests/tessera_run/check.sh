@@ -9,7 +9,7 @@
 #                --log-line-prefix-template and --local-ranks-filter
 #   python       a .py program runs with python3 -u; --no-python, -m
 #   failure      a failing rank stops the others at once; its status is ours
-#   signal       SIGTERM and SIGHUP reach every worker; we exit 128+N
+#   signal       SIGTERM, SIGHUP, SIGINT, SIGQUIT reach every worker; we exit 128+N
 #   grace        a worker ignoring SIGTERM is SIGKILLed after --grace-period
 #   orphan       workers die with tessera-run (SIGKILL on it)
 #   usage        bad flags: exit 2 and a message; program not found: 127
@@ -197,7 +197,10 @@ case_failure() {
 
 case_signal() {
   local sig code pid rc
-  for sig in TERM HUP; do
+  # Job control: a background job of a script ignores SIGINT and SIGQUIT
+  # otherwise, and so would the workers (ignored signals stay ignored).
+  set -m
+  for sig in TERM HUP INT QUIT; do
     rm -f "$DIR"/ready.* "$DIR"/got.*
     "$tool" --nproc-per-node 2 "$worker" trap 2>"$DIR/stderr" &
     pid=$!

@@ -25,10 +25,16 @@ die)  # rank $1 kills itself with signal $2; the others wait (long)
   if [ "$RANK" = "$1" ]; then sleep 0.3; kill -"$2" $$; fi
   sleep 60 ;;
 trap)  # records the signal that reaches it, then exits 128+N as if it died of it
-  trap 'echo TERM > "$DIR/got.$RANK"; exit 143' TERM
-  trap 'echo HUP > "$DIR/got.$RANK"; exit 129' HUP
+  # (and ends its sleep, which ignores SIGINT and SIGQUIT as a background job)
+  got() { echo "$1" > "$DIR/got.$RANK"; kill "$sleeper" 2>/dev/null; exit "$2"; }
+  trap 'got TERM 143' TERM
+  trap 'got HUP 129' HUP
+  trap 'got INT 130' INT
+  trap 'got QUIT 131' QUIT
+  sleep 60 &
+  sleeper=$!
   touch "$DIR/ready.$RANK"
-  sleep 60 & wait ;;
+  wait ;;
 ignore)  # ignores SIGTERM (sleep inherits that): only SIGKILL ends it
   trap '' TERM
   echo $$ > "$DIR/pid.$RANK"
