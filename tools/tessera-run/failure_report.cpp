@@ -40,7 +40,8 @@ std::string format_failure(size_t idx, const Worker& w) {
     << "  exitcode  : " << exitcode << " (pid: " << w.pid << ")\n"
     << "  message   : ";
   if (by_signal)
-    s << "Signal " << WTERMSIG(status) << " (" << signal_name(WTERMSIG(status)) << ") received by PID " << w.pid;
+    s << "Signal " << WTERMSIG(status) << " (" << signal_name(WTERMSIG(status)) << ") received by PID "
+      << w.pid;
   else
     s << "exited with status " << exitcode;
   return s.str();

@@ -27,7 +27,7 @@ class LineRelay {
 
   int dest_;
   std::string prefix_;
-  std::string partial_;      // bytes after the last '\n' seen
+  std::string partial_;       // bytes after the last '\n' seen
   bool dest_broken_ = false;  // EPIPE or another error: later output is dropped
 };
 

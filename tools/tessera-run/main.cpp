@@ -132,7 +132,8 @@ int main(int argc, char** argv) {
   const std::vector<std::string> command = worker_command(o);
   try {
     for (int local_rank = 0; local_rank < o.nproc_per_node; ++local_rank) {
-      SpawnedProcess p = spawn_process(command, worker_environment(o, local_rank), output_mode(o, local_rank), original);
+      SpawnedProcess p =
+          spawn_process(command, worker_environment(o, local_rank), output_mode(o, local_rank), original);
       Worker w;
       w.local_rank = local_rank;
       w.rank = global_rank(o, local_rank);

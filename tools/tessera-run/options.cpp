@@ -56,8 +56,8 @@ long parse_long(const std::string& flag, const std::string& text, long min, long
   errno = 0;
   long v = std::strtol(text.c_str(), &end, 10);
   if (text.empty() || *end != '\0' || errno == ERANGE || v < min || v > max)
-    fail(flag, "invalid value '" + text + "' (expected an integer from " + std::to_string(min) +
-                   " to " + std::to_string(max) + ")");
+    fail(flag, "invalid value '" + text + "' (expected an integer from " + std::to_string(min) + " to " +
+                   std::to_string(max) + ")");
   return v;
 }
 
@@ -82,7 +82,7 @@ bool parse_bool(const std::string& flag, const std::string& text) {
 struct Flag {
   const char* name;  // with dashes; underscores are accepted for them
   bool takes_value;
-  bool from_pet;     // torchrun's: PET_<NAME> is its default
+  bool from_pet;  // torchrun's: PET_<NAME> is its default
   void (*apply)(Options&, const std::string& flag, const std::string& value);
 };
 
@@ -125,10 +125,8 @@ const Flag kFlags[] = {
      }},
     {"standalone", false, true,
      [](Options& o, const std::string& f, const std::string& v) { o.standalone = parse_bool(f, v); }},
-    {"role", true, true,
-     [](Options& o, const std::string&, const std::string& v) { o.role = v; }},
-    {"rdzv-id", true, true,
-     [](Options& o, const std::string&, const std::string& v) { o.run_id = v; }},
+    {"role", true, true, [](Options& o, const std::string&, const std::string& v) { o.role = v; }},
+    {"rdzv-id", true, true, [](Options& o, const std::string&, const std::string& v) { o.run_id = v; }},
     {"module", false, true,
      [](Options& o, const std::string& f, const std::string& v) { o.module = parse_bool(f, v); }},
     {"no-python", false, true,
@@ -156,8 +154,9 @@ const Flag kFlags[] = {
     {"rdzv-backend", true, true,
      [](Options&, const std::string& f, const std::string& v) {
        if (v != "static")
-         unsupported(f, "there is no rendezvous ('" + v + "'); use static, with --nnodes, "
-                        "--node-rank, --master-addr and --master-port");
+         unsupported(f, "there is no rendezvous ('" + v +
+                            "'); use static, with --nnodes, "
+                            "--node-rank, --master-addr and --master-port");
      }},
     // tessera-run reacts to exits and signals at once, and runs programs
     // rather than Python functions: these two change nothing.

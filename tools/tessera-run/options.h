@@ -16,7 +16,7 @@ struct Options {
   int node_rank = 0;
   std::string master_addr = "127.0.0.1";
   int master_port = 29500;
-  bool standalone = false;     // one node; MASTER_PORT is a free port picked at start
+  bool standalone = false;  // one node; MASTER_PORT is a free port picked at start
   std::string role = "default";
   std::string run_id = "none";  // TORCHELASTIC_RUN_ID (--rdzv-id)
   bool no_python = false;       // run the program itself even when it ends in .py

@@ -79,7 +79,8 @@ SpawnedProcess spawn_process(const std::vector<std::string>& argv, const std::ve
     report.close_both();
     throw std::runtime_error(std::string("fork: ") + std::strerror(e));
   }
-  if (pid == 0) become_worker(c_argv.data(), c_env.data(), output, out, err, report.write, launcher, child_mask);
+  if (pid == 0)
+    become_worker(c_argv.data(), c_env.data(), output, out, err, report.write, launcher, child_mask);
 
   setpgid(pid, pid);  // also here, so the group exists before any signal is sent to it
   ::close(report.write);

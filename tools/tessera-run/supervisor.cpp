@@ -47,8 +47,8 @@ bool Supervisor::any_running() const {
 void Supervisor::signal_running(int sig) {
   for (const Worker& w : workers_) {
     if (!w.running) continue;
-    std::fprintf(stderr, "tessera-run: sending %s to rank %d (local_rank %d, pid %d)\n", signal_name(sig).c_str(),
-                 w.rank, w.local_rank, static_cast<int>(w.pid));
+    std::fprintf(stderr, "tessera-run: sending %s to rank %d (local_rank %d, pid %d)\n",
+                 signal_name(sig).c_str(), w.rank, w.local_rank, static_cast<int>(w.pid));
     kill(-w.pid, sig);
   }
 }
@@ -65,8 +65,8 @@ void Supervisor::kill_remaining() {
   killed_ = true;
   for (const Worker& w : workers_) {
     if (!w.running) continue;
-    std::fprintf(stderr, "tessera-run: rank %d (pid %d) did not stop within %.3g s; sending SIGKILL\n", w.rank,
-                 static_cast<int>(w.pid), grace_.count() / 1000.0);
+    std::fprintf(stderr, "tessera-run: rank %d (pid %d) did not stop within %.3g s; sending SIGKILL\n",
+                 w.rank, static_cast<int>(w.pid), grace_.count() / 1000.0);
     kill(-w.pid, SIGKILL);
   }
 }
@@ -126,7 +126,8 @@ RunResult Supervisor::wait() {
       if (s->fd >= 0) fds.push_back({s->fd, POLLIN, 0});
     int timeout_ms = -1;
     if (stopping_ && !killed_) {
-      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(kill_deadline_ - std::chrono::steady_clock::now());
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(kill_deadline_ -
+                                                                        std::chrono::steady_clock::now());
       timeout_ms = static_cast<int>(std::max<long>(0, left.count() + 1));
     }
     if (poll(fds.data(), fds.size(), timeout_ms) < 0 && errno != EINTR)

@@ -26,9 +26,9 @@ struct Worker {
 };
 
 struct RunResult {
-  int exit_status = 0;            // what tessera-run exits with (see kUsage)
-  std::vector<Worker> failures;   // workers that failed on their own, first observed first
-  int signal_received = 0;        // the first signal that stopped the run, or 0
+  int exit_status = 0;           // what tessera-run exits with (see kUsage)
+  std::vector<Worker> failures;  // workers that failed on their own, first observed first
+  int signal_received = 0;       // the first signal that stopped the run, or 0
 };
 
 // The exit status a shell would show for a wait status: the code, or 128+N.
