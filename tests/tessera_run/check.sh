@@ -138,6 +138,12 @@ case_prefix() {
   done
   check "the unterminated last line, ended" contains "$DIR/out" "[rank1]:rank1 tail"
 
+  local start
+  start=$(now)
+  "$tool" --prefix-rank sh -c 'sleep 3 & echo hi' >"$DIR/out1"
+  check "relayed: what a worker wrote before it ended" test "$(cat "$DIR/out1")" = "[rank0]:hi"
+  check "a pipe held open by what the worker started does not hold tessera-run" elapsed_below "$start" 2000
+
   "$tool" --nproc-per-node 2 --role trainer --log-line-prefix-template '<${role_name}${local_rank}|${rank}> ' \
     --local-ranks-filter 1 "$worker" lines 2 5 >"$DIR/out2" 2>/dev/null
   check "template and filter" test "$(cat "$DIR/out2")" = "<trainer1|1> rank1 line 0 xxxxx

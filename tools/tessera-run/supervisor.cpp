@@ -37,19 +37,28 @@ void Supervisor::add(const Worker& worker, const SpawnedProcess& process, const 
     streams_.push_back(std::make_unique<Stream>(Stream{process.stderr_fd, LineRelay(STDERR_FILENO, prefix)}));
 }
 
+namespace {
+
+// To the worker's whole process group: what it started gets the signal too.
+// A worker that moved to a group of its own (setsid) gets it by pid.
+void signal_worker(const Worker& w, int sig) {
+  if (kill(-w.pid, sig) != 0) kill(w.pid, sig);
+}
+
+}  // namespace
+
 bool Supervisor::any_running() const {
   for (const Worker& w : workers_)
     if (w.running) return true;
   return false;
 }
 
-// To the worker's whole process group: what it started gets the signal too.
 void Supervisor::signal_running(int sig) {
   for (const Worker& w : workers_) {
     if (!w.running) continue;
     std::fprintf(stderr, "tessera-run: sending %s to rank %d (local_rank %d, pid %d)\n",
                  signal_name(sig).c_str(), w.rank, w.local_rank, static_cast<int>(w.pid));
-    kill(-w.pid, sig);
+    signal_worker(w, sig);
   }
 }
 
@@ -67,7 +76,7 @@ void Supervisor::kill_remaining() {
     if (!w.running) continue;
     std::fprintf(stderr, "tessera-run: rank %d (pid %d) did not stop within %.3g s; sending SIGKILL\n",
                  w.rank, static_cast<int>(w.pid), grace_.count() / 1000.0);
-    kill(-w.pid, SIGKILL);
+    signal_worker(w, SIGKILL);
   }
 }
 
@@ -97,16 +106,21 @@ void Supervisor::on_signal(int sig) {
   stop_all(sig);  // a second Ctrl-C is forwarded again; the SIGKILL deadline stays
 }
 
-void Supervisor::relay_ready(Stream& s) {
+bool Supervisor::relay_ready(Stream& s) {
   char buf[1 << 16];
   ssize_t n = read(s.fd, buf, sizeof buf);
   if (n > 0) {
     s.relay.feed({buf, static_cast<size_t>(n)});
-  } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
-    s.relay.finish();
-    close(s.fd);
-    s.fd = -1;
+    return true;
   }
+  if (n == 0 || errno != EINTR) close_stream(s);  // EOF, or an error: nothing more will come
+  return false;
+}
+
+void Supervisor::close_stream(Stream& s) {
+  s.relay.finish();
+  close(s.fd);
+  s.fd = -1;
 }
 
 // Every worker has ended: what they wrote is in the pipes already. Read it
@@ -115,7 +129,9 @@ void Supervisor::drain_and_close_streams() {
   for (auto& s : streams_) {
     if (s->fd < 0) continue;
     fcntl(s->fd, F_SETFL, fcntl(s->fd, F_GETFL) | O_NONBLOCK);
-    while (s->fd >= 0) relay_ready(*s);
+    while (s->fd >= 0 && relay_ready(*s)) {
+    }
+    if (s->fd >= 0) close_stream(*s);
   }
 }
 

@@ -64,7 +64,8 @@ class Supervisor {
   void signal_running(int sig);
   void kill_remaining();
   bool any_running() const;
-  void relay_ready(Stream& s);
+  bool relay_ready(Stream& s);  // true when it relayed bytes; closes the stream at EOF
+  void close_stream(Stream& s);
   void drain_and_close_streams();
 
   int signal_fd_;
