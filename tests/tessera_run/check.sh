@@ -13,7 +13,9 @@
 #   grace        a worker ignoring SIGTERM is SIGKILLed after --grace-period
 #   orphan       workers die with tessera-run (SIGKILL on it)
 #   usage        bad flags: exit 2 and a message; program not found: 127
-# Exit status: 0 passed, 1 a check failed.
+#   torch        PyTorch 1.13 (gloo) joins and all-reduces from the environment
+#                given, on one node and on two (two tessera-runs)
+# Exit status: 0 passed, 1 a check failed, 77 torch is not installed (torch case).
 set -uo pipefail
 
 if [ $# -ne 3 ]; then
@@ -299,8 +301,34 @@ case_usage() {
   check "not executable: said so" contains "$DIR/stderr" "Permission denied"
 }
 
+case_torch() {
+  local py=/usr/bin/python3
+  if ! "$py" -c 'import torch.distributed' 2>/dev/null; then
+    echo "torch is not installed for $py: skipped" >&2
+    exit 77
+  fi
+  export PYTHON_EXEC=$py OMP_NUM_THREADS=1
+  "$tool" --standalone --nproc-per-node 2 --prefix-rank "$here/torch_allreduce.py" >"$DIR/out"
+  check "one node: exit 0" test $? -eq 0
+  check "one node: both ranks sum 1 + 2" test "$(sort "$DIR/out")" = "[rank0]:rank 0/2 sum 3
+[rank1]:rank 1/2 sum 3"
+
+  local port pid rc
+  port=$("$py" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  "$tool" --nnodes 2 --node-rank 1 --nproc-per-node 1 --master-port "$port" --prefix-rank \
+    "$here/torch_allreduce.py" >"$DIR/node1" &
+  pid=$!
+  "$tool" --nnodes 2 --node-rank 0 --nproc-per-node 1 --master-port "$port" --prefix-rank \
+    "$here/torch_allreduce.py" >"$DIR/node0"
+  rc=$?
+  wait $pid
+  check "two nodes: both exit 0" test $rc -eq 0 -a $? -eq 0
+  check "two nodes: node 0" test "$(cat "$DIR/node0")" = "[rank0]:rank 0/2 sum 3"
+  check "two nodes: node 1" test "$(cat "$DIR/node1")" = "[rank1]:rank 1/2 sum 3"
+}
+
 case "$case_name" in
-env | multinode | prefix | python | failure | signal | grace | orphan | usage) "case_$case_name" ;;
+env | multinode | prefix | python | failure | signal | grace | orphan | usage | torch) "case_$case_name" ;;
 *) echo "unknown case $case_name" >&2; exit 2 ;;
 esac
 if [ $failures -ne 0 ]; then
