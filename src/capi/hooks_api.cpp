@@ -1,5 +1,6 @@
-// C API: gradient hooks, saved-tensor hooks, inference mode and anomaly
-// detection (autograd.h), as C callbacks behind autograd/hooks.h.
+// C API: gradient hooks, post-accumulate-grad hooks, end-of-backward
+// callbacks, saved-tensor hooks, inference mode and anomaly detection
+// (autograd.h), as C callbacks behind autograd/hooks.h.
 #include <tessera/autograd.h>
 #include <tessera/error.h>
 
@@ -52,6 +53,36 @@ class CGradHook final : public autograd::GradHook {
  private:
   tsr_grad_hook_fn fn_;
   std::shared_ptr<Context> ctx_;
+};
+
+class CPostAccumulateGradHook final : public autograd::PostAccumulateGradHook {
+ public:
+  CPostAccumulateGradHook(tsr_post_accumulate_grad_hook_fn fn, std::shared_ptr<Context> ctx)
+      : fn_(fn), ctx_(std::move(ctx)) {}
+  void operator()(const Tensor& leaf) override {
+    // A handle of its own (not on the stack): the hook may retain it.
+    tsr_tensor* param = new tsr_tensor(leaf);
+    tsr_status st = fn_(ctx_->ctx, param);
+    release(param);
+    if (st != TSR_OK) fail_from_callback(st, "post accumulate grad hook");
+  }
+
+ private:
+  tsr_post_accumulate_grad_hook_fn fn_;
+  std::shared_ptr<Context> ctx_;
+};
+
+class CBackwardCallback final : public autograd::BackwardCallback {
+ public:
+  CBackwardCallback(tsr_backward_callback_fn fn, void* ctx, void (*destroy)(void*)) : fn_(fn), ctx_(ctx, destroy) {}
+  void operator()() override {
+    tsr_status st = fn_(ctx_.ctx);
+    if (st != TSR_OK) fail_from_callback(st, "backward callback");
+  }
+
+ private:
+  tsr_backward_callback_fn fn_;
+  Context ctx_;
 };
 
 struct CSavedHooks;
@@ -109,6 +140,27 @@ TSR_EXTERN tsr_status tsr_register_hook(tsr_tensor* t, tsr_grad_hook_fn fn, void
     require(handle, "handle");
     auto owner = std::make_shared<Context>(ctx, destroy);
     *handle = autograd::register_hook(x, std::make_shared<CGradHook>(fn, std::move(owner)));
+  });
+}
+
+TSR_EXTERN tsr_status tsr_register_post_accumulate_grad_hook(tsr_tensor* t, tsr_post_accumulate_grad_hook_fn fn,
+                                                             void* ctx, void (*destroy)(void* ctx),
+                                                             int64_t* handle) {
+  return guarded([&] {
+    const Tensor& x = tensor_of(t);
+    require(fn, "fn");
+    require(handle, "handle");
+    auto owner = std::make_shared<Context>(ctx, destroy);
+    *handle = autograd::register_post_accumulate_grad_hook(
+        x, std::make_shared<CPostAccumulateGradHook>(fn, std::move(owner)));
+  });
+}
+
+TSR_EXTERN tsr_status tsr_queue_backward_callback(tsr_backward_callback_fn fn, void* ctx,
+                                                  void (*destroy)(void* ctx)) {
+  return guarded([&] {
+    require(fn, "fn");
+    autograd::queue_backward_callback(std::make_unique<CBackwardCallback>(fn, ctx, destroy));
   });
 }
 
