@@ -180,6 +180,7 @@ TSR_API bool tsr_set_grad_enabled(bool enabled);
  * @brief A gradient hook (tsr_register_hook()).
  * @param[in]  ctx         the ctx given at registration
  * @param[in]  grad        the gradient, borrowed for the call
+ *                         (tsr_tensor_retain() it to keep it)
  * @param[out] replacement left NULL (keep grad) or set to a new reference to
  *                         a tensor of grad's sizes that replaces it
  * @return TSR_OK or the status of the tessera call that failed (its message
@@ -301,7 +302,8 @@ TSR_API tsr_status tsr_queue_backward_callback(tsr_backward_callback_fn fn, void
 /**
  * @brief Pack hook of tsr_saved_tensors_hooks_push().
  * @param[in]  ctx    the ctx given at the push
- * @param[in]  t      the tensor autograd saves, borrowed
+ * @param[in]  t      the tensor autograd saves, borrowed for the call
+ *                    (tsr_tensor_retain() it to keep it)
  * @param[out] packed anything the hook likes (an offloaded copy, a file
  *                    name, the tensor itself)
  * @return TSR_OK, or a status that fails the op that saved (nothing

@@ -33,13 +33,28 @@ struct Context {
   void (*destroy)(void*);
 };
 
+// The handle a callback gets for a tensor it borrows: on the heap, not the
+// stack, so the callback may tsr_tensor_retain() it and keep it (a Python
+// hook keeping its argument does); the call's own reference goes after.
+class ArgumentHandle {
+ public:
+  explicit ArgumentHandle(const Tensor& t) : h_(new tsr_tensor(t)) {}
+  ~ArgumentHandle() { release(h_); }
+  ArgumentHandle(const ArgumentHandle&) = delete;
+  ArgumentHandle& operator=(const ArgumentHandle&) = delete;
+  tsr_tensor* get() const { return h_; }
+
+ private:
+  tsr_tensor* h_;
+};
+
 class CGradHook final : public autograd::GradHook {
  public:
   CGradHook(tsr_grad_hook_fn fn, std::shared_ptr<Context> ctx) : fn_(fn), ctx_(std::move(ctx)) {}
   Tensor operator()(const Tensor& grad) override {
-    tsr_tensor box(grad);
+    ArgumentHandle box(grad);
     tsr_tensor* replacement = nullptr;
-    tsr_status st = fn_(ctx_->ctx, &box, &replacement);
+    tsr_status st = fn_(ctx_->ctx, box.get(), &replacement);
     if (st != TSR_OK) {
       release(replacement);
       fail_from_callback(st, "gradient hook");
@@ -60,10 +75,8 @@ class CPostAccumulateGradHook final : public autograd::PostAccumulateGradHook {
   CPostAccumulateGradHook(tsr_post_accumulate_grad_hook_fn fn, std::shared_ptr<Context> ctx)
       : fn_(fn), ctx_(std::move(ctx)) {}
   void operator()(const Tensor& leaf) override {
-    // A handle of its own (not on the stack): the hook may retain it.
-    tsr_tensor* param = new tsr_tensor(leaf);
-    tsr_status st = fn_(ctx_->ctx, param);
-    release(param);
+    ArgumentHandle param(leaf);
+    tsr_status st = fn_(ctx_->ctx, param.get());
     if (st != TSR_OK) fail_from_callback(st, "post accumulate grad hook");
   }
 
@@ -105,9 +118,9 @@ struct CSavedHooks final : autograd::SavedTensorHooks, std::enable_shared_from_t
   std::shared_ptr<Context> ctx;
 
   std::shared_ptr<autograd::PackedTensor> pack(const Tensor& t) override {
-    tsr_tensor box(t);
+    ArgumentHandle box(t);
     void* packed = nullptr;
-    tsr_status st = pack_fn(ctx->ctx, &box, &packed);
+    tsr_status st = pack_fn(ctx->ctx, box.get(), &packed);
     if (st != TSR_OK) fail_from_callback(st, "saved tensor pack hook");
     return std::make_shared<CPacked>(shared_from_this(), packed);
   }
