@@ -94,7 +94,8 @@ TSR_API tsr_status tsr_zero_grad(tsr_tensor* t);
  * leaf); an allocation failure halfway (TSR_ERR_OUT_OF_MEMORY) may leave
  * some leaves updated, as in PyTorch. Thread-safe for graphs sharing leaves:
  * accumulation into a leaf's .grad is locked, as in PyTorch's
- * AccumulateGrad.
+ * AccumulateGrad. The whole pass (every hook, then the queued callbacks)
+ * runs on the calling thread.
  * @param[in] root         the tensor to differentiate
  * @param[in] gradient     may be NULL only when root has one element (then
  *                         1 is used); else it must have root's sizes;
@@ -106,7 +107,9 @@ TSR_API tsr_status tsr_zero_grad(tsr_tensor* t);
  * freed buffers without retain_graph, or through a tensor modified in place
  * after it was saved: TSR_ERR_AUTOGRAD with PyTorch's message; so is a
  * backward while a checkpoint region is open on this thread (checkpoint.h).
- * TSR_ERR_OUT_OF_MEMORY as above.
+ * TSR_ERR_OUT_OF_MEMORY as above. A hook (tsr_register_hook(),
+ * tsr_register_post_accumulate_grad_hook()) or queued callback
+ * (tsr_queue_backward_callback()) that fails: its status and message.
  */
 TSR_API tsr_status tsr_backward(tsr_tensor* root, const tsr_tensor* gradient,
                                 bool retain_graph);
@@ -143,7 +146,7 @@ TSR_API tsr_status tsr_backward(tsr_tensor* root, const tsr_tensor* gradient,
  * (torch's messages), an unused input without allow_unused, a checkpoint
  * region open on this thread, or the errors of tsr_backward() (freed graph,
  * in-place modification); TSR_ERR_SHAPE_MISMATCH for a grad_output of the
- * wrong sizes.
+ * wrong sizes; a failing hook or queued callback: its status and message.
  */
 TSR_API tsr_status tsr_autograd_grad(int64_t n_outputs, tsr_tensor* const* outputs,
                                      const tsr_tensor* const* grad_outputs, int64_t n_inputs,
