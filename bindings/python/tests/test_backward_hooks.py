@@ -3,7 +3,9 @@ oracle here, has the same point as a post hook on a leaf's AccumulateGrad
 node, which is what DistributedDataParallel uses) and
 torch.autograd.Variable._execution_engine.queue_callback, against PyTorch
 1.13 run in the same process."""
+import gc
 import unittest
+import weakref
 
 import torch as real_torch
 
@@ -192,6 +194,41 @@ class Variable(unittest.TestCase):
             return (v is t, v.requires_grad, t.requires_grad, v.is_leaf, y.requires_grad,
                     isinstance(t, torch.autograd.Variable))
         self.assertEqual(run(tessera), run(real_torch))
+
+
+class Lifetimes(unittest.TestCase):
+    def test_hooks_and_callbacks_are_freed(self):
+        queued = []
+
+        class Callback:
+            def __call__(self):
+                pass
+
+        class Hook:
+            def __call__(self, param):
+                callback = Callback()
+                queued.append(weakref.ref(callback))
+                tessera.autograd.Variable._execution_engine.queue_callback(callback)
+        x = tessera.ones(2, requires_grad=True)
+        hook = Hook()
+        hook_ref = weakref.ref(hook)
+        x.register_post_accumulate_grad_hook(hook)
+        del hook
+        (x * 2).sum().backward()
+        gc.collect()
+        self.assertEqual(len(queued), 1)
+        self.assertIsNone(queued[0](), "a callback is freed once it has run")
+        self.assertIsNotNone(hook_ref())
+        del x
+        gc.collect()
+        self.assertIsNone(hook_ref(), "a hook is freed with its tensor")
+        refused = Callback()
+        refused_ref = weakref.ref(refused)
+        with self.assertRaises(RuntimeError):
+            tessera.autograd.Variable._execution_engine.queue_callback(refused)
+        del refused
+        gc.collect()
+        self.assertIsNone(refused_ref(), "a refused callback is freed")
 
 
 class HookArguments(unittest.TestCase):
