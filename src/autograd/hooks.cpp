@@ -40,26 +40,20 @@ int64_t register_post_accumulate_grad_hook(const Tensor& t, std::shared_ptr<Post
 bool remove_hook(const Tensor& t, int64_t id) {
   auto* m = t.impl()->autograd.get();
   if (!m) return false;
-  auto same = [id](const auto& e) { return e.id == id; };
   if (m->grad_fn)
     return std::erase_if(m->grad_fn->pre_hooks, [id](const auto& p) { return p.second.id == id; }) > 0;
-  // Erased outside the lock: a hook's destroy may touch this tensor.
-  std::vector<HookEntry> gone;
-  std::vector<PostAccumulateHookEntry> gone_post;
-  {
-    std::lock_guard lock(m->mutex);
-    auto it = std::find_if(m->hooks.begin(), m->hooks.end(), same);
-    if (it != m->hooks.end()) {
-      gone.push_back(std::move(*it));
-      m->hooks.erase(it);
-      return true;
-    }
-    auto post = std::find_if(m->post_accumulate_hooks.begin(), m->post_accumulate_hooks.end(), same);
-    if (post == m->post_accumulate_hooks.end()) return false;
-    gone_post.push_back(std::move(*post));
-    m->post_accumulate_hooks.erase(post);
-  }
-  return true;
+  // Freed after the lock is released (declared first): a hook's destroy
+  // may use this tensor.
+  std::shared_ptr<void> removed;
+  auto take = [&](auto& list) {
+    auto it = std::find_if(list.begin(), list.end(), [id](const auto& e) { return e.id == id; });
+    if (it == list.end()) return false;
+    removed = std::move(it->hook);
+    list.erase(it);
+    return true;
+  };
+  std::lock_guard lock(m->mutex);
+  return take(m->hooks) || take(m->post_accumulate_hooks);
 }
 
 void run_post_accumulate_grad_hooks(const std::vector<PostAccumulateHookEntry>& hooks, const Tensor& leaf) {
