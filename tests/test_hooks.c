@@ -131,6 +131,27 @@ Test(hooks, hook_errors) {
   for (int i = 0; i < 5; ++i) tsr_tensor_release(all[i]);
 }
 
+/* A hook may keep the tensor it is given (tsr_tensor_retain), as a Python
+ * hook appending its argument to a list does. */
+static tsr_status keep_grad(void* ctx, const tsr_tensor* grad, tsr_tensor** replacement) {
+  (void)replacement;
+  tsr_tensor_retain((tsr_tensor*)grad);
+  *(const tsr_tensor**)ctx = grad;
+  return TSR_OK;
+}
+
+Test(hooks, a_hook_may_keep_the_gradient_it_is_given) {
+  tsr_tensor* x = vec3(0, 0, 0, true);
+  const tsr_tensor* kept = NULL;
+  int64_t id;
+  TSR_ASSERT_OK(tsr_register_hook(x, keep_grad, &kept, NULL, &id));
+  backward_xw(x);
+  cr_assert_not_null(kept);
+  expect_vec3(kept, 1, 2, 3);
+  tsr_tensor_release((tsr_tensor*)kept);
+  tsr_tensor_release(x);
+}
+
 /* ---- saved tensor hooks ------------------------------------------------- */
 
 typedef struct {
@@ -194,6 +215,33 @@ Test(hooks, saved_tensors_go_through_pack_and_unpack) {
   cr_expect_eq(out, SENTINEL);
   TSR_ASSERT_OK(tsr_saved_tensors_hooks_pop());
   tsr_tensor_release(x);
+}
+
+/* A pack hook that keeps the saved tensor itself (its handle). */
+static tsr_status pack_self(void* ctx, const tsr_tensor* t, void** packed) {
+  ((saved_state*)ctx)->packs++;
+  tsr_tensor_retain((tsr_tensor*)t);
+  *packed = (void*)t;
+  return TSR_OK;
+}
+
+Test(hooks, a_pack_hook_may_keep_the_tensor_itself) {
+  saved_state st = {0};
+  tsr_tensor *x = vec3(1, 2, 3, true), *y, *s;
+  TSR_ASSERT_OK(tsr_saved_tensors_hooks_push(pack_self, unpack_clone, free_clone, &st, saved_destroy));
+  TSR_ASSERT_OK(tsr_mul(x, x, &y)); /* saves x twice */
+  TSR_ASSERT_OK(tsr_saved_tensors_hooks_pop());
+  TSR_ASSERT_OK(tsr_sum(y, 0, NULL, false, &s));
+  TSR_ASSERT_OK(tsr_backward(s, NULL, false));
+  cr_expect(st.packs == 2 && st.unpacks == 2 && st.frees == 2);
+  tsr_tensor* g;
+  TSR_ASSERT_OK(tsr_grad(x, &g));
+  expect_vec3(g, 2, 4, 6);
+  tsr_tensor_release(g);
+  tsr_tensor_release(s);
+  tsr_tensor_release(y);
+  tsr_tensor_release(x);
+  cr_expect_eq(st.destroyed, 1);
 }
 
 /* ---- inference mode ----------------------------------------------------- */

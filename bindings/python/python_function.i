@@ -1,6 +1,9 @@
 /* bindings/python/python_function.i — Python callables the library calls
- * during autograd: tessera.autograd.Function over function.h, and
- * Tensor.register_hook over tsr_register_hook. Python-only (included by
+ * during autograd: tessera.autograd.Function over function.h,
+ * Tensor.register_hook and register_post_accumulate_grad_hook over
+ * tsr_register_hook and tsr_register_post_accumulate_grad_hook, and
+ * Variable._execution_engine.queue_callback over
+ * tsr_queue_backward_callback. Python-only (included by
  * bindings/function.i).
  *
  * One apply's state is a Python object, the "record" (tessera/_function.py's
@@ -205,7 +208,60 @@ static tsr_status tsr_py_grad_hook(void* hook, const tsr_tensor* grad, tsr_tenso
 }
 %}
 
+%{
+/* A post-accumulate-grad hook: hook._call(param) returns True, or False (it
+ * raised; the exception is kept for the caller of backward). */
+static tsr_status tsr_py_post_accumulate_grad_hook(void* hook, tsr_tensor* param) {
+  PyGILState_STATE gil = PyGILState_Ensure();
+  tsr_status status = TSR_OK;
+  PyObject* p = tsr_py_tensor_object(param);
+  PyObject* r = p ? PyObject_CallMethod((PyObject*)hook, "_call", "O", p) : NULL;
+  if (!r || r != Py_True) {
+    PyErr_Clear();
+    status = tsr_py_function_failed();
+  }
+  Py_XDECREF(r);
+  Py_XDECREF(p);
+  tsr_bind_code = TSR_OK;
+  PyGILState_Release(gil);
+  return status;
+}
+
+/* A callback of Variable._execution_engine.queue_callback: callback._call()
+ * returns True, or False (it raised; kept as above). */
+static tsr_status tsr_py_backward_callback(void* callback) {
+  PyGILState_STATE gil = PyGILState_Ensure();
+  tsr_status status = TSR_OK;
+  PyObject* r = PyObject_CallMethod((PyObject*)callback, "_call", NULL);
+  if (!r || r != Py_True) {
+    PyErr_Clear();
+    status = tsr_py_function_failed();
+  }
+  Py_XDECREF(r);
+  tsr_bind_code = TSR_OK;
+  PyGILState_Release(gil);
+  return status;
+}
+%}
+
 %inline %{
+/* Tensor.register_post_accumulate_grad_hook: as _register_hook; the id is
+ * one _remove_hook takes. */
+static int64_t _register_post_accumulate_grad_hook(TsrTensor* tensor, PyObject* hook) {
+  int64_t id = -1;
+  Py_INCREF(hook);
+  tsr_register_post_accumulate_grad_hook(tensor, tsr_py_post_accumulate_grad_hook, hook, tsr_py_function_release,
+                                         &id);
+  return id;
+}
+
+/* Variable._execution_engine.queue_callback: the callback object stays
+ * referenced until it has run or is dropped (also when refused). */
+static void _queue_backward_callback(PyObject* callback) {
+  Py_INCREF(callback);
+  tsr_queue_backward_callback(tsr_py_backward_callback, callback, tsr_py_function_release);
+}
+
 /* Tensor.register_hook: the hook object stays referenced until removed or
  * its graph is freed; returns the id for _remove_hook. */
 static int64_t _register_hook(TsrTensor* tensor, PyObject* hook) {

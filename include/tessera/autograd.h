@@ -94,7 +94,8 @@ TSR_API tsr_status tsr_zero_grad(tsr_tensor* t);
  * leaf); an allocation failure halfway (TSR_ERR_OUT_OF_MEMORY) may leave
  * some leaves updated, as in PyTorch. Thread-safe for graphs sharing leaves:
  * accumulation into a leaf's .grad is locked, as in PyTorch's
- * AccumulateGrad.
+ * AccumulateGrad. The whole pass (every hook, then the queued callbacks)
+ * runs on the calling thread.
  * @param[in] root         the tensor to differentiate
  * @param[in] gradient     may be NULL only when root has one element (then
  *                         1 is used); else it must have root's sizes;
@@ -106,7 +107,9 @@ TSR_API tsr_status tsr_zero_grad(tsr_tensor* t);
  * freed buffers without retain_graph, or through a tensor modified in place
  * after it was saved: TSR_ERR_AUTOGRAD with PyTorch's message; so is a
  * backward while a checkpoint region is open on this thread (checkpoint.h).
- * TSR_ERR_OUT_OF_MEMORY as above.
+ * TSR_ERR_OUT_OF_MEMORY as above. A hook (tsr_register_hook(),
+ * tsr_register_post_accumulate_grad_hook()) or queued callback
+ * (tsr_queue_backward_callback()) that fails: its status and message.
  */
 TSR_API tsr_status tsr_backward(tsr_tensor* root, const tsr_tensor* gradient,
                                 bool retain_graph);
@@ -143,7 +146,7 @@ TSR_API tsr_status tsr_backward(tsr_tensor* root, const tsr_tensor* gradient,
  * (torch's messages), an unused input without allow_unused, a checkpoint
  * region open on this thread, or the errors of tsr_backward() (freed graph,
  * in-place modification); TSR_ERR_SHAPE_MISMATCH for a grad_output of the
- * wrong sizes.
+ * wrong sizes; a failing hook or queued callback: its status and message.
  */
 TSR_API tsr_status tsr_autograd_grad(int64_t n_outputs, tsr_tensor* const* outputs,
                                      const tsr_tensor* const* grad_outputs, int64_t n_inputs,
@@ -180,6 +183,7 @@ TSR_API bool tsr_set_grad_enabled(bool enabled);
  * @brief A gradient hook (tsr_register_hook()).
  * @param[in]  ctx         the ctx given at registration
  * @param[in]  grad        the gradient, borrowed for the call
+ *                         (tsr_tensor_retain() it to keep it)
  * @param[out] replacement left NULL (keep grad) or set to a new reference to
  *                         a tensor of grad's sizes that replaces it
  * @return TSR_OK or the status of the tessera call that failed (its message
@@ -209,18 +213,100 @@ typedef tsr_status (*tsr_grad_hook_fn)(void* ctx, const tsr_tensor* grad, tsr_te
 TSR_API tsr_status tsr_register_hook(tsr_tensor* t, tsr_grad_hook_fn fn, void* ctx,
                                      void (*destroy)(void* ctx), int64_t* handle);
 /**
- * @brief RemovableHandle.remove().
+ * @brief A post-accumulate-grad hook
+ * (tsr_register_post_accumulate_grad_hook()).
+ * @param[in] ctx   the ctx given at registration
+ * @param[in] param the leaf itself (not its gradient), borrowed for the call
+ *                  (tsr_tensor_retain() it to keep it); tsr_grad(param)
+ *                  already includes this backward's gradient
+ * @return TSR_OK or the status of the tessera call that failed (its message
+ * reaches the caller of backward).
+ */
+typedef tsr_status (*tsr_post_accumulate_grad_hook_fn)(void* ctx, tsr_tensor* param);
+
+/**
+ * @brief torch.Tensor.register_post_accumulate_grad_hook(hook) (torch 2.1;
+ * torch 1.13 has no such method).
+ *
+ * fn runs each time a tsr_backward() adds a gradient to t.grad: once per
+ * backward, after every gradient reaching t in that pass has been summed,
+ * passed through t's tsr_register_hook() hooks and accumulated. It gets t
+ * itself and may read or replace t.grad and update t in place (grad mode is
+ * off then), register or remove hooks, or queue a
+ * tsr_queue_backward_callback(). Hooks run in registration order, on the
+ * thread running backward, while the rest of the backward pass is still to
+ * come (no lock is held). tsr_autograd_grad() accumulates nothing, so it
+ * runs none; a checkpoint region's recomputation runs none either. A hook
+ * that fails fails the backward with its status and message (later hooks
+ * and the rest of the pass do not run; .grad keeps what was accumulated).
+ * @param[in,out] t       a leaf that requires grad
+ * @param[in]     fn      the hook
+ * @param[in]     ctx     passed to fn and destroy
+ * @param[in]     destroy may be NULL; runs once when the hook is removed or t
+ *                        is freed
+ * @param[out]    handle  an id for tsr_remove_hook() (the ids of
+ *                        tsr_register_hook() and of this function never
+ *                        collide)
+ * @return TSR_OK; TSR_ERR_INVALID_ARGUMENT for NULL t/fn/handle (destroy is
+ * not called then); TSR_ERR_AUTOGRAD, with destroy(ctx) run, when t does not
+ * require grad ("cannot register a hook on a tensor that doesn't require
+ * gradient") or is not a leaf ("post accumulate grad hooks cannot be
+ * registered on non-leaf tensors").
+ */
+TSR_API tsr_status tsr_register_post_accumulate_grad_hook(tsr_tensor* t, tsr_post_accumulate_grad_hook_fn fn,
+                                                          void* ctx, void (*destroy)(void* ctx),
+                                                          int64_t* handle);
+
+/**
+ * @brief RemovableHandle.remove(), for the hooks of tsr_register_hook() and
+ * tsr_register_post_accumulate_grad_hook().
  * @param[in,out] t      the tensor
- * @param[in]     handle the id from tsr_register_hook()
+ * @param[in]     handle the id from either function
  * @return TSR_OK; TSR_ERR_INVALID_ARGUMENT when t has no hook with that id
  * (or t is NULL).
  */
 TSR_API tsr_status tsr_remove_hook(tsr_tensor* t, int64_t handle);
 
 /**
+ * @brief A callback queued by tsr_queue_backward_callback().
+ * @param[in] ctx the ctx given when it was queued
+ * @return TSR_OK or the status of the tessera call that failed (its message
+ * reaches the caller of backward).
+ */
+typedef tsr_status (*tsr_backward_callback_fn)(void* ctx);
+
+/**
+ * @brief torch.autograd.Variable._execution_engine.queue_callback(callback).
+ *
+ * Callable only while a backward pass (tsr_backward() or
+ * tsr_autograd_grad()) runs on the calling thread, i.e. from a hook
+ * (tsr_register_hook(), tsr_register_post_accumulate_grad_hook()), a custom
+ * function's backward, or another queued callback. fn runs once, on that
+ * thread, after the pass has finished (every gradient computed and
+ * accumulated into .grad) and before tsr_backward() returns; callbacks run
+ * in queue order, and those queued by a callback run after it. A backward
+ * started inside a hook is a pass of its own: callbacks queued during it
+ * run when it ends. When the pass fails (a hook, a node, or a callback
+ * failing), the callbacks not yet run are dropped (only destroyed), and the
+ * backward returns that failure; a failing fn's status and message are the
+ * backward's.
+ * @param[in] fn      the callback
+ * @param[in] ctx     passed to fn and destroy
+ * @param[in] destroy may be NULL; runs exactly once, after fn has run or
+ *                    when it is dropped or refused (not for a NULL fn)
+ * @return TSR_OK; TSR_ERR_INVALID_ARGUMENT for NULL fn (destroy is not
+ * called then); TSR_ERR_AUTOGRAD, with destroy(ctx) run, when no backward
+ * pass runs on this thread (torch's "Final callbacks can only be installed
+ * during backward pass.").
+ */
+TSR_API tsr_status tsr_queue_backward_callback(tsr_backward_callback_fn fn, void* ctx,
+                                               void (*destroy)(void* ctx));
+
+/**
  * @brief Pack hook of tsr_saved_tensors_hooks_push().
  * @param[in]  ctx    the ctx given at the push
- * @param[in]  t      the tensor autograd saves, borrowed
+ * @param[in]  t      the tensor autograd saves, borrowed for the call
+ *                    (tsr_tensor_retain() it to keep it)
  * @param[out] packed anything the hook likes (an offloaded copy, a file
  *                    name, the tensor itself)
  * @return TSR_OK, or a status that fails the op that saved (nothing

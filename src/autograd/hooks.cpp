@@ -1,5 +1,6 @@
 #include "autograd/hooks.h"
 
+#include <algorithm>
 #include <atomic>
 
 namespace tsr::autograd {
@@ -8,6 +9,7 @@ namespace {
 std::atomic<int64_t> g_next_hook_id{1};
 thread_local std::vector<std::shared_ptr<SavedTensorHooks>> t_saved_hooks;
 std::atomic<bool> g_anomaly{false};
+thread_local FinalCallbacks* t_final_callbacks = nullptr;
 }  // namespace
 
 int64_t register_hook(const Tensor& t, std::shared_ptr<GradHook> hook) {
@@ -24,14 +26,58 @@ int64_t register_hook(const Tensor& t, std::shared_ptr<GradHook> hook) {
   return entry.id;
 }
 
+int64_t register_post_accumulate_grad_hook(const Tensor& t, std::shared_ptr<PostAccumulateGradHook> hook) {
+  TSR_CHECK(requires_grad(t), TSR_ERR_AUTOGRAD,
+            "cannot register a hook on a tensor that doesn't require gradient");
+  TSR_CHECK(is_leaf(t), TSR_ERR_AUTOGRAD, "post accumulate grad hooks cannot be registered on non-leaf tensors");
+  PostAccumulateHookEntry entry{g_next_hook_id.fetch_add(1), std::move(hook)};
+  AutogradMeta& m = *t.impl()->autograd;
+  std::lock_guard lock(m.mutex);
+  m.post_accumulate_hooks.push_back(std::move(entry));
+  return m.post_accumulate_hooks.back().id;
+}
+
 bool remove_hook(const Tensor& t, int64_t id) {
   auto* m = t.impl()->autograd.get();
   if (!m) return false;
-  auto same = [id](const auto& e) { return e.id == id; };
   if (m->grad_fn)
     return std::erase_if(m->grad_fn->pre_hooks, [id](const auto& p) { return p.second.id == id; }) > 0;
+  // Freed after the lock is released (declared first): a hook's destroy
+  // may use this tensor.
+  std::shared_ptr<void> removed;
+  auto take = [&](auto& list) {
+    auto it = std::find_if(list.begin(), list.end(), [id](const auto& e) { return e.id == id; });
+    if (it == list.end()) return false;
+    removed = std::move(it->hook);
+    list.erase(it);
+    return true;
+  };
   std::lock_guard lock(m->mutex);
-  return std::erase_if(m->hooks, same) > 0;
+  return take(m->hooks) || take(m->post_accumulate_hooks);
+}
+
+void run_post_accumulate_grad_hooks(const std::vector<PostAccumulateHookEntry>& hooks, const Tensor& leaf) {
+  for (const PostAccumulateHookEntry& h : hooks) (*h.hook)(leaf);
+}
+
+FinalCallbacks::FinalCallbacks() : outer_(t_final_callbacks) { t_final_callbacks = this; }
+
+FinalCallbacks::~FinalCallbacks() { t_final_callbacks = outer_; }
+
+void FinalCallbacks::run() {
+  // By index: a callback may queue more (torch's exec_post_processing).
+  // Each is freed once it has run, so its context goes as soon as possible.
+  for (size_t i = 0; i < queue_.size(); ++i) {
+    std::unique_ptr<BackwardCallback> cb = std::move(queue_[i]);
+    (*cb)();
+  }
+  queue_.clear();
+}
+
+void queue_backward_callback(std::unique_ptr<BackwardCallback> cb) {
+  TSR_CHECK(t_final_callbacks != nullptr, TSR_ERR_AUTOGRAD,
+            "Final callbacks can only be installed during backward pass.");
+  t_final_callbacks->queue_.push_back(std::move(cb));
 }
 
 Tensor run_grad_hooks(const std::vector<HookEntry>& hooks, Tensor g) {

@@ -17,11 +17,18 @@ namespace tsr::autograd {
 
 struct Node;
 struct GradHook;
+struct PostAccumulateGradHook;
 
 // A gradient hook and the id remove_hook takes (autograd/hooks.h).
 struct HookEntry {
   int64_t id;
   std::shared_ptr<GradHook> hook;
+};
+
+// A post-accumulate-grad hook and its id (same id space as HookEntry).
+struct PostAccumulateHookEntry {
+  int64_t id;
+  std::shared_ptr<PostAccumulateGradHook> hook;
 };
 
 struct Edge {
@@ -98,6 +105,8 @@ struct AutogradMeta {
   int64_t attr_version = -1;
   // register_hook on a leaf: run before accumulation into grad.
   std::vector<HookEntry> hooks;
+  // register_post_accumulate_grad_hook (leaves only): run after it.
+  std::vector<PostAccumulateHookEntry> post_accumulate_hooks;
 };
 
 // A saved tensor whose data lives elsewhere until backward asks for it: a

@@ -1,5 +1,6 @@
-// C API: gradient hooks, saved-tensor hooks, inference mode and anomaly
-// detection (autograd.h), as C callbacks behind autograd/hooks.h.
+// C API: gradient hooks, post-accumulate-grad hooks, end-of-backward
+// callbacks, saved-tensor hooks, inference mode and anomaly detection
+// (autograd.h), as C callbacks behind autograd/hooks.h.
 #include <tessera/autograd.h>
 #include <tessera/error.h>
 
@@ -32,13 +33,28 @@ struct Context {
   void (*destroy)(void*);
 };
 
+// The handle a callback gets for a tensor it borrows: on the heap, not the
+// stack, so the callback may tsr_tensor_retain() it and keep it (a Python
+// hook keeping its argument does); the call's own reference goes after.
+class ArgumentHandle {
+ public:
+  explicit ArgumentHandle(const Tensor& t) : h_(new tsr_tensor(t)) {}
+  ~ArgumentHandle() { release(h_); }
+  ArgumentHandle(const ArgumentHandle&) = delete;
+  ArgumentHandle& operator=(const ArgumentHandle&) = delete;
+  tsr_tensor* get() const { return h_; }
+
+ private:
+  tsr_tensor* h_;
+};
+
 class CGradHook final : public autograd::GradHook {
  public:
   CGradHook(tsr_grad_hook_fn fn, std::shared_ptr<Context> ctx) : fn_(fn), ctx_(std::move(ctx)) {}
   Tensor operator()(const Tensor& grad) override {
-    tsr_tensor box(grad);
+    ArgumentHandle box(grad);
     tsr_tensor* replacement = nullptr;
-    tsr_status st = fn_(ctx_->ctx, &box, &replacement);
+    tsr_status st = fn_(ctx_->ctx, box.get(), &replacement);
     if (st != TSR_OK) {
       release(replacement);
       fail_from_callback(st, "gradient hook");
@@ -52,6 +68,34 @@ class CGradHook final : public autograd::GradHook {
  private:
   tsr_grad_hook_fn fn_;
   std::shared_ptr<Context> ctx_;
+};
+
+class CPostAccumulateGradHook final : public autograd::PostAccumulateGradHook {
+ public:
+  CPostAccumulateGradHook(tsr_post_accumulate_grad_hook_fn fn, std::shared_ptr<Context> ctx)
+      : fn_(fn), ctx_(std::move(ctx)) {}
+  void operator()(const Tensor& leaf) override {
+    ArgumentHandle param(leaf);
+    tsr_status st = fn_(ctx_->ctx, param.get());
+    if (st != TSR_OK) fail_from_callback(st, "post accumulate grad hook");
+  }
+
+ private:
+  tsr_post_accumulate_grad_hook_fn fn_;
+  std::shared_ptr<Context> ctx_;
+};
+
+class CBackwardCallback final : public autograd::BackwardCallback {
+ public:
+  CBackwardCallback(tsr_backward_callback_fn fn, void* ctx, void (*destroy)(void*)) : fn_(fn), ctx_(ctx, destroy) {}
+  void operator()() override {
+    tsr_status st = fn_(ctx_.ctx);
+    if (st != TSR_OK) fail_from_callback(st, "backward callback");
+  }
+
+ private:
+  tsr_backward_callback_fn fn_;
+  Context ctx_;
 };
 
 struct CSavedHooks;
@@ -74,9 +118,9 @@ struct CSavedHooks final : autograd::SavedTensorHooks, std::enable_shared_from_t
   std::shared_ptr<Context> ctx;
 
   std::shared_ptr<autograd::PackedTensor> pack(const Tensor& t) override {
-    tsr_tensor box(t);
+    ArgumentHandle box(t);
     void* packed = nullptr;
-    tsr_status st = pack_fn(ctx->ctx, &box, &packed);
+    tsr_status st = pack_fn(ctx->ctx, box.get(), &packed);
     if (st != TSR_OK) fail_from_callback(st, "saved tensor pack hook");
     return std::make_shared<CPacked>(shared_from_this(), packed);
   }
@@ -109,6 +153,27 @@ TSR_EXTERN tsr_status tsr_register_hook(tsr_tensor* t, tsr_grad_hook_fn fn, void
     require(handle, "handle");
     auto owner = std::make_shared<Context>(ctx, destroy);
     *handle = autograd::register_hook(x, std::make_shared<CGradHook>(fn, std::move(owner)));
+  });
+}
+
+TSR_EXTERN tsr_status tsr_register_post_accumulate_grad_hook(tsr_tensor* t, tsr_post_accumulate_grad_hook_fn fn,
+                                                             void* ctx, void (*destroy)(void* ctx),
+                                                             int64_t* handle) {
+  return guarded([&] {
+    const Tensor& x = tensor_of(t);
+    require(fn, "fn");
+    require(handle, "handle");
+    auto owner = std::make_shared<Context>(ctx, destroy);
+    *handle = autograd::register_post_accumulate_grad_hook(
+        x, std::make_shared<CPostAccumulateGradHook>(fn, std::move(owner)));
+  });
+}
+
+TSR_EXTERN tsr_status tsr_queue_backward_callback(tsr_backward_callback_fn fn, void* ctx,
+                                                  void (*destroy)(void* ctx)) {
+  return guarded([&] {
+    require(fn, "fn");
+    autograd::queue_backward_callback(std::make_unique<CBackwardCallback>(fn, ctx, destroy));
   });
 }
 

@@ -7,7 +7,10 @@
 // every .grad as it was; an allocation failure halfway may leave some
 // leaves updated, as in PyTorch. For autograd.grad the engine
 // runs only the nodes that lead to an input and captures the gradient
-// arriving there instead.
+// arriving there instead. A leaf's post-accumulate-grad hooks run right
+// after its accumulation (not for autograd.grad, which accumulates
+// nothing), and callbacks queued during a pass run once it has finished:
+// all of it on the thread that called backward.
 #include "engine/backward.h"
 #include "device/any_device.h"
 #include "device/transfer.h"
@@ -113,7 +116,9 @@ class GraphTask {
 
  private:
   void count_dependencies();
-  void accumulate_grad(AccumulateGrad& acc, const Tensor& g) const;
+  // Returns the leaf's post-accumulate-grad hooks (a copy taken under the
+  // lock; empty, without allocating, when it has none).
+  std::vector<autograd::PostAccumulateHookEntry> accumulate_grad(AccumulateGrad& acc, const Tensor& g) const;
   bool is_capture(Node* n) const;
   bool must_run(Node* n);
   // The state of n, which count_dependencies found (every node the engine
@@ -262,7 +267,10 @@ void GraphTask::execute() {
         std::optional<profiler::Scope> profiled;
         if (profiler::active()) [[unlikely]]
           profiled.emplace("torch::autograd::AccumulateGrad", inputs, /*backward=*/true);
-        accumulate_grad(*acc, inputs[0]);
+        const std::vector<autograd::PostAccumulateHookEntry> post = accumulate_grad(*acc, inputs[0]);
+        // After the lock is released: a hook reads .grad, steps, queues.
+        if (!post.empty()) [[unlikely]]
+          autograd::run_post_accumulate_grad_hooks(post, Tensor(acc->variable));
       }
       continue;
     }
@@ -301,7 +309,8 @@ void GraphTask::execute() {
 // something else); an existing one is accumulated in place, so a handle to
 // .grad held by the caller sees the sum. Under create_graph the gradient
 // keeps its history and the sum is a new tensor, as in PyTorch.
-void GraphTask::accumulate_grad(AccumulateGrad& acc, const Tensor& g) const {
+std::vector<autograd::PostAccumulateHookEntry> GraphTask::accumulate_grad(AccumulateGrad& acc,
+                                                                          const Tensor& g) const {
   AutogradMeta* meta = acc.variable->autograd.get();
   std::lock_guard lock(meta->mutex);
   if (create_graph_) {
@@ -324,6 +333,7 @@ void GraphTask::accumulate_grad(AccumulateGrad& acc, const Tensor& g) const {
       meta->grad = std::move(dense);
     }
   }
+  return meta->post_accumulate_hooks;
 }
 
 }  // namespace
@@ -334,8 +344,10 @@ void backward(const Tensor& root, const Tensor& gradient, bool retain_graph, boo
   Tensor g = root_gradient(root, gradient);
   check_no_open_region();
   autograd::GradModeGuard mode(create_graph);
+  autograd::FinalCallbacks callbacks;
   GraphTask task({{autograd::gradient_edge(root), g}}, {}, retain_graph, create_graph);
   task.execute();
+  callbacks.run();
 }
 
 std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
@@ -360,8 +372,10 @@ std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<T
   }
   check_no_open_region();
   autograd::GradModeGuard mode(create_graph);
+  autograd::FinalCallbacks callbacks;
   GraphTask task(std::move(roots), capture, retain_graph, create_graph);
   task.execute();
+  callbacks.run();
   std::vector<Tensor> result;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const Tensor& g = task.captured(i);

@@ -1,7 +1,9 @@
 """tessera.autograd: torch.autograd's namespace: grad, backward, the grad
 modes, anomaly detection and the profiler (torch.autograd.profiler's
-profile and record_function are tessera.profiler's) and Function, custom
-differentiable functions (_function)."""
+profile and record_function are tessera.profiler's), Function, custom
+differentiable functions (_function), and Variable, whose
+_execution_engine.queue_callback queues end-of-backward callbacks
+(_engine)."""
 import sys as _sys
 
 from . import _core
@@ -14,9 +16,11 @@ from ._grad import (no_grad, enable_grad, set_grad_enabled, inference_mode, dete
                     set_detect_anomaly)
 from ._tensor import _check_open
 
+from ._engine import Variable
+
 __all__ = ["grad", "backward", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
            "detect_anomaly", "set_detect_anomaly", "profiler", "Function", "FunctionCtx",
-           "function", "gradcheck", "GradcheckError"]
+           "function", "gradcheck", "GradcheckError", "Variable"]
 
 _sys.modules[__name__ + ".profiler"] = profiler
 _sys.modules[__name__ + ".function"] = function

@@ -28,6 +28,11 @@ class FunctionCtx:
 class GradcheckError(RuntimeError):
     ...
 
+
+class Variable:
+    @staticmethod
+    def __new__(cls: Any, data: Any, requires_grad: Any = ...) -> Any: ...
+
 def backward(tensors: Any, grad_tensors: Any = ..., retain_graph: Any = ..., create_graph: Any = ..., inputs: Any = ...) -> Any: ...
 
 class detect_anomaly:
