@@ -48,6 +48,35 @@ typedef struct tsr_work TsrWork;
   } while (0)
 %}
 
+/* Each language's handle treatment (as java_optim.i / csharp.i do for the
+ * other handles): AutoCloseable / IDisposable proxies released once. */
+#if defined(SWIGJAVA)
+%noexception TsrProcessGroup::~TsrProcessGroup;
+%noexception TsrWork::~TsrWork;
+TSR_JAVA_HANDLE(TsrProcessGroup)
+TSR_JAVA_HANDLE(TsrWork)
+%rename(init) TsrProcessGroup::create;
+/* java.lang.Object.wait(long) is final. */
+%rename(waitFor) TsrWork::wait;
+%typemap(javacode) TsrProcessGroup %{
+  /** init_process_group("gloo", initMethod, world_size=worldSize, rank=rank) with torch's 30 minutes. */
+  public static ProcessGroup init(String initMethod, int rank, int worldSize) {
+    return init(DistBackend.DIST_GLOO, initMethod, rank, worldSize, 0);
+  }
+
+  /** all_reduce(tensor) with ReduceOp.SUM, returning when complete. */
+  public void allReduce(Tensor tensor) {
+    allReduce(tensor, ReduceOp.REDUCE_SUM, false);
+  }
+%}
+%typemap(javacode) TsrWork %{
+  /** wait() with the group's timeout. */
+  public void waitFor() {
+    waitFor(-1);
+  }
+%}
+#endif
+
 %rename(ProcessGroup) TsrProcessGroup;
 %rename(Work) TsrWork;
 %nodefaultctor TsrProcessGroup;
