@@ -75,6 +75,18 @@ TSR_JAVA_HANDLE(TsrWork)
     waitFor(-1);
   }
 %}
+#elif defined(SWIGCSHARP)
+TSR_CS_HANDLE(TsrProcessGroup, ProcessGroup, , )
+TSR_CS_HANDLE(TsrWork, Work, , )
+%rename(Default) TSR_DIST_DEFAULT;
+%rename(Gloo) TSR_DIST_GLOO;
+%rename(Nccl) TSR_DIST_NCCL;
+%rename(Mpi) TSR_DIST_MPI;
+%rename(Sum) TSR_REDUCE_SUM;
+%rename(Avg) TSR_REDUCE_AVG;
+%rename(Product) TSR_REDUCE_PRODUCT;
+%rename(Min) TSR_REDUCE_MIN;
+%rename(Max) TSR_REDUCE_MAX;
 #endif
 
 %rename(ProcessGroup) TsrProcessGroup;
