@@ -87,6 +87,12 @@ TSR_CS_HANDLE(TsrWork, Work, , )
 %rename(Product) TSR_REDUCE_PRODUCT;
 %rename(Min) TSR_REDUCE_MIN;
 %rename(Max) TSR_REDUCE_MAX;
+#elif defined(SWIGGO)
+/* Handles are uintptrs (go.i), wrapped by distributed.go in structs with a
+ * finalizer and Close. */
+%noexception TsrProcessGroup::~TsrProcessGroup;
+%noexception TsrWork::~TsrWork;
+%typemap(gotype) TsrProcessGroup*, TsrWork* "uintptr"
 #endif
 
 %rename(ProcessGroup) TsrProcessGroup;

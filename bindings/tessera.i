@@ -1230,6 +1230,4 @@ TsrTensorList* bind_autograd_grad(TsrTensorList* outputs, TsrTensorList* inputs,
 %include "device.i"
 %include "function.i"
 %include "autocast.i"
-#if !defined(SWIGGO) /* Go: not yet */
 %include "distributed.i"
-#endif
