@@ -48,9 +48,12 @@ typedef struct tsr_work TsrWork;
   } while (0)
 %}
 
-/* Each language's handle treatment (as java_optim.i / csharp.i do for the
- * other handles): AutoCloseable / IDisposable proxies released once. */
-#if defined(SWIGJAVA)
+/* Each language's part: Python's interruptible wait; the handle treatment
+ * of the others (as java_optim.i / csharp.i / go_optim.i do for the other
+ * handles): AutoCloseable, IDisposable, uintptr handles released once. */
+#if defined(SWIGPYTHON)
+%include "python/python_distributed.i"
+#elif defined(SWIGJAVA)
 %noexception TsrProcessGroup::~TsrProcessGroup;
 %noexception TsrWork::~TsrWork;
 TSR_JAVA_HANDLE(TsrProcessGroup)

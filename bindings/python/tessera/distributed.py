@@ -32,12 +32,15 @@ Where this differs from torch 1.13's Gloo process group:
 Failures of the rendezvous or of a collective (a peer died, hung past the
 timeout, the store is unreachable) raise tessera.errors.DistBackendError,
 a RuntimeError; a failed group refuses every later collective. Blocking
-calls release the GIL, so other Python threads run meanwhile (a Ctrl-C is
-seen when the call returns, as in torch: a dead peer fails the collective
-within seconds, a hung one at the timeout).
+calls release the GIL, so other Python threads run meanwhile. On the main
+thread a Ctrl-C interrupts a collective or Work.wait() within 0.1 s (torch
+1.13 waits for the collective): the group is aborted (the peers fail with
+DistBackendError instead of hanging) and KeyboardInterrupt is raised.
 """
+import _thread
 import datetime as _datetime
 import enum as _enum
+import threading as _threading
 
 from . import _core
 from . import errors as _errors
@@ -55,6 +58,14 @@ DistBackendError = _errors.DistBackendError
 
 #: torch.distributed.default_pg_timeout: 30 minutes.
 default_pg_timeout = _datetime.timedelta(minutes=30)
+
+_MAIN_THREAD = _threading.main_thread().ident
+
+
+def _on_main_thread():
+    """Where Python runs signal handlers (Ctrl-C's KeyboardInterrupt)."""
+    return _thread.get_ident() == _MAIN_THREAD
+
 
 _NOT_INITIALIZED = ("Default process group has not been initialized, "
                     "please make sure to call init_process_group.")
@@ -105,8 +116,9 @@ class Work(_Closable):
     async_op=True. Its tensors must not be used until wait() returns (the
     library keeps them alive meanwhile, also when the Work is dropped)."""
 
-    def __init__(self, handle, on_complete=None):
+    def __init__(self, handle, group, on_complete=None):
         self._handle = handle
+        self._group = group
         self._on_complete = on_complete
 
     def _completed(self):
@@ -122,8 +134,10 @@ class Work(_Closable):
         if not isinstance(timeout, _datetime.timedelta):
             raise TypeError("wait(): argument 'timeout' must be a datetime.timedelta, not "
                             + type(timeout).__name__)
-        ms = _timeout_ms(timeout) if timeout else -1
-        _core.Work.wait(self._handle, ms)
+        if not timeout and _on_main_thread():
+            _wait_interruptible(self._handle, self._group)
+        else:
+            _core.Work.wait(self._handle, _timeout_ms(timeout) if timeout else -1)
         self._completed()
         return True
 
@@ -150,6 +164,7 @@ class ProcessGroup(_Closable):
 
     def __init__(self, handle):
         self._handle = handle
+        self._aborted_by = None  # the exception that interrupted a wait (Ctrl-C)
 
     def rank(self):
         return _core.ProcessGroup.rank(self._handle)
@@ -322,13 +337,44 @@ def _check_op(fn, op):
     return int(op)
 
 
-def _finish(handle, async_op, on_complete=None):
-    """What a collective returns: a Work with async_op, else None."""
-    if not async_op:
-        if on_complete is not None:
-            on_complete()
-        return None
-    return Work(handle, on_complete)
+def _wait_interruptible(handle, pg):
+    """Waits for a Work; a Ctrl-C (any exception of a signal handler)
+    aborts pg and abandons it (see python_distributed.i: the exit must not
+    wait for the aborted collective's Gloo timeout)."""
+    try:
+        _core.Work.wait_interruptible(handle)
+    except _errors.Error:
+        raise
+    except BaseException as e:
+        _core.ProcessGroup.abandon(pg._handle)
+        # The library refuses later work only once the aborted collective
+        # ends (its Gloo timeout): refuse it here at once.
+        pg._aborted_by = type(e).__name__
+        raise
+
+
+def _run(pg, issue, async_op, on_complete=None):
+    """Runs a collective: issue(async) is the native call. With async_op a
+    Work; else None once complete. On the main thread a blocking collective
+    is queued and waited for with wait_interruptible, so that Ctrl-C
+    interrupts it (elsewhere the native call itself blocks)."""
+    if pg._aborted_by is not None:
+        raise _errors.DistBackendError(
+            _errors.Status.DISTRIBUTED, "the process group was aborted by a {} during a collective and takes no "
+            "more work".format(pg._aborted_by))
+    if async_op:
+        return Work(issue(True), pg, on_complete)
+    if _on_main_thread():
+        handle = issue(True)
+        try:
+            _wait_interruptible(handle, pg)
+        finally:
+            _core._release(handle)
+    else:
+        issue(False)
+    if on_complete is not None:
+        on_complete()
+    return None
 
 
 def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
@@ -337,7 +383,7 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     _check_single_tensor(tensor, "tensor")
     code = _check_op("all_reduce", op)
     pg = _group(group)
-    return _finish(_core.ProcessGroup.all_reduce(pg._handle, tensor, code, bool(async_op)), async_op)
+    return _run(pg, lambda a: _core.ProcessGroup.all_reduce(pg._handle, tensor, code, a), async_op)
 
 
 def broadcast(tensor, src, group=None, async_op=False):
@@ -345,7 +391,8 @@ def broadcast(tensor, src, group=None, async_op=False):
     rank src's."""
     _check_single_tensor(tensor, "tensor")
     pg = _group(group)
-    return _finish(_core.ProcessGroup.broadcast(pg._handle, tensor, int(src), bool(async_op)), async_op)
+    src = int(src)
+    return _run(pg, lambda a: _core.ProcessGroup.broadcast(pg._handle, tensor, src, a), async_op)
 
 
 def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
@@ -355,8 +402,8 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
     _check_single_tensor(input_tensor, "input_tensor")
     _check_single_tensor(output_tensor, "output_tensor")
     pg = _group(group)
-    return _finish(_core.ProcessGroup.all_gather_into_tensor(pg._handle, output_tensor, input_tensor,
-                                                             bool(async_op)), async_op)
+    return _run(pg, lambda a: _core.ProcessGroup.all_gather_into_tensor(pg._handle, output_tensor, input_tensor, a),
+                async_op)
 
 
 def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False):
@@ -366,8 +413,7 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
     _check_single_tensor(input, "input")
     code = _check_op("reduce_scatter_tensor", op)
     pg = _group(group)
-    return _finish(_core.ProcessGroup.reduce_scatter_tensor(pg._handle, output, input, code, bool(async_op)),
-                   async_op)
+    return _run(pg, lambda a: _core.ProcessGroup.reduce_scatter_tensor(pg._handle, output, input, code, a), async_op)
 
 
 def all_gather(tensor_list, tensor, group=None, async_op=False):
@@ -404,11 +450,11 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
             for i, t in enumerate(tensor_list):
                 t.copy_(gathered[i])
 
-    handle = _core.ProcessGroup.all_gather_into_tensor(pg._handle, gathered, tensor, bool(async_op))
-    return _finish(handle, async_op, scatter_into_list)
+    return _run(pg, lambda a: _core.ProcessGroup.all_gather_into_tensor(pg._handle, gathered, tensor, a), async_op,
+                scatter_into_list)
 
 
 def barrier(group=None, async_op=False, device_ids=None):
     """torch.distributed.barrier: returns when every rank has entered it."""
     pg = _group(group)
-    return _finish(_core.ProcessGroup.barrier(pg._handle, bool(async_op)), async_op)
+    return _run(pg, lambda a: _core.ProcessGroup.barrier(pg._handle, a), async_op)

@@ -151,6 +151,37 @@ def peer_dies(out, rank, world):
         out["raised"] = type(e).__name__
 
 
+def interrupt(out, rank, world):
+    """Ctrl-C during a collective that a peer never joins: rank 0 gets
+    KeyboardInterrupt within a second (not at the 20 s timeout), its group
+    is aborted, and the peer, joining late, fails instead of hanging."""
+    import os
+    import signal
+    if rank == 0:
+        threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT)).start()
+        start = time.monotonic()
+        try:
+            dist.all_reduce(torch.ones(4))
+            out["raised"] = None
+        except KeyboardInterrupt:
+            out["raised"] = "KeyboardInterrupt"
+        out["interrupted_within_1s"] = time.monotonic() - start < 1.0
+        try:
+            dist.barrier()
+            out["after"] = None
+        except RuntimeError as e:
+            out["after"] = type(e).__name__
+    else:
+        time.sleep(1.0)
+        start = time.monotonic()
+        try:
+            dist.all_reduce(torch.ones(4))
+            out["raised"] = None
+        except RuntimeError as e:
+            out["raised"] = type(e).__name__
+        out["failed_within_5s"] = time.monotonic() - start < 5.0
+
+
 def main():
     import datetime
     timeout = datetime.timedelta(seconds=20)
@@ -158,7 +189,7 @@ def main():
     out = {}
     globals()[SCENARIO](out, dist.get_rank(), dist.get_world_size())
     print(json.dumps(out, sort_keys=True), flush=True)
-    if SCENARIO != "peer_dies":
+    if SCENARIO not in ("peer_dies", "interrupt"):
         dist.destroy_process_group()
 
 

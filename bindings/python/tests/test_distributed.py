@@ -95,6 +95,14 @@ class MultiProcessTest(unittest.TestCase):
         self.assertTrue(got[0]["waited_in_barrier"], "the barrier did not wait for the late rank")
         self.assertTrue(got[0]["other_thread_ran"], "the GIL was held during barrier()")
 
+    def test_ctrl_c_interrupts_a_collective_and_aborts_the_group(self):
+        got = collect(self, start_ranks("tessera", "interrupt", 2), "interrupt")
+        self.assertEqual(got[0]["raised"], "KeyboardInterrupt")
+        self.assertTrue(got[0]["interrupted_within_1s"])
+        self.assertEqual(got[0]["after"], "DistBackendError")  # the group takes no more work
+        self.assertEqual(got[1]["raised"], "DistBackendError")  # the peer fails, not hangs
+        self.assertTrue(got[1]["failed_within_5s"])
+
     def test_peer_death_raises_dist_backend_error(self):
         got = collect(self, start_ranks("tessera", "peer_dies", 2), "peer_dies")
         self.assertEqual(got[0]["raised"], "DistBackendError")
