@@ -92,8 +92,10 @@ class MultiProcessTest(unittest.TestCase):
 
     def test_other_threads_run_during_a_collective(self):
         got = collect(self, start_ranks("tessera", "threads", 2), "threads")
-        self.assertTrue(got[0]["waited_in_barrier"], "the barrier did not wait for the late rank")
-        self.assertTrue(got[0]["other_thread_ran"], "the GIL was held during barrier()")
+        for where in ("main", "thread"):
+            self.assertTrue(got[0]["waited_in_barrier_" + where], "the barrier did not wait for the late rank")
+            self.assertTrue(got[0]["other_thread_ran_" + where], "the GIL was held during barrier() on the "
+                            + where + " thread")
 
     def test_ctrl_c_interrupts_a_collective_and_aborts_the_group(self):
         got = collect(self, start_ranks("tessera", "interrupt", 2), "interrupt")
