@@ -267,17 +267,16 @@ TSR_API tsr_status tsr_barrier(tsr_process_group* pg, tsr_work** work);
 /**
  * @brief torch's Work.wait(timeout): waits for a queued collective.
  *
- * If the timeout passes first, the collective cannot be cancelled: the
- * group is aborted (its connections closed, so the peers fail too) and
- * refuses further work, as NCCL's watchdog does.
+ * If the timeout passes first the call fails and prints the group's flight
+ * recorder, but the collective goes on (Gloo cannot cancel an operation in
+ * flight, and torch's wait(timeout) does not either): wait again, or it
+ * fails at the group's timeout if a peer never joins it.
  *
  * @param[in] work       from a collective; may be waited on again
- * @param[in] timeout_ms < 0: the group's timeout; else milliseconds (poll
- *                       with tsr_work_is_completed() instead: a wait that
- *                       times out aborts the group)
+ * @param[in] timeout_ms < 0: the group's timeout; else milliseconds
  * @return TSR_OK when the collective succeeded; TSR_ERR_INVALID_ARGUMENT
  *   for a NULL work; TSR_ERR_DISTRIBUTED when it failed (its message) or
- *   the timeout passed
+ *   was not complete within timeout_ms
  */
 TSR_API tsr_status tsr_work_wait(tsr_work* work, int64_t timeout_ms);
 

@@ -272,17 +272,14 @@ std::string ProcessGroup::missing_ranks_report(uint64_t seq) {
   }
 }
 
-void ProcessGroup::abort_after_wait_timeout(const std::string& what, Millis waited) {
-  const std::string message = str(what, " was not complete after waiting ", waited.count(), " ms on rank ", rank_,
-                                  " of world size ", size_, "; the process group is aborted");
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (!failure_.empty()) return;
-    failure_ = message;
-  }
+std::string ProcessGroup::wait_timed_out(Millis waited) {
+  const std::string message =
+      str("the collective was not complete after waiting ", waited.count(), " ms on rank ", rank_, " of world size ",
+          size_, "; it goes on, and fails at the group's timeout (", timeout_.count(),
+          " ms) if a peer never joins it");
   std::fprintf(stderr, "tessera.distributed: rank %d: %s\nthe last collectives of rank %d (flight recorder):\n%s",
                rank_, message.c_str(), rank_, recorder_.dump().c_str());
-  context_->closeConnections();
+  return message;
 }
 
 }  // namespace tsr::distributed
