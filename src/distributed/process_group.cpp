@@ -168,7 +168,11 @@ void ProcessGroup::worker_loop() {
       status = TSR_ERR_INTERNAL;
       message = e.what();
     }
-    item.work->complete(status, std::move(message));
+    // Drop the collective's tensors before waking the waiter: once a wait
+    // returns, the group holds no reference to them.
+    std::shared_ptr<Work> work = std::move(item.work);
+    item = Item{};
+    work->complete(status, std::move(message));
     lock.lock();
     busy_ = false;
     cv_.notify_all();
