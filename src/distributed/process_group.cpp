@@ -65,9 +65,10 @@ void ProcessGroup::join() {
     for (int i = 0; i < size_; ++i)
       if (!store_->check({rank_key("joined", i)})) missing.push_back(i);
     if (missing.empty()) throw;
-    fail(TSR_ERR_DISTRIBUTED, "rendezvous at the store ", store_->describe(), " timed out after ",
-         Seconds(Clock::now() - start).count(), " s on rank ", rank_, ": ranks ", missing, " of world size ", size_,
-         " did not join");
+    char waited[32];
+    std::snprintf(waited, sizeof waited, "%.2f s", Seconds(Clock::now() - start).count());
+    fail(TSR_ERR_DISTRIBUTED, "rendezvous at the store ", store_->describe(), " timed out after ", waited,
+         " on rank ", rank_, ": ranks ", missing, " of world size ", size_, " did not join");
   }
 }
 
@@ -236,8 +237,10 @@ void ProcessGroup::fail_group(uint64_t seq, const Collective& c, const std::stri
   // Peers blocked on this rank fail now instead of at their timeout.
   context_->closeConnections();
   const std::string missing = missing_ranks_report(seq);
-  std::string message = str(c.op, " (sequence ", seq, ") failed on rank ", rank_, " of world size ", size_,
-                            " after ", seconds, " s");
+  char waited[32];
+  std::snprintf(waited, sizeof waited, "%.2f s", seconds);
+  std::string message =
+      str(c.op, " (sequence ", seq, ") failed on rank ", rank_, " of world size ", size_, " after ", waited);
   if (timed_out) message += str(" (the group's timeout is ", timeout_.count(), " ms)");
   message += str(": ", missing, ". Gloo: ", cause);
   {
