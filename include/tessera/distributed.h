@@ -178,13 +178,16 @@ TSR_API int32_t tsr_process_group_size(const tsr_process_group* pg);
  */
 TSR_API const char* tsr_process_group_backend(const tsr_process_group* pg);
 
-/** @brief Adds a reference to pg (NULL is ignored). */
+/**
+ * @brief Adds a reference to pg.
+ * @param[in] pg the group; NULL is ignored
+ */
 TSR_API void tsr_process_group_retain(tsr_process_group* pg);
 
 /**
  * @brief Drops a reference (torch.distributed.destroy_process_group when
  * it is the last): waits for queued work, then closes the connections.
- * NULL is ignored.
+ * @param[in] pg the group; NULL is ignored
  */
 TSR_API void tsr_process_group_release(tsr_process_group* pg);
 
@@ -290,7 +293,8 @@ TSR_API bool tsr_work_is_completed(const tsr_work* work);
 
 /**
  * @brief Drops the handle. The collective itself still runs to its end
- * (its tensors are kept alive until then). NULL is ignored.
+ * (its tensors are kept alive until then).
+ * @param[in] work the handle; NULL is ignored
  */
 TSR_API void tsr_work_release(tsr_work* work);
 
