@@ -9,12 +9,13 @@
  * the work and wait here: completion is polled without the GIL (a few
  * yields, then sleeps of 100 µs, 5 ms after the first 100 ms), and Python's
  * signal handlers run every 100 ms. When one raises (KeyboardInterrupt),
- * the group is aborted as a timed-out wait aborts it (its connections
- * closed, so the peers fail with DistBackendError instead of hanging),
- * and the exception propagates. The aborted collective itself still waits
- * for its Gloo timeout in the group's worker thread, which the group's
- * last release would join: the package then abandons the group (one
- * reference never released), so that the exit does not wait. */
+ * the group's flight recorder is printed (a wait of 1 ms that times out)
+ * and the exception propagates. Gloo cannot cancel the collective in
+ * flight: it goes on in the group's worker thread until its timeout, and
+ * the group's last release would join that thread, so the package
+ * abandons the group (one reference never released) and the exit does not
+ * wait. The process's exit closes its connections, so the peers fail with
+ * DistBackendError instead of hanging. */
 
 %{
 #include <sched.h>
@@ -64,7 +65,7 @@ static double tsr_py_seconds_since(const struct timespec* start) {
       Py_END_ALLOW_THREADS
       if (done) break;
       if (PyErr_CheckSignals() < 0) {
-        /* A wait that times out aborts the group; its failure is not the
+        /* The flight recorder on stderr; the wait's own failure is not the
          * exception to raise. */
         Py_BEGIN_ALLOW_THREADS
         tsr_work_wait($self, 1);
