@@ -633,3 +633,45 @@ Test(sharded_checkpoint, bad_arguments) {
   cr_assert_str_eq(files, "model-g1-00000-of-00001.safetensors model.safetensors.index.json ");
   remove_dir(&j);
 }
+
+static void touch(const job* j, const char* name, const char* text) {
+  char p[900];
+  snprintf(p, sizeof p, "%s/%s", j->dir, name);
+  FILE* f = fopen(p, "w");
+  cr_assert_not_null(f, "%s", p);
+  fputs(text, f);
+  fclose(f);
+}
+
+/* What crashed saves leave (files of a generation no index names, a named
+ * temporary of a dead process) goes at the next successful save, which
+ * takes a generation above them; of a previous Hugging Face index only
+ * files of its shard pattern are removed, never other names it lists. */
+Test(sharded_checkpoint, leftovers_of_crashed_saves_are_removed) {
+  job j;
+  make_dir(&j, "leftovers");
+  char host[256] = {0};
+  gethostname(host, sizeof host - 1);
+  for (char* c = host; *c; ++c)
+    if (*c == '.' || *c == '/') *c = '_';
+  pid_t dead = fork();
+  if (dead == 0) _exit(0);
+  waitpid(dead, NULL, 0);
+  char tmp[512];
+  snprintf(tmp, sizeof tmp, ".model-g5-00001-of-00002.safetensors.tmp.%s.%d.0", host, (int)dead);
+  touch(&j, tmp, "partial");
+  touch(&j, "model-g5-00000-of-00002.safetensors", "partial");
+  touch(&j, "model-00001-of-00002.safetensors", "old shard");
+  touch(&j, "notes.txt", "keep me");
+  touch(&j, "model.safetensors.index.json",
+        "{\"metadata\": {}, \"weight_map\": {\"a\": \"model-00001-of-00002.safetensors\", \"b\": \"notes.txt\"}}");
+  j.version = 4;
+  run_ok(2, save_body, &j);
+  char files[2048];
+  list_dir(&j, files, sizeof files);
+  cr_assert_str_eq(files,
+                   "model-g6-00000-of-00002.safetensors model-g6-00001-of-00002.safetensors "
+                   "model.safetensors.index.json notes.txt ");
+  check_whole(&j, 4);
+  remove_dir(&j);
+}

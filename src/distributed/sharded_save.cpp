@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <limits>
 #include <set>
 
@@ -57,10 +58,21 @@ Previous look_at_directory(const CheckpointPaths& p) {
     const Json j = Json::parse(text, nullptr, false);
     if (j.is_object()) {
       if (auto g = j.find("generation"); g != j.end() && g->is_number_unsigned()) highest = g->get<uint64_t>();
+      // Only names of the Hugging Face pattern ("<stem>-00001-of-00003
+      // .safetensors", tsr_save's shards) are kept for removal: an index
+      // is not trusted to name what may be deleted. Files of this kind of
+      // checkpoint are found by their own pattern (remove_unreachable).
       auto add = [&](const Json& name) {
-        if (name.is_string() && !name.get<std::string>().empty() &&
-            name.get<std::string>().find('/') == std::string::npos && name.get<std::string>()[0] != '.')
-          prev.files.insert(name.get<std::string>());
+        if (!name.is_string()) return;
+        const std::string f = name.get<std::string>();
+        unsigned a = 0, b = 0;
+        char tail[2];
+        char expect[64];
+        if (f.size() == p.stem_base.size() + 27 && f.compare(0, p.stem_base.size(), p.stem_base) == 0 &&
+            std::sscanf(f.c_str() + p.stem_base.size(), "-%5u-of-%5u.safetensor%1s", &a, &b, tail) == 3 &&
+            (std::snprintf(expect, sizeof expect, "-%05u-of-%05u.safetensors", a, b),
+             f.compare(p.stem_base.size(), std::string::npos, expect) == 0))
+          prev.files.insert(f);
       };
       if (auto fs = j.find("files"); fs != j.end() && fs->is_array())
         for (const Json& f : *fs)
