@@ -5,6 +5,8 @@
 // up. Used by the sharded checkpoints (sharded_save.cpp, sharded_load.cpp).
 #pragma once
 
+#include <exception>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -37,8 +39,9 @@ void agree(ProcessGroup& pg, const RankOutcome& mine, const std::string& what);
 std::vector<std::string> agree_and_gather(ProcessGroup& pg, const RankOutcome& mine, const std::string& payload,
                                           const std::string& what);
 
-// Runs f, turning a tsr::Error it throws into an outcome (other exceptions
-// propagate: they are bugs or out-of-memory, reported as they are).
+// Runs f, turning what it throws into an outcome (out of memory as
+// TSR_ERR_OUT_OF_MEMORY, another std::exception as TSR_ERR_INTERNAL), so
+// this rank still takes part in the agreement that follows.
 template <typename F>
 RankOutcome outcome_of(F&& f) {
   try {
@@ -46,6 +49,10 @@ RankOutcome outcome_of(F&& f) {
     return {};
   } catch (const Error& e) {
     return RankOutcome{e.status(), e.what()};
+  } catch (const std::bad_alloc&) {
+    return RankOutcome{TSR_ERR_OUT_OF_MEMORY, "out of memory"};
+  } catch (const std::exception& e) {
+    return RankOutcome{TSR_ERR_INTERNAL, e.what()};
   }
 }
 
