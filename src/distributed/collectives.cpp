@@ -208,9 +208,9 @@ std::shared_ptr<Work> reduce_scatter_tensor(ProcessGroup& pg, const Tensor& outp
     }
     reduce_in_place(ctx, tag, timeout, whole, op);
     Staged out(output, false);
-    const int64_t n = output.numel();
-    std::memcpy(out.bytes(), static_cast<char*>(whole.data_ptr()) + size_t(ctx->rank) * size_t(n) * whole.element_size(),
-                size_t(n) * whole.element_size());
+    const size_t chunk = size_t(output.numel()) * size_t(whole.element_size());
+    if (chunk > 0)  // an empty tensor may have no memory at all
+      std::memcpy(out.bytes(), static_cast<char*>(whole.data_ptr()) + size_t(ctx->rank) * chunk, chunk);
     out.finish();
   };
   return pg.submit(std::move(c), async);
