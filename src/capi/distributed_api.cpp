@@ -8,18 +8,13 @@
 
 #include "capi/barrier.h"
 #include "capi/handles.h"
+#include "capi/process_group_handle.h"
 #include "capi/struct_size.h"
 #include "distributed/collectives.h"
 #include "distributed/process_group.h"
 
 using namespace tsr;
 using namespace tsr::capi;
-
-struct tsr_process_group {
-  explicit tsr_process_group(std::shared_ptr<distributed::ProcessGroup> g) : impl(std::move(g)) {}
-  std::atomic<int64_t> refs{1};
-  std::shared_ptr<distributed::ProcessGroup> impl;
-};
 
 struct tsr_work {
   tsr_work(std::shared_ptr<distributed::ProcessGroup> g, std::shared_ptr<distributed::Work> w)
