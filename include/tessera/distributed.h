@@ -490,13 +490,17 @@ TSR_API tsr_status tsr_ddp_set_param_names(tsr_ddp* ddp, int64_t n, const char* 
 TSR_API tsr_status tsr_ddp_bucket_indices(const tsr_ddp* ddp, int64_t capacity, int64_t* bucket_sizes,
                                           int64_t* param_indices, int64_t* n_buckets);
 
-/** @brief Adds a reference to ddp (NULL is ignored). */
+/**
+ * @brief Adds a reference to ddp.
+ * @param[in] ddp the reducer; NULL is ignored
+ */
 TSR_API void tsr_ddp_retain(tsr_ddp* ddp);
 
 /**
  * @brief Drops a reference. The last one removes the hooks from the
  * parameters (a backward pass already running keeps the reducer until its
- * end). NULL is ignored.
+ * end).
+ * @param[in] ddp the reducer; NULL is ignored
  */
 TSR_API void tsr_ddp_release(tsr_ddp* ddp);
 
