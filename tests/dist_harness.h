@@ -67,8 +67,9 @@ typedef int (*dist_body)(int port, int rank, int world, void* arg);
 
 /* Runs body in `world` children (rank = index) and waits up to deadline_s.
  * statuses[r] receives each child's wait status (may be NULL). Returns the
- * number of children that did not exit 0 on their own by the deadline:
- * those are SIGKILLed. */
+ * number of children that had not ended by the deadline: those are
+ * SIGKILLed. Children that stop themselves (SIGSTOP) are SIGKILLed once
+ * every other child has ended. */
 static inline int dist_run_ranks(int world, dist_body body, void* arg, double deadline_s, int* statuses) {
   const int port = dist_free_port();
   pid_t pids[16];
@@ -80,18 +81,33 @@ static inline int dist_run_ranks(int world, dist_body body, void* arg, double de
     if (pids[r] == 0) _exit(body(port, r, world, arg));
   }
   const double end = dist_now() + deadline_s;
-  int left = world, late = 0;
+  int left = world, late = 0, stopped = 0;
   while (left > 0) {
     for (int r = 0; r < world; ++r) {
       if (done[r]) continue;
       int st = 0;
-      if (waitpid(pids[r], &st, WNOHANG) == pids[r]) {
+      if (waitpid(pids[r], &st, WNOHANG | WUNTRACED) == pids[r]) {
+        if (WIFSTOPPED(st)) {
+          ++stopped; /* a rank that stopped itself (SIGSTOP tests) */
+          continue;
+        }
         done[r] = 1;
         --left;
         if (statuses) statuses[r] = st;
       }
     }
     if (left == 0) break;
+    if (left == stopped) {
+      /* only stopped ranks remain: the others have finished with them */
+      for (int r = 0; r < world; ++r)
+        if (!done[r]) {
+          kill(pids[r], SIGKILL);
+          int st = 0;
+          waitpid(pids[r], &st, 0);
+          if (statuses) statuses[r] = st;
+        }
+      break;
+    }
     if (dist_now() > end) {
       for (int r = 0; r < world; ++r)
         if (!done[r]) {

@@ -178,13 +178,16 @@ TSR_API int32_t tsr_process_group_size(const tsr_process_group* pg);
  */
 TSR_API const char* tsr_process_group_backend(const tsr_process_group* pg);
 
-/** @brief Adds a reference to pg (NULL is ignored). */
+/**
+ * @brief Adds a reference to pg.
+ * @param[in] pg the group; NULL is ignored
+ */
 TSR_API void tsr_process_group_retain(tsr_process_group* pg);
 
 /**
  * @brief Drops a reference (torch.distributed.destroy_process_group when
  * it is the last): waits for queued work, then closes the connections.
- * NULL is ignored.
+ * @param[in] pg the group; NULL is ignored
  */
 TSR_API void tsr_process_group_release(tsr_process_group* pg);
 
@@ -267,17 +270,16 @@ TSR_API tsr_status tsr_barrier(tsr_process_group* pg, tsr_work** work);
 /**
  * @brief torch's Work.wait(timeout): waits for a queued collective.
  *
- * If the timeout passes first, the collective cannot be cancelled: the
- * group is aborted (its connections closed, so the peers fail too) and
- * refuses further work, as NCCL's watchdog does.
+ * If the timeout passes first the call fails and prints the group's flight
+ * recorder, but the collective goes on (Gloo cannot cancel an operation in
+ * flight, and torch's wait(timeout) does not either): wait again, or it
+ * fails at the group's timeout if a peer never joins it.
  *
  * @param[in] work       from a collective; may be waited on again
- * @param[in] timeout_ms < 0: the group's timeout; else milliseconds (poll
- *                       with tsr_work_is_completed() instead: a wait that
- *                       times out aborts the group)
+ * @param[in] timeout_ms < 0: the group's timeout; else milliseconds
  * @return TSR_OK when the collective succeeded; TSR_ERR_INVALID_ARGUMENT
  *   for a NULL work; TSR_ERR_DISTRIBUTED when it failed (its message) or
- *   the timeout passed
+ *   was not complete within timeout_ms
  */
 TSR_API tsr_status tsr_work_wait(tsr_work* work, int64_t timeout_ms);
 
@@ -291,7 +293,8 @@ TSR_API bool tsr_work_is_completed(const tsr_work* work);
 
 /**
  * @brief Drops the handle. The collective itself still runs to its end
- * (its tensors are kept alive until then). NULL is ignored.
+ * (its tensors are kept alive until then).
+ * @param[in] work the handle; NULL is ignored
  */
 TSR_API void tsr_work_release(tsr_work* work);
 

@@ -131,11 +131,7 @@ TSR_EXTERN tsr_status tsr_work_wait(tsr_work* work, int64_t timeout_ms) {
   return guarded([&] {
     require(work, "work");
     const distributed::Millis limit = timeout_ms < 0 ? work->group->timeout() : distributed::Millis(timeout_ms);
-    if (!work->work->wait_for(limit)) {
-      work->group->abort_after_wait_timeout("a collective", limit);
-      fail(TSR_ERR_DISTRIBUTED, "the collective was not complete after waiting ", limit.count(),
-           " ms; the process group is aborted");
-    }
+    if (!work->work->wait_for(limit)) throw Error(TSR_ERR_DISTRIBUTED, work->group->wait_timed_out(limit));
     if (work->work->status() != TSR_OK) throw Error(work->work->status(), work->work->message());
   });
 }

@@ -133,7 +133,9 @@ std::shared_ptr<Work> broadcast(ProcessGroup& pg, const Tensor& tensor, int root
     Staged s(tensor, ctx->rank == root);
     if (tensor.numel() > 0) {
       gloo::BroadcastOptions o(ctx);
-      if (ctx->rank == root) o.setInput(s.bytes(), size_t(s.buffer.nbytes()));
+      // In place on every rank, root included: an input buffer object on
+      // the root, even over the same memory, makes Gloo copy the buffer
+      // onto itself while its send reads it.
       o.setOutput(s.bytes(), size_t(s.buffer.nbytes()));
       o.setRoot(root);
       o.setTag(tag);

@@ -65,9 +65,10 @@ void ProcessGroup::join() {
     for (int i = 0; i < size_; ++i)
       if (!store_->check({rank_key("joined", i)})) missing.push_back(i);
     if (missing.empty()) throw;
-    fail(TSR_ERR_DISTRIBUTED, "rendezvous at the store ", store_->describe(), " timed out after ",
-         Seconds(Clock::now() - start).count(), " s on rank ", rank_, ": ranks ", missing, " of world size ", size_,
-         " did not join");
+    char waited[32];
+    std::snprintf(waited, sizeof waited, "%.2f s", Seconds(Clock::now() - start).count());
+    fail(TSR_ERR_DISTRIBUTED, "rendezvous at the store ", store_->describe(), " timed out after ", waited,
+         " on rank ", rank_, ": ranks ", missing, " of world size ", size_, " did not join");
   }
 }
 
@@ -168,7 +169,11 @@ void ProcessGroup::worker_loop() {
       status = TSR_ERR_INTERNAL;
       message = e.what();
     }
-    item.work->complete(status, std::move(message));
+    // Drop the collective's tensors before waking the waiter: once a wait
+    // returns, the group holds no reference to them.
+    std::shared_ptr<Work> work = std::move(item.work);
+    item = Item{};
+    work->complete(status, std::move(message));
     lock.lock();
     busy_ = false;
     cv_.notify_all();
@@ -232,8 +237,10 @@ void ProcessGroup::fail_group(uint64_t seq, const Collective& c, const std::stri
   // Peers blocked on this rank fail now instead of at their timeout.
   context_->closeConnections();
   const std::string missing = missing_ranks_report(seq);
-  std::string message = str(c.op, " (sequence ", seq, ") failed on rank ", rank_, " of world size ", size_,
-                            " after ", seconds, " s");
+  char waited[32];
+  std::snprintf(waited, sizeof waited, "%.2f s", seconds);
+  std::string message =
+      str(c.op, " (sequence ", seq, ") failed on rank ", rank_, " of world size ", size_, " after ", waited);
   if (timed_out) message += str(" (the group's timeout is ", timeout_.count(), " ms)");
   message += str(": ", missing, ". Gloo: ", cause);
   {
@@ -272,17 +279,14 @@ std::string ProcessGroup::missing_ranks_report(uint64_t seq) {
   }
 }
 
-void ProcessGroup::abort_after_wait_timeout(const std::string& what, Millis waited) {
-  const std::string message = str(what, " was not complete after waiting ", waited.count(), " ms on rank ", rank_,
-                                  " of world size ", size_, "; the process group is aborted");
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (!failure_.empty()) return;
-    failure_ = message;
-  }
+std::string ProcessGroup::wait_timed_out(Millis waited) {
+  const std::string message =
+      str("the collective was not complete after waiting ", waited.count(), " ms on rank ", rank_, " of world size ",
+          size_, "; it goes on, and fails at the group's timeout (", timeout_.count(),
+          " ms) if a peer never joins it");
   std::fprintf(stderr, "tessera.distributed: rank %d: %s\nthe last collectives of rank %d (flight recorder):\n%s",
                rank_, message.c_str(), rank_, recorder_.dump().c_str());
-  context_->closeConnections();
+  return message;
 }
 
 }  // namespace tsr::distributed

@@ -59,8 +59,10 @@ class ProcessGroup {
   // Runs c now (async == false: returns when done, throws its failure) or
   // queues it (returns its Work; failures go there).
   std::shared_ptr<Work> submit(Collective c, bool async);
-  // A Work waited on past its timeout: the group fails, as on a timeout.
-  void abort_after_wait_timeout(const std::string& what, Millis waited);
+  // A Work waited on past the caller's timeout: prints the flight recorder
+  // and returns the message. The collective cannot be cancelled (Gloo has
+  // no abort for an operation in flight), so it goes on.
+  std::string wait_timed_out(Millis waited);
 
  private:
   struct Item {
