@@ -279,10 +279,14 @@ void Reducer::write_tail(const Tensor& reduced, int64_t offset) {
 
 void Reducer::wait_for_buckets() {
   for (Bucket& b : buckets_) {
-    if (!b.work->wait_for(pg_->timeout())) {
-      pg_->abort_after_wait_timeout("DistributedDataParallel's gradient all_reduce", pg_->timeout());
-      fail(TSR_ERR_DISTRIBUTED, "DistributedDataParallel: a gradient bucket's all_reduce was not complete after ",
-           pg_->timeout().count(), " ms; the process group is aborted");
+    // Buckets finish in order, and each collective fails on its own at the
+    // group's timeout (naming the missing ranks); twice that is a safety
+    // net, after which the collective may still write into the bucket, so
+    // the reducer takes no more iterations.
+    const Millis limit = 2 * pg_->timeout();
+    if (!b.work->wait_for(limit)) {
+      broken_ = "DistributedDataParallel: an earlier gradient all_reduce never finished";
+      fail(TSR_ERR_DISTRIBUTED, "DistributedDataParallel: a gradient bucket's all_reduce: ", pg_->wait_timed_out(limit));
     }
     if (b.work->status() != TSR_OK) throw Error(b.work->status(), b.work->message());
   }

@@ -109,11 +109,9 @@ void broadcast_params(ProcessGroup& pg, const std::vector<Tensor>& params) {
   works.reserve(params.size());
   for (const Tensor& p : params) works.push_back(broadcast(pg, p, 0, true));
   for (auto& w : works) {
-    if (!w->wait_for(pg.timeout())) {
-      pg.abort_after_wait_timeout("broadcast of the parameters", pg.timeout());
-      fail(TSR_ERR_DISTRIBUTED, "DistributedDataParallel: broadcasting rank 0's parameters did not finish within ",
-           pg.timeout().count(), " ms");
-    }
+    if (!w->wait_for(pg.timeout()))
+      fail(TSR_ERR_DISTRIBUTED, "DistributedDataParallel: broadcasting rank 0's parameters: ",
+           pg.wait_timed_out(pg.timeout()));
     if (w->status() != TSR_OK) throw Error(w->status(), w->message());
   }
 }
