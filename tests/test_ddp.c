@@ -733,6 +733,80 @@ static int broken(int port, int rank, int world, void* arg) {
 
 Test(ddp, failed_backward_breaks_the_reducer) { run_world(2, broken, NULL); }
 
+/* ---- misuse inside a backward pass -------------------------------------- */
+
+typedef struct {
+  tsr_tensor** ps;
+  int armed;
+  tsr_status nested, other_thread;
+  char nested_msg[600], other_msg[600];
+} misuse_state;
+
+static tsr_status backward_of_sum(tsr_tensor* p) {
+  tsr_tensor* s;
+  const bool was = tsr_set_grad_enabled(true); /* hooks run with grad mode off */
+  tsr_status st = tsr_sum(p, 0, NULL, false, &s);
+  tsr_set_grad_enabled(was);
+  if (st != TSR_OK) return st;
+  st = tsr_backward(s, NULL, false);
+  tsr_tensor_release(s);
+  return st;
+}
+
+static void* other_thread_backward(void* arg) {
+  misuse_state* m = arg;
+  m->other_thread = backward_of_sum(m->ps[W1]);
+  snprintf(m->other_msg, sizeof m->other_msg, "%s", tsr_last_error_message());
+  return NULL;
+}
+
+/* Runs after DDP's hook of fc2.bias: a backward started inside it reaches
+ * fc2.bias again; one on another thread reaches fc1.weight meanwhile. */
+static tsr_status misuse_hook(void* ctx, tsr_tensor* param) {
+  (void)param;
+  misuse_state* m = ctx;
+  if (!m->armed) return TSR_OK;
+  m->armed = 0;
+  m->nested = backward_of_sum(m->ps[B2]);
+  snprintf(m->nested_msg, sizeof m->nested_msg, "%s", tsr_last_error_message());
+  pthread_t th;
+  if (pthread_create(&th, NULL, other_thread_backward, m) != 0) return TSR_ERR_INTERNAL;
+  pthread_join(th, NULL);
+  return TSR_OK;
+}
+
+static int misuse(int port, int rank, int world, void* arg) {
+  (void)arg;
+  tsr_process_group* pg;
+  DCHECK_OK(dist_init(port, rank, world, 60000, &pg));
+  tsr_tensor *ps[NP], *ref[NP];
+  make_params(ps, 0.0);
+  make_params(ref, 0.0);
+  tsr_ddp* ddp = make_ddp(pg, ps, 4, NULL);
+  misuse_state m = {ps, 1, TSR_OK, TSR_OK, "", ""};
+  int64_t id;
+  DCHECK_OK(tsr_register_post_accumulate_grad_hook(ps[B2], misuse_hook, &m, NULL, &id));
+  DCHECK_OK(local_step(ps, 0, rank, world, 0)); /* the outer backward itself completes */
+  DCHECK(m.nested == TSR_ERR_AUTOGRAD, "nested backward: %s", tsr_status_name(m.nested));
+  DCHECK(strstr(m.nested_msg, "Expected to mark a variable ready only once. Parameter at index 3 with name "
+                              "fc2.bias has been marked as ready twice.") != NULL, "message: %s", m.nested_msg);
+  DCHECK(m.other_thread == TSR_ERR_AUTOGRAD, "other thread: %s", tsr_status_name(m.other_thread));
+  DCHECK(strstr(m.other_msg, "a backward pass through these parameters is already running on another thread") !=
+             NULL, "message: %s", m.other_msg);
+  /* the next iteration is a normal one */
+  clear_grads(ps, 4);
+  DCHECK_OK(local_step(ps, 1, rank, world, 0));
+  global_step(ref, 1, 0);
+  check_grads(ps, ref, 4, 1e-6, "gradient after the misuse");
+  tsr_ddp_release(ddp);
+  release_all(ps, NP);
+  release_all(ref, NP);
+  tsr_process_group_release(pg);
+  return 0;
+}
+
+Test(ddp, marked_twice_and_concurrent_backward_fail) { run_world(2, misuse, NULL); }
+
 /* ---- argument checks (one rank) ----------------------------------------- */
 
 static int bad_arguments(int port, int rank, int world, void* arg) {
