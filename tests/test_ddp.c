@@ -733,6 +733,96 @@ static int broken(int port, int rank, int world, void* arg) {
 
 Test(ddp, failed_backward_breaks_the_reducer) { run_world(2, broken, NULL); }
 
+/* ---- parameters of several dtypes and layouts --------------------------- */
+
+/* Rank r's loss is (r + 1) · Σ_k sum(p_k²), so every averaged gradient is
+ * 2 p_k · (world + 1) / 2. p0 is float32 and transposed (dense, not
+ * C-contiguous: its bucket view takes its strides), p1 float64, p2
+ * bfloat16 (values k/8, exact). */
+static int mixed_dtypes(int port, int rank, int world, void* arg) {
+  (void)arg;
+  tsr_process_group* pg;
+  DCHECK_OK(dist_init(port, rank, world, 60000, &pg));
+  const tsr_dtype dts[3] = {TSR_FLOAT32, TSR_FLOAT64, TSR_BFLOAT16};
+  const int64_t n[3] = {1000, 300, 50};
+  tsr_tensor* ps[3];
+  for (int k = 0; k < 3; ++k) {
+    double* v = malloc(sizeof(double) * (size_t)n[k]);
+    for (int64_t i = 0; i < n[k]; ++i) v[i] = (double)((i * 7 + k) % 13 - 6) / 8.0;
+    tsr_tensor *d, *t;
+    DCHECK_OK(tsr_from_data(v, sizeof(double) * (size_t)n[k], 1, &n[k], TSR_FLOAT64, &d));
+    DCHECK_OK(tsr_to_dtype(d, dts[k], &t));
+    tsr_tensor_release(d);
+    free(v);
+    if (k == 0) { /* [50, 20] viewed as the transpose of [20, 50] */
+      const int64_t sz[2] = {20, 50};
+      tsr_tensor *r, *tr, *leaf;
+      DCHECK_OK(tsr_reshape(t, 2, sz, &r));
+      DCHECK_OK(tsr_t(r, &tr));
+      DCHECK_OK(tsr_detach(tr, &leaf));
+      tsr_tensor_release(r);
+      tsr_tensor_release(tr);
+      tsr_tensor_release(t);
+      t = leaf;
+    }
+    DCHECK_OK(tsr_set_requires_grad(t, true));
+    ps[k] = t;
+  }
+  tsr_ddp_options o = TSR_DDP_OPTIONS_INIT;
+  o.gradient_as_bucket_view = arg != NULL;
+  tsr_ddp* ddp;
+  DCHECK_OK(tsr_ddp_create(pg, 3, ps, &o, &ddp));
+  int64_t sizes[NP], indices[NP];
+  DCHECK(buckets_of(ddp, sizes, indices) == 3, "one bucket per dtype");
+  for (int it = 0; it < 2; ++it) {
+    tsr_tensor* total = NULL;
+    for (int k = 0; k < 3; ++k) {
+      tsr_tensor *sq, *s, *s64;
+      DCHECK_OK(tsr_mul(ps[k], ps[k], &sq));
+      DCHECK_OK(tsr_sum(sq, 0, NULL, false, &s));
+      DCHECK_OK(tsr_to_dtype(s, TSR_FLOAT64, &s64));
+      tsr_tensor_release(sq);
+      tsr_tensor_release(s);
+      if (total) {
+        tsr_tensor* t2;
+        DCHECK_OK(tsr_add(total, s64, &t2));
+        tsr_tensor_release(total);
+        tsr_tensor_release(s64);
+        total = t2;
+      } else {
+        total = s64;
+      }
+    }
+    tsr_tensor* loss;
+    DCHECK_OK(tsr_mul_scalar(total, rank + 1.0, &loss));
+    DCHECK_OK(tsr_backward(loss, NULL, false));
+    tsr_tensor_release(total);
+    tsr_tensor_release(loss);
+    for (int k = 0; k < 3; ++k) {
+      tsr_tensor *g = grad_of(ps[k]), *want;
+      DCHECK(tsr_tensor_dtype(g) == dts[k], "grad dtype");
+      DCHECK_OK(tsr_mul_scalar(ps[k], (double)(world + 1), &want));
+      check_close(g, want, k == 2 ? 1e-2 : k == 0 ? 1e-6 : 1e-12, "mixed-dtype gradient", k);
+      if (k == 0) { /* the gradient keeps the parameter's layout */
+        DCHECK(tsr_tensor_strides(g)[0] == 1 && tsr_tensor_strides(g)[1] == 50, "grad strides");
+      }
+      tsr_tensor_release(g);
+      tsr_tensor_release(want);
+    }
+    for (int k = 0; k < 3; ++k) DCHECK_OK(tsr_set_grad(ps[k], NULL));
+  }
+  tsr_ddp_release(ddp);
+  release_all(ps, 3);
+  tsr_process_group_release(pg);
+  return 0;
+}
+
+Test(ddp, several_dtypes_and_layouts) {
+  run_world(2, mixed_dtypes, NULL);
+  int view = 1;
+  run_world(3, mixed_dtypes, &view);
+}
+
 /* ---- misuse inside a backward pass -------------------------------------- */
 
 typedef struct {

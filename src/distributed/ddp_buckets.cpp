@@ -6,6 +6,7 @@
 #include "autograd/grad_mode.h"
 #include "core/factory.h"
 #include "core/layout.h"
+#include "ops/inplace.h"
 
 namespace tsr::distributed {
 
@@ -53,6 +54,12 @@ Bucket make_bucket(const std::vector<Tensor>& params, const std::vector<int64_t>
   const Tensor& first = params[size_t(indices.front())];
   b.tail_offset = numel;
   b.contents = empty(Shape{numel + tail_elements}, first.dtype(), TSR_CONTIGUOUS_FORMAT, first.device());
+  {
+    // Defined values from the start: a compress hook casts all of it, the
+    // tail included, before the tail is written.
+    autograd::NoGradGuard no_grad;
+    ops::zero_(b.contents);
+  }
   int64_t offset = 0;
   for (int64_t i : indices) {
     const Tensor& p = params[size_t(i)];
