@@ -574,6 +574,28 @@ static int representable_in(const tsr_tensor* t, tsr_dtype dtype) {
   return same;
 }
 
+/* torch's fp16_compress_hook / bf16_compress_hook for two ranks, in
+ * tessera's ops: each rank's gradient cast, divided by 2 in that dtype, the
+ * two summed (one rounding, as Gloo's 16-bit sum) and cast back. */
+static tsr_tensor* compressed_average_of_two(tsr_tensor* g0, tsr_tensor* g1, tsr_dtype low) {
+  tsr_tensor *two, *h[2], *sum, *out;
+  DCHECK_OK(tsr_full(0, NULL, 2.0, low, TSR_CPU, &two));
+  tsr_tensor* gs[2] = {g0, g1};
+  for (int r = 0; r < 2; ++r) {
+    tsr_tensor* c;
+    DCHECK_OK(tsr_to_dtype(gs[r], low, &c));
+    DCHECK_OK(tsr_div(c, two, &h[r]));
+    tsr_tensor_release(c);
+  }
+  DCHECK_OK(tsr_add(h[0], h[1], &sum));
+  DCHECK_OK(tsr_to_dtype(sum, TSR_FLOAT32, &out));
+  tsr_tensor_release(two);
+  tsr_tensor_release(h[0]);
+  tsr_tensor_release(h[1]);
+  tsr_tensor_release(sum);
+  return out;
+}
+
 static int compress(int port, int rank, int world, void* arg) {
   const hook_case* c = arg;
   tsr_process_group* pg;
@@ -591,6 +613,24 @@ static int compress(int port, int rank, int world, void* arg) {
     DCHECK_OK(local_step(mine, it, rank, world, 0));
     global_step(ref, it, 0);
     check_grads(mine, ref, 4, 1e-2, "compressed gradient");
+    if (world == 2) { /* exactly torch's hook arithmetic */
+      tsr_tensor *r0[NP], *r1[NP];
+      make_params(r0, 0.0);
+      make_params(r1, 0.0);
+      DCHECK_OK(local_step(r0, it, 0, 2, 0));
+      DCHECK_OK(local_step(r1, it, 1, 2, 0));
+      for (int p = 0; p < 4; ++p) {
+        tsr_tensor *g0 = grad_of(r0[p]), *g1 = grad_of(r1[p]), *g = grad_of(mine[p]);
+        tsr_tensor* want = compressed_average_of_two(g0, g1, c->hook == TSR_DDP_FP16_COMPRESS ? TSR_FLOAT16 : TSR_BFLOAT16);
+        check_close(g, want, 0, "compressed gradient (exact)", p);
+        tsr_tensor_release(g0);
+        tsr_tensor_release(g1);
+        tsr_tensor_release(g);
+        tsr_tensor_release(want);
+      }
+      release_all(r0, NP);
+      release_all(r1, NP);
+    }
     for (int p = 0; p < 4; ++p) {
       tsr_tensor* g = grad_of(mine[p]);
       DCHECK(representable_in(g, low), "%s's gradient is not made of %s values", kNames[p], tsr_dtype_name(low));
