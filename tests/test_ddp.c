@@ -560,6 +560,7 @@ Test(ddp, find_unused_parameters) {
 typedef struct {
   tsr_ddp_comm_hook hook;
   int bucket_view;
+  int registered; /* tsr_ddp_register_comm_hook after creation, not the options */
 } hook_case;
 
 /* Every element of t is a value of dtype (the reduction went through it). */
@@ -604,10 +605,13 @@ static int compress(int port, int rank, int world, void* arg) {
   make_params(mine, 0.0);
   make_params(ref, 0.0);
   tsr_ddp_options o = TSR_DDP_OPTIONS_INIT;
-  o.comm_hook = c->hook;
+  o.comm_hook = c->registered ? TSR_DDP_ALLREDUCE : c->hook;
   o.bucket_cap_bytes = 4096;
   o.gradient_as_bucket_view = c->bucket_view;
   tsr_ddp* ddp = make_ddp(pg, mine, 4, &o);
+  if (c->registered) DCHECK_OK(tsr_ddp_register_comm_hook(ddp, c->hook));
+  DFAILS(tsr_ddp_register_comm_hook(ddp, TSR_DDP_ALLREDUCE), TSR_ERR_INVALID_ARGUMENT,
+         "register_comm_hook or register_builtin_comm_hook can only be called once.");
   const tsr_dtype low = c->hook == TSR_DDP_FP16_COMPRESS ? TSR_FLOAT16 : TSR_BFLOAT16;
   for (int it = 0; it < 2; ++it) {
     DCHECK_OK(local_step(mine, it, rank, world, 0));
@@ -647,16 +651,16 @@ static int compress(int port, int rank, int world, void* arg) {
 }
 
 Test(ddp, fp16_compress_hook) {
-  hook_case c = {TSR_DDP_FP16_COMPRESS, 0};
+  hook_case c = {TSR_DDP_FP16_COMPRESS, 0, 0};
   run_world(2, compress, &c);
-  hook_case v = {TSR_DDP_FP16_COMPRESS, 1};
+  hook_case v = {TSR_DDP_FP16_COMPRESS, 1, 1};
   run_world(3, compress, &v);
 }
 
 Test(ddp, bf16_compress_hook) {
-  hook_case c = {TSR_DDP_BF16_COMPRESS, 0};
+  hook_case c = {TSR_DDP_BF16_COMPRESS, 0, 1};
   run_world(3, compress, &c);
-  hook_case v = {TSR_DDP_BF16_COMPRESS, 1};
+  hook_case v = {TSR_DDP_BF16_COMPRESS, 1, 0};
   run_world(2, compress, &v);
 }
 
@@ -867,6 +871,7 @@ Test(ddp, several_dtypes_and_layouts) {
 
 typedef struct {
   tsr_tensor** ps;
+  tsr_ddp* ddp;
   int armed;
   tsr_status nested, other_thread;
   char nested_msg[600], other_msg[600];
@@ -897,6 +902,9 @@ static tsr_status misuse_hook(void* ctx, tsr_tensor* param) {
   misuse_state* m = ctx;
   if (!m->armed) return TSR_OK;
   m->armed = 0;
+  if (tsr_ddp_register_comm_hook(m->ddp, TSR_DDP_FP16_COMPRESS) != TSR_ERR_AUTOGRAD ||
+      !strstr(tsr_last_error_message(), "cannot be registered while a backward pass reduces"))
+    return TSR_ERR_INTERNAL;
   m->nested = backward_of_sum(m->ps[B2]);
   snprintf(m->nested_msg, sizeof m->nested_msg, "%s", tsr_last_error_message());
   pthread_t th;
@@ -913,7 +921,7 @@ static int misuse(int port, int rank, int world, void* arg) {
   make_params(ps, 0.0);
   make_params(ref, 0.0);
   tsr_ddp* ddp = make_ddp(pg, ps, 4, NULL);
-  misuse_state m = {ps, 1, TSR_OK, TSR_OK, "", ""};
+  misuse_state m = {ps, ddp, 1, TSR_OK, TSR_OK, "", ""};
   int64_t id;
   DCHECK_OK(tsr_register_post_accumulate_grad_hook(ps[B2], misuse_hook, &m, NULL, &id));
   DCHECK_OK(local_step(ps, 0, rank, world, 0)); /* the outer backward itself completes */
@@ -985,6 +993,9 @@ static int bad_arguments(int port, int rank, int world, void* arg) {
   tsr_ddp_release(ddp);
 
   DFAILS(tsr_ddp_set_require_sync(NULL, true), TSR_ERR_INVALID_ARGUMENT, "ddp is NULL");
+  DFAILS(tsr_ddp_register_comm_hook(NULL, TSR_DDP_FP16_COMPRESS), TSR_ERR_INVALID_ARGUMENT, "ddp is NULL");
+  DFAILS(tsr_ddp_register_comm_hook(ddp, (tsr_ddp_comm_hook)9), TSR_ERR_INVALID_ARGUMENT,
+         "unknown communication hook 9");
   DFAILS(tsr_ddp_set_param_names(NULL, 4, kNames), TSR_ERR_INVALID_ARGUMENT, "ddp is NULL");
   DFAILS(tsr_ddp_set_param_names(ddp, 4, NULL), TSR_ERR_INVALID_ARGUMENT, "names is NULL");
   DFAILS(tsr_ddp_set_param_names(ddp, 3, kNames), TSR_ERR_INVALID_ARGUMENT, "n is 3 but the module has 4 parameters");

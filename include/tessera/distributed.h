@@ -462,6 +462,23 @@ TSR_API tsr_status tsr_ddp_create(tsr_process_group* pg, int64_t n_params, tsr_t
 TSR_API tsr_status tsr_ddp_set_require_sync(tsr_ddp* ddp, bool require_sync);
 
 /**
+ * @brief torch's DistributedDataParallel.register_comm_hook(state, hook)
+ * for the built-in hooks (default_hooks.allreduce_hook,
+ * fp16_compress_hook, bf16_compress_hook; torch's
+ * _register_builtin_comm_hook): how the following backward passes reduce
+ * their buckets. Once per reducer, counting options.comm_hook other than
+ * TSR_DDP_ALLREDUCE, as torch allows one hook.
+ * @param[in,out] ddp  the reducer
+ * @param[in]     hook the hook (TSR_DDP_ALLREDUCE: torch's allreduce_hook,
+ *                     which reduces as no hook does)
+ * @return TSR_OK; TSR_ERR_INVALID_ARGUMENT for a NULL ddp, an unknown
+ *   hook, or a second registration (torch's "register_comm_hook or
+ *   register_builtin_comm_hook can only be called once."); TSR_ERR_AUTOGRAD
+ *   while a backward pass is reducing through ddp
+ */
+TSR_API tsr_status tsr_ddp_register_comm_hook(tsr_ddp* ddp, tsr_ddp_comm_hook hook);
+
+/**
  * @brief Names of the parameters, for messages (torch's DDP takes them
  * from the module's named_parameters()): the unused-parameter error lists
  * them.

@@ -62,6 +62,16 @@ TSR_EXTERN tsr_status tsr_ddp_set_require_sync(tsr_ddp* ddp, bool require_sync) 
   return guarded([&] { require(ddp, "ddp")->impl->set_require_sync(require_sync); });
 }
 
+TSR_EXTERN tsr_status tsr_ddp_register_comm_hook(tsr_ddp* ddp, tsr_ddp_comm_hook hook) {
+  return guarded([&] {
+    require(ddp, "ddp");
+    const int h = enum_arg(hook);
+    TSR_CHECK(h >= TSR_DDP_ALLREDUCE && h <= TSR_DDP_BF16_COMPRESS, TSR_ERR_INVALID_ARGUMENT,
+              "hook: unknown communication hook ", h, " (TSR_DDP_ALLREDUCE..TSR_DDP_BF16_COMPRESS)");
+    ddp->impl->register_comm_hook(tsr_ddp_comm_hook(h));
+  });
+}
+
 TSR_EXTERN tsr_status tsr_ddp_set_param_names(tsr_ddp* ddp, int64_t n, const char* const* names) {
   return guarded([&] {
     require(ddp, "ddp");

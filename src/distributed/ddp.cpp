@@ -107,6 +107,7 @@ std::shared_ptr<Reducer> Reducer::create(std::shared_ptr<ProcessGroup> pg, std::
   verify_params_across_processes(*pg, params);
   broadcast_params(*pg, params);
   std::shared_ptr<Reducer> r(new Reducer(std::move(pg), std::move(params), options));
+  r->hook_registered_ = options.comm_hook != TSR_DDP_ALLREDUCE;
   // torch 1.13's initial assignment: over the parameters in order, one
   // bucket per dtype unless unused parameters are expected (the order of
   // use is unknown until the first backward), reduced last to first.
@@ -131,6 +132,17 @@ Reducer::~Reducer() {
 void Reducer::set_require_sync(bool require_sync) {
   std::lock_guard lock(mutex_);
   require_sync_ = require_sync;
+}
+
+void Reducer::register_comm_hook(tsr_ddp_comm_hook hook) {
+  std::lock_guard lock(mutex_);
+  TSR_CHECK(!hook_registered_, TSR_ERR_INVALID_ARGUMENT,
+            "register_comm_hook or register_builtin_comm_hook can only be called once.");
+  TSR_CHECK(!in_backward_, TSR_ERR_AUTOGRAD,
+            "DistributedDataParallel: a communication hook cannot be registered while a backward pass reduces "
+            "gradients through this module");
+  hook_registered_ = true;
+  options_.comm_hook = hook;
 }
 
 void Reducer::set_param_names(std::vector<std::string> names) {

@@ -41,6 +41,8 @@ class Reducer : public std::enable_shared_from_this<Reducer> {
   Reducer& operator=(const Reducer&) = delete;
 
   void set_require_sync(bool require_sync);
+  // torch's register_builtin_comm_hook: once, between iterations.
+  void register_comm_hook(tsr_ddp_comm_hook hook);
   // names.size() must be the number of parameters.
   void set_param_names(std::vector<std::string> names);
   // Each bucket's parameter indices, in reduction order.
@@ -88,6 +90,7 @@ class Reducer : public std::enable_shared_from_this<Reducer> {
   };
   std::vector<Locator> locators_;
   bool require_sync_ = true;
+  bool hook_registered_ = false;
   bool in_backward_ = false;  // an iteration runs: hooks expected, callback queued
   std::thread::id backward_thread_;
   std::vector<char> ready_;  // this iteration
