@@ -1001,6 +1001,8 @@ static int bad_arguments(int port, int rank, int world, void* arg) {
   DFAILS(tsr_ddp_set_param_names(ddp, 3, kNames), TSR_ERR_INVALID_ARGUMENT, "n is 3 but the module has 4 parameters");
   const char* const with_null_name[4] = {"a", "b", NULL, "d"};
   DFAILS(tsr_ddp_set_param_names(ddp, 4, with_null_name), TSR_ERR_INVALID_ARGUMENT, "names[2] is NULL");
+  DCHECK(tsr_ddp_num_params(ddp) == 4, "num_params");
+  DCHECK(tsr_ddp_num_params(NULL) == -1 && tsr_last_error_code() == TSR_ERR_INVALID_ARGUMENT, "num_params(NULL)");
   int64_t nb = -7, sizes[NP], indices[NP];
   DFAILS(tsr_ddp_bucket_indices(NULL, 0, NULL, NULL, &nb), TSR_ERR_INVALID_ARGUMENT, "ddp is NULL");
   DFAILS(tsr_ddp_bucket_indices(ddp, 0, NULL, NULL, NULL), TSR_ERR_INVALID_ARGUMENT, "n_buckets is NULL");

@@ -491,6 +491,15 @@ TSR_API tsr_status tsr_ddp_register_comm_hook(tsr_ddp* ddp, tsr_ddp_comm_hook ho
 TSR_API tsr_status tsr_ddp_set_param_names(tsr_ddp* ddp, int64_t n, const char* const* names);
 
 /**
+ * @brief The number of parameters ddp reduces (n_params of
+ * tsr_ddp_create()).
+ * @param[in] ddp the reducer
+ * @return the count; -1 for a NULL ddp (recorded as
+ *   TSR_ERR_INVALID_ARGUMENT)
+ */
+TSR_API int64_t tsr_ddp_num_params(const tsr_ddp* ddp);
+
+/**
  * @brief The current bucket assignment, in reduction order (what torch's
  * DDP logging data reports as rebuilt_per_bucket_param_indices and the
  * bucket sizes).
@@ -498,8 +507,8 @@ TSR_API tsr_status tsr_ddp_set_param_names(tsr_ddp* ddp, int64_t n, const char* 
  * @param[in]  capacity      entries of bucket_sizes
  * @param[out] bucket_sizes  capacity entries, may be NULL when capacity is
  *                           0: the number of parameters of each bucket
- * @param[out] param_indices the reducer's number of parameters entries,
- *                           may be NULL when capacity is 0: the parameter
+ * @param[out] param_indices tsr_ddp_num_params() entries, may be NULL
+ *                           when capacity is 0: the parameter
  *                           indices of bucket 0, then bucket 1, ...
  * @param[out] n_buckets     the number of buckets (always written on
  *                           success); nothing else is written when it

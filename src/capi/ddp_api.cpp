@@ -87,6 +87,10 @@ TSR_EXTERN tsr_status tsr_ddp_set_param_names(tsr_ddp* ddp, int64_t n, const cha
   });
 }
 
+TSR_EXTERN int64_t tsr_ddp_num_params(const tsr_ddp* ddp) {
+  return guarded_value<int64_t>(-1, [&] { return require(ddp, "ddp")->impl->num_params(); });
+}
+
 TSR_EXTERN tsr_status tsr_ddp_bucket_indices(const tsr_ddp* ddp, int64_t capacity, int64_t* bucket_sizes,
                                              int64_t* param_indices, int64_t* n_buckets) {
   return guarded([&] {
