@@ -1230,3 +1230,4 @@ TsrTensorList* bind_autograd_grad(TsrTensorList* outputs, TsrTensorList* inputs,
 %include "device.i"
 %include "function.i"
 %include "autocast.i"
+%include "distributed.i"

@@ -68,6 +68,7 @@ static const char* tsr_py_expected(const char* c_type) {
       {"TsrGenerator", "a tessera.Generator"},   {"TsrOptimizer", "a tessera optimizer"},
       {"TsrProfilerResult", "a tessera profiler result"}, {"TsrLrScheduler", "a tessera LR scheduler"},
       {"TsrGradScaler", "a tessera GradScaler"},
+      {"TsrProcessGroup", "a tessera.distributed.ProcessGroup"}, {"TsrWork", "a tessera.distributed.Work"},
       {"tsr_dtype", "a tessera.dtype"},          {"tsr_memory_format", "a tessera.memory_format"},
       {"tsr_device_type", "a tessera.DeviceType"},
       {"double", "a number"},                    {"bool", "a bool"},
@@ -154,6 +155,8 @@ TSR_PY_HANDLE_IN(TsrOptimizer*)
 TSR_PY_HANDLE_IN(TsrProfilerResult*)
 TSR_PY_HANDLE_IN(TsrLrScheduler*)
 TSR_PY_HANDLE_IN(TsrGradScaler*)
+TSR_PY_HANDLE_IN(TsrProcessGroup*)
+TSR_PY_HANDLE_IN(TsrWork*)
 /* int64_t is `long long` to SWIG (stdint.i), int32_t and the enums `int`. */
 %define TSR_PY_VALUE_IN(Type, Value, AsVal)
 %typemap(in, noblock=1, fragment=#AsVal) Type (Value val, int ecode = 0) {
@@ -355,6 +358,13 @@ static void tsr_py_release_handle(swig_type_info* ty, void* ptr) {
   else if (ty == SWIGTYPE_p_TsrLrScheduler) tsr_lr_scheduler_release((tsr_lr_scheduler*)ptr);
   /* bindings/grad_scaler.i's */
   else if (ty == SWIGTYPE_p_TsrGradScaler) tsr_grad_scaler_release((tsr_grad_scaler*)ptr);
+  /* bindings/distributed.i's; the group's last release waits for its
+   * queued collectives, so without the GIL */
+  else if (ty == SWIGTYPE_p_TsrProcessGroup) {
+    Py_BEGIN_ALLOW_THREADS
+    tsr_process_group_release((tsr_process_group*)ptr);
+    Py_END_ALLOW_THREADS
+  } else if (ty == SWIGTYPE_p_TsrWork) tsr_work_release((tsr_work*)ptr);
 }
 %}
 

@@ -59,9 +59,9 @@ TSR_EXTERN tsr_status tsr_process_group_init(const tsr_process_group_options* op
     TSR_CHECK(backend >= TSR_DIST_DEFAULT && backend <= TSR_DIST_MPI, TSR_ERR_INVALID_ARGUMENT,
               "options.backend: unknown backend ", backend, " (TSR_DIST_DEFAULT..TSR_DIST_MPI)");
     TSR_CHECK(backend != TSR_DIST_NCCL, TSR_ERR_UNSUPPORTED,
-              "the NCCL backend is not built in this version of tessera; use TSR_DIST_GLOO (CPU tensors)");
+              "the NCCL backend is not built in this version of tessera; use the Gloo backend (CPU tensors)");
     TSR_CHECK(backend != TSR_DIST_MPI, TSR_ERR_UNSUPPORTED,
-              "the MPI backend is not built in this version of tessera; use TSR_DIST_GLOO");
+              "the MPI backend is not built in this version of tessera; use the Gloo backend");
     TSR_CHECK(o.timeout_ms >= 0, TSR_ERR_INVALID_ARGUMENT, "options.timeout_ms must be >= 0 (0: 30 minutes), got ",
               o.timeout_ms);
     TSR_CHECK(o.rank >= -1, TSR_ERR_INVALID_ARGUMENT, "options.rank must be >= 0, or -1 for the environment, got ",

@@ -8,6 +8,7 @@ from .errors import CancelledError as CancelledError
 from .errors import CorruptFileError as CorruptFileError
 from .errors import DTypeMismatchError as DTypeMismatchError
 from .errors import DeviceMismatchError as DeviceMismatchError
+from .errors import DistBackendError as DistBackendError
 from .errors import Error as Error
 from .errors import IndexOutOfRangeError as IndexOutOfRangeError
 from .errors import InputOutputError as InputOutputError
@@ -22,6 +23,7 @@ from . import amp as amp
 from . import autograd as autograd
 from . import cpu as cpu
 from . import _cuda as cuda
+from . import distributed as distributed
 from . import errors as errors
 from . import nn as nn
 from . import optim as optim

@@ -23,6 +23,10 @@ class DeviceMismatchError(Error, ValueError):
     ...
 
 
+class DistBackendError(Error, RuntimeError):
+    ...
+
+
 class Error(RuntimeError):
     message: Any
     status: Any
@@ -74,6 +78,7 @@ class Status(enum.IntEnum):
     INTERNAL = 11
     INDEX_OUT_OF_RANGE = 12
     CANCELLED = 13
+    DISTRIBUTED = 14
 
 
 class UnsupportedError(Error, NotImplementedError):

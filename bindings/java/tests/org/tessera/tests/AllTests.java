@@ -48,6 +48,7 @@ public final class AllTests {
     MemoryStatsTests.register(r);
     OptimTests.register(r, tmp);
     GradScalerTests.register(r);
+    DistributedTests.register(r);
     TrainingTests.register(r);
     ModuleTests.register(r, tmp);
     FunctionTests.register(r);

@@ -1,0 +1,460 @@
+"""tessera.distributed: torch.distributed of PyTorch 1.13 (the default
+process group and its collectives) over include/tessera/distributed.h.
+
+    import tessera as torch
+    import tessera.distributed as dist
+    dist.init_process_group("gloo")          # env://: MASTER_ADDR/PORT, RANK, WORLD_SIZE
+    t = torch.ones(4) * (dist.get_rank() + 1)
+    dist.all_reduce(t)                       # every rank: 1 + 2 + ... + world_size
+    work = dist.broadcast(t, src=0, async_op=True)
+    ...                                      # t must not be touched meanwhile
+    work.wait()
+    dist.destroy_process_group()
+
+Ranks find each other through init_method "env://" (the default; what
+tessera-run and torchrun set), "tcp://host:port" or "file:///dir". The
+backend is Gloo over TCP for CPU tensors ("gloo", or None / "cpu:gloo");
+"nccl" and "mpi" are not built and raise UnsupportedError (a RuntimeError).
+
+Where this differs from torch 1.13's Gloo process group:
+- ReduceOp.AVG works (the sum divided by the world size, truncating for
+  integers, as torch 2.x's NCCL); torch 1.13's Gloo refuses it.
+- all_gather_into_tensor and reduce_scatter_tensor work (torch 1.13's Gloo
+  refuses them; torch 2.x has the same semantics); all_gather goes through
+  all_gather_into_tensor and then copies into tensor_list (with
+  async_op=True the copies happen in Work.wait(), or in is_completed() once
+  it returns True).
+- A rank outside [0, world_size) or a world_size < 1 raises
+  InvalidArgumentError (a ValueError) at once instead of waiting for the
+  rendezvous's timeout.
+- Only the default group exists (no new_group, store=, BAND/BOR/BXOR).
+
+Failures of the rendezvous or of a collective (a peer died, hung past the
+timeout, the store is unreachable) raise tessera.errors.DistBackendError,
+a RuntimeError; a failed group refuses every later collective. Blocking
+calls release the GIL, so other Python threads run meanwhile. On the main
+thread a Ctrl-C interrupts a collective or Work.wait() within 0.1 s (torch
+1.13 waits for the collective): the group is aborted (the peers fail with
+DistBackendError instead of hanging) and KeyboardInterrupt is raised.
+"""
+import _thread
+import datetime as _datetime
+import enum as _enum
+import threading as _threading
+
+from . import _core
+from . import errors as _errors
+from ._tensor import Closable as _Closable
+
+__all__ = [
+    "Backend", "ReduceOp", "ProcessGroup", "Work", "GroupMember", "group", "default_pg_timeout",
+    "is_available", "is_initialized", "is_gloo_available", "is_nccl_available", "is_mpi_available",
+    "is_ucc_available", "is_torchelastic_launched", "init_process_group", "destroy_process_group",
+    "get_rank", "get_world_size", "get_backend", "all_reduce", "broadcast", "all_gather",
+    "all_gather_into_tensor", "reduce_scatter_tensor", "barrier", "DistBackendError",
+]
+
+DistBackendError = _errors.DistBackendError
+
+#: torch.distributed.default_pg_timeout: 30 minutes.
+default_pg_timeout = _datetime.timedelta(minutes=30)
+
+_MAIN_THREAD = _threading.main_thread().ident
+
+
+def _on_main_thread():
+    """Where Python runs signal handlers (Ctrl-C's KeyboardInterrupt)."""
+    return _thread.get_ident() == _MAIN_THREAD
+
+
+_NOT_INITIALIZED = ("Default process group has not been initialized, "
+                    "please make sure to call init_process_group.")
+
+
+class Backend(str):
+    """torch.distributed.Backend: the backend names as lower-case strings
+    (Backend.GLOO == "gloo"); Backend(name) checks and lowers a name
+    (ValueError for an unknown one)."""
+    UNDEFINED = "undefined"
+    GLOO = "gloo"
+    NCCL = "nccl"
+    UCC = "ucc"
+    MPI = "mpi"
+
+    def __new__(cls, name):
+        if not isinstance(name, str):
+            raise ValueError("Backend name must be a string, but got: {}".format(name))
+        value = {"gloo": Backend.GLOO, "nccl": Backend.NCCL, "ucc": Backend.UCC,
+                 "mpi": Backend.MPI}.get(name.lower())
+        if value is None:
+            if name.lower() == "tcp":
+                raise ValueError("TCP backend has been deprecated. Please use Gloo or MPI backend for "
+                                 "collective operations on CPU tensors.")
+            raise ValueError("Invalid backend: '{}'".format(name))
+        return value
+
+
+class ReduceOp(_enum.IntEnum):
+    """torch.distributed.ReduceOp: SUM, AVG, PRODUCT, MIN, MAX (the values
+    are tsr_reduce_op's and torch's RedOpType's). Bool tensors reduce as
+    logical or (SUM, MAX) and and (PRODUCT, MIN)."""
+    SUM = _core.REDUCE_SUM
+    AVG = _core.REDUCE_AVG
+    PRODUCT = _core.REDUCE_PRODUCT
+    MIN = _core.REDUCE_MIN
+    MAX = _core.REDUCE_MAX
+
+    def __repr__(self):
+        return "<ReduceOp.{}: {}>".format(self.name, int(self))
+
+
+ReduceOp.RedOpType = ReduceOp  # torch 1.13's ReduceOp.RedOpType.SUM == ReduceOp.SUM
+
+
+class Work(_Closable):
+    """torch.distributed.Work: the handle of a collective issued with
+    async_op=True. Its tensors must not be used until wait() returns (the
+    library keeps them alive meanwhile, also when the Work is dropped)."""
+
+    def __init__(self, handle, group, on_complete=None):
+        self._handle = handle
+        self._group = group
+        self._on_complete = on_complete
+
+    def _completed(self):
+        if self._on_complete is not None:
+            hook, self._on_complete = self._on_complete, None
+            hook()
+
+    def wait(self, timeout=_datetime.timedelta(0)):
+        """Waits for the collective (timeout: a datetime.timedelta; 0 means
+        the group's timeout) and returns True. Raises DistBackendError when
+        it failed or did not finish in time; a wait that times out aborts
+        the group, as the collective cannot be cancelled."""
+        if not isinstance(timeout, _datetime.timedelta):
+            raise TypeError("wait(): argument 'timeout' must be a datetime.timedelta, not "
+                            + type(timeout).__name__)
+        if not timeout and _on_main_thread():
+            _wait_interruptible(self._handle, self._group)
+        else:
+            _core.Work.wait(self._handle, _timeout_ms(timeout) if timeout else -1)
+        self._completed()
+        return True
+
+    def is_completed(self):
+        """Whether the collective has finished (successfully or not); never
+        blocks."""
+        done = _core.Work.is_completed(self._handle)
+        if done and self._on_complete is not None:
+            try:
+                _core.Work.wait(self._handle, -1)  # returns at once; raises its failure
+            except _errors.Error:
+                return True  # the failure is raised again by wait()
+            self._completed()
+        return done
+
+    def close(self):
+        """Drops the handle (the collective still runs to its end)."""
+        _core._release(self._handle)
+
+
+class ProcessGroup(_Closable):
+    """torch.distributed.ProcessGroup: the group init_process_group made
+    (group.WORLD). rank() and size() as torch's."""
+
+    def __init__(self, handle):
+        self._handle = handle
+        self._aborted_by = None  # the exception that interrupted a wait (Ctrl-C)
+
+    def rank(self):
+        return _core.ProcessGroup.rank(self._handle)
+
+    def size(self):
+        return _core.ProcessGroup.size(self._handle)
+
+    def name(self):
+        return _core.ProcessGroup.backend(self._handle)
+
+    def close(self):
+        """Releases the group now (waits for its queued collectives)."""
+        _core._release(self._handle)
+
+    def __repr__(self):
+        if not _core._is_open(self._handle):
+            return "<tessera.distributed.ProcessGroup (destroyed)>"
+        return "<tessera.distributed.ProcessGroup {} rank {} of {}>".format(self.name(), self.rank(), self.size())
+
+
+class GroupMember:
+    """torch.distributed.GroupMember: WORLD is the default group (None
+    before init_process_group)."""
+    WORLD = None
+    NON_GROUP_MEMBER = object()
+
+
+class group:  # noqa: N801  (torch's name)
+    """torch.distributed.group: group.WORLD is the default group."""
+    WORLD = None
+
+
+def _set_world(pg):
+    GroupMember.WORLD = group.WORLD = pg
+
+
+def is_available():
+    """torch.distributed.is_available(): True (Gloo is built in)."""
+    return True
+
+
+def is_initialized():
+    """Whether init_process_group has made the default group."""
+    return GroupMember.WORLD is not None
+
+
+def is_gloo_available():
+    return True
+
+
+def is_nccl_available():
+    return False
+
+
+def is_mpi_available():
+    return False
+
+
+def is_ucc_available():
+    return False
+
+
+def is_torchelastic_launched():
+    """torch's test: TORCHELASTIC_RUN_ID is set (torchrun, tessera-run)."""
+    import os
+    return os.getenv("TORCHELASTIC_RUN_ID") is not None
+
+
+def _timeout_ms(timeout):
+    """A timedelta as whole milliseconds (rounded up, at least 1)."""
+    ms = -(-timeout // _datetime.timedelta(milliseconds=1))
+    if ms <= 0:
+        raise ValueError("timeout must be positive, got {}".format(timeout))
+    return ms
+
+
+def _backend_code(backend):
+    """The tsr_dist_backend of init_process_group's backend argument: None
+    (Gloo for CPU tensors, NCCL for CUDA ones, as torch 2.x), a name, or
+    torch 2.x's "cpu:gloo,cuda:nccl" form."""
+    if backend is None:
+        return _core.DIST_DEFAULT
+    if isinstance(backend, str) and ":" in backend:
+        pairs = {}
+        for item in backend.split(","):
+            device, _, name = item.partition(":")
+            if not name or device.strip().lower() not in ("cpu", "cuda"):
+                raise ValueError("Invalid backend: '{}'".format(backend))
+            pairs[device.strip().lower()] = Backend(name.strip())
+        if pairs.get("cpu") == Backend.GLOO and pairs.get("cuda", Backend.NCCL) == Backend.NCCL:
+            return _core.DIST_GLOO if "cuda" not in pairs else _core.DIST_DEFAULT
+        backend = pairs.get("cpu", pairs.get("cuda"))
+    name = Backend(backend)
+    if name == Backend.UCC:
+        raise _errors.UnsupportedError(_errors.Status.UNSUPPORTED,
+                                       "the UCC backend is not built in this version of tessera; use gloo")
+    return {Backend.GLOO: _core.DIST_GLOO, Backend.NCCL: _core.DIST_NCCL, Backend.MPI: _core.DIST_MPI}[name]
+
+
+def init_process_group(backend=None, init_method=None, timeout=default_pg_timeout, world_size=-1, rank=-1,
+                       store=None, group_name="", pg_options=None):
+    """torch.distributed.init_process_group: joins the rendezvous of
+    init_method ("env://" when None, "tcp://host:port", "file:///dir") and
+    connects to every other rank; returns when all world_size ranks have
+    joined. rank and world_size -1 come from the environment (RANK,
+    WORLD_SIZE). timeout (a datetime.timedelta) bounds the rendezvous and
+    every collective. store= and pg_options are not supported."""
+    if not isinstance(timeout, _datetime.timedelta):
+        raise RuntimeError("Expected timeout argument to be of type datetime.timedelta")
+    if GroupMember.WORLD is not None:
+        raise RuntimeError("trying to initialize the default process group twice!")
+    if store is not None:
+        if init_method is not None:
+            raise ValueError("Cannot specify both init_method and store.")
+        raise _errors.UnsupportedError(_errors.Status.UNSUPPORTED,
+                                       "init_process_group: store= is not supported by tessera; give "
+                                       "init_method (env://, tcp://host:port or file:///dir)")
+    code = _backend_code(backend)
+    if pg_options is not None and code in (_core.DIST_GLOO, _core.DIST_DEFAULT):
+        raise RuntimeError("GLOO options not supported")
+    handle = _core.ProcessGroup.create(code, init_method, int(rank), int(world_size), _timeout_ms(timeout))
+    _set_world(ProcessGroup(handle))
+
+
+def _group(group_arg):
+    """The ProcessGroup a call names (None: the default group)."""
+    if group_arg is None or group_arg is GroupMember.WORLD:
+        if GroupMember.WORLD is None:
+            raise RuntimeError(_NOT_INITIALIZED)
+        return GroupMember.WORLD
+    if isinstance(group_arg, ProcessGroup) and _core._is_open(group_arg._handle):
+        return group_arg
+    raise RuntimeError("Invalid process group specified")
+
+
+def destroy_process_group(group=None):
+    """torch.distributed.destroy_process_group: waits for the group's queued
+    collectives, closes its connections and forgets the default group (a
+    later init_process_group makes a new one)."""
+    pg = _group(group)
+    _set_world(None)
+    pg.close()
+
+
+def get_rank(group=None):
+    """This process's rank in the group, in [0, get_world_size())."""
+    return _group(group).rank()
+
+
+def get_world_size(group=None):
+    """The number of processes in the group."""
+    return _group(group).size()
+
+
+def get_backend(group=None):
+    """The group's backend for CPU tensors: "gloo"."""
+    return Backend(_group(group).name())
+
+
+def _check_single_tensor(param, param_name):
+    if not isinstance(param, _core.Tensor):
+        raise RuntimeError("Invalid function argument. Expected parameter `{}` to be of type "
+                           "tessera.Tensor.".format(param_name))
+
+
+def _check_op(fn, op):
+    if not isinstance(op, ReduceOp):
+        raise TypeError("{}(): argument 'op' must be a tessera.distributed.ReduceOp, not {}".format(
+            fn, type(op).__name__))
+    return int(op)
+
+
+def _wait_interruptible(handle, pg):
+    """Waits for a Work; a Ctrl-C (any exception of a signal handler)
+    aborts pg and abandons it (see python_distributed.i: the exit must not
+    wait for the aborted collective's Gloo timeout)."""
+    try:
+        _core.Work.wait_interruptible(handle)
+    except _errors.Error:
+        raise
+    except BaseException as e:
+        _core.ProcessGroup.abandon(pg._handle)
+        # The library refuses later work only once the aborted collective
+        # ends (its Gloo timeout): refuse it here at once.
+        pg._aborted_by = type(e).__name__
+        raise
+
+
+def _run(pg, issue, async_op, on_complete=None):
+    """Runs a collective: issue(async) is the native call. With async_op a
+    Work; else None once complete. On the main thread a blocking collective
+    is queued and waited for with wait_interruptible, so that Ctrl-C
+    interrupts it (elsewhere the native call itself blocks)."""
+    if pg._aborted_by is not None:
+        raise _errors.DistBackendError(
+            _errors.Status.DISTRIBUTED, "the process group was aborted by a {} during a collective and takes no "
+            "more work".format(pg._aborted_by))
+    if async_op:
+        return Work(issue(True), pg, on_complete)
+    if _on_main_thread():
+        handle = issue(True)
+        try:
+            _wait_interruptible(handle, pg)
+        finally:
+            _core._release(handle)
+    else:
+        issue(False)
+    if on_complete is not None:
+        on_complete()
+    return None
+
+
+def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
+    """torch.distributed.all_reduce: every rank's tensor (in place) becomes
+    the reduction of all ranks' tensors (the same sizes and dtype on each)."""
+    _check_single_tensor(tensor, "tensor")
+    code = _check_op("all_reduce", op)
+    pg = _group(group)
+    return _run(pg, lambda a: _core.ProcessGroup.all_reduce(pg._handle, tensor, code, a), async_op)
+
+
+def broadcast(tensor, src, group=None, async_op=False):
+    """torch.distributed.broadcast: every rank's tensor (in place) becomes
+    rank src's."""
+    _check_single_tensor(tensor, "tensor")
+    pg = _group(group)
+    src = int(src)
+    return _run(pg, lambda a: _core.ProcessGroup.broadcast(pg._handle, tensor, src, a), async_op)
+
+
+def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
+    """torch.distributed.all_gather_into_tensor: output_tensor holds every
+    rank's input_tensor, rank r's at elements [r*n, (r+1)*n) in C order
+    (torch's [world*d0, ...] concatenation or [world, d0, ...] stack forms)."""
+    _check_single_tensor(input_tensor, "input_tensor")
+    _check_single_tensor(output_tensor, "output_tensor")
+    pg = _group(group)
+    return _run(pg, lambda a: _core.ProcessGroup.all_gather_into_tensor(pg._handle, output_tensor, input_tensor, a),
+                async_op)
+
+
+def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False):
+    """torch.distributed.reduce_scatter_tensor: output is chunk rank of the
+    reduction of every rank's input (world_size * output.numel() elements)."""
+    _check_single_tensor(output, "output")
+    _check_single_tensor(input, "input")
+    code = _check_op("reduce_scatter_tensor", op)
+    pg = _group(group)
+    return _run(pg, lambda a: _core.ProcessGroup.reduce_scatter_tensor(pg._handle, output, input, code, a), async_op)
+
+
+def all_gather(tensor_list, tensor, group=None, async_op=False):
+    """torch.distributed.all_gather: tensor_list[r] (in place) becomes rank
+    r's tensor; tensor_list holds world_size tensors of tensor's sizes and
+    dtype."""
+    if not isinstance(tensor_list, list) or not all(isinstance(t, _core.Tensor) for t in tensor_list):
+        raise RuntimeError("Invalid function argument. Expected parameter `tensor_list` to be of type "
+                           "List[tessera.Tensor].")
+    _check_single_tensor(tensor, "tensor")
+    for t in tensor_list:
+        if t.dtype != tensor.dtype:
+            raise _errors.DTypeMismatchError(
+                _errors.Status.DTYPE_MISMATCH,
+                "Invalid usage of tensors with different dtypes. Found {} and {}".format(t.dtype, tensor.dtype))
+    pg = _group(group)
+    world = pg.size()
+    if len(tensor_list) != world:
+        raise _errors.ShapeMismatchError(
+            _errors.Status.SHAPE_MISMATCH,
+            "all_gather: invalid output tensor list (expected length {}, got {})".format(world, len(tensor_list)))
+    sizes = tuple(tensor.shape)
+    for i, t in enumerate(tensor_list):
+        if tuple(t.shape) != sizes:
+            raise _errors.ShapeMismatchError(
+                _errors.Status.SHAPE_MISMATCH, "all_gather: invalid tensor size at index {} (expected {}, got {})"
+                .format(i, list(sizes), list(t.shape)))
+    from ._factories import empty
+    from ._grad import no_grad
+    gathered = empty((world,) + sizes, dtype=tensor.dtype, device=tensor.device)
+
+    def scatter_into_list():
+        with no_grad():
+            for i, t in enumerate(tensor_list):
+                t.copy_(gathered[i])
+
+    return _run(pg, lambda a: _core.ProcessGroup.all_gather_into_tensor(pg._handle, gathered, tensor, a), async_op,
+                scatter_into_list)
+
+
+def barrier(group=None, async_op=False, device_ids=None):
+    """torch.distributed.barrier: returns when every rank has entered it."""
+    pg = _group(group)
+    return _run(pg, lambda a: _core.ProcessGroup.barrier(pg._handle, a), async_op)
