@@ -357,8 +357,10 @@ TSR_API void tsr_work_release(tsr_work* work);
  * fails at its end (torch fails at the next forward) on every rank,
  * TSR_ERR_AUTOGRAD with torch's explanation, the indices (and names, see
  * tsr_ddp_set_param_names()) of this rank's parameters that got no
- * gradient, or the ranks that had such parameters; no .grad is updated
- * and the ranks stay in step (the next iteration may run). With
+ * gradient, or the ranks that had such parameters. Nothing is written
+ * back (.grad keeps this rank's gradients, or with gradient_as_bucket_view,
+ * being views into the buckets, the averages), and the ranks stay in step:
+ * the next iteration may run. With
  * find_unused_parameters a parameter without a gradient counts as zero: its
  * .grad becomes the average including the zeros of the ranks that did not
  * use it, and a parameter no rank used keeps its .grad as it was (None

@@ -441,7 +441,7 @@ void Reducer::fail_unused(const std::vector<int64_t>& unmarked, const std::vecto
       "new one.\"). This error indicates that your module has parameters that were not used in producing loss. "
       "You can enable unused parameter detection by setting find_unused_parameters (torch's keyword argument "
       "`find_unused_parameters=True` to `torch.nn.parallel.DistributedDataParallel`), and by \nmaking sure all "
-      "`forward` function outputs participate in calculating loss. No .grad was updated.";
+      "`forward` function outputs participate in calculating loss.";
   if (!unmarked.empty()) {
     if (!names_.empty()) {
       msg += str("\nParameters which did not receive grad for rank ", rank, ": ");
