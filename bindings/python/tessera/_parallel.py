@@ -112,8 +112,6 @@ class DistributedDataParallel(_Module):
             if process_group is None:
                 raise RuntimeError("Default process group has not been initialized, please make sure to call "
                                    "init_process_group.")
-        if bucket_cap_mb <= 0:
-            raise ValueError("bucket_cap_mb must be positive, got {}".format(bucket_cap_mb))
         self.module = module
         self.process_group = process_group
         self.device_ids = None
@@ -141,7 +139,9 @@ class DistributedDataParallel(_Module):
         with _TensorList() as native:
             for p in params:
                 native.append(p)
-            self._ddp = _core.Ddp.create(process_group._handle, native, self.bucket_bytes_cap,
+            # A cap of 0 or less closes every bucket at its first parameter
+            # in torch; 1 byte does that here (0 asks for the default).
+            self._ddp = _core.Ddp.create(process_group._handle, native, max(1, self.bucket_bytes_cap),
                                          bool(find_unused_parameters), bool(gradient_as_bucket_view),
                                          _core.DDP_ALLREDUCE)
         self._ddp.set_param_names("\n".join(names))
