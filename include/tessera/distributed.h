@@ -86,6 +86,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "io.h"
 #include "types.h"
 
 #ifdef __cplusplus
@@ -297,6 +298,112 @@ TSR_API bool tsr_work_is_completed(const tsr_work* work);
  * @param[in] work the handle; NULL is ignored
  */
 TSR_API void tsr_work_release(tsr_work* work);
+
+/* ---- Sharded checkpoints (torch.distributed.checkpoint) ------------------ */
+
+/**
+ * @brief torch.distributed.checkpoint.save_state_dict for tensors sharded
+ * by rows (DTensor's Shard(0)): every rank of the group writes its rows of
+ * each tensor to a file of its own; rank 0 then writes the index that
+ * makes them one checkpoint.
+ *
+ * Called by every rank of pg with the same path, names (same order),
+ * dtypes, sizes but dim 0 and metadata. Rank r of a world of W passes rows
+ * [min(N, r·c), min(N, (r+1)·c)) of each tensor along dim 0, c = ceil(N /
+ * W) (torch.chunk's split: the last ranks may pass fewer rows, or 0),
+ * where N, the tensor's whole size along dim 0, is the sum of the rows the
+ * ranks pass. Chunks may have any strides, dtypes (as tsr_save) and
+ * devices (copied to the host as written).
+ *
+ * Files, with stem = path less a trailing ".safetensors":
+ * - "<stem>-g<G>-<RRRRR>-of-<WWWWW>.safetensors": rank R's rows (R from 0,
+ *   5 digits; W the world size), a complete safetensors file written as
+ *   tsr_save writes one (options->compression, checksums and metadata
+ *   apply), each tensor under its own name with sizes [its rows, ...];
+ * - "<stem>.safetensors.index.json": JSON naming generation G, each file
+ *   with its size, and each tensor's dtype, whole shape and chunks (file,
+ *   rows, byte offsets in the file): docs/DISTRIBUTED.md gives the layout.
+ *
+ * G is new for every save (above the previous index's and any left-over
+ * file's), so the previous checkpoint at path stays complete and loadable
+ * until the new index is renamed over it: the ranks write their files
+ * (each to a temporary, fsync'ed and renamed), agree that all succeeded,
+ * then rank 0 writes the index (temporary, fsync, rename, directory
+ * fsync), and only once it is in place removes the files of other
+ * generations and those the previous index named. A failure or a killed
+ * rank before that leaves the previous checkpoint as it was; the surviving
+ * ranks remove the files they wrote.
+ *
+ * Every failure is collective: a rank's bad arguments, a disagreement
+ * between ranks, or a failed write is exchanged before anything further is
+ * written, and every rank returns the same status (the rank where it
+ * happened with its own message, the others with "tsr_save_sharded failed
+ * on rank r of W: <message>"); a rank that dies fails the others'
+ * collectives (TSR_ERR_DISTRIBUTED) within seconds, never a hang.
+ * options->progress counts this rank's bytes.
+ *
+ * @param[in] pg           the group (the ranks must share path's file system)
+ * @param[in] path         the stem; a trailing ".safetensors" is dropped
+ * @param[in] n            number of tensors (>= 0), the same on every rank
+ * @param[in] names        n distinct non-empty UTF-8 names (not "__metadata__")
+ * @param[in] local_chunks n tensors of at least one dim: this rank's rows
+ * @param[in] options      NULL: TSR_SAVE_OPTIONS_INIT; max_shard_size must be 0
+ * @return TSR_OK on every rank, or on every rank:
+ * - TSR_ERR_INVALID_ARGUMENT: NULL pg (this rank only: it cannot reach the
+ *   others), path, names or local_chunks (n > 0) or entries, n < 0, bad
+ *   options (as tsr_save), a 0-dim tensor, a path with no file name, ranks
+ *   passing different paths, counts, names or metadata.
+ * - TSR_ERR_DTYPE_MISMATCH: a tensor of different dtypes on two ranks.
+ * - TSR_ERR_SHAPE_MISMATCH: different sizes beyond dim 0, or a rank
+ *   passing another number of rows than the rule above gives it.
+ * - TSR_ERR_IO: a file could not be written or renamed (named).
+ * - TSR_ERR_DISTRIBUTED: the group failed (a rank died or hung).
+ * - TSR_ERR_CANCELLED (a progress callback): as tsr_save.
+ */
+TSR_API tsr_status tsr_save_sharded(tsr_process_group* pg, const char* path, int64_t n, const char* const* names,
+                                    tsr_tensor* const* local_chunks, const tsr_save_options* options);
+
+/**
+ * @brief torch.distributed.checkpoint.load_state_dict for tensors sharded
+ * by rows: this rank's rows of every tensor of a checkpoint written by
+ * tsr_save_sharded, at any world size.
+ *
+ * Rank r of pg's W ranks gets rows [min(N, r·c), min(N, (r+1)·c)) of each
+ * tensor, c = ceil(N / W) (the rows tsr_save_sharded takes from it at this
+ * world size), as a new contiguous CPU tensor of sizes [rows, ...]; the
+ * map lists the tensors by name, with the caller's metadata of the save.
+ * Only the files holding those rows are read, and of each only the header
+ * and the byte ranges of the rows (a plain file's tensor is read whole
+ * when its checksum is verified; options->skip_checksums reads the rows
+ * alone; a zstd-planes file's chunks that hold the rows). tsr_load() of
+ * the index reads whole tensors in one process.
+ *
+ * A partial checkpoint is refused by every rank whatever rows it wants:
+ * every file the index names must exist with the size the index records.
+ *
+ * @param[in]  pg      the group
+ * @param[in]  path    the stem given to tsr_save_sharded (a trailing
+ *                     ".safetensors" dropped), or the index
+ *                     "<stem>.safetensors.index.json" itself
+ * @param[in]  options NULL: TSR_LOAD_OPTIONS_INIT (progress counts this
+ *                     rank's bytes; max_bytes caps them)
+ * @param[out] out     the new map, one reference; unchanged on failure
+ * @return TSR_OK on every rank, or on every rank (the failing rank with
+ *   its own message, the others "tsr_load_sharded failed on rank r of W:
+ *   ..."):
+ * - TSR_ERR_INVALID_ARGUMENT: NULL pg (this rank only), path or out; bad
+ *   options (as tsr_load).
+ * - TSR_ERR_IO: the index or a file it names is missing or unreadable
+ *   (named).
+ * - TSR_ERR_CORRUPT_FILE: an index that is not valid (named), a file of
+ *   another size than the index records (truncated), a file whose header,
+ *   entries or checksums do not match (named, as tsr_load names them).
+ * - TSR_ERR_UNSUPPORTED: an index of another format version, or a Hugging
+ *   Face index (tsr_save's max_shard_size: tsr_load reads it).
+ * - TSR_ERR_DISTRIBUTED: the group failed.
+ */
+TSR_API tsr_status tsr_load_sharded(tsr_process_group* pg, const char* path, const tsr_load_options* options,
+                                    tsr_tensor_map** out);
 
 /* ---- DistributedDataParallel ------------------------------------------- */
 

@@ -306,6 +306,9 @@ TSR_API tsr_status tsr_save(const char* path, int64_t n, const char* const* name
  * ("model.safetensors.index.json"): every shard its "weight_map" names
  * (file names in the index's directory, without '/') is loaded, shard
  * after shard, into one map whose metadata are the first shard's.
+ * An index written by tsr_save_sharded() (distributed.h; it has a
+ * "format" member) gives each tensor whole, put together from every
+ * rank's rows, the tensors by name, the metadata of the save.
  *
  * opts->progress, if set, is called as tsr_progress_fn says (over all
  * shards of an index); its returning anything but TSR_OK stops the load,

@@ -25,8 +25,6 @@ struct tsr_work {
 
 namespace {
 
-distributed::ProcessGroup& group_of(tsr_process_group* pg) { return *require(pg, "pg")->impl; }
-
 // Runs a collective: synchronously when work is NULL, else hands out the
 // handle (*work is written last, only on success).
 template <typename Fn>

@@ -1,5 +1,6 @@
-// The struct behind tsr_process_group, shared by the C entry points that
-// take a group (distributed_api.cpp, ddp_api.cpp).
+// The struct behind tsr_process_group (distributed.h), shared by the
+// collectives (distributed_api.cpp), the sharded checkpoints
+// (sharded_checkpoint_api.cpp) and DistributedDataParallel (ddp_api.cpp).
 #pragma once
 
 #include <atomic>
@@ -7,6 +8,7 @@
 
 #include <tessera/distributed.h>
 
+#include "capi/handles.h"
 #include "distributed/process_group.h"
 
 struct tsr_process_group {
@@ -14,3 +16,8 @@ struct tsr_process_group {
   std::atomic<int64_t> refs{1};
   std::shared_ptr<tsr::distributed::ProcessGroup> impl;
 };
+
+namespace tsr::capi {
+// The group of a handle; TSR_ERR_INVALID_ARGUMENT ("pg") for NULL.
+inline distributed::ProcessGroup& group_of(tsr_process_group* pg) { return *require(pg, "pg")->impl; }
+}  // namespace tsr::capi

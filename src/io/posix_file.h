@@ -84,6 +84,11 @@ class AtomicWriter {
   // fsync, name the file, close, rename over the target, fsync the
   // directory.
   void commit();
+  // Whether commit() renamed the file over the target (true also when it
+  // then failed to fsync the directory: the new file is in place).
+  bool committed() const { return committed_; }
+  // The target path, a symbolic link resolved.
+  const std::string& target() const { return target_; }
 
  private:
   void link_unnamed();

@@ -15,6 +15,7 @@
 #include "io/posix_file.h"
 #include "io/quote.h"
 #include "io/shared_views.h"
+#include "io/sharded_read.h"
 
 namespace tsr::io {
 
@@ -167,6 +168,9 @@ LoadedFile load_index(const std::string& path, const LoadSettings& settings) {
   nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
   if (j.is_discarded()) throw bad("not valid JSON");
   if (!j.is_object()) throw bad("not a JSON object");
+  // An index of tsr_save_sharded (several processes' row blocks): whole
+  // tensors are the rows of rank 0 of 1.
+  if (is_sharded_index(j)) return read_sharded_rows(path, parse_sharded_index(j, path), 0, 1, settings);
   auto wm = j.find("weight_map");
   if (wm == j.end() || !wm->is_object()) throw bad("no \"weight_map\" object");
   // Shards in the order the sorted names first name them; tensors each.
