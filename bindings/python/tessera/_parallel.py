@@ -107,6 +107,10 @@ class DistributedDataParallel(_Module):
         if static_graph:
             raise _errors.UnsupportedError(_errors.Status.UNSUPPORTED,
                                            "DistributedDataParallel: static_graph is not supported")
+        if check_reduction:
+            import warnings
+            warnings.warn("The `check_reduction` argument in `DistributedDataParallel` module is deprecated. "
+                          "Please avoid using it.")
         if process_group is None:
             process_group = _dist.group.WORLD
             if process_group is None:

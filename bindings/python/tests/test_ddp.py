@@ -126,6 +126,8 @@ class InOneProcess(unittest.TestCase):
             p.requires_grad_(False)
         with self.assertRaisesRegex(RuntimeError, "DistributedDataParallel is not needed"):
             DDP(frozen)
+        with self.assertWarnsRegex(UserWarning, "`check_reduction` argument .* is deprecated"):
+            DDP(tessera.nn.Linear(3, 2), check_reduction=True)
         model = DDP(net)
         self.assertIs(model.module, net)
         self.assertEqual(sorted(model.state_dict()), ["module.bias", "module.weight"])
