@@ -109,6 +109,14 @@ typedef struct {} TsrWork;
  * tessera.i ignores every tsr_ function and strips TSR_ from enum items):
  * DIST_GLOO, REDUCE_SUM, ... */
 %ignore tsr_process_group_options;
+/* DistributedDataParallel's declarations: ddp.i wraps them (Python). */
+%ignore tsr_ddp_options;
+#if !defined(SWIGPYTHON)
+%ignore tsr_ddp_comm_hook;
+%ignore TSR_DDP_ALLREDUCE;
+%ignore TSR_DDP_FP16_COMPRESS;
+%ignore TSR_DDP_BF16_COMPRESS;
+#endif
 %rename(DistBackend) tsr_dist_backend;
 %rename(ReduceOp) tsr_reduce_op;
 %include "tessera/distributed.h"

@@ -1231,3 +1231,4 @@ TsrTensorList* bind_autograd_grad(TsrTensorList* outputs, TsrTensorList* inputs,
 %include "function.i"
 %include "autocast.i"
 %include "distributed.i"
+%include "ddp.i"

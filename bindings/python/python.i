@@ -69,6 +69,7 @@ static const char* tsr_py_expected(const char* c_type) {
       {"TsrProfilerResult", "a tessera profiler result"}, {"TsrLrScheduler", "a tessera LR scheduler"},
       {"TsrGradScaler", "a tessera GradScaler"},
       {"TsrProcessGroup", "a tessera.distributed.ProcessGroup"}, {"TsrWork", "a tessera.distributed.Work"},
+      {"TsrDdp", "a tessera DistributedDataParallel reducer"},
       {"tsr_dtype", "a tessera.dtype"},          {"tsr_memory_format", "a tessera.memory_format"},
       {"tsr_device_type", "a tessera.DeviceType"},
       {"double", "a number"},                    {"bool", "a bool"},
@@ -157,6 +158,7 @@ TSR_PY_HANDLE_IN(TsrLrScheduler*)
 TSR_PY_HANDLE_IN(TsrGradScaler*)
 TSR_PY_HANDLE_IN(TsrProcessGroup*)
 TSR_PY_HANDLE_IN(TsrWork*)
+TSR_PY_HANDLE_IN(TsrDdp*)
 /* int64_t is `long long` to SWIG (stdint.i), int32_t and the enums `int`. */
 %define TSR_PY_VALUE_IN(Type, Value, AsVal)
 %typemap(in, noblock=1, fragment=#AsVal) Type (Value val, int ecode = 0) {
@@ -365,6 +367,8 @@ static void tsr_py_release_handle(swig_type_info* ty, void* ptr) {
     tsr_process_group_release((tsr_process_group*)ptr);
     Py_END_ALLOW_THREADS
   } else if (ty == SWIGTYPE_p_TsrWork) tsr_work_release((tsr_work*)ptr);
+  /* bindings/ddp.i's */
+  else if (ty == SWIGTYPE_p_TsrDdp) tsr_ddp_release((tsr_ddp*)ptr);
 }
 %}
 

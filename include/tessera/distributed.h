@@ -405,6 +405,243 @@ TSR_API tsr_status tsr_save_sharded(tsr_process_group* pg, const char* path, int
 TSR_API tsr_status tsr_load_sharded(tsr_process_group* pg, const char* path, const tsr_load_options* options,
                                     tsr_tensor_map** out);
 
+/* ---- DistributedDataParallel ------------------------------------------- */
+
+/**
+ * @brief Opaque gradient reducer of a set of parameters
+ * (torch.nn.parallel.DistributedDataParallel's Reducer).
+ *
+ * Every rank creates one over its replica of the model's parameters. From
+ * then on each tsr_backward() reaching them averages their gradients over
+ * the group: when it returns, every parameter's .grad holds the mean of the
+ * ranks' gradients (with a loss that is the mean over each rank's local
+ * batch, the gradient of the mean loss over the global batch).
+ *
+ * @code
+ *   tsr_ddp_options o = TSR_DDP_OPTIONS_INIT;
+ *   tsr_ddp* ddp;
+ *   tsr_ddp_create(pg, n, params, &o, &ddp);    // rank 0's values everywhere
+ *   for (...) {
+ *     ...forward on this rank's part of the batch, loss = mean...
+ *     tsr_backward(loss, NULL, false);          // .grad averaged over ranks
+ *     tsr_optimizer_step(opt);
+ *     tsr_optimizer_zero_grad(opt, true);
+ *   }
+ *   tsr_ddp_release(ddp);
+ * @endcode
+ *
+ * **How.** Each parameter gets a post-accumulate-grad hook
+ * (tsr_register_post_accumulate_grad_hook()). Gradients are grouped in
+ * buckets of one dtype, in reverse parameter order. When the last gradient
+ * of a bucket has been accumulated, the bucket (the gradients copied into
+ * one flat tensor, divided by the world size) starts its all-reduce in the
+ * background, so communication overlaps the rest of the backward pass;
+ * buckets start in order (bucket i after buckets 0..i-1, on every rank).
+ * A callback queued at the first hook (tsr_queue_backward_callback())
+ * waits for every bucket at the end of the pass and copies the averages
+ * into each .grad (or, with gradient_as_bucket_view, the .grad tensors are
+ * views into the buckets and nothing is copied).
+ *
+ * **Buckets** (torch 1.13's assignment): without find_unused_parameters the
+ * first backward uses one bucket per dtype; after it, the buckets are
+ * rebuilt once in the order the gradients arrived on rank 0 (broadcast, so
+ * every rank agrees): the first bucket holds up to 1 MiB
+ * (torch's _DEFAULT_FIRST_BUCKET_BYTES), the others up to bucket_cap_bytes
+ * (a bucket closes at the parameter that reaches the cap). With
+ * find_unused_parameters the buckets are assigned once, over the parameters
+ * in order (first 1 MiB, then the cap), and reduced in reverse.
+ * tsr_ddp_bucket_indices() tells the assignment.
+ *
+ * **Iterations.** Each tsr_backward() whose pass accumulates a gradient
+ * into at least one of the parameters is one iteration (torch ties an
+ * iteration to a forward of the DDP module; here there is no forward to
+ * hook). tsr_autograd_grad() accumulates nothing and does not reduce. A
+ * backward that reaches none of the parameters on one rank while it does
+ * on others leaves the others waiting for their group's timeout.
+ *
+ * **Unused parameters.** Without find_unused_parameters every parameter
+ * must get a gradient in every iteration. When one does not, the backward
+ * fails at its end (torch fails at the next forward) on every rank,
+ * TSR_ERR_AUTOGRAD with torch's explanation, the indices (and names, see
+ * tsr_ddp_set_param_names()) of this rank's parameters that got no
+ * gradient, or the ranks that had such parameters. Nothing is written
+ * back (.grad keeps this rank's gradients, or with gradient_as_bucket_view,
+ * being views into the buckets, the averages), and the ranks stay in step:
+ * the next iteration may run. With
+ * find_unused_parameters a parameter without a gradient counts as zero: its
+ * .grad becomes the average including the zeros of the ranks that did not
+ * use it, and a parameter no rank used keeps its .grad as it was (None
+ * stays None), as torch. Unlike torch, which finds unused parameters by
+ * walking the graph from the forward's outputs, they are found at the end
+ * of the backward, so their buckets are sent last.
+ *
+ * **no_sync.** After tsr_ddp_set_require_sync(ddp, false) backward passes
+ * accumulate into .grad locally without communication; the first backward
+ * after tsr_ddp_set_require_sync(ddp, true) averages the accumulated
+ * gradients (torch's no_sync() context).
+ *
+ * **Failures.** A collective failing (a peer died) fails the backward with
+ * TSR_ERR_DISTRIBUTED. A backward that fails for another reason after
+ * buckets were sent leaves the ranks' collectives out of step: later
+ * backward passes through this reducer fail with TSR_ERR_DISTRIBUTED
+ * saying so (recreate the group and the reducer). After a failed backward
+ * the .grad values are unspecified.
+ *
+ * Thread-safety: the hooks run on the thread calling backward; one backward
+ * at a time may run through the parameters (another thread's backward
+ * through them meanwhile fails with TSR_ERR_AUTOGRAD). The setters may be
+ * called from any thread between backward passes.
+ */
+typedef struct tsr_ddp tsr_ddp;
+
+/** @brief How a bucket is reduced (torch's DDP communication hooks). */
+typedef enum tsr_ddp_comm_hook {
+  /** all-reduce (sum) of the gradients divided by the world size: no hook */
+  TSR_DDP_ALLREDUCE = 0,
+  /** torch's fp16_compress_hook: the bucket cast to float16, divided by the
+   * world size, all-reduced, and cast back */
+  TSR_DDP_FP16_COMPRESS = 1,
+  /** torch's bf16_compress_hook: the same through bfloat16 */
+  TSR_DDP_BF16_COMPRESS = 2
+} tsr_ddp_comm_hook;
+
+/**
+ * @brief Settings of tsr_ddp_create() (the arguments of
+ * torch.nn.parallel.DistributedDataParallel). Start from
+ * TSR_DDP_OPTIONS_INIT.
+ */
+typedef struct tsr_ddp_options {
+  size_t struct_size;          /**< sizeof(tsr_ddp_options) */
+  int64_t bucket_cap_bytes;    /**< bytes per bucket (torch's bucket_cap_mb · 2^20); 0 = 25 MiB */
+  bool find_unused_parameters; /**< parameters may get no gradient in an iteration */
+  bool gradient_as_bucket_view; /**< each .grad becomes a view into its bucket (no copies) */
+  tsr_ddp_comm_hook comm_hook; /**< how buckets are reduced */
+} tsr_ddp_options;
+
+/** @brief Defaults of tsr_ddp_options: 25 MiB buckets, no unused parameters, copies, plain all-reduce. */
+#define TSR_DDP_OPTIONS_INIT {sizeof(tsr_ddp_options), 0, false, false, TSR_DDP_ALLREDUCE}
+
+/**
+ * @brief torch.nn.parallel.DistributedDataParallel(module, process_group,
+ * bucket_cap_mb, find_unused_parameters, gradient_as_bucket_view) with
+ * register_comm_hook for the built-in hooks: makes every later backward
+ * average the gradients of params over pg.
+ *
+ * Collective: every rank of pg calls it with its replica of the same
+ * parameters (the same count, and for each the same sizes, strides and
+ * dtype, as torch's _verify_param_shape_across_processes); then every
+ * rank's parameters are overwritten with rank 0's values (torch's
+ * _sync_module_states).
+ *
+ * @param[in]  pg       the group; kept alive by the reducer
+ * @param[in]  n_params number of parameters (>= 1)
+ * @param[in]  params   n_params distinct leaves that require grad, CPU
+ *                      tensors of a floating dtype; kept alive by the
+ *                      reducer; their values are written (rank 0's)
+ * @param[in]  options  the settings (NULL: TSR_DDP_OPTIONS_INIT)
+ * @param[out] out      the reducer, released with tsr_ddp_release();
+ *                      unchanged on failure
+ * @return TSR_OK;
+ *   TSR_ERR_INVALID_ARGUMENT (on this rank alone, nothing communicated) for
+ *   NULL pg, params, an entry or out, n_params < 1, a bad struct_size, a
+ *   negative bucket_cap_bytes, an unknown comm_hook, a parameter that is
+ *   not a leaf requiring grad or appears twice;
+ *   TSR_ERR_INVALID_ARGUMENT on every rank when the ranks' parameters
+ *   differ (torch's "DDP expects same model across all ranks, but Rank r
+ *   has n params, while rank i has inconsistent m params.", or
+ *   "[r]: params[p] in this process with sizes [..] appears not to match
+ *   sizes of the same param in process 0." on the ranks that differ from
+ *   rank 0 and a message naming those ranks on the others);
+ *   TSR_ERR_UNSUPPORTED for a parameter not on the CPU;
+ *   TSR_ERR_DISTRIBUTED when a collective failed (a rank missing or dead).
+ */
+TSR_API tsr_status tsr_ddp_create(tsr_process_group* pg, int64_t n_params, tsr_tensor* const* params,
+                                  const tsr_ddp_options* options, tsr_ddp** out);
+
+/**
+ * @brief torch's DistributedDataParallel.no_sync() (require_sync false on
+ * entering the context, true on leaving it): whether backward passes
+ * average the gradients. While false, gradients accumulate in .grad on
+ * each rank without communication; the next backward with true averages
+ * what was accumulated.
+ * @param[in,out] ddp          the reducer
+ * @param[in]     require_sync true (the default) to reduce
+ * @return TSR_OK; TSR_ERR_INVALID_ARGUMENT for a NULL ddp
+ */
+TSR_API tsr_status tsr_ddp_set_require_sync(tsr_ddp* ddp, bool require_sync);
+
+/**
+ * @brief torch's DistributedDataParallel.register_comm_hook(state, hook)
+ * for the built-in hooks (default_hooks.allreduce_hook,
+ * fp16_compress_hook, bf16_compress_hook; torch's
+ * _register_builtin_comm_hook): how the following backward passes reduce
+ * their buckets. Once per reducer, counting options.comm_hook other than
+ * TSR_DDP_ALLREDUCE, as torch allows one hook.
+ * @param[in,out] ddp  the reducer
+ * @param[in]     hook the hook (TSR_DDP_ALLREDUCE: torch's allreduce_hook,
+ *                     which reduces as no hook does)
+ * @return TSR_OK; TSR_ERR_INVALID_ARGUMENT for a NULL ddp, an unknown
+ *   hook, or a second registration (torch's "register_comm_hook or
+ *   register_builtin_comm_hook can only be called once."); TSR_ERR_AUTOGRAD
+ *   while a backward pass is reducing through ddp
+ */
+TSR_API tsr_status tsr_ddp_register_comm_hook(tsr_ddp* ddp, tsr_ddp_comm_hook hook);
+
+/**
+ * @brief Names of the parameters, for messages (torch's DDP takes them
+ * from the module's named_parameters()): the unused-parameter error lists
+ * them.
+ * @param[in,out] ddp   the reducer
+ * @param[in]     n     the reducer's number of parameters
+ * @param[in]     names n strings (copied), names[i] naming params[i]
+ * @return TSR_OK; TSR_ERR_INVALID_ARGUMENT for NULL ddp, names or entry,
+ *   or n differing from the number of parameters
+ */
+TSR_API tsr_status tsr_ddp_set_param_names(tsr_ddp* ddp, int64_t n, const char* const* names);
+
+/**
+ * @brief The number of parameters ddp reduces (n_params of
+ * tsr_ddp_create()).
+ * @param[in] ddp the reducer
+ * @return the count; -1 for a NULL ddp (recorded as
+ *   TSR_ERR_INVALID_ARGUMENT)
+ */
+TSR_API int64_t tsr_ddp_num_params(const tsr_ddp* ddp);
+
+/**
+ * @brief The current bucket assignment, in reduction order (what torch's
+ * DDP logging data reports as rebuilt_per_bucket_param_indices and the
+ * bucket sizes).
+ * @param[in]  ddp           the reducer
+ * @param[in]  capacity      entries of bucket_sizes
+ * @param[out] bucket_sizes  capacity entries, may be NULL when capacity is
+ *                           0: the number of parameters of each bucket
+ * @param[out] param_indices tsr_ddp_num_params() entries, may be NULL
+ *                           when capacity is 0: the parameter
+ *                           indices of bucket 0, then bucket 1, ...
+ * @param[out] n_buckets     the number of buckets (always written on
+ *                           success); nothing else is written when it
+ *                           exceeds capacity
+ * @return TSR_OK; TSR_ERR_INVALID_ARGUMENT for NULL ddp or n_buckets, a
+ *   negative capacity, or NULL arrays with capacity > 0
+ */
+TSR_API tsr_status tsr_ddp_bucket_indices(const tsr_ddp* ddp, int64_t capacity, int64_t* bucket_sizes,
+                                          int64_t* param_indices, int64_t* n_buckets);
+
+/**
+ * @brief Adds a reference to ddp.
+ * @param[in] ddp the reducer; NULL is ignored
+ */
+TSR_API void tsr_ddp_retain(tsr_ddp* ddp);
+
+/**
+ * @brief Drops a reference. The last one removes the hooks from the
+ * parameters (a backward pass already running keeps the reducer until its
+ * end).
+ * @param[in] ddp the reducer; NULL is ignored
+ */
+TSR_API void tsr_ddp_release(tsr_ddp* ddp);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,6 +1,6 @@
 // The struct behind tsr_process_group (distributed.h), shared by the
-// collectives (distributed_api.cpp) and the sharded checkpoints
-// (sharded_checkpoint_api.cpp).
+// collectives (distributed_api.cpp), the sharded checkpoints
+// (sharded_checkpoint_api.cpp) and DistributedDataParallel (ddp_api.cpp).
 #pragma once
 
 #include <atomic>

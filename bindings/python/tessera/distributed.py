@@ -458,3 +458,9 @@ def barrier(group=None, async_op=False, device_ids=None):
     """torch.distributed.barrier: returns when every rank has entered it."""
     pg = _group(group)
     return _run(pg, lambda a: _core.ProcessGroup.barrier(pg._handle, a), async_op)
+
+
+# torch.distributed.algorithms.ddp_comm_hooks.default_hooks (the built-in
+# DistributedDataParallel hooks; tessera.nn.parallel runs them).
+from . import _ddp_comm_hooks  # noqa: E402
+algorithms = _ddp_comm_hooks.algorithms

@@ -5,6 +5,7 @@ from typing import Any
 
 from . import _nn_functional as functional
 from . import _init as init
+from . import _parallel as parallel
 from . import _nn_utils as utils
 
 class AdaptiveAvgPool2d:
