@@ -34,8 +34,11 @@
  * weighted so the averaged gradient is the global batch's: rank 0 prints,
  * evaluates and saves the checkpoint; there is no timing, profile or
  * second format. With --no-batchnorm too its loss lines are the
- * single-process run's (batch norm's statistics would be per rank, as in
- * torch's DDP without SyncBatchNorm: close, not the same).
+ * single-process run's to 4 digits for the first tens of steps, then
+ * drift apart as much as single-process runs on 1 and 2 threads do (the
+ * order of float sums differs; training amplifies it). Batch norm's
+ * statistics would be per rank, as in torch's DDP without SyncBatchNorm:
+ * close, not the same.
  * Exits 1 if a call fails, accuracy is below the minimum (default 0.89),
  * the reloaded model differs, checkpointing changes a gradient or memory
  * stays allocated after every release; 2 for a bad command line. */
@@ -219,9 +222,12 @@ static double train_global_batch(cnn* m, tsr_optimizer* opt, const tsr_tensor* X
 
 /* One pass over X/y in a fresh random order (DataLoader(shuffle=True)):
  * the epoch's permutation gathers a shuffled copy, whose minibatches are
- * views. Prints a progress line every few seconds; returns the mean loss. */
+ * views, up to --max-steps steps in all (*steps counts them). Prints a
+ * progress line every few seconds; returns the mean loss and the number
+ * of images trained on in *images. */
 static double train_epoch(cnn* m, tsr_optimizer* opt, const options* opts, const tsr_tensor* X,
-                          const tsr_tensor* y, tsr_generator* g, int epoch, int64_t* steps) {
+                          const tsr_tensor* y, tsr_generator* g, int epoch, int64_t* steps,
+                          int64_t* images) {
   int64_t n = tsr_tensor_numel(y);
   tsr_tensor *perm = NULL, *Xs = NULL, *ys = NULL;
   CHECK(tsr_randperm(n, g, &perm));
@@ -251,6 +257,7 @@ static double train_epoch(cnn* m, tsr_optimizer* opt, const options* opts, const
     }
   }
   if (tty) printf("\r%70s\r", "");
+  *images = batches * BATCH < n ? batches * BATCH : n;
   tsr_tensor_release(ys);
   tsr_tensor_release(Xs);
   return batches ? loss_sum / (double)batches : NAN;
@@ -293,11 +300,12 @@ static void train(cnn* m, const options* opts, const tsr_tensor* X, const tsr_te
       continue;
     }
     double t0 = now_seconds();
-    double loss = train_epoch(m, opt, opts, X, y, g, epoch, &steps);
+    int64_t images = 0;
+    double loss = train_epoch(m, opt, opts, X, y, g, epoch, &steps, &images);
     double dt = now_seconds() - t0;
     r->seconds_per_epoch[epoch - 1] = dt;
     printf("  epoch %2d  loss %.4f  %.1f s  (%.0f images/s)\n", epoch, loss, dt,
-           (double)tsr_tensor_numel(y) / dt);
+           (double)images / dt);
   }
   tsr_ddp_release(ddp);
   tsr_optimizer_release(opt);
