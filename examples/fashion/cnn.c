@@ -57,6 +57,7 @@ void cnn_init(cnn* m, tsr_generator* g) {
   m->buffers[CNN_BN2_VAR] = filled(1, &c2, 1);
   m->memory_format = TSR_CONTIGUOUS_FORMAT;
   m->checkpoint_blocks = false;
+  m->batch_norm = true;
 }
 
 void cnn_copy(cnn* dst, const cnn* src, tsr_memory_format memory_format) {
@@ -74,17 +75,22 @@ void cnn_copy(cnn* dst, const cnn* src, tsr_memory_format memory_format) {
   tsr_set_grad_enabled(prev);
   dst->memory_format = memory_format;
   dst->checkpoint_blocks = src->checkpoint_blocks;
+  dst->batch_norm = src->batch_norm;
 }
 
-/* conv 3x3 (padding 1) -> batch norm -> relu -> max pool 2x2. */
+/* conv 3x3 (padding 1) -> batch norm (unless !m->batch_norm) -> relu ->
+ * max pool 2x2. */
 static tsr_tensor* block(cnn* m, const tsr_tensor* x, int conv, int bn_buffers, bool training) {
   static const int64_t stride[2] = {1, 1}, padding[2] = {1, 1}, dilation[2] = {1, 1};
   static const int64_t pool[2] = {2, 2}, no_padding[2] = {0, 0};
   tsr_tensor *c = NULL, *n = NULL, *r = NULL, *p = NULL;
   CHECK(tsr_conv2d(x, m->params[conv], m->params[conv + 1], stride, padding, dilation, 1, &c));
-  CHECK(tsr_batch_norm(c, m->buffers[bn_buffers], m->buffers[bn_buffers + 1],
-                       m->params[conv + 2], m->params[conv + 3], training, BN_MOMENTUM, BN_EPS,
-                       &n));
+  if (m->batch_norm)
+    CHECK(tsr_batch_norm(c, m->buffers[bn_buffers], m->buffers[bn_buffers + 1],
+                         m->params[conv + 2], m->params[conv + 3], training, BN_MOMENTUM, BN_EPS,
+                         &n));
+  else
+    tsr_tensor_retain(n = c); /* released below as c is */
   CHECK(tsr_relu(n, &r));
   CHECK(tsr_max_pool2d(r, pool, pool, no_padding, dilation, false, &p, NULL));
   /* The graph keeps what backward needs; these handles are not needed. */
@@ -136,6 +142,15 @@ void cnn_predict(cnn* m, const tsr_tensor* x, int64_t* out) {
     tsr_tensor_release(xb);
   }
   tsr_set_grad_enabled(prev);
+}
+
+int cnn_used_params(const cnn* m, int* out) {
+  int n = 0;
+  for (int i = 0; i < CNN_NPARAMS; ++i) {
+    bool bn = i == CNN_BN1_WEIGHT || i == CNN_BN1_BIAS || i == CNN_BN2_WEIGHT || i == CNN_BN2_BIAS;
+    if (m->batch_norm || !bn) out[n++] = i;
+  }
+  return n;
 }
 
 int64_t cnn_num_parameters(const cnn* m) {

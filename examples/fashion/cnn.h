@@ -38,6 +38,13 @@ typedef struct cnn {
    * (checkpoint.h): backward recomputes the block instead of keeping its
    * activations. */
   bool checkpoint_blocks;
+  /* Whether the blocks normalise (the default); false: conv -> relu ->
+   * pool, the bn parameters and buffers kept but unused. fashion
+   * --no-batchnorm: a model whose gradient over a batch is the mean of
+   * per-sample gradients, so data-parallel ranks, each on its slice of
+   * the batch, average to exactly the single-process gradient (batch
+   * statistics over a slice would differ from the whole batch's). */
+  bool batch_norm;
 } cnn;
 
 /* state_dict names: "conv1.weight", ..., "bn1.running_mean", ... */
@@ -60,6 +67,10 @@ tsr_tensor* cnn_forward(cnn* m, const tsr_tensor* x, bool training);
 /* Class with the largest logit for each image of x [N, 1, 28, 28], in
  * eval mode under no_grad, batch by batch, written to out[0..N). */
 void cnn_predict(cnn* m, const tsr_tensor* x, int64_t* out);
+/* The indices into params[] of the parameters the forward uses (all of
+ * them, or all but the bn ones without batch norm), written to out
+ * [CNN_NPARAMS]; returns how many. */
+int cnn_used_params(const cnn* m, int* out);
 /* Number of parameter elements. */
 int64_t cnn_num_parameters(const cnn* m);
 void cnn_release(cnn* m);

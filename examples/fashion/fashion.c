@@ -3,6 +3,7 @@
  *
  *   fashion [--epochs N] [--train-limit N] [--memory-format channels_last|contiguous|both]
  *           [--timing-steps N] [--checkpoint] [--autocast bf16|f16] [--min-accuracy A]
+ *           [--no-batchnorm] [--max-steps N] [--log-every N] [--ddp]
  *           [DATA_DIR [CHECKPOINT]]
  *
  * Reads Fashion-MNIST (Zalando's 70,000 28x28 grey photos of clothes and
@@ -23,6 +24,21 @@
  * autocast region (torch.autocast("cpu", dtype=...)): convolutions and the
  * linear layer in bfloat16 or float16, the loss in float32; the side-by-side
  * timing then also compares float32 with autocast steps.
+ * --no-batchnorm drops batch norm from the blocks; --max-steps ends
+ * training after N optimizer steps; --log-every prints the loss of every
+ * Nth step (`step N loss L`).
+ * With --ddp (run under `tessera-run --nproc-per-node W fashion --ddp ...`,
+ * env:// rendezvous) each rank trains on its slice of every global batch
+ * (the same batch of 64 in the same order as the single-process run) in a
+ * DistributedDataParallel reducer over the parameters, with its local loss
+ * weighted so the averaged gradient is the global batch's: rank 0 prints,
+ * evaluates and saves the checkpoint; there is no timing, profile or
+ * second format. With --no-batchnorm too its loss lines are the
+ * single-process run's to 4 digits for the first tens of steps, then
+ * drift apart as much as single-process runs on 1 and 2 threads do (the
+ * order of float sums differs; training amplifies it). Batch norm's
+ * statistics would be per rank, as in torch's DDP without SyncBatchNorm:
+ * close, not the same.
  * Exits 1 if a call fails, accuracy is below the minimum (default 0.89),
  * the reloaded model differs, checkpointing changes a gradient or memory
  * stays allocated after every release; 2 for a bad command line. */
@@ -58,6 +74,10 @@ typedef struct options {
   bool checkpoint;
   tsr_dtype autocast; /* TSR_FLOAT32: no autocast */
   double min_accuracy;
+  bool batch_norm;
+  int64_t max_steps; /* 0: no limit */
+  int64_t log_every; /* 0: no step lines */
+  bool ddp;
   const char* data_dir;
   const char* checkpoint_path;
 } options;
@@ -84,6 +104,11 @@ static void autocast_begin(void) {
 static void autocast_end(void) {
   if (g_autocast != TSR_FLOAT32) CHECK(tsr_autocast_end());
 }
+
+/* The data-parallel group under --ddp (NULL: one process), this
+ * process's rank and the number of ranks. */
+static tsr_process_group* g_pg = NULL;
+static int g_rank = 0, g_world = 1;
 
 /* ---- data ------------------------------------------------------------------ */
 
@@ -126,7 +151,7 @@ static tsr_optimizer* adamw(cnn* m) {
   return opt;
 }
 
-/* One optimizer step on xb/yb; returns the loss. */
+/* One optimizer step on xb/yb; returns the loss (the mean over xb). */
 static double train_step(cnn* m, tsr_optimizer* opt, const tsr_tensor* xb, const tsr_tensor* yb) {
   tsr_tensor* loss = NULL;
   autocast_begin();
@@ -143,11 +168,66 @@ static double train_step(cnn* m, tsr_optimizer* opt, const tsr_tensor* xb, const
   return value;
 }
 
+/* The sum over ranks of value (value itself in one process). */
+static double sum_over_ranks(double value) {
+  if (!g_pg) return value;
+  tsr_tensor* t = NULL;
+  const int64_t one = 1;
+  CHECK(tsr_from_data(&value, sizeof value, 1, &one, TSR_FLOAT64, &t));
+  CHECK(tsr_all_reduce(g_pg, t, TSR_REDUCE_SUM, NULL));
+  CHECK(tsr_item_double(t, &value));
+  tsr_tensor_release(t);
+  return value;
+}
+
+/* One optimizer step on the global batch [first, first + len) of Xs/ys:
+ * this rank's slice [first + len·r/W, first + len·(r+1)/W). The reducer
+ * averages the ranks' gradients, so each rank's mean loss is weighted by
+ * W·(its share of the batch): the average is the gradient of the global
+ * batch's mean loss whatever the split (weight 1 for equal slices). A
+ * rank whose slice is empty steps on one sample weighted 0. Returns the
+ * global batch's mean loss. */
+static double train_global_batch(cnn* m, tsr_optimizer* opt, const tsr_tensor* Xs, const tsr_tensor* ys,
+                                 int64_t first, int64_t len) {
+  int64_t lo = first + len * g_rank / g_world, hi = first + len * (g_rank + 1) / g_world;
+  int64_t local = hi - lo;
+  tsr_tensor *xb = NULL, *yb = NULL;
+  CHECK(tsr_narrow(Xs, 0, local ? lo : first, local ? local : 1, &xb));
+  CHECK(tsr_narrow(ys, 0, local ? lo : first, local ? local : 1, &yb));
+  double loss;
+  if (g_world == 1) {
+    loss = train_step(m, opt, xb, yb);
+  } else {
+    const double weight = (double)g_world * (double)local / (double)len;
+    tsr_tensor *mean = NULL, *weighted = NULL;
+    autocast_begin();
+    tsr_tensor* logits = cnn_forward(m, xb, true);
+    CHECK(tsr_cross_entropy(logits, yb, &mean));
+    autocast_end();
+    CHECK(tsr_mul_scalar(mean, weight, &weighted));
+    CHECK(tsr_optimizer_zero_grad(opt, true));
+    CHECK(tsr_backward(weighted, NULL, false)); /* the reducer averages the gradients */
+    CHECK(tsr_optimizer_step(opt));
+    double value = 0;
+    CHECK(tsr_item_double(mean, &value));
+    loss = sum_over_ranks(value * (double)local) / (double)len;
+    tsr_tensor_release(weighted);
+    tsr_tensor_release(mean);
+    tsr_tensor_release(logits);
+  }
+  tsr_tensor_release(yb);
+  tsr_tensor_release(xb);
+  return loss;
+}
+
 /* One pass over X/y in a fresh random order (DataLoader(shuffle=True)):
  * the epoch's permutation gathers a shuffled copy, whose minibatches are
- * views. Prints a progress line every few seconds; returns the mean loss. */
-static double train_epoch(cnn* m, tsr_optimizer* opt, const tsr_tensor* X, const tsr_tensor* y,
-                          tsr_generator* g, int epoch) {
+ * views, up to --max-steps steps in all (*steps counts them). Prints a
+ * progress line every few seconds; returns the mean loss and the number
+ * of images trained on in *images. */
+static double train_epoch(cnn* m, tsr_optimizer* opt, const options* opts, const tsr_tensor* X,
+                          const tsr_tensor* y, tsr_generator* g, int epoch, int64_t* steps,
+                          int64_t* images) {
   int64_t n = tsr_tensor_numel(y);
   tsr_tensor *perm = NULL, *Xs = NULL, *ys = NULL;
   CHECK(tsr_randperm(n, g, &perm));
@@ -157,15 +237,16 @@ static double train_epoch(cnn* m, tsr_optimizer* opt, const tsr_tensor* X, const
   const bool tty = isatty(STDOUT_FILENO);
   double start = now_seconds(), last_report = start, loss_sum = 0;
   int64_t batches = 0;
-  for (int64_t first = 0; first < n; first += BATCH) {
+  for (int64_t first = 0; first < n && !(opts->max_steps && *steps >= opts->max_steps); first += BATCH) {
     int64_t len = n - first < BATCH ? n - first : BATCH;
-    tsr_tensor *xb = NULL, *yb = NULL;
-    CHECK(tsr_narrow(Xs, 0, first, len, &xb));
-    CHECK(tsr_narrow(ys, 0, first, len, &yb));
-    loss_sum += train_step(m, opt, xb, yb);
+    double loss = train_global_batch(m, opt, Xs, ys, first, len);
+    loss_sum += loss;
     ++batches;
-    tsr_tensor_release(yb);
-    tsr_tensor_release(xb);
+    ++*steps;
+    if (opts->log_every && *steps % opts->log_every == 0) {
+      printf("%s  step %5" PRId64 "  loss %.6f\n", tty ? "\r" : "", *steps, loss);
+      fflush(stdout);
+    }
     double t = now_seconds();
     if (t - last_report >= PROGRESS_SECONDS) {
       last_report = t;
@@ -176,9 +257,10 @@ static double train_epoch(cnn* m, tsr_optimizer* opt, const tsr_tensor* X, const
     }
   }
   if (tty) printf("\r%70s\r", "");
+  *images = batches * BATCH < n ? batches * BATCH : n;
   tsr_tensor_release(ys);
   tsr_tensor_release(Xs);
-  return loss_sum / (double)batches;
+  return batches ? loss_sum / (double)batches : NAN;
 }
 
 typedef struct run_result {
@@ -193,17 +275,39 @@ static void train(cnn* m, const options* opts, const tsr_tensor* X, const tsr_te
   tsr_generator* g = NULL;
   CHECK(tsr_generator_create(SEED + 1, &g));
   tsr_optimizer* opt = adamw(m);
+  /* Under --ddp the reducer over the parameters the forward uses (the
+   * optimizer skips the unused bn ones: no gradient); creating it gives
+   * every rank rank 0's values. */
+  tsr_ddp* ddp = NULL;
+  if (g_pg) {
+    int used[CNN_NPARAMS];
+    tsr_tensor* params[CNN_NPARAMS];
+    int n_used = cnn_used_params(m, used);
+    for (int i = 0; i < n_used; ++i) params[i] = m->params[used[i]];
+    tsr_ddp_options o = TSR_DDP_OPTIONS_INIT;
+    CHECK(tsr_ddp_create(g_pg, n_used, params, &o, &ddp));
+  }
   printf("\ntraining in %s%s: AdamW lr %g weight_decay %g, batch %d, %d epochs\n",
          format_name(m->memory_format), m->checkpoint_blocks ? " with a checkpoint region per block" : "",
          LEARNING_RATE, WEIGHT_DECAY, BATCH, opts->epochs);
+  if (g_pg)
+    printf("data parallel: %d ranks, %d images of each batch of %d per rank\n", g_world,
+           BATCH / g_world, BATCH);
+  int64_t steps = 0;
   for (int epoch = 1; epoch <= opts->epochs; ++epoch) {
+    if (opts->max_steps && steps >= opts->max_steps) { /* --max-steps reached */
+      r->seconds_per_epoch[epoch - 1] = 0;
+      continue;
+    }
     double t0 = now_seconds();
-    double loss = train_epoch(m, opt, X, y, g, epoch);
+    int64_t images = 0;
+    double loss = train_epoch(m, opt, opts, X, y, g, epoch, &steps, &images);
     double dt = now_seconds() - t0;
     r->seconds_per_epoch[epoch - 1] = dt;
     printf("  epoch %2d  loss %.4f  %.1f s  (%.0f images/s)\n", epoch, loss, dt,
-           (double)tsr_tensor_numel(y) / dt);
+           (double)images / dt);
   }
+  tsr_ddp_release(ddp);
   tsr_optimizer_release(opt);
   tsr_generator_release(g);
 }
@@ -389,8 +493,9 @@ static void save_state(const cnn* m, const char* path) {
 }
 
 /* Loads path into out (contiguous tensors, as saved), then lays the 4-D
- * weights out in memory_format (model.load_state_dict then .to(...)). */
-static void load_state(const char* path, tsr_memory_format memory_format, cnn* out) {
+ * weights out in memory_format (model.load_state_dict then .to(...)); the
+ * model normalises or not as batch_norm says (the state has both). */
+static void load_state(const char* path, tsr_memory_format memory_format, bool batch_norm, cnn* out) {
   tsr_tensor_map* map = NULL;
   CHECK(tsr_load(path, NULL, &map));
   cnn loaded;
@@ -401,6 +506,7 @@ static void load_state(const char* path, tsr_memory_format memory_format, cnn* o
     CHECK(tsr_tensor_map_get_by_name(map, cnn_buffer_names[i], &loaded.buffers[i]));
   tsr_tensor_map_release(map);
   loaded.memory_format = TSR_CONTIGUOUS_FORMAT;
+  loaded.batch_norm = batch_norm;
   cnn_copy(out, &loaded, memory_format);
   cnn_release(&loaded);
 }
@@ -412,14 +518,17 @@ static int usage(const char* argv0) {
           "usage: %s [--epochs N] [--train-limit N] "
           "[--memory-format channels_last|contiguous|both]\n"
           "          [--timing-steps N] [--checkpoint] [--autocast bf16|f16] [--min-accuracy A]\n"
-          "          [DATA_DIR [CHECKPOINT]]\n",
-          argv0);
+          "          [--no-batchnorm] [--max-steps N] [--log-every N] [--ddp]\n"
+          "          [DATA_DIR [CHECKPOINT]]\n"
+          "  --ddp runs under tessera-run (env://), e.g. tessera-run --nproc-per-node 2 %s --ddp\n"
+          "  (one memory format, no --checkpoint)\n",
+          argv0, argv0);
   return 2;
 }
 
 static bool parse_args(int argc, char** argv, options* o) {
   *o = (options){2, TIMING_STEPS, 0, 1, {TSR_CHANNELS_LAST, TSR_CONTIGUOUS_FORMAT}, false, TSR_FLOAT32, 0.89,
-                 "/usr/share/datasets/fashion-mnist", "fashion-checkpoint.tsr"};
+                 true, 0, 0, false, "/usr/share/datasets/fashion-mnist", "fashion-checkpoint.tsr"};
   int n_positional = 0;
   for (int i = 1; i < argc; ++i) {
     const char* a = argv[i];
@@ -427,6 +536,15 @@ static bool parse_args(int argc, char** argv, options* o) {
     char* end = NULL;
     if (strcmp(a, "--checkpoint") == 0) {
       o->checkpoint = true;
+    } else if (strcmp(a, "--no-batchnorm") == 0) {
+      o->batch_norm = false;
+    } else if (strcmp(a, "--ddp") == 0) {
+      o->ddp = true;
+    } else if ((strcmp(a, "--max-steps") == 0 || strcmp(a, "--log-every") == 0) && v) {
+      long long n = strtoll(v, &end, 10);
+      if (*end || n < 1) return false;
+      *(a[2] == 'm' ? &o->max_steps : &o->log_every) = n;
+      ++i;
     } else if (strcmp(a, "--autocast") == 0 && v) {
       if (strcmp(v, "bf16") == 0) o->autocast = TSR_BFLOAT16;
       else if (strcmp(v, "f16") == 0) o->autocast = TSR_FLOAT16;
@@ -472,13 +590,30 @@ static bool parse_args(int argc, char** argv, options* o) {
       return false;
     }
   }
-  return true;
+  /* A data-parallel run trains one model: no second format, and no
+   * checkpoint-region comparison (a step outside the reducer). */
+  return !(o->ddp && (o->n_formats != 1 || o->checkpoint));
+}
+
+/* Joins the job of tessera-run (env://: RANK, WORLD_SIZE, MASTER_ADDR,
+ * MASTER_PORT); ranks other than 0 print nothing on stdout. */
+static void join_process_group(void) {
+  tsr_process_group_options o = TSR_PROCESS_GROUP_OPTIONS_INIT;
+  o.timeout_ms = 120000;
+  CHECK(tsr_process_group_init(&o, &g_pg));
+  g_rank = tsr_process_group_rank(g_pg);
+  g_world = tsr_process_group_size(g_pg);
+  if (g_rank != 0 && !freopen("/dev/null", "w", stdout)) {
+    perror("/dev/null");
+    exit(EXIT_FAILURE);
+  }
 }
 
 int main(int argc, char** argv) {
   options opts;
   if (!parse_args(argc, argv, &opts)) return usage(argv[0]);
   g_autocast = opts.autocast;
+  if (opts.ddp) join_process_group();
   printf("tessera %s, %" PRId64 " threads\n", tsr_version_string(), tsr_get_num_threads());
 
   fashion_split train_split, test_split;
@@ -498,8 +633,12 @@ int main(int argc, char** argv) {
   cnn initial;
   cnn_init(&initial, init_gen);
   tsr_generator_release(init_gen);
-  printf("network: conv 32 -> bn -> relu -> pool -> conv 64 -> bn -> relu -> pool -> linear 10,"
-         " %" PRId64 " parameters\n", cnn_num_parameters(&initial));
+  initial.batch_norm = opts.batch_norm;
+  if (opts.batch_norm)
+    printf("network: conv 32 -> bn -> relu -> pool -> conv 64 -> bn -> relu -> pool -> linear 10,"
+           " %" PRId64 " parameters\n", cnn_num_parameters(&initial));
+  else
+    printf("network: conv 32 -> relu -> pool -> conv 64 -> relu -> pool -> linear 10 (no batch norm)\n");
 
   int64_t n_test = tsr_tensor_numel(y_test);
   int64_t* predicted = malloc((size_t)n_test * sizeof *predicted);
@@ -517,6 +656,23 @@ int main(int argc, char** argv) {
       model.checkpoint_blocks = true;
     }
     train(&model, &opts, X_train, y_train, &results[k]);
+    if (g_pg) {
+      /* Training's collectives are done: the group goes, and rank 0 alone
+       * evaluates and saves (every rank holds the same parameters). */
+      tsr_process_group_release(g_pg);
+      g_pg = NULL;
+      if (g_rank != 0) {
+        cnn_release(&model);
+        cnn_release(&initial);
+        free(reloaded_predicted);
+        free(predicted);
+        tsr_tensor_release(y_test);
+        tsr_tensor_release(X_test);
+        tsr_tensor_release(y_train);
+        tsr_tensor_release(X_train);
+        return 0;
+      }
+    }
     autocast_begin();
     cnn_predict(&model, X_test, k == 0 ? predicted : reloaded_predicted);
     autocast_end();
@@ -544,10 +700,11 @@ int main(int argc, char** argv) {
     printf("  channels_last / contiguous time: %.2f\n", sum[0] / sum[1]);
   }
 
+  if (opts.ddp) opts.timing_steps = 0; /* one rank's timing of one process: not the job's */
   if (opts.timing_steps > 0) compare_formats(&initial, X_train, y_train, opts.timing_steps);
   if (opts.timing_steps > 0 && g_autocast != TSR_FLOAT32)
     compare_autocast(&initial, opts.formats[0], X_train, y_train, opts.timing_steps);
-  profile_steps(&trained, X_train, y_train);
+  if (!opts.ddp) profile_steps(&trained, X_train, y_train);
 
   tsr_memory_stats_t s;
   memset(&s, 0, sizeof s);
@@ -563,7 +720,7 @@ int main(int argc, char** argv) {
 
   save_state(&trained, opts.checkpoint_path);
   cnn reloaded;
-  load_state(opts.checkpoint_path, trained.memory_format, &reloaded);
+  load_state(opts.checkpoint_path, trained.memory_format, trained.batch_norm, &reloaded);
   bool state_same = true;
   for (int i = 0; i < CNN_NPARAMS; ++i)
     state_same = state_same && same_contents(trained.params[i], reloaded.params[i]);
