@@ -62,8 +62,14 @@ void ProcessGroup::join() {
     store_->wait(keys, timeout_);
   } catch (const Error& e) {
     std::vector<int> missing;
-    for (int i = 0; i < size_; ++i)
-      if (!store_->check({rank_key("joined", i)})) missing.push_back(i);
+    try {
+      for (int i = 0; i < size_; ++i)
+        if (!store_->check({rank_key("joined", i)})) missing.push_back(i);
+    } catch (const Error&) {
+      // Rank 0 gave up first (its own timeout) and took the store with it.
+      fail(TSR_ERR_DISTRIBUTED, "rendezvous failed on rank ", rank_, " of world size ", size_, ": ", e.what(),
+           (rank_ == 0 ? "" : " (rank 0 hosts the store: it failed, or gave up waiting for the other ranks)"));
+    }
     if (missing.empty()) throw;
     char waited[32];
     std::snprintf(waited, sizeof waited, "%.2f s", Seconds(Clock::now() - start).count());
