@@ -152,22 +152,52 @@ HWY_INLINE void StorePart(hn::Vec<D> v, D d, P* p, int64_t lanes) {
   for (int64_t i = 0; i < lanes; ++i) p[i] = buf[i];
 }
 
-// The sums over rows walk the rows in memory order, two at a time, adding
-// into acc (C elements, in L1) block by block: one sequential stream, and
-// the blocks' add chains independent of each other.
+// The sums over rows: each block's lanes take the rows two at a time,
+// acc = (acc + term(row r)) + term(row r + 1) started from zero (the
+// order every lane keeps, whatever the grouping below). Up to kGroup whole
+// blocks keep their sums in registers over all the rows (independent add
+// chains, no store-to-load round trip through acc per row pair); a last
+// partial block goes row by row through acc's padded copy.
+constexpr int64_t kGroup = 4;
+
+template <int64_t K, class D, typename T, typename Term>
+HWY_INLINE void RowsAccumulateBlocks(D d, int64_t rows, int64_t C, int64_t c0, T* acc, Term& term) {
+  const int64_t N = int64_t(hn::Lanes(d));
+  // Unrolled by force: GCC otherwise keeps s[] on the stack.
+  hn::Vec<D> s[K];
+  HWY_UNROLL(4)
+  for (int64_t k = 0; k < K; ++k) s[k] = hn::LoadU(d, acc + c0 + k * N);
+  int64_t r = 0;
+  for (; r + 2 <= rows; r += 2) {
+    HWY_UNROLL(4)
+    for (int64_t k = 0; k < K; ++k) {
+      const int64_t c = c0 + k * N;
+      s[k] = hn::Add(term(s[k], r * C + c, c, N), term(hn::Zero(d), (r + 1) * C + c, c, N));
+    }
+  }
+  for (; r < rows; ++r) {
+    HWY_UNROLL(4)
+    for (int64_t k = 0; k < K; ++k) s[k] = term(s[k], r * C + c0 + k * N, c0 + k * N, N);
+  }
+  HWY_UNROLL(4)
+  for (int64_t k = 0; k < K; ++k) hn::StoreU(s[k], d, acc + c0 + k * N);
+}
+
 template <class D, typename T, typename Term>
 HWY_INLINE void RowsAccumulate(D d, int64_t rows, int64_t C, T* acc, Term&& term) {
+  const int64_t N = int64_t(hn::Lanes(d));
+  int64_t c = 0;
+  for (; c + kGroup * N <= C; c += kGroup * N) RowsAccumulateBlocks<kGroup>(d, rows, C, c, acc, term);
+  for (; c + N <= C; c += N) RowsAccumulateBlocks<1>(d, rows, C, c, acc, term);
+  if (c == C) return;
+  const int64_t lanes = C - c;
   int64_t r = 0;
-  for (; r + 2 <= rows; r += 2)
-    ForChannelBlocks(d, C, [&](int64_t c, int64_t lanes) TSR_LAMBDA_INLINE {
-      auto s = LoadPart(d, acc + c, lanes);
-      s = hn::Add(term(s, r * C + c, c, lanes), term(hn::Zero(d), (r + 1) * C + c, c, lanes));
-      StorePart(s, d, acc + c, lanes);
-    });
-  for (; r < rows; ++r)
-    ForChannelBlocks(d, C, [&](int64_t c, int64_t lanes) TSR_LAMBDA_INLINE {
-      StorePart(term(LoadPart(d, acc + c, lanes), r * C + c, c, lanes), d, acc + c, lanes);
-    });
+  for (; r + 2 <= rows; r += 2) {
+    auto s = LoadPart(d, acc + c, lanes);
+    s = hn::Add(term(s, r * C + c, c, lanes), term(hn::Zero(d), (r + 1) * C + c, c, lanes));
+    StorePart(s, d, acc + c, lanes);
+  }
+  for (; r < rows; ++r) StorePart(term(LoadPart(d, acc + c, lanes), r * C + c, c, lanes), d, acc + c, lanes);
 }
 
 template <typename S, typename T = Compute<S>>
