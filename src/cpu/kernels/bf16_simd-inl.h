@@ -53,9 +53,9 @@ HWY_INLINE void StoreBf16(hn::Vec<DF> v, DF df, BFloat16* HWY_RESTRICT p) {
   const auto hi = hn::ShiftRight<16>(x);
   const auto rounded =
       hn::ShiftRight<16>(hn::Add(x, hn::Add(hn::Set(du32, 0x7fffu), hn::And(hi, hn::Set(du32, 1u)))));
-  const auto is_nan =
-      hn::Gt(hn::BitCast(di32, hn::And(x, hn::Set(du32, 0x7fffffffu))), hn::Set(di32, 0x7f800000));
-  const auto r = hn::IfThenElse(hn::RebindMask(du32, is_nan), hn::Or(hi, hn::Set(du32, 0x40u)), rounded);
+  // NaN by a float compare: no constants (GCC rebuilds each one per vector
+  // inside the kernels' loops rather than keep it in a register).
+  const auto r = hn::IfThenElse(hn::RebindMask(du32, hn::IsNaN(v)), hn::Or(hi, hn::Set(du32, 0x40u)), rounded);
   hn::StoreU(hn::DemoteTo(du16, hn::BitCast(di32, r)), du16, reinterpret_cast<uint16_t*>(p));
 }
 
