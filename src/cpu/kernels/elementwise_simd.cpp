@@ -342,6 +342,7 @@ HWY_INLINE V16 Bf16ReluBackward(V16 g, V16 y) {
 // b[0] when it broadcasts), the last partial vector through buffers.
 template <Bcast bc, typename F>
 HWY_INLINE void Bf16Loop(int16_t* o, const int16_t* a, const int16_t* b, size_t n, F f) {
+  if (n == 0) return;  // a[0] and b[0] are read below
   const D16 d;
   const size_t N = hn::Lanes(d);
   const V16 a0 = hn::Set(d, a[0]), b0 = hn::Set(d, b[0]);
