@@ -4,7 +4,10 @@
  * rounded to float16, torch 2.x's semantics): values, sizes and strides of
  * the results in both memory formats, grad_fn names, gradients of every
  * argument, batch_norm with bfloat16 or float32 parameters; the
- * mixed-dtype running-stat update; batch_norm's mixed-dtype errors. */
+ * mixed-dtype running-stat update; batch_norm's mixed-dtype errors;
+ * bfloat16 batch norm and max pooling at their vector loops' edges (channel
+ * counts and planes past a vector, strided input) and NaN in max pooling's
+ * vector lanes. */
 #include <stdint.h>
 
 #include "golden/cnn_lowp_golden.h"
@@ -16,6 +19,7 @@ TG_PARAMETERIZED(cnn_lowp, pooling, tg_lowp_pool, TG_LOWP_POOL_N) {
   else tg_check_forward(c);
 }
 TG_PARAMETERIZED(cnn_lowp, batch_norm, tg_lowp_bn, TG_LOWP_BN_N) { tg_check_backward(c); }
+TG_PARAMETERIZED(cnn_lowp, vector_edges, tg_lowp_vec, TG_LOWP_VEC_N) { tg_check_backward(c); }
 
 static tsr_tensor* from_doubles(const double* v, int64_t ndim, const int64_t* sizes, tsr_dtype dtype) {
   int64_t n = 1;
@@ -115,4 +119,69 @@ Test(cnn_lowp, conv2d_dtype_errors) {
   cr_expect_eq(out, SENTINEL);
   tsr_tensor* all[] = {x, wf, wb, bf};
   for (size_t k = 0; k < 4; ++k) tsr_tensor_release(all[k]);
+}
+
+/* torch's NaN rule (`val > max || isnan(val)`: a NaN wins its window and
+ * the last NaN's index is kept; the first maximum wins ties) in the vector
+ * lanes of bfloat16 max pooling, not only in its per-channel tail: 11
+ * channels of a 4 x 4 plane holding h * 4 + w, the odd channels with NaN at
+ * (0, 1) and (1, 0), channel 4 with 7 at (0, 0), tying (1, 3); 2 x 2
+ * windows, both memory formats. The backward sends each window's gradient
+ * to the index chosen. */
+Test(cnn_lowp, max_pool2d_bfloat16_nan_in_vector_lanes) {
+  enum { C = 11 };
+  const int64_t s[] = {1, C, 4, 4}, k[] = {2, 2}, zero[] = {0, 0}, one[] = {1, 1};
+  tsr_tensor* x0 = filled(4, s, TSR_BFLOAT16, 0);
+  for (int64_t c = 0; c < C; ++c)
+    for (int64_t h = 0; h < 4; ++h)
+      for (int64_t w = 0; w < 4; ++w) {
+        const int64_t i4[] = {0, c, h, w};
+        const bool nan = c % 2 == 1 && ((h == 0 && w == 1) || (h == 1 && w == 0));
+        TSR_ASSERT_OK(tsr_set_double(x0, 4, i4, nan ? NAN : (double)(h * 4 + w)));
+      }
+  const int64_t tie[] = {0, 4, 0, 0};
+  TSR_ASSERT_OK(tsr_set_double(x0, 4, tie, 7));
+  for (int f = 0; f < 2; ++f) {
+    tsr_tensor *x, *y, *i, *g, *gx;
+    TSR_ASSERT_OK(tsr_contiguous(x0, f ? TSR_CHANNELS_LAST : TSR_CONTIGUOUS_FORMAT, &x));
+    TSR_ASSERT_OK(tsr_set_requires_grad(x, true));
+    TSR_ASSERT_OK(tsr_max_pool2d(x, k, NULL, zero, one, false, &y, &i));
+    cr_expect_eq(tsr_tensor_dtype(y), TSR_BFLOAT16);
+    for (int64_t c = 0; c < C; ++c) {
+      const int64_t o[] = {0, c, 0, 0};
+      double v;
+      int64_t idx;
+      TSR_ASSERT_OK(tsr_get_double(y, 4, o, &v));
+      TSR_ASSERT_OK(tsr_get_int64(i, 4, o, &idx));
+      if (c % 2 == 1) {
+        cr_expect(isnan(v), "format %d, channel %lld: NaN lost", f, (long long)c);
+        cr_expect_eq(idx, 4, "format %d, channel %lld: index of the last NaN (1, 0) is 4, got %lld", f,
+                     (long long)c, (long long)idx);
+      } else {
+        cr_expect_eq(v, c == 4 ? 7.0 : 5.0, "format %d, channel %lld: %g", f, (long long)c, v);
+        cr_expect_eq(idx, c == 4 ? 0 : 5, "format %d, channel %lld: index %lld", f, (long long)c, (long long)idx);
+      }
+      /* The window at (1, 1): 15, at index 15 in every channel. */
+      const int64_t o11[] = {0, c, 1, 1};
+      TSR_ASSERT_OK(tsr_get_int64(i, 4, o11, &idx));
+      cr_expect_eq(idx, 15, "format %d, channel %lld: index %lld", f, (long long)c, (long long)idx);
+    }
+    const int64_t so[] = {1, C, 2, 2};
+    g = filled(4, so, TSR_BFLOAT16, 1);
+    TSR_ASSERT_OK(tsr_autograd_grad(1, &y, (const tsr_tensor* const*)&g, 1, &x, false, false, false, &gx));
+    cr_expect_eq(tsr_tensor_dtype(gx), TSR_BFLOAT16);
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t h = 0; h < 2; ++h)
+        for (int64_t w = 0; w < 2; ++w) {
+          const int64_t p[] = {0, c, h, w};
+          const int64_t at = c % 2 == 1 ? 4 : c == 4 ? 0 : 5; /* flat index chosen in window (0, 0) */
+          double v;
+          TSR_ASSERT_OK(tsr_get_double(gx, 4, p, &v));
+          cr_expect_eq(v, h * 4 + w == at ? 1.0 : 0.0, "format %d, grad (%lld, %lld, %lld): %g", f, (long long)c,
+                       (long long)h, (long long)w, v);
+        }
+    tsr_tensor* all[] = {x, y, i, g, gx};
+    for (size_t n = 0; n < 5; ++n) tsr_tensor_release(all[n]);
+  }
+  tsr_tensor_release(x0);
 }

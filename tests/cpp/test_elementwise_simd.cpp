@@ -193,5 +193,45 @@ TEST(ElementwiseSimd, UnaryOps) {
   });
 }
 
+// bfloat16 relu and relu backward, which work on the 16-bit patterns
+// rather than through float32: every pattern (NaNs of either sign,
+// signalling ones included, signed zeros, subnormals) against the float32
+// formula rounded once; the backward with every pattern as y against a set
+// of g, and as g against a set of y, in each broadcast mode.
+TEST(ElementwiseSimd, Bfloat16ReluOnBitsMatchesFloat32Rounded) {
+  auto bf = [](uint32_t bits) {
+    BFloat16 b;
+    b.bits = uint16_t(bits);
+    return b;
+  };
+  auto relu = [](float x) { return x <= 0.0f ? 0.0f : x; };
+  auto relu_bwd = [](float g, float y) { return y <= 0.0f ? 0.0f : g; };
+  const uint16_t some[] = {0x0000, 0x8000, 0x3f80, 0xbf80, 0x0001, 0x8001, 0x7f80, 0xff80,
+                           0x7fc0, 0xffc0, 0x7f81, 0xff81, 0x7fff, 0x4049};
+  for_each_target([&] {
+    std::vector<BFloat16> x(65536), o(65536), other(65536);
+    for (uint32_t i = 0; i < 65536; ++i) x[i] = bf(i);
+    ASSERT_TRUE(unary(Un::Relu, TSR_BFLOAT16, o.data(), x.data(), 65536));
+    for (uint32_t i = 0; i < 65536; ++i)
+      ASSERT_EQ(o[i].bits, BFloat16(relu(float(x[i]))).bits) << "relu of bits " << std::hex << i;
+    for (uint16_t k : some) {
+      for (uint32_t i = 0; i < 65536; ++i) other[i] = bf(k);
+      // every pattern as y, then as g
+      ASSERT_TRUE(binary(Bin::ReluBackward, TSR_BFLOAT16, o.data(), other.data(), x.data(), 65536, Bcast::None));
+      for (uint32_t i = 0; i < 65536; ++i)
+        ASSERT_EQ(o[i].bits, BFloat16(relu_bwd(bf16_to_float(k), float(x[i]))).bits)
+            << "g " << std::hex << k << " y " << i;
+      ASSERT_TRUE(binary(Bin::ReluBackward, TSR_BFLOAT16, o.data(), other.data(), x.data(), 65536, Bcast::A));
+      for (uint32_t i = 0; i < 65536; ++i)
+        ASSERT_EQ(o[i].bits, BFloat16(relu_bwd(bf16_to_float(k), float(x[i]))).bits)
+            << "broadcast g " << std::hex << k << " y " << i;
+      ASSERT_TRUE(binary(Bin::ReluBackward, TSR_BFLOAT16, o.data(), x.data(), other.data(), 65536, Bcast::B));
+      for (uint32_t i = 0; i < 65536; ++i)
+        ASSERT_EQ(o[i].bits, BFloat16(relu_bwd(float(x[i]), bf16_to_float(k))).bits)
+            << "g " << std::hex << i << " broadcast y " << k;
+    }
+  });
+}
+
 }  // namespace
 }  // namespace tsr::kernels::simd

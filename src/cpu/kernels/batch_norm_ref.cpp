@@ -9,8 +9,16 @@
 // time over its contiguous runs (NCHW planes), threads split over channels.
 // Other layouts go element by element. Statistics accumulate in double
 // across runs and chunks.
+//
+// bfloat16 x (and g) is read and written as bfloat16 and computed in float,
+// with float32 parameters and statistics (the dispatcher widens bfloat16
+// parameters, a [C] copy): S below is the storage type, T = Compute<S> the
+// arithmetic one. Every float operation is the float32 kernel's, so the
+// result is bit for bit that of the float32 kernel on the widened tensors,
+// rounded once, without the widened copies' two passes over memory.
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 #include <vector>
 
 #include "cpu/kernels/batch_norm_simd.h"
@@ -21,6 +29,10 @@
 namespace tsr::kernels::ref {
 
 namespace {
+
+// The arithmetic type of storage type S: float for bfloat16.
+template <typename S>
+using Compute = std::conditional_t<std::is_same_v<S, BFloat16>, float, S>;
 
 // x as [N, C, H, W]: a 4-D tensor as it is, any other (contiguous, from
 // the op layer) as [N, C, 1, S].
@@ -102,11 +114,12 @@ void for_rows(int64_t rows, int64_t C, F&& f) {
   parallel_for(rows, std::max<int64_t>(1, kGrainSize / C), [&](int64_t b, int64_t e) { f(b, e); });
 }
 
-template <typename T>
-void forward_rows(const Geom& geo, const T* x, const Tensor& wt, const Tensor& bt, const Tensor& rm,
+template <typename S, typename T = Compute<S>>
+void forward_rows(const Geom& geo, const S* x, const Tensor& wt, const Tensor& bt, const Tensor& rm,
                   const Tensor& rv, bool training, double eps, BatchNormResult& r) {
   const int64_t C = geo.C, rows = geo.count(), M = rows;
-  T *mean = r.mean.data<T>(), *var_out = r.var.data<T>(), *y = r.out.data<T>();
+  T *mean = r.mean.data<T>(), *var_out = r.var.data<T>();
+  S* y = r.out.data<S>();
   std::vector<T> mean_t(static_cast<size_t>(C)), alpha(static_cast<size_t>(C)), beta(static_cast<size_t>(C));
   if (training) {
     std::vector<double> sum[1], ss[1];
@@ -140,8 +153,8 @@ void forward_rows(const Geom& geo, const T* x, const Tensor& wt, const Tensor& b
   });
 }
 
-template <typename T>
-void backward_rows(const Geom& geo, const T* g, const T* x, const Tensor& wt, const T* mean, const T* var,
+template <typename S, typename T = Compute<S>>
+void backward_rows(const Geom& geo, const S* g, const S* x, const Tensor& wt, const T* mean, const T* var,
                    double eps, bool training, BatchNormGrads& r) {
   const int64_t C = geo.C, rows = geo.count(), M = rows;
   std::vector<double> sums[2];  // sum g, sum (x - mean) g
@@ -161,7 +174,7 @@ void backward_rows(const Geom& geo, const T* g, const T* x, const Tensor& wt, co
     k[c] = T((double(mean[c]) * kk - gmean) * inv * w);
   }
   if (!r.input.defined()) return;
-  T* gx = r.input.data<T>();
+  S* gx = r.input.data<S>();
   for_rows(rows, C, [&](int64_t r0, int64_t r1) {
     const int64_t o = r0 * C;
     simd::bn_rows_input_grad(g + o, x + o, gx + o, r1 - r0, C, a.data(), b.data(), k.data());
@@ -171,13 +184,13 @@ void backward_rows(const Geom& geo, const T* g, const T* x, const Tensor& wt, co
 // ---- any layout: one channel at a time, over its contiguous runs where it
 // has them (NCHW planes), else element by element.
 
-template <typename T>
+template <typename S, typename T = Compute<S>>
 void forward(const Tensor& xt, const Tensor& wt, const Tensor& bt, const Tensor& rm, const Tensor& rv,
              bool training, double eps, BatchNormResult& r) {
   const Geom gx(xt);  // out has x's sizes and format, hence its offsets
-  const T* x = xt.data<T>();
-  if (is_rows_layout(gx)) return forward_rows<T>(gx, x, wt, bt, rm, rv, training, eps, r);
-  T* y = r.out.data<T>();
+  const S* x = xt.data<S>();
+  if (is_rows_layout(gx)) return forward_rows<S>(gx, x, wt, bt, rm, rv, training, eps, r);
+  S* y = r.out.data<S>();
   T *mean = r.mean.data<T>(), *var_out = r.var.data<T>();
   T* uvar = training ? r.unbiased_var.data<T>() : nullptr;
   const int64_t M = gx.count();
@@ -187,14 +200,14 @@ void forward(const Tensor& xt, const Tensor& wt, const Tensor& bt, const Tensor&
       if (training) {
         double s = 0;
         if (gx.has_runs()) gx.each_run(c, [&](int64_t o, int64_t n) { s += simd::bn_sum(x + o, n); });
-        else gx.each(c, [&](int64_t o) { s += double(x[o]); });
+        else gx.each(c, [&](int64_t o) { s += double(T(x[o])); });
         mu = M ? s / double(M) : 0.0;
         double ss = 0;  // two passes: the variance of centred values
         if (gx.has_runs()) {
           gx.each_run(c, [&](int64_t o, int64_t n) { ss += simd::bn_centered_square_sum(x + o, n, mu); });
         } else {
           gx.each(c, [&](int64_t o) {
-            const double d = double(x[o]) - mu;
+            const double d = double(T(x[o])) - mu;
             ss += d * d;
           });
         }
@@ -211,18 +224,19 @@ void forward(const Tensor& xt, const Tensor& wt, const Tensor& bt, const Tensor&
       const double beta = double(param<T>(bt, c, T(0))) - mu * alpha;
       // x and out share one geometry (same sizes, same format).
       if (gx.has_runs()) gx.each_run(c, [&](int64_t o, int64_t n) { simd::bn_affine(x + o, y + o, n, alpha, beta); });
-      else gx.each(c, [&](int64_t o) { y[o] = T(double(x[o]) * alpha + beta); });
+      else gx.each(c, [&](int64_t o) { y[o] = S(T(double(T(x[o])) * alpha + beta)); });
     }
   });
 }
 
-template <typename T>
+template <typename S, typename T = Compute<S>>
 void backward(const Tensor& gt, const Tensor& xt, const Tensor& wt, const Tensor& mt, const Tensor& vt,
               double eps, bool training, BatchNormGrads& r) {
   const Geom geo(xt);  // g and the gradient have x's sizes and format
-  const T *g = gt.data<T>(), *x = xt.data<T>(), *mean = mt.data<T>(), *var = vt.data<T>();
-  if (is_rows_layout(geo)) return backward_rows<T>(geo, g, x, wt, mean, var, eps, training, r);
-  T* gx = r.input.defined() ? r.input.data<T>() : nullptr;
+  const S *g = gt.data<S>(), *x = xt.data<S>();
+  const T *mean = mt.data<T>(), *var = vt.data<T>();
+  if (is_rows_layout(geo)) return backward_rows<S>(geo, g, x, wt, mean, var, eps, training, r);
+  S* gx = r.input.defined() ? r.input.data<S>() : nullptr;
   T* gw = r.weight.defined() ? r.weight.data<T>() : nullptr;
   T* gb = r.bias.defined() ? r.bias.data<T>() : nullptr;
   const int64_t M = geo.count();
@@ -235,8 +249,8 @@ void backward(const Tensor& gt, const Tensor& xt, const Tensor& wt, const Tensor
         geo.each_run(c, [&](int64_t o, int64_t n) { simd::bn_grad_sums(g + o, x + o, n, mu, gsum, dotp); });
       } else {
         geo.each(c, [&](int64_t o) {
-          gsum += double(g[o]);
-          dotp += (double(x[o]) - mu) * double(g[o]);
+          gsum += double(T(g[o]));
+          dotp += (double(T(x[o])) - mu) * double(T(g[o]));
         });
       }
       if (gx) {
@@ -248,12 +262,12 @@ void backward(const Tensor& gt, const Tensor& xt, const Tensor& wt, const Tensor
             geo.each_run(c, [&](int64_t o, int64_t n) { simd::bn_input_grad(g + o, x + o, gx + o, n, a, b, cc); });
           } else {
             geo.each(c, [&](int64_t o) {
-              gx[o] = T((double(g[o]) - gmean - (double(x[o]) - mu) * k) * inv * w);
+              gx[o] = S(T((double(T(g[o])) - gmean - (double(T(x[o])) - mu) * k) * inv * w));
             });
           }
         } else {
           if (geo.has_runs()) geo.each_run(c, [&](int64_t o, int64_t n) { simd::bn_affine(g + o, gx + o, n, inv * w, 0.0); });
-          else geo.each(c, [&](int64_t o) { gx[o] = T(double(g[o]) * inv * w); });
+          else geo.each(c, [&](int64_t o) { gx[o] = S(T(double(T(g[o])) * inv * w)); });
         }
       }
       if (gw) gw[c] = T(dotp * inv);
@@ -262,11 +276,16 @@ void backward(const Tensor& gt, const Tensor& xt, const Tensor& wt, const Tensor
   });
 }
 
+// f(S{}) for x's storage type S.
 template <typename F>
 void by_dtype(tsr_dtype d, F&& f) {
   if (d == TSR_FLOAT64) f(double{});
+  else if (d == TSR_BFLOAT16) f(BFloat16{});
   else f(float{});
 }
+
+// The statistics' and parameter gradients' dtype: float32 for bfloat16 x.
+tsr_dtype compute_dtype(tsr_dtype x) { return x == TSR_BFLOAT16 ? TSR_FLOAT32 : x; }
 
 }  // namespace
 
@@ -275,9 +294,10 @@ BatchNormResult batch_norm(const Tensor& x, const Tensor& weight, const Tensor& 
   const int64_t C = x.size(1);
   BatchNormResult r;
   r.out = empty_cpu(x.sizes(), x.dtype(), fmt);
-  r.mean = empty_cpu({C}, x.dtype());
-  r.var = empty_cpu({C}, x.dtype());
-  if (training) r.unbiased_var = empty_cpu({C}, x.dtype());
+  const tsr_dtype sd = compute_dtype(x.dtype());
+  r.mean = empty_cpu({C}, sd);
+  r.var = empty_cpu({C}, sd);
+  if (training) r.unbiased_var = empty_cpu({C}, sd);
   by_dtype(x.dtype(), [&](auto t) {
     forward<decltype(t)>(x, weight, bias, running_mean, running_var, training, eps, r);
   });
@@ -290,8 +310,8 @@ BatchNormGrads batch_norm_backward(const Tensor& g, const Tensor& x, const Tenso
   BatchNormGrads r;
   const int64_t C = x.size(1);
   if (need_input) r.input = empty_cpu(x.sizes(), x.dtype(), fmt);
-  if (need_weight) r.weight = empty_cpu({C}, x.dtype());
-  if (need_bias) r.bias = empty_cpu({C}, x.dtype());
+  if (need_weight) r.weight = empty_cpu({C}, compute_dtype(x.dtype()));
+  if (need_bias) r.bias = empty_cpu({C}, compute_dtype(x.dtype()));
   by_dtype(x.dtype(), [&](auto t) { backward<decltype(t)>(g, x, weight, mean, var, eps, training, r); });
   return r;
 }

@@ -5,8 +5,9 @@
 // so) and writes outputs in that format. float32 (and bfloat16
 // convolution) goes to oneDNN (cpu/dnnl/), float64 and what oneDNN lacks
 // to the direct loops of conv_ref.cpp, pooling_ref.cpp and
-// batch_norm_ref.cpp; bfloat16 and float16 otherwise run as float32 and
-// are rounded once (cnn_dispatch.cpp).
+// batch_norm_ref.cpp; bfloat16 batch norm and max pooling run in those
+// loops as bfloat16 (widened in registers), the rest of bfloat16 and
+// float16 as float32 copies rounded once (cnn_dispatch.cpp).
 #pragma once
 
 #include <array>
@@ -115,7 +116,9 @@ BatchNormGrads batch_norm_backward(const Tensor& g, const Tensor& x, const Tenso
                                    const Tensor& mean, const Tensor& var, double eps, bool training,
                                    tsr_memory_format fmt, bool need_input, bool need_weight, bool need_bias);
 
-// ---- the reference loops (any dtype of float32/float64, any dense fmt) ----
+// ---- the reference loops (float32/float64, any dense fmt; also bfloat16
+// for max pooling, and bfloat16 x and g for batch norm with float32
+// parameters and statistics, whose results then are float32) ----
 namespace ref {
 std::pair<Tensor, Tensor> max_pool2d(const Tensor& x, const Pool2dArgs& a, tsr_memory_format fmt);
 Tensor max_pool2d_backward(const Tensor& g, const Tensor& indices, const Shape& x_sizes, tsr_memory_format fmt);

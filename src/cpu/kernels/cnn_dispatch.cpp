@@ -9,11 +9,15 @@
 //
 // Low precision: bfloat16 convolution runs in oneDNN's bfloat16 kernels
 // (torch 1.13 sends it to mkldnn; float32 accumulation, one rounding).
-// Every other bfloat16 kernel, and every float16 one (oneDNN 2.6 has no
-// float16 on CPUs without AVX512-FP16; torch 1.13 has no CPU float16 CNN
-// kernels, torch 2.x accumulates them in float), widens its operands to
-// float32, runs the float32 kernel and rounds each result once to its
-// dtype: the float accumulation torch's reduced-precision CPU kernels use.
+// bfloat16 batch norm and max pooling run in the reference loops on the
+// bfloat16 tensors themselves, widened to float in registers (the
+// activations of an autocast CNN: a widened copy cost more than the
+// kernel). Every other bfloat16 kernel, and every float16 one (oneDNN 2.6
+// has no float16 on CPUs without AVX512-FP16; torch 1.13 has no CPU
+// float16 CNN kernels, torch 2.x accumulates them in float), widens its
+// operands to float32, runs the float32 kernel and rounds each result once
+// to its dtype. Either way: the float accumulation torch's
+// reduced-precision CPU kernels use, the same bits.
 #include "cpu/dnnl/dnnl_cnn.h"
 #include "core/shape.h"
 #include "cpu/kernels/cnn.h"
@@ -89,14 +93,15 @@ ConvGrads conv2d_backward(const Tensor& g, const Tensor& x, const Tensor& w, con
   return ref::conv2d_backward(g, x, w, x_sizes, w_sizes, a, fmt, need_input, need_weight, need_bias);
 }
 
+// bfloat16 max pooling runs as such (pooling_ref.cpp), float16 widened.
 std::pair<Tensor, Tensor> max_pool2d(const Tensor& x, const Pool2dArgs& a, tsr_memory_format fmt) {
-  if (!low_precision(x.dtype())) return ref::max_pool2d(x, a, fmt);
+  if (x.dtype() != TSR_FLOAT16) return ref::max_pool2d(x, a, fmt);
   auto [y, indices] = ref::max_pool2d(widened(x, fmt), a, fmt);
   return {converted(y, x.dtype(), fmt), indices};
 }
 
 Tensor max_pool2d_backward(const Tensor& g, const Tensor& indices, const Shape& x_sizes, tsr_memory_format fmt) {
-  if (!low_precision(g.dtype())) return ref::max_pool2d_backward(g, indices, x_sizes, fmt);
+  if (g.dtype() != TSR_FLOAT16) return ref::max_pool2d_backward(g, indices, x_sizes, fmt);
   return converted(ref::max_pool2d_backward(widened(g, fmt), indices, x_sizes, fmt), g.dtype(), fmt);
 }
 
@@ -129,8 +134,11 @@ BatchNormResult batch_norm(const Tensor& x, const Tensor& weight, const Tensor& 
                            const Tensor& running_var, bool training, double eps, tsr_memory_format fmt,
                            tsr_dtype stats_dtype) {
   if (!low_precision(x.dtype())) return ref::batch_norm(x, weight, bias, running_mean, running_var, training, eps, fmt);
-  BatchNormResult r = ref::batch_norm(widened(x, fmt), widened(weight, fmt), widened(bias, fmt),
-                                      widened(running_mean, fmt), widened(running_var, fmt), training, eps, fmt);
+  // bfloat16 x is read as such (the loops widen it in registers); only its
+  // [C] parameters are widened here. float16 x is widened whole.
+  const Tensor xs = x.dtype() == TSR_BFLOAT16 ? x : widened(x, fmt);
+  BatchNormResult r = ref::batch_norm(xs, widened(weight, fmt), widened(bias, fmt), widened(running_mean, fmt),
+                                      widened(running_var, fmt), training, eps, fmt);
   return {converted(r.out, x.dtype(), fmt), converted(r.mean, stats_dtype, fmt), converted(r.var, stats_dtype, fmt),
           converted(r.unbiased_var, stats_dtype, fmt)};
 }
@@ -140,9 +148,11 @@ BatchNormGrads batch_norm_backward(const Tensor& g, const Tensor& x, const Tenso
                                    bool need_input, bool need_weight, bool need_bias) {
   if (!low_precision(x.dtype()))
     return ref::batch_norm_backward(g, x, weight, mean, var, eps, training, fmt, need_input, need_weight, need_bias);
-  BatchNormGrads r = ref::batch_norm_backward(widened(g, fmt), widened(x, fmt), widened(weight, fmt),
-                                              widened(mean, fmt), widened(var, fmt), eps, training, fmt, need_input,
-                                              need_weight, need_bias);
+  // bfloat16 g and x are read as such, as in the forward.
+  const bool native = g.dtype() == TSR_BFLOAT16 && x.dtype() == TSR_BFLOAT16;
+  BatchNormGrads r = ref::batch_norm_backward(native ? g : widened(g, fmt), native ? x : widened(x, fmt),
+                                              widened(weight, fmt), widened(mean, fmt), widened(var, fmt), eps,
+                                              training, fmt, need_input, need_weight, need_bias);
   return {converted(r.input, x.dtype(), fmt), converted(r.weight, mean.dtype(), fmt),
           converted(r.bias, mean.dtype(), fmt)};
 }

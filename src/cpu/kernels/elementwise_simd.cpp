@@ -312,6 +312,65 @@ void UnaryT(int op, T* o, const T* x, size_t n) {
 void UnaryF32(int op, float* o, const float* x, size_t n) { UnaryT<float>(op, o, x, n); }
 void UnaryF64(int op, double* o, const double* x, size_t n) { UnaryT<double>(op, o, x, n); }
 
+// ---- bfloat16 relu and relu backward on the 16-bit patterns, 16 lanes a
+// vector: their float32 results are an input's value or +0, which the
+// float path's widening and rounding keep as they are except for a NaN,
+// whose quiet bit the rounding sets (core/half.h's float_to_bf16); so do
+// these. The autocast CNN's activations, a float32 round trip per element
+// saved.
+using D16 = hn::ScalableTag<int16_t>;
+using V16 = hn::Vec<D16>;
+
+HWY_INLINE hn::Mask<D16> Bf16IsNaN(V16 v) {
+  const D16 d;
+  return hn::Gt(hn::And(v, hn::Set(d, int16_t(0x7fff))), hn::Set(d, int16_t(0x7f80)));
+}
+HWY_INLINE V16 Bf16Quiet(V16 v) {
+  return hn::IfThenElse(Bf16IsNaN(v), hn::Or(v, hn::Set(D16(), int16_t(0x40))), v);
+}
+// float relu: x <= 0 gives +0 (-0 and negatives; not a NaN, whatever its sign).
+HWY_INLINE V16 Bf16Relu(V16 x) {
+  return hn::IfThenZeroElse(hn::AndNot(Bf16IsNaN(x), hn::Lt(x, hn::Zero(D16()))), Bf16Quiet(x));
+}
+// y <= 0 (+0, -0, negatives; not a NaN) gives +0, else g.
+HWY_INLINE V16 Bf16ReluBackward(V16 g, V16 y) {
+  const auto pass = hn::Or(Bf16IsNaN(y), hn::Gt(y, hn::Zero(D16())));
+  return hn::IfThenElseZero(pass, Bf16Quiet(g));
+}
+
+// o[i] = f(a[i], b[i]) over n 16-bit elements (a or b read once as a[0] /
+// b[0] when it broadcasts), the last partial vector through buffers.
+template <Bcast bc, typename F>
+HWY_INLINE void Bf16Loop(int16_t* o, const int16_t* a, const int16_t* b, size_t n, F f) {
+  if (n == 0) return;  // a[0] and b[0] are read below
+  const D16 d;
+  const size_t N = hn::Lanes(d);
+  const V16 a0 = hn::Set(d, a[0]), b0 = hn::Set(d, b[0]);
+  size_t i = 0;
+  for (; i + N <= n; i += N)
+    hn::StoreU(f(bc == Bcast::A ? a0 : hn::LoadU(d, a + i), bc == Bcast::B ? b0 : hn::LoadU(d, b + i)), d, o + i);
+  if (i == n) return;
+  HWY_ALIGN int16_t ta[hn::MaxLanes(d)] = {}, tb[hn::MaxLanes(d)] = {}, to[hn::MaxLanes(d)];
+  for (size_t k = 0; k < n - i; ++k) {
+    ta[k] = bc == Bcast::A ? a[0] : a[i + k];
+    tb[k] = bc == Bcast::B ? b[0] : b[i + k];
+  }
+  hn::Store(f(hn::Load(d, ta), hn::Load(d, tb)), d, to);
+  std::memcpy(o + i, to, (n - i) * sizeof(int16_t));
+}
+
+void ReluBF16(int16_t* o, const int16_t* x, size_t n) {
+  Bf16Loop<Bcast::None>(o, x, x, n, [](V16 v, V16) { return Bf16Relu(v); });
+}
+void ReluBackwardBF16(int16_t* o, const int16_t* g, const int16_t* y, size_t n, int bc) {
+  auto f = [](V16 gv, V16 yv) { return Bf16ReluBackward(gv, yv); };
+  switch (Bcast(bc)) {
+    case Bcast::None: return Bf16Loop<Bcast::None>(o, g, y, n, f);
+    case Bcast::A: return Bf16Loop<Bcast::A>(o, g, y, n, f);
+    case Bcast::B: return Bf16Loop<Bcast::B>(o, g, y, n, f);
+  }
+}
+
 const char* TargetName() { return hwy::TargetName(HWY_TARGET); }
 
 }  // namespace HWY_NAMESPACE
@@ -328,6 +387,8 @@ namespace tsr::kernels::simd {
 HWY_EXPORT(BinaryF32);
 HWY_EXPORT(BinaryF64);
 HWY_EXPORT(UnaryF32);
+HWY_EXPORT(ReluBF16);
+HWY_EXPORT(ReluBackwardBF16);
 HWY_EXPORT(UnaryF64);
 HWY_EXPORT(AddScaledF32);
 HWY_EXPORT(AddScaledF64);
@@ -376,6 +437,11 @@ bool is_16bit_float(tsr_dtype d) { return d == TSR_FLOAT16 || d == TSR_BFLOAT16;
 }  // namespace
 
 bool binary(Bin op, tsr_dtype d, void* out, const void* a, const void* b, int64_t n, Bcast bc) {
+  if (d == TSR_BFLOAT16 && op == Bin::ReluBackward) {
+    HWY_DYNAMIC_DISPATCH(ReluBackwardBF16)(static_cast<int16_t*>(out), static_cast<const int16_t*>(a),
+                                           static_cast<const int16_t*>(b), size_t(n), int(bc));
+    return true;
+  }
   switch (d) {
     case TSR_FLOAT32:
       HWY_DYNAMIC_DISPATCH(BinaryF32)(int(op), static_cast<float*>(out), static_cast<const float*>(a),
@@ -414,6 +480,10 @@ bool binary_scalar(Bin op, tsr_dtype d, void* out, const void* a, double k, int6
 }
 
 bool unary(Un op, tsr_dtype d, void* out, const void* x, int64_t n) {
+  if (d == TSR_BFLOAT16 && op == Un::Relu) {
+    HWY_DYNAMIC_DISPATCH(ReluBF16)(static_cast<int16_t*>(out), static_cast<const int16_t*>(x), size_t(n));
+    return true;
+  }
   switch (d) {
     case TSR_FLOAT32:
       HWY_DYNAMIC_DISPATCH(UnaryF32)(int(op), static_cast<float*>(out), static_cast<const float*>(x),

@@ -10,7 +10,8 @@
 // the bits the scalar loops give (one IEEE operation per element; this file
 // is compiled with -ffp-contract=off). float16/bfloat16 are converted to
 // float32 (convert_simd.h, bit-exact), computed, and rounded back, as the
-// scalar loops do through compute_t. exp, log, tanh, erf (and sigmoid and
+// scalar loops do through compute_t; bfloat16 relu and relu backward work
+// on the 16-bit patterns instead, with the same bits (elementwise_simd.cpp). exp, log, tanh, erf (and sigmoid and
 // gelu, built on them) use SLEEF's 1-ulp functions where the target has
 // them (Sleef_expf8_u10 etc., ATen's choice), so they can differ from
 // std:: by an ulp; other targets use the scalar std:: functions. gelu and

@@ -6,6 +6,12 @@
 // something else. Adaptive pooling has no oneDNN primitive. Average pooling
 // runs here for float64. Threads split over (n, c) planes, which are
 // disjoint in the output and in the input gradient.
+//
+// Max pooling also takes bfloat16 as it is: compared as the floats it
+// widens to (exact; the same choices and indices as on a float32 copy), its
+// gradient summed in float per plane or image and rounded once, as the
+// float32 path on widened copies does, without those copies' passes over
+// memory. The other poolings get widened copies (cnn_dispatch.cpp).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -14,6 +20,7 @@
 #include <vector>
 
 #include "cpu/kernels/cnn.h"
+#include "cpu/kernels/convert_simd.h"
 #include "cpu/kernels/copy.h"
 #include "cpu/kernels/empty_cpu.h"
 #include "cpu/kernels/parallel_for.h"
@@ -43,6 +50,15 @@ void by_dtype(tsr_dtype d, F&& f) {
   else f(float{});
 }
 
+// Max pooling's storage types: bfloat16 too, computed in float.
+template <typename F>
+void by_storage(tsr_dtype d, F&& f) {
+  if (d == TSR_BFLOAT16) f(BFloat16{});
+  else by_dtype(d, f);
+}
+template <typename S>
+using Compute = std::conditional_t<std::is_same_v<S, BFloat16>, float, S>;
+
 // Max pooling of NCHW planes, a row of outputs at a time: for each input
 // element of the windows' rows, in ATen's (h, w) order, every output of the
 // row whose window holds it takes it when it is greater or NaN (ATen's
@@ -51,8 +67,8 @@ void by_dtype(tsr_dtype d, F&& f) {
 // CL kernel's trick, by column instead of by channel): ATen's per-output
 // loop costs a mispredicted branch per comparison on random data.
 // Index: int32 for float planes under 2^31 elements (one vector blend per
-// lane width, as max_forward_cl), else int64.
-template <typename T, typename Index>
+// lane width, as max_forward_cl), else int64. S: the storage type.
+template <typename S, typename Index, typename T = Compute<S>>
 void max_forward(const Tensor& xt, const Tensor& yt, const Tensor& it, const Pool2dArgs& a) {
   const int64_t H = xt.size(2), W = xt.size(3), OH = yt.size(2), OW = yt.size(3);
   const int64_t sh = a.stride[0], sw = a.stride[1], ph = a.padding[0], pw = a.padding[1];
@@ -61,8 +77,8 @@ void max_forward(const Tensor& xt, const Tensor& yt, const Tensor& it, const Poo
     std::vector<T> best(static_cast<size_t>(OW));
     std::vector<Index> at(static_cast<size_t>(OW));
     for (int64_t nc = b; nc < e; ++nc) {
-      Plane<const T> x = plane<const T>(xt, nc);
-      Plane<T> y = plane<T>(yt, nc);
+      Plane<const S> x = plane<const S>(xt, nc);
+      Plane<S> y = plane<S>(yt, nc);
       Plane<int64_t> ind = plane<int64_t>(it, nc);
       for (int64_t oh = 0; oh < OH; ++oh) {
         int64_t h0 = oh * sh - ph;
@@ -83,17 +99,17 @@ void max_forward(const Tensor& xt, const Tensor& yt, const Tensor& it, const Poo
             const int64_t shift = j * dw - pw;
             const int64_t lo = shift >= 0 ? 0 : (-shift + sw - 1) / sw;
             const int64_t hi = std::min(OW, W - 1 - shift >= 0 ? (W - 1 - shift) / sw + 1 : 0);
-            const T* px = &x(h, 0);
+            const S* px = &x(h, 0);
             const Index k0 = Index(h * W + shift);
             for (int64_t ow = lo; ow < hi; ++ow) {
-              const T v = px[(ow * sw + shift) * x.sw];
+              const T v = T(px[(ow * sw + shift) * x.sw]);
               const bool take = (v > bp[ow]) | (v != v);
               bp[ow] = take ? v : bp[ow];
               ap[ow] = take ? Index(k0 + ow * sw) : ap[ow];
             }
           }
         for (int64_t ow = 0; ow < OW; ++ow) {
-          y(oh, ow) = bp[ow];
+          y(oh, ow) = S(bp[ow]);
           ind(oh, ow) = int64_t(ap[ow]);
         }
       }
@@ -121,6 +137,25 @@ void max_backward(const Tensor& gt, const Tensor& it, const Tensor& gxt) {
     }
   });
 }
+
+// bfloat16 planes: each plane's gradient summed in a float buffer (the
+// adds of max_backward<float>, in its order), then rounded once into gx.
+// gx's planes contiguous (dense NCHW, or channels_last with one channel).
+void max_backward_bf16(const Tensor& gt, const Tensor& it, const Tensor& gxt) {
+  const int64_t HW = gxt.size(2) * gxt.size(3), OH = gt.size(2), OW = gt.size(3);
+  parallel_for(gt.size(0) * gt.size(1), plane_grain(HW), [&](int64_t b, int64_t e) {
+    std::vector<float> acc(static_cast<size_t>(HW));
+    for (int64_t nc = b; nc < e; ++nc) {
+      Plane<const BFloat16> g = plane<const BFloat16>(gt, nc);
+      Plane<const int64_t> ind = plane<const int64_t>(it, nc);
+      std::fill(acc.begin(), acc.end(), 0.0f);
+      for (int64_t oh = 0; oh < OH; ++oh)
+        for (int64_t ow = 0; ow < OW; ++ow) acc[size_t(ind(oh, ow))] += float(g(oh, ow));
+      float_to_bf16_n(acc.data(), reinterpret_cast<uint16_t*>(plane<BFloat16>(gxt, nc).p), HW, false);
+    }
+  });
+}
+bool contiguous_planes(const Tensor& t) { return t.stride(3) == 1 && t.stride(2) == t.size(3); }
 
 // The window of output (oh, ow) and its divisor, as ATen's avg_pool2d.
 struct AvgWindow {
@@ -239,18 +274,19 @@ bool channels_innermost(const Tensor& t) { return t.stride(1) == 1 && t.size(1) 
 
 // Each output pixel's window as a list of input pixels (offsets from the
 // image's start, flat indices), then simd::max_pool_pixel across channels.
-template <typename T>
+// S: the storage type.
+template <typename S>
 void max_forward_cl(const Tensor& xt, const Tensor& yt, const Tensor& it, const Pool2dArgs& a) {
   const int64_t C = xt.size(1), H = xt.size(2), W = xt.size(3), OH = yt.size(2), OW = yt.size(3);
   const int64_t xs0 = xt.stride(0), xs2 = xt.stride(2), xs3 = xt.stride(3);
   const int64_t ys0 = yt.stride(0), ys2 = yt.stride(2), ys3 = yt.stride(3);
   const int64_t is0 = it.stride(0), is2 = it.stride(2), is3 = it.stride(3);
-  const T* x = xt.data<T>();
-  T* y = yt.data<T>();
+  const S* x = xt.data<S>();
+  S* y = yt.data<S>();
   int64_t* ind = it.data<int64_t>();
   parallel_for(xt.size(0) * OH, plane_grain(OW * C * a.kernel[0] * a.kernel[1]), [&](int64_t b, int64_t e) {
     // float's indices as int32 (H * W < 2^31 is checked by the caller).
-    using Index = std::conditional_t<sizeof(T) == 4, int32_t, int64_t>;
+    using Index = std::conditional_t<sizeof(Compute<S>) == 4, int32_t, int64_t>;
     std::vector<int64_t> offsets(static_cast<size_t>(a.kernel[0] * a.kernel[1]));
     std::vector<Index> flat(offsets.size());
     for (int64_t item = b; item < e; ++item) {
@@ -298,6 +334,31 @@ void max_backward_cl(const Tensor& gt, const Tensor& it, const Tensor& gxt) {
         }
     }
   });
+}
+
+// bfloat16: each image's gradient summed in a float buffer (the adds of
+// max_backward_cl<float>, in its order), then rounded once into gx, whose
+// images are dense channels_last.
+void max_backward_cl_bf16(const Tensor& gt, const Tensor& it, const Tensor& gxt) {
+  const int64_t C = gt.size(1), OH = gt.size(2), OW = gt.size(3);
+  const int64_t image = gxt.size(2) * gxt.size(3) * C;
+  parallel_for(gt.size(0), 1, [&](int64_t b, int64_t e) {
+    std::vector<float> acc(static_cast<size_t>(image));
+    float* pa = acc.data();
+    for (int64_t n = b; n < e; ++n) {
+      std::fill(acc.begin(), acc.end(), 0.0f);
+      for (int64_t oh = 0; oh < OH; ++oh)
+        for (int64_t ow = 0; ow < OW; ++ow) {
+          const BFloat16* pg = pixel<const BFloat16>(gt, n, oh, ow);
+          const int64_t* pi = pixel<const int64_t>(it, n, oh, ow);
+          for (int64_t c = 0; c < C; ++c) pa[pi[c] * C + c] += float(pg[c]);
+        }
+      float_to_bf16_n(pa, reinterpret_cast<uint16_t*>(pixel<BFloat16>(gxt, n, 0, 0)), image, false);
+    }
+  });
+}
+bool dense_channels_last(const Tensor& t) {
+  return t.stride(1) == 1 && t.stride(3) == t.size(1) && t.stride(2) == t.size(3) * t.size(1);
 }
 
 template <typename T>
@@ -360,17 +421,34 @@ namespace ref {
 std::pair<Tensor, Tensor> max_pool2d(const Tensor& x, const Pool2dArgs& a, tsr_memory_format fmt) {
   const Shape sizes = pool2d_output_sizes("max_pool2d", x, a);
   Tensor y = empty_cpu(sizes, x.dtype(), fmt), ind = empty_cpu(sizes, TSR_INT64, fmt);
-  if (y.numel()) by_dtype(x.dtype(), [&](auto t) {
-      using T = decltype(t);
+  if (y.numel()) by_storage(x.dtype(), [&](auto t) {
+      using S = decltype(t);
       const bool small = x.size(2) * x.size(3) < (int64_t(1) << 31);
-      if (channels_innermost(x) && channels_innermost(y) && small) max_forward_cl<T>(x, y, ind, a);
-      else if (small && sizeof(T) == 4) max_forward<T, int32_t>(x, y, ind, a);
-      else max_forward<T, int64_t>(x, y, ind, a);
+      if (channels_innermost(x) && channels_innermost(y) && small) max_forward_cl<S>(x, y, ind, a);
+      else if (small && sizeof(Compute<S>) == 4) max_forward<S, int32_t>(x, y, ind, a);
+      else max_forward<S, int64_t>(x, y, ind, a);
     });
   return {y, ind};
 }
 
 Tensor max_pool2d_backward(const Tensor& g, const Tensor& indices, const Shape& x_sizes, tsr_memory_format fmt) {
+  if (g.dtype() == TSR_BFLOAT16 && g.numel()) {
+    // Every element of gx is written by the rounding of its float sums.
+    Tensor gx = empty_cpu(x_sizes, g.dtype(), fmt);
+    if (channels_innermost(g) && channels_innermost(indices) && dense_channels_last(gx)) {
+      max_backward_cl_bf16(g, indices, gx);
+      return gx;
+    }
+    if (contiguous_planes(gx)) {
+      max_backward_bf16(g, indices, gx);
+      return gx;
+    }
+    // Never for a dense fmt: widen, as any other layout.
+    Tensor wide = empty_cpu(g.sizes(), TSR_FLOAT32, fmt);
+    copy_strided(wide, g);
+    copy_strided(gx, max_pool2d_backward(wide, indices, x_sizes, fmt));
+    return gx;
+  }
   Tensor gx = zeros_in(x_sizes, g, fmt);
   if (g.numel()) by_dtype(g.dtype(), [&](auto t) {
       using T = decltype(t);

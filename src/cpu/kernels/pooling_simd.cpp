@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 
+#include "cpu/kernels/bf16_simd-inl.h"
 #include "cpu/kernels/pooling_simd.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -15,11 +16,13 @@ namespace tsr::kernels::simd {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// Index has T's width, so a comparison's mask selects values and indices
-// lane for lane.
-template <typename T, typename Index>
-void MaxPoolPixel(const T* HWY_RESTRICT x, const int64_t* offsets, const Index* flat, int64_t count, int64_t C,
-                  T* HWY_RESTRICT y, int64_t* HWY_RESTRICT indices) {
+// S: the storage type, compared in T = Compute<S> (bfloat16 widened to
+// float in registers: exact, order and NaNs kept). Index has T's width, so
+// a comparison's mask selects values and indices lane for lane.
+template <typename S, typename Index>
+void MaxPoolPixel(const S* HWY_RESTRICT x, const int64_t* offsets, const Index* flat, int64_t count, int64_t C,
+                  S* HWY_RESTRICT y, int64_t* HWY_RESTRICT indices) {
+  using T = Compute<S>;
   const hn::ScalableTag<T> d;
   const hn::RebindToSigned<decltype(d)> di;
   const int64_t N = int64_t(hn::Lanes(d));
@@ -28,12 +31,12 @@ void MaxPoolPixel(const T* HWY_RESTRICT x, const int64_t* offsets, const Index* 
     auto best = hn::Set(d, -std::numeric_limits<T>::infinity());
     auto at = hn::Set(di, flat[0]);
     for (int64_t i = 0; i < count; ++i) {
-      const auto v = hn::LoadU(d, x + offsets[i] + c);
+      const auto v = LoadAs(d, x + offsets[i] + c);
       const auto take = hn::Or(hn::Gt(v, best), hn::IsNaN(v));
       best = hn::IfThenElse(take, v, best);
       at = hn::IfThenElse(hn::RebindMask(di, take), hn::Set(di, flat[i]), at);
     }
-    hn::StoreU(best, d, y + c);
+    StoreAs(best, d, y + c);
     HWY_ALIGN Index buf[HWY_MAX_BYTES / sizeof(Index)];
     hn::Store(at, di, buf);
     for (int64_t j = 0; j < N; ++j) indices[c + j] = int64_t(buf[j]);
@@ -42,10 +45,10 @@ void MaxPoolPixel(const T* HWY_RESTRICT x, const int64_t* offsets, const Index* 
     T best = -std::numeric_limits<T>::infinity();
     Index at = flat[0];
     for (int64_t i = 0; i < count; ++i) {
-      const T v = x[offsets[i] + c];
+      const T v = T(x[offsets[i] + c]);
       if (v > best || std::isnan(v)) best = v, at = flat[i];
     }
-    y[c] = best;
+    y[c] = S(best);
     indices[c] = int64_t(at);
   }
 }
@@ -58,6 +61,10 @@ void MaxPoolPixelF64(const double* x, const int64_t* offsets, const int64_t* fla
                      double* y, int64_t* indices) {
   MaxPoolPixel(x, offsets, flat, count, C, y, indices);
 }
+void MaxPoolPixelBF16(const BFloat16* x, const int64_t* offsets, const int32_t* flat, int64_t count, int64_t C,
+                      BFloat16* y, int64_t* indices) {
+  MaxPoolPixel(x, offsets, flat, count, C, y, indices);
+}
 
 }  // namespace HWY_NAMESPACE
 }  // namespace tsr::kernels::simd
@@ -68,6 +75,7 @@ namespace tsr::kernels::simd {
 
 HWY_EXPORT(MaxPoolPixelF32);
 HWY_EXPORT(MaxPoolPixelF64);
+HWY_EXPORT(MaxPoolPixelBF16);
 
 void max_pool_pixel(const float* x, const int64_t* offsets, const int32_t* flat, int64_t count, int64_t C,
                     float* y, int64_t* indices) {
@@ -76,6 +84,10 @@ void max_pool_pixel(const float* x, const int64_t* offsets, const int32_t* flat,
 void max_pool_pixel(const double* x, const int64_t* offsets, const int64_t* flat, int64_t count, int64_t C,
                     double* y, int64_t* indices) {
   HWY_DYNAMIC_DISPATCH(MaxPoolPixelF64)(x, offsets, flat, count, C, y, indices);
+}
+void max_pool_pixel(const BFloat16* x, const int64_t* offsets, const int32_t* flat, int64_t count, int64_t C,
+                    BFloat16* y, int64_t* indices) {
+  HWY_DYNAMIC_DISPATCH(MaxPoolPixelBF16)(x, offsets, flat, count, C, y, indices);
 }
 
 }  // namespace tsr::kernels::simd
