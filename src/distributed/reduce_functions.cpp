@@ -54,6 +54,7 @@ void narrow(void* c, const void* a, const void* b, size_t n) {
 // critical path of every ring step.
 template <tsr_dtype D, kernels::simd::Bin Op>
 void vectorized(void* c, const void* a, const void* b, size_t n) {
+  if (n == 0) return;  // empty segments may come with null pointers
   kernels::simd::binary(Op, D, c, a, b, int64_t(n), kernels::simd::Bcast::None);
 }
 
