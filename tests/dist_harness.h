@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -122,6 +123,21 @@ static inline int dist_run_ranks(int world, dist_body body, void* arg, double de
     usleep(10000);
   }
   return late;
+}
+
+/* Whether two tensors hold the same bytes in C order (any strides). */
+static inline int dist_same_bytes(const tsr_tensor* a, const tsr_tensor* b) {
+  const size_t n = (size_t)tsr_tensor_nbytes(a);
+  if (n != (size_t)tsr_tensor_nbytes(b)) return 0;
+  char* x = (char*)malloc(n + 1);
+  char* y = (char*)malloc(n + 1);
+  size_t need;
+  tsr_copy_to_buffer(a, x, n, &need);
+  tsr_copy_to_buffer(b, y, n, &need);
+  const int same = memcmp(x, y, n) == 0;
+  free(x);
+  free(y);
+  return same;
 }
 
 /* Whether a child's wait status is a clean exit 0. */

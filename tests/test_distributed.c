@@ -56,20 +56,6 @@ static tsr_tensor* strided_of(const tsr_tensor* v) {
   return col;
 }
 
-static int same_bytes(const tsr_tensor* a, const tsr_tensor* b) {
-  const size_t n = (size_t)tsr_tensor_nbytes(a);
-  if (n != (size_t)tsr_tensor_nbytes(b)) return 0;
-  char* x = malloc(n + 1);
-  char* y = malloc(n + 1);
-  size_t need;
-  tsr_copy_to_buffer(a, x, n, &need);
-  tsr_copy_to_buffer(b, y, n, &need);
-  const int same = memcmp(x, y, n) == 0;
-  free(x);
-  free(y);
-  return same;
-}
-
 static int is_integer(tsr_dtype d) { return d == TSR_INT32 || d == TSR_INT64; }
 
 static void check_all_reduce(tsr_process_group* pg, tsr_dtype dt, tsr_reduce_op op, int64_t n, int strided) {
@@ -89,7 +75,7 @@ static void check_all_reduce(tsr_process_group* pg, tsr_dtype dt, tsr_reduce_op 
   tsr_tensor* expected = tensor_of(want, n, dt);
   DCHECK(tsr_all_reduce(pg, t, op, NULL) == TSR_OK, "all_reduce %s op %d n %lld", tsr_dtype_name(dt), (int)op,
          (long long)n);
-  DCHECK(same_bytes(t, expected), "all_reduce %s op %d n %lld strided %d: wrong result", tsr_dtype_name(dt),
+  DCHECK(dist_same_bytes(t, expected), "all_reduce %s op %d n %lld strided %d: wrong result", tsr_dtype_name(dt),
          (int)op, (long long)n, strided);
   tsr_tensor_release(t);
   tsr_tensor_release(expected);
@@ -113,7 +99,7 @@ static void check_broadcast(tsr_process_group* pg, tsr_dtype dt, int64_t n, int 
   }
   tsr_tensor* expected = tensor_of(want, n, dt);
   DCHECK_OK(tsr_broadcast(pg, t, root, NULL));
-  DCHECK(same_bytes(t, expected), "broadcast %s n %lld root %d: wrong result", tsr_dtype_name(dt), (long long)n, root);
+  DCHECK(dist_same_bytes(t, expected), "broadcast %s n %lld root %d: wrong result", tsr_dtype_name(dt), (long long)n, root);
   tsr_tensor_release(t);
   tsr_tensor_release(expected);
   free(in);
@@ -138,7 +124,7 @@ static void check_all_gather(tsr_process_group* pg, tsr_dtype dt, int64_t n, int
     input = s;
   }
   DCHECK_OK(tsr_all_gather_into_tensor(pg, output, input, NULL));
-  DCHECK(same_bytes(output, expected), "all_gather %s n %lld: wrong result", tsr_dtype_name(dt), (long long)n);
+  DCHECK(dist_same_bytes(output, expected), "all_gather %s n %lld: wrong result", tsr_dtype_name(dt), (long long)n);
   tsr_tensor_release(input);
   tsr_tensor_release(output);
   tsr_tensor_release(expected);
@@ -159,7 +145,7 @@ static void check_reduce_scatter(tsr_process_group* pg, tsr_dtype dt, tsr_reduce
   DCHECK_OK(tsr_zeros(2, sizes, dt, TSR_CPU, &base));
   DCHECK_OK(tsr_select(base, 1, 2, &output)); /* a strided output */
   DCHECK_OK(tsr_reduce_scatter_tensor(pg, output, input, op, NULL));
-  DCHECK(same_bytes(output, expected), "reduce_scatter %s op %d n %lld: wrong result", tsr_dtype_name(dt), (int)op,
+  DCHECK(dist_same_bytes(output, expected), "reduce_scatter %s op %d n %lld: wrong result", tsr_dtype_name(dt), (int)op,
          (long long)n);
   tsr_tensor_release(base);
   tsr_tensor_release(input);

@@ -89,16 +89,7 @@ static int same_tensor(const tsr_tensor* a, const tsr_tensor* b) {
   if (tsr_tensor_dtype(a) != tsr_tensor_dtype(b) || tsr_tensor_ndim(a) != tsr_tensor_ndim(b)) return 0;
   for (int64_t d = 0; d < tsr_tensor_ndim(a); ++d)
     if (size_of(a, d) != size_of(b, d)) return 0;
-  const size_t n = (size_t)tsr_tensor_nbytes(a);
-  char* x = malloc(n + 1);
-  char* y = malloc(n + 1);
-  size_t need;
-  tsr_copy_to_buffer(a, x, n, &need);
-  tsr_copy_to_buffer(b, y, n, &need);
-  const int same = memcmp(x, y, n) == 0;
-  free(x);
-  free(y);
-  return same;
+  return dist_same_bytes(a, b);
 }
 
 typedef struct {
