@@ -111,6 +111,21 @@ class EmulatedCuda(unittest.TestCase):
         self.assertTrue(x.grad.is_cuda)
         self.assertEqual(x.grad.cpu().tolist(), [2.0, 4.0, 6.0])
 
+    def test_profiler_cuda_time_columns(self):
+        """The seeds' example: profile a device model, sort by cuda_time_total."""
+        from tessera.profiler import profile, ProfilerActivity
+        x = tessera.randn(32, 32).cuda().requires_grad_()
+        with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+            (x @ x).relu().sum().backward()
+        table = prof.key_averages().table(sort_by="cuda_time_total", row_limit=5)
+        self.assertIn("CUDA total", table)
+        self.assertIn("Self CUDA time total", table)
+        first_row = table.splitlines()[3].split()
+        self.assertIn(first_row[0], ("aten::matmul", "MmBackward0"))
+        with profile(activities=[ProfilerActivity.CPU]) as prof:
+            (x @ x).sum()
+        self.assertNotIn("CUDA total", prof.key_averages().table(sort_by="cpu_time_total"))
+
 
 if __name__ == "__main__":
     unittest.main()

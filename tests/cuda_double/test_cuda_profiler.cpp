@@ -1,0 +1,174 @@
+// The profiler's CUDA activity on the emulated CUDA device (the plugin's
+// host code over the runtime double, kernels run by the grid emulator in
+// stream order): each op on a CUDA tensor gets a device time from timing
+// events around its launches, the table gains torch's CUDA columns and
+// sort keys, and the chrome trace puts the device times on their own
+// track. Public headers only; the plugin comes through $TSR_CUDA_PLUGIN.
+#include <gtest/gtest.h>
+
+#include <tessera/tessera.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct T {
+  tsr_tensor* h = nullptr;
+  ~T() { tsr_tensor_release(h); }
+};
+struct R {
+  tsr_profiler_result* h = nullptr;
+  ~R() { tsr_profiler_result_release(h); }
+};
+
+#define ASSERT_OK(call) ASSERT_EQ((call), TSR_OK) << #call << ": " << tsr_last_error_message()
+
+std::string table(const tsr_profiler_result* r, const char* sort_by) {
+  char* text = nullptr;
+  EXPECT_EQ(tsr_profiler_table(r, sort_by, -1, &text), TSR_OK) << tsr_last_error_message();
+  std::string s = text ? text : "";
+  tsr_free_string(text);
+  return s;
+}
+
+// The names of the table's rows, top to bottom.
+std::vector<std::string> row_names(const std::string& table) {
+  std::vector<std::string> names;
+  std::istringstream in(table);
+  std::string line;
+  int rules = 0;
+  while (std::getline(in, line)) {
+    if (line.rfind("----", 0) == 0) {
+      ++rules;
+      continue;
+    }
+    if (rules != 2) continue;  // between the header's rule and the last
+    const size_t a = line.find_first_not_of(' ');
+    const size_t b = line.find("  ", a);
+    names.push_back(line.substr(a, b - a));
+  }
+  return names;
+}
+
+class CudaProfiler : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_OK(tsr_cuda_init());
+    std::vector<float> v(64 * 64);
+    for (size_t i = 0; i < v.size(); ++i) v[i] = float(i % 7) - 3.0f;
+    const int64_t sizes[2] = {64, 64};
+    T host;
+    ASSERT_OK(tsr_from_data(v.data(), v.size() * sizeof(float), 2, sizes, TSR_FLOAT32, &host.h));
+    ASSERT_OK(tsr_to_device(host.h, TSR_DEVICE_CUDA, 0, 0, &a_.h));
+    ASSERT_OK(tsr_set_requires_grad(a_.h, true));
+  }
+  // Forward and backward of sum(relu(a @ a) * a) on the device.
+  void run_model() {
+    T mm, r, m, s;
+    ASSERT_OK(tsr_matmul(a_.h, a_.h, &mm.h));
+    ASSERT_OK(tsr_relu(mm.h, &r.h));
+    ASSERT_OK(tsr_mul(r.h, a_.h, &m.h));
+    ASSERT_OK(tsr_sum(m.h, 0, nullptr, false, &s.h));
+    ASSERT_OK(tsr_backward(s.h, nullptr, false));
+  }
+  T a_;
+};
+
+TEST_F(CudaProfiler, TableHasTorchsCudaColumnsAndTotal) {
+  ASSERT_OK(tsr_profiler_start(nullptr));  // the default activities: CPU and CUDA
+  run_model();
+  R r;
+  ASSERT_OK(tsr_profiler_stop(&r.h));
+  const std::string t = table(r.h, "cuda_time_total");
+  if (std::getenv("TSR_TEST_PRINT")) std::printf("%s", t.c_str());
+  for (const char* header : {"Self CUDA", "Self CUDA %", "CUDA total", "CUDA time avg"})
+    EXPECT_NE(t.find(header), std::string::npos) << header << " missing in\n" << t;
+  EXPECT_NE(t.find("Self CUDA time total: "), std::string::npos) << t;
+  // The header order is torch 1.13's.
+  EXPECT_LT(t.find("CPU time avg"), t.find("Self CUDA"));
+  EXPECT_LT(t.find("Self CUDA"), t.find("CUDA total"));
+  EXPECT_LT(t.find("CUDA total"), t.find("# of Calls"));
+  const std::vector<std::string> rows = row_names(t);
+  ASSERT_FALSE(rows.empty());
+  // The matmul (64^3 multiply-adds, emulated) or the backward node holding
+  // its two matmuls takes the most device time.
+  EXPECT_TRUE(rows[0] == "aten::mm" || rows[0] == "aten::matmul" || rows[0].find("MmBackward") == 0) << t;
+}
+
+TEST_F(CudaProfiler, NestedOpsSplitSelfFromTotalDeviceTime) {
+  ASSERT_OK(tsr_profiler_start(nullptr));
+  run_model();
+  R r;
+  ASSERT_OK(tsr_profiler_stop(&r.h));
+  // Sorted by total and by self device time, the orders differ only where
+  // nesting moves time from a parent to its children: the backward node of
+  // the matmul runs two matmuls, so its self time is below its total.
+  const std::string by_total = table(r.h, "cuda_time_total");
+  const std::string by_self = table(r.h, "self_cuda_time_total");
+  const std::string by_avg = table(r.h, "cuda_time");
+  const std::vector<std::string> total_rows = row_names(by_total), self_rows = row_names(by_self);
+  const auto position = [](const std::vector<std::string>& rows, const std::string& name) {
+    return std::find(rows.begin(), rows.end(), name) - rows.begin();
+  };
+  // MmBackward0's own device time is the gaps between its two matmuls'
+  // launches: it ranks far lower by self time than by total.
+  EXPECT_GT(position(self_rows, "MmBackward0"), position(total_rows, "MmBackward0") + 3) << by_total << by_self;
+  EXPECT_LT(position(total_rows, "MmBackward0"), ptrdiff_t(total_rows.size()));
+  EXPECT_EQ(row_names(by_total).size(), row_names(by_self).size());
+  EXPECT_EQ(row_names(by_total).size(), row_names(by_avg).size());
+}
+
+TEST_F(CudaProfiler, CpuOnlyActivitiesRecordNoDeviceTime) {
+  tsr_profiler_options o;
+  tsr_profiler_options_init(&o);
+  EXPECT_EQ(o.activities, uint32_t(TSR_PROFILER_ACTIVITY_CPU | TSR_PROFILER_ACTIVITY_CUDA));
+  o.activities = TSR_PROFILER_ACTIVITY_CPU;
+  ASSERT_OK(tsr_profiler_start(&o));
+  run_model();
+  R r;
+  ASSERT_OK(tsr_profiler_stop(&r.h));
+  const std::string t = table(r.h, nullptr);
+  EXPECT_EQ(t.find("CUDA total"), std::string::npos) << t;
+  EXPECT_EQ(t.find("Self CUDA time total"), std::string::npos) << t;
+  EXPECT_NE(t.find("aten::matmul"), std::string::npos) << t;  // the op itself is recorded
+}
+
+TEST_F(CudaProfiler, ChromeTraceHasADeviceTrack) {
+  ASSERT_OK(tsr_profiler_start(nullptr));
+  run_model();
+  R r;
+  ASSERT_OK(tsr_profiler_stop(&r.h));
+  const std::string path = ::testing::TempDir() + "tessera_cuda_trace.json";
+  ASSERT_OK(tsr_profiler_export_chrome_trace(r.h, path.c_str()));
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string json = text.str();
+  std::remove(path.c_str());
+  EXPECT_NE(json.find("\"cat\":\"kernel\""), std::string::npos);
+  EXPECT_NE(json.find("\"cat\":\"cpu_op\""), std::string::npos);
+  EXPECT_NE(json.find("\"name\":\"CUDA 0\""), std::string::npos);
+  EXPECT_NE(json.find("\"pid\":4294967296"), std::string::npos);  // 2^32 + device 0
+}
+
+TEST_F(CudaProfiler, ActivitiesErrorsStartNothing) {
+  tsr_profiler_options o;
+  tsr_profiler_options_init(&o);
+  o.activities = TSR_PROFILER_ACTIVITY_CUDA;
+  EXPECT_EQ(tsr_profiler_start(&o), TSR_ERR_UNSUPPORTED);
+  EXPECT_NE(std::string(tsr_last_error_message()).find("TSR_PROFILER_ACTIVITY_CPU"), std::string::npos);
+  o.activities = 8;
+  EXPECT_EQ(tsr_profiler_start(&o), TSR_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(tsr_last_error_message()).find("unknown bits 8"), std::string::npos);
+  R r;
+  EXPECT_EQ(tsr_profiler_stop(&r.h), TSR_ERR_INVALID_ARGUMENT);  // nothing was started
+  EXPECT_EQ(r.h, nullptr);
+}
+
+}  // namespace
