@@ -111,6 +111,27 @@ class EmulatedCuda(unittest.TestCase):
         self.assertTrue(x.grad.is_cuda)
         self.assertEqual(x.grad.cpu().tolist(), [2.0, 4.0, 6.0])
 
+    def test_half_and_bfloat16_matmul_under_autocast(self):
+        """cuBLAS's float16/bfloat16 GEMM (float32 sums, emulated): the CPU's
+        result, plain and under autocast("cuda"), gradients in float32."""
+        x = tessera.randn(8, 16).cuda().requires_grad_()
+        w = tessera.randn(4, 16).cuda().requires_grad_()
+        for dt in (tessera.float16, tessera.bfloat16):
+            plain = x.detach().to(dt) @ w.detach().to(dt).t()
+            self.assertEqual((plain.dtype, plain.is_cuda), (dt, True))
+            want = x.detach().cpu().to(dt) @ w.detach().cpu().to(dt).t()
+            self.assertEqual(plain.cpu().float().tolist(), want.float().tolist())
+            with tessera.autocast("cuda", dtype=dt):
+                y = tessera.nn.functional.linear(x, w)
+            self.assertEqual(y.dtype, dt)
+            y.float().sum().backward()
+            self.assertEqual((x.grad.dtype, w.grad.dtype), (tessera.float32, tessera.float32))
+            ones = tessera.ones(8, 4).to(dt)
+            want_gx = (ones @ w.detach().cpu().to(dt)).float()
+            self.assertEqual(x.grad.cpu().tolist(), want_gx.tolist())
+            x.grad = None
+            w.grad = None
+
     def test_profiler_cuda_time_columns(self):
         """The seeds' example: profile a device model, sort by cuda_time_total."""
         from tessera.profiler import profile, ProfilerActivity
