@@ -66,6 +66,11 @@ void EmulatedKernels::bernoulli_noise(void* out, tsr_dtype dtype, int64_t numel,
   dispatch_bernoulli(l, out, dtype, numel, seed, start, threshold, scale);
 }
 
+void EmulatedKernels::non_finite_check_and_unscale(const UnscaleArgs& args, Stream) {
+  Launcher l{this};
+  dispatch_unscale(l, args);
+}
+
 namespace {
 
 // What cublasGemmStridedBatchedEx computes for g, element by element

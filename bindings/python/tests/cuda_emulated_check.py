@@ -132,6 +132,32 @@ class EmulatedCuda(unittest.TestCase):
             x.grad = None
             w.grad = None
 
+    def test_grad_scaler_fused_unscale(self):
+        """GradScaler on device gradients (the fused check-and-unscale kernel
+        for dense ones, the ops path for a strided one): the CPU's step, and
+        a skipped step with the scale backed off after an inf."""
+        def run(device, poison):
+            tessera.manual_seed(0)
+            model = nn.Sequential(nn.Linear(6, 5), nn.ReLU(), nn.Linear(5, 3)).to(device)
+            extra = tessera.ones(4, 3, device=device).t().requires_grad_()  # transposed leaf
+            opt = tessera.optim.SGD(list(model.parameters()) + [extra], lr=0.1)
+            scaler = tessera.amp.GradScaler(init_scale=1024.0)
+            x = tessera.arange(12.0).view(2, 6).to(device) / 10
+            loss = (model(x) @ extra).sum()
+            scaler.scale(loss).backward()
+            if poison:
+                with tessera.no_grad():
+                    model[0].weight.grad[1, 2] = float("inf")
+            scaler.step(opt)
+            scaler.update()
+            return [p.detach().cpu().tolist() for p in model.parameters()], extra.detach().cpu().tolist(), scaler.get_scale()
+        for poison in (False, True):
+            dev, cpu = run("cuda", poison), run("cpu", poison)
+            self.assertEqual(dev[2], cpu[2])
+            self.assertEqual(dev[2], 512.0 if poison else 1024.0)
+            for a, b in zip(dev[0] + [dev[1]], cpu[0] + [cpu[1]]):
+                np.testing.assert_allclose(np.array(a), np.array(b), rtol=1e-6, atol=1e-7)
+
     def test_profiler_cuda_time_columns(self):
         """The seeds' example: profile a device model, sort by cuda_time_total."""
         from tessera.profiler import profile, ProfilerActivity
