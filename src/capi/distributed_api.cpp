@@ -58,8 +58,6 @@ TSR_EXTERN tsr_status tsr_process_group_init(const tsr_process_group_options* op
               "options.backend: unknown backend ", backend, " (TSR_DIST_DEFAULT..TSR_DIST_MPI)");
     TSR_CHECK(backend != TSR_DIST_NCCL, TSR_ERR_UNSUPPORTED,
               "the NCCL backend is not built in this version of tessera; use the Gloo backend (CPU tensors)");
-    TSR_CHECK(backend != TSR_DIST_MPI, TSR_ERR_UNSUPPORTED,
-              "the MPI backend is not built in this version of tessera; use the Gloo backend");
     TSR_CHECK(o.timeout_ms >= 0, TSR_ERR_INVALID_ARGUMENT, "options.timeout_ms must be >= 0 (0: 30 minutes), got ",
               o.timeout_ms);
     TSR_CHECK(o.rank >= -1, TSR_ERR_INVALID_ARGUMENT, "options.rank must be >= 0, or -1 for the environment, got ",
@@ -71,6 +69,7 @@ TSR_EXTERN tsr_status tsr_process_group_init(const tsr_process_group_options* op
     g.rank = o.rank;
     g.world_size = o.world_size;
     if (o.timeout_ms > 0) g.timeout = distributed::Millis(o.timeout_ms);
+    g.mpi = backend == TSR_DIST_MPI;  // rank and world size from MPI; init_method unused
     auto group = std::make_shared<distributed::ProcessGroup>(g);
     *out = new tsr_process_group(std::move(group));
   });
@@ -86,8 +85,7 @@ TSR_EXTERN int32_t tsr_process_group_size(const tsr_process_group* pg) {
 
 TSR_EXTERN const char* tsr_process_group_backend(const tsr_process_group* pg) {
   return guarded_value<const char*>(nullptr, [&] {
-    require(pg, "pg");
-    return "gloo";
+    return require(pg, "pg")->impl->backend_name();
   });
 }
 

@@ -1,0 +1,45 @@
+// The module's process-wide state: the one mutex every MPI call holds
+// (MPI_THREAD_SERIALIZED: one thread in MPI at a time, whichever thread it
+// is), MPI's start, and the failure after which MPI is not called again.
+#pragma once
+
+#include <mpi.h>
+
+#include <chrono>
+#include <mutex>
+#include <string>
+
+namespace tsr::distributed::mpi {
+
+using Clock = std::chrono::steady_clock;
+
+// Held around every MPI call of the module.
+std::mutex& mpi_mutex();
+
+// Starts MPI once (MPI_Init_thread at MPI_THREAD_SERIALIZED) unless the
+// program did; registers MPI_Finalize at exit when it started it. Caller
+// holds mpi_mutex(). Throws tsr::Error when MPI cannot be used.
+void ensure_initialized();
+
+// A timed-out or failed operation cannot be cancelled and still owns its
+// buffers: from then on the module makes no MPI call (any call would
+// progress it), and MPI_Finalize is skipped at exit. Caller holds
+// mpi_mutex() for both.
+void mark_failed(const std::string& why);
+// Throws tsr::Error (TSR_ERR_DISTRIBUTED) after mark_failed.
+void check_usable();
+
+// MPI_Error_string's text for an MPI return code.
+std::string error_text(int rc);
+// Throws MpiFailure "<call> failed: <error text>" unless rc is MPI_SUCCESS;
+// marks the module failed first. Caller holds mpi_mutex().
+void check_rc(int rc, const char* call);
+
+// Tests `request` until it completes or `deadline` passes (then throws
+// MpiFailure naming `call` and the time waited), taking mpi_mutex() for
+// each test only, so other groups' operations progress in between. The
+// first milliseconds poll with sched_yield (small messages complete in
+// microseconds and MPI progresses only inside its calls), then every 50 us.
+void wait(MPI_Request& request, const char* call, Clock::time_point start, Clock::time_point deadline);
+
+}  // namespace tsr::distributed::mpi
