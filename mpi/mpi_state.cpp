@@ -88,7 +88,9 @@ void wait(MPI_Request& request, const char* call, Clock::time_point start, Clock
     int done = 0;
     {
       std::lock_guard<std::mutex> lock(mpi_mutex());
-      check_usable();  // another group's failure stops this one too
+      // Another group's failure (or an abort) stops this operation too: it
+      // is abandoned in flight, a failure of this group as well.
+      if (g_failed) throw MpiFailure(str(call, " was abandoned: MPI failed in this process (", g_failure, ")"));
       check_rc(MPI_Test(&request, &done, MPI_STATUS_IGNORE), call);
       if (done) return;
       const auto now = Clock::now();

@@ -178,6 +178,20 @@ TSR_API int32_t tsr_process_group_rank(const tsr_process_group* pg);
 TSR_API int32_t tsr_process_group_size(const tsr_process_group* pg);
 
 /**
+ * @brief Whether this build can run a backend: torch.distributed's
+ * is_gloo_available(), is_nccl_available(), is_mpi_available().
+ *
+ * TSR_DIST_DEFAULT and TSR_DIST_GLOO: true. TSR_DIST_NCCL: false (not built
+ * yet). TSR_DIST_MPI: whether the MPI module (libtessera_mpi.so, beside
+ * libtessera.so or at $TSR_MPI_MODULE) loads; loading it does not start
+ * MPI. Never records an error.
+ * @param[in] backend the backend asked about; an unknown value is false
+ * @return true when tsr_process_group_init() can use it (under MPI: when
+ *   the process is started by mpirun)
+ */
+TSR_API bool tsr_dist_backend_is_available(tsr_dist_backend backend);
+
+/**
  * @brief Name of the group's backend for its CPU tensors ("gloo", "mpi"), as
  * torch.distributed.get_backend().
  * @param[in] pg the group

@@ -11,6 +11,7 @@
 #include "capi/process_group_handle.h"
 #include "capi/struct_size.h"
 #include "distributed/collectives.h"
+#include "distributed/mpi_loader.h"
 #include "distributed/process_group.h"
 
 using namespace tsr;
@@ -81,6 +82,21 @@ TSR_EXTERN int32_t tsr_process_group_rank(const tsr_process_group* pg) {
 
 TSR_EXTERN int32_t tsr_process_group_size(const tsr_process_group* pg) {
   return guarded_value<int32_t>(-1, [&] { return require(pg, "pg")->impl->size(); });
+}
+
+TSR_EXTERN bool tsr_dist_backend_is_available(tsr_dist_backend backend) {
+  switch (int(backend)) {
+    case TSR_DIST_DEFAULT:
+    case TSR_DIST_GLOO: return true;
+    case TSR_DIST_MPI:
+      try {
+        distributed::mpi_module();
+        return true;
+      } catch (const std::exception&) {
+        return false;
+      }
+    default: return false;
+  }
 }
 
 TSR_EXTERN const char* tsr_process_group_backend(const tsr_process_group* pg) {

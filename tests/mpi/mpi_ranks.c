@@ -8,7 +8,9 @@
  *   timeout      the last rank sleeps past the group's timeout: the others
  *                fail at the timeout +-20% with TSR_ERR_DISTRIBUTED naming the
  *                op (mpirun then ends the job: the check is the printed line);
- *   mismatch     options.rank / world_size other than MPI's are refused.
+ *   mismatch     options.rank / world_size other than MPI's are refused;
+ *   detail       TSR_DISTRIBUTED_DEBUG=DETAIL: mismatched all_reduces fail on
+ *                every rank with both fingerprints (gathered over MPI).
  * Expected values are computed from every rank's known inputs in float64 and
  * converted once (small integers: exact in every dtype). The program uses
  * only tessera's C API; it never calls MPI itself. A failed check prints
@@ -415,11 +417,36 @@ static int mismatch(void) {
   return 0;
 }
 
+static int detail(void) {
+  setenv("TSR_DISTRIBUTED_DEBUG", "DETAIL", 1);
+  tsr_process_group* pg;
+  CHECK_OK(mpi_group(-1, -1, 60000, &pg));
+  g_rank = tsr_process_group_rank(pg);
+  tsr_tensor* t;
+  const int64_t n = 4;
+  CHECK_OK(tsr_full(1, &n, 1.0, TSR_FLOAT32, TSR_CPU, &t));
+  CHECK_OK(tsr_all_reduce(pg, t, TSR_REDUCE_SUM, NULL)); /* matching: runs */
+  tsr_tensor_release(t);
+  const int64_t m = g_rank == 0 ? 5 : 4;
+  CHECK_OK(tsr_full(1, &m, 1.0, TSR_FLOAT32, TSR_CPU, &t));
+  CHECK(tsr_all_reduce(pg, t, TSR_REDUCE_SUM, NULL) == TSR_ERR_DISTRIBUTED, "mismatched all_reduce ran");
+  const char* message = tsr_last_error_message();
+  CHECK(strstr(message, "collective mismatch (TSR_DISTRIBUTED_DEBUG=DETAIL)") &&
+            strstr(message, "sequence 2: all_reduce(dtype=float32, sizes=[5], op=SUM)") &&
+            strstr(message, "sequence 2: all_reduce(dtype=float32, sizes=[4], op=SUM)"),
+        "message: %s", message);
+  tsr_tensor_release(t);
+  tsr_process_group_release(pg);
+  printf("rank %d: detail ok\n", g_rank);
+  return 0;
+}
+
 int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "";
   if (strcmp(mode, "collectives") == 0) return collectives();
   if (strcmp(mode, "timeout") == 0) return timeout_mode();
   if (strcmp(mode, "mismatch") == 0) return mismatch();
-  fprintf(stderr, "usage: %s collectives|timeout|mismatch (under mpirun)\n", argv[0]);
+  if (strcmp(mode, "detail") == 0) return detail();
+  fprintf(stderr, "usage: %s collectives|timeout|mismatch|detail (under mpirun)\n", argv[0]);
   return 2;
 }
