@@ -104,8 +104,8 @@ void wait(MPI_Request& request, const char* call, Clock::time_point start, Clock
         throw MpiFailure(why);
       }
     }
-    if (Clock::now() - start < milliseconds(5)) sched_yield();
-    else std::this_thread::sleep_for(std::chrono::microseconds(50));
+    if (Clock::now() - start < milliseconds(1000)) sched_yield();
+    else std::this_thread::sleep_for(std::chrono::microseconds(100));
   }
 }
 

@@ -37,9 +37,11 @@ void check_rc(int rc, const char* call);
 
 // Tests `request` until it completes or `deadline` passes (then throws
 // MpiFailure naming `call` and the time waited), taking mpi_mutex() for
-// each test only, so other groups' operations progress in between. The
-// first milliseconds poll with sched_yield (small messages complete in
-// microseconds and MPI progresses only inside its calls), then every 50 us.
+// each test only, so other groups' operations progress in between. MPI
+// progresses an operation only inside its calls (Open MPI's non-blocking
+// collectives, libnbc: one round per test), so the first second polls with
+// sched_yield, as Open MPI's own blocking calls do when oversubscribed;
+// past it (a hung peer, or a very large message) every 100 us.
 void wait(MPI_Request& request, const char* call, Clock::time_point start, Clock::time_point deadline);
 
 }  // namespace tsr::distributed::mpi
