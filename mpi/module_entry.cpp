@@ -37,6 +37,7 @@ class Module final : public MpiModule {
       // A communicator of the group's own: its operations never match
       // another group's or the program's own MPI calls.
       check_rc(MPI_Comm_idup(MPI_COMM_WORLD, &comm, &request), "MPI_Comm_idup");
+      note_started();
     }
     wait(request, "MPI_Comm_idup (every rank of MPI_COMM_WORLD creates the group)", start, start + timeout);
     std::lock_guard<std::mutex> lock(mpi_mutex());

@@ -30,6 +30,7 @@ void run(const char* call, const Deadline& d, Start start) {
     std::lock_guard<std::mutex> lock(mpi_mutex());
     check_usable();
     check_rc(start(&request), call);
+    note_started();
   }
   wait(request, call, d.start, d.end);
 }

@@ -15,14 +15,19 @@ namespace {
 bool g_started_here = false;  // MPI_Init_thread was ours: MPI_Finalize is too
 bool g_failed = false;
 std::string g_failure;
+int g_in_flight = 0;  // operations started and not complete
 
 void finalize_at_exit() {
   std::lock_guard<std::mutex> lock(mpi_mutex());
   int finalized = 0;
   MPI_Finalized(&finalized);
-  // After a failure MPI_Finalize could wait for a hung peer forever; this
-  // process leaving without it makes mpirun end the job instead.
-  if (!finalized && !g_failed) MPI_Finalize();
+  // After a failure, or with an operation still in flight (the program
+  // exits while a worker thread waits, e.g. on Ctrl-C), MPI_Finalize could
+  // wait for a peer forever: this process leaves without it, and mpirun
+  // ends the job. Either way no thread calls MPI after this.
+  const bool clean = !g_failed && g_in_flight == 0;
+  mark_failed("the process is exiting");
+  if (!finalized && clean) MPI_Finalize();
 }
 
 }  // namespace
@@ -81,6 +86,8 @@ void check_rc(int rc, const char* call) {
   throw MpiFailure(why);
 }
 
+void note_started() { ++g_in_flight; }
+
 void wait(MPI_Request& request, const char* call, Clock::time_point start, Clock::time_point deadline) {
   using std::chrono::duration_cast;
   using std::chrono::milliseconds;
@@ -92,7 +99,10 @@ void wait(MPI_Request& request, const char* call, Clock::time_point start, Clock
       // is abandoned in flight, a failure of this group as well.
       if (g_failed) throw MpiFailure(str(call, " was abandoned: MPI failed in this process (", g_failure, ")"));
       check_rc(MPI_Test(&request, &done, MPI_STATUS_IGNORE), call);
-      if (done) return;
+      if (done) {
+        --g_in_flight;
+        return;
+      }
       const auto now = Clock::now();
       if (now >= deadline) {
         char waited[32];

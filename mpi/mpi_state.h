@@ -35,6 +35,10 @@ std::string error_text(int rc);
 // marks the module failed first. Caller holds mpi_mutex().
 void check_rc(int rc, const char* call);
 
+// Counts an operation just started (caller holds mpi_mutex()); wait()
+// counts it complete. MPI_Finalize at exit is skipped while any is in flight.
+void note_started();
+
 // Tests `request` until it completes or `deadline` passes (then throws
 // MpiFailure naming `call` and the time waited), taking mpi_mutex() for
 // each test only, so other groups' operations progress in between. MPI

@@ -10,7 +10,10 @@
  *                op (mpirun then ends the job: the check is the printed line);
  *   mismatch     options.rank / world_size other than MPI's are refused;
  *   detail       TSR_DISTRIBUTED_DEBUG=DETAIL: mismatched all_reduces fail on
- *                every rank with both fingerprints (gathered over MPI).
+ *                every rank with both fingerprints (gathered over MPI);
+ *   exit         rank 0 exits with an all_reduce in flight (as on Ctrl-C):
+ *                it leaves at once, without an MPI_Finalize that would wait
+ *                for the sleeping rank 1, and mpirun ends the job.
  * Expected values are computed from every rank's known inputs in float64 and
  * converted once (small integers: exact in every dtype). The program uses
  * only tessera's C API; it never calls MPI itself. A failed check prints
@@ -441,12 +444,33 @@ static int detail(void) {
   return 0;
 }
 
+static int exit_in_flight(void) {
+  tsr_process_group* pg;
+  CHECK_OK(mpi_group(-1, -1, 60000, &pg));
+  g_rank = tsr_process_group_rank(pg);
+  CHECK_OK(tsr_barrier(pg, NULL));
+  if (g_rank != 0) {
+    sleep(30); /* mpirun ends this process when rank 0 has exited */
+    return 0;
+  }
+  const int64_t n = 16;
+  tsr_tensor* t;
+  tsr_work* w;
+  CHECK_OK(tsr_full(1, &n, 1.0, TSR_FLOAT32, TSR_CPU, &t));
+  CHECK_OK(tsr_all_reduce(pg, t, TSR_REDUCE_SUM, &w));
+  CHECK(tsr_work_wait(w, 200) == TSR_ERR_DISTRIBUTED, "the all_reduce completed without rank 1");
+  printf("rank 0: exiting with an all_reduce in flight\n");
+  fflush(stdout);
+  return 0; /* the group, its work and its worker thread are left as they are */
+}
+
 int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "";
   if (strcmp(mode, "collectives") == 0) return collectives();
   if (strcmp(mode, "timeout") == 0) return timeout_mode();
   if (strcmp(mode, "mismatch") == 0) return mismatch();
   if (strcmp(mode, "detail") == 0) return detail();
-  fprintf(stderr, "usage: %s collectives|timeout|mismatch|detail (under mpirun)\n", argv[0]);
+  if (strcmp(mode, "exit") == 0) return exit_in_flight();
+  fprintf(stderr, "usage: %s collectives|timeout|mismatch|detail|exit (under mpirun)\n", argv[0]);
   return 2;
 }
