@@ -10,9 +10,11 @@
 namespace tsr::distributed {
 namespace {
 
-// A timed-out MPI operation cannot be cancelled: MPI may still write into
-// its buffers, so they are never freed (the process is expected to exit;
-// mpirun then ends the job).
+// A timed-out MPI operation cannot be cancelled and still owns its
+// buffers. The module makes no MPI call after a failure, so nothing
+// progresses it; the tensors are kept anyway (never freed: the process is
+// expected to exit, and mpirun then ends the job), in case an MPI built
+// with a progress thread writes into them later.
 void keep_alive(std::initializer_list<Tensor> buffers) {
   static std::mutex mutex;
   static auto* kept = new std::vector<Tensor>();  // never destroyed, on purpose
@@ -99,8 +101,10 @@ void MpiBackend::recv(const Tensor& buffer, int peer, const CallOptions& o) {
 }
 
 void MpiBackend::all_gather_bytes(const void* in, void* out, size_t bytes_per_rank, const CallOptions& o) {
-  // The caller's buffers are plain memory (fingerprints); a timed-out
-  // gather into them is rare enough that they are not kept alive here.
+  // The caller's buffers are plain memory (the DETAIL fingerprints) that
+  // cannot be kept alive from here; after a failure the module makes no
+  // MPI call again, and MPI writes only inside its calls (no progress
+  // thread), so an abandoned gather never writes into them.
   mpi_call({}, [&] { comm_->all_gather(out, in, bytes_per_rank, o.timeout); });
 }
 

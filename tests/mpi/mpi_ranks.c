@@ -350,7 +350,7 @@ static int collectives(void) {
     }
     /* A few MB: MPI's algorithms for large messages. */
     const int64_t big = (4 << 20) / element_size(dt) + 1;
-    check_all_reduce(pg, dt, TSR_REDUCE_SUM, big, 0);
+    for (size_t o = 0; o < sizeof kOps / sizeof *kOps; ++o) check_all_reduce(pg, dt, kOps[o], big, 0);
     check_all_reduce(pg, dt, TSR_REDUCE_MAX, big, 1);
     check_broadcast(pg, dt, big, world - 1, 0);
     check_all_gather(pg, dt, big / world + 1, 0);
