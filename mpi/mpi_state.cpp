@@ -114,7 +114,9 @@ void wait(MPI_Request& request, const char* call, Clock::time_point start, Clock
         throw MpiFailure(why);
       }
     }
-    if (Clock::now() - start < milliseconds(1000)) sched_yield();
+    const auto waited = Clock::now() - start;
+    if (waited < milliseconds(10)) continue;  // spin, as MPI_Wait does
+    if (waited < milliseconds(1000)) sched_yield();
     else std::this_thread::sleep_for(std::chrono::microseconds(100));
   }
 }
