@@ -146,6 +146,8 @@ typedef struct {} TsrWork;
     TSR_BLOCKING(tsr_process_group_init(&o, &out));
     return out;
   }
+  /* is_gloo_available() / is_nccl_available() / is_mpi_available(). */
+  static bool available(tsr_dist_backend backend) { return tsr_dist_backend_is_available(backend); }
   int32_t rank() { return tsr_process_group_rank($self); }
   int32_t size() { return tsr_process_group_size($self); }
   const char* backend() { return tsr_process_group_backend($self); }

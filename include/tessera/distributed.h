@@ -7,8 +7,11 @@
  * Every process of a job creates one group with the same rendezvous
  * settings; the group then runs collectives over the engine of its
  * backend: Gloo's TCP transport for CPU tensors (the library torch's
- * ProcessGroupGloo uses). NCCL (CUDA tensors) and MPI are not built yet:
- * asking for them gives TSR_ERR_UNSUPPORTED.
+ * ProcessGroupGloo uses). NCCL (CUDA tensors) is not built yet: asking for
+ * it gives TSR_ERR_UNSUPPORTED. MPI (TSR_DIST_MPI, torch's ProcessGroupMPI)
+ * runs where tessera was built with Open MPI (libtessera_mpi.so, loaded on
+ * first use) under mpirun: rank and world size come from MPI and
+ * init_method is not used.
  *
  * @code
  *   // every rank, started by tessera-run (or torchrun, mpirun):
@@ -103,7 +106,7 @@ typedef enum tsr_dist_backend {
   TSR_DIST_DEFAULT = 0, /**< Gloo for CPU tensors, NCCL for CUDA tensors, as c10d */
   TSR_DIST_GLOO = 1,    /**< Gloo over TCP */
   TSR_DIST_NCCL = 2,    /**< NCCL (CUDA); not built yet: TSR_ERR_UNSUPPORTED */
-  TSR_DIST_MPI = 3      /**< MPI; not built yet: TSR_ERR_UNSUPPORTED */
+  TSR_DIST_MPI = 3      /**< MPI (under mpirun); TSR_ERR_UNSUPPORTED where libtessera_mpi.so is not built */
 } tsr_dist_backend;
 
 /** @brief Reduction of a collective (torch.distributed.ReduceOp). */
@@ -146,7 +149,11 @@ typedef struct tsr_process_group_options {
  *   TSR_ERR_INVALID_ARGUMENT for a NULL out, a bad struct_size, backend or
  *   init_method, a missing or malformed environment variable (named), a
  *   rank outside [0, world_size) or world_size < 1;
- *   TSR_ERR_UNSUPPORTED for the NCCL and MPI backends (not built yet);
+ *   TSR_ERR_UNSUPPORTED for the NCCL backend (not built yet), and for MPI
+ *   where libtessera_mpi.so was not built or cannot be loaded (the reason
+ *   is named; $TSR_MPI_MODULE gives another path);
+ *   TSR_ERR_INVALID_ARGUMENT under MPI for a rank or world_size other
+ *   than -1 and MPI's;
  *   TSR_ERR_DISTRIBUTED when rank 0 cannot listen on the store's port
  *   (busy), the store cannot be reached within the timeout (the address is
  *   named), or not every rank joined within the timeout (the missing ranks
@@ -171,7 +178,21 @@ TSR_API int32_t tsr_process_group_rank(const tsr_process_group* pg);
 TSR_API int32_t tsr_process_group_size(const tsr_process_group* pg);
 
 /**
- * @brief Name of the group's backend for its CPU tensors ("gloo"), as
+ * @brief Whether this build can run a backend: torch.distributed's
+ * is_gloo_available(), is_nccl_available(), is_mpi_available().
+ *
+ * TSR_DIST_DEFAULT and TSR_DIST_GLOO: true. TSR_DIST_NCCL: false (not built
+ * yet). TSR_DIST_MPI: whether the MPI module (libtessera_mpi.so, beside
+ * libtessera.so or at $TSR_MPI_MODULE) loads; loading it does not start
+ * MPI. Never records an error.
+ * @param[in] backend the backend asked about; an unknown value is false
+ * @return true when tsr_process_group_init() can use it (under MPI: when
+ *   the process is started by mpirun)
+ */
+TSR_API bool tsr_dist_backend_is_available(tsr_dist_backend backend);
+
+/**
+ * @brief Name of the group's backend for its CPU tensors ("gloo", "mpi"), as
  * torch.distributed.get_backend().
  * @param[in] pg the group
  * @return a static string; NULL for a NULL pg (recorded as

@@ -11,6 +11,7 @@
 #include "capi/process_group_handle.h"
 #include "capi/struct_size.h"
 #include "distributed/collectives.h"
+#include "distributed/mpi_loader.h"
 #include "distributed/process_group.h"
 
 using namespace tsr;
@@ -58,8 +59,6 @@ TSR_EXTERN tsr_status tsr_process_group_init(const tsr_process_group_options* op
               "options.backend: unknown backend ", backend, " (TSR_DIST_DEFAULT..TSR_DIST_MPI)");
     TSR_CHECK(backend != TSR_DIST_NCCL, TSR_ERR_UNSUPPORTED,
               "the NCCL backend is not built in this version of tessera; use the Gloo backend (CPU tensors)");
-    TSR_CHECK(backend != TSR_DIST_MPI, TSR_ERR_UNSUPPORTED,
-              "the MPI backend is not built in this version of tessera; use the Gloo backend");
     TSR_CHECK(o.timeout_ms >= 0, TSR_ERR_INVALID_ARGUMENT, "options.timeout_ms must be >= 0 (0: 30 minutes), got ",
               o.timeout_ms);
     TSR_CHECK(o.rank >= -1, TSR_ERR_INVALID_ARGUMENT, "options.rank must be >= 0, or -1 for the environment, got ",
@@ -71,6 +70,7 @@ TSR_EXTERN tsr_status tsr_process_group_init(const tsr_process_group_options* op
     g.rank = o.rank;
     g.world_size = o.world_size;
     if (o.timeout_ms > 0) g.timeout = distributed::Millis(o.timeout_ms);
+    g.mpi = backend == TSR_DIST_MPI;  // rank and world size from MPI; init_method unused
     auto group = std::make_shared<distributed::ProcessGroup>(g);
     *out = new tsr_process_group(std::move(group));
   });
@@ -84,10 +84,24 @@ TSR_EXTERN int32_t tsr_process_group_size(const tsr_process_group* pg) {
   return guarded_value<int32_t>(-1, [&] { return require(pg, "pg")->impl->size(); });
 }
 
+TSR_EXTERN bool tsr_dist_backend_is_available(tsr_dist_backend backend) {
+  switch (int(backend)) {
+    case TSR_DIST_DEFAULT:
+    case TSR_DIST_GLOO: return true;
+    case TSR_DIST_MPI:
+      try {
+        distributed::mpi_module();
+        return true;
+      } catch (const std::exception&) {
+        return false;
+      }
+    default: return false;
+  }
+}
+
 TSR_EXTERN const char* tsr_process_group_backend(const tsr_process_group* pg) {
   return guarded_value<const char*>(nullptr, [&] {
-    require(pg, "pg");
-    return "gloo";
+    return require(pg, "pg")->impl->backend_name();
   });
 }
 

@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "distributed/file_store.h"
 #include "distributed/gloo_backend.h"
+#include "distributed/mpi_backend.h"
 
 namespace tsr::distributed {
 namespace {
@@ -37,7 +38,17 @@ Millis report_grace(Millis timeout) { return std::clamp(timeout / 10, Millis(250
 
 }  // namespace
 
-ProcessGroup::ProcessGroup(const GroupOptions& options) : timeout_(options.timeout), detail_(debug_detail()) {
+ProcessGroup::ProcessGroup(const GroupOptions& options)
+    : timeout_(options.timeout), detail_(debug_detail()), mpi_(options.mpi) {
+  if (mpi_) {
+    // mpirun did the rendezvous: rank and world size are MPI's.
+    auto backend = std::make_unique<MpiBackend>(options.rank, options.world_size, timeout_);
+    rank_ = backend->rank();
+    size_ = backend->size();
+    cpu_backend_ = std::move(backend);
+    worker_ = std::thread([this] { worker_loop(); });
+    return;
+  }
   Rendezvous r = rendezvous(options.init_method, options.rank, options.world_size, timeout_);
   rank_ = r.rank;
   size_ = r.world_size;
@@ -243,6 +254,9 @@ void ProcessGroup::fail_group(uint64_t seq, const Collective& c, const std::stri
 
 std::string ProcessGroup::missing_ranks_report(uint64_t seq) {
   if (size_ == 1) return "no peer is involved";
+  if (mpi_)
+    return "the missing ranks are unknown under MPI (an MPI group has no store to report failures through; "
+           "mpirun ends the job when this process exits)";
   const Millis grace = report_grace(timeout_);
   try {
     base_store_->set_timeout(grace);

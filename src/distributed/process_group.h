@@ -34,6 +34,9 @@ struct GroupOptions {
   int rank = -1;
   int world_size = -1;
   Millis timeout{std::chrono::minutes(30)};
+  // TSR_DIST_MPI: the engine is MPI (mpi_backend.h) over the processes
+  // mpirun started; there is no rendezvous and no store. Else Gloo.
+  bool mpi = false;
 };
 
 // What a collective does, given the backend of its tensors' device, a tag
@@ -57,6 +60,8 @@ class ProcessGroup {
   int rank() const { return rank_; }
   int size() const { return size_; }
   Millis timeout() const { return timeout_; }
+  // "gloo" or "mpi", as torch's get_backend() prints it.
+  const char* backend_name() const { return mpi_ ? "mpi" : "gloo"; }
 
   // Runs c now (async == false: returns when done, throws its failure) or
   // queues it (returns its Work; failures go there).
@@ -91,11 +96,12 @@ class ProcessGroup {
   int size_ = 1;
   Millis timeout_;
   bool detail_ = false;
+  bool mpi_ = false;  // no store: failure reports cannot name missing ranks
   std::unique_ptr<TcpStoreServer> server_;
   std::shared_ptr<Store> base_store_;  // the store itself
   std::shared_ptr<Store> store_;       // this group's keys in it
   bool file_store_ = false;
-  std::unique_ptr<Backend> cpu_backend_;  // Gloo
+  std::unique_ptr<Backend> cpu_backend_;  // Gloo, or MPI
   FlightRecorder recorder_;
 
   std::mutex mutex_;  // guards what follows

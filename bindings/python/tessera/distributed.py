@@ -13,8 +13,11 @@ process group and its collectives) over include/tessera/distributed.h.
 
 Ranks find each other through init_method "env://" (the default; what
 tessera-run and torchrun set), "tcp://host:port" or "file:///dir". The
-backend is Gloo over TCP for CPU tensors ("gloo", or None / "cpu:gloo");
-"nccl" and "mpi" are not built and raise UnsupportedError (a RuntimeError).
+backend is Gloo over TCP for CPU tensors ("gloo", or None / "cpu:gloo"),
+or "mpi" where tessera was built with Open MPI (is_mpi_available()): run
+under mpirun, rank and world size come from MPI and init_method is not used
+(as torch's MPI backend). "nccl" is not built and raises UnsupportedError
+(a RuntimeError), as does "mpi" without the MPI module.
 
 Where this differs from torch 1.13's Gloo process group:
 - ReduceOp.AVG works (the sum divided by the world size, truncating for
@@ -220,7 +223,9 @@ def is_nccl_available():
 
 
 def is_mpi_available():
-    return False
+    """Whether the MPI module (libtessera_mpi.so) loads; MPI itself starts
+    with the first "mpi" group."""
+    return _core.ProcessGroup.available(_core.DIST_MPI)
 
 
 def is_ucc_available():
@@ -320,7 +325,7 @@ def get_world_size(group=None):
 
 
 def get_backend(group=None):
-    """The group's backend for CPU tensors: "gloo"."""
+    """The group's backend for CPU tensors: "gloo" or "mpi"."""
     return Backend(_group(group).name())
 
 

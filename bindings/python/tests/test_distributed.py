@@ -185,10 +185,19 @@ class OneProcessGroupTest(unittest.TestCase):
             dist.Backend("foo")
         with self.assertRaisesRegex(ValueError, "Invalid backend"):
             dist.init_process_group("foo")
-        for name in ("nccl", "mpi", "ucc", "cpu:nccl"):
+        for name in ("nccl", "ucc", "cpu:nccl"):
             with self.assertRaisesRegex(errors.UnsupportedError, "not built") as cm:
                 dist.init_process_group(name, init_method="tcp://127.0.0.1:1", rank=0, world_size=1)
             self.assertIsInstance(cm.exception, RuntimeError)
+        # MPI where its module cannot be loaded (mpi_ranks.py runs it under
+        # mpirun where it is built); the load, and its failure, happen once
+        # per process, so only a subprocess can see both outcomes.
+        code = ("import tessera.distributed as d, tessera.errors as e\n"
+                "print(d.is_mpi_available())\n"
+                "try:\n d.init_process_group('mpi')\nexcept e.UnsupportedError as x:\n print(x)\n")
+        env = dict(os.environ, TSR_MPI_MODULE="/nonexistent/libtessera_mpi.so")
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+        self.assertIn("False\nMPI module not found: could not load /nonexistent/libtessera_mpi.so", out)
         self.assertFalse(dist.is_initialized())
         self.assertTrue(dist.is_available())
         self.assertFalse(dist.is_nccl_available())
