@@ -16,6 +16,8 @@ public static class DistributedTests {
     return "tcp://127.0.0.1:" + port;
   }
 
+  internal static string FreeAddressForRanks() => FreeAddress();
+
   [Test]
   public static void GroupOfOneReducesBroadcastsGathersWaits() {
     using (var pg = ProcessGroup.Create(DistBackend.Gloo, FreeAddress(), 0, 1, 0))
