@@ -147,6 +147,7 @@ TSR_CS_PROPERTY(TsrDdp::num_params, NativeNumParams)
 #elif defined(SWIGGO)
 /* A uintptr like the other handles (go.i), wrapped by ddp.go in a struct
  * with a finalizer and Close. */
+%rename(Ddp) TsrDdp;
 %noexception TsrDdp::~TsrDdp;
 %typemap(gotype) TsrDdp* "uintptr"
 #endif
