@@ -167,6 +167,11 @@ typedef struct {} TsrWork;
     TSR_COLLECTIVE(tsr_reduce_scatter_tensor($self, output, input, op, wp));
   }
   TsrWork* barrier(bool async_op) { TSR_COLLECTIVE(tsr_barrier($self, wp)); }
+  /* monitored_barrier(timeout, wait_all_ranks): timeout_ms <= 0 is the
+   * group's timeout; rank 0's error names the ranks that did not come. */
+  void monitored_barrier(int64_t timeout_ms, bool wait_all_ranks) {
+    TSR_BLOCKING(tsr_monitored_barrier($self, timeout_ms, wait_all_ranks));
+  }
 }
 
 %extend TsrWork {
