@@ -28,6 +28,8 @@ TSR_JAVA_HANDLE(TsrDdp)
 %javamethodmodifiers TsrDdp::set_param_names "private";
 %rename(nativeBucketIndices) TsrDdp::bucket_indices;
 %javamethodmodifiers TsrDdp::bucket_indices "private";
+%rename(nativeSetRequireSync) TsrDdp::set_require_sync;
+%javamethodmodifiers TsrDdp::set_require_sync "private";
 %typemap(javaimports) TsrDdp "import java.util.ArrayList;\nimport java.util.List;"
 %typemap(javacode) TsrDdp %{
   /**
@@ -105,30 +107,53 @@ TSR_JAVA_HANDLE(TsrDdp)
     return out;
   }
 
+  private volatile boolean requireSync = true;
+
+  /**
+   * require_backward_grad_sync: whether backward passes average the gradients (true, the
+   * default) or accumulate them locally; the next backward with true averages what was
+   * accumulated.
+   */
+  public void setRequireSync(boolean requireSync) {
+    nativeSetRequireSync(requireSync);
+    this.requireSync = requireSync;
+  }
+
+  /** require_backward_grad_sync: false inside noSync(). */
+  public boolean requireSync() {
+    return requireSync;
+  }
+
   /**
    * torch's no_sync() context as a try-with-resources scope: until it is closed, backward passes
-   * accumulate gradients locally without communication; the first backward after it averages
-   * what was accumulated.
+   * accumulate gradients locally without communication; closing it restores the previous
+   * setting (as torch's, so scopes nest), and the first synchronized backward averages what was
+   * accumulated.
    *
    * <pre>try (DistributedDataParallel.NoSync s = ddp.noSync()) { loss.backward(); }</pre>
    */
   public NoSync noSync() {
+    boolean old = requireSync;
     setRequireSync(false);
-    return new NoSync(this);
+    return new NoSync(this, old);
   }
 
-  /** The scope noSync() returns; close() turns synchronization back on (once). */
+  /** The scope noSync() returns; close() restores the setting it found (once). */
   public static final class NoSync implements AutoCloseable {
     private DistributedDataParallel ddp;
+    private final boolean old;
 
-    private NoSync(DistributedDataParallel ddp) { this.ddp = ddp; }
+    private NoSync(DistributedDataParallel ddp, boolean old) {
+      this.ddp = ddp;
+      this.old = old;
+    }
 
     @Override
     public void close() {
       if (ddp != null) {
         DistributedDataParallel d = ddp;
         ddp = null;
-        d.setRequireSync(true);
+        d.setRequireSync(old);
       }
     }
   }

@@ -49,7 +49,7 @@ static int late_ranks(int port, int rank, int world, void* arg) {
   if (rank == 0) {
     DCHECK_FAILS_WITH(tsr_monitored_barrier(pg, 400, wait_all), verdict);
     const double waited = dist_now() - start;
-    DCHECK(waited >= 0.38 && waited < 1.1, "rank 0 gave up after %.3f s, not at 400 ms", waited);
+    DCHECK(waited >= 0.38 && waited < 2.0, "rank 0 gave up after %.3f s, not at 400 ms", waited);
   } else {
     char want[256];
     snprintf(want, sizeof want, "Rank %d successfully reached monitoredBarrier, but rank 0 reported: %s", rank,
@@ -94,7 +94,7 @@ static int rank_0_absent(int port, int rank, int world, void* arg) {
                       "Rank 1 successfully reached monitoredBarrier, but rank 0 gave no verdict within the group's "
                       "timeout (800 ms)");
     const double waited = dist_now() - start;
-    DCHECK(waited >= 0.75 && waited < 1.5, "rank 1 gave up after %.3f s", waited);
+    DCHECK(waited >= 0.75 && waited < 3.0, "rank 1 gave up after %.3f s", waited);
   }
   tsr_process_group_release(pg);
   return 0;

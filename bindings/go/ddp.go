@@ -4,6 +4,7 @@ import (
 	"math"
 	"runtime"
 	"strings"
+	"sync/atomic"
 
 	"tessera.dev/tessera/internal/capi"
 )
@@ -23,7 +24,8 @@ import (
 // does if you do not. One backward at a time may run through the
 // parameters.
 type DistributedDataParallel struct {
-	handle capi.SwigcptrDdp // 0 once closed
+	handle      capi.SwigcptrDdp // 0 once closed
+	requireSync atomic.Bool      // require_backward_grad_sync
 }
 
 // DDPCommHook is how buckets are reduced (torch's built-in DDP
@@ -71,7 +73,9 @@ func NewDistributedDataParallel(pg *ProcessGroup, params []*Tensor, opts DDPOpti
 	fillList(list, params, false)
 	h := capi.DdpCreate(uintptr(pg.c()), uintptr(list), int64(capBytes), opts.FindUnusedParameters,
 		opts.GradientAsBucketView, capi.Enum_SS_tsr_ddp_comm_hook(opts.CommHook))
-	return own(&DistributedDataParallel{handle: capi.SwigcptrDdp(h)}, (*DistributedDataParallel).Close), nil
+	ddp = &DistributedDataParallel{handle: capi.SwigcptrDdp(h)}
+	ddp.requireSync.Store(true)
+	return own(ddp, (*DistributedDataParallel).Close), nil
 }
 
 // Close drops the reducer (its hooks are removed with the last reference);
@@ -95,18 +99,29 @@ func (d *DistributedDataParallel) c() capi.SwigcptrDdp {
 // next backward with true averages what was accumulated.
 func (d *DistributedDataParallel) SetRequireSync(requireSync bool) error {
 	defer runtime.KeepAlive(d)
-	return do(func() { d.c().Set_require_sync(requireSync) })
+	err := do(func() { d.c().Set_require_sync(requireSync) })
+	if err == nil {
+		d.requireSync.Store(requireSync)
+	}
+	return err
+}
+
+// RequireSync is require_backward_grad_sync: false inside NoSync.
+func (d *DistributedDataParallel) RequireSync() bool {
+	return d != nil && d.requireSync.Load()
 }
 
 // NoSync is torch's `with ddp.no_sync():` around body: its backward passes
-// keep their gradients local (accumulated); synchronization is back on when
-// body returns or panics. It returns body's error, else the toggle's.
+// keep their gradients local (accumulated); the previous setting is back
+// (as torch's, so calls nest) when body returns or panics. It returns
+// body's error, else the toggle's.
 func (d *DistributedDataParallel) NoSync(body func() error) (err error) {
+	old := d.RequireSync()
 	if err := d.SetRequireSync(false); err != nil {
 		return err
 	}
 	defer func() {
-		if e := d.SetRequireSync(true); err == nil {
+		if e := d.SetRequireSync(old); err == nil {
 			err = e
 		}
 	}()

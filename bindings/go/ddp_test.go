@@ -195,6 +195,21 @@ func TestDDPGroupOfOne(t *testing.T) {
 	if bk := got(ddp.BucketIndices()).ok(t); !reflect.DeepEqual(bk, [][]int64{{0, 1}}) {
 		t.Fatalf("buckets %v", bk)
 	}
+	noErr(t, ddp.NoSync(func() error {
+		noErr(t, ddp.NoSync(func() error {
+			if ddp.RequireSync() {
+				t.Error("sync inside NoSync")
+			}
+			return nil
+		}))
+		if ddp.RequireSync() {
+			t.Error("an inner NoSync did not restore the outer one's setting (torch's no_sync)")
+		}
+		return nil
+	}))
+	if !ddp.RequireSync() {
+		t.Fatal("no sync after NoSync")
+	}
 	want := ddpLocalGradients(t, 0)
 	bodyErr := errors.New("the body's error")
 	if err := ddp.NoSync(func() error { ddpBackward(t, w, b, 0); return bodyErr }); err != bodyErr {

@@ -56,8 +56,18 @@ public partial class DistributedDataParallel {
   /// <summary>Number of parameters.</summary>
   public long NumParams => NativeNumParams();
 
-  /// <summary>require_sync: false while a NoSync scope is open.</summary>
-  public void SetRequireSync(bool requireSync) => NativeSetRequireSync(requireSync);
+  volatile bool requireSync = true;
+
+  /// <summary>require_backward_grad_sync: whether backward passes average
+  /// the gradients (true, the default) or accumulate them locally; the next
+  /// backward with true averages what was accumulated.</summary>
+  public void SetRequireSync(bool requireSync) {
+    NativeSetRequireSync(requireSync);
+    this.requireSync = requireSync;
+  }
+
+  /// <summary>require_backward_grad_sync: false inside NoSync.</summary>
+  public bool RequireSync => requireSync;
 
   /// <summary>register_comm_hook with a built-in hook; once per reducer
   /// (Status.InvalidArgument for a second one).</summary>
@@ -90,24 +100,31 @@ public partial class DistributedDataParallel {
   }
 
   /// <summary>torch's no_sync() as a using scope: until it is disposed,
-  /// backward passes accumulate gradients locally without communication; the
-  /// first backward after it averages what was accumulated.
+  /// backward passes accumulate gradients locally without communication;
+  /// disposing it restores the previous setting (as torch's, so scopes
+  /// nest), and the first synchronized backward averages what was
+  /// accumulated.
   /// <code>using (ddp.NoSync()) loss.Backward();</code></summary>
   public NoSyncScope NoSync() {
+    bool old = requireSync;
     SetRequireSync(false);
-    return new NoSyncScope(this);
+    return new NoSyncScope(this, old);
   }
 
-  /// <summary>The scope NoSync returns; Dispose turns synchronization back on (once).</summary>
+  /// <summary>The scope NoSync returns; Dispose restores the setting it found (once).</summary>
   public sealed class NoSyncScope : IDisposable {
     DistributedDataParallel ddp;
+    readonly bool old;
 
-    internal NoSyncScope(DistributedDataParallel ddp) { this.ddp = ddp; }
+    internal NoSyncScope(DistributedDataParallel ddp, bool old) {
+      this.ddp = ddp;
+      this.old = old;
+    }
 
     public void Dispose() {
       var d = ddp;
       ddp = null;
-      if (d != null) d.SetRequireSync(true);
+      if (d != null) d.SetRequireSync(old);
     }
   }
 }

@@ -56,6 +56,11 @@ public static class DdpTests {
       long[][] buckets = ddp.BucketIndices();
       Check.Equal(1, buckets.Length, "one bucket under 1 MiB");
       Check.Equal(new long[] {0, 1}, buckets[0], "the bucket's parameters");
+      using (ddp.NoSync()) {
+        using (ddp.NoSync()) Check.True(!ddp.RequireSync, "no sync inside the scopes");
+        Check.True(!ddp.RequireSync, "an inner scope restores the outer one's setting (torch's no_sync)");
+      }
+      Check.True(ddp.RequireSync, "sync again after the outer scope");
       double[] want = DdpWorker.LocalGradients(0);
       var scope = ddp.NoSync();
       using (scope) DdpWorker.Backward(w, b, 0);

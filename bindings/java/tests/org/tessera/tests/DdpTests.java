@@ -72,6 +72,13 @@ final class DdpTests {
       List<long[]> buckets = ddp.bucketIndices();
       equal(1L, buckets.size(), "one bucket under 1 MiB");
       equal(new long[] {0, 1}, buckets.get(0), "the bucket's parameters");
+      try (DistributedDataParallel.NoSync outer = ddp.noSync()) {
+        try (DistributedDataParallel.NoSync inner = ddp.noSync()) {
+          isTrue(!ddp.requireSync(), "no sync inside the scopes");
+        }
+        isTrue(!ddp.requireSync(), "an inner scope restores the outer one's setting (torch's no_sync)");
+      }
+      isTrue(ddp.requireSync(), "sync again after the outer scope");
       double[] want = DdpWorker.localGradients(0);
       try (DistributedDataParallel.NoSync s = ddp.noSync()) {
         DdpWorker.backward(w, b, 0);
