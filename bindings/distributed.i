@@ -109,13 +109,17 @@ typedef struct {} TsrWork;
  * tessera.i ignores every tsr_ function and strips TSR_ from enum items):
  * DIST_GLOO, REDUCE_SUM, ... */
 %ignore tsr_process_group_options;
-/* DistributedDataParallel's declarations: ddp.i wraps them (Python). */
+/* DistributedDataParallel's declarations: ddp.i wraps them. The hook enum
+ * is DdpCommHook (Java DDP_ALLREDUCE, ...; C# AllReduce, ...); Go's ddp.go
+ * has its own constants; Python keeps the plain DDP_ALLREDUCE, .... */
 %ignore tsr_ddp_options;
-#if !defined(SWIGPYTHON)
-%ignore tsr_ddp_comm_hook;
-%ignore TSR_DDP_ALLREDUCE;
-%ignore TSR_DDP_FP16_COMPRESS;
-%ignore TSR_DDP_BF16_COMPRESS;
+#if defined(SWIGJAVA) || defined(SWIGCSHARP)
+%rename(DdpCommHook) tsr_ddp_comm_hook;
+#endif
+#if defined(SWIGCSHARP)
+%rename(AllReduce) TSR_DDP_ALLREDUCE;
+%rename(Fp16Compress) TSR_DDP_FP16_COMPRESS;
+%rename(Bf16Compress) TSR_DDP_BF16_COMPRESS;
 #endif
 %rename(DistBackend) tsr_dist_backend;
 %rename(ReduceOp) tsr_reduce_op;
@@ -165,6 +169,11 @@ typedef struct {} TsrWork;
     TSR_COLLECTIVE(tsr_reduce_scatter_tensor($self, output, input, op, wp));
   }
   TsrWork* barrier(bool async_op) { TSR_COLLECTIVE(tsr_barrier($self, wp)); }
+  /* monitored_barrier(timeout, wait_all_ranks): timeout_ms <= 0 is the
+   * group's timeout; rank 0's error names the ranks that did not come. */
+  void monitored_barrier(int64_t timeout_ms, bool wait_all_ranks) {
+    TSR_BLOCKING(tsr_monitored_barrier($self, timeout_ms, wait_all_ranks));
+  }
 }
 
 %extend TsrWork {

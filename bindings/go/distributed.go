@@ -177,6 +177,19 @@ func (pg *ProcessGroup) Barrier(async bool) (*Work, error) {
 	return pg.collective(async, func(h capi.SwigcptrProcessGroup) uintptr { return h.Barrier(async) })
 }
 
+// MonitoredBarrier is monitored_barrier(timeout=timeout,
+// wait_all_ranks=waitAllRanks): a barrier after which rank 0 names the
+// ranks that did not enter it within timeout (<= 0: the group's timeout),
+// status Distributed: "[Rank 0]: Rank 1 failed to pass monitoredBarrier in
+// 1000 ms" (every late rank with waitAllRanks), and on the other ranks
+// "Rank r successfully reached monitoredBarrier, but rank 0 reported: ...".
+// It goes through the group's store, leaves the group usable, and does not
+// wait for queued async work.
+func (pg *ProcessGroup) MonitoredBarrier(timeout time.Duration, waitAllRanks bool) error {
+	defer runtime.KeepAlive(pg)
+	return do(func() { pg.c().Monitored_barrier(timeout.Milliseconds(), waitAllRanks) })
+}
+
 // Work is torch's Work: a collective queued with async. Close drops the
 // handle (the collective still runs to its end); a finalizer does if you
 // do not.

@@ -59,6 +59,9 @@ func TestProcessGroupOfOne(t *testing.T) {
 	if v := got(out.Float64s()).ok(t); !reflect.DeepEqual(v, []float64{1, 2, 0, 0, 3, 4, 0, 0}) {
 		t.Fatalf("all_gather_into_tensor into a strided view: %v", v)
 	}
+	if err := pg.MonitoredBarrier(time.Second, true); err != nil {
+		t.Fatal(err)
+	}
 	b := got(pg.Barrier(true)).ok(t)
 	defer b.Close()
 	if err := b.Wait(10 * time.Second); err != nil {
@@ -89,4 +92,5 @@ func TestProcessGroupErrors(t *testing.T) {
 	wantStatus(t, err, tessera.ShapeMismatch)
 	pg.Close()
 	wantStatus(t, pg.AllReduce(x, tessera.ReduceMax), tessera.InvalidArgument)
+	wantStatus(t, pg.MonitoredBarrier(0, false), tessera.InvalidArgument)
 }

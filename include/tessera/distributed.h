@@ -290,6 +290,36 @@ TSR_API tsr_status tsr_reduce_scatter_tensor(tsr_process_group* pg, tsr_tensor* 
 TSR_API tsr_status tsr_barrier(tsr_process_group* pg, tsr_work** work);
 
 /**
+ * @brief torch.distributed.monitored_barrier(group, timeout,
+ * wait_all_ranks) (Gloo's debugging barrier): like tsr_barrier(), but rank
+ * 0 names the ranks that did not enter it within timeout_ms.
+ *
+ * Runs through the group's store, not its engine, and on the calling
+ * thread (as torch's, it does not wait for queued collectives): every
+ * other rank records its arrival and waits, up to the group's timeout, for
+ * rank 0's verdict; rank 0 waits up to timeout_ms for every arrival, then
+ * releases them with the verdict. A failure does not fail the group (a
+ * rank that arrives late gets rank 0's verdict), so collectives may follow
+ * once the ranks are in step again.
+ *
+ * @param[in] pg             the group
+ * @param[in] timeout_ms     how long rank 0 waits for the others; <= 0:
+ *                           the group's timeout
+ * @param[in] wait_all_ranks false: rank 0's error names the lowest missing
+ *                           rank (torch fails on the first); true: every
+ *                           missing rank
+ * @return TSR_OK when every rank entered it in time;
+ *   TSR_ERR_INVALID_ARGUMENT for a NULL pg;
+ *   TSR_ERR_DISTRIBUTED: on rank 0 torch's "[Rank 0]: Rank 1 failed to pass
+ *   monitoredBarrier in 1000 ms" ("Ranks 1, 2 failed ..." with
+ *   wait_all_ranks); on the others "Rank r successfully reached
+ *   monitoredBarrier, but rank 0 reported: ..." with rank 0's message, or
+ *   that rank 0 gave no verdict within the group's timeout; a store that
+ *   cannot be reached (named); or the group failed earlier (its message)
+ */
+TSR_API tsr_status tsr_monitored_barrier(tsr_process_group* pg, int64_t timeout_ms, bool wait_all_ranks);
+
+/**
  * @brief torch's Work.wait(timeout): waits for a queued collective.
  *
  * If the timeout passes first the call fails and prints the group's flight

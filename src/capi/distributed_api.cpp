@@ -139,6 +139,13 @@ TSR_EXTERN tsr_status tsr_barrier(tsr_process_group* pg, tsr_work** work) {
   return collective(pg, work, [&](distributed::ProcessGroup& g, bool async) { return distributed::barrier(g, async); });
 }
 
+TSR_EXTERN tsr_status tsr_monitored_barrier(tsr_process_group* pg, int64_t timeout_ms, bool wait_all_ranks) {
+  return guarded([&] {
+    distributed::ProcessGroup& g = group_of(pg);
+    g.monitored_barrier(timeout_ms > 0 ? distributed::Millis(timeout_ms) : g.timeout(), wait_all_ranks);
+  });
+}
+
 TSR_EXTERN tsr_status tsr_work_wait(tsr_work* work, int64_t timeout_ms) {
   return guarded([&] {
     require(work, "work");

@@ -70,6 +70,9 @@ class ProcessGroup {
   // and returns the message. The collective cannot be cancelled (Gloo has
   // no abort for an operation in flight), so it goes on.
   std::string wait_timed_out(Millis waited);
+  // torch's monitored_barrier through the store (monitored_barrier.cpp);
+  // throws tsr::Error (TSR_ERR_DISTRIBUTED) naming the missing ranks.
+  void monitored_barrier(Millis timeout, bool wait_all_ranks);
 
  private:
   struct Item {
@@ -112,6 +115,7 @@ class ProcessGroup {
   uint64_t next_seq_ = 1;
   std::string failure_;  // the first failure's message; empty while healthy
   std::thread worker_;
+  std::atomic<uint64_t> monitored_barriers_{0};  // numbers their store keys
 };
 
 }  // namespace tsr::distributed

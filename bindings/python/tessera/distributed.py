@@ -31,6 +31,11 @@ Where this differs from torch 1.13's Gloo process group:
   InvalidArgumentError (a ValueError) at once instead of waiting for the
   rendezvous's timeout.
 - Only the default group exists (no new_group, store=, BAND/BOR/BXOR).
+- reduce, gather, scatter, all_to_all_single, all_to_all and the object
+  collectives are composed over all_reduce, broadcast and
+  all_gather_into_tensor (see _distributed_collectives.py for what that
+  changes: reduce leaves the other ranks' tensors as they were, all_to_all
+  works on Gloo); monitored_barrier goes through the group's store.
 
 Failures of the rendezvous or of a collective (a peer died, hung past the
 timeout, the store is unreachable) raise tessera.errors.DistBackendError,
@@ -469,3 +474,12 @@ def barrier(group=None, async_op=False, device_ids=None):
 # DistributedDataParallel hooks; tessera.nn.parallel runs them).
 from . import _ddp_comm_hooks  # noqa: E402
 algorithms = _ddp_comm_hooks.algorithms
+
+# torch.distributed's collectives composed in Python over the ones above:
+# reduce, gather, scatter, all_to_all_single, all_to_all, the object
+# collectives and monitored_barrier (_distributed_collectives.py).
+from . import _distributed_collectives  # noqa: E402
+from ._distributed_collectives import (  # noqa: E402,F401
+    reduce, gather, scatter, all_to_all_single, all_to_all, all_gather_object, broadcast_object_list,
+    gather_object, scatter_object_list, monitored_barrier)
+__all__ += _distributed_collectives.__all__

@@ -50,6 +50,7 @@ final class DistributedTests {
         isTrue(w.isCompleted(), "completed after waitFor");
       }
       close(new double[] {1, 2, 0, 0, 3, 4, 0, 0}, out.toFloat64(), 0, "all_gather_into_tensor into a strided view");
+      pg.monitoredBarrier(1000, true);
       try (Work w = pg.barrier(true)) {
         w.waitFor(10_000);
       }
@@ -69,6 +70,7 @@ final class DistributedTests {
       throwsStatus(Status.ERR_SHAPE_MISMATCH, () -> pg.allGatherIntoTensor(small, t, false), "output size");
       pg.close();
       throwsStatus(Status.ERR_INVALID_ARGUMENT, () -> pg.allReduce(t), "a closed group");
+      throwsStatus(Status.ERR_INVALID_ARGUMENT, () -> pg.monitoredBarrier(0, false), "monitored_barrier of a closed group");
     }
   }
 }
