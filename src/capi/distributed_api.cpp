@@ -38,8 +38,8 @@ tsr_status collective(tsr_process_group* pg, tsr_work** work, Fn&& issue) {
 
 tsr_reduce_op reduce_op_arg(const tsr_reduce_op& op) {
   const int v = enum_arg(op);
-  TSR_CHECK(v >= TSR_REDUCE_SUM && v <= TSR_REDUCE_MAX, TSR_ERR_INVALID_ARGUMENT, "op: unknown reduce op ", v,
-            " (TSR_REDUCE_SUM..TSR_REDUCE_MAX)");
+  TSR_CHECK(v >= TSR_REDUCE_SUM && v <= TSR_REDUCE_BXOR, TSR_ERR_INVALID_ARGUMENT, "op: unknown reduce op ", v,
+            " (TSR_REDUCE_SUM..TSR_REDUCE_BXOR)");
   return tsr_reduce_op(v);
 }
 

@@ -63,8 +63,8 @@ void check_tensor(const ProcessGroup&, const Tensor& t, const char* op, const ch
 
 int check_op(tsr_reduce_op op) {
   const int v = int(op);
-  TSR_CHECK(v >= TSR_REDUCE_SUM && v <= TSR_REDUCE_MAX, TSR_ERR_INVALID_ARGUMENT, "unknown reduce op ", v,
-            " (TSR_REDUCE_SUM..TSR_REDUCE_MAX)");
+  TSR_CHECK(v >= TSR_REDUCE_SUM && v <= TSR_REDUCE_BXOR, TSR_ERR_INVALID_ARGUMENT, "unknown reduce op ", v,
+            " (TSR_REDUCE_SUM..TSR_REDUCE_BXOR)");
   return v;
 }
 
