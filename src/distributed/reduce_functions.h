@@ -10,6 +10,8 @@
 #include <tessera/distributed.h>
 #include <tessera/types.h>
 
+#include "core/tensor.h"
+
 namespace tsr::distributed {
 
 using ReduceFn = void (*)(void* c, const void* a, const void* b, size_t n);
@@ -19,6 +21,11 @@ using ReduceFn = void (*)(void* c, const void* a, const void* b, size_t n);
 // floating dtype (torch's "Cannot use ReduceOp.BAND with non-integral
 // dtype").
 ReduceFn reduce_function(tsr_dtype dtype, tsr_reduce_op op);
+
+// AVG after SUM, for engines without an average: floating types divide
+// (float16/bfloat16 in float32, one rounding), integers truncate as
+// NCCL's ncclAvg; bool stays the or. buffer is contiguous, on the CPU.
+void divide_in_place(const Tensor& buffer, int world);
 
 // Name of an op as torch prints it ("SUM").
 const char* reduce_op_name(tsr_reduce_op op);
