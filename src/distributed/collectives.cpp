@@ -1,5 +1,7 @@
 #include "distributed/collectives.h"
 
+#include <chrono>
+
 #include "autograd/grad_mode.h"
 #include "core/error.h"
 #include "core/factory.h"
@@ -148,6 +150,89 @@ std::shared_ptr<Work> barrier(ProcessGroup& pg, bool async) {
   c.op = "barrier";
   c.run = [](Backend& b, const CallOptions& o) { b.barrier(o); };
   return pg.submit(std::move(c), async);
+}
+
+namespace {
+
+void check_peer(const ProcessGroup& pg, int peer, bool any_allowed, const char* what, int tag) {
+  TSR_CHECK(tag >= 0, TSR_ERR_INVALID_ARGUMENT, "Tag must be nonnegative (got ", tag, ")");
+  if (any_allowed && peer == -1) return;
+  TSR_CHECK(peer >= 0 && peer < pg.size(), TSR_ERR_INVALID_ARGUMENT, "Invalid ", what, " rank: ", peer,
+            " is outside [0, ", pg.size(), ")", any_allowed ? " (-1: any source)" : "");
+  TSR_CHECK(peer != pg.rank(), TSR_ERR_INVALID_ARGUMENT, "Invalid ", what,
+            " rank: should not be the same as the rank of the current process (", peer, ")");
+}
+
+// Waits for a posted transfer, then writes a staged receive back. A
+// failure of the transfer fails the group, as a failed collective does.
+void complete_transfer(ProcessGroup& pg, const Collective& info, Transfer& transfer, const Staged* received,
+                       Work& work) {
+  const auto start = Clock::now();
+  int peer = -1;
+  try {
+    peer = transfer.wait();
+  } catch (const BackendFailure& e) {
+    pg.fail_transfer(info, e.what(), std::chrono::duration<double>(Clock::now() - start).count());
+  }
+  if (received) {
+    received->finish();
+    work.set_peer(peer);  // the sender (for a receive from any source)
+  }
+  work.complete(TSR_OK, "");
+}
+
+std::shared_ptr<Work> point_to_point(ProcessGroup& pg, const Tensor& tensor, int peer, int tag, bool receiving,
+                                     bool async) {
+  const char* op = receiving ? "recv" : "send";
+  check_tensor(pg, tensor, op, "tensor", receiving);
+  check_peer(pg, peer, receiving, receiving ? "source" : "destination", tag);
+  // Staged now, on the caller's thread: a send reads the tensor's values
+  // as they are at the call.
+  auto received = receiving ? std::make_shared<Staged>(tensor, false) : nullptr;
+  const Tensor buffer = receiving ? received->buffer : contiguous_input(tensor);
+  auto transfer = std::make_shared<std::unique_ptr<Transfer>>();
+  Collective c;
+  c.op = op;
+  c.signature = describe(tensor) + (receiving ? ", src=" : ", dst=") + std::to_string(peer) + ", tag=" +
+                std::to_string(tag);
+  c.device = tensor.device().type;
+  c.point_to_point = true;
+  Collective info{c.op, c.signature, c.device, nullptr, true};
+  c.run = [transfer, buffer, peer, tag, receiving](Backend& b, const CallOptions& o) {
+    const CallOptions p{uint32_t(tag), o.timeout};
+    *transfer = receiving ? b.recv(buffer, peer, p) : b.send(buffer, peer, p);
+  };
+  auto work = std::make_shared<Work>();
+  if (!async) {
+    pg.submit(std::move(c), false);  // posted (or throws)
+    complete_transfer(pg, info, **transfer, received.get(), *work);
+    return work;
+  }
+  std::shared_ptr<Work> posting = pg.submit(std::move(c), true);
+  // Its own thread waits for the peer: the group's worker goes on posting
+  // (c10d's Gloo send returns once posted).
+  pg.run_in_background([&pg, info, posting, transfer, received, work] {
+    posting->wait_for(Millis(-1));
+    if (posting->status() != TSR_OK) return work->complete(posting->status(), posting->message());
+    try {
+      complete_transfer(pg, info, **transfer, received.get(), *work);
+    } catch (const Error& e) {
+      work->complete(e.status(), e.what());
+    } catch (const std::exception& e) {
+      work->complete(TSR_ERR_INTERNAL, e.what());
+    }
+  });
+  return work;
+}
+
+}  // namespace
+
+std::shared_ptr<Work> send(ProcessGroup& pg, const Tensor& tensor, int dst, int tag, bool async) {
+  return point_to_point(pg, tensor, dst, tag, false, async);
+}
+
+std::shared_ptr<Work> recv(ProcessGroup& pg, const Tensor& tensor, int src, int tag, bool async) {
+  return point_to_point(pg, tensor, src, tag, true, async);
 }
 
 }  // namespace tsr::distributed
