@@ -77,6 +77,14 @@
  * fingerprint (sequence, op, dtype, sizes, root or reduce op) before each
  * collective; a mismatch fails every rank with both fingerprints.
  *
+ * **Subgroups** (tsr_new_group(), tsr_process_group_split()) are groups
+ * of their own: their own store prefix, connections and worker thread, so
+ * their collectives never mix with the parent's and may run meanwhile.
+ *
+ * **Point to point** (tsr_send(), tsr_recv()) goes through Gloo's unbound
+ * buffers, tagged by the caller's tag; sends and receives are posted in
+ * issue order with the collectives and complete on their own.
+ *
  * Thread-safety: a group may be used from several threads; its
  * collectives are serialized in call order. Handles are reference counted
  * as the other tessera handles.
@@ -229,9 +237,12 @@ TSR_API void tsr_process_group_release(tsr_process_group* pg);
  *   pg or out, NULL ranks with n > 0, n < 0 or above pg's size, a rank
  *   outside [0, size of pg) (torch's "The new group's rank should be
  *   within the world_size set by init_process_group"), a rank given twice,
- *   a bad struct_size, a negative timeout_ms or another backend;
- *   TSR_ERR_DISTRIBUTED when pg failed earlier, or a member did not join
- *   within the timeout (named) or could not connect.
+ *   a bad struct_size or a negative timeout_ms;
+ *   TSR_ERR_UNSUPPORTED for a backend other than TSR_DIST_DEFAULT or pg's;
+ *   TSR_ERR_DISTRIBUTED when a member did not join within the timeout
+ *   (named) or could not connect. (The store is rank 0's: rank 0 of the
+ *   job must still hold a group, its own or a subgroup, for others to be
+ *   made.)
  */
 TSR_API tsr_status tsr_new_group(tsr_process_group* pg, int64_t n, const int32_t* ranks,
                                  const tsr_process_group_options* options, tsr_process_group** out);
@@ -254,7 +265,9 @@ TSR_API tsr_status tsr_new_group(tsr_process_group* pg, int64_t n, const int32_t
  * @param[out] out     the new group, or NULL for a negative color;
  *                     unchanged on failure
  * @return TSR_OK; TSR_ERR_INVALID_ARGUMENT for NULL pg or out, bad
- *   options (as tsr_new_group()); TSR_ERR_DISTRIBUTED as tsr_new_group().
+ *   options (as tsr_new_group()); TSR_ERR_UNSUPPORTED as tsr_new_group();
+ *   TSR_ERR_DISTRIBUTED when the exchange of colors over pg failed (pg
+ *   failed, earlier or now) or as tsr_new_group().
  */
 TSR_API tsr_status tsr_process_group_split(tsr_process_group* pg, int32_t color, int32_t key,
                                            const tsr_process_group_options* options, tsr_process_group** out);
