@@ -474,3 +474,31 @@ static int bitwise_body(int port, int rank, int world, void* arg) {
 }
 
 Test(distributed_reductions, bitwise_world_3) { run_world(3, bitwise_body, 60); }
+
+/* ---- failures ------------------------------------------------------------------ */
+
+/* A receive whose sender dies fails within seconds (not at the 20 s
+ * timeout), naming recv, and the group then refuses work; the same for an
+ * irecv's wait. */
+static int peer_dies_body(int port, int rank, int world, void* arg) {
+  (void)arg;
+  tsr_process_group* pg;
+  DCHECK_OK(dist_init(port, rank, world, 20000, &pg));
+  DCHECK_OK(tsr_barrier(pg, NULL));
+  if (rank == 1) _exit(0); /* dies without sending */
+  tsr_tensor* t = full_f32(4, 1);
+  tsr_work* w;
+  DCHECK_OK(tsr_recv(pg, t, 1, 0, NULL, &w));
+  const double start = dist_now();
+  DFAILS(tsr_work_wait(w, -1), TSR_ERR_DISTRIBUTED, "recv failed on rank 0 of world size 2");
+  DCHECK(dist_now() - start < 5, "failed after %.1f s", dist_now() - start);
+  tsr_work_release(w);
+  DFAILS(tsr_send(pg, t, 1, 0, NULL), TSR_ERR_DISTRIBUTED, "refused: the process group failed earlier");
+  DFAILS(tsr_all_reduce(pg, t, TSR_REDUCE_SUM, NULL), TSR_ERR_DISTRIBUTED, "refused");
+  DCHECK(item(t, 0) == 1, "nothing written");
+  tsr_tensor_release(t);
+  tsr_process_group_release(pg);
+  return 0;
+}
+
+Test(distributed_p2p, peer_death_fails_the_receive) { run_world(2, peer_dies_body, 30); }
