@@ -1,6 +1,7 @@
 #include "distributed/collectives.h"
 
 #include <chrono>
+#include <optional>
 
 #include "autograd/grad_mode.h"
 #include "core/error.h"
@@ -163,22 +164,29 @@ void check_peer(const ProcessGroup& pg, int peer, bool any_allowed, const char* 
             " rank: should not be the same as the rank of the current process (", peer, ")");
 }
 
-// Waits for a posted transfer, then writes a staged receive back. A
-// failure of the transfer fails the group, as a failed collective does.
-void complete_transfer(ProcessGroup& pg, const Collective& info, Transfer& transfer, const Staged* received,
-                       Work& work) {
+// A send or receive from its call to its completion. The group's worker
+// (or the caller) posts it; the caller (blocking) or a thread of its own
+// (isend, irecv) waits for it. It keeps the memory Gloo reads or writes
+// alive until then.
+struct PendingTransfer {
+  Tensor buffer;                      // contiguous: the tensor or its copy
+  std::optional<Staged> received;     // a receive: written back at the end
+  std::unique_ptr<Transfer> transfer; // set once posted
+};
+
+// Waits for a posted transfer, then writes a staged receive back; returns
+// the peer. A failure of the transfer fails the group, as a failed
+// collective does (throws TSR_ERR_DISTRIBUTED).
+int finish_transfer(ProcessGroup& pg, const Collective& info, PendingTransfer& p) {
   const auto start = Clock::now();
   int peer = -1;
   try {
-    peer = transfer.wait();
+    peer = p.transfer->wait();
   } catch (const BackendFailure& e) {
     pg.fail_transfer(info, e.what(), std::chrono::duration<double>(Clock::now() - start).count());
   }
-  if (received) {
-    received->finish();
-    work.set_peer(peer);  // the sender (for a receive from any source)
-  }
-  work.complete(TSR_OK, "");
+  if (p.received) p.received->finish();
+  return peer;
 }
 
 std::shared_ptr<Work> point_to_point(ProcessGroup& pg, const Tensor& tensor, int peer, int tag, bool receiving,
@@ -188,9 +196,13 @@ std::shared_ptr<Work> point_to_point(ProcessGroup& pg, const Tensor& tensor, int
   check_peer(pg, peer, receiving, receiving ? "source" : "destination", tag);
   // Staged now, on the caller's thread: a send reads the tensor's values
   // as they are at the call.
-  auto received = receiving ? std::make_shared<Staged>(tensor, false) : nullptr;
-  const Tensor buffer = receiving ? received->buffer : contiguous_input(tensor);
-  auto transfer = std::make_shared<std::unique_ptr<Transfer>>();
+  auto pending = std::make_shared<PendingTransfer>();
+  if (receiving) {
+    pending->received.emplace(tensor, false);
+    pending->buffer = pending->received->buffer;
+  } else {
+    pending->buffer = contiguous_input(tensor);
+  }
   Collective c;
   c.op = op;
   c.signature = describe(tensor) + (receiving ? ", src=" : ", dst=") + std::to_string(peer) + ", tag=" +
@@ -198,29 +210,45 @@ std::shared_ptr<Work> point_to_point(ProcessGroup& pg, const Tensor& tensor, int
   c.device = tensor.device().type;
   c.point_to_point = true;
   Collective info{c.op, c.signature, c.device, nullptr, true};
-  c.run = [transfer, buffer, peer, tag, receiving](Backend& b, const CallOptions& o) {
-    const CallOptions p{uint32_t(tag), o.timeout};
-    *transfer = receiving ? b.recv(buffer, peer, p) : b.send(buffer, peer, p);
+  // The worker drops its reference once posted, before the posting's Work
+  // completes.
+  c.run = [p = pending, peer, tag, receiving](Backend& b, const CallOptions& o) {
+    const CallOptions options{uint32_t(tag), o.timeout};
+    p->transfer = receiving ? b.recv(p->buffer, peer, options) : b.send(p->buffer, peer, options);
   };
   auto work = std::make_shared<Work>();
   if (!async) {
     pg.submit(std::move(c), false);  // posted (or throws)
-    complete_transfer(pg, info, **transfer, received.get(), *work);
+    const int from = finish_transfer(pg, info, *pending);
+    if (receiving) work->set_peer(from);
+    work->complete(TSR_OK, "");
     return work;
   }
   std::shared_ptr<Work> posting = pg.submit(std::move(c), true);
   // Its own thread waits for the peer: the group's worker goes on posting
   // (c10d's Gloo send returns once posted).
-  pg.run_in_background([&pg, info, posting, transfer, received, work] {
+  pg.run_in_background([&pg, info, posting, pending, work, receiving]() mutable {
     posting->wait_for(Millis(-1));
-    if (posting->status() != TSR_OK) return work->complete(posting->status(), posting->message());
-    try {
-      complete_transfer(pg, info, **transfer, received.get(), *work);
-    } catch (const Error& e) {
-      work->complete(e.status(), e.what());
-    } catch (const std::exception& e) {
-      work->complete(TSR_ERR_INTERNAL, e.what());
+    tsr_status status = posting->status();
+    std::string message = posting->message();
+    int from = -1;
+    if (status == TSR_OK) {
+      try {
+        from = finish_transfer(pg, info, *pending);
+      } catch (const Error& e) {
+        status = e.status();
+        message = e.what();
+      } catch (const std::exception& e) {
+        status = TSR_ERR_INTERNAL;
+        message = e.what();
+      }
     }
+    // Drop the tensors before waking the waiter, as the worker does: once
+    // a wait returns, the group holds no reference to them.
+    pending.reset();
+    posting.reset();
+    if (receiving && status == TSR_OK) work->set_peer(from);
+    work->complete(status, std::move(message));
   });
   return work;
 }
