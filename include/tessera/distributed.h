@@ -1,8 +1,9 @@
 /**
  * @file tessera/distributed.h
  * @brief Process groups and collectives across processes and machines
- * (torch.distributed of PyTorch 1.13: init_process_group, all_reduce,
- * broadcast, all_gather_into_tensor, reduce_scatter_tensor, barrier).
+ * (torch.distributed of PyTorch 1.13: init_process_group, new_group,
+ * all_reduce, broadcast, all_gather_into_tensor, reduce_scatter_tensor,
+ * barrier, send, recv).
  *
  * Every process of a job creates one group with the same rendezvous
  * settings; the group then runs collectives over the engine of its
