@@ -446,7 +446,7 @@ Test(distributed_errors, collective_arguments) {
 
   TSR_ASSERT_FAILS(tsr_all_reduce(NULL, t, TSR_REDUCE_SUM, NULL), TSR_ERR_INVALID_ARGUMENT, "pg is NULL");
   TSR_ASSERT_FAILS(tsr_all_reduce(pg, NULL, TSR_REDUCE_SUM, &w), TSR_ERR_INVALID_ARGUMENT, "tensor is NULL");
-  TSR_ASSERT_FAILS(tsr_all_reduce(pg, t, (tsr_reduce_op)7, &w), TSR_ERR_INVALID_ARGUMENT, "unknown reduce op 7");
+  TSR_ASSERT_FAILS(tsr_all_reduce(pg, t, (tsr_reduce_op)8, &w), TSR_ERR_INVALID_ARGUMENT, "unknown reduce op 8");
   TSR_ASSERT_FAILS(tsr_all_reduce(pg, u16, TSR_REDUCE_SUM, &w), TSR_ERR_UNSUPPORTED, "uint16");
   TSR_ASSERT_FAILS(tsr_all_reduce(pg, expanded, TSR_REDUCE_SUM, &w), TSR_ERR_INVALID_ARGUMENT,
                    "single memory location");

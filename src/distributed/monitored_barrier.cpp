@@ -43,6 +43,9 @@ void ProcessGroup::monitored_barrier(Millis timeout, bool wait_all_ranks) {
     if (!failure_.empty()) throw Error(TSR_ERR_DISTRIBUTED, failure_);
   }
   if (size_ == 1) return;
+  // torch's monitored_barrier is Gloo's only; it names late ranks through
+  // the store, which an MPI group has none of.
+  TSR_CHECK(!mpi_, TSR_ERR_UNSUPPORTED, "monitored_barrier is only supported on Gloo process groups (this one is MPI)");
   const std::string prefix = str("monitored_barrier/", ++monitored_barriers_, "/");
   const std::string verdict_key = prefix + "verdict";
   if (rank_ != 0) {

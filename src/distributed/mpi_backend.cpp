@@ -92,12 +92,12 @@ void MpiBackend::barrier(const CallOptions& o) {
   mpi_call({}, [&] { comm_->barrier(o.timeout); });
 }
 
-void MpiBackend::send(const Tensor& buffer, int peer, const CallOptions& o) {
-  mpi_call({buffer}, [&] { comm_->send(buffer.data_ptr(), size_t(buffer.nbytes()), peer, o.tag, o.timeout); });
+std::unique_ptr<Transfer> MpiBackend::send(const Tensor&, int, const CallOptions&) {
+  fail(TSR_ERR_UNSUPPORTED, "send is not available on MPI process groups yet (use a Gloo group)");
 }
 
-void MpiBackend::recv(const Tensor& buffer, int peer, const CallOptions& o) {
-  mpi_call({buffer}, [&] { comm_->recv(buffer.data_ptr(), size_t(buffer.nbytes()), peer, o.tag, o.timeout); });
+std::unique_ptr<Transfer> MpiBackend::recv(const Tensor&, int, const CallOptions&) {
+  fail(TSR_ERR_UNSUPPORTED, "recv is not available on MPI process groups yet (use a Gloo group)");
 }
 
 void MpiBackend::all_gather_bytes(const void* in, void* out, size_t bytes_per_rank, const CallOptions& o) {

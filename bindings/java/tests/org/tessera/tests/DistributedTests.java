@@ -25,6 +25,7 @@ final class DistributedTests {
   static void register(AllTests.Registry r) {
     r.add("distributed: a group of one reduces, broadcasts, gathers, waits", DistributedTests::groupOfOne);
     r.add("distributed: torch's errors as TesseraException", DistributedTests::errors);
+    r.add("distributed: new_group, send/recv checks, bitwise ops", DistributedTests::subgroups);
   }
 
   static String freeAddress() throws Exception {
@@ -71,6 +72,22 @@ final class DistributedTests {
       pg.close();
       throwsStatus(Status.ERR_INVALID_ARGUMENT, () -> pg.allReduce(t), "a closed group");
       throwsStatus(Status.ERR_INVALID_ARGUMENT, () -> pg.monitoredBarrier(0, false), "monitored_barrier of a closed group");
+    }
+  }
+
+  static void subgroups() throws Exception {
+    try (ProcessGroup pg = ProcessGroup.init(freeAddress(), 0, 1);
+        ProcessGroup sub = pg.newGroup(new long[] {0}, false, 0);
+        Tensor t = Tensor.fromFloat64(new double[] {6, 3}, new long[] {2}, DType.INT32);
+        Tensor f = Tensor.fromFloat64(new double[] {1}, new long[] {1}, DType.FLOAT32)) {
+      equal(1, sub.size(), "subgroup size");
+      equal(0, sub.globalRank(0), "get_global_rank");
+      sub.allReduce(t, ReduceOp.REDUCE_BXOR, false);
+      close(new double[] {6, 3}, t.toFloat64(), 0, "BXOR in a group of one");
+      throwsStatus(Status.ERR_INVALID_ARGUMENT, () -> pg.newGroup(new long[] {0, 1}, false, 0), "more ranks than pg");
+      throwsStatus(Status.ERR_INVALID_ARGUMENT, () -> pg.send(t, 0, 0, false), "send to itself");
+      throwsStatus(Status.ERR_INVALID_ARGUMENT, () -> pg.recv(t, 1, 0), "a source outside the group");
+      throwsStatus(Status.ERR_DTYPE_MISMATCH, () -> pg.allReduce(f, ReduceOp.REDUCE_BAND, false), "BAND of floats");
     }
   }
 }
