@@ -8,6 +8,7 @@
 #include "cpu/kernels/elementwise.h"
 #include "cpu/kernels/pointwise.h"
 #include "device/any_device.h"
+#include "device/select_ops.h"
 #include "ops/compare.h"
 #include "ops/grad_util.h"
 #include "ops/math.h"
@@ -115,12 +116,15 @@ class ClampTensor final : public prim::Primitive {
     return {{shape, kernels::clamp_tensor_result_dtype(in[0], bounds(in))}};
   }
   Tensors eval_cpu(const Tensors& in) override { return {kernels::clamp_tensor(in[0], bounds(in), has_lo_, has_hi_)}; }
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override {
+    return {device::clamp_tensor(k, in[0], bounds(in), has_lo_, has_hi_)};
+  }
   prim::SaveSpec save_spec(const prim::RequiresGrad&) const override {
     return {has_lo_ && has_hi_ ? bit(0) | bit(1) | bit(2) : bit(0) | bit(1), 0};
   }
   Tensors backward(const BackwardContext& ctx) override {
     const Tensor& g = ctx.grad(0);
-    const Tensor zero = kernels::zeros({}, g.dtype());
+    const Tensor zero = device::zeros_on({}, g.dtype(), g.device());
     const Tensor x = ctx.input(0);
     const Tensor lo = has_lo_ ? ctx.input(1) : Tensor();
     const Tensor hi = has_hi_ ? ctx.input(has_lo_ ? 2 : 1) : Tensor();
