@@ -34,6 +34,23 @@ TSR_HOST_DEVICE inline float m_sqrt(float x) { return ::sqrtf(x); }
 TSR_HOST_DEVICE inline double m_sqrt(double x) { return ::sqrt(x); }
 TSR_HOST_DEVICE inline float m_pow(float x, float e) { return ::powf(x, e); }
 TSR_HOST_DEVICE inline double m_pow(double x, double e) { return ::pow(x, e); }
+TSR_HOST_DEVICE inline float m_expm1(float x) { return ::expm1f(x); }
+TSR_HOST_DEVICE inline double m_expm1(double x) { return ::expm1(x); }
+TSR_HOST_DEVICE inline float m_sin(float x) { return ::sinf(x); }
+TSR_HOST_DEVICE inline double m_sin(double x) { return ::sin(x); }
+TSR_HOST_DEVICE inline float m_cos(float x) { return ::cosf(x); }
+TSR_HOST_DEVICE inline double m_cos(double x) { return ::cos(x); }
+TSR_HOST_DEVICE inline float m_floor(float x) { return ::floorf(x); }
+TSR_HOST_DEVICE inline double m_floor(double x) { return ::floor(x); }
+TSR_HOST_DEVICE inline float m_ceil(float x) { return ::ceilf(x); }
+TSR_HOST_DEVICE inline double m_ceil(double x) { return ::ceil(x); }
+TSR_HOST_DEVICE inline float m_trunc(float x) { return ::truncf(x); }
+TSR_HOST_DEVICE inline double m_trunc(double x) { return ::trunc(x); }
+// Half to even (the default rounding mode), as torch's nearbyint.
+TSR_HOST_DEVICE inline float m_round(float x) { return ::nearbyintf(x); }
+TSR_HOST_DEVICE inline double m_round(double x) { return ::nearbyint(x); }
+TSR_HOST_DEVICE inline float m_abs(float x) { return ::fabsf(x); }
+TSR_HOST_DEVICE inline double m_abs(double x) { return ::fabs(x); }
 
 // Integer arithmetic in uint64_t: defined on overflow, as torch wraps.
 TSR_HOST_DEVICE inline int64_t wrap_add(int64_t x, int64_t y) { return int64_t(uint64_t(x) + uint64_t(y)); }
@@ -107,6 +124,21 @@ TSR_HOST_DEVICE inline C unary_float(UnaryKernel op, C x, double alpha, tsr_dtyp
     case UnaryKernel::EqScalar: return C(double(x) == alpha ? 1 : 0);
     case UnaryKernel::GeScalar: return C(x >= round16(C(alpha), op_dtype) ? 1 : 0);
     case UnaryKernel::LeScalar: return C(x <= round16(C(alpha), op_dtype) ? 1 : 0);
+    // pointwise.cpp's float_map, the parameter an element (C(T(C(a)))).
+    case UnaryKernel::Silu: return x / (C(1) + m_exp(-x));
+    case UnaryKernel::LeakyRelu: return x > C(0) ? x : x * round16(C(alpha), op_dtype);
+    case UnaryKernel::Elu: return x > C(0) ? x : round16(C(alpha), op_dtype) * m_expm1(x);
+    case UnaryKernel::Sin: return m_sin(x);
+    case UnaryKernel::Cos: return m_cos(x);
+    case UnaryKernel::Rsqrt: return C(1) / m_sqrt(x);
+    case UnaryKernel::Reciprocal: return C(1) / x;
+    case UnaryKernel::Floor: return m_floor(x);
+    case UnaryKernel::Ceil: return m_ceil(x);
+    case UnaryKernel::Round: return m_round(x);
+    case UnaryKernel::Trunc: return m_trunc(x);
+    case UnaryKernel::Sign: return C((C(0) < x) - (x < C(0)));  // NaN: 0
+    case UnaryKernel::Abs: return m_abs(x);
+    case UnaryKernel::GtScalar: return C(double(x) > alpha ? 1 : 0);
   }
   return x;
 }
@@ -120,13 +152,26 @@ TSR_HOST_DEVICE inline int64_t unary_int(UnaryKernel op, int64_t x, double alpha
     case UnaryKernel::EqScalar: return double(x) == alpha;
     case UnaryKernel::GeScalar: return double(x) >= alpha;
     case UnaryKernel::LeScalar: return double(x) <= alpha;
-    default: return x;
+    case UnaryKernel::GtScalar: return double(x) > alpha;
+    // hardtanh's integer bounds, already the element type's (the caller
+    // wraps them as torch's T(toLong(bound))).
+    case UnaryKernel::ClampMin: return x < int64_t(alpha) ? int64_t(alpha) : x;
+    case UnaryKernel::ClampMax: return int64_t(alpha) < x ? int64_t(alpha) : x;
+    case UnaryKernel::Sign: return (0 < x) - (x < 0);
+    case UnaryKernel::Abs: return x < 0 ? wrap_sub(0, x) : x;  // the minimum wraps to itself when stored
+    default: return x;  // Floor, Ceil, Round, Trunc: integers are their own rounding
   }
 }
 
 TSR_HOST_DEVICE inline bool unary_supported(UnaryKernel op, bool int_compute) {
-  return !int_compute || op == UnaryKernel::Neg || op == UnaryKernel::Relu || op == UnaryKernel::EqScalar ||
-         op == UnaryKernel::GeScalar || op == UnaryKernel::LeScalar;
+  switch (op) {
+    case UnaryKernel::Neg: case UnaryKernel::Relu: case UnaryKernel::EqScalar: case UnaryKernel::GeScalar:
+    case UnaryKernel::LeScalar: case UnaryKernel::GtScalar: case UnaryKernel::ClampMin: case UnaryKernel::ClampMax:
+    case UnaryKernel::Sign: case UnaryKernel::Abs: case UnaryKernel::Floor: case UnaryKernel::Ceil:
+    case UnaryKernel::Round: case UnaryKernel::Trunc:
+      return true;
+    default: return !int_compute;
+  }
 }
 
 // The comparisons (compare.cpp), 1 or 0 in any compute type.

@@ -123,7 +123,7 @@ void dispatch_unary(Launcher& l, UnaryKernel op, const KernelShape& shape, const
   check_dtype(out.dtype, "unary");
   check_dtype(in.dtype, "unary");
   check_dtype(compute, "unary");
-  TSR_CHECK(int32_t(op) >= 0 && op <= UnaryKernel::LeScalar, TSR_ERR_INVALID_ARGUMENT,
+  TSR_CHECK(int32_t(op) >= 0 && op <= UnaryKernel::GtScalar, TSR_ERR_INVALID_ARGUMENT,
             "unary: invalid op ", int32_t(op));
   TSR_CHECK(unary_supported(op, !is_floating(compute)), TSR_ERR_UNSUPPORTED, "unary: op ",
             int32_t(op), " is not supported for compute dtype ", dtype_name(compute));

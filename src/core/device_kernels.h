@@ -61,11 +61,15 @@ struct KernelOperand {
 // stored converted to out's dtype. ClampMin and ClampMax (activation.cpp's
 // clamp: std::max(in, alpha), std::min(in, alpha), alpha rounded to the
 // op's dtype first); the masks EqScalar, GeScalar, LeScalar (in == / >= /
-// <= alpha, alpha rounded the same way) give 1 or 0, stored as bool.
+// <= alpha, alpha rounded the same way) give 1 or 0, stored as bool. The
+// pointwise family (src/cpu/kernels/pointwise.cpp's float_map and integer
+// rules; LeakyRelu's slope and Elu's alpha in alpha), Abs and Sign
+// (compare.cpp), and GtScalar (greater_mask: in > alpha in double).
 enum class UnaryKernel : int32_t {
   Neg, Exp, Log, Relu, MulScalar, AddScalar,
   Gelu, GeluTanh, Tanh, Sigmoid, Sqrt, Erf, PowScalar,
   ClampMin, ClampMax, EqScalar, GeScalar, LeScalar,
+  Silu, LeakyRelu, Elu, Sin, Cos, Rsqrt, Reciprocal, Floor, Ceil, Round, Trunc, Sign, Abs, GtScalar,
 };
 
 // Binary elementwise ops, out = f(a, b, alpha): Add is a + alpha * b
