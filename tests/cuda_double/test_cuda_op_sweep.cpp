@@ -478,6 +478,32 @@ std::vector<Case> cases() {
         c.ulp_factor = 2;
         cs.push_back(c);
       }
+  // ---- copies: roll, repeat ---------------------------------------------------
+  for (tsr_dtype d : kAll) {
+    cs.push_back({std::string("roll/") + dname(d),
+                  [d](Dev dev, Inputs& in) { in.push_back(transposed(on(dev, values_cpu({4, 5, 3}, d, 9.0)), 0, 2)); },
+                  [](const Inputs& in, tsr_tensor** o) {
+                    const int64_t shifts[] = {2, -7}, dims[] = {0, 2};
+                    return tsr_roll(in[0].get(), 2, shifts, 2, dims, o);
+                  },
+                  0, 0});
+    cs.push_back({std::string("roll/flattened/") + dname(d),
+                  [d](Dev dev, Inputs& in) { in.push_back(transposed(on(dev, values_cpu({4, 5}, d, 9.0)), 0, 1)); },
+                  [](const Inputs& in, tsr_tensor** o) {
+                    const int64_t shifts[] = {3};
+                    return tsr_roll(in[0].get(), 1, shifts, 0, nullptr, o);
+                  },
+                  0, 0});
+    Case rp{std::string("repeat/") + dname(d),
+            [d](Dev dev, Inputs& in) { in.push_back(transposed(on(dev, values_cpu({3, 2}, d, 9.0)), 0, 1)); },
+            [](const Inputs& in, tsr_tensor** o) {
+              const int64_t reps[] = {2, 1, 3};
+              return tsr_repeat(in[0].get(), 3, reps, o);
+            },
+            0, 0};
+    rp.ulp_factor = 8;  // the forward is a copy (exact); its backward a sum, added in another order
+    cs.push_back(rp);
+  }
   // ---- reductions, softmax, matmul, losses ----------------------------------
   for (tsr_dtype d : kFloats) {
     Case sum{std::string("sum/") + dname(d),
@@ -548,13 +574,20 @@ std::vector<Case> cases() {
 // The public ops with no CUDA path yet (TSR_ERR_UNSUPPORTED there); each
 // leaves this list when it gains one and joins the sweep above.
 const char* const kKnownGaps[] = {
-    "conv2d and its backward", "batch_norm", "max_pool2d / avg_pool2d / adaptive_avg_pool2d",
+    // Every primitive without eval_device when this was written (grep
+    // eval_cpu without eval_device under src/ops), by family:
+    "convolution, convolution_backward (conv2d)",
+    "native_batch_norm, native_batch_norm_backward",
+    "max_pool2d_with_indices (+backward), avg_pool2d (+backward), adaptive_avg_pool2d (+backward)",
     "softplus",
-    "advanced indexing: index, index_put, nonzero, masked_fill, masked_select, scatter, scatter_reduce, "
-    "index_add/index_copy/index_fill (the public ones), take_along_dim",
-    "minmax / extrema (min, max over dims other than max_dim, amax, amin, argmin), any/all",
-    "sort, topk, scans (cumsum, cumprod)", "statistics (var, std), losses other than cross_entropy/nll_loss",
-    "attention (scaled_dot_product_attention)", "joining beyond cat/stack, shape ops that copy", "einsum",
+    "index (advanced indexing), index_put(_), nonzero, masked_fill(_), masked_select",
+    "scatter(_), scatter_add(_) (the public ones), scatter_reduce(_), index_add(_), index_copy(_), index_fill(_)",
+    "maximum, minimum, amax, amin, norm, min (dim and all), max (all), evenly_distribute_backward",
+    "cumsum, cumprod, prod", "sort, topk, kthvalue", "var, std, var_mean, std_mean, logsumexp",
+    "bmm, baddbmm", "flip",
+    "binary_cross_entropy(_with_logits), the pointwise losses (mse, l1, smooth_l1, ...), loss's div, "
+    "nll_loss/nll_loss2d beyond [N, C] (ignore_index, weights, label smoothing)",
+    "_scaled_dot_product_flash_attention_for_cpu (+backward)",
 };
 
 class CudaOpSweep : public ::testing::Test {
