@@ -21,7 +21,7 @@ namespace tsr {
 
 // Bumped whenever device_backend.h, device_kernels.h or this file change
 // in a way that changes the objects' layout or meaning.
-constexpr uint32_t kDevicePluginAbi = 1;
+constexpr uint32_t kDevicePluginAbi = 2;  // 2: DeviceBackend::dnn_kernels
 
 // What the plugin fills in on success.
 struct DevicePluginExports {

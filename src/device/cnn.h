@@ -1,0 +1,34 @@
+// conv2d on a device with DnnKernels (cuDNN on CUDA): the tensor-level half
+// of the Convolution primitives' eval_device. Arguments are checked by the
+// op layer with the CPU's checks (kernels::conv2d_output_sizes) before
+// anything is queued; here operands are made dense in fmt (a copy on the
+// device when they are not), outputs allocated in fmt, workspaces taken
+// from the caching allocator, and the algorithm policy read from
+// dnn_flags.h.
+#pragma once
+
+#include "core/device_kernels.h"
+#include "core/dnn_kernels.h"
+#include "core/tensor.h"
+#include "cpu/kernels/cnn.h"
+
+namespace tsr::device {
+
+// The device's DnnKernels; TSR_ERR_UNSUPPORTED naming op and device when it
+// has none (as a primitive without eval_device).
+DnnKernels& dnn_kernels_for(const char* op, Device d);
+
+// conv2d(x, weight) + bias (bias may be undefined), computed and returned
+// in fmt.
+Tensor conv2d(DeviceKernels& k, const Tensor& x, const Tensor& weight, const Tensor& bias,
+              const kernels::Conv2dArgs& a, tsr_memory_format fmt);
+// The gradients wanted (need_*) of conv2d from g; x given when the weight's
+// gradient is wanted, weight when the input's is. Input and weight
+// gradients in fmt, bias's [C_out] (g summed over N, H, W).
+kernels::ConvGrads conv2d_backward(DeviceKernels& k, const Tensor& g, const Tensor& x,
+                                   const Tensor& weight, const Shape& x_sizes,
+                                   const Shape& w_sizes, const kernels::Conv2dArgs& a,
+                                   tsr_memory_format fmt, bool need_input, bool need_weight,
+                                   bool need_bias);
+
+}  // namespace tsr::device
