@@ -9,6 +9,7 @@
 #include <mutex>
 #include <vector>
 
+#include "cudnn_batch_norm.h"
 #include "cudnn_support.h"
 #include "plugin_kernels.h"
 
@@ -232,6 +233,18 @@ class CudnnKernels final : public DnnKernels {
   void conv2d_backward_filter(const DnnTensor& dw, const DnnTensor& dy, const DnnTensor& x, const DnnConvParams& p,
                               DnnWorkspace& ws, Stream s) override {
     convolve<Kind::BackwardFilter>(Call(Kind::BackwardFilter, x, dw, dy, p), ws, s);
+  }
+  void batch_norm_training(const DnnTensor& y, const DnnTensor& x, const void* weight, const void* bias,
+                           tsr_dtype param_dtype, double eps, void* mean, void* unbiased_var, Stream s) override {
+    cudnn_batch_norm_training(y, x, weight, bias, param_dtype, eps, mean, unbiased_var, s);
+  }
+  void batch_norm_inference(const DnnTensor& y, const DnnTensor& x, const void* weight, const void* bias,
+                            tsr_dtype param_dtype, const void* mean, const void* var, double eps, Stream s) override {
+    cudnn_batch_norm_inference(y, x, weight, bias, param_dtype, mean, var, eps, s);
+  }
+  void batch_norm_backward(const DnnTensor& dx, const DnnTensor& dy, const DnnTensor& x, const void* weight,
+                           void* dweight, void* dbias, tsr_dtype param_dtype, double eps, Stream s) override {
+    cudnn_batch_norm_backward(dx, dy, x, weight, dweight, dbias, param_dtype, eps, s);
   }
 };
 

@@ -70,6 +70,26 @@ class DnnKernels {
   // dw = the gradient of conv2d with respect to w, from dy and x.
   virtual void conv2d_backward_filter(const DnnTensor& dw, const DnnTensor& dy, const DnnTensor& x,
                                       const DnnConvParams& p, DnnWorkspace& ws, Stream s) = 0;
+
+  // Batch norm per channel over N, H, W of x [N, C, H, W] into y (x's
+  // dtype and layout). weight, bias and the statistics: contiguous [C] of
+  // param_dtype (float64 for a float64 x, else float32), weight and bias
+  // never null (ones and zeros when the op has none).
+  // Training: mean and unbiased_var receive the batch's mean and unbiased
+  // variance (they must hold zeros: cuDNN's running update with factor 1).
+  virtual void batch_norm_training(const DnnTensor& y, const DnnTensor& x, const void* weight,
+                                   const void* bias, tsr_dtype param_dtype, double eps, void* mean,
+                                   void* unbiased_var, Stream s) = 0;
+  // Evaluation with the given mean and (biased) variance.
+  virtual void batch_norm_inference(const DnnTensor& y, const DnnTensor& x, const void* weight,
+                                    const void* bias, tsr_dtype param_dtype, const void* mean,
+                                    const void* var, double eps, Stream s) = 0;
+  // The training-mode gradients: dx (x's dtype and layout), dweight and
+  // dbias ([C] of param_dtype), from dy and x (the batch statistics
+  // recomputed from x).
+  virtual void batch_norm_backward(const DnnTensor& dx, const DnnTensor& dy, const DnnTensor& x,
+                                   const void* weight, void* dweight, void* dbias, tsr_dtype param_dtype,
+                                   double eps, Stream s) = 0;
 };
 
 }  // namespace tsr

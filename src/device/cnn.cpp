@@ -1,6 +1,7 @@
 #include "device/cnn.h"
 
 #include "core/device_allocator.h"
+#include "core/dtype.h"
 #include "core/error.h"
 #include "core/factory.h"
 #include "core/layout.h"
@@ -123,6 +124,108 @@ kernels::ConvGrads conv2d_backward(DeviceKernels& k, const Tensor& g_in, const T
   // As ATen's convolution_backward: grad_output summed over N, H, W.
   if (need_bias) r.bias = sum(k, g, {true, false, true, true}, false);
   return r;
+}
+
+namespace {
+
+// A contiguous [C] parameter in dtype for cuDNN: t (copied when it is not
+// so already), or `fill` everywhere when the op has none.
+Tensor param(DeviceKernels& k, const Tensor& t, int64_t c, tsr_dtype dtype, double fill_value, Device d) {
+  if (t.defined()) return contiguous(k, t, dtype);
+  Tensor p = empty({c}, dtype, TSR_CONTIGUOUS_FORMAT, d);
+  fill(k, p, fill_value);
+  return p;
+}
+
+void check_batch_norm_dtypes(const Tensor& x, tsr_dtype stats_dtype) {
+  const tsr_dtype want = x.dtype() == TSR_FLOAT64 ? TSR_FLOAT64 : TSR_FLOAT32;
+  TSR_CHECK(stats_dtype == want, TSR_ERR_UNSUPPORTED, "native_batch_norm: cuDNN on ", device_name(x.device()),
+            " takes ", dtype_name(want), " weight, bias and running stats for ", dtype_name(x.dtype()),
+            " input, got ", dtype_name(stats_dtype));
+}
+
+Tensor channel_view(const Tensor& t) { return views::view(t, {1, t.numel(), 1, 1}); }
+
+}  // namespace
+
+kernels::BatchNormResult batch_norm(DeviceKernels& k, const Tensor& x_in, const Tensor& weight, const Tensor& bias,
+                                    const Tensor& running_mean, const Tensor& running_var, bool training,
+                                    double eps, tsr_memory_format fmt, tsr_dtype stats_dtype) {
+  const Device d = x_in.device();
+  DnnKernels& dnn = dnn_kernels_for("native_batch_norm", d);
+  TSR_CHECK(x_in.ndim() == 4, TSR_ERR_UNSUPPORTED, "native_batch_norm: ", device_name(d),
+            " takes 4-D input (cuDNN's spatial batch norm), got ", x_in.ndim(), "-D");
+  check_batch_norm_dtypes(x_in, stats_dtype);
+  const Tensor x = dense_in(k, x_in, fmt);
+  const int64_t c = x.size(1);
+  const Tensor w = param(k, weight, c, stats_dtype, 1.0, d), b = param(k, bias, c, stats_dtype, 0.0, d);
+  kernels::BatchNormResult r;
+  r.out = empty(x.sizes(), x.dtype(), fmt, d);
+  const Stream s = current_stream(d);
+  if (training) {
+    r.mean = zeros(k, {c}, stats_dtype, d);
+    r.unbiased_var = zeros(k, {c}, stats_dtype, d);
+    if (x.numel() > 0)
+      dnn.batch_norm_training(dnn_tensor(r.out, fmt), dnn_tensor(x, fmt), w.data_ptr(), b.data_ptr(), stats_dtype,
+                              eps, r.mean.data_ptr(), r.unbiased_var.data_ptr(), s);
+    // The biased variance the backward and the CPU's contract use.
+    const double n = c > 0 ? double(x.numel() / c) : 0.0;
+    r.var = unary(k, UnaryKernel::MulScalar, r.unbiased_var, n > 0 ? (n - 1.0) / n : 1.0, stats_dtype);
+  } else {
+    r.mean = copy(k, running_mean, stats_dtype, TSR_CONTIGUOUS_FORMAT);
+    r.var = copy(k, running_var, stats_dtype, TSR_CONTIGUOUS_FORMAT);
+    if (x.numel() > 0)
+      dnn.batch_norm_inference(dnn_tensor(r.out, fmt), dnn_tensor(x, fmt), w.data_ptr(), b.data_ptr(), stats_dtype,
+                               r.mean.data_ptr(), r.var.data_ptr(), eps, s);
+  }
+  return r;
+}
+
+kernels::BatchNormGrads batch_norm_backward(DeviceKernels& k, const Tensor& g_in, const Tensor& x_in,
+                                            const Tensor& weight, const Tensor& mean, const Tensor& var,
+                                            double eps, bool training, tsr_memory_format fmt, bool need_input,
+                                            bool need_weight, bool need_bias) {
+  const Device d = x_in.device();
+  const tsr_dtype sd = mean.dtype();
+  const Tensor g = dense_in(k, g_in, fmt), x = dense_in(k, x_in, fmt);
+  const int64_t c = x.size(1);
+  kernels::BatchNormGrads r;
+  if (training) {
+    DnnKernels& dnn = dnn_kernels_for("native_batch_norm_backward", d);
+    check_batch_norm_dtypes(x, sd);
+    const Tensor w = param(k, weight, c, sd, 1.0, d);
+    Tensor gx = empty(x.sizes(), x.dtype(), fmt, d);
+    Tensor gw = zeros(k, {c}, sd, d), gb = zeros(k, {c}, sd, d);
+    if (x.numel() > 0)
+      dnn.batch_norm_backward(dnn_tensor(gx, fmt), dnn_tensor(g, fmt), dnn_tensor(x, fmt), w.data_ptr(),
+                              gw.data_ptr(), gb.data_ptr(), sd, eps, current_stream(d));
+    if (need_input) r.input = gx;
+    if (need_weight) r.weight = gw;
+    if (need_bias) r.bias = gb;
+    return r;
+  }
+  // Evaluation: invstd = (var + eps)^-1/2; gx = g * weight * invstd,
+  // gw = sum(g * (x - mean) * invstd), gb = sum(g) over N, H, W.
+  const Tensor invstd =
+      unary(k, UnaryKernel::PowScalar, unary(k, UnaryKernel::AddScalar, var, eps, sd), -0.5, sd);
+  const std::vector<bool> spatial{true, false, true, true};
+  if (need_input) {
+    const Tensor scale = weight.defined() ? binary(k, BinaryKernel::Mul, weight, invstd, 1.0, sd) : invstd;
+    r.input = empty(x.sizes(), x.dtype(), fmt, d);
+    binary_into(k, BinaryKernel::Mul, r.input, g, channel_view(scale), 1.0);
+  }
+  if (need_weight) {
+    const Tensor centred = binary(k, BinaryKernel::Sub, x, channel_view(mean), 1.0, sd);
+    const Tensor xhat = binary(k, BinaryKernel::Mul, centred, channel_view(invstd), 1.0, sd);
+    r.weight = reduce_sum(k, binary(k, BinaryKernel::Mul, g, xhat, 1.0, sd), spatial, false, 1.0, sd);
+  }
+  if (need_bias) r.bias = reduce_sum(k, g, spatial, false, 1.0, sd);
+  return r;
+}
+
+void blend_running_stat(DeviceKernels& k, const Tensor& running, const Tensor& stat, double momentum) {
+  unary_into(k, UnaryKernel::MulScalar, running, running, 1.0 - momentum);
+  binary_into(k, BinaryKernel::Add, running, running, stat, momentum);
 }
 
 }  // namespace tsr::device

@@ -31,4 +31,23 @@ kernels::ConvGrads conv2d_backward(DeviceKernels& k, const Tensor& g, const Tens
                                    tsr_memory_format fmt, bool need_input, bool need_weight,
                                    bool need_bias);
 
+// Batch norm through the device's DnnKernels (cuDNN's batch norm): the CPU
+// kernel's contract (kernels::batch_norm: out in fmt, the statistics used
+// in stats_dtype, the batch's unbiased variance when training), checked by
+// the op first. cuDNN takes float32 statistics and parameters (float64 for
+// float64 x): other parameter dtypes are TSR_ERR_UNSUPPORTED.
+kernels::BatchNormResult batch_norm(DeviceKernels& k, const Tensor& x, const Tensor& weight, const Tensor& bias,
+                                    const Tensor& running_mean, const Tensor& running_var, bool training,
+                                    double eps, tsr_memory_format fmt, tsr_dtype stats_dtype);
+// kernels::batch_norm_backward's contract: training through cuDNN's
+// backward; evaluation (a scaling by weight / sqrt(var + eps)) with the
+// device's elementwise and reduction kernels.
+kernels::BatchNormGrads batch_norm_backward(DeviceKernels& k, const Tensor& g, const Tensor& x,
+                                            const Tensor& weight, const Tensor& mean, const Tensor& var,
+                                            double eps, bool training, tsr_memory_format fmt, bool need_input,
+                                            bool need_weight, bool need_bias);
+// running = (1 - momentum) * running + momentum * stat, in place on the
+// device (torch's running-stat update).
+void blend_running_stat(DeviceKernels& k, const Tensor& running, const Tensor& stat, double momentum);
+
 }  // namespace tsr::device

@@ -14,6 +14,7 @@
 #include <mutex>
 #include <vector>
 
+#include "reference_batch_norm.h"
 #include "reference_conv.h"
 #include "tsr_cuda_double.h"
 #include "tsr_cudnn_double.h"
@@ -516,6 +517,129 @@ cudnnStatus_t cudnnConvolutionBackwardFilter(cudnnHandle_t h, const void* alpha,
                                              cudnnConvolutionBwdFilterAlgo_t algo, void* ws, size_t ws_bytes,
                                              const void* beta, const cudnnFilterDescriptor_t dwd, void* dw) {
   return enqueue(h, Pass::BackwardFilter, {xd, dwd, c, dyd}, x, dw, dy, alpha, beta, int(algo), ws, ws_bytes);
+}
+
+// ---- batch norm ---------------------------------------------------------------------------
+namespace {
+
+using Job = std::function<void()>;
+
+void run_job(void* item) {
+  try {
+    (*static_cast<Job*>(item))();
+  } catch (...) {
+    count([](tsr_cudnn_double_counters& c) { ++c.failed_runs; });
+  }
+}
+void delete_job(void* item) { delete static_cast<Job*>(item); }
+
+// cuDNN's checks for the spatial batch norm: x and y alike (4-D, one
+// type), the parameters' descriptor [1, C, 1, 1] of float (double for
+// double data), eps at least CUDNN_BN_MIN_EPSILON, every pointer device
+// memory (the callers check alpha 1 and beta 0, all the double computes).
+cudnnStatus_t check_bn(cudnnHandle_t h, cudnnBatchNormMode_t mode, const cudnnTensorStruct* x,
+                       const cudnnTensorStruct* y, const cudnnTensorStruct* bn, double eps,
+                       std::initializer_list<std::pair<const void*, const cudnnTensorStruct*>> data,
+                       std::initializer_list<const void*> params) {
+  if (!h || !x || !y || !bn || !x->set || !y->set || !bn->set) return CUDNN_STATUS_BAD_PARAM;
+  if (mode != CUDNN_BATCHNORM_SPATIAL) return CUDNN_STATUS_NOT_SUPPORTED;
+  if (x->type != y->type || !std::equal(x->dims, x->dims + 4, y->dims)) return CUDNN_STATUS_BAD_PARAM;
+  const cudnnDataType_t pt = x->type == CUDNN_DATA_DOUBLE ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
+  const int want[4] = {1, x->dims[1], 1, 1};
+  if (bn->type != pt || !std::equal(want, want + 4, bn->dims)) return CUDNN_STATUS_BAD_PARAM;
+  if (eps < CUDNN_BN_MIN_EPSILON) return CUDNN_STATUS_BAD_PARAM;
+  for (auto [p, t] : data)
+    if (!p || !is_device(p, size_t(span_bytes(operand(*t, p))))) return CUDNN_STATUS_BAD_PARAM;
+  for (const void* p : params)
+    if (p && !is_device(p, size_t(x->dims[1]) * element_size(pt))) return CUDNN_STATUS_BAD_PARAM;
+  return CUDNN_STATUS_SUCCESS;
+}
+
+bool unit_blend(const cudnnTensorStruct* x, const void* alpha, const void* beta) {
+  auto value = [&](const void* p) {
+    return x->type == CUDNN_DATA_DOUBLE ? *static_cast<const double*>(p) : double(*static_cast<const float*>(p));
+  };
+  return alpha && beta && value(alpha) == 1.0 && value(beta) == 0.0;
+}
+
+tsr::cudnn_double::Params params(const cudnnTensorStruct* x, const void* p) {
+  return {const_cast<void*>(p), x->type == CUDNN_DATA_DOUBLE ? TSR_FLOAT64 : TSR_FLOAT32, x->dims[1]};
+}
+
+cudnnStatus_t queue_bn(cudnnHandle_t h, int kind, Job job) {
+  if (tsr_double_launch(h->stream, &run_job, new Job(std::move(job)), &delete_job) != 0)
+    return CUDNN_STATUS_EXECUTION_FAILED;
+  count([&](tsr_cudnn_double_counters& c) { ++c.batch_norm_calls[kind]; });
+  return CUDNN_STATUS_SUCCESS;
+}
+
+}  // namespace
+
+cudnnStatus_t cudnnDeriveBNTensorDescriptor(cudnnTensorDescriptor_t derived, const cudnnTensorDescriptor_t x,
+                                            cudnnBatchNormMode_t mode) {
+  if (!derived || !x || !x->set) return CUDNN_STATUS_BAD_PARAM;
+  if (mode != CUDNN_BATCHNORM_SPATIAL) return CUDNN_STATUS_NOT_SUPPORTED;
+  derived->type = x->type == CUDNN_DATA_DOUBLE ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
+  const int dims[4] = {1, x->dims[1], 1, 1}, strides[4] = {x->dims[1], 1, 1, 1};
+  std::copy(dims, dims + 4, derived->dims);
+  std::copy(strides, strides + 4, derived->strides);
+  derived->set = true;
+  return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t cudnnBatchNormalizationForwardTraining(
+    cudnnHandle_t h, cudnnBatchNormMode_t mode, const void* alpha, const void* beta, const cudnnTensorDescriptor_t xd,
+    const void* x, const cudnnTensorDescriptor_t yd, void* y, const cudnnTensorDescriptor_t bn, const void* scale,
+    const void* bias, double factor, void* running_mean, void* running_var, double eps, void* save_mean,
+    void* save_invstd) {
+  if (cudnnStatus_t st = check_bn(h, mode, xd, yd, bn, eps, {{x, xd}, {y, yd}},
+                                  {scale, bias, running_mean, running_var, save_mean, save_invstd});
+      st != CUDNN_STATUS_SUCCESS)
+    return st;
+  if (!scale || !bias || !unit_blend(xd, alpha, beta)) return CUDNN_STATUS_BAD_PARAM;
+  // Running statistics: both or neither; saved ones likewise.
+  if (!running_mean != !running_var || !save_mean != !save_invstd) return CUDNN_STATUS_BAD_PARAM;
+  const Operand xo = operand(*xd, x), yo = operand(*yd, y);
+  const auto sp = params(xd, scale), bp = params(xd, bias), rm = params(xd, running_mean),
+             rv = params(xd, running_var), sm = params(xd, save_mean), si = params(xd, save_invstd);
+  return queue_bn(h, 0, [=] { tsr::cudnn_double::batch_norm_training(xo, yo, sp, bp, factor, rm, rv, eps, sm, si); });
+}
+
+cudnnStatus_t cudnnBatchNormalizationForwardInference(cudnnHandle_t h, cudnnBatchNormMode_t mode, const void* alpha,
+                                                      const void* beta, const cudnnTensorDescriptor_t xd,
+                                                      const void* x, const cudnnTensorDescriptor_t yd, void* y,
+                                                      const cudnnTensorDescriptor_t bn, const void* scale,
+                                                      const void* bias, const void* mean, const void* var,
+                                                      double eps) {
+  if (cudnnStatus_t st = check_bn(h, mode, xd, yd, bn, eps, {{x, xd}, {y, yd}}, {scale, bias, mean, var});
+      st != CUDNN_STATUS_SUCCESS)
+    return st;
+  if (!scale || !bias || !mean || !var || !unit_blend(xd, alpha, beta)) return CUDNN_STATUS_BAD_PARAM;
+  const Operand xo = operand(*xd, x), yo = operand(*yd, y);
+  const auto sp = params(xd, scale), bp = params(xd, bias), mp = params(xd, mean), vp = params(xd, var);
+  return queue_bn(h, 1, [=] { tsr::cudnn_double::batch_norm_inference(xo, yo, sp, bp, mp, vp, eps); });
+}
+
+cudnnStatus_t cudnnBatchNormalizationBackward(cudnnHandle_t h, cudnnBatchNormMode_t mode, const void* alpha_data,
+                                              const void* beta_data, const void* alpha_param, const void* beta_param,
+                                              const cudnnTensorDescriptor_t xd, const void* x,
+                                              const cudnnTensorDescriptor_t dyd, const void* dy,
+                                              const cudnnTensorDescriptor_t dxd, void* dx,
+                                              const cudnnTensorDescriptor_t bn, const void* scale, void* dscale,
+                                              void* dbias, double eps, const void* saved_mean,
+                                              const void* saved_invstd) {
+  if (!dyd || !dyd->set || !xd || !std::equal(xd->dims, xd->dims + 4, dyd->dims) || xd->type != dyd->type)
+    return CUDNN_STATUS_BAD_PARAM;
+  if (cudnnStatus_t st = check_bn(h, mode, xd, dxd, bn, eps, {{x, xd}, {dy, dyd}, {dx, dxd}},
+                                  {scale, dscale, dbias, saved_mean, saved_invstd});
+      st != CUDNN_STATUS_SUCCESS)
+    return st;
+  if (!scale || !dscale || !dbias || !unit_blend(xd, alpha_data, beta_data) || !unit_blend(xd, alpha_param, beta_param))
+    return CUDNN_STATUS_BAD_PARAM;
+  if (!saved_mean != !saved_invstd) return CUDNN_STATUS_BAD_PARAM;
+  const Operand xo = operand(*xd, x), dyo = operand(*dyd, dy), dxo = operand(*dxd, dx);
+  const auto sp = params(xd, scale), ds = params(xd, dscale), db = params(xd, dbias);
+  return queue_bn(h, 2, [=] { tsr::cudnn_double::batch_norm_backward(xo, dyo, dxo, sp, ds, db, eps); });
 }
 
 // ---- controls ---------------------------------------------------------------------------

@@ -1,5 +1,7 @@
 #include "reference_conv.h"
 
+#include "reference_tensors.h"
+
 #include "core/error.h"
 #include "core/factory.h"
 #include "core/layout.h"
@@ -11,16 +13,23 @@ namespace {
 
 Shape sizes_of(const Operand& o) { return Shape(o.sizes, o.sizes + 4); }
 
-// The operand as a CPU tensor over its memory (no copy, not owned).
+// The reference loops take float32 and float64.
+tsr_dtype compute_dtype(tsr_dtype d) { return d == TSR_FLOAT64 ? TSR_FLOAT64 : TSR_FLOAT32; }
+
+}  // namespace
+
 Tensor wrap(const Operand& o) {
   const Shape strides(o.strides, o.strides + 4);
   return from_blob(o.data, sizes_of(o), &strides, o.dtype, Device{TSR_DEVICE_CPU, 0}, nullptr, nullptr);
 }
 
-// The reference loops take float32 and float64: 16-bit operands are widened
-// to float32 (layout kept) and the result rounded once, as cuDNN computes
-// them in float.
-tsr_dtype compute_dtype(tsr_dtype d) { return d == TSR_FLOAT64 ? TSR_FLOAT64 : TSR_FLOAT32; }
+tsr_memory_format format_of(const Operand& o) {
+  const Shape strides(o.strides, o.strides + 4);
+  return !is_contiguous_as(sizes_of(o), strides, TSR_CONTIGUOUS_FORMAT) &&
+                 is_contiguous_as(sizes_of(o), strides, TSR_CHANNELS_LAST)
+             ? TSR_CHANNELS_LAST
+             : TSR_CONTIGUOUS_FORMAT;
+}
 
 Tensor dense_compute(const Operand& o, tsr_memory_format fmt) {
   const Tensor t = wrap(o);
@@ -29,6 +38,8 @@ Tensor dense_compute(const Operand& o, tsr_memory_format fmt) {
   kernels::copy_strided(d, t);
   return d;
 }
+
+namespace {
 
 template <typename T>
 void blend(const Tensor& out, const Tensor& r, double alpha, double beta) {
@@ -48,6 +59,8 @@ void blend(const Tensor& out, const Tensor& r, double alpha, double beta) {
         }
 }
 
+}  // namespace
+
 void write(const Operand& out_op, const Tensor& r, double alpha, double beta) {
   const Tensor out = wrap(out_op);
   if (alpha == 1.0 && beta == 0.0) {
@@ -62,8 +75,6 @@ void write(const Operand& out_op, const Tensor& r, double alpha, double beta) {
     blend<float>(out, r, alpha, beta);
 }
 
-}  // namespace
-
 void compute(Pass pass, const Operand& x, const Operand& w, const Operand& y, const ConvSpec& spec, double alpha,
              double beta) {
   const kernels::Conv2dArgs a{{spec.stride[0], spec.stride[1]},
@@ -72,13 +83,7 @@ void compute(Pass pass, const Operand& x, const Operand& w, const Operand& y, co
                               spec.groups};
   // The format of the activation (x or dy) decides; the filter is made
   // dense in it (cuDNN takes the two in different formats).
-  const Operand& act = pass == Pass::BackwardData ? y : x;
-  const Shape act_strides(act.strides, act.strides + 4);
-  const tsr_memory_format fmt =
-      !is_contiguous_as(sizes_of(act), act_strides, TSR_CONTIGUOUS_FORMAT) &&
-              is_contiguous_as(sizes_of(act), act_strides, TSR_CHANNELS_LAST)
-          ? TSR_CHANNELS_LAST
-          : TSR_CONTIGUOUS_FORMAT;
+  const tsr_memory_format fmt = format_of(pass == Pass::BackwardData ? y : x);
   switch (pass) {
     case Pass::Forward: {
       const Tensor r = kernels::ref::conv2d(dense_compute(x, fmt), dense_compute(w, fmt), Tensor(), a, fmt);

@@ -21,7 +21,13 @@
  * workspace; a run is refused (CUDNN_STATUS_BAD_PARAM) unless it gets one at
  * least that large in device memory, which the run then overwrites.
  * Data types: float, double, half and bfloat16 (the 16-bit ones computed in
- * float and rounded once; alpha 1 and beta 0 only). */
+ * float and rounded once; alpha 1 and beta 0 only).
+ *
+ * Batch norm: cudnnDeriveBNTensorDescriptor and cudnnBatchNormalization
+ * ForwardTraining / ForwardInference / Backward in CUDNN_BATCHNORM_SPATIAL
+ * mode (alpha 1, beta 0), computed by kernels::ref::batch_norm and
+ * batch_norm_backward; running statistics blended with the factor given,
+ * the variance unbiased, as cuDNN's. */
 #ifndef TSR_CUDNN_DOUBLE_H
 #define TSR_CUDNN_DOUBLE_H
 
@@ -44,6 +50,8 @@ typedef struct tsr_cudnn_double_counters {
   int32_t last_channels_last[3]; /* whether the last run's x (dx) was NHWC */
   int64_t last_workspace_bytes[3];
   int64_t failed_runs;          /* queued runs whose computation threw */
+  int64_t batch_norm_calls[3];  /* cudnnBatchNormalization ForwardTraining,
+                                   ForwardInference, Backward queued */
 } tsr_cudnn_double_counters;
 
 tsr_cudnn_double_counters tsr_cudnn_double_get_counters(void);

@@ -1,4 +1,4 @@
-// conv2d on the CUDA device without a GPU: libtessera.so loads the emulated
+// conv2d and batch norm on the CUDA device without a GPU: libtessera.so loads the emulated
 // plugin through $TSR_CUDA_PLUGIN, whose real cuDNN code (gpu/cudnn_*.cpp)
 // calls the cuDNN test double (tests/cudnn_double), which computes each
 // convolution with tessera's CPU reference loops in stream order. Checked
@@ -6,7 +6,9 @@
 // NCHW and channels_last, groups, dilation, stride, padding, odd shapes;
 // the output memory format (torch 1.13's cudnn rule); algorithm choice as
 // torch.backends.cudnn (heuristics, benchmark timed once per shape,
-// deterministic); workspaces in device memory; bad input as on the CPU.
+// deterministic); workspaces in device memory; bad input as on the CPU;
+// batch norm (training with running statistics, evaluation, backward) in
+// both layouts and dtypes cuDNN takes.
 #include <gtest/gtest.h>
 
 #include <tessera/tessera.h>
@@ -331,6 +333,133 @@ TEST_F(CudaEmulatedConv, WeightOnAnotherDeviceIsRefused) {
   EXPECT_EQ(tsr_conv2d(xd.h, w.h, nullptr, one, zero, one, 1, &out), TSR_ERR_DEVICE_MISMATCH);
   EXPECT_EQ(out, nullptr);
   EXPECT_EQ(tsr_cudnn_double_get_counters().runs[0], 0);
+}
+
+// ---- batch norm through cuDNN ---------------------------------------------------
+
+struct BnResult {
+  std::vector<double> y, gx, gw, gb, running_mean, running_var;
+  bool y_channels_last = false;
+};
+
+void run_batch_norm(const std::vector<int64_t>& sizes, tsr_dtype dtype, bool channels_last, bool training,
+                    bool affine, tsr_device_type device, BnResult* r) {
+  const int64_t c = sizes[1];
+  T x, w, b, rm, rv;
+  ASSERT_NO_FATAL_FAILURE(make(sizes, dtype, 5, channels_last, &x));
+  // The parameters and running stats in float32 for 16-bit input (torch's
+  // mixed batch norm, what cuDNN takes).
+  const tsr_dtype pd = dtype == TSR_FLOAT64 ? TSR_FLOAT64 : TSR_FLOAT32;
+  ASSERT_NO_FATAL_FAILURE(make({c}, pd, 6, false, &w));
+  ASSERT_NO_FATAL_FAILURE(make({c}, pd, 7, false, &b));
+  ASSERT_NO_FATAL_FAILURE(make({c}, pd, 8, false, &rm));
+  T rv_raw;
+  ASSERT_NO_FATAL_FAILURE(make({c}, pd, 9, false, &rv_raw));
+  ASSERT_OK(tsr_abs(rv_raw.h, &rv.h));  // a variance is not negative
+  T xd, wd, bd, rmd, rvd;
+  ASSERT_OK(tsr_to_device(x.h, device, 0, 0, &xd.h));
+  ASSERT_OK(tsr_to_device(w.h, device, 0, 0, &wd.h));
+  ASSERT_OK(tsr_to_device(b.h, device, 0, 0, &bd.h));
+  ASSERT_OK(tsr_to_device(rm.h, device, 0, 0, &rmd.h));
+  ASSERT_OK(tsr_to_device(rv.h, device, 0, 0, &rvd.h));
+  ASSERT_OK(tsr_set_requires_grad(xd.h, true));
+  ASSERT_OK(tsr_set_requires_grad(wd.h, true));
+  ASSERT_OK(tsr_set_requires_grad(bd.h, true));
+  T y;
+  ASSERT_OK(tsr_batch_norm(xd.h, rmd.h, rvd.h, affine ? wd.h : nullptr, affine ? bd.h : nullptr, training, 0.3, 1e-5,
+                           &y.h));
+  r->y = read(y.h);
+  r->y_channels_last = is_channels_last(y.h);
+  r->running_mean = read(rmd.h);
+  r->running_var = read(rvd.h);
+  T g, gd;
+  ASSERT_NO_FATAL_FAILURE(make(sizes, dtype, 10, r->y_channels_last, &g));
+  ASSERT_OK(tsr_to_device(g.h, device, 0, 0, &gd.h));
+  ASSERT_OK(tsr_backward(y.h, gd.h, false));
+  T gx;
+  ASSERT_OK(tsr_grad(xd.h, &gx.h));
+  r->gx = read(gx.h);
+  if (affine) {
+    T gw, gb;
+    ASSERT_OK(tsr_grad(wd.h, &gw.h));
+    ASSERT_OK(tsr_grad(bd.h, &gb.h));
+    r->gw = read(gw.h);
+    r->gb = read(gb.h);
+  }
+}
+
+struct BnCase {
+  const char* name;
+  std::vector<int64_t> sizes;
+  tsr_dtype dtype;
+  bool channels_last, training, affine;
+};
+
+TEST_F(CudaEmulatedConv, BatchNormMatchesTheCpu) {
+  const BnCase cases[] = {
+      {"train_nchw", {4, 3, 5, 6}, TSR_FLOAT32, false, true, true},
+      {"train_nhwc", {3, 5, 4, 7}, TSR_FLOAT32, true, true, true},
+      {"train_nhwc_no_affine", {2, 4, 3, 3}, TSR_FLOAT32, true, true, false},
+      {"train_float64", {2, 3, 4, 5}, TSR_FLOAT64, false, true, true},
+      {"train_bfloat16_nhwc", {2, 4, 5, 5}, TSR_BFLOAT16, true, true, true},
+      {"eval_nhwc", {3, 5, 4, 4}, TSR_FLOAT32, true, false, true},
+      {"eval_nchw_float64", {2, 3, 4, 5}, TSR_FLOAT64, false, false, true},
+  };
+  for (const BnCase& c : cases) {
+    SCOPED_TRACE(c.name);
+    const tsr_cudnn_double_counters before = tsr_cudnn_double_get_counters();
+    BnResult cpu, cuda;
+    ASSERT_NO_FATAL_FAILURE(run_batch_norm(c.sizes, c.dtype, c.channels_last, c.training, c.affine, TSR_DEVICE_CPU,
+                                           &cpu));
+    ASSERT_NO_FATAL_FAILURE(run_batch_norm(c.sizes, c.dtype, c.channels_last, c.training, c.affine,
+                                           TSR_DEVICE_CUDA, &cuda));
+    const double tol = c.dtype == TSR_FLOAT64 ? 1e-10 : c.dtype == TSR_BFLOAT16 ? 1.6e-2 : 2e-5;
+    expect_close(cuda.y, cpu.y, tol, "output");
+    expect_close(cuda.running_mean, cpu.running_mean, tol, "running mean");
+    expect_close(cuda.running_var, cpu.running_var, tol, "running var");
+    expect_close(cuda.gx, cpu.gx, tol, "input gradient");
+    expect_close(cuda.gw, cpu.gw, tol, "weight gradient");
+    expect_close(cuda.gb, cpu.gb, tol, "bias gradient");
+    // cudnn_batch_norm's output: x's suggested format.
+    EXPECT_EQ(cuda.y_channels_last, c.channels_last);
+    const tsr_cudnn_double_counters k = tsr_cudnn_double_get_counters();
+    EXPECT_EQ(k.batch_norm_calls[0] - before.batch_norm_calls[0], c.training ? 1 : 0);
+    EXPECT_EQ(k.batch_norm_calls[1] - before.batch_norm_calls[1], c.training ? 0 : 1);
+    // The training gradients through cuDNN's backward; evaluation's are a
+    // scaling, on the elementwise kernels.
+    EXPECT_EQ(k.batch_norm_calls[2] - before.batch_norm_calls[2], c.training ? 1 : 0);
+  }
+}
+
+// Parameters cuDNN does not take (bfloat16 weight for bfloat16 input):
+// TSR_ERR_UNSUPPORTED naming them, before anything is queued.
+TEST_F(CudaEmulatedConv, BatchNormWithLowPrecisionParametersIsUnsupported) {
+  T x, w, xd, wd;
+  ASSERT_NO_FATAL_FAILURE(make({2, 3, 4, 4}, TSR_BFLOAT16, 1, false, &x));
+  ASSERT_NO_FATAL_FAILURE(make({3}, TSR_BFLOAT16, 2, false, &w));
+  ASSERT_OK(tsr_to_device(x.h, TSR_DEVICE_CUDA, 0, 0, &xd.h));
+  ASSERT_OK(tsr_to_device(w.h, TSR_DEVICE_CUDA, 0, 0, &wd.h));
+  tsr_tensor* out = nullptr;
+  EXPECT_EQ(tsr_batch_norm(xd.h, nullptr, nullptr, wd.h, nullptr, true, 0.1, 1e-5, &out), TSR_ERR_UNSUPPORTED);
+  EXPECT_NE(std::string(tsr_last_error_message()).find("takes float32 weight"), std::string::npos)
+      << tsr_last_error_message();
+  EXPECT_EQ(out, nullptr);
+  EXPECT_EQ(tsr_cudnn_double_get_counters().batch_norm_calls[0], 0);
+}
+
+// The CPU's argument checks hold on the device (message and status alike).
+TEST_F(CudaEmulatedConv, BatchNormBadInputFailsAsOnTheCpu) {
+  T x, xd;
+  ASSERT_NO_FATAL_FAILURE(make({1, 3, 1, 1}, TSR_FLOAT32, 1, false, &x));
+  ASSERT_OK(tsr_to_device(x.h, TSR_DEVICE_CUDA, 0, 0, &xd.h));
+  tsr_tensor* out_cpu = nullptr;
+  const tsr_status cpu = tsr_batch_norm(x.h, nullptr, nullptr, nullptr, nullptr, true, 0.1, 1e-5, &out_cpu);
+  ASSERT_NE(cpu, TSR_OK);
+  const std::string message = tsr_last_error_message();
+  tsr_tensor* out = nullptr;
+  EXPECT_EQ(tsr_batch_norm(xd.h, nullptr, nullptr, nullptr, nullptr, true, 0.1, 1e-5, &out), cpu);
+  EXPECT_EQ(std::string(tsr_last_error_message()), message);
+  EXPECT_EQ(out, nullptr);
 }
 
 }  // namespace
