@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cudnn_batch_norm.h"
+#include "cudnn_pooling.h"
 #include "cudnn_support.h"
 #include "plugin_kernels.h"
 
@@ -245,6 +246,12 @@ class CudnnKernels final : public DnnKernels {
   void batch_norm_backward(const DnnTensor& dx, const DnnTensor& dy, const DnnTensor& x, const void* weight,
                            void* dweight, void* dbias, tsr_dtype param_dtype, double eps, Stream s) override {
     cudnn_batch_norm_backward(dx, dy, x, weight, dweight, dbias, param_dtype, eps, s);
+  }
+  void avg_pool2d_forward(const DnnTensor& y, const DnnTensor& x, const DnnPoolParams& p, Stream s) override {
+    cudnn_avg_pool2d_forward(y, x, p, s);
+  }
+  void avg_pool2d_backward(const DnnTensor& dx, const DnnTensor& dy, const DnnPoolParams& p, Stream s) override {
+    cudnn_avg_pool2d_backward(dx, dy, p, s);
   }
 };
 

@@ -57,6 +57,14 @@ class DnnWorkspace {
   virtual void* get(size_t bytes) = 0;
 };
 
+// Average pooling windows (cuDNN's CUDNN_POOLING_AVERAGE_COUNT_*): kernel,
+// stride and padding per spatial dim; the divisor counts the padding or only
+// the input elements a window covers.
+struct DnnPoolParams {
+  int64_t kernel[2], stride[2], padding[2];
+  bool count_include_pad;
+};
+
 class DnnKernels {
  public:
   virtual ~DnnKernels() = default;
@@ -90,6 +98,12 @@ class DnnKernels {
   virtual void batch_norm_backward(const DnnTensor& dx, const DnnTensor& dy, const DnnTensor& x,
                                    const void* weight, void* dweight, void* dbias, tsr_dtype param_dtype,
                                    double eps, Stream s) = 0;
+
+  // y = the average pooling of x (y's sizes: the windows' floor rule), one
+  // dtype and layout.
+  virtual void avg_pool2d_forward(const DnnTensor& y, const DnnTensor& x, const DnnPoolParams& p, Stream s) = 0;
+  // dx = its gradient from dy (dx's sizes: x's).
+  virtual void avg_pool2d_backward(const DnnTensor& dx, const DnnTensor& dy, const DnnPoolParams& p, Stream s) = 0;
 };
 
 }  // namespace tsr

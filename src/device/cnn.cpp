@@ -228,4 +228,86 @@ void blend_running_stat(DeviceKernels& k, const Tensor& running, const Tensor& s
   binary_into(k, BinaryKernel::Add, running, running, stat, momentum);
 }
 
+namespace {
+
+DnnPoolParams pool_params(const kernels::Pool2dArgs& a, const Shape& x_sizes) {
+  DnnPoolParams p{};
+  for (size_t i = 0; i < 2; ++i) {
+    p.kernel[i] = a.kernel[i];
+    p.stride[i] = a.stride[i];
+    p.padding[i] = a.padding[i];
+    // Ceil mode's extra window (one starting inside the input or left
+    // padding past the floor rule's last) overhangs the padded input;
+    // cuDNN's windows never do.
+    // pooling_output_shape (ATen's Pool.h), avg_pool2d having no dilation.
+    const int64_t in = x_sizes[2 + i], pad = a.padding[i], kernel = a.kernel[i], stride = a.stride[i];
+    const int64_t floor_out = (in + 2 * pad - kernel) / stride + 1;
+    int64_t torch_out = floor_out;
+    if (a.ceil_mode) {
+      torch_out = (in + 2 * pad - kernel + stride - 1) / stride + 1;
+      if ((torch_out - 1) * stride >= in + pad) --torch_out;
+    }
+    TSR_CHECK(torch_out == floor_out, TSR_ERR_UNSUPPORTED,
+              "avg_pool2d: ceil_mode windows past the padded input are not supported on this device (cuDNN's "
+              "pooling); got ", torch_out, " windows where cuDNN makes ", floor_out);
+  }
+  p.count_include_pad = a.count_include_pad;
+  return p;
+}
+
+DnnPoolParams adaptive_params(const Shape& x_sizes, const kernels::Pair& out) {
+  DnnPoolParams p{};
+  for (size_t i = 0; i < 2; ++i) {
+    const int64_t in = x_sizes[2 + i];
+    TSR_CHECK(out[i] > 0 && in % out[i] == 0, TSR_ERR_UNSUPPORTED, "adaptive_avg_pool2d: output size ", out[i],
+              " must divide input size ", in, " on this device (uniform windows for cuDNN's pooling)");
+    p.kernel[i] = p.stride[i] = in / out[i];
+  }
+  p.count_include_pad = true;
+  return p;
+}
+
+Tensor pool_forward(DeviceKernels& k, const Tensor& x_in, const Shape& out_sizes, const DnnPoolParams& p,
+                    tsr_memory_format fmt) {
+  DnnKernels& dnn = dnn_kernels_for("avg_pool2d", x_in.device());
+  const Tensor x = dense_in(k, x_in, fmt);
+  Tensor y = empty(out_sizes, x.dtype(), fmt, x.device());
+  if (y.numel() > 0) dnn.avg_pool2d_forward(dnn_tensor(y, fmt), dnn_tensor(x, fmt), p, current_stream(x.device()));
+  return y;
+}
+
+Tensor pool_backward(DeviceKernels& k, const Tensor& g_in, const Shape& x_sizes, const DnnPoolParams& p,
+                     tsr_memory_format fmt) {
+  DnnKernels& dnn = dnn_kernels_for("avg_pool2d_backward", g_in.device());
+  const Tensor g = dense_in(k, g_in, fmt);
+  Tensor dx = empty(x_sizes, g.dtype(), fmt, g.device());
+  if (g.numel() == 0)
+    fill(k, dx, 0.0);
+  else if (dx.numel() > 0)
+    dnn.avg_pool2d_backward(dnn_tensor(dx, fmt), dnn_tensor(g, fmt), p, current_stream(g.device()));
+  return dx;
+}
+
+}  // namespace
+
+Tensor avg_pool2d(DeviceKernels& k, const Tensor& x, const kernels::Pool2dArgs& a, tsr_memory_format fmt) {
+  const DnnPoolParams p = pool_params(a, x.sizes());
+  return pool_forward(k, x, kernels::pool2d_output_sizes("avg_pool2d", x, a), p, fmt);
+}
+
+Tensor avg_pool2d_backward(DeviceKernels& k, const Tensor& g, const Shape& x_sizes, const kernels::Pool2dArgs& a,
+                           tsr_memory_format fmt) {
+  return pool_backward(k, g, x_sizes, pool_params(a, x_sizes), fmt);
+}
+
+Tensor adaptive_avg_pool2d(DeviceKernels& k, const Tensor& x, const kernels::Pair& output_size,
+                           tsr_memory_format fmt) {
+  const DnnPoolParams p = adaptive_params(x.sizes(), output_size);
+  return pool_forward(k, x, kernels::adaptive_pool2d_output_sizes(x, output_size), p, fmt);
+}
+
+Tensor adaptive_avg_pool2d_backward(DeviceKernels& k, const Tensor& g, const Shape& x_sizes, tsr_memory_format fmt) {
+  return pool_backward(k, g, x_sizes, adaptive_params(x_sizes, {g.size(2), g.size(3)}), fmt);
+}
+
 }  // namespace tsr::device

@@ -50,4 +50,18 @@ kernels::BatchNormGrads batch_norm_backward(DeviceKernels& k, const Tensor& g, c
 // device (torch's running-stat update).
 void blend_running_stat(DeviceKernels& k, const Tensor& running, const Tensor& stat, double momentum);
 
+// Average pooling through the device's DnnKernels (cuDNN's pooling) on
+// batched [N, C, H, W] tensors (the op batches unbatched input as a view),
+// output sizes checked by the op. Windows as cuDNN counts them: ceil_mode
+// that would add a window is TSR_ERR_UNSUPPORTED on the device.
+Tensor avg_pool2d(DeviceKernels& k, const Tensor& x, const kernels::Pool2dArgs& a, tsr_memory_format fmt);
+Tensor avg_pool2d_backward(DeviceKernels& k, const Tensor& g, const Shape& x_sizes, const kernels::Pool2dArgs& a,
+                           tsr_memory_format fmt);
+// adaptive_avg_pool2d where each output size divides the input's (torch's
+// windows are then uniform: kernel = stride = in / out; a 1x1 output
+// always); other sizes are TSR_ERR_UNSUPPORTED on the device.
+Tensor adaptive_avg_pool2d(DeviceKernels& k, const Tensor& x, const kernels::Pair& output_size,
+                           tsr_memory_format fmt);
+Tensor adaptive_avg_pool2d_backward(DeviceKernels& k, const Tensor& g, const Shape& x_sizes, tsr_memory_format fmt);
+
 }  // namespace tsr::device

@@ -34,6 +34,11 @@ struct cudnnFilterStruct {
   cudnnTensorFormat_t format = CUDNN_TENSOR_NCHW;
   int dims[4] = {};  // K, C, H, W whatever the format
 };
+struct cudnnPoolingStruct {
+  bool set = false;
+  cudnnPoolingMode_t mode = CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING;
+  int window[2] = {}, padding[2] = {}, stride[2] = {};
+};
 struct cudnnConvolutionStruct {
   bool set = false;
   int pad[2] = {}, stride[2] = {}, dilation[2] = {};
@@ -640,6 +645,82 @@ cudnnStatus_t cudnnBatchNormalizationBackward(cudnnHandle_t h, cudnnBatchNormMod
   const Operand xo = operand(*xd, x), dyo = operand(*dyd, dy), dxo = operand(*dxd, dx);
   const auto sp = params(xd, scale), ds = params(xd, dscale), db = params(xd, dbias);
   return queue_bn(h, 2, [=] { tsr::cudnn_double::batch_norm_backward(xo, dyo, dxo, sp, ds, db, eps); });
+}
+
+// ---- pooling ------------------------------------------------------------------------------
+cudnnStatus_t cudnnCreatePoolingDescriptor(cudnnPoolingDescriptor_t* d) { return create(d); }
+cudnnStatus_t cudnnDestroyPoolingDescriptor(cudnnPoolingDescriptor_t d) { return destroy(d); }
+cudnnStatus_t cudnnSetPooling2dDescriptor(cudnnPoolingDescriptor_t d, cudnnPoolingMode_t mode,
+                                          cudnnNanPropagation_t, int window_h, int window_w, int pad_h, int pad_w,
+                                          int stride_h, int stride_w) {
+  if (!d || window_h < 1 || window_w < 1 || pad_h < 0 || pad_w < 0 || stride_h < 1 || stride_w < 1)
+    return CUDNN_STATUS_BAD_PARAM;
+  if (mode != CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING && mode != CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING)
+    return CUDNN_STATUS_NOT_SUPPORTED;
+  d->mode = mode;
+  d->window[0] = window_h;
+  d->window[1] = window_w;
+  d->padding[0] = pad_h;
+  d->padding[1] = pad_w;
+  d->stride[0] = stride_h;
+  d->stride[1] = stride_w;
+  d->set = true;
+  return CUDNN_STATUS_SUCCESS;
+}
+
+namespace {
+
+// cuDNN's pooling checks: x and y of one type, N and C alike, y's spatial
+// dims the floor rule's, the pointers device memory, alpha 1 and beta 0
+// (all the double computes).
+cudnnStatus_t check_pool(cudnnHandle_t h, const cudnnPoolingStruct* p, const cudnnTensorStruct* x, const void* xp,
+                         const cudnnTensorStruct* y, const void* yp, const void* alpha, const void* beta) {
+  if (!h || !p || !p->set || !x || !x->set || !y || !y->set) return CUDNN_STATUS_BAD_PARAM;
+  if (x->type != y->type || x->dims[0] != y->dims[0] || x->dims[1] != y->dims[1]) return CUDNN_STATUS_BAD_PARAM;
+  for (int i = 0; i < 2; ++i)
+    if (y->dims[2 + i] != (x->dims[2 + i] + 2 * p->padding[i] - p->window[i]) / p->stride[i] + 1)
+      return CUDNN_STATUS_BAD_PARAM;
+  if (!xp || !yp || !is_device(xp, size_t(span_bytes(operand(*x, xp)))) ||
+      !is_device(yp, size_t(span_bytes(operand(*y, yp)))))
+    return CUDNN_STATUS_BAD_PARAM;
+  if (!unit_blend(x, alpha, beta)) return CUDNN_STATUS_NOT_SUPPORTED;
+  return CUDNN_STATUS_SUCCESS;
+}
+
+tsr::cudnn_double::PoolSpec pool_spec(const cudnnPoolingStruct& p) {
+  return {{p.window[0], p.window[1]},
+          {p.stride[0], p.stride[1]},
+          {p.padding[0], p.padding[1]},
+          p.mode == CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING};
+}
+
+cudnnStatus_t queue_pool(cudnnHandle_t h, int kind, Job job) {
+  if (tsr_double_launch(h->stream, &run_job, new Job(std::move(job)), &delete_job) != 0)
+    return CUDNN_STATUS_EXECUTION_FAILED;
+  count([&](tsr_cudnn_double_counters& c) { ++c.pooling_calls[kind]; });
+  return CUDNN_STATUS_SUCCESS;
+}
+
+}  // namespace
+
+cudnnStatus_t cudnnPoolingForward(cudnnHandle_t h, const cudnnPoolingDescriptor_t p, const void* alpha,
+                                  const cudnnTensorDescriptor_t xd, const void* x, const void* beta,
+                                  const cudnnTensorDescriptor_t yd, void* y) {
+  if (cudnnStatus_t st = check_pool(h, p, xd, x, yd, y, alpha, beta); st != CUDNN_STATUS_SUCCESS) return st;
+  const Operand xo = operand(*xd, x), yo = operand(*yd, y);
+  const auto spec = pool_spec(*p);
+  return queue_pool(h, 0, [=] { tsr::cudnn_double::avg_pool_forward(xo, yo, spec); });
+}
+
+cudnnStatus_t cudnnPoolingBackward(cudnnHandle_t h, const cudnnPoolingDescriptor_t p, const void* alpha,
+                                   const cudnnTensorDescriptor_t yd, const void* y, const cudnnTensorDescriptor_t dyd,
+                                   const void* dy, const cudnnTensorDescriptor_t xd, const void* x, const void* beta,
+                                   const cudnnTensorDescriptor_t dxd, void* dx) {
+  if (!yd || !dyd || !xd || !dxd || !y || !x) return CUDNN_STATUS_BAD_PARAM;
+  if (cudnnStatus_t st = check_pool(h, p, dxd, dx, dyd, dy, alpha, beta); st != CUDNN_STATUS_SUCCESS) return st;
+  const Operand dyo = operand(*dyd, dy), dxo = operand(*dxd, dx);
+  const auto spec = pool_spec(*p);
+  return queue_pool(h, 1, [=] { tsr::cudnn_double::avg_pool_backward(dyo, dxo, spec); });
 }
 
 // ---- controls ---------------------------------------------------------------------------

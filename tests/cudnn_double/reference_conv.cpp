@@ -105,4 +105,23 @@ void compute(Pass pass, const Operand& x, const Operand& w, const Operand& y, co
   }
 }
 
+namespace {
+
+kernels::Pool2dArgs pool_args(const PoolSpec& p) {
+  return {{p.kernel[0], p.kernel[1]}, {p.stride[0], p.stride[1]}, {p.padding[0], p.padding[1]}, {1, 1}, false,
+          p.count_include_pad};
+}
+
+}  // namespace
+
+void avg_pool_forward(const Operand& x, const Operand& y, const PoolSpec& spec) {
+  const tsr_memory_format fmt = format_of(x);
+  write(y, kernels::ref::avg_pool2d(dense_compute(x, fmt), pool_args(spec), fmt), 1.0, 0.0);
+}
+
+void avg_pool_backward(const Operand& dy, const Operand& dx, const PoolSpec& spec) {
+  const tsr_memory_format fmt = format_of(dy);
+  write(dx, kernels::ref::avg_pool2d_backward(dense_compute(dy, fmt), sizes_of(dx), pool_args(spec), fmt), 1.0, 0.0);
+}
+
 }  // namespace tsr::cudnn_double

@@ -29,4 +29,13 @@ enum class Pass { Forward = 0, BackwardData = 1, BackwardFilter = 2 };
 void compute(Pass pass, const Operand& x, const Operand& w, const Operand& y, const ConvSpec& spec,
              double alpha, double beta);
 
+// Average pooling (no dilation, floor windows): y = avg_pool2d(x) and its
+// gradient dx from dy, through kernels::ref::avg_pool2d(_backward).
+struct PoolSpec {
+  int64_t kernel[2], stride[2], padding[2];
+  bool count_include_pad;
+};
+void avg_pool_forward(const Operand& x, const Operand& y, const PoolSpec& spec);
+void avg_pool_backward(const Operand& dy, const Operand& dx, const PoolSpec& spec);
+
 }  // namespace tsr::cudnn_double

@@ -462,4 +462,92 @@ TEST_F(CudaEmulatedConv, BatchNormBadInputFailsAsOnTheCpu) {
   EXPECT_EQ(out, nullptr);
 }
 
+// ---- average pooling through cuDNN -------------------------------------------------
+
+struct PoolCase {
+  const char* name;
+  std::vector<int64_t> sizes;  // 4-D, or unbatched 3-D
+  bool adaptive;
+  int64_t kernel[2], stride[2], padding[2];  // avg_pool2d; adaptive: kernel = output size
+  bool ceil_mode, count_include_pad, channels_last;
+  tsr_dtype dtype;
+};
+
+tsr_status pool(const PoolCase& c, const tsr_tensor* x, tsr_tensor** out) {
+  return c.adaptive ? tsr_adaptive_avg_pool2d(x, c.kernel, out)
+                    : tsr_avg_pool2d(x, c.kernel, c.stride, c.padding, c.ceil_mode, c.count_include_pad, out);
+}
+
+void run_pool(const PoolCase& c, tsr_device_type device, Result* r) {
+  T x, xd;
+  ASSERT_NO_FATAL_FAILURE(make(c.sizes, c.dtype, 11, c.channels_last, &x));
+  ASSERT_OK(tsr_to_device(x.h, device, 0, 0, &xd.h));
+  ASSERT_OK(tsr_set_requires_grad(xd.h, true));
+  T y;
+  ASSERT_OK(pool(c, xd.h, &y.h));
+  r->y = read(y.h);
+  r->y_channels_last = tsr_tensor_ndim(y.h) == 4 && is_channels_last(y.h);
+  std::vector<int64_t> ys(tsr_tensor_sizes(y.h), tsr_tensor_sizes(y.h) + tsr_tensor_ndim(y.h));
+  T g, gd;
+  ASSERT_NO_FATAL_FAILURE(make(ys, c.dtype, 12, false, &g));
+  ASSERT_OK(tsr_to_device(g.h, device, 0, 0, &gd.h));
+  ASSERT_OK(tsr_backward(y.h, gd.h, false));
+  T gx;
+  ASSERT_OK(tsr_grad(xd.h, &gx.h));
+  r->gx = read(gx.h);
+}
+
+TEST_F(CudaEmulatedConv, AveragePoolingMatchesTheCpu) {
+  const PoolCase cases[] = {
+      {"avg_nchw_3x3_s2_p1", {2, 3, 7, 8}, false, {3, 3}, {2, 2}, {1, 1}, false, true, false, TSR_FLOAT32},
+      {"avg_nhwc_exclude_pad", {2, 5, 7, 6}, false, {3, 2}, {2, 1}, {1, 1}, false, false, true, TSR_FLOAT32},
+      {"avg_ceil_same_count", {1, 2, 6, 6}, false, {2, 2}, {2, 2}, {0, 0}, true, true, true, TSR_FLOAT32},
+      {"avg_unbatched_float64", {3, 5, 5}, false, {2, 2}, {1, 2}, {1, 0}, false, true, false, TSR_FLOAT64},
+      {"adaptive_1x1_nhwc", {2, 6, 4, 5}, true, {1, 1}, {}, {}, false, true, true, TSR_FLOAT32},
+      {"adaptive_2x3_nchw", {2, 3, 6, 9}, true, {2, 3}, {}, {}, false, true, false, TSR_FLOAT32},
+      {"adaptive_bfloat16", {1, 4, 4, 4}, true, {2, 2}, {}, {}, false, true, true, TSR_BFLOAT16},
+  };
+  for (const PoolCase& c : cases) {
+    SCOPED_TRACE(c.name);
+    const tsr_cudnn_double_counters before = tsr_cudnn_double_get_counters();
+    Result cpu, cuda;
+    ASSERT_NO_FATAL_FAILURE(run_pool(c, TSR_DEVICE_CPU, &cpu));
+    ASSERT_NO_FATAL_FAILURE(run_pool(c, TSR_DEVICE_CUDA, &cuda));
+    expect_close(cuda.y, cpu.y, tolerance(c.dtype), "output");
+    expect_close(cuda.gx, cpu.gx, tolerance(c.dtype), "input gradient");
+    // Pooling keeps x's suggested format, on both devices.
+    EXPECT_EQ(cuda.y_channels_last, cpu.y_channels_last);
+    const bool one_by_one = c.adaptive && c.kernel[0] == 1 && c.kernel[1] == 1;  // both formats at once
+    if (!one_by_one) {
+      EXPECT_EQ(cuda.y_channels_last, c.channels_last && c.sizes.size() == 4);
+    }
+    const tsr_cudnn_double_counters k = tsr_cudnn_double_get_counters();
+    EXPECT_EQ(k.pooling_calls[0] - before.pooling_calls[0], 1);
+    EXPECT_EQ(k.pooling_calls[1] - before.pooling_calls[1], 1);
+  }
+}
+
+// Windows cuDNN's pooling cannot make: TSR_ERR_UNSUPPORTED naming why,
+// nothing queued, out untouched (the CPU computes them).
+TEST_F(CudaEmulatedConv, PoolingWindowsCudnnLacksAreUnsupported) {
+  const PoolCase cases[] = {
+      {"ceil_adds_a_window", {1, 2, 5, 5}, false, {2, 2}, {2, 2}, {0, 0}, true, true, false, TSR_FLOAT32},
+      {"adaptive_not_dividing", {1, 2, 5, 5}, true, {2, 2}, {}, {}, false, true, false, TSR_FLOAT32},
+  };
+  const char* why[] = {"ceil_mode windows", "must divide input size"};
+  for (size_t i = 0; i < 2; ++i) {
+    const PoolCase& c = cases[i];
+    SCOPED_TRACE(c.name);
+    T x, xd, y_cpu;
+    ASSERT_NO_FATAL_FAILURE(make(c.sizes, c.dtype, 1, false, &x));
+    ASSERT_OK(tsr_to_device(x.h, TSR_DEVICE_CUDA, 0, 0, &xd.h));
+    ASSERT_OK(pool(c, x.h, &y_cpu.h));
+    tsr_tensor* out = nullptr;
+    EXPECT_EQ(pool(c, xd.h, &out), TSR_ERR_UNSUPPORTED);
+    EXPECT_NE(std::string(tsr_last_error_message()).find(why[i]), std::string::npos) << tsr_last_error_message();
+    EXPECT_EQ(out, nullptr);
+    EXPECT_EQ(tsr_cudnn_double_get_counters().pooling_calls[0], 0);
+  }
+}
+
 }  // namespace

@@ -27,7 +27,12 @@
  * ForwardTraining / ForwardInference / Backward in CUDNN_BATCHNORM_SPATIAL
  * mode (alpha 1, beta 0), computed by kernels::ref::batch_norm and
  * batch_norm_backward; running statistics blended with the factor given,
- * the variance unbiased, as cuDNN's. */
+ * the variance unbiased, as cuDNN's.
+ *
+ * Pooling: CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING and _EXCLUDE_PADDING
+ * (max pooling is CUDNN_STATUS_NOT_SUPPORTED here), cudnnPoolingForward and
+ * cudnnPoolingBackward (y and x not read, as for cuDNN's average modes),
+ * computed by kernels::ref::avg_pool2d and avg_pool2d_backward. */
 #ifndef TSR_CUDNN_DOUBLE_H
 #define TSR_CUDNN_DOUBLE_H
 
@@ -52,6 +57,7 @@ typedef struct tsr_cudnn_double_counters {
   int64_t failed_runs;          /* queued runs whose computation threw */
   int64_t batch_norm_calls[3];  /* cudnnBatchNormalization ForwardTraining,
                                    ForwardInference, Backward queued */
+  int64_t pooling_calls[2];     /* cudnnPoolingForward, cudnnPoolingBackward queued */
 } tsr_cudnn_double_counters;
 
 tsr_cudnn_double_counters tsr_cudnn_double_get_counters(void);
