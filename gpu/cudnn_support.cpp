@@ -37,21 +37,15 @@ DeviceHandle& device_handle(int index) {
   return *h;
 }
 
+std::mutex& handle_mutex(int index) { return device_handle(index).mu; }
+
 }  // namespace
 
-CudnnSession::CudnnSession(Stream s) {
+CudnnSession::CudnnSession(Stream s) : lock_(handle_mutex(s.device.index)), guard_(s.device.index) {
   DeviceHandle& dh = device_handle(s.device.index);
-  lock_ = std::unique_lock<std::mutex>(dh.mu);
-  check(cudaGetDevice(&previous_device_), "cudaGetDevice");
-  if (previous_device_ != s.device.index) check(cudaSetDevice(s.device.index), "cudaSetDevice");
   if (!dh.handle) check_cudnn(cudnnCreate(&dh.handle), "cudnnCreate");
   handle_ = dh.handle;
   check_cudnn(cudnnSetStream(handle_, native_stream(s)), "cudnnSetStream");
-}
-
-CudnnSession::~CudnnSession() {
-  int now = previous_device_;
-  if (cudaGetDevice(&now) == cudaSuccess && now != previous_device_) (void)cudaSetDevice(previous_device_);
 }
 
 TensorDesc::TensorDesc(const DnnTensor& t) {

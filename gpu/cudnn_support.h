@@ -11,6 +11,7 @@
 
 #include "core/dnn_kernels.h"
 #include "core/error.h"
+#include "cuda_check.h"
 
 namespace tsr::cuda {
 
@@ -28,19 +29,18 @@ inline void check_cudnn(cudnnStatus_t st, const char* call) {
 cudnnDataType_t cudnn_data_type(tsr_dtype d);
 
 // A device's handle, used under its lock (a handle is not to be shared by
-// threads at once): lock() makes the device current, sets the handle's
-// stream and holds the lock until the Session ends.
+// threads at once): the session makes the device current, sets the
+// handle's stream and holds the lock until it ends.
 class CudnnSession {
  public:
   explicit CudnnSession(Stream s);
-  ~CudnnSession();
   CudnnSession(const CudnnSession&) = delete;
   CudnnSession& operator=(const CudnnSession&) = delete;
   cudnnHandle_t handle() const { return handle_; }
 
  private:
   std::unique_lock<std::mutex> lock_;
-  int previous_device_ = 0;
+  DeviceGuard guard_;  // restores the previous device, also when the constructor throws
   cudnnHandle_t handle_ = nullptr;
 };
 
