@@ -101,8 +101,14 @@ def scalar_tensor(value, like):
     if kind > like_kind:
         code = (_core.BOOL, _core.INT64, _core.FLOAT32)[kind]
     if kind == 2 or code in _FLOATING_CODES:
-        return _N.from_float64([float(value)], (), code)
-    return _N.from_int64([int(value)], (), code)
+        t = _N.from_float64([float(value)], (), code)
+    else:
+        t = _N.from_int64([int(value)], (), code)
+    # On like's device: tessera's ops take no CPU scalar beside a device
+    # tensor (torch passes wrapped numbers to its kernels instead).
+    if _N.device_type(like) != _core.DEVICE_CPU:
+        t = _core.to_device(t, _N.device_type(like), _N.device_index(like), False)
+    return t
 
 
 class Size(tuple):

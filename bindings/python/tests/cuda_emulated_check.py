@@ -151,6 +151,33 @@ class EmulatedCuda(unittest.TestCase):
         np.testing.assert_allclose(model.bias.grad.cpu().numpy(), cpu_model.bias.grad.numpy(),
                                    rtol=1e-5, atol=1e-5)
 
+    def test_batch_norm_and_average_pooling_layers(self):
+        """nn.BatchNorm2d (training then eval), AvgPool2d and AdaptiveAvgPool2d
+        on channels_last CUDA tensors (cuDNN through the double) as on the CPU."""
+        tessera.manual_seed(1)
+        layers = [nn.BatchNorm2d(4), nn.AvgPool2d(3, stride=2, padding=1), nn.AdaptiveAvgPool2d((1, 1))]
+        model_cpu = nn.Sequential(*layers)
+        model = nn.Sequential(nn.BatchNorm2d(4), nn.AvgPool2d(3, stride=2, padding=1),
+                              nn.AdaptiveAvgPool2d((1, 1)))
+        model.load_state_dict(model_cpu.state_dict())
+        model = model.to("cuda").to(memory_format=tessera.channels_last)
+        x = tessera.randn(3, 4, 6, 6)
+        for training in (True, False):
+            model.train(training)
+            model_cpu.train(training)
+            xd = x.to("cuda", memory_format=tessera.channels_last).requires_grad_()
+            xc = x.clone().requires_grad_()
+            y, yc = model(xd), model_cpu(xc)
+            self.assertTrue(y.is_cuda)
+            (y * y).sum().backward()
+            (yc * yc).sum().backward()
+            np.testing.assert_allclose(y.cpu().detach().numpy(), yc.detach().numpy(), rtol=1e-5, atol=1e-5)
+            np.testing.assert_allclose(xd.grad.cpu().numpy(), xc.grad.numpy(), rtol=1e-5, atol=1e-5)
+            np.testing.assert_allclose(model[0].running_var.cpu().numpy(), model_cpu[0].running_var.numpy(),
+                                       rtol=1e-5)
+        np.testing.assert_allclose(model[0].weight.grad.cpu().numpy(), model_cpu[0].weight.grad.numpy(),
+                                   rtol=1e-5, atol=1e-5)
+
     def test_cudnn_flags_choose_the_algorithm_path(self):
         cudnn = tessera.backends.cudnn
         self.assertTrue(cudnn.is_available())
