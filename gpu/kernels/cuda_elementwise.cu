@@ -41,4 +41,19 @@ void CudaKernels::bernoulli_noise(void* out, tsr_dtype dtype, int64_t numel, uin
   gpu::dispatch_bernoulli(l, out, dtype, numel, seed, start, threshold, scale);
 }
 
+void CudaKernels::non_finite_check_and_unscale(const UnscaleArgs& args, Stream s) {
+  CudaLauncher l(s);
+  gpu::dispatch_unscale(l, args);
+}
+
+void CudaKernels::sdpa_forward(const SdpaDeviceArgs& args, Stream s) {
+  CudaLauncher l(s);
+  gpu::dispatch_sdpa_forward(l, args);
+}
+
+void CudaKernels::sdpa_backward(const SdpaDeviceArgs& args, Stream s) {
+  CudaLauncher l(s);
+  gpu::dispatch_sdpa_backward(l, args);
+}
+
 }  // namespace tsr::cuda

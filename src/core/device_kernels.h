@@ -109,6 +109,49 @@ struct GemmArgs {
   double alpha, beta;
 };
 
+// GradScaler's fused non-finite check and unscale (torch's
+// _amp_foreach_non_finite_check_and_unscale_, one launch for up to
+// kMaxUnscaleTensors gradients, as its multi_tensor_apply): every element
+// of each gradient, read before it is scaled, sets *found_inf to 1 when it
+// is not finite; then it becomes value * inv_scale computed in float
+// (double for float64). Gradient t is dense: elements [ends[t-1], ends[t])
+// of the launch (ends[-1] = 0) at data[t] in memory order, any floating
+// dtype. found_inf is one float32 of device memory, never cleared here.
+constexpr int32_t kMaxUnscaleTensors = 32;
+struct UnscaleArgs {
+  int32_t count;
+  void* data[kMaxUnscaleTensors];
+  tsr_dtype dtypes[kMaxUnscaleTensors];
+  int64_t ends[kMaxUnscaleTensors];
+  float inv_scale;
+  float* found_inf;
+};
+
+// Scaled dot-product attention (F.scaled_dot_product_attention; the CPU's
+// kernels::sdpa_forward / sdpa_backward give the semantics: s_ij = scale *
+// q_i . k_j + mask_ij, -inf where the causal rule or a false bool mask
+// hides key j, softmax over j, dropout factors from Philox words start +
+// (b L + i) S + j). Operands are contiguous in dtype (float16, bfloat16,
+// float32, float64): q [batch, L, E], k [batch, S, E], v [batch, S, Ev],
+// out and grad_out [batch, L, Ev]; mask null or [batch, L, S] of
+// mask_dtype. Results in the compute type (float64 for float64 inputs,
+// else float32): forward writes lse [batch L] and acc [batch L, Ev] (the
+// output before its rounding to dtype); backward reads out, grad_out and
+// lse and writes delta [batch L] (dO . O), acc = dq [batch L, E], acc2 =
+// dk [batch S, E], acc3 = dv [batch S, Ev].
+struct SdpaDeviceArgs {
+  int64_t batch, L, S, E, Ev;
+  tsr_dtype dtype, mask_dtype;
+  const void *q, *k, *v, *mask, *out, *grad_out;
+  bool causal;
+  double scale;
+  bool dropout;
+  uint64_t seed, start;
+  uint32_t threshold;  // philox::dropout_mask(p)
+  double keep_scale;
+  void *lse, *delta, *acc, *acc2, *acc3;
+};
+
 // What a device computes. Every method queues work on s and may throw
 // tsr::Error (TSR_ERR_UNSUPPORTED for a dtype the device lacks, with the
 // CPU's message where it has one; TSR_ERR_INTERNAL when a launch fails).
@@ -156,6 +199,9 @@ class DeviceKernels {
   virtual void bernoulli_noise(void* out, tsr_dtype dtype, int64_t numel, uint64_t seed,
                                uint64_t start, uint32_t threshold, double scale, Stream s) = 0;
   virtual void gemm(const GemmArgs& args, Stream s) = 0;
+  virtual void non_finite_check_and_unscale(const UnscaleArgs& args, Stream s) = 0;
+  virtual void sdpa_forward(const SdpaDeviceArgs& args, Stream s) = 0;
+  virtual void sdpa_backward(const SdpaDeviceArgs& args, Stream s) = 0;
 };
 
 }  // namespace tsr

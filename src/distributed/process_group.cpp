@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "distributed/file_store.h"
 #include "distributed/gloo_backend.h"
+#include "distributed/mpi_backend.h"
 
 namespace tsr::distributed {
 namespace {
@@ -28,6 +29,11 @@ bool debug_detail() {
 uint32_t tag_of(uint64_t seq) { return uint32_t(seq & 0x7fffffffu); }
 uint32_t fingerprint_tag_of(uint64_t seq) { return tag_of(seq) | 0x80000000u; }
 
+// "all_reduce (sequence 3)"; send and recv have no sequence number.
+std::string labelled(const std::string& op, uint64_t seq) {
+  return seq ? op + " (sequence " + std::to_string(seq) + ")" : op;
+}
+
 std::string rank_key(const char* what, int rank) { return std::string(what) + "/" + std::to_string(rank); }
 
 // How long a failing rank waits for its peers' failure reports: long
@@ -37,17 +43,92 @@ Millis report_grace(Millis timeout) { return std::clamp(timeout / 10, Millis(250
 
 }  // namespace
 
-ProcessGroup::ProcessGroup(const GroupOptions& options) : timeout_(options.timeout), detail_(debug_detail()) {
+ProcessGroup::ProcessGroup(const GroupOptions& options)
+    : timeout_(options.timeout), detail_(debug_detail()), mpi_(options.mpi) {
+  if (mpi_) {
+    // mpirun did the rendezvous: rank and world size are MPI's.
+    auto backend = std::make_unique<MpiBackend>(options.rank, options.world_size, timeout_);
+    rank_ = backend->rank();
+    size_ = backend->size();
+    name_ = "default_pg";
+    for (int i = 0; i < size_; ++i) global_ranks_.push_back(i);
+    cpu_backend_ = std::move(backend);
+    worker_ = std::thread([this] { worker_loop(); });
+    return;
+  }
   Rendezvous r = rendezvous(options.init_method, options.rank, options.world_size, timeout_);
   rank_ = r.rank;
   size_ = r.world_size;
   file_store_ = r.file_store;
   server_ = std::move(r.server);
   base_store_ = r.store;
-  store_ = std::make_shared<PrefixStore>("default_pg", r.store);
+  open_store_ = r.open_store;
+  listen_host_ = r.listen_host;
+  name_ = "default_pg";
+  for (int i = 0; i < size_; ++i) global_ranks_.push_back(i);
+  store_ = std::make_shared<PrefixStore>(name_, r.store);
   join();
-  cpu_backend_ = std::make_unique<GlooBackend>(*store_, rank_, size_, r.listen_host, timeout_);
+  cpu_backend_ = std::make_unique<GlooBackend>(*store_, rank_, size_, listen_host_, timeout_);
   worker_ = std::thread([this] { worker_loop(); });
+}
+
+ProcessGroup::ProcessGroup(ProcessGroup& parent, const std::string& name, const std::vector<int>& members,
+                           Millis timeout)
+    : size_(int(members.size())),
+      timeout_(timeout),
+      detail_(parent.detail_),
+      name_(name),
+      is_job_group_(false),
+      open_store_(parent.open_store_),
+      listen_host_(parent.listen_host_),
+      server_(parent.server_),
+      file_store_(parent.file_store_) {
+  const auto me = std::find(members.begin(), members.end(), parent.rank());
+  TSR_CHECK(me != members.end(), TSR_ERR_INTERNAL, "rank ", parent.rank(), " is not a member of subgroup ", name);
+  rank_ = int(me - members.begin());
+  for (int m : members) global_ranks_.push_back(parent.global_rank(m));
+  // A connection of its own: the parent's worker may use the parent's
+  // store meanwhile (failure reports).
+  base_store_ = open_store_(timeout_);
+  store_ = std::make_shared<PrefixStore>(name_, base_store_);
+  join();
+  cpu_backend_ = std::make_unique<GlooBackend>(*store_, rank_, size_, listen_host_, timeout_);
+  worker_ = std::thread([this] { worker_loop(); });
+}
+
+int ProcessGroup::group_rank(int global) const {
+  const auto it = std::find(global_ranks_.begin(), global_ranks_.end(), global);
+  return it == global_ranks_.end() ? -1 : int(it - global_ranks_.begin());
+}
+
+std::string ProcessGroup::next_subgroup_name() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return name_ + "/" + std::to_string(subgroups_made_++);
+}
+
+void ProcessGroup::run_in_background(std::function<void()> fn) {
+  auto done = std::make_shared<std::atomic<bool>>(false);
+  std::thread t([fn = std::move(fn), done] {
+    fn();
+    done->store(true);
+  });
+  std::lock_guard<std::mutex> lock(mutex_);
+  // Reap the threads that have ended, so a long run of isend/irecv does
+  // not pile them up.
+  for (auto it = background_.begin(); it != background_.end();) {
+    if (it->done->load()) {
+      it->thread.join();
+      it = background_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  background_.push_back(Background{std::move(t), std::move(done)});
+}
+
+void ProcessGroup::fail_transfer(const Collective& c, const std::string& cause, double seconds) {
+  const bool timed_out = cause.find("Timed out") != std::string::npos || seconds >= 0.95 * Seconds(timeout_).count();
+  fail_group(0, c, cause, seconds, timed_out);
 }
 
 void ProcessGroup::join() {
@@ -88,12 +169,21 @@ ProcessGroup::~ProcessGroup() {
   }
   cv_.notify_all();
   if (worker_.joinable()) worker_.join();
+  // Sends and receives still waiting for their peers: each ends at the
+  // latest at the group's timeout.
+  std::vector<Background> background;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    background.swap(background_);
+  }
+  for (Background& b : background) b.thread.join();
   cpu_backend_.reset();
   cleanup_store();
 }
 
 void ProcessGroup::cleanup_store() {
-  if (!file_store_) return;
+  // Only the job's group clears the directory (a subgroup's keys go with it).
+  if (!file_store_ || !is_job_group_) return;
   // torch's FileStore: the last rank out removes the keys, so the
   // directory can hold the next job's.
   try {
@@ -106,8 +196,8 @@ void ProcessGroup::cleanup_store() {
 std::shared_ptr<Work> ProcessGroup::submit(Collective c, bool async) {
   auto work = std::make_shared<Work>();
   std::unique_lock<std::mutex> lock(mutex_);
-  const uint64_t seq = next_seq_++;
-  recorder_.queued(seq, c.op + "(" + c.signature + ")");
+  const uint64_t seq = c.point_to_point ? 0 : next_seq_++;
+  if (seq) recorder_.queued(seq, c.op + "(" + c.signature + ")");
   if (!async && queue_.empty() && !busy_) {
     // Nothing ahead of it: run here, sparing the hand-off to the worker.
     busy_ = true;
@@ -174,24 +264,25 @@ void ProcessGroup::worker_loop() {
 void ProcessGroup::execute(const Item& item) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    TSR_CHECK(failure_.empty(), TSR_ERR_DISTRIBUTED, item.collective.op, " (sequence ", item.seq,
-              ") refused: the process group failed earlier and takes no more work. The first failure: ", failure_);
+    TSR_CHECK(failure_.empty(), TSR_ERR_DISTRIBUTED, labelled(item.collective.op, item.seq),
+              " refused: the process group failed earlier and takes no more work. The first failure: ", failure_);
   }
-  recorder_.started(item.seq);
+  const bool recorded = item.seq != 0;  // send and recv have no sequence number
+  if (recorded) recorder_.started(item.seq);
   const auto start = Clock::now();
   try {
-    if (detail_ && size_ > 1) check_fingerprints(item.seq, item.collective);
+    if (detail_ && size_ > 1 && !item.collective.point_to_point) check_fingerprints(item.seq, item.collective);
     item.collective.run(backend_for(item.collective.device), CallOptions{tag_of(item.seq), timeout_});
   } catch (const Error&) {
-    recorder_.finished(item.seq, false);
+    if (recorded) recorder_.finished(item.seq, false);
     throw;
   } catch (const std::exception& e) {
-    recorder_.finished(item.seq, false);
+    if (recorded) recorder_.finished(item.seq, false);
     const double seconds = Seconds(Clock::now() - start).count();
     const bool timed_out = std::strstr(e.what(), "Timed out") || seconds >= 0.95 * Seconds(timeout_).count();
     fail_group(item.seq, item.collective, e.what(), seconds, timed_out);
   }
-  recorder_.finished(item.seq, true);
+  if (recorded) recorder_.finished(item.seq, true);
 }
 
 void ProcessGroup::check_fingerprints(uint64_t seq, const Collective& c) {
@@ -228,7 +319,7 @@ void ProcessGroup::fail_group(uint64_t seq, const Collective& c, const std::stri
   char waited[32];
   std::snprintf(waited, sizeof waited, "%.2f s", seconds);
   std::string message =
-      str(c.op, " (sequence ", seq, ") failed on rank ", rank_, " of world size ", size_, " after ", waited);
+      str(labelled(c.op, seq), " failed on rank ", rank_, " of world size ", size_, " after ", waited);
   if (timed_out) message += str(" (the group's timeout is ", timeout_.count(), " ms)");
   message += str(": ", missing, ". ", backend.name(), ": ", cause);
   {
@@ -243,6 +334,9 @@ void ProcessGroup::fail_group(uint64_t seq, const Collective& c, const std::stri
 
 std::string ProcessGroup::missing_ranks_report(uint64_t seq) {
   if (size_ == 1) return "no peer is involved";
+  if (mpi_)
+    return "the missing ranks are unknown under MPI (an MPI group has no store to report failures through; "
+           "mpirun ends the job when this process exits)";
   const Millis grace = report_grace(timeout_);
   try {
     base_store_->set_timeout(grace);

@@ -56,6 +56,32 @@ std::vector<std::string> row_names(const std::string& table) {
   return names;
 }
 
+// The cells of the row named name (split at runs of two spaces).
+std::vector<std::string> row_cells(const std::string& table, const std::string& name) {
+  std::istringstream in(table);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::vector<std::string> cells;
+    size_t i = line.find_first_not_of(' ');
+    while (i != std::string::npos && i < line.size()) {
+      const size_t end = line.find("  ", i);
+      cells.push_back(line.substr(i, end == std::string::npos ? std::string::npos : end - i));
+      if (end == std::string::npos) break;
+      i = line.find_first_not_of(' ', end);
+    }
+    if (!cells.empty() && cells[0] == name) return cells;
+  }
+  return {};
+}
+
+// "12.345us", "1.234ms", "1.000s" in microseconds.
+double microseconds(const std::string& cell) {
+  const double v = std::stod(cell);
+  if (cell.size() > 2 && cell.compare(cell.size() - 2, 2, "ms") == 0) return v * 1e3;
+  if (cell.size() > 2 && cell.compare(cell.size() - 2, 2, "us") == 0) return v;
+  return v * 1e6;
+}
+
 class CudaProfiler : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -94,11 +120,15 @@ TEST_F(CudaProfiler, TableHasTorchsCudaColumnsAndTotal) {
   EXPECT_LT(t.find("CPU time avg"), t.find("Self CUDA"));
   EXPECT_LT(t.find("Self CUDA"), t.find("CUDA total"));
   EXPECT_LT(t.find("CUDA total"), t.find("# of Calls"));
+  // Rows descend by CUDA total (column 8).
   const std::vector<std::string> rows = row_names(t);
-  ASSERT_FALSE(rows.empty());
-  // The matmul (64^3 multiply-adds, emulated) or the backward node holding
-  // its two matmuls takes the most device time.
-  EXPECT_TRUE(rows[0] == "aten::mm" || rows[0] == "aten::matmul" || rows[0].find("MmBackward") == 0) << t;
+  ASSERT_GT(rows.size(), 5u) << t;
+  double previous = 1e300;
+  for (const std::string& name : rows) {
+    const double total = microseconds(row_cells(t, name).at(8));
+    EXPECT_LE(total, previous) << name << " in\n" << t;
+    previous = total;
+  }
 }
 
 TEST_F(CudaProfiler, NestedOpsSplitSelfFromTotalDeviceTime) {
@@ -106,22 +136,22 @@ TEST_F(CudaProfiler, NestedOpsSplitSelfFromTotalDeviceTime) {
   run_model();
   R r;
   ASSERT_OK(tsr_profiler_stop(&r.h));
-  // Sorted by total and by self device time, the orders differ only where
-  // nesting moves time from a parent to its children: the backward node of
-  // the matmul runs two matmuls, so its self time is below its total.
-  const std::string by_total = table(r.h, "cuda_time_total");
-  const std::string by_self = table(r.h, "self_cuda_time_total");
-  const std::string by_avg = table(r.h, "cuda_time");
-  const std::vector<std::string> total_rows = row_names(by_total), self_rows = row_names(by_self);
-  const auto position = [](const std::vector<std::string>& rows, const std::string& name) {
-    return std::find(rows.begin(), rows.end(), name) - rows.begin();
-  };
-  // MmBackward0's own device time is the gaps between its two matmuls'
-  // launches: it ranks far lower by self time than by total.
-  EXPECT_GT(position(self_rows, "MmBackward0"), position(total_rows, "MmBackward0") + 3) << by_total << by_self;
-  EXPECT_LT(position(total_rows, "MmBackward0"), ptrdiff_t(total_rows.size()));
-  EXPECT_EQ(row_names(by_total).size(), row_names(by_self).size());
-  EXPECT_EQ(row_names(by_total).size(), row_names(by_avg).size());
+  // A leaf op's self device time is its total; a backward node's total
+  // includes the matmuls it runs, and its self time excludes them.
+  const std::string t = table(r.h, "cuda_time_total");
+  const std::vector<std::string> matmul = row_cells(t, "aten::matmul"), mm_backward = row_cells(t, "MmBackward0");
+  ASSERT_EQ(matmul.size(), 11u) << t;
+  ASSERT_EQ(mm_backward.size(), 11u) << t;
+  // Columns: name, self CPU %, self CPU, CPU total %, CPU total, CPU avg,
+  // self CUDA, self CUDA %, CUDA total, CUDA avg, calls.
+  EXPECT_EQ(matmul[6], matmul[8]) << t;
+  EXPECT_GT(microseconds(matmul[8]), 0.0) << t;
+  EXPECT_LT(microseconds(mm_backward[6]), microseconds(mm_backward[8])) << t;
+  // Its total holds its two matmuls (two of the three aten::matmul calls).
+  EXPECT_GT(microseconds(mm_backward[8]), 0.0) << t;
+  // Every sort key over the device columns gives every row.
+  for (const char* key : {"self_cuda_time_total", "cuda_time"})
+    EXPECT_EQ(row_names(table(r.h, key)).size(), row_names(t).size()) << key;
 }
 
 TEST_F(CudaProfiler, CpuOnlyActivitiesRecordNoDeviceTime) {
