@@ -8,6 +8,7 @@
 // primitive, under no_grad, as torch's kernel does in place: replaying a
 // checkpointed region therefore does not update them twice.
 #include "autograd/grad_mode.h"
+#include "core/factory.h"
 #include "autograd/run.h"
 #include "cpu/kernels/cnn.h"
 #include "cpu/kernels/elementwise.h"
@@ -140,6 +141,14 @@ class BatchNorm final : public prim::Primitive {
     return out;
   }
 
+  // A 0-dim 1 of x's dtype on x's device (an op's operands share a device).
+  static Tensor unit(const Tensor& x) {
+    if (x.device().type == TSR_DEVICE_CPU) return kernels::add_scalar(kernels::zeros({}, x.dtype()), 1.0);
+    Tensor one = empty({}, x.dtype(), TSR_CONTIGUOUS_FORMAT, x.device());
+    device::fill(device::kernels_for(x.device()), one, 1.0);
+    return one;
+  }
+
   Tensors differentiable_backward(const BackwardContext& ctx, bool nx, bool nw, bool nb) const {
     const tsr_dtype xd = ctx.input(0).dtype(), pd = ctx.output(1).dtype();
     auto wide = [](const Tensor& t) {
@@ -151,7 +160,7 @@ class BatchNorm final : public prim::Primitive {
       dims.push_back(d);
       cshape.push_back(1);
     }
-    Tensor one = kernels::add_scalar(kernels::zeros({}, x.dtype()), 1.0);
+    Tensor one = unit(x);
     Tensor xc, invstd;
     if (training_) {
       xc = sub(x, mean(x, dims, true));

@@ -266,6 +266,23 @@ class EmulatedCuda(unittest.TestCase):
         np.testing.assert_allclose(model[0].weight.grad.cpu().numpy(), model_cpu[0].weight.grad.numpy(),
                                    rtol=1e-5, atol=1e-5)
 
+    def test_double_backward_of_conv2d_and_batch_norm(self):
+        """create_graph through conv2d (its backward's backward is conv2d
+        again, on cuDNN) and batch norm (differentiable ops on the device)."""
+        F = nn.functional
+
+        def grads(device):
+            tessera.manual_seed(3)
+            x = tessera.randn(2, 3, 6, 6).to(device).requires_grad_()
+            w = tessera.randn(4, 3, 3, 3).to(device).requires_grad_()
+            g = tessera.randn(4).to(device).requires_grad_()
+            y = F.batch_norm(F.conv2d(x, w, padding=1), None, None, weight=g, training=True)
+            gx, = tessera.autograd.grad((y * y * y).sum(), [x], create_graph=True)
+            (gx * gx).sum().backward()
+            return [t.grad.cpu().numpy() for t in (x, w, g)]
+        for got, want in zip(grads("cuda"), grads("cpu")):
+            np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * np.abs(want).max())
+
     def test_cudnn_flags_choose_the_algorithm_path(self):
         cudnn = tessera.backends.cudnn
         self.assertTrue(cudnn.is_available())
