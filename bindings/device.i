@@ -50,6 +50,20 @@ bool bind_cuda_is_available(void);
 int32_t bind_cuda_device_count(void);
 %rename(cuda_synchronize) bind_cuda_synchronize;
 void bind_cuda_synchronize(int32_t device_index);
+/* torch.backends.cudnn.benchmark / deterministic / allow_tf32: each setter
+ * returns the previous value. */
+%rename(cudnn_set_benchmark) tsr_cudnn_set_benchmark;
+bool tsr_cudnn_set_benchmark(bool on);
+%rename(cudnn_benchmark) tsr_cudnn_benchmark;
+bool tsr_cudnn_benchmark(void);
+%rename(cudnn_set_deterministic) tsr_cudnn_set_deterministic;
+bool tsr_cudnn_set_deterministic(bool on);
+%rename(cudnn_deterministic) tsr_cudnn_deterministic;
+bool tsr_cudnn_deterministic(void);
+%rename(cudnn_set_allow_tf32) tsr_cudnn_set_allow_tf32;
+bool tsr_cudnn_set_allow_tf32(bool on);
+%rename(cudnn_allow_tf32) tsr_cudnn_allow_tf32;
+bool tsr_cudnn_allow_tf32(void);
 %rename(memory_record_history) bind_memory_record_history;
 void bind_memory_record_history(tsr_device_type device_type, int32_t device_index, bool enabled,
                                 int64_t max_entries);

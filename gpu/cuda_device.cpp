@@ -214,4 +214,6 @@ bool CudaDevice::is_pinned(const void* p) const { return is_page_locked(p); }
 
 DeviceKernels* CudaDevice::kernels() { return plugin_kernels(); }
 
+DnnKernels* CudaDevice::dnn_kernels() { return plugin_dnn_kernels(); }
+
 }  // namespace tsr::cuda

@@ -57,6 +57,7 @@ class CudaDevice final : public DeviceBackend {
   // cudaHostAlloc'd (or cudaHostRegister'ed) memory.
   bool is_pinned(const void* p) const override;
   DeviceKernels* kernels() override;
+  DnnKernels* dnn_kernels() override;
 
  private:
   // Throws TSR_ERR_INVALID_ARGUMENT unless 0 <= index < device_count.

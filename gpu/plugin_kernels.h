@@ -4,9 +4,14 @@
 #pragma once
 
 #include "core/device_kernels.h"
+#include "core/dnn_kernels.h"
 
 namespace tsr::cuda {
 
 DeviceKernels* plugin_kernels();
+// Convolutions through cuDNN (cudnn_kernels.cpp, over the real libcudnn or
+// its test double, tests/cudnn_double); nullptr in the double's copy of the
+// plugin that runs no kernels.
+DnnKernels* plugin_dnn_kernels();
 
 }  // namespace tsr::cuda

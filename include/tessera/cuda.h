@@ -75,6 +75,54 @@ TSR_API tsr_status tsr_cuda_init(void);
  */
 TSR_API tsr_status tsr_cuda_synchronize(int32_t device_index);
 
+/**
+ * @brief torch.backends.cudnn.benchmark = on: convolutions on CUDA tensors
+ * time cuDNN's candidate algorithms the first time they meet a shape
+ * (sizes, strides, dtype, padding, stride, dilation, groups and the other
+ * flags) and use the fastest for that shape from then on; off (the
+ * default) takes cuDNN's heuristic choice, without timing.
+ *
+ * Process-wide; read by every convolution queued after the call. Never fails.
+ * @param[in] on the new setting
+ * @return the previous setting
+ */
+TSR_API bool tsr_cudnn_set_benchmark(bool on);
+/**
+ * @brief torch.backends.cudnn.benchmark: the current setting (default false).
+ * @return true when benchmark mode is on
+ */
+TSR_API bool tsr_cudnn_benchmark(void);
+/**
+ * @brief torch.backends.cudnn.deterministic = on: convolutions on CUDA
+ * tensors use only algorithms cuDNN marks deterministic (the same bits on
+ * every run), in benchmark mode and out of it.
+ *
+ * Process-wide; read by every convolution queued after the call. Never fails.
+ * @param[in] on the new setting
+ * @return the previous setting
+ */
+TSR_API bool tsr_cudnn_set_deterministic(bool on);
+/**
+ * @brief torch.backends.cudnn.deterministic: the current setting (default false).
+ * @return true when only deterministic algorithms are used
+ */
+TSR_API bool tsr_cudnn_deterministic(void);
+/**
+ * @brief torch.backends.cudnn.allow_tf32 = on: float32 convolutions on CUDA
+ * tensors may run on tensor cores in TF32 (cuDNN's default math); off asks
+ * cuDNN for full float32 arithmetic (CUDNN_FMA_MATH).
+ *
+ * Process-wide; read by every convolution queued after the call. Never fails.
+ * @param[in] on the new setting
+ * @return the previous setting
+ */
+TSR_API bool tsr_cudnn_set_allow_tf32(bool on);
+/**
+ * @brief torch.backends.cudnn.allow_tf32: the current setting (default true, as torch's).
+ * @return true when TF32 is allowed
+ */
+TSR_API bool tsr_cudnn_allow_tf32(void);
+
 #ifdef __cplusplus
 }
 #endif

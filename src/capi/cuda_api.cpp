@@ -8,6 +8,7 @@
 #include "capi/barrier.h"
 #include "core/device_allocator.h"
 #include "core/error.h"
+#include "device/dnn_flags.h"
 
 using namespace tsr;
 using namespace tsr::capi;
@@ -41,3 +42,10 @@ TSR_EXTERN tsr_status tsr_cuda_synchronize(int32_t device_index) {
     backend_for(d).synchronize_device(d.index);
   });
 }
+
+TSR_EXTERN bool tsr_cudnn_set_benchmark(bool on) { return device::set_dnn_benchmark(on); }
+TSR_EXTERN bool tsr_cudnn_benchmark(void) { return device::dnn_policy().benchmark; }
+TSR_EXTERN bool tsr_cudnn_set_deterministic(bool on) { return device::set_dnn_deterministic(on); }
+TSR_EXTERN bool tsr_cudnn_deterministic(void) { return device::dnn_policy().deterministic; }
+TSR_EXTERN bool tsr_cudnn_set_allow_tf32(bool on) { return device::set_dnn_allow_tf32(on); }
+TSR_EXTERN bool tsr_cudnn_allow_tf32(void) { return device::dnn_policy().allow_tf32; }

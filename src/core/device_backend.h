@@ -13,6 +13,7 @@
 
 #include "core/device.h"
 #include "core/device_kernels.h"
+#include "core/dnn_kernels.h"
 #include "core/stream.h"
 
 namespace tsr {
@@ -112,6 +113,8 @@ class DeviceBackend {
   // The kernel entry of every primitive on this device; nullptr for the CPU,
   // whose primitives call their CPU kernels directly (Primitive::eval_cpu).
   virtual DeviceKernels* kernels() { return nullptr; }
+  // Convolution through a vendor library (cuDNN on CUDA); nullptr: none.
+  virtual DnnKernels* dnn_kernels() { return nullptr; }
 };
 
 }  // namespace tsr

@@ -21,7 +21,9 @@ namespace tsr {
 
 // Bumped whenever device_backend.h, device_kernels.h or this file change
 // in a way that changes the objects' layout or meaning.
-constexpr uint32_t kDevicePluginAbi = 2;  // 2: DeviceKernels gained selection, layer_norm, the fused unscale and attention
+// 2 (0.3): DeviceKernels gained selection, layer_norm, the fused unscale
+// and attention; DeviceBackend gained dnn_kernels (cuDNN).
+constexpr uint32_t kDevicePluginAbi = 2;
 
 // What the plugin fills in on success.
 struct DevicePluginExports {

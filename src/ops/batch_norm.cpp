@@ -8,9 +8,12 @@
 // primitive, under no_grad, as torch's kernel does in place: replaying a
 // checkpointed region therefore does not update them twice.
 #include "autograd/grad_mode.h"
+#include "core/factory.h"
 #include "autograd/run.h"
 #include "cpu/kernels/cnn.h"
 #include "cpu/kernels/elementwise.h"
+#include "device/cnn.h"
+#include "device/device_ops.h"
 #include "ops/cnn.h"
 #include "ops/grad_util.h"
 #include "ops/layout.h"
@@ -53,6 +56,16 @@ class BatchNormBackward final : public prim::Primitive {
     kernels::BatchNormGrads r = kernels::batch_norm_backward(
         kernels::dense_in(in[0], fmt_), kernels::dense_in(in[1], fmt_), w, kernels::dense_in(in[3], fmt_),
         kernels::dense_in(in[4], fmt_), eps_, training_, fmt_, nx_, nw_, nb_);
+    return outputs(r);
+  }
+  // cuDNN's backward when training (src/device/cnn.cpp).
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override {
+    return outputs(device::batch_norm_backward(k, in[0], in[1], in[2], in[3], in[4], eps_, training_, fmt_, nx_,
+                                               nw_, nb_));
+  }
+
+ private:
+  Tensors outputs(const kernels::BatchNormGrads& r) const {
     Tensors out;
     if (nx_) out.push_back(r.input);
     if (nw_) out.push_back(r.weight);
@@ -60,7 +73,6 @@ class BatchNormBackward final : public prim::Primitive {
     return out;
   }
 
- private:
   bool training_;
   double eps_;
   tsr_memory_format fmt_;
@@ -88,9 +100,12 @@ class BatchNorm final : public prim::Primitive {
     auto dense = [&](const Tensor& t) { return t.defined() ? kernels::dense_in(t, fmt_) : Tensor(); };
     kernels::BatchNormResult r = kernels::batch_norm(dense(in[0]), dense(in[1]), dense(in[2]), dense(in[3]),
                                                      dense(in[4]), training_, eps_, fmt_, stats_dtype_);
-    Tensors out{r.out, r.mean, r.var};
-    if (training_) out.push_back(r.unbiased_var);
-    return out;
+    return outputs(r);
+  }
+  // cuDNN's batch norm (src/device/cnn.cpp).
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override {
+    kernels::check_batch_norm(in[0], in[3], in[4], in[1], in[2], training_);
+    return outputs(device::batch_norm(k, in[0], in[1], in[2], in[3], in[4], training_, eps_, fmt_, stats_dtype_));
   }
   // x and the statistics for every gradient, weight for the input's.
   prim::SaveSpec save_spec(const prim::RequiresGrad& rg) const override {
@@ -120,6 +135,20 @@ class BatchNorm final : public prim::Primitive {
   // casts are differentiable), each gradient rounded once to its tensor's
   // dtype, as the first-order kernel does; low-precision ops would round
   // every intermediate (the centred x, the statistics) instead.
+  Tensors outputs(const kernels::BatchNormResult& r) const {
+    Tensors out{r.out, r.mean, r.var};
+    if (training_) out.push_back(r.unbiased_var);
+    return out;
+  }
+
+  // A 0-dim 1 of x's dtype on x's device (an op's operands share a device).
+  static Tensor unit(const Tensor& x) {
+    if (x.device().type == TSR_DEVICE_CPU) return kernels::add_scalar(kernels::zeros({}, x.dtype()), 1.0);
+    Tensor one = empty({}, x.dtype(), TSR_CONTIGUOUS_FORMAT, x.device());
+    device::fill(device::kernels_for(x.device()), one, 1.0);
+    return one;
+  }
+
   Tensors differentiable_backward(const BackwardContext& ctx, bool nx, bool nw, bool nb) const {
     const tsr_dtype xd = ctx.input(0).dtype(), pd = ctx.output(1).dtype();
     auto wide = [](const Tensor& t) {
@@ -131,7 +160,7 @@ class BatchNorm final : public prim::Primitive {
       dims.push_back(d);
       cshape.push_back(1);
     }
-    Tensor one = kernels::add_scalar(kernels::zeros({}, x.dtype()), 1.0);
+    Tensor one = unit(x);
     Tensor xc, invstd;
     if (training_) {
       xc = sub(x, mean(x, dims, true));
@@ -169,15 +198,23 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
   // inputs modified since the forward.
   const Tensor rm = training ? Tensor() : running_mean, rv = training ? Tensor() : running_var;
   const tsr_dtype stats_dtype = kernels::batch_norm_param_dtype(x, {&weight, &bias, &running_mean, &running_var});
-  Tensors r = autograd::run(std::make_shared<BatchNorm>(training, eps, kernels::batch_norm_format(x, {&weight, &bias, &running_mean, &running_var}), stats_dtype),
-                            {x, weight, bias, rm, rv});
+  // The output's format: the CPU kernel's rule, or cudnn_batch_norm's
+  // (x's suggested format) on another device.
+  const tsr_memory_format fmt = x.device().type == TSR_DEVICE_CPU
+                                    ? kernels::batch_norm_format(x, {&weight, &bias, &running_mean, &running_var})
+                                    : kernels::cnn_format(x);
+  Tensors r = autograd::run(std::make_shared<BatchNorm>(training, eps, fmt, stats_dtype), {x, weight, bias, rm, rv});
   if (training && running_mean.defined()) {
     // running = (1 - momentum) * running + momentum * batch statistic, in
     // place and without history (torch updates them inside its kernel).
     autograd::NoGradGuard no_grad;
     for (auto [run, stat] : {std::pair{running_mean, r[1]}, std::pair{running_var, r[3]}}) {
-      kernels::scale_inplace(run, 1.0 - momentum);
-      kernels::add_into(run, stat, momentum);
+      if (run.device().type == TSR_DEVICE_CPU) {
+        kernels::scale_inplace(run, 1.0 - momentum);
+        kernels::add_into(run, stat, momentum);
+      } else {
+        device::blend_running_stat(device::kernels_for(run.device()), run, stat, momentum);
+      }
       run.bump_version();
     }
   }

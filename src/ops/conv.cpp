@@ -5,6 +5,7 @@
 // widened to float32 and rounded once).
 #include "autocast/cast_inputs.h"
 #include "autograd/run.h"
+#include "device/cnn.h"
 #include "cpu/kernels/cnn.h"
 #include "ops/cnn.h"
 #include "ops/grad_util.h"
@@ -50,12 +51,11 @@ class ConvolutionBackward final : public prim::Primitive {
     Tensor g = kernels::dense_in(in[0], fmt_);
     Tensor x = in[1].defined() ? kernels::dense_in(in[1], fmt_) : Tensor();
     Tensor w = in[2].defined() ? kernels::dense_in(in[2], fmt_) : Tensor();
-    kernels::ConvGrads r = kernels::conv2d_backward(g, x, w, x_sizes_, w_sizes_, a_, fmt_, nx_, nw_, nb_);
-    Tensors out;
-    if (nx_) out.push_back(r.input);
-    if (nw_) out.push_back(r.weight);
-    if (nb_) out.push_back(r.bias);
-    return out;
+    return outputs(kernels::conv2d_backward(g, x, w, x_sizes_, w_sizes_, a_, fmt_, nx_, nw_, nb_));
+  }
+  // cuDNN's backward-data and backward-filter (src/device/cnn.cpp).
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override {
+    return outputs(device::conv2d_backward(k, in[0], in[1], in[2], x_sizes_, w_sizes_, a_, fmt_, nx_, nw_, nb_));
   }
   // g always; x and weight where given (x with the weight's gradient, the
   // weight with the input's).
@@ -65,6 +65,14 @@ class ConvolutionBackward final : public prim::Primitive {
   Tensors backward(const BackwardContext& ctx) override;
 
  private:
+  Tensors outputs(const kernels::ConvGrads& r) const {
+    Tensors out;
+    if (nx_) out.push_back(r.input);
+    if (nw_) out.push_back(r.weight);
+    if (nb_) out.push_back(r.bias);
+    return out;
+  }
+
   Conv2dArgs a_;
   tsr_memory_format fmt_;
   Shape x_sizes_, w_sizes_;
@@ -120,6 +128,10 @@ class Convolution final : public prim::Primitive {
     Tensor b = in[2].defined() ? kernels::dense_in(in[2], fmt_) : Tensor();
     return {kernels::conv2d(kernels::dense_in(in[0], fmt_), kernels::dense_in(in[1], fmt_), b, a_, fmt_)};
   }
+  // cuDNN's forward, then the bias added (src/device/cnn.cpp).
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override {
+    return {device::conv2d(k, in[0], in[1], in[2], a_, fmt_)};
+  }
   // x for the weight's gradient, weight for the input's.
   prim::SaveSpec save_spec(const prim::RequiresGrad& rg) const override {
     return {(rg[1] ? bit(0) : 0) | (rg[0] ? bit(1) : 0), 0};
@@ -151,7 +163,11 @@ Tensor conv2d(const Tensor& x_arg, const Tensor& weight_arg, const Tensor& bias_
   if (x.defined() && x.ndim() == 3) return squeeze_dim(conv2d(unsqueeze(x, 0), weight, bias, a), 0);
   // Checked here as well, so that the format rule below reads 4-D tensors.
   kernels::conv2d_output_sizes(x, weight, bias, a);
-  return autograd::run1<Convolution>({x, weight, bias}, a, kernels::conv_format(x, weight, a));
+  // The output's format is the backend's: the CPU's (oneDNN, or the native
+  // kernels per group) or cuDNN's on any other device.
+  const tsr_memory_format fmt = x.device().type == TSR_DEVICE_CPU ? kernels::conv_format(x, weight, a)
+                                                                   : kernels::cudnn_conv_format(x, weight);
+  return autograd::run1<Convolution>({x, weight, bias}, a, fmt);
 }
 
 }  // namespace tsr::ops

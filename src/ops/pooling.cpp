@@ -5,6 +5,7 @@
 // linear in it, whose own backward is the forward pooling (or, for max
 // pooling, a gather at the saved indices).
 #include "autograd/run.h"
+#include "device/cnn.h"
 #include "cpu/kernels/cnn.h"
 #include "ops/cnn.h"
 #include "ops/grad_util.h"
@@ -99,6 +100,11 @@ class AvgPoolBackward final : public prim::Primitive {
     return {like_input(kernels::avg_pool2d_backward(batched_dense(in[0], fmt_), batched_sizes(x_sizes_), a_, fmt_),
                        x_sizes_.size() == 3)};
   }
+  // cuDNN's pooling backward (src/device/cnn.cpp).
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override {
+    return {like_input(device::avg_pool2d_backward(k, kernels::as_batched(in[0]), batched_sizes(x_sizes_), a_, fmt_),
+                       x_sizes_.size() == 3)};
+  }
   // Linear in grad_out, its adjoint the pooling itself.
   Tensors backward(const BackwardContext& ctx) override {
     if (!ctx.needs_input_grad(0)) return {Tensor()};
@@ -122,6 +128,10 @@ class AvgPool final : public prim::Primitive {
   Tensors eval_cpu(const Tensors& in) override {
     return {like_input(kernels::avg_pool2d(batched_dense(in[0], fmt_), a_, fmt_), in[0].ndim() == 3)};
   }
+  // cuDNN's average pooling (src/device/cnn.cpp).
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override {
+    return {like_input(device::avg_pool2d(k, kernels::as_batched(in[0]), a_, fmt_), in[0].ndim() == 3)};
+  }
   Tensors backward(const BackwardContext& ctx) override {
     return {autograd::run1<AvgPoolBackward>({ctx.grad(0)}, a_, ctx.input_meta(0).sizes, fmt_)};
   }
@@ -139,6 +149,10 @@ class AdaptiveAvgPoolBackward final : public prim::Primitive {
   std::vector<TensorMeta> output_meta(const Tensors& in) const override { return {{x_sizes_, in[0].dtype()}}; }
   Tensors eval_cpu(const Tensors& in) override {
     return {like_input(kernels::adaptive_avg_pool2d_backward(batched_dense(in[0], fmt_), batched_sizes(x_sizes_), fmt_),
+                       x_sizes_.size() == 3)};
+  }
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override {
+    return {like_input(device::adaptive_avg_pool2d_backward(k, kernels::as_batched(in[0]), batched_sizes(x_sizes_), fmt_),
                        x_sizes_.size() == 3)};
   }
   // Linear in grad_out, its adjoint the pooling itself.
@@ -170,6 +184,10 @@ class AdaptiveAvgPool final : public prim::Primitive {
   }
   Tensors eval_cpu(const Tensors& in) override {
     return {like_input(kernels::adaptive_avg_pool2d(batched_dense(in[0], fmt_), out_, fmt_), in[0].ndim() == 3)};
+  }
+  // cuDNN's average pooling with uniform windows (src/device/cnn.cpp).
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override {
+    return {like_input(device::adaptive_avg_pool2d(k, kernels::as_batched(in[0]), out_, fmt_), in[0].ndim() == 3)};
   }
   Tensors backward(const BackwardContext& ctx) override {
     return {autograd::run1<AdaptiveAvgPoolBackward>({ctx.grad(0)}, ctx.input_meta(0).sizes, fmt_)};

@@ -416,6 +416,9 @@ void tsr_double_report_device_count(int count) {
   std::lock_guard<std::mutex> g(knobs().mu);
   knobs().reported_device_count = count;
 }
+int tsr_double_is_device_memory(int device, const void* ptr, size_t bytes) {
+  return sim().is_device_memory(device, ptr, bytes) ? 1 : 0;
+}
 void tsr_double_set_capacity(int device, size_t bytes) { sim().set_capacity(device, bytes); }
 size_t tsr_double_used_bytes(int device) { return sim().used_bytes(device); }
 void tsr_double_set_host_capacity(size_t bytes) {

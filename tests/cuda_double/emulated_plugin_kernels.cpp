@@ -47,4 +47,8 @@ DeviceKernels* plugin_kernels() {
   return kernels;
 }
 
+// cuDNN's entry points come from the cuDNN test double here
+// (tests/cudnn_double), called by the real plugin's code (gpu/cudnn_conv.cpp),
+// which defines plugin_dnn_kernels().
+
 }  // namespace tsr::cuda

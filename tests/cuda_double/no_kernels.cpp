@@ -5,5 +5,6 @@
 namespace tsr::cuda {
 
 DeviceKernels* plugin_kernels() { return nullptr; }
+DnnKernels* plugin_dnn_kernels() { return nullptr; }
 
 }  // namespace tsr::cuda

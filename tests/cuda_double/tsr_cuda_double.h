@@ -47,6 +47,9 @@ tsr_double_counters tsr_double_get_counters(void);
  * destroy(ctx) runs exactly once, also when the launch fails. Returns a
  * cudaError_t (0: queued). */
 int tsr_double_launch(void* stream, void (*fn)(void*), void* ctx, void (*destroy)(void*));
+/* 1 when [ptr, ptr + bytes) is allocated memory of the simulated device
+ * (cudaMalloc'd segments or mapped pages), else 0. */
+int tsr_double_is_device_memory(int device, const void* ptr, size_t bytes);
 /* Violations the simulated device recorded (bad pointers, ...); 0: none. */
 size_t tsr_double_violations(void);
 

@@ -53,6 +53,7 @@ from . import utils                 # torch.utils.checkpoint, torch.utils.data
 from . import autograd              # torch.autograd (grad, backward, modes, profiler)
 from . import amp                   # torch.amp / torch.cuda.amp (GradScaler)
 from . import _cuda as cuda         # torch.cuda
+from . import backends              # torch.backends.cudnn (benchmark, deterministic, allow_tf32)
 from ._autocast import (autocast, is_autocast_enabled, is_autocast_cpu_enabled,  # torch.autocast
                         get_autocast_gpu_dtype, get_autocast_cpu_dtype, is_autocast_cache_enabled,
                         set_autocast_cache_enabled, clear_autocast_cache)

@@ -21,6 +21,7 @@ from .errors import Status as Status
 from .errors import UnsupportedError as UnsupportedError
 from . import amp as amp
 from . import autograd as autograd
+from . import backends as backends
 from . import cpu as cpu
 from . import _cuda as cuda
 from . import distributed as distributed

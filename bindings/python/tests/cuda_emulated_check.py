@@ -214,6 +214,87 @@ class EmulatedCuda(unittest.TestCase):
             (x @ x).sum()
         self.assertNotIn("CUDA total", prof.key_averages().table(sort_by="cpu_time_total"))
 
+    def test_channels_last_conv2d_as_the_seeds_example(self):
+        """model = Conv2d(...).to(device).to(memory_format=channels_last); Y = model(X):
+        cuDNN's forward and both backwards (the cuDNN test double here), the CPU's values."""
+        tessera.manual_seed(0)
+        cpu_model = nn.Conv2d(3, 6, 3, stride=2, padding=1, dilation=1, groups=3)
+        model = nn.Conv2d(3, 6, 3, stride=2, padding=1, dilation=1, groups=3)
+        model.load_state_dict(cpu_model.state_dict())
+        model = model.to("cuda").to(memory_format=tessera.channels_last)
+        x = tessera.randn(2, 3, 9, 8)
+        X = x.to("cuda", memory_format=tessera.channels_last).requires_grad_()
+        Y = model(X)
+        self.assertTrue(Y.is_cuda)
+        self.assertTrue(Y.is_contiguous(memory_format=tessera.channels_last))
+        self.assertEqual(Y.grad_fn, "ConvolutionBackward0")
+        (Y * Y).sum().backward()
+        xc = x.clone().requires_grad_()
+        yc = cpu_model(xc)
+        (yc * yc).sum().backward()
+        np.testing.assert_allclose(Y.cpu().detach().numpy(), yc.detach().numpy(), rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(X.grad.cpu().numpy(), xc.grad.numpy(), rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(model.weight.grad.cpu().numpy(), cpu_model.weight.grad.numpy(),
+                                   rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(model.bias.grad.cpu().numpy(), cpu_model.bias.grad.numpy(),
+                                   rtol=1e-5, atol=1e-5)
+
+    def test_batch_norm_and_average_pooling_layers(self):
+        """nn.BatchNorm2d (training then eval), AvgPool2d and AdaptiveAvgPool2d
+        on channels_last CUDA tensors (cuDNN through the double) as on the CPU."""
+        tessera.manual_seed(1)
+        layers = [nn.BatchNorm2d(4), nn.AvgPool2d(3, stride=2, padding=1), nn.AdaptiveAvgPool2d((1, 1))]
+        model_cpu = nn.Sequential(*layers)
+        model = nn.Sequential(nn.BatchNorm2d(4), nn.AvgPool2d(3, stride=2, padding=1),
+                              nn.AdaptiveAvgPool2d((1, 1)))
+        model.load_state_dict(model_cpu.state_dict())
+        model = model.to("cuda").to(memory_format=tessera.channels_last)
+        x = tessera.randn(3, 4, 6, 6)
+        for training in (True, False):
+            model.train(training)
+            model_cpu.train(training)
+            xd = x.to("cuda", memory_format=tessera.channels_last).requires_grad_()
+            xc = x.clone().requires_grad_()
+            y, yc = model(xd), model_cpu(xc)
+            self.assertTrue(y.is_cuda)
+            (y * y).sum().backward()
+            (yc * yc).sum().backward()
+            np.testing.assert_allclose(y.cpu().detach().numpy(), yc.detach().numpy(), rtol=1e-5, atol=1e-5)
+            np.testing.assert_allclose(xd.grad.cpu().numpy(), xc.grad.numpy(), rtol=1e-5, atol=1e-5)
+            np.testing.assert_allclose(model[0].running_var.cpu().numpy(), model_cpu[0].running_var.numpy(),
+                                       rtol=1e-5)
+        np.testing.assert_allclose(model[0].weight.grad.cpu().numpy(), model_cpu[0].weight.grad.numpy(),
+                                   rtol=1e-5, atol=1e-5)
+
+    def test_double_backward_of_conv2d_and_batch_norm(self):
+        """create_graph through conv2d (its backward's backward is conv2d
+        again, on cuDNN) and batch norm (differentiable ops on the device)."""
+        F = nn.functional
+
+        def grads(device):
+            tessera.manual_seed(3)
+            x = tessera.randn(2, 3, 6, 6).to(device).requires_grad_()
+            w = tessera.randn(4, 3, 3, 3).to(device).requires_grad_()
+            g = tessera.randn(4).to(device).requires_grad_()
+            y = F.batch_norm(F.conv2d(x, w, padding=1), None, None, weight=g, training=True)
+            gx, = tessera.autograd.grad((y * y * y).sum(), [x], create_graph=True)
+            (gx * gx).sum().backward()
+            return [t.grad.cpu().numpy() for t in (x, w, g)]
+        for got, want in zip(grads("cuda"), grads("cpu")):
+            np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * np.abs(want).max())
+
+    def test_cudnn_flags_choose_the_algorithm_path(self):
+        cudnn = tessera.backends.cudnn
+        self.assertTrue(cudnn.is_available())
+        x = tessera.randn(1, 2, 6, 6).cuda()
+        w = tessera.randn(3, 2, 3, 3).cuda()
+        plain = nn.functional.conv2d(x, w)
+        with cudnn.flags(benchmark=True, deterministic=True):
+            self.assertTrue(cudnn.benchmark and cudnn.deterministic)
+            timed = nn.functional.conv2d(x, w)
+        self.assertFalse(cudnn.benchmark or cudnn.deterministic)
+        np.testing.assert_allclose(timed.cpu().numpy(), plain.cpu().numpy(), rtol=1e-6)
+
 
 if __name__ == "__main__":
     unittest.main()

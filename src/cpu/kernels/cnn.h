@@ -41,6 +41,10 @@ struct Pool2dArgs {
 // stats, any undefined).
 tsr_memory_format cnn_format(const Tensor& x);
 tsr_memory_format conv_format(const Tensor& x, const Tensor& w, const Conv2dArgs& a);
+// conv2d's format through cuDNN (torch 1.13's cudnn_conv_suggest_memory_format,
+// used for CUDA tensors): contiguous when x or w is float64, else
+// channels_last when x's or w's strides suggest it, groups or not.
+tsr_memory_format cudnn_conv_format(const Tensor& x, const Tensor& w);
 tsr_memory_format batch_norm_format(const Tensor& x, std::initializer_list<const Tensor*> params);
 // t itself when dense in fmt, else a copy that is.
 Tensor dense_in(const Tensor& t, tsr_memory_format fmt);

@@ -91,6 +91,12 @@ tsr_memory_format conv_format(const Tensor& x, const Tensor& w, const Conv2dArgs
   return allocated_channels_last(out_group, TSR_CHANNELS_LAST) ? TSR_CHANNELS_LAST : TSR_CONTIGUOUS_FORMAT;
 }
 
+tsr_memory_format cudnn_conv_format(const Tensor& x, const Tensor& w) {
+  if (x.ndim() != 4 || w.ndim() != 4) return TSR_CONTIGUOUS_FORMAT;
+  if (x.dtype() == TSR_FLOAT64 || w.dtype() == TSR_FLOAT64) return TSR_CONTIGUOUS_FORMAT;
+  return either_channels_last(channels_last(x), channels_last(w)) ? TSR_CHANNELS_LAST : TSR_CONTIGUOUS_FORMAT;
+}
+
 tsr_memory_format batch_norm_format(const Tensor& x, const std::initializer_list<const Tensor*> params) {
   if (x.ndim() != 4) return TSR_CONTIGUOUS_FORMAT;
   // batch_norm_cpu_transform_input_template: when every tensor is dense
