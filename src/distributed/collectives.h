@@ -1,7 +1,8 @@
-// The collectives on tensors (c10d's ProcessGroupGloo ops): each checks
-// its arguments on the caller's thread, then hands the group a Collective
-// that stages non-contiguous tensors through contiguous copies and calls
-// Gloo. async == false returns when done (throwing its failure).
+// The collectives on tensors (c10d's ProcessGroup ops): each checks its
+// arguments on the caller's thread, then hands the group a Collective that
+// stages non-contiguous tensors through contiguous copies and calls the
+// backend of the tensors' device. async == false returns when done
+// (throwing its failure).
 #pragma once
 
 #include <memory>

@@ -5,13 +5,10 @@
 #include <cstdlib>
 #include <cstring>
 
-#include <gloo/allgather.h>
-#include <gloo/barrier.h>
-#include <gloo/rendezvous/context.h>
-#include <gloo/transport/tcp/device.h>
-
+#include "core/device.h"
 #include "core/error.h"
 #include "distributed/file_store.h"
+#include "distributed/gloo_backend.h"
 
 namespace tsr::distributed {
 namespace {
@@ -49,7 +46,7 @@ ProcessGroup::ProcessGroup(const GroupOptions& options) : timeout_(options.timeo
   base_store_ = r.store;
   store_ = std::make_shared<PrefixStore>("default_pg", r.store);
   join();
-  connect(r.listen_host);
+  cpu_backend_ = std::make_unique<GlooBackend>(*store_, rank_, size_, r.listen_host, timeout_);
   worker_ = std::thread([this] { worker_loop(); });
 }
 
@@ -78,27 +75,10 @@ void ProcessGroup::join() {
   }
 }
 
-void ProcessGroup::connect(const std::string& listen_host) {
-  try {
-    gloo::transport::tcp::attr attr;
-    attr.hostname = listen_host;
-    std::shared_ptr<gloo::transport::Device> device = gloo::transport::tcp::CreateDevice(attr);
-    auto context = std::make_shared<gloo::rendezvous::Context>(rank_, size_);
-    context->setTimeout(timeout_);
-    context->connectFullMesh(*store_, device);
-    context_ = context;
-    // Every rank is connected before any returns: rank 0 may release the
-    // store's server as soon as it returns.
-    gloo::BarrierOptions o(context_);
-    o.setTag(0);
-    o.setTimeout(timeout_);
-    gloo::barrier(o);
-  } catch (const Error&) {
-    throw;
-  } catch (const std::exception& e) {
-    fail(TSR_ERR_DISTRIBUTED, "rank ", rank_, " of world size ", size_, " could not connect to its peers (listening on ",
-         listen_host, "): ", e.what());
-  }
+Backend& ProcessGroup::backend_for(tsr_device_type device) {
+  if (device == TSR_DEVICE_CPU) return *cpu_backend_;
+  fail(TSR_ERR_UNSUPPORTED, "this process group has no backend for ", device_type_name(device),
+       " tensors (Gloo reduces CPU tensors)");
 }
 
 ProcessGroup::~ProcessGroup() {
@@ -108,7 +88,7 @@ ProcessGroup::~ProcessGroup() {
   }
   cv_.notify_all();
   if (worker_.joinable()) worker_.join();
-  context_.reset();
+  cpu_backend_.reset();
   cleanup_store();
 }
 
@@ -201,7 +181,7 @@ void ProcessGroup::execute(const Item& item) {
   const auto start = Clock::now();
   try {
     if (detail_ && size_ > 1) check_fingerprints(item.seq, item.collective);
-    item.collective.run(context_, tag_of(item.seq), timeout_);
+    item.collective.run(backend_for(item.collective.device), CallOptions{tag_of(item.seq), timeout_});
   } catch (const Error&) {
     recorder_.finished(item.seq, false);
     throw;
@@ -219,12 +199,8 @@ void ProcessGroup::check_fingerprints(uint64_t seq, const Collective& c) {
   std::vector<char> mine(kLength, 0), all(kLength * size_t(size_), 0);
   std::snprintf(mine.data(), kLength, "sequence %llu: %s(%s)", (unsigned long long)seq, c.op.c_str(),
                 c.signature.c_str());
-  gloo::AllgatherOptions o(context_);
-  o.setInput(mine.data(), kLength);
-  o.setOutput(all.data(), all.size());
-  o.setTag(fingerprint_tag_of(seq));
-  o.setTimeout(timeout_);
-  gloo::allgather(o);
+  backend_for(c.device).all_gather_bytes(mine.data(), all.data(), kLength,
+                                         CallOptions{fingerprint_tag_of(seq), timeout_});
   for (int r = 0; r < size_; ++r) {
     const char* theirs = all.data() + size_t(r) * kLength;
     if (std::memcmp(theirs, mine.data(), kLength) == 0) continue;
@@ -246,14 +222,15 @@ void ProcessGroup::fail_group(uint64_t seq, const Collective& c, const std::stri
     if (failure_.empty()) failure_ = c.op + " failed";
   }
   // Peers blocked on this rank fail now instead of at their timeout.
-  context_->closeConnections();
+  Backend& backend = backend_for(c.device);
+  backend.abort();
   const std::string missing = missing_ranks_report(seq);
   char waited[32];
   std::snprintf(waited, sizeof waited, "%.2f s", seconds);
   std::string message =
       str(c.op, " (sequence ", seq, ") failed on rank ", rank_, " of world size ", size_, " after ", waited);
   if (timed_out) message += str(" (the group's timeout is ", timeout_.count(), " ms)");
-  message += str(": ", missing, ". Gloo: ", cause);
+  message += str(": ", missing, ". ", backend.name(), ": ", cause);
   {
     std::lock_guard<std::mutex> lock(mutex_);
     failure_ = message;

@@ -1,13 +1,15 @@
-// A process group over Gloo (c10d's ProcessGroupGloo): the rendezvous,
-// one full mesh of TCP connections, and a worker thread that runs the
-// group's collectives one at a time in the order they were issued. A
-// synchronous call with nothing queued runs on the caller's thread.
+// A process group (c10d's ProcessGroup): the rendezvous, the engine that
+// moves the bytes (backend.h: Gloo for CPU tensors), and a worker thread
+// that runs the group's collectives one at a time in the order they were
+// issued. A synchronous call with nothing queued runs on the caller's
+// thread.
 //
-// Failure: a collective that throws (a peer's connection closed, Gloo's
-// timeout) fails the group for good. Its connections are closed at once,
-// so peers blocked on this rank fail too instead of waiting for their
-// timeout; every failing rank reports through the store, and the ranks
-// that never report are named as missing (dead or hung).
+// Failure: a collective whose backend throws BackendFailure (a peer's
+// connection closed, the engine's timeout) fails the group for good. The
+// backend is aborted at once, so peers blocked on this rank fail too
+// instead of waiting for their timeout; every failing rank reports through
+// the store, and the ranks that never report are named as missing (dead
+// or hung).
 #pragma once
 
 #include <atomic>
@@ -18,10 +20,9 @@
 #include <string>
 #include <thread>
 
-#include <gloo/context.h>
-
 #include <tessera/distributed.h>
 
+#include "distributed/backend.h"
 #include "distributed/flight_recorder.h"
 #include "distributed/rendezvous.h"
 #include "distributed/work.h"
@@ -35,12 +36,13 @@ struct GroupOptions {
   Millis timeout{std::chrono::minutes(30)};
 };
 
-// What a collective does, given the connected context, a tag no other
-// collective of the group uses at the same time, and the timeout.
+// What a collective does, given the backend of its tensors' device, a tag
+// no other operation of the group uses at the same time, and the timeout.
 struct Collective {
   std::string op;         // torch's name: "all_reduce"
   std::string signature;  // "dtype=float32, sizes=[4], op=SUM": fingerprints, the recorder
-  std::function<void(const std::shared_ptr<gloo::Context>&, uint32_t tag, Millis timeout)> run;
+  tsr_device_type device = TSR_DEVICE_CPU;  // picks the backend
+  std::function<void(Backend&, const CallOptions&)> run;
 };
 
 class ProcessGroup {
@@ -80,7 +82,9 @@ class ProcessGroup {
   // Every rank announces itself in the store and waits for the others,
   // so a rank that never comes is named.
   void join();
-  void connect(const std::string& listen_host);
+  // The engine for tensors on device; throws TSR_ERR_UNSUPPORTED when the
+  // group has none.
+  Backend& backend_for(tsr_device_type device);
   void cleanup_store();
 
   int rank_ = 0;
@@ -91,7 +95,7 @@ class ProcessGroup {
   std::shared_ptr<Store> base_store_;  // the store itself
   std::shared_ptr<Store> store_;       // this group's keys in it
   bool file_store_ = false;
-  std::shared_ptr<gloo::Context> context_;
+  std::unique_ptr<Backend> cpu_backend_;  // Gloo
   FlightRecorder recorder_;
 
   std::mutex mutex_;  // guards what follows

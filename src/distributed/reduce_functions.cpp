@@ -133,4 +133,19 @@ const char* reduce_op_name(tsr_reduce_op op) {
   return "?";
 }
 
+void divide_in_place(const Tensor& buffer, int world) {
+  if (buffer.dtype() == TSR_BOOL) return;
+  dispatch_all(buffer.dtype(), [&]<typename T>() {
+    T* p = buffer.data<T>();
+    const int64_t n = buffer.numel();
+    if constexpr (std::is_integral_v<T>) {
+      for (int64_t i = 0; i < n; ++i) p[i] = T(p[i] / T(world));
+    } else {
+      // float16 and bfloat16 divide in float32: one rounding.
+      using Compute = std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>, float, T>;
+      for (int64_t i = 0; i < n; ++i) p[i] = T(Compute(p[i]) / Compute(world));
+    }
+  });
+}
+
 }  // namespace tsr::distributed

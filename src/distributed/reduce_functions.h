@@ -9,6 +9,8 @@
 #include <tessera/distributed.h>
 #include <tessera/types.h>
 
+#include "core/tensor.h"
+
 namespace tsr::distributed {
 
 using ReduceFn = void (*)(void* c, const void* a, const void* b, size_t n);
@@ -16,6 +18,11 @@ using ReduceFn = void (*)(void* c, const void* a, const void* b, size_t n);
 // Throws TSR_ERR_UNSUPPORTED for a dtype without arithmetic (the
 // storage-only ones).
 ReduceFn reduce_function(tsr_dtype dtype, tsr_reduce_op op);
+
+// AVG after SUM, for engines without an average: floating types divide
+// (float16/bfloat16 in float32, one rounding), integers truncate as
+// NCCL's ncclAvg; bool stays the or. buffer is contiguous, on the CPU.
+void divide_in_place(const Tensor& buffer, int world);
 
 // Name of an op as torch prints it ("SUM").
 const char* reduce_op_name(tsr_reduce_op op);

@@ -1,0 +1,151 @@
+#include "distributed/gloo_backend.h"
+
+#include <cstring>
+
+#include <gloo/allgather.h>
+#include <gloo/allreduce.h>
+#include <gloo/barrier.h>
+#include <gloo/broadcast.h>
+#include <gloo/common/error.h>
+#include <gloo/rendezvous/context.h>
+#include <gloo/transport/tcp/device.h>
+
+#include "autograd/grad_mode.h"
+#include "core/error.h"
+#include "core/factory.h"
+#include "distributed/reduce_functions.h"
+#include "ops/layout.h"
+
+namespace tsr::distributed {
+namespace {
+
+// Runs a Gloo call; Gloo's exceptions become BackendFailure (the group
+// fails), tessera's own errors pass through.
+template <typename Fn>
+void gloo_call(Fn&& fn) {
+  try {
+    fn();
+  } catch (const Error&) {
+    throw;
+  } catch (const gloo::Exception& e) {
+    throw BackendFailure(e.what());
+  }
+}
+
+}  // namespace
+
+GlooBackend::GlooBackend(Store& store, int rank, int size, const std::string& listen_host, Millis timeout) {
+  try {
+    gloo::transport::tcp::attr attr;
+    attr.hostname = listen_host;
+    std::shared_ptr<gloo::transport::Device> device = gloo::transport::tcp::CreateDevice(attr);
+    auto context = std::make_shared<gloo::rendezvous::Context>(rank, size);
+    context->setTimeout(timeout);
+    context->connectFullMesh(store, device);
+    context_ = context;
+    // Every rank is connected before any returns: rank 0 may release the
+    // store's server as soon as it returns.
+    gloo::BarrierOptions o(context_);
+    o.setTag(0);
+    o.setTimeout(timeout);
+    gloo::barrier(o);
+  } catch (const Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    fail(TSR_ERR_DISTRIBUTED, "rank ", rank, " of world size ", size, " could not connect to its peers (listening on ",
+         listen_host, "): ", e.what());
+  }
+}
+
+void GlooBackend::all_reduce(const Tensor& buffer, tsr_reduce_op op, const CallOptions& o) {
+  const size_t n = size_t(buffer.numel());
+  if (n == 0) return;
+  gloo_call([&] {
+    gloo::AllreduceOptions a(context_);
+    // The element type only sets the element size; the function does the math.
+    void* p = buffer.data_ptr();
+    switch (buffer.element_size()) {
+      case 1: a.setOutput(static_cast<uint8_t*>(p), n); break;
+      case 2: a.setOutput(static_cast<uint16_t*>(p), n); break;
+      case 4: a.setOutput(static_cast<uint32_t*>(p), n); break;
+      default: a.setOutput(static_cast<uint64_t*>(p), n); break;
+    }
+    a.setReduceFunction(gloo::AllreduceOptions::Func(reduce_function(buffer.dtype(), op)));
+    a.setTag(o.tag);
+    a.setTimeout(o.timeout);
+    gloo::allreduce(a);
+  });
+  if (op == TSR_REDUCE_AVG && context_->size > 1) divide_in_place(buffer, context_->size);
+}
+
+void GlooBackend::broadcast(const Tensor& buffer, int root, const CallOptions& o) {
+  if (buffer.numel() == 0) return;
+  gloo_call([&] {
+    gloo::BroadcastOptions b(context_);
+    // In place on every rank, root included: an input buffer object on the
+    // root, even over the same memory, makes Gloo copy the buffer onto
+    // itself while its send reads it.
+    b.setOutput(static_cast<char*>(buffer.data_ptr()), size_t(buffer.nbytes()));
+    b.setRoot(root);
+    b.setTag(o.tag);
+    b.setTimeout(o.timeout);
+    gloo::broadcast(b);
+  });
+}
+
+void GlooBackend::all_gather(const Tensor& output, const Tensor& input, const CallOptions& o) {
+  if (input.numel() == 0) return;
+  all_gather_bytes(input.data_ptr(), output.data_ptr(), size_t(input.nbytes()), o);
+}
+
+void GlooBackend::reduce_scatter(const Tensor& output, const Tensor& input, tsr_reduce_op op, const CallOptions& o) {
+  // Gloo 0.5 has no reduce-scatter for any dtype and reduction: reduce all
+  // of it (a copy), keep this rank's chunk. Twice the traffic of a ring
+  // reduce-scatter; correct for every op.
+  Tensor whole;
+  {
+    autograd::NoGradGuard no_grad;
+    whole = ops::clone(input, TSR_CONTIGUOUS_FORMAT);
+  }
+  all_reduce(whole, op, o);
+  const size_t chunk = size_t(output.nbytes());
+  if (chunk > 0)  // an empty tensor may have no memory at all
+    std::memcpy(output.data_ptr(), static_cast<char*>(whole.data_ptr()) + size_t(context_->rank) * chunk, chunk);
+}
+
+void GlooBackend::barrier(const CallOptions& o) {
+  gloo_call([&] {
+    gloo::BarrierOptions b(context_);
+    b.setTag(o.tag);
+    b.setTimeout(o.timeout);
+    gloo::barrier(b);
+  });
+}
+
+void GlooBackend::send(const Tensor&, int, const CallOptions&) {
+  fail(TSR_ERR_UNSUPPORTED, "send is not implemented on the Gloo backend yet");
+}
+
+void GlooBackend::recv(const Tensor&, int, const CallOptions&) {
+  fail(TSR_ERR_UNSUPPORTED, "recv is not implemented on the Gloo backend yet");
+}
+
+void GlooBackend::all_gather_bytes(const void* in, void* out, size_t bytes_per_rank, const CallOptions& o) {
+  gloo_call([&] {
+    gloo::AllgatherOptions g(context_);
+    g.setInput(static_cast<char*>(const_cast<void*>(in)), bytes_per_rank);
+    g.setOutput(static_cast<char*>(out), bytes_per_rank * size_t(context_->size));
+    g.setTag(o.tag);
+    g.setTimeout(o.timeout);
+    gloo::allgather(g);
+  });
+}
+
+void GlooBackend::abort() noexcept {
+  try {
+    context_->closeConnections();
+  } catch (...) {
+  }
+}
+
+}  // namespace tsr::distributed

@@ -1,0 +1,39 @@
+// Gloo (c10d's ProcessGroupGloo) under a process group: one full mesh of
+// TCP connections made through the group's store, and Gloo's algorithms
+// with tessera's element-wise reductions (reduce_functions.h). Gloo's own
+// exceptions (a closed connection, its timeout) leave as BackendFailure.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include <gloo/context.h>
+
+#include "distributed/backend.h"
+#include "distributed/store.h"
+
+namespace tsr::distributed {
+
+class GlooBackend final : public Backend {
+ public:
+  // Connects rank to every other rank of size through store, listening on
+  // listen_host; returns when every rank is connected. Throws
+  // TSR_ERR_DISTRIBUTED naming the rank and the listening address.
+  GlooBackend(Store& store, int rank, int size, const std::string& listen_host, Millis timeout);
+
+  const char* name() const override { return "Gloo"; }
+  void all_reduce(const Tensor& buffer, tsr_reduce_op op, const CallOptions& o) override;
+  void broadcast(const Tensor& buffer, int root, const CallOptions& o) override;
+  void all_gather(const Tensor& output, const Tensor& input, const CallOptions& o) override;
+  void reduce_scatter(const Tensor& output, const Tensor& input, tsr_reduce_op op, const CallOptions& o) override;
+  void barrier(const CallOptions& o) override;
+  void send(const Tensor& buffer, int peer, const CallOptions& o) override;
+  void recv(const Tensor& buffer, int peer, const CallOptions& o) override;
+  void all_gather_bytes(const void* in, void* out, size_t bytes_per_rank, const CallOptions& o) override;
+  void abort() noexcept override;
+
+ private:
+  std::shared_ptr<gloo::Context> context_;
+};
+
+}  // namespace tsr::distributed
