@@ -56,8 +56,6 @@ TSR_EXTERN tsr_status tsr_process_group_init(const tsr_process_group_options* op
     const int backend = enum_arg(o.backend);
     TSR_CHECK(backend >= TSR_DIST_DEFAULT && backend <= TSR_DIST_MPI, TSR_ERR_INVALID_ARGUMENT,
               "options.backend: unknown backend ", backend, " (TSR_DIST_DEFAULT..TSR_DIST_MPI)");
-    TSR_CHECK(backend != TSR_DIST_NCCL, TSR_ERR_UNSUPPORTED,
-              "the NCCL backend is not built in this version of tessera; use the Gloo backend (CPU tensors)");
     TSR_CHECK(backend != TSR_DIST_MPI, TSR_ERR_UNSUPPORTED,
               "the MPI backend is not built in this version of tessera; use the Gloo backend");
     TSR_CHECK(o.timeout_ms >= 0, TSR_ERR_INVALID_ARGUMENT, "options.timeout_ms must be >= 0 (0: 30 minutes), got ",
@@ -70,6 +68,7 @@ TSR_EXTERN tsr_status tsr_process_group_init(const tsr_process_group_options* op
     g.init_method = o.init_method ? o.init_method : "";
     g.rank = o.rank;
     g.world_size = o.world_size;
+    g.backend = tsr_dist_backend(backend);
     if (o.timeout_ms > 0) g.timeout = distributed::Millis(o.timeout_ms);
     auto group = std::make_shared<distributed::ProcessGroup>(g);
     *out = new tsr_process_group(std::move(group));

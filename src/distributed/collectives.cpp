@@ -38,10 +38,8 @@ Tensor contiguous_input(const Tensor& t) {
   return ops::contiguous(t, TSR_CONTIGUOUS_FORMAT);
 }
 
-void check_tensor(const ProcessGroup&, const Tensor& t, const char* op, const char* what, bool written) {
-  TSR_CHECK(t.device().type == TSR_DEVICE_CPU, TSR_ERR_UNSUPPORTED, op, ": ", what, " is on ",
-            device_type_name(t.device().type),
-            "; this build's process groups reduce CPU tensors only (Gloo; the NCCL backend is not built yet)");
+void check_tensor(const ProcessGroup& pg, const Tensor& t, const char* op, const char* what, bool written) {
+  pg.check_device(t.device().type, op);
   TSR_CHECK(!is_storage_only(t.dtype()), TSR_ERR_UNSUPPORTED, op, ": collectives do not take ",
             dtype_name(t.dtype()), " tensors (a storage-only dtype)");
   if (!written) return;
@@ -65,7 +63,9 @@ std::string describe(const Tensor& t) { return str("dtype=", dtype_name(t.dtype(
 std::shared_ptr<Work> all_reduce(ProcessGroup& pg, const Tensor& tensor, tsr_reduce_op op, bool async) {
   check_op(op);
   check_tensor(pg, tensor, "all_reduce", "tensor", true);
-  reduce_function(tensor.dtype(), op);  // refuses what cannot be reduced, now
+  // Refuses what cannot be reduced, now (Gloo's reductions; NCCL refuses
+  // its own before queueing anything).
+  if (tensor.device().type == TSR_DEVICE_CPU) reduce_function(tensor.dtype(), op);
   Collective c;
   c.op = "all_reduce";
   c.signature = describe(tensor) + ", op=" + reduce_op_name(op);
@@ -99,6 +99,8 @@ std::shared_ptr<Work> all_gather_into_tensor(ProcessGroup& pg, const Tensor& out
                                              bool async) {
   check_tensor(pg, output, "all_gather_into_tensor", "output", true);
   check_tensor(pg, input, "all_gather_into_tensor", "input", false);
+  TSR_CHECK(output.device() == input.device(), TSR_ERR_DEVICE_MISMATCH, "all_gather_into_tensor: output is on ",
+            device_name(output.device()), " but input is on ", device_name(input.device()));
   TSR_CHECK(output.dtype() == input.dtype(), TSR_ERR_DTYPE_MISMATCH,
             "all_gather_into_tensor: output and input must have the same dtype, got ", dtype_name(output.dtype()),
             " and ", dtype_name(input.dtype()));
@@ -124,13 +126,15 @@ std::shared_ptr<Work> reduce_scatter_tensor(ProcessGroup& pg, const Tensor& outp
   check_op(op);
   check_tensor(pg, output, "reduce_scatter_tensor", "output", true);
   check_tensor(pg, input, "reduce_scatter_tensor", "input", false);
+  TSR_CHECK(output.device() == input.device(), TSR_ERR_DEVICE_MISMATCH, "reduce_scatter_tensor: output is on ",
+            device_name(output.device()), " but input is on ", device_name(input.device()));
   TSR_CHECK(output.dtype() == input.dtype(), TSR_ERR_DTYPE_MISMATCH,
             "reduce_scatter_tensor: output and input must have the same dtype, got ", dtype_name(output.dtype()),
             " and ", dtype_name(input.dtype()));
   TSR_CHECK(input.numel() == output.numel() * pg.size(), TSR_ERR_SHAPE_MISMATCH,
             "reduce_scatter_tensor: input tensor size must be equal to world_size times output tensor size "
             "(input has ", input.numel(), " elements, output ", output.numel(), ", world size ", pg.size(), ")");
-  reduce_function(input.dtype(), op);
+  if (input.device().type == TSR_DEVICE_CPU) reduce_function(input.dtype(), op);
   Collective c;
   c.op = "reduce_scatter_tensor";
   c.signature = describe(input) + ", op=" + reduce_op_name(op);
@@ -146,6 +150,7 @@ std::shared_ptr<Work> reduce_scatter_tensor(ProcessGroup& pg, const Tensor& outp
 std::shared_ptr<Work> barrier(ProcessGroup& pg, bool async) {
   Collective c;
   c.op = "barrier";
+  c.device = pg.barrier_device();
   c.run = [](Backend& b, const CallOptions& o) { b.barrier(o); };
   return pg.submit(std::move(c), async);
 }

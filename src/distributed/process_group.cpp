@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "distributed/file_store.h"
 #include "distributed/gloo_backend.h"
+#include "distributed/nccl_backend.h"
 
 namespace tsr::distributed {
 namespace {
@@ -38,6 +39,9 @@ Millis report_grace(Millis timeout) { return std::clamp(timeout / 10, Millis(250
 }  // namespace
 
 ProcessGroup::ProcessGroup(const GroupOptions& options) : timeout_(options.timeout), detail_(debug_detail()) {
+  // An NCCL-only group on a machine without CUDA devices or NCCL fails
+  // here, saying why, not at its first collective.
+  if (options.backend == TSR_DIST_NCCL) NcclBackend::check_available();
   Rendezvous r = rendezvous(options.init_method, options.rank, options.world_size, timeout_);
   rank_ = r.rank;
   size_ = r.world_size;
@@ -46,7 +50,9 @@ ProcessGroup::ProcessGroup(const GroupOptions& options) : timeout_(options.timeo
   base_store_ = r.store;
   store_ = std::make_shared<PrefixStore>("default_pg", r.store);
   join();
-  cpu_backend_ = std::make_unique<GlooBackend>(*store_, rank_, size_, r.listen_host, timeout_);
+  if (options.backend != TSR_DIST_NCCL)
+    cpu_backend_ = std::make_unique<GlooBackend>(*store_, rank_, size_, r.listen_host, timeout_);
+  if (options.backend != TSR_DIST_GLOO) cuda_backend_ = std::make_unique<NcclBackend>(store_, rank_, size_);
   worker_ = std::thread([this] { worker_loop(); });
 }
 
@@ -75,10 +81,21 @@ void ProcessGroup::join() {
   }
 }
 
+void ProcessGroup::check_device(tsr_device_type device, const char* op) const {
+  if (device == TSR_DEVICE_CPU)
+    TSR_CHECK(cpu_backend_, TSR_ERR_UNSUPPORTED, op, ": a CPU tensor in a TSR_DIST_NCCL process group, which ",
+              "takes CUDA tensors only (NCCL); use TSR_DIST_DEFAULT for Gloo on CPU tensors and NCCL on CUDA tensors");
+  else if (device == TSR_DEVICE_CUDA)
+    TSR_CHECK(cuda_backend_, TSR_ERR_UNSUPPORTED, op, ": a CUDA tensor in a TSR_DIST_GLOO process group, which ",
+              "takes CPU tensors only; use TSR_DIST_DEFAULT or TSR_DIST_NCCL for CUDA tensors");
+  else
+    fail(TSR_ERR_UNSUPPORTED, op, ": process groups take CPU tensors (Gloo) and CUDA tensors (NCCL), not ",
+         device_type_name(device), " tensors");
+}
+
 Backend& ProcessGroup::backend_for(tsr_device_type device) {
-  if (device == TSR_DEVICE_CPU) return *cpu_backend_;
-  fail(TSR_ERR_UNSUPPORTED, "this process group has no backend for ", device_type_name(device),
-       " tensors (Gloo reduces CPU tensors)");
+  check_device(device, "process group");
+  return device == TSR_DEVICE_CPU ? *cpu_backend_ : *cuda_backend_;
 }
 
 ProcessGroup::~ProcessGroup() {
@@ -88,6 +105,7 @@ ProcessGroup::~ProcessGroup() {
   }
   cv_.notify_all();
   if (worker_.joinable()) worker_.join();
+  cuda_backend_.reset();
   cpu_backend_.reset();
   cleanup_store();
 }
@@ -199,7 +217,8 @@ void ProcessGroup::check_fingerprints(uint64_t seq, const Collective& c) {
   std::vector<char> mine(kLength, 0), all(kLength * size_t(size_), 0);
   std::snprintf(mine.data(), kLength, "sequence %llu: %s(%s)", (unsigned long long)seq, c.op.c_str(),
                 c.signature.c_str());
-  backend_for(c.device).all_gather_bytes(mine.data(), all.data(), kLength,
+  // Through Gloo where the group has it: host memory, no device staging.
+  (cpu_backend_ ? *cpu_backend_ : backend_for(c.device)).all_gather_bytes(mine.data(), all.data(), kLength,
                                          CallOptions{fingerprint_tag_of(seq), timeout_});
   for (int r = 0; r < size_; ++r) {
     const char* theirs = all.data() + size_t(r) * kLength;

@@ -34,6 +34,9 @@ struct GroupOptions {
   int rank = -1;
   int world_size = -1;
   Millis timeout{std::chrono::minutes(30)};
+  // DEFAULT: Gloo for CPU tensors, NCCL for CUDA tensors (c10d's
+  // "cpu:gloo,cuda:nccl"); GLOO: CPU only; NCCL: CUDA only.
+  tsr_dist_backend backend = TSR_DIST_DEFAULT;
 };
 
 // What a collective does, given the backend of its tensors' device, a tag
@@ -57,6 +60,12 @@ class ProcessGroup {
   int rank() const { return rank_; }
   int size() const { return size_; }
   Millis timeout() const { return timeout_; }
+  // Throws TSR_ERR_UNSUPPORTED when the group has no backend for tensors
+  // on device (a CPU tensor in a TSR_DIST_NCCL group): checked when a
+  // collective is issued.
+  void check_device(tsr_device_type device, const char* op) const;
+  // Where a barrier runs: CPU (Gloo) unless the group is NCCL only.
+  tsr_device_type barrier_device() const { return cpu_backend_ ? TSR_DEVICE_CPU : TSR_DEVICE_CUDA; }
 
   // Runs c now (async == false: returns when done, throws its failure) or
   // queues it (returns its Work; failures go there).
@@ -95,7 +104,8 @@ class ProcessGroup {
   std::shared_ptr<Store> base_store_;  // the store itself
   std::shared_ptr<Store> store_;       // this group's keys in it
   bool file_store_ = false;
-  std::unique_ptr<Backend> cpu_backend_;  // Gloo
+  std::unique_ptr<Backend> cpu_backend_;   // Gloo; none in a TSR_DIST_NCCL group
+  std::unique_ptr<Backend> cuda_backend_;  // NCCL (communicator made lazily); none in a TSR_DIST_GLOO group
   FlightRecorder recorder_;
 
   std::mutex mutex_;  // guards what follows
