@@ -85,8 +85,7 @@ TSR_EXTERN int32_t tsr_process_group_size(const tsr_process_group* pg) {
 
 TSR_EXTERN const char* tsr_process_group_backend(const tsr_process_group* pg) {
   return guarded_value<const char*>(nullptr, [&] {
-    require(pg, "pg");
-    return "gloo";
+    return require(pg, "pg")->impl->backend_name();
   });
 }
 

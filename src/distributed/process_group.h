@@ -66,6 +66,8 @@ class ProcessGroup {
   void check_device(tsr_device_type device, const char* op) const;
   // Where a barrier runs: CPU (Gloo) unless the group is NCCL only.
   tsr_device_type barrier_device() const { return cpu_backend_ ? TSR_DEVICE_CPU : TSR_DEVICE_CUDA; }
+  // torch.distributed.get_backend: "nccl" for an NCCL-only group, else "gloo".
+  const char* backend_name() const { return cpu_backend_ ? "gloo" : "nccl"; }
 
   // Runs c now (async == false: returns when done, throws its failure) or
   // queues it (returns its Work; failures go there).

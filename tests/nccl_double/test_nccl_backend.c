@@ -245,6 +245,7 @@ Test(nccl_backend, default_group_cpu_and_cuda_world_2) { run_world(2, default_bo
 Test(nccl_backend_errors, cpu_tensor_in_an_nccl_group) {
   tsr_process_group* pg = NULL;
   TSR_ASSERT_OK(nccl_init(dist_free_port(), 0, 1, TSR_DIST_NCCL, 10000, &pg));
+  cr_assert_str_eq(tsr_process_group_backend(pg), "nccl");
   tsr_tensor* t;
   const int64_t n = 3;
   TSR_ASSERT_OK(tsr_zeros(1, &n, TSR_FLOAT32, TSR_CPU, &t));
@@ -258,6 +259,12 @@ Test(nccl_backend_errors, cpu_tensor_in_an_nccl_group) {
   TSR_ASSERT_OK(tsr_zeros(1, &n, TSR_INT16, TSR_CUDA0, &s));
   TSR_ASSERT_FAILS(tsr_all_reduce(pg, s, TSR_REDUCE_SUM, NULL), TSR_ERR_UNSUPPORTED, "NCCL has no type");
   TSR_ASSERT_OK(tsr_all_reduce(pg, c, TSR_REDUCE_SUM, NULL));
+  /* output and input on different devices */
+  tsr_tensor* g;
+  TSR_ASSERT_OK(tsr_zeros(1, &n, TSR_FLOAT32, TSR_CUDA0, &g));
+  TSR_ASSERT_FAILS(tsr_all_gather_into_tensor(pg, g, t, NULL), TSR_ERR_UNSUPPORTED, "TSR_DIST_NCCL");
+  TSR_ASSERT_FAILS(tsr_all_gather_into_tensor(pg, t, g, NULL), TSR_ERR_UNSUPPORTED, "TSR_DIST_NCCL");
+  tsr_tensor_release(g);
   tsr_tensor_release(s);
   tsr_tensor_release(c);
   tsr_tensor_release(t);
@@ -272,10 +279,16 @@ Test(nccl_backend_errors, nccl_missing) {
   cr_assert_eq(pg, (tsr_process_group*)0x1, "out written on failure");
   /* a DEFAULT group still works on CPU tensors and refuses CUDA ones, saying why */
   TSR_ASSERT_OK(nccl_init(dist_free_port(), 0, 1, TSR_DIST_DEFAULT, 10000, &pg));
+  cr_assert_str_eq(tsr_process_group_backend(pg), "gloo");
   tsr_tensor *t, *c;
   const int64_t n = 2;
   TSR_ASSERT_OK(tsr_zeros(1, &n, TSR_FLOAT32, TSR_CPU, &t));
   TSR_ASSERT_OK(tsr_to_device(t, TSR_CUDA0, 0, &c));
+  /* a DEFAULT group takes both devices, but not both in one collective */
+  TSR_ASSERT_FAILS(tsr_all_gather_into_tensor(pg, t, c, NULL), TSR_ERR_DEVICE_MISMATCH,
+                   "all_gather_into_tensor: output is on cpu but input is on cuda:0");
+  TSR_ASSERT_FAILS(tsr_reduce_scatter_tensor(pg, c, t, TSR_REDUCE_SUM, NULL), TSR_ERR_DEVICE_MISMATCH,
+                   "reduce_scatter_tensor: output is on cuda:0 but input is on cpu");
   TSR_ASSERT_FAILS(tsr_all_reduce(pg, c, TSR_REDUCE_SUM, NULL), TSR_ERR_UNSUPPORTED, "NCCL not found");
   TSR_ASSERT_OK(tsr_all_reduce(pg, t, TSR_REDUCE_SUM, NULL));
   tsr_tensor_release(c);
