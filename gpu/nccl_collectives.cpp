@@ -1,6 +1,8 @@
 #include "nccl_collectives.h"
 
 #include <atomic>
+#include <chrono>
+#include <thread>
 #include <cstring>
 
 #include "cuda_check.h"
@@ -51,9 +53,24 @@ class NcclCommunicator final : public DeviceCommunicator {
   NcclCommunicator(ncclComm_t comm, int rank, int size, int device)
       : comm_(comm), rank_(rank), size_(size), device_(device) {}
   ~NcclCommunicator() override {
-    // An aborted communicator is gone; a live one is destroyed (which
-    // waits for its operations: the owner synchronized them first).
-    if (!aborted_.exchange(true)) (void)nccl().CommDestroy(comm_);
+    // An aborted communicator is gone. A live one (its operations done:
+    // the owner synchronized them) is finalized, which a non-blocking
+    // communicator does in the background until ncclCommGetAsyncError
+    // stops saying ncclInProgress, then destroyed.
+    if (aborted_.exchange(true)) return;
+    const NcclLibrary& lib = nccl();
+    if (lib.CommFinalize && lib.CommFinalize(comm_) == ncclInProgress) {
+      const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      ncclResult_t state = ncclInProgress;
+      while (lib.CommGetAsyncError(comm_, &state) == ncclSuccess && state == ncclInProgress &&
+             std::chrono::steady_clock::now() < give_up)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      if (state == ncclInProgress) {  // a peer never finalized: do not block the exit on it
+        (void)lib.CommAbort(comm_);
+        return;
+      }
+    }
+    (void)lib.CommDestroy(comm_);
   }
 
   int rank() const override { return rank_; }

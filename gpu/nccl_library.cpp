@@ -42,6 +42,7 @@ NcclLibrary load() {
   find(handle, lib.path, "ncclCommGetAsyncError", &lib.CommGetAsyncError);
   find(handle, lib.path, "ncclCommAbort", &lib.CommAbort);
   find(handle, lib.path, "ncclCommDestroy", &lib.CommDestroy);
+  lib.CommFinalize = reinterpret_cast<decltype(lib.CommFinalize)>(dlsym(handle, "ncclCommFinalize"));
   find(handle, lib.path, "ncclGetErrorString", &lib.GetErrorString);
   find(handle, lib.path, "ncclGetLastError", &lib.GetLastError);
   find(handle, lib.path, "ncclAllReduce", &lib.AllReduce);

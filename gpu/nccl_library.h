@@ -17,6 +17,7 @@ struct NcclLibrary {
   ncclResult_t (*CommGetAsyncError)(ncclComm_t, ncclResult_t*);
   ncclResult_t (*CommAbort)(ncclComm_t);
   ncclResult_t (*CommDestroy)(ncclComm_t);
+  ncclResult_t (*CommFinalize)(ncclComm_t);  // nullptr before NCCL 2.14's
   const char* (*GetErrorString)(ncclResult_t);
   const char* (*GetLastError)(ncclComm_t);
   ncclResult_t (*AllReduce)(const void*, void*, size_t, ncclDataType_t, ncclRedOp_t, ncclComm_t, cudaStream_t);

@@ -105,13 +105,19 @@ NcclBackend::Comm& NcclBackend::comm_for(Device d, const CallOptions& o) {
   comm_ = std::move(c);
   // Non-blocking init: every rank joins within the timeout, or the
   // watchdog aborts it.
-  made.watchdog->wait("ncclCommInitRankConfig", o.timeout, [] { return true; });
+  made.watchdog->wait("ncclCommInitRankConfig", std::chrono::steady_clock::now() + o.timeout, [] { return true; });
   return made;
 }
 
 template <typename Enqueue>
 void NcclBackend::run(const char* what, Device d, std::initializer_list<const Tensor*> tensors, const CallOptions& o,
                       Enqueue enqueue) {
+  // Nothing to move (the same on every rank, sizes match): no NCCL call,
+  // not even the communicator.
+  bool empty = true;
+  for (const Tensor* t : tensors) empty = empty && t->numel() == 0;
+  if (empty) return;
+  const auto deadline = std::chrono::steady_clock::now() + o.timeout;
   Comm& c = comm_for(d, o);
   c.watchdog->check();
   const Stream current = current_stream(d);
@@ -124,6 +130,9 @@ void NcclBackend::run(const char* what, Device d, std::initializer_list<const Te
     if (e.status() != TSR_ERR_DISTRIBUTED) throw;
     throw BackendFailure(e.what());
   }
+  // Non-blocking: ncclInProgress means the operation is not on the stream
+  // yet; the done event is recorded once NCCL has accepted it.
+  c.watchdog->wait(what, deadline, [] { return true; });
   c.cuda->record_event(c.done, c.stream);
   c.cuda->stream_wait_event(current, c.done);
   for (const Tensor* t : tensors) {
@@ -132,7 +141,7 @@ void NcclBackend::run(const char* what, Device d, std::initializer_list<const Te
   }
   DeviceBackend* cuda = c.cuda;
   EventHandle done = c.done;
-  c.watchdog->wait(what, o.timeout, [cuda, done] { return cuda->query_event(done); });
+  c.watchdog->wait(what, deadline, [cuda, done] { return cuda->query_event(done); });
 }
 
 void NcclBackend::all_reduce(const Tensor& buffer, tsr_reduce_op op, const CallOptions& o) {

@@ -63,12 +63,12 @@ void NcclWatchdog::abort(const std::string& why) noexcept {
   }
 }
 
-void NcclWatchdog::wait(const std::string& what, Millis timeout, const std::function<bool()>& done) {
+void NcclWatchdog::wait(const std::string& what, Clock::time_point deadline, const std::function<bool()>& done) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!failure_.empty()) throw BackendFailure(failure_);
     what_ = what;
-    deadline_ = Clock::now() + timeout;
+    deadline_ = deadline;
     in_flight_ = true;
   }
   struct Idle {

@@ -28,11 +28,12 @@ class NcclWatchdog {
   NcclWatchdog(const NcclWatchdog&) = delete;
   NcclWatchdog& operator=(const NcclWatchdog&) = delete;
 
-  // Waits until done() is true and the communicator has accepted the last
-  // call, for at most timeout; `what` names the operation in messages
+  // Waits until the communicator has accepted the last call and done() is
+  // true, until deadline; `what` names the operation in messages
   // ("ncclAllReduce"). Throws BackendFailure: the engine's asynchronous
   // error, or "Timed out ..." after aborting the communicator.
-  void wait(const std::string& what, Millis timeout, const std::function<bool()>& done);
+  void wait(const std::string& what, std::chrono::steady_clock::time_point deadline,
+            const std::function<bool()>& done);
   // Throws BackendFailure when the communicator has failed (earlier).
   void check() const;
   // Aborts the communicator now (the group failed elsewhere). Never throws.
