@@ -4,6 +4,7 @@
 #include "core/error.h"
 #include "core/factory.h"
 #include "core/layout.h"
+#include "core/stream.h"
 #include "cpu/kernels/copy.h"
 #include "distributed/reduce_functions.h"
 #include "core/dtype.h"
@@ -30,6 +31,25 @@ struct Staged {
     else ops::copy_(user, buffer);
   }
 };
+
+// A device collective runs after the work the caller queued on its
+// current stream of the tensors' device, whichever thread runs it (the
+// group's worker has its own current streams): that stream is made current
+// there for the collective, staging copies included (c10d's
+// ProcessGroupNCCL orders after the issuing thread's current stream).
+std::function<void(Backend&, const CallOptions&)> on_caller_stream(
+    const Tensor& t, std::function<void(Backend&, const CallOptions&)> run) {
+  if (t.device().type == TSR_DEVICE_CPU) return run;
+  const Stream caller = current_stream(t.device());
+  return [caller, run = std::move(run)](Backend& b, const CallOptions& o) {
+    struct Restore {
+      Stream previous;
+      ~Restore() { set_current_stream(previous); }
+    } restore{current_stream(caller.device)};
+    set_current_stream(caller);
+    run(b, o);
+  };
+}
 
 // An input the collective only reads, C-contiguous.
 Tensor contiguous_input(const Tensor& t) {
@@ -70,11 +90,11 @@ std::shared_ptr<Work> all_reduce(ProcessGroup& pg, const Tensor& tensor, tsr_red
   c.op = "all_reduce";
   c.signature = describe(tensor) + ", op=" + reduce_op_name(op);
   c.device = tensor.device().type;
-  c.run = [tensor, op](Backend& b, const CallOptions& o) {
+  c.run = on_caller_stream(tensor, [tensor, op](Backend& b, const CallOptions& o) {
     Staged s(tensor, true);
     b.all_reduce(s.buffer, op, o);
     s.finish();
-  };
+  });
   return pg.submit(std::move(c), async);
 }
 
@@ -87,11 +107,11 @@ std::shared_ptr<Work> broadcast(ProcessGroup& pg, const Tensor& tensor, int root
   c.signature = describe(tensor) + ", root=" + std::to_string(root);
   c.device = tensor.device().type;
   const bool is_root = pg.rank() == root;
-  c.run = [tensor, root, is_root](Backend& b, const CallOptions& o) {
+  c.run = on_caller_stream(tensor, [tensor, root, is_root](Backend& b, const CallOptions& o) {
     Staged s(tensor, is_root);
     b.broadcast(s.buffer, root, o);
     s.finish();
-  };
+  });
   return pg.submit(std::move(c), async);
 }
 
@@ -113,11 +133,11 @@ std::shared_ptr<Work> all_gather_into_tensor(ProcessGroup& pg, const Tensor& out
   c.op = "all_gather_into_tensor";
   c.signature = describe(input) + ", output sizes=" + str(output.sizes());
   c.device = input.device().type;
-  c.run = [output, input](Backend& b, const CallOptions& o) {
+  c.run = on_caller_stream(output, [output, input](Backend& b, const CallOptions& o) {
     Staged out(output, false);
     b.all_gather(out.buffer, contiguous_input(input), o);
     out.finish();
-  };
+  });
   return pg.submit(std::move(c), async);
 }
 
@@ -139,11 +159,11 @@ std::shared_ptr<Work> reduce_scatter_tensor(ProcessGroup& pg, const Tensor& outp
   c.op = "reduce_scatter_tensor";
   c.signature = describe(input) + ", op=" + reduce_op_name(op);
   c.device = input.device().type;
-  c.run = [output, input, op](Backend& b, const CallOptions& o) {
+  c.run = on_caller_stream(output, [output, input, op](Backend& b, const CallOptions& o) {
     Staged out(output, false);
     b.reduce_scatter(out.buffer, contiguous_input(input), op, o);
     out.finish();
-  };
+  });
   return pg.submit(std::move(c), async);
 }
 

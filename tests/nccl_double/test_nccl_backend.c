@@ -13,6 +13,7 @@
 
 #include "dist_harness.h"
 #include "helpers.h"
+#include "tsr_cuda_double.h"
 
 #define TSR_CUDA0 TSR_DEVICE_CUDA, 0
 
@@ -214,6 +215,46 @@ static int strided_body(int port, int rank, int world, void* arg) {
 }
 
 Test(nccl_backend, strided_tensor_world_2) { run_world(2, strided_body, NULL, 60); }
+
+/* ---- stream order: after the caller's current stream, also from the worker ------- */
+
+/* The caller fills its tensor on a stream of its own that the double holds,
+ * then queues an asynchronous all_reduce (run by the group's worker
+ * thread): the collective must wait for the fill, so it sees rank + 1. */
+static int caller_stream_body(int port, int rank, int world, void* arg) {
+  (void)arg;
+  tsr_process_group* pg = NULL;
+  DCHECK_OK(nccl_init(port, rank, world, TSR_DIST_NCCL, 20000, &pg));
+  double v = 0, got = -1;
+  tsr_tensor* t = cuda_of(&v, 1, TSR_FLOAT32);
+  DCHECK_OK(tsr_all_reduce(pg, t, TSR_REDUCE_SUM, NULL)); /* the communicator and its stream exist */
+  tsr_stream *mine, *previous;
+  DCHECK_OK(tsr_stream_current(TSR_CUDA0, &previous));
+  DCHECK_OK(tsr_stream_create(TSR_CUDA0, &mine));
+  int device = -1;
+  const int64_t sim_id = tsr_double_last_stream_id(&device);
+  DCHECK_OK(tsr_stream_set_current(mine));
+  tsr_double_hold(device, sim_id);
+  DCHECK_OK(tsr_fill_(t, rank + 1)); /* queued on `mine`, held */
+  tsr_work* w = NULL;
+  DCHECK_OK(tsr_all_reduce(pg, t, TSR_REDUCE_SUM, &w));
+  usleep(100000);
+  tsr_double_release(device, sim_id);
+  DCHECK_OK(tsr_work_wait(w, -1));
+  tsr_work_release(w);
+  read_back(t, &got, 1);
+  DCHECK(got == world * (world + 1) / 2.0, "all_reduce after the held fill = %g", got);
+  DCHECK_OK(tsr_stream_set_current(previous));
+  tsr_stream_release(mine);
+  tsr_stream_release(previous);
+  tsr_tensor_release(t);
+  tsr_process_group_release(pg);
+  return 0;
+}
+
+Test(nccl_backend, async_collective_waits_for_the_callers_stream_world_2) {
+  run_world(2, caller_stream_body, NULL, 60);
+}
 
 /* ---- TSR_DIST_DEFAULT: Gloo for CPU tensors, NCCL for CUDA tensors -------------- */
 
