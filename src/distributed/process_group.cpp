@@ -240,9 +240,12 @@ void ProcessGroup::fail_group(uint64_t seq, const Collective& c, const std::stri
     std::lock_guard<std::mutex> lock(mutex_);
     if (failure_.empty()) failure_ = c.op + " failed";
   }
-  // Peers blocked on this rank fail now instead of at their timeout.
+  // Peers blocked on this rank fail now instead of at their timeout; the
+  // group's other engine goes too, as c10d aborts every backend.
   Backend& backend = backend_for(c.device);
   backend.abort();
+  for (Backend* other : {cpu_backend_.get(), cuda_backend_.get()})
+    if (other && other != &backend) other->abort();
   const std::string missing = missing_ranks_report(seq);
   char waited[32];
   std::snprintf(waited, sizeof waited, "%.2f s", seconds);
