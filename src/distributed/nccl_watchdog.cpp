@@ -8,9 +8,12 @@ namespace tsr::distributed {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-// How often the thread polls NCCL: an async error or a deadline is acted
-// on within this (c10d polls every 100 ms; the tests' timeouts are short).
-constexpr auto kPollPeriod = std::chrono::milliseconds(5);
+// How often the thread polls NCCL while an operation is in flight (a
+// deadline is enforced within this) and while idle (an asynchronous error
+// between operations, e.g. a peer gone, is found within this; c10d polls
+// every 100 ms).
+constexpr auto kBusyPollPeriod = std::chrono::milliseconds(5);
+constexpr auto kIdlePollPeriod = std::chrono::milliseconds(100);
 
 }  // namespace
 
@@ -37,7 +40,7 @@ void NcclWatchdog::fail_locked(std::string why) {
 void NcclWatchdog::loop() {
   std::unique_lock<std::mutex> lock(mutex_);
   while (!stopping_) {
-    cv_.wait_for(lock, kPollPeriod);
+    cv_.wait_for(lock, in_flight_ ? kBusyPollPeriod : kIdlePollPeriod);
     if (stopping_ || !failure_.empty()) continue;
     std::string why;
     if (comm_.poll(&why) == CommState::Failed) {
@@ -71,6 +74,7 @@ void NcclWatchdog::wait(const std::string& what, Clock::time_point deadline, con
     deadline_ = deadline;
     in_flight_ = true;
   }
+  cv_.notify_all();  // the thread polls at the busy period from now on
   struct Idle {
     NcclWatchdog* w;
     ~Idle() {
