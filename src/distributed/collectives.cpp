@@ -90,6 +90,7 @@ std::shared_ptr<Work> all_reduce(ProcessGroup& pg, const Tensor& tensor, tsr_red
   c.op = "all_reduce";
   c.signature = describe(tensor) + ", op=" + reduce_op_name(op);
   c.device = tensor.device().type;
+  c.device_index = tensor.device().index;
   c.run = on_caller_stream(tensor, [tensor, op](Backend& b, const CallOptions& o) {
     Staged s(tensor, true);
     b.all_reduce(s.buffer, op, o);
@@ -106,6 +107,7 @@ std::shared_ptr<Work> broadcast(ProcessGroup& pg, const Tensor& tensor, int root
   c.op = "broadcast";
   c.signature = describe(tensor) + ", root=" + std::to_string(root);
   c.device = tensor.device().type;
+  c.device_index = tensor.device().index;
   const bool is_root = pg.rank() == root;
   c.run = on_caller_stream(tensor, [tensor, root, is_root](Backend& b, const CallOptions& o) {
     Staged s(tensor, is_root);
@@ -133,6 +135,7 @@ std::shared_ptr<Work> all_gather_into_tensor(ProcessGroup& pg, const Tensor& out
   c.op = "all_gather_into_tensor";
   c.signature = describe(input) + ", output sizes=" + str(output.sizes());
   c.device = input.device().type;
+  c.device_index = input.device().index;
   c.run = on_caller_stream(output, [output, input](Backend& b, const CallOptions& o) {
     Staged out(output, false);
     b.all_gather(out.buffer, contiguous_input(input), o);
@@ -159,6 +162,7 @@ std::shared_ptr<Work> reduce_scatter_tensor(ProcessGroup& pg, const Tensor& outp
   c.op = "reduce_scatter_tensor";
   c.signature = describe(input) + ", op=" + reduce_op_name(op);
   c.device = input.device().type;
+  c.device_index = input.device().index;
   c.run = on_caller_stream(output, [output, input, op](Backend& b, const CallOptions& o) {
     Staged out(output, false);
     b.reduce_scatter(out.buffer, contiguous_input(input), op, o);

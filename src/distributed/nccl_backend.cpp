@@ -187,7 +187,8 @@ void NcclBackend::recv(const Tensor& buffer, int peer, const CallOptions& o) {
 }
 
 void NcclBackend::all_gather_bytes(const void* in, void* out, size_t bytes_per_rank, const CallOptions& o) {
-  const Device d = default_device();
+  // On the collective's device (the fingerprints come before it).
+  const Device d = o.device_index >= 0 ? Device{TSR_DEVICE_CUDA, o.device_index} : default_device();
   DeviceBackend& cuda = backend_for(d);
   const Tensor mine = empty({int64_t(bytes_per_rank)}, TSR_UINT8, TSR_CONTIGUOUS_FORMAT, d);
   const Tensor all = empty({int64_t(bytes_per_rank) * size_}, TSR_UINT8, TSR_CONTIGUOUS_FORMAT, d);

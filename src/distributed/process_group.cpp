@@ -199,7 +199,8 @@ void ProcessGroup::execute(const Item& item) {
   const auto start = Clock::now();
   try {
     if (detail_ && size_ > 1) check_fingerprints(item.seq, item.collective);
-    item.collective.run(backend_for(item.collective.device), CallOptions{tag_of(item.seq), timeout_});
+    const Collective& c = item.collective;
+    c.run(backend_for(c.device), CallOptions{tag_of(item.seq), timeout_, c.device_index});
   } catch (const Error&) {
     recorder_.finished(item.seq, false);
     throw;
@@ -219,7 +220,7 @@ void ProcessGroup::check_fingerprints(uint64_t seq, const Collective& c) {
                 c.signature.c_str());
   // Through Gloo where the group has it: host memory, no device staging.
   (cpu_backend_ ? *cpu_backend_ : backend_for(c.device)).all_gather_bytes(mine.data(), all.data(), kLength,
-                                         CallOptions{fingerprint_tag_of(seq), timeout_});
+                                         CallOptions{fingerprint_tag_of(seq), timeout_, c.device_index});
   for (int r = 0; r < size_; ++r) {
     const char* theirs = all.data() + size_t(r) * kLength;
     if (std::memcmp(theirs, mine.data(), kLength) == 0) continue;

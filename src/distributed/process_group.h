@@ -45,6 +45,7 @@ struct Collective {
   std::string op;         // torch's name: "all_reduce"
   std::string signature;  // "dtype=float32, sizes=[4], op=SUM": fingerprints, the recorder
   tsr_device_type device = TSR_DEVICE_CPU;  // picks the backend
+  int32_t device_index = -1;                // the tensors' device index (-1: none, a barrier)
   std::function<void(Backend&, const CallOptions&)> run;
 };
 

@@ -6,7 +6,8 @@
  * 1, 2 and 3; broadcast, all_gather_into_tensor, reduce_scatter_tensor,
  * barrier; a strided CUDA tensor; a TSR_DIST_DEFAULT group running Gloo on
  * CPU tensors and NCCL on CUDA tensors; NCCL missing; a CPU tensor refused
- * by a TSR_DIST_NCCL group; the watchdog failing the group on an injected
+ * by a TSR_DIST_NCCL group; DETAIL fingerprints exchanged through NCCL;
+ * an asynchronous collective ordered after the caller's stream; the watchdog failing the group on an injected
  * ncclRemoteError and at the timeout on an injected hang. Expected values
  * are computed from every rank's known inputs. */
 #include <math.h>
@@ -255,6 +256,29 @@ static int caller_stream_body(int port, int rank, int world, void* arg) {
 Test(nccl_backend, async_collective_waits_for_the_callers_stream_world_2) {
   run_world(2, caller_stream_body, NULL, 60);
 }
+
+/* ---- DETAIL fingerprints through NCCL (a group without Gloo) ------------------------ */
+
+static int detail_body(int port, int rank, int world, void* arg) {
+  (void)arg;
+  setenv("TSR_DISTRIBUTED_DEBUG", "DETAIL", 1);
+  tsr_process_group* pg = NULL;
+  DCHECK_OK(nccl_init(port, rank, world, TSR_DIST_NCCL, 20000, &pg));
+  double v[3] = {1, 2, 3};
+  tsr_tensor* same = cuda_of(v, 2, TSR_FLOAT32);
+  DCHECK_OK(tsr_all_reduce(pg, same, TSR_REDUCE_SUM, NULL)); /* matching fingerprints pass */
+  tsr_tensor* odd = cuda_of(v, rank == 0 ? 2 : 3, TSR_FLOAT32);
+  DCHECK(tsr_all_reduce(pg, odd, TSR_REDUCE_SUM, NULL) == TSR_ERR_DISTRIBUTED, "a mismatch ran");
+  const char* msg = tsr_last_error_message();
+  DCHECK(strstr(msg, "collective mismatch (TSR_DISTRIBUTED_DEBUG=DETAIL)") != NULL, "%s", msg);
+  DCHECK(strstr(msg, "sizes=[2]") != NULL && strstr(msg, "sizes=[3]") != NULL, "%s", msg);
+  tsr_tensor_release(same);
+  tsr_tensor_release(odd);
+  tsr_process_group_release(pg);
+  return 0;
+}
+
+Test(nccl_backend, detail_fingerprints_through_nccl_world_2) { run_world(2, detail_body, NULL, 60); }
 
 /* ---- TSR_DIST_DEFAULT: Gloo for CPU tensors, NCCL for CUDA tensors -------------- */
 
