@@ -4,6 +4,7 @@
 #include <chrono>
 #include <thread>
 #include <cstring>
+#include <mutex>
 
 #include "cuda_check.h"
 #include "cuda_streams.h"
@@ -107,6 +108,7 @@ class NcclCommunicator final : public DeviceCommunicator {
   }
 
   CommState poll(std::string* why) noexcept override {
+    std::lock_guard<std::mutex> lock(mutex_);
     if (aborted_.load()) {
       *why = "the communicator was aborted";
       return CommState::Failed;
@@ -121,6 +123,7 @@ class NcclCommunicator final : public DeviceCommunicator {
   }
 
   void abort() noexcept override {
+    std::lock_guard<std::mutex> lock(mutex_);
     if (!aborted_.exchange(true)) (void)nccl().CommAbort(comm_);
   }
 
@@ -136,6 +139,7 @@ class NcclCommunicator final : public DeviceCommunicator {
 
   template <typename Call>
   void issue(const char* name, Stream s, Call call) {
+    std::lock_guard<std::mutex> lock(mutex_);
     TSR_CHECK(!aborted_.load(), TSR_ERR_DISTRIBUTED, name, " refused: the NCCL communicator was aborted");
     TSR_CHECK(s.device.type == TSR_DEVICE_CUDA && s.device.index == device_, TSR_ERR_INVALID_ARGUMENT, name,
               ": the stream is on cuda:", s.device.index, ", the communicator on cuda:", device_);
@@ -148,6 +152,9 @@ class NcclCommunicator final : public DeviceCommunicator {
 
   ncclComm_t comm_;
   int rank_, size_, device_;
+  // ncclCommAbort frees the communicator: the watchdog's abort and the
+  // caller's calls on it (all quick: it is non-blocking) take turns.
+  std::mutex mutex_;
   std::atomic<bool> aborted_{false};
 };
 
