@@ -30,8 +30,8 @@ DeviceCollectives& device_collectives(tsr_device_type type) {
   // Loads the device's plugin (which registers its collectives) on first use.
   (void)backend_for(Device{type, 0});
   DeviceCollectives* c = table()[size_t(t)].load(std::memory_order_acquire);
-  TSR_CHECK(c, TSR_ERR_UNSUPPORTED, device_type_name(type),
-            " devices have no collectives between processes in this build");
+  TSR_CHECK(c, TSR_ERR_UNSUPPORTED, "the ", device_type_name(type),
+            " device plugin provides no collectives between processes");
   return *c;
 }
 
