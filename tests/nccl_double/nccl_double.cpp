@@ -20,6 +20,7 @@
 //   TSR_NCCL_DOUBLE_FAULT=remote_error  the next collective fails with
 //       ncclRemoteError instead of running; =hang  it never finishes until
 //       the communicator is aborted (a stalled peer).
+//   TSR_NCCL_DOUBLE_VERSION  the NCCL_VERSION_CODE ncclGetVersion reports.
 //   TSR_NCCL_DOUBLE_DEADLINE_MS  how long a collective waits for its peers
 //       before failing with ncclSystemError (default 120000): a safety net
 //       for tests, far above their timeouts.
@@ -325,7 +326,7 @@ extern "C" {
 
 ncclResult_t ncclGetVersion(int* version) {
   if (!version) return ncclInvalidArgument;
-  *version = NCCL_VERSION_CODE;
+  *version = int(env_long("TSR_NCCL_DOUBLE_VERSION", NCCL_VERSION_CODE));
   return ncclSuccess;
 }
 

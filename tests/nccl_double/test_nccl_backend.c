@@ -6,10 +6,12 @@
  * 1, 2 and 3; broadcast, all_gather_into_tensor, reduce_scatter_tensor,
  * barrier; a strided CUDA tensor; a TSR_DIST_DEFAULT group running Gloo on
  * CPU tensors and NCCL on CUDA tensors; NCCL missing; a CPU tensor refused
- * by a TSR_DIST_NCCL group; DETAIL fingerprints exchanged through NCCL;
- * an asynchronous collective ordered after the caller's stream; the watchdog failing the group on an injected
+ * by a TSR_DIST_NCCL group, and the other refusals; DETAIL fingerprints
+ * exchanged through NCCL; an asynchronous collective ordered after the
+ * caller's stream; the watchdog failing the group on an injected
  * ncclRemoteError and at the timeout on an injected hang. Expected values
- * are computed from every rank's known inputs. */
+ * are computed from every rank's known inputs. scripts/gpu-check runs the
+ * world-1 tests and cpu_tensor_in_an_nccl_group on a real GPU and NCCL. */
 #include <math.h>
 
 #include "dist_harness.h"
@@ -324,6 +326,15 @@ Test(nccl_backend_errors, cpu_tensor_in_an_nccl_group) {
   TSR_ASSERT_OK(tsr_zeros(1, &n, TSR_INT16, TSR_CUDA0, &s));
   TSR_ASSERT_FAILS(tsr_all_reduce(pg, s, TSR_REDUCE_SUM, NULL), TSR_ERR_UNSUPPORTED, "NCCL has no type");
   TSR_ASSERT_OK(tsr_all_reduce(pg, c, TSR_REDUCE_SUM, NULL));
+  /* the communicator is on cuda:0: a tensor on cuda:1 is refused (the
+   * double has two devices; a GPU machine may have one) */
+  if (tsr_cuda_device_count() >= 2) {
+    tsr_tensor* other;
+    TSR_ASSERT_OK(tsr_zeros(1, &n, TSR_FLOAT32, TSR_DEVICE_CUDA, 1, &other));
+    TSR_ASSERT_FAILS(tsr_all_reduce(pg, other, TSR_REDUCE_SUM, NULL), TSR_ERR_UNSUPPORTED,
+                     "communicator is on cuda:0 but the tensors are on cuda:1");
+    tsr_tensor_release(other);
+  }
   /* output and input on different devices */
   tsr_tensor* g;
   TSR_ASSERT_OK(tsr_zeros(1, &n, TSR_FLOAT32, TSR_CUDA0, &g));
@@ -359,6 +370,21 @@ Test(nccl_backend_errors, nccl_missing) {
   tsr_tensor_release(c);
   tsr_tensor_release(t);
   tsr_process_group_release(pg);
+}
+
+Test(nccl_backend_errors, not_nccl) {
+  /* a library without NCCL's entry points (the CUDA runtime's double) */
+  setenv("TSR_NCCL_LIBRARY", TSR_CUDART_DOUBLE_PATH, 1);
+  tsr_process_group* pg = NULL;
+  TSR_ASSERT_FAILS(nccl_init(dist_free_port(), 0, 1, TSR_DIST_NCCL, 10000, &pg), TSR_ERR_UNSUPPORTED,
+                   "lacks ncclGetVersion");
+}
+
+Test(nccl_backend_errors, nccl_too_old) {
+  setenv("TSR_NCCL_DOUBLE_VERSION", "21305", 1);
+  tsr_process_group* pg = NULL;
+  TSR_ASSERT_FAILS(nccl_init(dist_free_port(), 0, 1, TSR_DIST_NCCL, 10000, &pg), TSR_ERR_UNSUPPORTED,
+                   "is version 21305; tessera needs NCCL 2.14 or newer");
 }
 
 /* ---- the watchdog ---------------------------------------------------------------- */
