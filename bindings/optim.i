@@ -195,6 +195,16 @@ static void bind_profiler_start(bool record_shapes, bool profile_memory) {
   o.profile_memory = profile_memory;
   tsr_profiler_start(&o);
 }
+/* torch.profiler.profile(activities=...): activities is or-ed
+ * tsr_profiler_activity bits. */
+static void bind_profiler_start_activities(bool record_shapes, bool profile_memory, int activities) {
+  tsr_profiler_options o;
+  tsr_profiler_options_init(&o);
+  o.record_shapes = record_shapes;
+  o.profile_memory = profile_memory;
+  o.activities = (uint32_t)activities;
+  tsr_profiler_start(&o);
+}
 static TsrProfilerResult* bind_profiler_stop(void) {
   TSR_RETURN_OUT(tsr_profiler_result*, NULL, tsr_profiler_stop(&out));
 }
@@ -221,6 +231,8 @@ static void bind_init_uniform(TsrTensor* tensor, double a, double b, TsrGenerato
 
 %rename(profiler_start) bind_profiler_start;
 void bind_profiler_start(bool record_shapes, bool profile_memory);
+%rename(profiler_start_activities) bind_profiler_start_activities;
+void bind_profiler_start_activities(bool record_shapes, bool profile_memory, int activities);
 %newobject bind_profiler_stop;
 %rename(profiler_stop) bind_profiler_stop;
 TsrProfilerResult* bind_profiler_stop(void);

@@ -66,26 +66,32 @@ void EmulatedKernels::bernoulli_noise(void* out, tsr_dtype dtype, int64_t numel,
   dispatch_bernoulli(l, out, dtype, numel, seed, start, threshold, scale);
 }
 
+void EmulatedKernels::non_finite_check_and_unscale(const UnscaleArgs& args, Stream) {
+  Launcher l{this};
+  dispatch_unscale(l, args);
+}
+
 namespace {
 
 // What cublasGemmStridedBatchedEx computes for g, element by element
-// (column-major; C is not read when beta is 0).
-template <typename T>
-void column_major_gemm(const ColumnMajorGemm& g, T alpha, T beta) {
+// (column-major; C is not read when beta is 0), summing in Acc: float for
+// float16/bfloat16 (CUBLAS_COMPUTE_32F), C rounded once.
+template <typename T, typename Acc = T>
+void column_major_gemm(const ColumnMajorGemm& g, Acc alpha, Acc beta) {
   for (int32_t p = 0; p < g.batch; ++p) {
     const T* a = static_cast<const T*>(g.a) + p * g.stride_a;
     const T* b = static_cast<const T*>(g.b) + p * g.stride_b;
     T* c = static_cast<T*>(g.c) + p * g.stride_c;
     for (int64_t j = 0; j < g.n; ++j)
       for (int64_t i = 0; i < g.m; ++i) {
-        T s = 0;
+        Acc s = 0;
         for (int64_t l = 0; l < g.k; ++l) {
-          const T x = g.trans_a ? a[l + i * g.lda] : a[i + l * g.lda];
-          const T y = g.trans_b ? b[j + l * g.ldb] : b[l + j * g.ldb];
+          const Acc x = Acc(g.trans_a ? a[l + i * g.lda] : a[i + l * g.lda]);
+          const Acc y = Acc(g.trans_b ? b[j + l * g.ldb] : b[l + j * g.ldb]);
           s += x * y;
         }
         T& out = c[i + j * g.ldc];
-        out = beta == T(0) ? alpha * s : alpha * s + beta * out;
+        out = T(beta == Acc(0) ? alpha * s : alpha * s + beta * Acc(out));
       }
   }
 }
@@ -103,8 +109,13 @@ void EmulatedKernels::gemm(const GemmArgs& args, Stream) {
     case GemmMapping::Call: break;
   }
   launches_.push_back("gemm");
-  if (args.dtype == TSR_FLOAT32) column_major_gemm<float>(m.gemm, float(args.alpha), float(args.beta));
-  else column_major_gemm<double>(m.gemm, args.alpha, args.beta);
+  const float alpha = float(args.alpha), beta = float(args.beta);
+  switch (args.dtype) {
+    case TSR_FLOAT32: return column_major_gemm<float>(m.gemm, alpha, beta);
+    case TSR_FLOAT16: return column_major_gemm<Half, float>(m.gemm, alpha, beta);
+    case TSR_BFLOAT16: return column_major_gemm<BFloat16, float>(m.gemm, alpha, beta);
+    default: return column_major_gemm<double>(m.gemm, args.alpha, args.beta);
+  }
 }
 
 }  // namespace tsr::gpu

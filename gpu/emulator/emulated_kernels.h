@@ -39,6 +39,7 @@ class EmulatedKernels final : public DeviceKernels {
                          int64_t n, int64_t c, Stream s) override;
   void bernoulli_noise(void* out, tsr_dtype dtype, int64_t numel, uint64_t seed, uint64_t start,
                        uint32_t threshold, double scale, Stream s) override;
+  void non_finite_check_and_unscale(const UnscaleArgs& args, Stream s) override;
   // Row-major gemm through the same column-major mapping the CUDA plugin
   // gives cuBLAS (gemm_mapping.h), computed by a plain loop.
   void gemm(const GemmArgs& args, Stream s) override;

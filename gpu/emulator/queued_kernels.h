@@ -9,6 +9,7 @@
 
 #include <functional>
 #include <mutex>
+#include <string_view>
 #include <utility>
 
 #include "emulator/emulated_kernels.h"
@@ -68,11 +69,21 @@ class QueuedEmulatedKernels : public DeviceKernels {
   void gemm(const GemmArgs& g, Stream s) override {
     run(s, [=, this] { emu_.gemm(g, s); });
   }
+  void non_finite_check_and_unscale(const UnscaleArgs& args, Stream s) override {
+    run(s, [=, this] { emu_.non_finite_check_and_unscale(args, s); });
+  }
 
   // Launches run so far (the caller waits for its streams first).
   size_t launches() {
     std::lock_guard<std::mutex> g(mu_);
     return emu_.launches().size();
+  }
+  // Launches of kernel `name` run so far.
+  size_t launches_of(std::string_view name) {
+    std::lock_guard<std::mutex> g(mu_);
+    size_t n = 0;
+    for (const char* l : emu_.launches()) n += name == l;
+    return n;
   }
 
  private:

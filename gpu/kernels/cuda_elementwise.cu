@@ -41,4 +41,9 @@ void CudaKernels::bernoulli_noise(void* out, tsr_dtype dtype, int64_t numel, uin
   gpu::dispatch_bernoulli(l, out, dtype, numel, seed, start, threshold, scale);
 }
 
+void CudaKernels::non_finite_check_and_unscale(const UnscaleArgs& args, Stream s) {
+  CudaLauncher l(s);
+  gpu::dispatch_unscale(l, args);
+}
+
 }  // namespace tsr::cuda

@@ -50,21 +50,26 @@ void CudaKernels::gemm(const GemmArgs& args, Stream s) {
   check_cublas(cublasSetStream(h, l.stream()), "cublasSetStream");
   const cublasOperation_t ta = g.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
   const cublasOperation_t tb = g.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
-  if (args.dtype == TSR_FLOAT32) {
-    const float alpha = float(args.alpha), beta = float(args.beta);
-    check_cublas(cublasGemmStridedBatchedEx(h, ta, tb, g.m, g.n, g.k, &alpha, g.a, CUDA_R_32F, g.lda,
-                                            g.stride_a, g.b, CUDA_R_32F, g.ldb, g.stride_b, &beta, g.c,
-                                            CUDA_R_32F, g.ldc, g.stride_c, g.batch, CUBLAS_COMPUTE_32F,
-                                            CUBLAS_GEMM_DEFAULT),
-                 "cublasGemmStridedBatchedEx (float32)");
-  } else {
+  if (args.dtype == TSR_FLOAT64) {
     const double alpha = args.alpha, beta = args.beta;
     check_cublas(cublasGemmStridedBatchedEx(h, ta, tb, g.m, g.n, g.k, &alpha, g.a, CUDA_R_64F, g.lda,
                                             g.stride_a, g.b, CUDA_R_64F, g.ldb, g.stride_b, &beta, g.c,
                                             CUDA_R_64F, g.ldc, g.stride_c, g.batch, CUBLAS_COMPUTE_64F,
                                             CUBLAS_GEMM_DEFAULT),
                  "cublasGemmStridedBatchedEx (float64)");
+    return;
   }
+  // float32, and float16/bfloat16 on tensor cores: products summed in
+  // float32, C rounded once (torch's cublasGemmEx call for Half/BFloat16,
+  // CUBLAS_COMPUTE_32F).
+  const cudaDataType_t type = args.dtype == TSR_FLOAT32   ? CUDA_R_32F
+                              : args.dtype == TSR_FLOAT16 ? CUDA_R_16F
+                                                          : CUDA_R_16BF;
+  const float alpha = float(args.alpha), beta = float(args.beta);
+  check_cublas(cublasGemmStridedBatchedEx(h, ta, tb, g.m, g.n, g.k, &alpha, g.a, type, g.lda, g.stride_a, g.b,
+                                          type, g.ldb, g.stride_b, &beta, g.c, type, g.ldc, g.stride_c, g.batch,
+                                          CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+               "cublasGemmStridedBatchedEx");
 }
 
 }  // namespace tsr::cuda

@@ -20,8 +20,9 @@ void gemm_zero_k(Launcher& l, const GemmArgs& g) {
 
 inline void check_gemm_dtype(const GemmArgs& g) {
   check_dtype(g.dtype, "gemm");
-  TSR_CHECK(g.dtype == TSR_FLOAT32 || g.dtype == TSR_FLOAT64, TSR_ERR_UNSUPPORTED,
-            "gemm: dtype ", dtype_name(g.dtype), " is not supported on this device (float32, float64)");
+  TSR_CHECK(g.dtype == TSR_FLOAT32 || g.dtype == TSR_FLOAT64 || g.dtype == TSR_FLOAT16 || g.dtype == TSR_BFLOAT16,
+            TSR_ERR_UNSUPPORTED, "gemm: dtype ", dtype_name(g.dtype),
+            " is not supported on this device (float32, float64, float16, bfloat16)");
 }
 
 }  // namespace tsr::gpu

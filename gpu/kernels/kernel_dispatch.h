@@ -18,6 +18,7 @@
 #include "core/error.h"
 #include "kernels/dense_functors.cuh"
 #include "kernels/elementwise_functors.cuh"
+#include "kernels/unscale_functor.cuh"
 #include "kernels/reduce_row.cuh"
 #include "kernels/row_functors.cuh"
 #include "kernels/row_path.h"
@@ -292,6 +293,22 @@ void dispatch_bernoulli(Launcher& l, void* out, tsr_dtype dtype, int64_t numel, 
   TSR_CHECK(numel >= 0, TSR_ERR_INVALID_ARGUMENT, "bernoulli_noise: negative numel ", numel);
   if (numel == 0) return;
   l.launch("bernoulli_noise", numel, BernoulliFn{out, dtype, seed, start, threshold, scale});
+}
+
+template <typename Launcher>
+void dispatch_unscale(Launcher& l, const UnscaleArgs& args) {
+  TSR_CHECK(args.count >= 1 && args.count <= kMaxUnscaleTensors, TSR_ERR_INVALID_ARGUMENT,
+            "non_finite_check_and_unscale: ", args.count, " gradients in one launch (1..", kMaxUnscaleTensors, ")");
+  TSR_CHECK(args.found_inf != nullptr, TSR_ERR_INVALID_ARGUMENT, "non_finite_check_and_unscale: found_inf is null");
+  int64_t previous = 0;
+  for (int32_t t = 0; t < args.count; ++t) {
+    check_floating(args.dtypes[t], "non_finite_check_and_unscale");
+    TSR_CHECK(args.ends[t] >= previous, TSR_ERR_INVALID_ARGUMENT,
+              "non_finite_check_and_unscale: ends must not decrease (gradient ", t, ")");
+    previous = args.ends[t];
+  }
+  if (previous == 0) return;
+  l.launch("non_finite_check_and_unscale", previous, UnscaleFn{args});
 }
 
 }  // namespace tsr::gpu

@@ -50,6 +50,20 @@ extern "C" {
 typedef struct tsr_profiler_result tsr_profiler_result;
 
 /**
+ * @brief What a session records (torch.profiler.ProfilerActivity), or-ed
+ * into tsr_profiler_options::activities.
+ */
+typedef enum tsr_profiler_activity {
+  /** Ops' host times (always needed: device times hang on the ops) */
+  TSR_PROFILER_ACTIVITY_CPU = 1,
+  /** The device time of each op on a CUDA tensor: timing events on the
+   * current stream around the op's launches (torch's cuda_time_total from
+   * CUDA events rather than CUPTI's kernel records); no cost without a
+   * CUDA device */
+  TSR_PROFILER_ACTIVITY_CUDA = 2
+} tsr_profiler_activity;
+
+/**
  * @brief Options of tsr_profiler_start() (torch.profiler.profile's
  * arguments).
  *
@@ -61,18 +75,24 @@ typedef struct tsr_profiler_options {
   size_t struct_size;  /**< sizeof(tsr_profiler_options) */
   bool record_shapes;  /**< keep inputs' sizes, strides, memory formats; default false */
   bool profile_memory; /**< keep bytes allocated per event; default false */
+  /** tsr_profiler_activity bits; default CPU | CUDA (torch's default with a
+   * GPU). Appended in 0.3: an older struct_size gets the default. */
+  uint32_t activities;
 } tsr_profiler_options;
 
 /**
- * @brief Sets the defaults (both false) and struct_size. NULL o is ignored.
+ * @brief Sets the defaults (record_shapes and profile_memory false,
+ * activities CPU | CUDA) and struct_size. NULL o is ignored.
  * @param[out] o the options
  */
 TSR_API void tsr_profiler_options_init(tsr_profiler_options* o);
 /**
  * @brief Starts a session.
  * @param[in] o NULL: the defaults
- * @return TSR_OK; a session already running, or a bad struct_size:
- * TSR_ERR_INVALID_ARGUMENT (the running session goes on).
+ * @return TSR_OK; a session already running, a bad struct_size, or
+ * activities with bits other than tsr_profiler_activity's:
+ * TSR_ERR_INVALID_ARGUMENT (the running session goes on); activities
+ * without TSR_PROFILER_ACTIVITY_CPU: TSR_ERR_UNSUPPORTED.
  */
 TSR_API tsr_status tsr_profiler_start(const tsr_profiler_options* o);
 /**
@@ -90,14 +110,19 @@ TSR_API tsr_status tsr_profiler_stop(tsr_profiler_result** out);
  *
  * Rows per event name (and per input shapes when the session recorded them)
  * with the columns Name, Self CPU %, Self CPU, CPU total %, CPU total, CPU
- * time avg, [CPU Mem, Self CPU Mem with profile_memory; CUDA Mem, Self CUDA
+ * time avg, [Self CUDA, Self CUDA %, CUDA total, CUDA time avg when an op
+ * has device time (CUDA activity)], [CPU Mem, Self CPU Mem with profile_memory; CUDA Mem, Self CUDA
  * Mem when device events allocated], # of Calls, [Input Shapes with
- * record_shapes], then "Self CPU time total: ...". Times in torch's format
+ * record_shapes], then "Self CPU time total: ..." [and "Self CUDA time
+ * total: ..."]. An op's CUDA total includes its nested ops' device time;
+ * Self CUDA excludes it. Times in torch's format
  * (us/ms/s, 3 decimals), memory in b/Kb/Mb/Gb. "Self" excludes the nested
  * events (a backward node's ops). No events: an empty string.
  * @param[in]  r         the result
  * @param[in]  sort_by   (descending) "self_cpu_time_total" (also for NULL),
- *                       "cpu_time_total", "cpu_time" (average), "count",
+ *                       "cpu_time_total", "cpu_time" (average),
+ *                       "self_cuda_time_total", "cuda_time_total",
+ *                       "cuda_time" (average), "count",
  *                       "cpu_memory_usage", "self_cpu_memory_usage",
  *                       "cuda_memory_usage", "self_cuda_memory_usage"; ties
  *                       keep first-appearance order
@@ -133,7 +158,11 @@ TSR_API tsr_status tsr_profiler_key_averages_table(const tsr_profiler_result* r,
  * "backward"), pid, tid, ts and dur in microseconds (fractional), args
  * {"Device", "Backward", and with record_shapes "Input Dims", "Input
  * Strides", "Memory Formats", with profile_memory "Bytes Allocated", "Self
- * Bytes Allocated"}. chrome://tracing and ui.perfetto.dev open it. The file
+ * Bytes Allocated"}. With CUDA activity, each op's device time is also a
+ * "kernel" event on its own track: pid 2^32 + the device index (named
+ * "CUDA <index>" by a process_name metadata event), tid the stream id,
+ * ts placed by the stream's first device event of the session.
+ * chrome://tracing and ui.perfetto.dev open it. The file
  * is written to a temporary in the same directory and renamed over path, so
  * on failure no file (and no partial one) is there and an old file is
  * untouched.

@@ -14,7 +14,11 @@
 #include "core/dtype.h"
 #include "core/error.h"
 #include "core/factory.h"
+#include "core/device_allocator.h"
+#include "core/device_backend.h"
 #include "device/any_device.h"
+#include "device/device_ops.h"
+#include "device/unscale.h"
 #include "ops/inplace.h"
 #include "ops/layout.h"
 #include "ops/math.h"
@@ -138,20 +142,41 @@ struct FoundInf {
 };
 
 // _amp_foreach_non_finite_check_and_unscale_ over grads, one found_inf per
-// device: an element is non-finite exactly when it times 0 is NaN, so the
-// sum of g * 0 over a device's gradients is NaN when any is (and 0 else,
-// with no overflow whatever the values). The check reads each gradient
+// device. On a device with kernels, the dense gradients go through the
+// fused kernel (device/unscale.h: one launch per 32 gradients, found_inf a
+// float32 flag on the device). The others, and every CPU gradient, take
+// the ops path: an element is non-finite exactly when it times 0 is NaN,
+// so the sum of g * 0 over a device's gradients is NaN when any is (and 0
+// else, with no overflow whatever the values). Both read each gradient
 // before it is unscaled, as torch's kernel does.
 FoundInf check_and_unscale(const std::vector<Tensor>& grads, float inv_scale) {
   autograd::NoGradGuard no_grad;
   std::vector<std::pair<Device, Tensor>> probes;
-  for (const Tensor& g : grads) {
-    Tensor p = ops::to_dtype(ops::sum(ops::mul_scalar(g, 0.0), Shape{}, false), TSR_FLOAT32);
+  auto add_probe = [&](Device d, const Tensor& p) {
     auto it = probes.begin();
-    while (it != probes.end() && !(it->first == g.device())) ++it;
-    if (it == probes.end()) probes.emplace_back(g.device(), p);
+    while (it != probes.end() && !(it->first == d)) ++it;
+    if (it == probes.end()) probes.emplace_back(d, p);
     else it->second = ops::add(it->second, p);
+  };
+  std::vector<std::pair<Device, std::vector<Tensor>>> fused;
+  for (const Tensor& g : grads) {
+    DeviceKernels* k = g.device().type == TSR_DEVICE_CPU ? nullptr : backend_for(g.device()).kernels();
+    if (k && device::fusable_for_unscale(g)) {
+      auto it = fused.begin();
+      while (it != fused.end() && !(it->first == g.device())) ++it;
+      if (it == fused.end()) fused.emplace_back(g.device(), std::vector<Tensor>{g});
+      else it->second.push_back(g);
+      continue;
+    }
+    add_probe(g.device(), ops::to_dtype(ops::sum(ops::mul_scalar(g, 0.0), Shape{}, false), TSR_FLOAT32));
     ops::mul_scalar_(g, double(inv_scale));
+  }
+  for (const auto& [d, list] : fused) {
+    DeviceKernels& k = *backend_for(d).kernels();
+    Tensor found = device::zeros(k, Shape{}, TSR_FLOAT32, d);
+    device::non_finite_check_and_unscale(k, list, inv_scale, found);
+    for (const Tensor& g : list) g.bump_version();
+    add_probe(d, found);
   }
   FoundInf out;
   out.devices = int64_t(probes.size());

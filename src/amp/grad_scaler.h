@@ -9,10 +9,11 @@
 // per optimizer a stage (READY / UNSCALED / STEPPED) with what its inf
 // checks found, cleared by update(). The two CUDA kernels torch calls are
 // reproduced on the host value (update_scale, torch's
-// _amp_update_scale_cuda_kernel) and with the ops layer on the gradients
-// (unscale, torch's _amp_foreach_non_finite_check_and_unscale_), so
-// gradients of any floating dtype but float16 (torch refuses those), any
-// strides and any device work.
+// _amp_update_scale_cuda_kernel) and, for the gradients, torch's
+// _amp_foreach_non_finite_check_and_unscale_: on a device with kernels one
+// fused launch per 32 dense gradients (device/unscale.h), elsewhere the ops
+// layer, so gradients of any floating dtype but float16 (torch refuses
+// those), any strides and any device work.
 //
 // Above src/optim in the layering: it drives an optimizer's step.
 #pragma once

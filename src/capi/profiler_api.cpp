@@ -25,6 +25,7 @@ tsr_profiler_options defaults() {
   o.struct_size = sizeof o;
   o.record_shapes = false;
   o.profile_memory = false;
+  o.activities = TSR_PROFILER_ACTIVITY_CPU | TSR_PROFILER_ACTIVITY_CUDA;
   return o;
 }
 const profiler::Result& result_of(const tsr_profiler_result* r) { return *require(r, "result")->result; }
@@ -40,7 +41,13 @@ TSR_EXTERN tsr_status tsr_profiler_start(const tsr_profiler_options* o) {
     if (o)
       opts = read_struct(o, opts, TSR_FIRST_VERSION_SIZE(tsr_profiler_options, record_shapes), "options",
                          "tsr_profiler_options");
-    profiler::start({opts.record_shapes, opts.profile_memory});
+    const uint32_t known = TSR_PROFILER_ACTIVITY_CPU | TSR_PROFILER_ACTIVITY_CUDA;
+    TSR_CHECK((opts.activities & ~known) == 0, TSR_ERR_INVALID_ARGUMENT, "options.activities: unknown bits ",
+              opts.activities & ~known, " (only TSR_PROFILER_ACTIVITY_CPU | TSR_PROFILER_ACTIVITY_CUDA)");
+    TSR_CHECK(opts.activities & TSR_PROFILER_ACTIVITY_CPU, TSR_ERR_UNSUPPORTED,
+              "options.activities must include TSR_PROFILER_ACTIVITY_CPU: tessera times device work per op, "
+              "so a session records the ops (torch can also list kernels alone)");
+    profiler::start({opts.record_shapes, opts.profile_memory, (opts.activities & TSR_PROFILER_ACTIVITY_CUDA) != 0});
   });
 }
 

@@ -109,6 +109,24 @@ struct GemmArgs {
   double alpha, beta;
 };
 
+// GradScaler's fused non-finite check and unscale (torch's
+// _amp_foreach_non_finite_check_and_unscale_, one launch for up to
+// kMaxUnscaleTensors gradients, as its multi_tensor_apply): every element
+// of each gradient, read before it is scaled, sets *found_inf to 1 when it
+// is not finite; then it becomes value * inv_scale computed in float
+// (double for float64). Gradient t is dense: elements [ends[t-1], ends[t])
+// of the launch (ends[-1] = 0) at data[t] in memory order, any floating
+// dtype. found_inf is one float32 of device memory, never cleared here.
+constexpr int32_t kMaxUnscaleTensors = 32;
+struct UnscaleArgs {
+  int32_t count;
+  void* data[kMaxUnscaleTensors];
+  tsr_dtype dtypes[kMaxUnscaleTensors];
+  int64_t ends[kMaxUnscaleTensors];
+  float inv_scale;
+  float* found_inf;
+};
+
 // What a device computes. Every method queues work on s and may throw
 // tsr::Error (TSR_ERR_UNSUPPORTED for a dtype the device lacks, with the
 // CPU's message where it has one; TSR_ERR_INTERNAL when a launch fails).
@@ -156,6 +174,7 @@ class DeviceKernels {
   virtual void bernoulli_noise(void* out, tsr_dtype dtype, int64_t numel, uint64_t seed,
                                uint64_t start, uint32_t threshold, double scale, Stream s) = 0;
   virtual void gemm(const GemmArgs& args, Stream s) = 0;
+  virtual void non_finite_check_and_unscale(const UnscaleArgs& args, Stream s) = 0;
 };
 
 }  // namespace tsr

@@ -1,6 +1,7 @@
 #include "profiler/chrome_trace.h"
 
 #include <algorithm>
+#include <set>
 
 #include <unistd.h>
 
@@ -12,6 +13,9 @@
 namespace tsr::profiler {
 
 namespace {
+
+// Device tracks' pids: above Linux's pid_max (2^22).
+constexpr int64_t kDevicePidBase = int64_t(1) << 32;
 
 const char* format_name(int f) {
   switch (f) {
@@ -59,6 +63,32 @@ std::string chrome_trace_json(const Result& r) {
                       {"ts", double(e->start_ns) / 1e3},
                       {"dur", double(e->dur_ns) / 1e3},
                       {"args", std::move(args)}});
+  }
+  // CUDA activity: each op's device time on its own track, one process per
+  // device and one thread per stream, as kineto lays out GPU rows (named by
+  // "M" metadata events; the pid is past any real one).
+  std::set<std::pair<int64_t, int64_t>> tracks;
+  for (const Event* e : order) {
+    if (e->device_ns < 0) continue;
+    const int64_t device_pid = kDevicePidBase + e->device.index;
+    tracks.insert({device_pid, e->stream_id});
+    events.push_back({{"ph", "X"},
+                      {"cat", "kernel"},
+                      {"name", e->name},
+                      {"pid", device_pid},
+                      {"tid", e->stream_id},
+                      {"ts", double(e->device_start_ns) / 1e3},
+                      {"dur", double(e->device_ns) / 1e3},
+                      {"args", {{"Device", device_name(e->device)}, {"stream", e->stream_id}}}});
+  }
+  for (const auto& [device_pid, stream] : tracks) {
+    const std::string device = "CUDA " + std::to_string(device_pid - kDevicePidBase);
+    events.push_back({{"ph", "M"}, {"name", "process_name"}, {"pid", device_pid}, {"args", {{"name", device}}}});
+    events.push_back({{"ph", "M"},
+                      {"name", "thread_name"},
+                      {"pid", device_pid},
+                      {"tid", stream},
+                      {"args", {{"name", "stream " + std::to_string(stream)}}}});
   }
   nlohmann::json doc = {{"traceEvents", std::move(events)}, {"displayTimeUnit", "ns"}};
   return doc.dump();

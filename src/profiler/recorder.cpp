@@ -1,14 +1,19 @@
 #include "profiler/recorder.h"
 
 #include <chrono>
+#include <map>
 #include <mutex>
+#include <unordered_map>
 
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "alloc/caching_allocator.h"
+#include "core/device_allocator.h"
+#include "core/device_backend.h"
 #include "core/error.h"
 #include "core/layout.h"
+#include "core/stream.h"
 
 namespace tsr::profiler {
 
@@ -16,18 +21,48 @@ namespace detail {
 
 std::atomic<bool> g_active{false};
 
+// A CUDA-activity event's pair of device events, read at stop().
+struct DeviceTiming {
+  uint64_t id;  // the Event's
+  Stream stream;
+  EventHandle start, end;
+};
+
+// The first device event recorded on a stream in the session, and the host
+// time it was recorded at: the device times' origin on the session clock.
+struct StreamOrigin {
+  EventHandle event;
+  int64_t host_ns;
+};
+
 struct Session {
   Options options;
   int64_t origin_ns = 0;
-  std::mutex mutex;  // guards events
+  std::atomic<uint64_t> next_id{1};
+  std::mutex mutex;  // guards what follows
   std::vector<Event> events;
+  std::vector<DeviceTiming> timings;
+  std::map<Stream, StreamOrigin> origins;
+
+  ~Session() {
+    // Scopes that ended after stop() left their device events here.
+    DeviceBackend* b = find_backend(TSR_DEVICE_CUDA);
+    if (!b) return;
+    for (const DeviceTiming& t : timings) {
+      b->destroy_event(t.start);
+      b->destroy_event(t.end);
+    }
+    for (const auto& [stream, origin] : origins) b->destroy_event(origin.event);
+  }
 };
 
 }  // namespace detail
 
 namespace {
 
+using detail::DeviceTiming;
 using detail::Session;
+using detail::StreamOrigin;
 
 int64_t now_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
@@ -67,6 +102,69 @@ int64_t allocated_bytes(Device d) noexcept {
   }
 }
 
+// The device time of every CUDA-activity event (waiting for its stream to
+// reach it), its start on the session clock, and each parent's children's
+// device time; then the device events are destroyed.
+void read_device_times(Result& r, std::vector<DeviceTiming>& timings, std::map<Stream, StreamOrigin>& origins) {
+  DeviceBackend* b = find_backend(TSR_DEVICE_CUDA);
+  if (!b) return;
+  std::unordered_map<uint64_t, size_t> index;
+  for (size_t i = 0; i < r.events.size(); ++i) index.emplace(r.events[i].id, i);
+  for (const DeviceTiming& t : timings) {
+    auto it = index.find(t.id);
+    try {
+      if (it != index.end()) {
+        Event& e = r.events[it->second];
+        b->synchronize_event(t.end);
+        e.device_ns = int64_t(b->elapsed_ms(t.start, t.end) * 1e6);
+        const StreamOrigin& o = origins.at(t.stream);
+        e.device_start_ns = o.host_ns + int64_t(b->elapsed_ms(o.event, t.start) * 1e6);
+      }
+    } catch (const Error&) {
+      // The device failed meanwhile: this event keeps no device time.
+    }
+    b->destroy_event(t.start);
+    b->destroy_event(t.end);
+  }
+  timings.clear();
+  for (const auto& [stream, origin] : origins) b->destroy_event(origin.event);
+  origins.clear();
+  for (const Event& e : r.events) {
+    if (e.device_ns < 0 || e.parent_id == 0) continue;
+    auto parent = index.find(e.parent_id);
+    if (parent != index.end()) r.events[parent->second].child_device_ns += e.device_ns;
+  }
+}
+
+// Records a timing event on stream for a CUDA-activity scope (and the
+// stream's origin event the first time); nullptr when the device cannot.
+EventHandle record_device_start(Session& session, Stream stream, int64_t host_ns) noexcept {
+  DeviceBackend* b = find_backend(TSR_DEVICE_CUDA);
+  if (!b) return nullptr;
+  EventHandle e = nullptr;
+  try {
+    {
+      std::lock_guard<std::mutex> lock(session.mutex);
+      if (!session.origins.count(stream)) {
+        EventHandle origin = b->create_event(stream.device.index, true);
+        try {
+          b->record_event(origin, stream);
+        } catch (...) {
+          b->destroy_event(origin);
+          throw;
+        }
+        session.origins.emplace(stream, StreamOrigin{origin, host_ns - session.origin_ns});
+      }
+    }
+    e = b->create_event(stream.device.index, true);
+    b->record_event(e, stream);
+    return e;
+  } catch (...) {
+    if (e) b->destroy_event(e);
+    return nullptr;
+  }
+}
+
 }  // namespace
 
 void start(const Options& o) {
@@ -91,9 +189,16 @@ std::shared_ptr<Result> stop() {
   }
   auto r = std::make_shared<Result>();
   r->options = s->options;
-  std::lock_guard<std::mutex> lock(s->mutex);
-  r->events = std::move(s->events);
-  s->events.clear();
+  std::vector<DeviceTiming> timings;
+  std::map<Stream, StreamOrigin> origins;
+  {
+    std::lock_guard<std::mutex> lock(s->mutex);
+    r->events = std::move(s->events);
+    s->events.clear();
+    timings.swap(s->timings);
+    origins.swap(s->origins);
+  }
+  read_device_times(*r, timings, origins);
   return r;
 }
 
@@ -119,9 +224,21 @@ Scope::Scope(std::string name, const std::vector<Tensor>& inputs, bool backward,
     }
   }
   if (session_->options.profile_memory) mem_before_ = allocated_bytes(event_.device);
+  event_.id = session_->next_id.fetch_add(1, std::memory_order_relaxed);
   parent_ = t_current;
+  if (parent_ && parent_->session_ == session_) event_.parent_id = parent_->event_.id;
   t_current = this;
   t0_ = now_ns();
+  if (session_->options.cuda && event_.device.type == TSR_DEVICE_CUDA) {
+    Stream stream{event_.device, kDefaultStreamId};
+    try {
+      stream = current_stream(event_.device);
+    } catch (...) {
+      return;
+    }
+    event_.stream_id = stream.id;
+    device_start_ = record_device_start(*session_, stream, t0_);
+  }
 }
 
 Scope::~Scope() {
@@ -135,11 +252,30 @@ Scope::~Scope() {
     parent_->event_.child_ns += event_.dur_ns;
     parent_->event_.child_mem += event_.mem_bytes;
   }
+  DeviceTiming timing{event_.id, Stream{event_.device, event_.stream_id}, device_start_, nullptr};
+  DeviceBackend* b = device_start_ ? find_backend(TSR_DEVICE_CUDA) : nullptr;
+  if (b) {
+    try {
+      timing.end = b->create_event(event_.device.index, true);
+      b->record_event(timing.end, timing.stream);
+    } catch (...) {
+      if (timing.end) b->destroy_event(timing.end);
+      timing.end = nullptr;
+    }
+  }
   try {
     std::lock_guard<std::mutex> lock(session_->mutex);
     session_->events.push_back(std::move(event_));
+    if (timing.end) {
+      session_->timings.push_back(timing);
+      return;
+    }
   } catch (...) {
     // Out of memory while profiling: the event is lost, the op is not.
+  }
+  if (b) {
+    b->destroy_event(timing.start);
+    if (timing.end) b->destroy_event(timing.end);
   }
 }
 

@@ -8,6 +8,13 @@
 // (a backward node running the ops of its formula) is tracked per thread, so
 // each event knows the time and memory of its direct children (torch's
 // "self" columns).
+//
+// CUDA activity (torch.profiler.ProfilerActivity.CUDA): an event on a CUDA
+// device also records a pair of timing events on the thread's current
+// stream around the op's launches, so the op's device time is what its
+// kernels took on the stream (torch's cuda_time_total, measured with CUDA
+// events instead of CUPTI's kernel records). The pairs are read at stop(),
+// which waits for them.
 #pragma once
 
 #include <atomic>
@@ -26,6 +33,7 @@ namespace tsr::profiler {
 struct Options {
   bool record_shapes = false;
   bool profile_memory = false;
+  bool cuda = true;  // time ops on CUDA devices with device events
 };
 
 struct Event {
@@ -39,6 +47,16 @@ struct Event {
   int64_t mem_bytes = 0;  // net change of the device's allocated bytes (children included)
   int64_t child_mem = 0;  // the same for the direct children
   Device device{};
+  // CUDA activity: the device time between the op's first and last launch
+  // (-1: none measured), the same for its direct children, and its start
+  // on the session's clock (the stream's origin event mapped to the host
+  // time it was recorded at).
+  int64_t device_ns = -1;
+  int64_t child_device_ns = 0;
+  int64_t device_start_ns = 0;
+  int64_t stream_id = 0;
+  uint64_t id = 0;         // unique in the session, from 1
+  uint64_t parent_id = 0;  // the enclosing event on the same thread; 0: none
   // record_shapes only: one entry per input (an undefined input: empty
   // sizes and strides, format -1).
   std::vector<Shape> sizes, strides;
@@ -77,6 +95,7 @@ class Scope {
  private:
   std::shared_ptr<detail::Session> session_;
   Event event_;
+  void* device_start_ = nullptr;  // CUDA activity: the timing event recorded first
   Scope* parent_ = nullptr;
   int64_t mem_before_ = 0;
   int64_t t0_ = 0;

@@ -4,6 +4,12 @@
 // numbers, 2 spaces between, a dashed rule above and below the header and
 // at the end, then "Self CPU time total: ...". Times are microseconds
 // printed by _format_time, memory by _format_memory.
+//
+// CUDA activity: the Self CUDA, Self CUDA %, CUDA total and CUDA time avg
+// columns when an event has device time, and "Self CUDA time total: ...".
+// Kineto lists each kernel as its own row and sums those; tessera times
+// each op's launches with device events (recorder.h), so the op rows carry
+// the device time and the total sums their self device time.
 #include "profiler/table.h"
 
 #include <algorithm>
@@ -22,6 +28,7 @@ struct Row {
   std::string name, shapes;
   int64_t count = 0;
   double self_us = 0, total_us = 0;
+  double self_cuda_us = 0, cuda_us = 0;
   int64_t cpu_mem = 0, self_cpu_mem = 0, dev_mem = 0, self_dev_mem = 0;
 };
 
@@ -70,13 +77,17 @@ double sort_value(const Row& r, std::string_view key) {
   if (key == "self_cpu_time_total") return r.self_us;
   if (key == "cpu_time_total") return r.total_us;
   if (key == "cpu_time") return r.total_us / double(r.count);
+  if (key == "self_cuda_time_total") return r.self_cuda_us;
+  if (key == "cuda_time_total") return r.cuda_us;
+  if (key == "cuda_time") return r.cuda_us / double(r.count);
   if (key == "count") return double(r.count);
   if (key == "cpu_memory_usage") return double(r.cpu_mem);
   if (key == "self_cpu_memory_usage") return double(r.self_cpu_mem);
   if (key == "cuda_memory_usage") return double(r.dev_mem);
   if (key == "self_cuda_memory_usage") return double(r.self_dev_mem);
   fail(TSR_ERR_INVALID_ARGUMENT, "sort_by \"", key, "\" is not one of self_cpu_time_total, cpu_time_total, ",
-       "cpu_time, count, cpu_memory_usage, self_cpu_memory_usage, cuda_memory_usage, self_cuda_memory_usage");
+       "cpu_time, self_cuda_time_total, cuda_time_total, cuda_time, count, cpu_memory_usage, ",
+       "self_cpu_memory_usage, cuda_memory_usage, self_cuda_memory_usage");
 }
 
 }  // namespace
@@ -102,6 +113,11 @@ std::string table(const Result& r, std::string_view sort_by, int64_t row_limit, 
     row.count += 1;
     row.total_us += double(e->dur_ns) / 1e3;
     row.self_us += double(e->dur_ns - e->child_ns) / 1e3;
+    if (e->device_ns >= 0) {
+      row.cuda_us += double(e->device_ns) / 1e3;
+      // Gaps between the children's launches count as the parent's own.
+      row.self_cuda_us += double(std::max<int64_t>(0, e->device_ns - e->child_device_ns)) / 1e3;
+    }
     const bool cpu = e->device.type == TSR_DEVICE_CPU;
     (cpu ? row.cpu_mem : row.dev_mem) += e->mem_bytes;
     (cpu ? row.self_cpu_mem : row.self_dev_mem) += e->mem_bytes - e->child_mem;
@@ -111,8 +127,11 @@ std::string table(const Result& r, std::string_view sort_by, int64_t row_limit, 
   if (rows.empty()) return "";
 
   const bool memory = r.options.profile_memory;
-  bool dev_mem = false;
-  for (const Row& row : rows) dev_mem |= row.self_dev_mem > 0;
+  bool dev_mem = false, cuda_time = false;
+  for (const Row& row : rows) {
+    dev_mem |= row.self_dev_mem > 0;
+    cuda_time |= row.self_cuda_us > 0;
+  }
   bool has_shapes = false;
   for (const Row& row : rows) has_shapes |= by_shapes && row.shapes != "[]";
 
@@ -125,6 +144,7 @@ std::string table(const Result& r, std::string_view sort_by, int64_t row_limit, 
   shapes_w = std::min<size_t>(shapes_w, 80);
 
   std::vector<std::string> headers = {"Name", "Self CPU %", "Self CPU", "CPU total %", "CPU total", "CPU time avg"};
+  if (cuda_time) headers.insert(headers.end(), {"Self CUDA", "Self CUDA %", "CUDA total", "CUDA time avg"});
   if (memory) {
     headers.insert(headers.end(), {"CPU Mem", "Self CPU Mem"});
     if (dev_mem) headers.insert(headers.end(), {"CUDA Mem", "Self CUDA Mem"});
@@ -149,8 +169,11 @@ std::string table(const Result& r, std::string_view sort_by, int64_t row_limit, 
   for (size_t w : widths) rule += std::string(w, '-') + "  ";
   rule += '\n';
 
-  double sum_self = 0;
-  for (const Row& row : rows) sum_self += row.self_us;
+  double sum_self = 0, sum_self_cuda = 0;
+  for (const Row& row : rows) {
+    sum_self += row.self_us;
+    sum_self_cuda += row.self_cuda_us;
+  }
 
   out << rule;
   line(headers);
@@ -167,6 +190,12 @@ std::string table(const Result& r, std::string_view sort_by, int64_t row_limit, 
                                       format_share(row.total_us, sum_self),
                                       format_time(row.total_us),
                                       format_time(row.total_us / double(row.count))};
+    if (cuda_time) {
+      cells.push_back(format_time(row.self_cuda_us));
+      cells.push_back(format_share(row.self_cuda_us, sum_self_cuda));
+      cells.push_back(format_time(row.cuda_us));
+      cells.push_back(format_time(row.cuda_us / double(row.count)));
+    }
     if (memory) {
       cells.push_back(format_memory(row.cpu_mem));
       cells.push_back(format_memory(row.self_cpu_mem));
@@ -181,6 +210,7 @@ std::string table(const Result& r, std::string_view sort_by, int64_t row_limit, 
   }
   out << rule;
   out << "Self CPU time total: " << format_time(sum_self) << '\n';
+  if (cuda_time) out << "Self CUDA time total: " << format_time(sum_self_cuda) << '\n';
   return out.str();
 }
 

@@ -83,6 +83,7 @@ struct KernelCall {
   double alpha = 0;
   ReduceArgs reduce{};
   GemmArgs gemm{};
+  UnscaleArgs unscale{};
 };
 
 // Records every call and touches no memory.
@@ -135,6 +136,11 @@ class RecordingKernels final : public DeviceKernels {
     c.gemm = g;
     calls.push_back(c);
   }
+  void non_finite_check_and_unscale(const UnscaleArgs& args, Stream) override {
+    KernelCall c{"non_finite_check_and_unscale", {}, {}};
+    c.unscale = args;
+    calls.push_back(c);
+  }
 };
 
 // copy and fill run for real on the simulated device (an element loop over
@@ -174,6 +180,7 @@ class CopyOnlyKernels final : public DeviceKernels {
     refuse("bernoulli_noise");
   }
   void gemm(const GemmArgs&, Stream) override { refuse("gemm"); }
+  void non_finite_check_and_unscale(const UnscaleArgs&, Stream) override { refuse("non_finite_check_and_unscale"); }
 
  private:
   template <typename Fn>

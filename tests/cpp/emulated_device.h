@@ -23,6 +23,10 @@ class EmulatedOnSimulatedDevice final : public gpu::QueuedEmulatedKernels {
     sim().synchronize_device(0);
     return QueuedEmulatedKernels::launches();
   }
+  size_t launches_of(std::string_view name) {
+    sim().synchronize_device(0);
+    return QueuedEmulatedKernels::launches_of(name);
+  }
   // Elementwise launches so far whose output reached one element from two
   // threads.
   size_t racy_launches() const { return racy_; }

@@ -112,6 +112,65 @@ TEST_F(DeviceTraining, MlpStepsMatchTheCpu) {
   EXPECT_GT(emulated().launches(), launches_before + 30);
 }
 
+// GradScaler on device gradients: the dense ones go through the fused
+// check-and-unscale kernel, one launch per 32 gradients; a transposed
+// gradient through the ops path; the step equals the CPU's, and an inf in
+// any gradient skips it and backs the scale off.
+TEST_F(DeviceTraining, GradScalerUnscalesDenseGradientsInOneLaunchPer32) {
+  for (const bool poison : {false, true}) {
+    std::vector<T> params_dev, params_cpu;
+    for (int i = 0; i < 34; ++i) {
+      const T host = from(pattern(6, 0.5f, uint32_t(i + 1)), {2, 3});
+      for (auto [list, device] : {std::pair{&params_dev, kSim}, std::pair{&params_cpu, TSR_DEVICE_CPU}}) {
+        list->push_back(on(host, device));
+        // A gradient of its own: 1024 * pattern, the last one transposed.
+        T grad = on(from(pattern(6, 1024.0f, uint32_t(100 + i)), {i == 33 ? 3 : 2, i == 33 ? 2 : 3}), device);
+        if (i == 33) {
+          tsr_tensor* t = nullptr;
+          ASSERT_EQ(tsr_transpose(grad.h, 0, 1, &t), TSR_OK);
+          grad = T(t);
+        }
+        if (poison && i == 20) ASSERT_EQ(tsr_fill_(grad.h, INFINITY), TSR_OK);
+        ASSERT_EQ(tsr_set_grad(list->back().h, grad.h), TSR_OK) << tsr_last_error_message();
+      }
+    }
+    double scale_after[2] = {0, 0};
+    size_t fused_launches = 0;
+    for (int which = 0; which < 2; ++which) {
+      std::vector<T>& params = which == 0 ? params_dev : params_cpu;
+      std::vector<tsr_tensor*> handles;
+      for (T& p : params) handles.push_back(p.h);
+      tsr_sgd_options so;
+      tsr_sgd_options_init(&so);
+      so.lr = 0.5;
+      tsr_optimizer* opt = nullptr;
+      ASSERT_EQ(tsr_optimizer_sgd(handles.data(), handles.size(), &so, &opt), TSR_OK) << tsr_last_error_message();
+      tsr_grad_scaler_options go = TSR_GRAD_SCALER_OPTIONS_INIT;
+      go.init_scale = 1024.0;
+      tsr_grad_scaler* scaler = nullptr;
+      ASSERT_EQ(tsr_grad_scaler_create(&go, &scaler), TSR_OK);
+      T loss = on(from({1.0f}, {}), which == 0 ? kSim : TSR_DEVICE_CPU);
+      tsr_tensor* scaled = nullptr;  // makes the scale: torch's first scale()
+      ASSERT_EQ(tsr_grad_scaler_scale(scaler, loss.h, &scaled), TSR_OK) << tsr_last_error_message();
+      tsr_tensor_release(scaled);
+      const size_t before = emulated().launches_of("non_finite_check_and_unscale");
+      bool stepped = false;
+      ASSERT_EQ(tsr_grad_scaler_step(scaler, opt, &stepped), TSR_OK) << tsr_last_error_message();
+      EXPECT_EQ(stepped, !poison);
+      if (which == 0) fused_launches = emulated().launches_of("non_finite_check_and_unscale") - before;
+      ASSERT_EQ(tsr_grad_scaler_update(scaler), TSR_OK);
+      ASSERT_EQ(tsr_grad_scaler_get_scale(scaler, &scale_after[which]), TSR_OK);
+      tsr_grad_scaler_release(scaler);
+      tsr_optimizer_release(opt);
+    }
+    EXPECT_EQ(fused_launches, 2u) << "33 dense gradients: 32 + 1";
+    EXPECT_EQ(scale_after[0], scale_after[1]);
+    EXPECT_EQ(scale_after[0], poison ? 512.0 : 1024.0);
+    for (size_t i = 0; i < params_dev.size(); ++i)
+      expect_close(host_values(params_dev[i]), host_values(params_cpu[i]), 1e-6f, 1e-7f, "param");
+  }
+}
+
 TEST_F(DeviceTraining, ChannelsLastAndReductionsMatchTheCpuBitForBit) {
   const std::vector<float> v = pattern(2 * 3 * 5 * 4, 2.0f, 99);
   T x = from(v, {2, 3, 5, 4});

@@ -151,11 +151,42 @@ TEST(EmulatedGemm, ZeroKScalesOrZeroesC) {
   for (int i = 0; i < 6; ++i) EXPECT_EQ(c[i], 2.0f * float(i));
 }
 
+// float16/bfloat16 as cuBLAS with CUBLAS_COMPUTE_32F: products summed in
+// float32, C rounded once. 4096 ones: a float16 or bfloat16 sum would stop
+// at 2048 or 256 (x + 1 == x there); float32 reaches 4096, which both
+// formats hold exactly.
+template <typename T>
+void check_low_precision_gemm(tsr_dtype dtype) {
+  const int64_t k = 4096;
+  std::vector<T> a(size_t(k), T(1.0f)), b(size_t(k), T(1.0f));
+  std::vector<T> c(1, T(5.0f));
+  GemmArgs g{dtype, 1, 1, 1, k, a.data(), k, 1, 0, b.data(), 1, 1, 0, c.data(), 1, 0, 1.0, 0.0};
+  EmulatedKernels kernels;
+  kernels.gemm(g, kNoStream);
+  EXPECT_EQ(float(c[0]), 4096.0f);
+  // A mixed problem against a float32 reference rounded once.
+  std::vector<T> x = filled<T>(12, 1), y = filled<T>(20, 2), z = filled<T>(15, 3), z0 = z;
+  GemmArgs h{dtype, 1, 3, 5, 4, x.data(), 4, 1, 0, y.data(), 5, 1, 0, z.data(), 5, 0, 1.5, 0.5};
+  kernels.gemm(h, kNoStream);
+  for (int64_t i = 0; i < 3; ++i)
+    for (int64_t j = 0; j < 5; ++j) {
+      float s = 0;
+      for (int64_t l = 0; l < 4; ++l) s += float(x[size_t(i * 4 + l)]) * float(y[size_t(l * 5 + j)]);
+      const T want = T(1.5f * s + 0.5f * float(z0[size_t(i * 5 + j)]));
+      EXPECT_EQ(float(z[size_t(i * 5 + j)]), float(want)) << "element " << i << "," << j;
+    }
+}
+
+TEST(EmulatedGemm, HalfAndBFloat16SumInFloat32) {
+  check_low_precision_gemm<Half>(TSR_FLOAT16);
+  check_low_precision_gemm<BFloat16>(TSR_BFLOAT16);
+}
+
 TEST(EmulatedGemm, ErrorsChangeNothing) {
   float a[8] = {}, b[12] = {}, c[6] = {7, 7, 7, 7, 7, 7};
   EmulatedKernels k;
   GemmArgs g = plain(a, b, c);
-  g.dtype = TSR_FLOAT16;
+  g.dtype = TSR_INT32;
   expect_error(TSR_ERR_UNSUPPORTED, [&] { k.gemm(g, kNoStream); });
   g = plain(a, b, c);
   g.a_row_stride = 2;

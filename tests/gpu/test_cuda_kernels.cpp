@@ -370,6 +370,58 @@ TEST(CudaKernels, Gemm) {
   }
 }
 
+// float16/bfloat16 GEMM on tensor cores against the emulator's float32
+// sums rounded once (cuBLAS may split k, so a few bf16/f16 ULPs).
+TEST(CudaKernels, LowPrecisionGemm) {
+  EmulatedKernels emu;
+  for (tsr_dtype d : {TSR_FLOAT16, TSR_BFLOAT16}) {
+    Tensor a = sample({64, 96}, d, 1, false), b = sample({96, 48}, d, 2, false);
+    Tensor want = host({64, 48}, d), got = host({64, 48}, d);
+    GemmArgs g{d, 1, 64, 48, 96, a.data_ptr(), 96, 1, 0, b.data_ptr(), 48, 1, 0, want.data_ptr(), 48, 0, 1.0, 0.0};
+    emu.gemm(g, kNoStream);
+    DeviceCopy ai(a), bi(b), o(got);
+    g.a = ai.ptr;
+    g.b = bi.ptr;
+    g.c = o.ptr;
+    cuda::cuda_kernels().gemm(g, kCudaStream);
+    o.back(got);
+    EXPECT_TRUE(close(want, got, d == TSR_FLOAT16 ? 4e-3 : 3e-2)) << dtype_name(d);
+  }
+}
+
+// GradScaler's fused check and unscale: the emulator's values bit for bit
+// and the same found_inf, with an inf in the second of three gradients.
+TEST(CudaKernels, NonFiniteCheckAndUnscale) {
+  EmulatedKernels emu;
+  auto grads = [] {
+    return std::vector<Tensor>{sample({1000}, TSR_FLOAT32, 1, false), sample({77}, TSR_BFLOAT16, 2, false),
+                               sample({5}, TSR_FLOAT64, 3, false)};
+  };
+  for (const bool poison : {false, true}) {
+    std::vector<Tensor> w = grads(), d = grads();
+    if (poison) w[1].data<BFloat16>()[40] = d[1].data<BFloat16>()[40] = BFloat16(INFINITY);
+    float found_host = 0.0f;
+    UnscaleArgs args{3, {}, {TSR_FLOAT32, TSR_BFLOAT16, TSR_FLOAT64}, {1000, 1077, 1082}, 1.0f / 3.0f, &found_host};
+    for (int i = 0; i < 3; ++i) args.data[i] = w[i].data_ptr();
+    emu.non_finite_check_and_unscale(args, kNoStream);
+    Tensor zero = host({}, TSR_FLOAT32);
+    zero.data<float>()[0] = 0.0f;
+    DeviceCopy c0(d[0]), c1(d[1]), c2(d[2]), found(zero);
+    const DeviceCopy* copies[3] = {&c0, &c1, &c2};
+    for (int i = 0; i < 3; ++i) args.data[i] = copies[i]->ptr;
+    args.found_inf = static_cast<float*>(found.ptr);
+    cuda::cuda_kernels().non_finite_check_and_unscale(args, kCudaStream);
+    for (int i = 0; i < 3; ++i) {
+      copies[i]->back(d[i]);
+      EXPECT_TRUE(same_bits(w[i], d[i])) << "gradient " << i;
+    }
+    float found_device = -1.0f;
+    ASSERT_EQ(cudaMemcpy(&found_device, found.ptr, 4, cudaMemcpyDeviceToHost), cudaSuccess);
+    EXPECT_EQ(found_device, found_host);
+    EXPECT_EQ(found_host, poison ? 1.0f : 0.0f);
+  }
+}
+
 TEST(CudaKernels, RefusedArgumentsLaunchNothing) {
   Tensor x = sample({4}, TSR_FLOAT32);
   expect_error(TSR_ERR_UNSUPPORTED, [&] {

@@ -101,8 +101,16 @@ def scalar_tensor(value, like):
     if kind > like_kind:
         code = (_core.BOOL, _core.INT64, _core.FLOAT32)[kind]
     if kind == 2 or code in _FLOATING_CODES:
-        return _N.from_float64([float(value)], (), code)
-    return _N.from_int64([int(value)], (), code)
+        scalar = _N.from_float64([float(value)], (), code)
+    else:
+        scalar = _N.from_int64([int(value)], (), code)
+    # On like's device: torch passes a Python number to a CUDA kernel as a
+    # CPU scalar, which tessera's device ops do not take (yet), so the
+    # number travels to the device (one small copy).
+    kind = _N.device_type(like)
+    if kind != _core.DEVICE_CPU:
+        scalar = _core.to_device(scalar, kind, _N.device_index(like), False)
+    return scalar
 
 
 class Size(tuple):

@@ -15,7 +15,13 @@
 
 One session runs at a time in a process; events come from every thread.
 Ops on CUDA tensors are recorded with their device whichever activities are
-named; ProfilerActivity.CUDA is accepted (and needs no GPU), as torch's.
+named. With ProfilerActivity.CUDA (accepted without a GPU, as torch's),
+each op on a CUDA tensor also gets its device time, from timing events on
+the current stream around its launches: the table's Self CUDA / CUDA total
+columns and sort keys (sort_by="cuda_time_total"), and a device track in
+the chrome trace. Torch lists kernels as rows of their own; tessera puts
+their time on the ops that launched them. activities=[CUDA] alone records
+the ops too.
 """
 import enum
 import functools
@@ -30,6 +36,11 @@ class ProfilerActivity(enum.Enum):
     """torch.profiler.ProfilerActivity."""
     CPU = 0
     CUDA = 1
+
+
+# tsr_profiler_activity's bits.
+_ACTIVITY_CPU = 1
+_ACTIVITY_CUDA = 2
 
 
 def supported_activities():
@@ -185,7 +196,10 @@ class profile:
     # ---- session control --------------------------------------------------------
     def _begin(self):
         if not self._recording:
-            _core.profiler_start(bool(self.record_shapes), bool(self.profile_memory))
+            bits = _ACTIVITY_CPU
+            if ProfilerActivity.CUDA in self.activities:
+                bits |= _ACTIVITY_CUDA
+            _core.profiler_start_activities(bool(self.record_shapes), bool(self.profile_memory), bits)
             self._recording = True
 
     def _end(self, save):

@@ -111,6 +111,74 @@ class EmulatedCuda(unittest.TestCase):
         self.assertTrue(x.grad.is_cuda)
         self.assertEqual(x.grad.cpu().tolist(), [2.0, 4.0, 6.0])
 
+    def test_half_and_bfloat16_matmul_under_autocast(self):
+        """cuBLAS's float16/bfloat16 GEMM (float32 sums, emulated): the CPU's
+        result, plain and under autocast("cuda"), gradients in float32."""
+        x = tessera.randn(8, 16).cuda().requires_grad_()
+        w = tessera.randn(4, 16).cuda().requires_grad_()
+        for dt in (tessera.float16, tessera.bfloat16):
+            plain = x.detach().to(dt) @ w.detach().to(dt).t()
+            self.assertEqual((plain.dtype, plain.is_cuda), (dt, True))
+            want = x.detach().cpu().to(dt) @ w.detach().cpu().to(dt).t()
+            self.assertEqual(plain.cpu().float().tolist(), want.float().tolist())
+            with tessera.autocast("cuda", dtype=dt):
+                y = tessera.nn.functional.linear(x, w)
+            self.assertEqual(y.dtype, dt)
+            y.float().sum().backward()
+            self.assertEqual((x.grad.dtype, w.grad.dtype), (tessera.float32, tessera.float32))
+            ones = tessera.ones(8, 4).to(dt)
+            want_gx = (ones @ w.detach().cpu().to(dt)).float()
+            self.assertEqual(x.grad.cpu().tolist(), want_gx.tolist())
+            x.grad = None
+            w.grad = None
+
+    def test_grad_scaler_fused_unscale(self):
+        """GradScaler on device gradients (the fused check-and-unscale kernel
+        for dense ones, the ops path for a strided one): the CPU's step, and
+        a skipped step with the scale backed off after an inf."""
+        def run(device, poison):
+            tessera.manual_seed(0)
+            model = nn.Sequential(nn.Linear(6, 5), nn.ReLU(), nn.Linear(5, 3)).to(device)
+            extra = tessera.ones(4, 3, device=device).t().requires_grad_()  # transposed leaf
+            opt = tessera.optim.SGD(list(model.parameters()) + [extra], lr=0.1)
+            scaler = tessera.amp.GradScaler(init_scale=1024.0)
+            x = tessera.arange(12.0).view(2, 6).to(device) / 10
+            loss = (model(x) @ extra).sum()
+            scaler.scale(loss).backward()
+            if poison:
+                with tessera.no_grad():
+                    model[0].weight.grad[1, 2] = float("inf")
+            scaler.step(opt)
+            scaler.update()
+            return [p.detach().cpu().tolist() for p in model.parameters()], extra.detach().cpu().tolist(), scaler.get_scale()
+        for poison in (False, True):
+            dev, cpu = run("cuda", poison), run("cpu", poison)
+            self.assertEqual(dev[2], cpu[2])
+            self.assertEqual(dev[2], 512.0 if poison else 1024.0)
+            for a, b in zip(dev[0] + [dev[1]], cpu[0] + [cpu[1]]):
+                np.testing.assert_allclose(np.array(a), np.array(b), rtol=1e-6, atol=1e-7)
+
+    def test_profiler_cuda_time_columns(self):
+        """The seeds' example: profile a device model, sort by cuda_time_total."""
+        from tessera.profiler import profile, ProfilerActivity
+        x = tessera.randn(32, 32).cuda().requires_grad_()
+        with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+            (x @ x).relu().sum().backward()
+        table = prof.key_averages().table(sort_by="cuda_time_total", row_limit=5)
+        self.assertIn("CUDA total", table)
+        self.assertIn("Self CUDA time total", table)
+        # Rows descend by CUDA total (the 9th column; "1.5ms", "3.2us").
+        def micros(cell):
+            scale = {"us": 1, "ms": 1e3}.get(cell[-2:], 1e6)
+            return float(cell.rstrip("mus")) * scale
+        rows = [line.split() for line in table.splitlines()[3:-3]]
+        totals = [micros(row[8]) for row in rows]
+        self.assertEqual(len(rows), 5)
+        self.assertEqual(totals, sorted(totals, reverse=True))
+        with profile(activities=[ProfilerActivity.CPU]) as prof:
+            (x @ x).sum()
+        self.assertNotIn("CUDA total", prof.key_averages().table(sort_by="cpu_time_total"))
+
 
 if __name__ == "__main__":
     unittest.main()
