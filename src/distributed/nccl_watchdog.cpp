@@ -92,7 +92,14 @@ void NcclWatchdog::wait(const std::string& what, Clock::time_point deadline, con
     }
     std::string why;
     const CommState state = comm_.poll(&why);
-    if (state == CommState::Ready && done()) return;
+    if (state == CommState::Ready && done()) {
+      // An abort between the poll and done() lets the aborted operation's
+      // stream run on past it: done, but failed. The watchdog sets the
+      // failure before it aborts, so it shows here.
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (!failure_.empty()) throw BackendFailure(failure_);
+      return;
+    }
     if (state == CommState::Failed) {
       std::unique_lock<std::mutex> lock(mutex_);
       fail_locked(str("NCCL asynchronous error on rank ", comm_.rank(), " (ncclCommGetAsyncError): ", why,

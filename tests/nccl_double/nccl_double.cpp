@@ -195,12 +195,14 @@ bool wait_all(State& st, std::atomic<uint64_t>* counters, uint64_t seq, const ch
     if (st.aborted.load()) return false;
     int missing = -1;
     for (int r = 0; r < st.nranks; ++r) {
+      // A rank that got here already and aborted later blocks nothing.
+      if (counters[r].load(std::memory_order_acquire) >= seq) continue;
       if (st.hdr->aborted[r].load()) {
         st.set_error(ncclRemoteError, "NCCL double: rank " + std::to_string(r) +
                                           " aborted its communicator (a peer failed)");
         return false;
       }
-      if (missing < 0 && counters[r].load(std::memory_order_acquire) < seq) missing = r;
+      if (missing < 0) missing = r;
     }
     if (missing < 0) return true;
     if (Clock::now() >= deadline) {
@@ -364,6 +366,7 @@ ncclResult_t ncclCommInitRankConfig(ncclComm_t* out, int nranks, ncclUniqueId id
   const bool blocking = config == nullptr || config->blocking != 0;
   if (blocking) {
     while (st->hdr->joined.load() < nranks) std::this_thread::sleep_for(std::chrono::microseconds(200));
+    shm_unlink(st->name.c_str());  // every rank has mapped it
   } else {
     st->error.store(ncclInProgress);  // until every rank has joined (ncclCommGetAsyncError)
   }
@@ -377,6 +380,9 @@ ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t* async) {
   if (st.error.load() == ncclInProgress && st.hdr->joined.load() >= st.nranks) {
     int expected = ncclInProgress;
     st.error.compare_exchange_strong(expected, ncclSuccess);
+    // Every rank has mapped the header: its name is no longer needed, and
+    // a rank that dies later leaves nothing behind in /dev/shm.
+    shm_unlink(st.name.c_str());
   }
   *async = ncclResult_t(st.error.load());
   return ncclSuccess;
