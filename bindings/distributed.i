@@ -90,6 +90,9 @@ TSR_CS_HANDLE(TsrWork, Work, , )
 %rename(Product) TSR_REDUCE_PRODUCT;
 %rename(Min) TSR_REDUCE_MIN;
 %rename(Max) TSR_REDUCE_MAX;
+%rename(Band) TSR_REDUCE_BAND;
+%rename(Bor) TSR_REDUCE_BOR;
+%rename(Bxor) TSR_REDUCE_BXOR;
 #elif defined(SWIGGO)
 /* Handles are uintptrs (go.i), wrapped by distributed.go in structs with a
  * finalizer and Close. */
@@ -109,13 +112,17 @@ typedef struct {} TsrWork;
  * tessera.i ignores every tsr_ function and strips TSR_ from enum items):
  * DIST_GLOO, REDUCE_SUM, ... */
 %ignore tsr_process_group_options;
-/* DistributedDataParallel's declarations: ddp.i wraps them (Python). */
+/* DistributedDataParallel's declarations: ddp.i wraps them. The hook enum
+ * is DdpCommHook (Java DDP_ALLREDUCE, ...; C# AllReduce, ...); Go's ddp.go
+ * has its own constants; Python keeps the plain DDP_ALLREDUCE, .... */
 %ignore tsr_ddp_options;
-#if !defined(SWIGPYTHON)
-%ignore tsr_ddp_comm_hook;
-%ignore TSR_DDP_ALLREDUCE;
-%ignore TSR_DDP_FP16_COMPRESS;
-%ignore TSR_DDP_BF16_COMPRESS;
+#if defined(SWIGJAVA) || defined(SWIGCSHARP)
+%rename(DdpCommHook) tsr_ddp_comm_hook;
+#endif
+#if defined(SWIGCSHARP)
+%rename(AllReduce) TSR_DDP_ALLREDUCE;
+%rename(Fp16Compress) TSR_DDP_FP16_COMPRESS;
+%rename(Bf16Compress) TSR_DDP_BF16_COMPRESS;
 #endif
 %rename(DistBackend) tsr_dist_backend;
 %rename(ReduceOp) tsr_reduce_op;
@@ -127,6 +134,10 @@ typedef struct {} TsrWork;
 %newobject TsrProcessGroup::all_gather_into_tensor;
 %newobject TsrProcessGroup::reduce_scatter_tensor;
 %newobject TsrProcessGroup::barrier;
+%newobject TsrProcessGroup::new_group;
+%newobject TsrProcessGroup::split;
+%newobject TsrProcessGroup::send;
+%newobject TsrProcessGroup::irecv;
 
 %extend TsrProcessGroup {
   ~TsrProcessGroup() { TSR_BLOCKING(tsr_process_group_release($self)); }
@@ -146,6 +157,8 @@ typedef struct {} TsrWork;
     TSR_BLOCKING(tsr_process_group_init(&o, &out));
     return out;
   }
+  /* is_gloo_available() / is_nccl_available() / is_mpi_available(). */
+  static bool available(tsr_dist_backend backend) { return tsr_dist_backend_is_available(backend); }
   int32_t rank() { return tsr_process_group_rank($self); }
   int32_t size() { return tsr_process_group_size($self); }
   const char* backend() { return tsr_process_group_backend($self); }
@@ -163,6 +176,62 @@ typedef struct {} TsrWork;
     TSR_COLLECTIVE(tsr_reduce_scatter_tensor($self, output, input, op, wp));
   }
   TsrWork* barrier(bool async_op) { TSR_COLLECTIVE(tsr_barrier($self, wp)); }
+  /* monitored_barrier(timeout, wait_all_ranks): timeout_ms <= 0 is the
+   * group's timeout; rank 0's error names the ranks that did not come. */
+  void monitored_barrier(int64_t timeout_ms, bool wait_all_ranks) {
+    TSR_BLOCKING(tsr_monitored_barrier($self, timeout_ms, wait_all_ranks));
+  }
+
+  /* new_group(ranks, timeout): every rank of this group calls it, in the
+   * same order; NULL (None, null, 0) on the ranks not in ranks. all_ranks:
+   * torch's ranks=None (array ignored). timeout_ms 0: this group's. */
+  TsrProcessGroup* new_group(const tsr_i64* array, int64_t length, bool all_ranks, int64_t timeout_ms) {
+    tsr_process_group_options o = TSR_PROCESS_GROUP_OPTIONS_INIT;
+    o.timeout_ms = timeout_ms;
+    int32_t* ranks = NULL;
+    if (!all_ranks && length > 0) {
+      ranks = (int32_t*)malloc(sizeof(int32_t) * (size_t)length);
+      if (!ranks) {
+        tsr_bind_fail(TSR_ERR_OUT_OF_MEMORY, "out of memory in new_group");
+        return NULL;
+      }
+      for (int64_t i = 0; i < length; ++i)
+        ranks[i] = array[i] < INT32_MIN ? INT32_MIN : array[i] > INT32_MAX ? INT32_MAX : (int32_t)array[i];
+    }
+    tsr_process_group* out = NULL;
+    TSR_BLOCKING(tsr_new_group($self, all_ranks ? 0 : length, ranks, &o, &out));
+    free(ranks);
+    return out;
+  }
+  /* split_group by color and key (torch 2.x, MPI_Comm_split); NULL for a
+   * negative color. */
+  TsrProcessGroup* split(int32_t color, int32_t key, int64_t timeout_ms) {
+    tsr_process_group_options o = TSR_PROCESS_GROUP_OPTIONS_INIT;
+    o.timeout_ms = timeout_ms;
+    tsr_process_group* out = NULL;
+    TSR_BLOCKING(tsr_process_group_split($self, color, key, &o, &out));
+    return out;
+  }
+  /* get_global_rank / get_group_rank (-1 with an error when not a member). */
+  int32_t global_rank(int32_t group_rank) { return tsr_process_group_global_rank($self, group_rank); }
+  int32_t group_rank(int32_t global_rank) { return tsr_process_group_group_rank($self, global_rank); }
+
+  /* send (async_op false) / isend (true) to rank dst of this group. */
+  TsrWork* send(TsrTensor* tensor, int32_t dst, int32_t tag, bool async_op) {
+    TSR_COLLECTIVE(tsr_send($self, tensor, dst, tag, wp));
+  }
+  /* recv: blocks and returns the sender's rank (src -1: any source). */
+  int32_t recv(TsrTensor* tensor, int32_t src, int32_t tag) {
+    int32_t source = -1;
+    TSR_BLOCKING(tsr_recv($self, tensor, src, tag, &source, NULL));
+    return source;
+  }
+  /* irecv: the Work; its source_rank() once waited. */
+  TsrWork* irecv(TsrTensor* tensor, int32_t src, int32_t tag) {
+    tsr_work* work = NULL;
+    TSR_BLOCKING(tsr_recv($self, tensor, src, tag, NULL, &work));
+    return work;
+  }
 }
 
 %extend TsrWork {
@@ -172,4 +241,6 @@ typedef struct {} TsrWork;
    * times out aborts the group (the collective cannot be cancelled). */
   void wait(int64_t timeout_ms) { TSR_BLOCKING(tsr_work_wait($self, timeout_ms)); }
   bool is_completed() { return tsr_work_is_completed($self); }
+  /* Work._source_rank(): the sender of a completed receive. */
+  int32_t source_rank() { return tsr_work_source_rank($self); }
 }

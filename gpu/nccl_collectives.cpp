@@ -45,6 +45,10 @@ ncclRedOp_t nccl_op(tsr_reduce_op op, tsr_dtype d, const char* call) {
     case TSR_REDUCE_PRODUCT: return ncclProd;
     case TSR_REDUCE_MIN: return ncclMin;
     case TSR_REDUCE_MAX: return ncclMax;
+    // torch's ProcessGroupNCCL refuses the bitwise reductions too.
+    case TSR_REDUCE_BAND: fail(TSR_ERR_UNSUPPORTED, call, ": Cannot use ReduceOp.BAND with NCCL");
+    case TSR_REDUCE_BOR: fail(TSR_ERR_UNSUPPORTED, call, ": Cannot use ReduceOp.BOR with NCCL");
+    case TSR_REDUCE_BXOR: fail(TSR_ERR_UNSUPPORTED, call, ": Cannot use ReduceOp.BXOR with NCCL");
   }
   fail(TSR_ERR_UNSUPPORTED, call, ": NCCL has no reduction ", int(op));
 }
@@ -97,14 +101,6 @@ class NcclCommunicator final : public DeviceCommunicator {
     const ncclRedOp_t o = nccl_op(op, dtype, "ncclReduceScatter");
     issue("ncclReduceScatter", s,
           [&](cudaStream_t st) { return nccl().ReduceScatter(in, out, count, t, o, comm_, st); });
-  }
-  void send(const void* in, size_t count, tsr_dtype dtype, int peer, Stream s) override {
-    const ncclDataType_t t = nccl_type(dtype, "ncclSend");
-    issue("ncclSend", s, [&](cudaStream_t st) { return nccl().Send(in, count, t, peer, comm_, st); });
-  }
-  void recv(void* out, size_t count, tsr_dtype dtype, int peer, Stream s) override {
-    const ncclDataType_t t = nccl_type(dtype, "ncclRecv");
-    issue("ncclRecv", s, [&](cudaStream_t st) { return nccl().Recv(out, count, t, peer, comm_, st); });
   }
 
   CommState poll(std::string* why) noexcept override {

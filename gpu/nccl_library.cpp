@@ -49,8 +49,6 @@ NcclLibrary load() {
   find(handle, lib.path, "ncclBroadcast", &lib.Broadcast);
   find(handle, lib.path, "ncclAllGather", &lib.AllGather);
   find(handle, lib.path, "ncclReduceScatter", &lib.ReduceScatter);
-  find(handle, lib.path, "ncclSend", &lib.Send);
-  find(handle, lib.path, "ncclRecv", &lib.Recv);
   const ncclResult_t r = lib.GetVersion(&lib.version);
   TSR_CHECK(r == ncclSuccess, TSR_ERR_UNSUPPORTED, "NCCL library ", lib.path, ": ncclGetVersion failed: ",
             lib.GetErrorString(r));

@@ -382,8 +382,12 @@ Test(distributed_errors, init_arguments) {
   TSR_ASSERT_FAILS(tsr_process_group_init(&o, &pg), TSR_ERR_INVALID_ARGUMENT, "unknown backend 9");
   o.backend = TSR_DIST_NCCL;
   TSR_ASSERT_FAILS(tsr_process_group_init(&o, &pg), TSR_ERR_UNSUPPORTED, "NCCL");
+  /* MPI where its module cannot be loaded (test_distributed_mpi.c has the
+   * other ways; tests/mpi runs it under mpirun). */
+  setenv("TSR_MPI_MODULE", "/nonexistent/libtessera_mpi.so", 1);
   o.backend = TSR_DIST_MPI;
   TSR_ASSERT_FAILS(tsr_process_group_init(&o, &pg), TSR_ERR_UNSUPPORTED, "MPI");
+  unsetenv("TSR_MPI_MODULE");
   o.backend = TSR_DIST_GLOO;
   o.timeout_ms = -5;
   TSR_ASSERT_FAILS(tsr_process_group_init(&o, &pg), TSR_ERR_INVALID_ARGUMENT, "timeout_ms");
@@ -442,7 +446,7 @@ Test(distributed_errors, collective_arguments) {
 
   TSR_ASSERT_FAILS(tsr_all_reduce(NULL, t, TSR_REDUCE_SUM, NULL), TSR_ERR_INVALID_ARGUMENT, "pg is NULL");
   TSR_ASSERT_FAILS(tsr_all_reduce(pg, NULL, TSR_REDUCE_SUM, &w), TSR_ERR_INVALID_ARGUMENT, "tensor is NULL");
-  TSR_ASSERT_FAILS(tsr_all_reduce(pg, t, (tsr_reduce_op)7, &w), TSR_ERR_INVALID_ARGUMENT, "unknown reduce op 7");
+  TSR_ASSERT_FAILS(tsr_all_reduce(pg, t, (tsr_reduce_op)8, &w), TSR_ERR_INVALID_ARGUMENT, "unknown reduce op 8");
   TSR_ASSERT_FAILS(tsr_all_reduce(pg, u16, TSR_REDUCE_SUM, &w), TSR_ERR_UNSUPPORTED, "uint16");
   TSR_ASSERT_FAILS(tsr_all_reduce(pg, expanded, TSR_REDUCE_SUM, &w), TSR_ERR_INVALID_ARGUMENT,
                    "single memory location");

@@ -1,7 +1,9 @@
 /* bench/distributed: tessera's contender. One rank of the all_reduce
  * benchmark: tsr_all_reduce (synchronous, SUM) of a contiguous float32
  * tensor, timed as allreduce_cases.h describes. Started by tessera-run
- * (env://: RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT).
+ * (env://: RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT), or with
+ * TSR_BENCH_BACKEND=mpi by mpirun on an MPI group (run_mpi), reported as
+ * "tessera-mpi".
  * Usage: allreduce_tessera WARMUP BYTES:ITERS [BYTES:ITERS ...] */
 #include <tessera/tessera.h>
 
@@ -21,12 +23,14 @@ static tsr_tensor* float32_full(int64_t n, double value) {
   return t;
 }
 
+static const char* g_impl = "tessera";
+
 static void run_case(tsr_process_group* pg, int world, int warmup, const ar_case* c) {
   const int64_t n = (int64_t)(c->bytes / 4);
   tsr_tensor* t = float32_full(n, 1.0);
   float* p = tsr_tensor_data_ptr(t);
   CHECK_TSR(tsr_all_reduce(pg, t, TSR_REDUCE_SUM, NULL));
-  ar_check_sum("tessera", p, (size_t)n, world);
+  ar_check_sum(g_impl, p, (size_t)n, world);
   memset(p, 0, c->bytes);
   for (int i = 0; i < warmup; ++i) CHECK_TSR(tsr_all_reduce(pg, t, TSR_REDUCE_SUM, NULL));
   CHECK_TSR(tsr_barrier(pg, NULL));
@@ -41,7 +45,7 @@ static void run_case(tsr_process_group* pg, int world, int warmup, const ar_case
     us[i] = ar_now_us() - start;
   }
   CHECK_TSR(tsr_all_reduce(pg, times, TSR_REDUCE_MAX, NULL));
-  if (tsr_process_group_rank(pg) == 0) ar_report("tessera", world, c, ar_median(us, c->iters));
+  if (tsr_process_group_rank(pg) == 0) ar_report(g_impl, world, c, ar_median(us, c->iters));
   tsr_tensor_release(times);
   tsr_tensor_release(t);
 }
@@ -51,7 +55,10 @@ int main(int argc, char** argv) {
   ar_case cases[AR_MAX_CASES];
   const int ncases = ar_parse(argc, argv, 1, &warmup, cases);
   tsr_process_group_options o = TSR_PROCESS_GROUP_OPTIONS_INIT;
-  o.backend = TSR_DIST_GLOO;
+  const char* backend = getenv("TSR_BENCH_BACKEND");
+  const int mpi = backend && strcmp(backend, "mpi") == 0;
+  o.backend = mpi ? TSR_DIST_MPI : TSR_DIST_GLOO;
+  if (mpi) g_impl = "tessera-mpi";
   o.timeout_ms = 5 * 60 * 1000;
   tsr_process_group* pg = NULL;
   CHECK_TSR(tsr_process_group_init(&o, &pg));

@@ -48,6 +48,9 @@ const (
 	ReduceProduct ReduceOp = 2
 	ReduceMin     ReduceOp = 3
 	ReduceMax     ReduceOp = 4
+	ReduceBand    ReduceOp = 5 // bitwise and: integer and bool tensors only
+	ReduceBor     ReduceOp = 6 // bitwise or: integer and bool tensors only
+	ReduceBxor    ReduceOp = 7 // bitwise exclusive or: integer and bool tensors only
 )
 
 // ProcessGroupOptions are init_process_group's arguments; start from
@@ -177,6 +180,19 @@ func (pg *ProcessGroup) Barrier(async bool) (*Work, error) {
 	return pg.collective(async, func(h capi.SwigcptrProcessGroup) uintptr { return h.Barrier(async) })
 }
 
+// MonitoredBarrier is monitored_barrier(timeout=timeout,
+// wait_all_ranks=waitAllRanks): a barrier after which rank 0 names the
+// ranks that did not enter it within timeout (<= 0: the group's timeout),
+// status Distributed: "[Rank 0]: Rank 1 failed to pass monitoredBarrier in
+// 1000 ms" (every late rank with waitAllRanks), and on the other ranks
+// "Rank r successfully reached monitoredBarrier, but rank 0 reported: ...".
+// It goes through the group's store, leaves the group usable, and does not
+// wait for queued async work.
+func (pg *ProcessGroup) MonitoredBarrier(timeout time.Duration, waitAllRanks bool) error {
+	defer runtime.KeepAlive(pg)
+	return do(func() { pg.c().Monitored_barrier(timeout.Milliseconds(), waitAllRanks) })
+}
+
 // Work is torch's Work: a collective queued with async. Close drops the
 // handle (the collective still runs to its end); a finalizer does if you
 // do not.
@@ -218,4 +234,50 @@ func (w *Work) c() capi.SwigcptrWork {
 		return 0
 	}
 	return w.handle
+}
+
+// NewGroup is new_group(ranks, timeout) (tsr_new_group): a group of some of
+// pg's ranks (all of them for nil), renumbered in their sorted order, with
+// connections of its own. Every rank of pg calls it, in the same order; the
+// ranks not in ranks get a nil group and a nil error. timeout 0: pg's.
+func (pg *ProcessGroup) NewGroup(ranks []int64, timeout time.Duration) (*ProcessGroup, error) {
+	defer runtime.KeepAlive(pg)
+	all := ranks == nil
+	if all {
+		ranks = []int64{}
+	}
+	h, err := call(func() uintptr { return pg.c().New_group(ranks, all, timeout.Milliseconds()) })
+	if err != nil || h == 0 {
+		return nil, err
+	}
+	return own(&ProcessGroup{handle: capi.SwigcptrProcessGroup(h)}, (*ProcessGroup).Close), nil
+}
+
+// GlobalRank is get_global_rank(pg, groupRank): the rank in the job's
+// group of pg's rank groupRank.
+func (pg *ProcessGroup) GlobalRank(groupRank int) (int, error) {
+	defer runtime.KeepAlive(pg)
+	return call(func() int { return pg.c().Global_rank(groupRank) })
+}
+
+// GroupRank is get_group_rank(pg, globalRank): pg's rank of the job's rank
+// globalRank (InvalidArgument when it is not a member).
+func (pg *ProcessGroup) GroupRank(globalRank int) (int, error) {
+	defer runtime.KeepAlive(pg)
+	return call(func() int { return pg.c().Group_rank(globalRank) })
+}
+
+// Send is send(tensor, dst, tag) (async: isend): to rank dst of pg.
+func (pg *ProcessGroup) Send(tensor *Tensor, dst, tag int, async bool) (*Work, error) {
+	return pg.collective(async, func(h capi.SwigcptrProcessGroup) uintptr {
+		return h.Send(tensor.cptr(), dst, tag, async)
+	}, tensor)
+}
+
+// Recv is recv(tensor, src, tag): receives from rank src of pg (-1: any)
+// and returns the sender's rank.
+func (pg *ProcessGroup) Recv(tensor *Tensor, src, tag int) (int, error) {
+	defer runtime.KeepAlive(pg)
+	defer runtime.KeepAlive(tensor)
+	return call(func() int { return pg.c().Recv(tensor.cptr(), src, tag) })
 }

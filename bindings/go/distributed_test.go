@@ -59,11 +59,43 @@ func TestProcessGroupOfOne(t *testing.T) {
 	if v := got(out.Float64s()).ok(t); !reflect.DeepEqual(v, []float64{1, 2, 0, 0, 3, 4, 0, 0}) {
 		t.Fatalf("all_gather_into_tensor into a strided view: %v", v)
 	}
+	if err := pg.MonitoredBarrier(time.Second, true); err != nil {
+		t.Fatal(err)
+	}
 	b := got(pg.Barrier(true)).ok(t)
 	defer b.Close()
 	if err := b.Wait(10 * time.Second); err != nil {
 		t.Fatal(err)
 	}
+}
+
+func TestSubgroupAndPointToPointOfOne(t *testing.T) {
+	pg := got(tessera.NewProcessGroup(groupOptions(t, 0, 1))).ok(t)
+	defer pg.Close()
+	sub := got(pg.NewGroup([]int64{0}, 0)).ok(t)
+	defer sub.Close()
+	if r, n := got(sub.Rank()).ok(t), got(sub.Size()).ok(t); r != 0 || n != 1 {
+		t.Fatalf("subgroup rank %d, size %d", r, n)
+	}
+	if g := got(sub.GlobalRank(0)).ok(t); g != 0 {
+		t.Fatalf("global rank %d", g)
+	}
+	x := got(tessera.FromFloat64s([]float64{6, 3}, []int64{2}, tessera.Int32)).ok(t)
+	defer x.Close()
+	if err := sub.AllReduce(x, tessera.ReduceBxor); err != nil {
+		t.Fatal(err)
+	}
+	_, err := pg.NewGroup([]int64{0, 1}, 0)
+	wantStatus(t, err, tessera.InvalidArgument)
+	_, err = sub.GroupRank(1)
+	wantStatus(t, err, tessera.InvalidArgument)
+	_, err = pg.Send(x, 0, 0, false) // to itself
+	wantStatus(t, err, tessera.InvalidArgument)
+	_, err = pg.Recv(x, 1, 0)
+	wantStatus(t, err, tessera.InvalidArgument)
+	f := got(tessera.FromFloat64s([]float64{1}, []int64{1}, tessera.Float32)).ok(t)
+	defer f.Close()
+	wantStatus(t, pg.AllReduce(f, tessera.ReduceBand), tessera.DTypeMismatch)
 }
 
 func TestProcessGroupErrors(t *testing.T) {
@@ -89,4 +121,5 @@ func TestProcessGroupErrors(t *testing.T) {
 	wantStatus(t, err, tessera.ShapeMismatch)
 	pg.Close()
 	wantStatus(t, pg.AllReduce(x, tessera.ReduceMax), tessera.InvalidArgument)
+	wantStatus(t, pg.MonitoredBarrier(0, false), tessera.InvalidArgument)
 }

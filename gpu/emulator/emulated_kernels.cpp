@@ -71,6 +71,16 @@ void EmulatedKernels::non_finite_check_and_unscale(const UnscaleArgs& args, Stre
   dispatch_unscale(l, args);
 }
 
+void EmulatedKernels::sdpa_forward(const SdpaDeviceArgs& args, Stream) {
+  Launcher l{this};
+  dispatch_sdpa_forward(l, args);
+}
+
+void EmulatedKernels::sdpa_backward(const SdpaDeviceArgs& args, Stream) {
+  Launcher l{this};
+  dispatch_sdpa_backward(l, args);
+}
+
 namespace {
 
 // What cublasGemmStridedBatchedEx computes for g, element by element

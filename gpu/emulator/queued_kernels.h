@@ -72,6 +72,12 @@ class QueuedEmulatedKernels : public DeviceKernels {
   void non_finite_check_and_unscale(const UnscaleArgs& args, Stream s) override {
     run(s, [=, this] { emu_.non_finite_check_and_unscale(args, s); });
   }
+  void sdpa_forward(const SdpaDeviceArgs& args, Stream s) override {
+    run(s, [=, this] { emu_.sdpa_forward(args, s); });
+  }
+  void sdpa_backward(const SdpaDeviceArgs& args, Stream s) override {
+    run(s, [=, this] { emu_.sdpa_backward(args, s); });
+  }
 
   // Launches run so far (the caller waits for its streams first).
   size_t launches() {

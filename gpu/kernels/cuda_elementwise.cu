@@ -46,4 +46,14 @@ void CudaKernels::non_finite_check_and_unscale(const UnscaleArgs& args, Stream s
   gpu::dispatch_unscale(l, args);
 }
 
+void CudaKernels::sdpa_forward(const SdpaDeviceArgs& args, Stream s) {
+  CudaLauncher l(s);
+  gpu::dispatch_sdpa_forward(l, args);
+}
+
+void CudaKernels::sdpa_backward(const SdpaDeviceArgs& args, Stream s) {
+  CudaLauncher l(s);
+  gpu::dispatch_sdpa_backward(l, args);
+}
+
 }  // namespace tsr::cuda

@@ -30,6 +30,8 @@ class CudaKernels final : public tsr::DeviceKernels {
   void bernoulli_noise(void* out, tsr_dtype dtype, int64_t numel, uint64_t seed, uint64_t start,
                        uint32_t threshold, double scale, Stream s) override;
   void non_finite_check_and_unscale(const UnscaleArgs& args, Stream s) override;
+  void sdpa_forward(const SdpaDeviceArgs& args, Stream s) override;
+  void sdpa_backward(const SdpaDeviceArgs& args, Stream s) override;
   // cublasGemmStridedBatchedEx through gemm_mapping.h (gemm.cu).
   void gemm(const GemmArgs& args, Stream s) override;
 };

@@ -18,6 +18,7 @@
 #include "core/error.h"
 #include "kernels/dense_functors.cuh"
 #include "kernels/elementwise_functors.cuh"
+#include "kernels/attention_functors.cuh"
 #include "kernels/unscale_functor.cuh"
 #include "kernels/reduce_row.cuh"
 #include "kernels/row_functors.cuh"
@@ -309,6 +310,39 @@ void dispatch_unscale(Launcher& l, const UnscaleArgs& args) {
   }
   if (previous == 0) return;
   l.launch("non_finite_check_and_unscale", previous, UnscaleFn{args});
+}
+
+inline void check_sdpa(const SdpaDeviceArgs& a, const char* what) {
+  TSR_CHECK(a.dtype == TSR_FLOAT32 || a.dtype == TSR_FLOAT64 || a.dtype == TSR_FLOAT16 || a.dtype == TSR_BFLOAT16,
+            TSR_ERR_UNSUPPORTED, what, ": dtype ", dtype_name(a.dtype), " is not supported on this device");
+  TSR_CHECK(a.batch >= 0 && a.L >= 0 && a.S >= 0 && a.E >= 0 && a.Ev >= 0, TSR_ERR_INVALID_ARGUMENT, what,
+            ": negative sizes");
+  TSR_CHECK(a.mask == nullptr || a.mask_dtype == TSR_BOOL || is_floating(a.mask_dtype), TSR_ERR_UNSUPPORTED, what,
+            ": mask dtype ", dtype_name(a.mask_dtype));
+}
+
+// One thread per query row; compute type double for float64, else float.
+template <typename Launcher>
+void dispatch_sdpa_forward(Launcher& l, const SdpaDeviceArgs& a) {
+  check_sdpa(a, "sdpa_forward");
+  if (a.batch * a.L == 0) return;
+  if (a.dtype == TSR_FLOAT64) l.launch("sdpa_forward", a.batch * a.L, SdpaForwardFn<double>{a});
+  else l.launch("sdpa_forward", a.batch * a.L, SdpaForwardFn<float>{a});
+}
+
+// Query rows first (D and dq), then key rows (dk, dv), in stream order.
+template <typename Launcher>
+void dispatch_sdpa_backward(Launcher& l, const SdpaDeviceArgs& a) {
+  check_sdpa(a, "sdpa_backward");
+  const bool f64 = a.dtype == TSR_FLOAT64;
+  if (a.batch * a.L > 0) {
+    if (f64) l.launch("sdpa_backward_query", a.batch * a.L, SdpaBackwardQueryFn<double>{a});
+    else l.launch("sdpa_backward_query", a.batch * a.L, SdpaBackwardQueryFn<float>{a});
+  }
+  if (a.batch * a.S > 0) {
+    if (f64) l.launch("sdpa_backward_key", a.batch * a.S, SdpaBackwardKeyFn<double>{a});
+    else l.launch("sdpa_backward_key", a.batch * a.S, SdpaBackwardKeyFn<float>{a});
+  }
 }
 
 }  // namespace tsr::gpu

@@ -1,8 +1,9 @@
 /**
  * @file tessera/distributed.h
  * @brief Process groups and collectives across processes and machines
- * (torch.distributed of PyTorch 1.13: init_process_group, all_reduce,
- * broadcast, all_gather_into_tensor, reduce_scatter_tensor, barrier).
+ * (torch.distributed of PyTorch 1.13: init_process_group, new_group,
+ * all_reduce, broadcast, all_gather_into_tensor, reduce_scatter_tensor,
+ * barrier, send, recv).
  *
  * Every process of a job creates one group with the same rendezvous
  * settings; the group then runs collectives over the engine of its
@@ -11,8 +12,10 @@
  * ProcessGroupNCCL). NCCL lives in the CUDA plugin, which loads
  * libnccl.so.2 at run time ($TSR_NCCL_LIBRARY names another): a machine
  * without CUDA or NCCL runs CPU groups, and a CUDA collective there fails
- * with TSR_ERR_UNSUPPORTED saying what is missing. MPI is not built yet:
- * asking for it gives TSR_ERR_UNSUPPORTED.
+ * with TSR_ERR_UNSUPPORTED saying what is missing. MPI (TSR_DIST_MPI,
+ * torch's ProcessGroupMPI) runs where tessera was built with Open MPI
+ * (libtessera_mpi.so, loaded on first use) under mpirun: rank and world
+ * size come from MPI and init_method is not used.
  *
  * @code
  *   // every rank, started by tessera-run (or torchrun, mpirun):
@@ -51,8 +54,10 @@
  * non-contiguous tensor goes through a contiguous copy) and any dtype but
  * the storage-only ones (uint16/32/64, float8): float16 and bfloat16 are
  * reduced in float32 and rounded once per step of the algorithm, as
- * Gloo's float16. Bool reduces as logical or (SUM, MAX) and and (PRODUCT,
- * MIN). AVG is SUM then a division by the world size (truncating for
+ * Gloo's float16. Bool reduces as logical or (SUM, MAX, BOR), and
+ * (PRODUCT, MIN, BAND) and xor (BXOR). BAND, BOR and BXOR take the integer
+ * dtypes and bool only (a floating dtype is refused as torch refuses it,
+ * TSR_ERR_DTYPE_MISMATCH). AVG is SUM then a division by the world size (truncating for
  * integers, as NCCL's ncclAvg); Gloo has no AVG of its own. The result is
  * written into the tensor's memory and its version is bumped.
  *
@@ -94,6 +99,14 @@
  * fingerprint (sequence, op, dtype, sizes, root or reduce op) before each
  * collective; a mismatch fails every rank with both fingerprints.
  *
+ * **Subgroups** (tsr_new_group(), tsr_process_group_split()) are groups
+ * of their own: their own store prefix, connections and worker thread, so
+ * their collectives never mix with the parent's and may run meanwhile.
+ *
+ * **Point to point** (tsr_send(), tsr_recv()) goes through Gloo's unbound
+ * buffers, tagged by the caller's tag; sends and receives are posted in
+ * issue order with the collectives and complete on their own.
+ *
  * Thread-safety: a group may be used from several threads; its
  * collectives are serialized in call order. Handles are reference counted
  * as the other tessera handles.
@@ -122,7 +135,7 @@ typedef enum tsr_dist_backend {
   TSR_DIST_DEFAULT = 0, /**< Gloo for CPU tensors, NCCL for CUDA tensors, as c10d */
   TSR_DIST_GLOO = 1,    /**< Gloo over TCP */
   TSR_DIST_NCCL = 2,    /**< NCCL, CUDA tensors only (through the CUDA plugin) */
-  TSR_DIST_MPI = 3      /**< MPI; not built yet: TSR_ERR_UNSUPPORTED */
+  TSR_DIST_MPI = 3      /**< MPI (under mpirun); TSR_ERR_UNSUPPORTED where libtessera_mpi.so is not built */
 } tsr_dist_backend;
 
 /** @brief Reduction of a collective (torch.distributed.ReduceOp). */
@@ -131,7 +144,10 @@ typedef enum tsr_reduce_op {
   TSR_REDUCE_AVG = 1,     /**< sum divided by the world size */
   TSR_REDUCE_PRODUCT = 2, /**< element-wise product */
   TSR_REDUCE_MIN = 3,     /**< element-wise minimum */
-  TSR_REDUCE_MAX = 4      /**< element-wise maximum */
+  TSR_REDUCE_MAX = 4,     /**< element-wise maximum */
+  TSR_REDUCE_BAND = 5,    /**< bitwise and; integer and bool dtypes only */
+  TSR_REDUCE_BOR = 6,     /**< bitwise or; integer and bool dtypes only */
+  TSR_REDUCE_BXOR = 7     /**< bitwise exclusive or; integer and bool dtypes only */
 } tsr_reduce_op;
 
 /**
@@ -165,9 +181,12 @@ typedef struct tsr_process_group_options {
  *   TSR_ERR_INVALID_ARGUMENT for a NULL out, a bad struct_size, backend or
  *   init_method, a missing or malformed environment variable (named), a
  *   rank outside [0, world_size) or world_size < 1;
- *   TSR_ERR_UNSUPPORTED for the MPI backend (not built yet), and for
- *   TSR_DIST_NCCL where the CUDA plugin, a CUDA device or NCCL is missing
- *   (the message says which);
+ *   TSR_ERR_UNSUPPORTED for TSR_DIST_NCCL where the CUDA plugin, a CUDA
+ *   device or NCCL is missing (the message says which), and for MPI where
+ *   libtessera_mpi.so was not built or cannot be loaded (the reason is
+ *   named; $TSR_MPI_MODULE gives another path);
+ *   TSR_ERR_INVALID_ARGUMENT under MPI for a rank or world_size other
+ *   than -1 and MPI's;
  *   TSR_ERR_DISTRIBUTED when rank 0 cannot listen on the store's port
  *   (busy), the store cannot be reached within the timeout (the address is
  *   named), or not every rank joined within the timeout (the missing ranks
@@ -192,9 +211,24 @@ TSR_API int32_t tsr_process_group_rank(const tsr_process_group* pg);
 TSR_API int32_t tsr_process_group_size(const tsr_process_group* pg);
 
 /**
+ * @brief Whether this build can run a backend: torch.distributed's
+ * is_gloo_available(), is_nccl_available(), is_mpi_available().
+ *
+ * TSR_DIST_DEFAULT and TSR_DIST_GLOO: true. TSR_DIST_NCCL: whether the CUDA
+ * plugin starts (a CUDA device) and NCCL loads.
+ * TSR_DIST_MPI: whether the MPI module (libtessera_mpi.so, beside
+ * libtessera.so or at $TSR_MPI_MODULE) loads; loading it does not start
+ * MPI. Never records an error.
+ * @param[in] backend the backend asked about; an unknown value is false
+ * @return true when tsr_process_group_init() can use it (under MPI: when
+ *   the process is started by mpirun)
+ */
+TSR_API bool tsr_dist_backend_is_available(tsr_dist_backend backend);
+
+/**
  * @brief Name of the group's backend, as torch.distributed.get_backend():
- * "nccl" for a TSR_DIST_NCCL group, else "gloo" (the backend of its CPU
- * tensors).
+ * "nccl" for a TSR_DIST_NCCL group, else that of its CPU tensors ("gloo",
+ * "mpi").
  * @param[in] pg the group
  * @return a static string; NULL for a NULL pg (recorded as
  *   TSR_ERR_INVALID_ARGUMENT)
@@ -213,6 +247,171 @@ TSR_API void tsr_process_group_retain(tsr_process_group* pg);
  * @param[in] pg the group; NULL is ignored
  */
 TSR_API void tsr_process_group_release(tsr_process_group* pg);
+
+/**
+ * @brief torch.distributed.new_group(ranks, timeout): a group of some of
+ * pg's ranks, with connections, a store prefix and a worker thread of its
+ * own, so its collectives never mix with pg's (or another subgroup's) and
+ * may run at the same time.
+ *
+ * Collective over pg: every rank of pg calls it, with the same ranks, and
+ * every rank of pg creates its groups in the same order (torch's rule);
+ * it returns when every member has connected. In the new group, rank i is
+ * the i-th smallest of ranks (torch sorts them), whatever their order in
+ * the array. A rank of pg that is not in ranks gets *out = NULL and
+ * TSR_OK (torch's GroupMember.NON_GROUP_MEMBER).
+ *
+ * The new group has pg's backend and, unless options give one, pg's
+ * timeout. It lives on its own (pg may be released first) and is released
+ * with tsr_process_group_release(); released groups' store keys are not
+ * reused, so groups may be created without bound.
+ *
+ * @param[in]  pg      the parent group (every one of its ranks calls this)
+ * @param[in]  n       number of ranks, in [1, size of pg]; 0 with ranks
+ *                     NULL: every rank of pg (torch's ranks=None)
+ * @param[in]  ranks   n distinct ranks of pg, in any order
+ * @param[in]  options NULL: pg's timeout; else only struct_size and
+ *                     timeout_ms (0: pg's) are read; backend must be
+ *                     TSR_DIST_DEFAULT or pg's
+ * @param[out] out     the new group, or NULL on the ranks not in it;
+ *                     unchanged on failure
+ * @return TSR_OK;
+ *   TSR_ERR_INVALID_ARGUMENT (on this rank, nothing communicated) for NULL
+ *   pg or out, NULL ranks with n > 0, n < 0 or above pg's size, a rank
+ *   outside [0, size of pg) (torch's "The new group's rank should be
+ *   within the world_size set by init_process_group"), a rank given twice,
+ *   a bad struct_size or a negative timeout_ms;
+ *   TSR_ERR_UNSUPPORTED for a backend other than TSR_DIST_DEFAULT or pg's;
+ *   TSR_ERR_DISTRIBUTED when a member did not join within the timeout
+ *   (named) or could not connect. (The store is rank 0's: rank 0 of the
+ *   job must still hold a group, its own or a subgroup, for others to be
+ *   made.)
+ */
+TSR_API tsr_status tsr_new_group(tsr_process_group* pg, int64_t n, const int32_t* ranks,
+                                 const tsr_process_group_options* options, tsr_process_group** out);
+
+/**
+ * @brief Splits pg by color and key (MPI_Comm_split; torch 2.x's
+ * torch.distributed.split_group, which torch 1.13 lacks): every rank of
+ * pg calls it, and the ranks that pass the same color form one new group,
+ * ordered by key, ties by their rank in pg.
+ *
+ * Collective over pg, as tsr_new_group(): every rank calls it in the same
+ * order. A rank passing a negative color (MPI_UNDEFINED's role) joins no
+ * group and gets *out = NULL with TSR_OK.
+ *
+ * @param[in]  pg      the parent group
+ * @param[in]  color   this rank's group; < 0: none
+ * @param[in]  key     this rank's place in its group (smaller first; ties
+ *                     by the rank in pg)
+ * @param[in]  options as tsr_new_group()
+ * @param[out] out     the new group, or NULL for a negative color;
+ *                     unchanged on failure
+ * @return TSR_OK; TSR_ERR_INVALID_ARGUMENT for NULL pg or out, bad
+ *   options (as tsr_new_group()); TSR_ERR_UNSUPPORTED as tsr_new_group();
+ *   TSR_ERR_DISTRIBUTED when the exchange of colors over pg failed (pg
+ *   failed, earlier or now) or as tsr_new_group().
+ */
+TSR_API tsr_status tsr_process_group_split(tsr_process_group* pg, int32_t color, int32_t key,
+                                           const tsr_process_group_options* options, tsr_process_group** out);
+
+/**
+ * @brief torch.distributed.get_global_rank(group, group_rank): the rank
+ * in the job's group (the one tsr_process_group_init() made) of pg's rank
+ * group_rank. Identity for the job's group itself.
+ * @param[in] pg         the group
+ * @param[in] group_rank a rank of pg, in [0, size)
+ * @return the global rank; -1 for a NULL pg or a group_rank outside [0,
+ *   size) (recorded as TSR_ERR_INVALID_ARGUMENT, worded as torch's "Group
+ *   rank 5 is not part of group")
+ */
+TSR_API int32_t tsr_process_group_global_rank(const tsr_process_group* pg, int32_t group_rank);
+
+/**
+ * @brief torch.distributed.get_group_rank(group, global_rank): pg's rank
+ * of the process whose rank in the job's group is global_rank.
+ * @param[in] pg          the group
+ * @param[in] global_rank a rank of the job's group
+ * @return the rank in pg; -1 for a NULL pg or a process not in pg
+ *   (recorded as TSR_ERR_INVALID_ARGUMENT, torch's "Global rank 1 is not
+ *   part of group")
+ */
+TSR_API int32_t tsr_process_group_group_rank(const tsr_process_group* pg, int32_t global_rank);
+
+/**
+ * @brief torch.distributed.send(tensor, dst, group, tag), or isend() with
+ * work: sends tensor to rank dst of pg, whose matching tsr_recv() (same
+ * tag, a tensor of as many bytes) receives it.
+ *
+ * As c10d's Gloo send, a send completes when dst has posted the matching
+ * receive: with work == NULL the call returns then (so two ranks that both
+ * send to each other first, blocking, wait for each other until the
+ * timeout, as in torch); with work the send is posted in issue order and
+ * the call returns at once, so the exchange "isend to the peer, recv from
+ * it" works on both ranks. Point-to-point operations of a group are
+ * posted in issue order with its collectives, but complete on their own:
+ * a send or receive still waiting for its peer does not hold up the
+ * group's later operations. Messages of one (source, tag) pair arrive in
+ * the order they were sent.
+ *
+ * @param[in]  pg     the group
+ * @param[in]  tensor any sizes, strides (a non-contiguous tensor goes
+ *                    through a contiguous copy) and dtype but the
+ *                    storage-only ones; CPU; not to be written until the
+ *                    send completes
+ * @param[in]  dst    a rank of pg other than this one
+ * @param[in]  tag    >= 0, matched with the receiver's
+ * @param[out] work   NULL: returns when complete; else a handle for
+ *                    tsr_work_wait() (unchanged on failure)
+ * @return TSR_OK;
+ *   TSR_ERR_INVALID_ARGUMENT for NULL arguments, dst outside [0, size)
+ *   (torch's "Invalid destination rank"), dst equal to this rank, or a
+ *   negative tag;
+ *   TSR_ERR_UNSUPPORTED for a storage-only dtype or a non-CPU tensor;
+ *   TSR_ERR_DISTRIBUTED when the send failed (the peer died, or did not
+ *   receive within the group's timeout: the group fails, as a collective
+ *   that fails) or the group failed earlier.
+ */
+TSR_API tsr_status tsr_send(tsr_process_group* pg, const tsr_tensor* tensor, int32_t dst, int32_t tag,
+                            tsr_work** work);
+
+/**
+ * @brief torch.distributed.recv(tensor, src, group, tag), or irecv() with
+ * work: receives into tensor what rank src of pg sends with the same tag.
+ *
+ * src == -1 receives from any other rank (torch's src=None,
+ * recv_anysource): the sender is written to *source (blocking) or told by
+ * tsr_work_source_rank() (with work). The sender's tensor must have as
+ * many bytes as this one (the dtype and sizes are not sent; torch's rule).
+ *
+ * @param[in]     pg     the group
+ * @param[in,out] tensor written with the message; any sizes and strides
+ *                       (a non-contiguous tensor receives through a
+ *                       contiguous buffer); its version is bumped
+ * @param[in]     src    a rank of pg other than this one, or -1: any
+ * @param[in]     tag    >= 0, matched with the sender's
+ * @param[out]    source may be NULL; with work == NULL, the sender's rank
+ *                       (src, or the one that matched for -1); with
+ *                       work, -1 (use tsr_work_source_rank() once the work
+ *                       completed); unchanged on failure
+ * @param[out]    work   as tsr_send()
+ * @return as tsr_send(), with "source" for "destination"; a message of
+ *   another size fails the group with TSR_ERR_DISTRIBUTED, as torch's
+ *   Gloo.
+ */
+TSR_API tsr_status tsr_recv(tsr_process_group* pg, tsr_tensor* tensor, int32_t src, int32_t tag, int32_t* source,
+                            tsr_work** work);
+
+/**
+ * @brief torch's Work._source_rank() of a completed receive: the rank of
+ * pg that sent the message.
+ * @param[in] work from tsr_recv(), completed successfully (tsr_work_wait()
+ *                 returned TSR_OK)
+ * @return the sender's rank in the group; -1 for a NULL work, work that is
+ *   not a receive, not complete or failed (recorded as
+ *   TSR_ERR_INVALID_ARGUMENT)
+ */
+TSR_API int32_t tsr_work_source_rank(const tsr_work* work);
 
 /**
  * @brief torch.distributed.all_reduce(tensor, op, group, async_op): every
@@ -293,6 +492,36 @@ TSR_API tsr_status tsr_reduce_scatter_tensor(tsr_process_group* pg, tsr_tensor* 
  * @return as tsr_all_reduce()
  */
 TSR_API tsr_status tsr_barrier(tsr_process_group* pg, tsr_work** work);
+
+/**
+ * @brief torch.distributed.monitored_barrier(group, timeout,
+ * wait_all_ranks) (Gloo's debugging barrier): like tsr_barrier(), but rank
+ * 0 names the ranks that did not enter it within timeout_ms.
+ *
+ * Runs through the group's store, not its engine, and on the calling
+ * thread (as torch's, it does not wait for queued collectives): every
+ * other rank records its arrival and waits, up to the group's timeout, for
+ * rank 0's verdict; rank 0 waits up to timeout_ms for every arrival, then
+ * releases them with the verdict. A failure does not fail the group (a
+ * rank that arrives late gets rank 0's verdict), so collectives may follow
+ * once the ranks are in step again.
+ *
+ * @param[in] pg             the group
+ * @param[in] timeout_ms     how long rank 0 waits for the others; <= 0:
+ *                           the group's timeout
+ * @param[in] wait_all_ranks false: rank 0's error names the lowest missing
+ *                           rank (torch fails on the first); true: every
+ *                           missing rank
+ * @return TSR_OK when every rank entered it in time;
+ *   TSR_ERR_INVALID_ARGUMENT for a NULL pg;
+ *   TSR_ERR_DISTRIBUTED: on rank 0 torch's "[Rank 0]: Rank 1 failed to pass
+ *   monitoredBarrier in 1000 ms" ("Ranks 1, 2 failed ..." with
+ *   wait_all_ranks); on the others "Rank r successfully reached
+ *   monitoredBarrier, but rank 0 reported: ..." with rank 0's message, or
+ *   that rank 0 gave no verdict within the group's timeout; a store that
+ *   cannot be reached (named); or the group failed earlier (its message)
+ */
+TSR_API tsr_status tsr_monitored_barrier(tsr_process_group* pg, int64_t timeout_ms, bool wait_all_ranks);
 
 /**
  * @brief torch's Work.wait(timeout): waits for a queued collective.

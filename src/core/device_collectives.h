@@ -58,8 +58,6 @@ class DeviceCommunicator {
   // in holds size() * count elements; out gets this rank's count of the reduction.
   virtual void reduce_scatter(const void* in, void* out, size_t count, tsr_dtype dtype, tsr_reduce_op op,
                               Stream s) = 0;
-  virtual void send(const void* in, size_t count, tsr_dtype dtype, int peer, Stream s) = 0;
-  virtual void recv(void* out, size_t count, tsr_dtype dtype, int peer, Stream s) = 0;
 
   // ncclCommGetAsyncError: whether initialization and the last call have
   // been accepted, are still in progress, or failed (an error found by the

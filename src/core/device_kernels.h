@@ -127,6 +127,31 @@ struct UnscaleArgs {
   float* found_inf;
 };
 
+// Scaled dot-product attention (F.scaled_dot_product_attention; the CPU's
+// kernels::sdpa_forward / sdpa_backward give the semantics: s_ij = scale *
+// q_i . k_j + mask_ij, -inf where the causal rule or a false bool mask
+// hides key j, softmax over j, dropout factors from Philox words start +
+// (b L + i) S + j). Operands are contiguous in dtype (float16, bfloat16,
+// float32, float64): q [batch, L, E], k [batch, S, E], v [batch, S, Ev],
+// out and grad_out [batch, L, Ev]; mask null or [batch, L, S] of
+// mask_dtype. Results in the compute type (float64 for float64 inputs,
+// else float32): forward writes lse [batch L] and acc [batch L, Ev] (the
+// output before its rounding to dtype); backward reads out, grad_out and
+// lse and writes delta [batch L] (dO . O), acc = dq [batch L, E], acc2 =
+// dk [batch S, E], acc3 = dv [batch S, Ev].
+struct SdpaDeviceArgs {
+  int64_t batch, L, S, E, Ev;
+  tsr_dtype dtype, mask_dtype;
+  const void *q, *k, *v, *mask, *out, *grad_out;
+  bool causal;
+  double scale;
+  bool dropout;
+  uint64_t seed, start;
+  uint32_t threshold;  // philox::dropout_mask(p)
+  double keep_scale;
+  void *lse, *delta, *acc, *acc2, *acc3;
+};
+
 // What a device computes. Every method queues work on s and may throw
 // tsr::Error (TSR_ERR_UNSUPPORTED for a dtype the device lacks, with the
 // CPU's message where it has one; TSR_ERR_INTERNAL when a launch fails).
@@ -175,6 +200,8 @@ class DeviceKernels {
                                uint64_t start, uint32_t threshold, double scale, Stream s) = 0;
   virtual void gemm(const GemmArgs& args, Stream s) = 0;
   virtual void non_finite_check_and_unscale(const UnscaleArgs& args, Stream s) = 0;
+  virtual void sdpa_forward(const SdpaDeviceArgs& args, Stream s) = 0;
+  virtual void sdpa_backward(const SdpaDeviceArgs& args, Stream s) = 0;
 };
 
 }  // namespace tsr

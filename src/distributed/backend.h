@@ -18,6 +18,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 
@@ -43,6 +44,16 @@ struct CallOptions {
   int32_t device_index = -1;
 };
 
+// A posted send or receive (c10d's SendWork / RecvWork).
+class Transfer {
+ public:
+  virtual ~Transfer() = default;
+  // Blocks until the operation completed and returns the peer's rank (for a
+  // receive from any source, the sender's). Throws BackendFailure when it
+  // failed or did not complete within the timeout; at most one call.
+  virtual int wait() = 0;
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -60,9 +71,17 @@ class Backend {
   virtual void reduce_scatter(const Tensor& output, const Tensor& input, tsr_reduce_op op,
                               const CallOptions& o) = 0;
   virtual void barrier(const CallOptions& o) = 0;
-  // Point to point; peer is a rank of this backend's group.
-  virtual void send(const Tensor& buffer, int peer, const CallOptions& o) = 0;
-  virtual void recv(const Tensor& buffer, int peer, const CallOptions& o) = 0;
+  // Point to point (c10d's send / recv / recv_anysource): posts the
+  // operation and returns at once; it completes on its own once the peer
+  // posts the matching one, and Transfer::wait() blocks until then. Posting
+  // without waiting is what lets the group's worker post "send to the
+  // peer, then receive from it" on both ranks without a deadlock. peer is
+  // a rank of this backend's group (recv: -1 = any other rank); o.tag is
+  // the user's tag, matched with the peer's (messages of one peer and tag
+  // arrive in the order they were sent); o.timeout bounds wait(). buffer
+  // must stay alive until wait() returned (or threw).
+  virtual std::unique_ptr<Transfer> send(const Tensor& buffer, int peer, const CallOptions& o) = 0;
+  virtual std::unique_ptr<Transfer> recv(const Tensor& buffer, int peer, const CallOptions& o) = 0;
   // bytes_per_rank bytes from every rank into out (size() * bytes_per_rank
   // bytes of host memory), rank order: the DETAIL fingerprints.
   virtual void all_gather_bytes(const void* in, void* out, size_t bytes_per_rank, const CallOptions& o) = 0;

@@ -1,5 +1,8 @@
 #include "distributed/collectives.h"
 
+#include <chrono>
+#include <optional>
+
 #include "autograd/grad_mode.h"
 #include "core/error.h"
 #include "core/factory.h"
@@ -71,8 +74,8 @@ void check_tensor(const ProcessGroup& pg, const Tensor& t, const char* op, const
 
 int check_op(tsr_reduce_op op) {
   const int v = int(op);
-  TSR_CHECK(v >= TSR_REDUCE_SUM && v <= TSR_REDUCE_MAX, TSR_ERR_INVALID_ARGUMENT, "unknown reduce op ", v,
-            " (TSR_REDUCE_SUM..TSR_REDUCE_MAX)");
+  TSR_CHECK(v >= TSR_REDUCE_SUM && v <= TSR_REDUCE_BXOR, TSR_ERR_INVALID_ARGUMENT, "unknown reduce op ", v,
+            " (TSR_REDUCE_SUM..TSR_REDUCE_BXOR)");
   return v;
 }
 
@@ -177,6 +180,118 @@ std::shared_ptr<Work> barrier(ProcessGroup& pg, bool async) {
   c.device = pg.barrier_device();
   c.run = [](Backend& b, const CallOptions& o) { b.barrier(o); };
   return pg.submit(std::move(c), async);
+}
+
+namespace {
+
+void check_peer(const ProcessGroup& pg, int peer, bool any_allowed, const char* what, int tag) {
+  TSR_CHECK(tag >= 0, TSR_ERR_INVALID_ARGUMENT, "Tag must be nonnegative (got ", tag, ")");
+  if (any_allowed && peer == -1) return;
+  TSR_CHECK(peer >= 0 && peer < pg.size(), TSR_ERR_INVALID_ARGUMENT, "Invalid ", what, " rank: ", peer,
+            " is outside [0, ", pg.size(), ")", any_allowed ? " (-1: any source)" : "");
+  TSR_CHECK(peer != pg.rank(), TSR_ERR_INVALID_ARGUMENT, "Invalid ", what,
+            " rank: should not be the same as the rank of the current process (", peer, ")");
+}
+
+// A send or receive from its call to its completion. The group's worker
+// (or the caller) posts it; the caller (blocking) or a thread of its own
+// (isend, irecv) waits for it. It keeps the memory Gloo reads or writes
+// alive until then.
+struct PendingTransfer {
+  Tensor buffer;                      // contiguous: the tensor or its copy
+  std::optional<Staged> received;     // a receive: written back at the end
+  std::unique_ptr<Transfer> transfer; // set once posted
+};
+
+// Waits for a posted transfer, then writes a staged receive back; returns
+// the peer. A failure of the transfer fails the group, as a failed
+// collective does (throws TSR_ERR_DISTRIBUTED).
+int finish_transfer(ProcessGroup& pg, const Collective& info, PendingTransfer& p) {
+  const auto start = Clock::now();
+  int peer = -1;
+  try {
+    peer = p.transfer->wait();
+  } catch (const BackendFailure& e) {
+    pg.fail_transfer(info, e.what(), std::chrono::duration<double>(Clock::now() - start).count());
+  }
+  if (p.received) p.received->finish();
+  return peer;
+}
+
+std::shared_ptr<Work> point_to_point(ProcessGroup& pg, const Tensor& tensor, int peer, int tag, bool receiving,
+                                     bool async) {
+  const char* op = receiving ? "recv" : "send";
+  check_tensor(pg, tensor, op, "tensor", receiving);
+  TSR_CHECK(tensor.device().type == TSR_DEVICE_CPU, TSR_ERR_UNSUPPORTED, op,
+            ": point to point on CUDA tensors (NCCL's send/recv) is not supported yet; send a CPU copy (Gloo)");
+  check_peer(pg, peer, receiving, receiving ? "source" : "destination", tag);
+  // Staged now, on the caller's thread: a send reads the tensor's values
+  // as they are at the call.
+  auto pending = std::make_shared<PendingTransfer>();
+  if (receiving) {
+    pending->received.emplace(tensor, false);
+    pending->buffer = pending->received->buffer;
+  } else {
+    pending->buffer = contiguous_input(tensor);
+  }
+  Collective c;
+  c.op = op;
+  c.signature = describe(tensor) + (receiving ? ", src=" : ", dst=") + std::to_string(peer) + ", tag=" +
+                std::to_string(tag);
+  c.device = tensor.device().type;
+  c.point_to_point = true;
+  Collective info{c.op, c.signature, c.device, nullptr, true};
+  // The worker drops its reference once posted, before the posting's Work
+  // completes.
+  c.run = [p = pending, peer, tag, receiving](Backend& b, const CallOptions& o) {
+    const CallOptions options{uint32_t(tag), o.timeout};
+    p->transfer = receiving ? b.recv(p->buffer, peer, options) : b.send(p->buffer, peer, options);
+  };
+  auto work = std::make_shared<Work>();
+  if (!async) {
+    pg.submit(std::move(c), false);  // posted (or throws)
+    const int from = finish_transfer(pg, info, *pending);
+    if (receiving) work->set_peer(from);
+    work->complete(TSR_OK, "");
+    return work;
+  }
+  std::shared_ptr<Work> posting = pg.submit(std::move(c), true);
+  // Its own thread waits for the peer: the group's worker goes on posting
+  // (c10d's Gloo send returns once posted).
+  pg.run_in_background([&pg, info, posting, pending, work, receiving]() mutable {
+    posting->wait_for(Millis(-1));
+    tsr_status status = posting->status();
+    std::string message = posting->message();
+    int from = -1;
+    if (status == TSR_OK) {
+      try {
+        from = finish_transfer(pg, info, *pending);
+      } catch (const Error& e) {
+        status = e.status();
+        message = e.what();
+      } catch (const std::exception& e) {
+        status = TSR_ERR_INTERNAL;
+        message = e.what();
+      }
+    }
+    // Drop the tensors before waking the waiter, as the worker does: once
+    // a wait returns, the group holds no reference to them.
+    pending.reset();
+    posting.reset();
+    if (receiving && status == TSR_OK) work->set_peer(from);
+    work->complete(status, std::move(message));
+  });
+  return work;
+}
+
+}  // namespace
+
+std::shared_ptr<Work> send(ProcessGroup& pg, const Tensor& tensor, int dst, int tag, bool async) {
+  return point_to_point(pg, tensor, dst, tag, false, async);
+}
+
+std::shared_ptr<Work> recv(ProcessGroup& pg, const Tensor& tensor, int src, int tag, bool async) {
+  return point_to_point(pg, tensor, src, tag, true, async);
 }
 
 }  // namespace tsr::distributed

@@ -22,4 +22,11 @@ std::shared_ptr<Work> reduce_scatter_tensor(ProcessGroup& pg, const Tensor& outp
                                             tsr_reduce_op op, bool async);
 std::shared_ptr<Work> barrier(ProcessGroup& pg, bool async);
 
+// Point to point (torch's send / isend, recv / irecv): posted in issue
+// order with the group's collectives, completed apart from them (see
+// distributed.h). peer: a rank of pg (recv: -1 = any other); the returned
+// Work's peer() is the sender of a receive once it completed.
+std::shared_ptr<Work> send(ProcessGroup& pg, const Tensor& tensor, int dst, int tag, bool async);
+std::shared_ptr<Work> recv(ProcessGroup& pg, const Tensor& tensor, int src, int tag, bool async);
+
 }  // namespace tsr::distributed

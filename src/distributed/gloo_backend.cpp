@@ -8,6 +8,7 @@
 #include <gloo/broadcast.h>
 #include <gloo/common/error.h>
 #include <gloo/rendezvous/context.h>
+#include <gloo/transport/unbound_buffer.h>
 #include <gloo/transport/tcp/device.h>
 
 #include "autograd/grad_mode.h"
@@ -122,12 +123,66 @@ void GlooBackend::barrier(const CallOptions& o) {
   });
 }
 
-void GlooBackend::send(const Tensor&, int, const CallOptions&) {
-  fail(TSR_ERR_UNSUPPORTED, "send is not implemented on the Gloo backend yet");
+namespace {
+
+// A posted Gloo send or receive: the unbound buffer over the tensor's
+// memory, waited on once. The slot is the user's tag: Gloo's collectives
+// build theirs with a non-zero prefix byte (gloo::Slot::build), so they
+// never match a tag, as in c10d's ProcessGroupGloo.
+class GlooTransfer final : public Transfer {
+ public:
+  GlooTransfer(std::unique_ptr<gloo::transport::UnboundBuffer> buffer, bool sending, Millis timeout)
+      : buffer_(std::move(buffer)), sending_(sending), timeout_(timeout) {}
+  int wait() override {
+    int peer = -1;
+    bool done = false;
+    gloo_call([&] { done = sending_ ? buffer_->waitSend(&peer, timeout_) : buffer_->waitRecv(&peer, timeout_); });
+    if (!done) throw BackendFailure(str(sending_ ? "send" : "recv", " was aborted"));
+    return peer;
+  }
+
+ private:
+  std::unique_ptr<gloo::transport::UnboundBuffer> buffer_;
+  bool sending_;
+  Millis timeout_;
+};
+
+// An empty tensor may have no memory: Gloo still wants a pointer.
+void* bytes_of(const Tensor& t) {
+  static char none;
+  return t.nbytes() > 0 ? t.data_ptr() : &none;
 }
 
-void GlooBackend::recv(const Tensor&, int, const CallOptions&) {
-  fail(TSR_ERR_UNSUPPORTED, "recv is not implemented on the Gloo backend yet");
+}  // namespace
+
+std::unique_ptr<Transfer> GlooBackend::send(const Tensor& buffer, int peer, const CallOptions& o) {
+  std::unique_ptr<Transfer> transfer;
+  gloo_call([&] {
+    const size_t n = size_t(buffer.nbytes());
+    auto ub = context_->createUnboundBuffer(bytes_of(buffer), n);
+    ub->send(peer, uint64_t(o.tag), 0, n);
+    transfer = std::make_unique<GlooTransfer>(std::move(ub), true, o.timeout);
+  });
+  return transfer;
+}
+
+std::unique_ptr<Transfer> GlooBackend::recv(const Tensor& buffer, int peer, const CallOptions& o) {
+  std::unique_ptr<Transfer> transfer;
+  gloo_call([&] {
+    const size_t n = size_t(buffer.nbytes());
+    auto ub = context_->createUnboundBuffer(bytes_of(buffer), n);
+    if (peer >= 0) {
+      ub->recv(peer, uint64_t(o.tag), 0, n);
+    } else {
+      std::vector<int> others;
+      for (int r = 0; r < context_->size; ++r)
+        if (r != context_->rank) others.push_back(r);
+      // The byte count given: Gloo's default refuses an empty buffer here.
+      ub->recv(others, uint64_t(o.tag), 0, n);
+    }
+    transfer = std::make_unique<GlooTransfer>(std::move(ub), false, o.timeout);
+  });
+  return transfer;
 }
 
 void GlooBackend::all_gather_bytes(const void* in, void* out, size_t bytes_per_rank, const CallOptions& o) {

@@ -27,8 +27,8 @@ class GlooBackend final : public Backend {
   void all_gather(const Tensor& output, const Tensor& input, const CallOptions& o) override;
   void reduce_scatter(const Tensor& output, const Tensor& input, tsr_reduce_op op, const CallOptions& o) override;
   void barrier(const CallOptions& o) override;
-  void send(const Tensor& buffer, int peer, const CallOptions& o) override;
-  void recv(const Tensor& buffer, int peer, const CallOptions& o) override;
+  std::unique_ptr<Transfer> send(const Tensor& buffer, int peer, const CallOptions& o) override;
+  std::unique_ptr<Transfer> recv(const Tensor& buffer, int peer, const CallOptions& o) override;
   void all_gather_bytes(const void* in, void* out, size_t bytes_per_rank, const CallOptions& o) override;
   void abort() noexcept override;
 

@@ -174,16 +174,12 @@ void NcclBackend::barrier(const CallOptions& o) {
   all_reduce(one, TSR_REDUCE_MAX, o);
 }
 
-void NcclBackend::send(const Tensor& buffer, int peer, const CallOptions& o) {
-  run("ncclSend", buffer.device(), {&buffer}, o, [&](DeviceCommunicator& c, Stream s) {
-    c.send(buffer.data_ptr(), size_t(buffer.numel()), buffer.dtype(), peer, s);
-  });
+std::unique_ptr<Transfer> NcclBackend::send(const Tensor&, int, const CallOptions&) {
+  fail(TSR_ERR_UNSUPPORTED, "send: point to point on CUDA tensors (NCCL) is not supported yet");
 }
 
-void NcclBackend::recv(const Tensor& buffer, int peer, const CallOptions& o) {
-  run("ncclRecv", buffer.device(), {&buffer}, o, [&](DeviceCommunicator& c, Stream s) {
-    c.recv(buffer.data_ptr(), size_t(buffer.numel()), buffer.dtype(), peer, s);
-  });
+std::unique_ptr<Transfer> NcclBackend::recv(const Tensor&, int, const CallOptions&) {
+  fail(TSR_ERR_UNSUPPORTED, "recv: point to point on CUDA tensors (NCCL) is not supported yet");
 }
 
 void NcclBackend::all_gather_bytes(const void* in, void* out, size_t bytes_per_rank, const CallOptions& o) {

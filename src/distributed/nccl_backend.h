@@ -47,8 +47,9 @@ class NcclBackend final : public Backend {
   void reduce_scatter(const Tensor& output, const Tensor& input, tsr_reduce_op op, const CallOptions& o) override;
   // torch's NCCL barrier: an all_reduce of one element on the device.
   void barrier(const CallOptions& o) override;
-  void send(const Tensor& buffer, int peer, const CallOptions& o) override;
-  void recv(const Tensor& buffer, int peer, const CallOptions& o) override;
+  // Not yet (collectives.cpp refuses CUDA tensors first): TSR_ERR_UNSUPPORTED.
+  std::unique_ptr<Transfer> send(const Tensor& buffer, int peer, const CallOptions& o) override;
+  std::unique_ptr<Transfer> recv(const Tensor& buffer, int peer, const CallOptions& o) override;
   // Through device memory (the DETAIL fingerprints of a TSR_DIST_NCCL group).
   void all_gather_bytes(const void* in, void* out, size_t bytes_per_rank, const CallOptions& o) override;
   void abort() noexcept override;

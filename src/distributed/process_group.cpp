@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "distributed/file_store.h"
 #include "distributed/gloo_backend.h"
+#include "distributed/mpi_backend.h"
 #include "distributed/nccl_backend.h"
 
 namespace tsr::distributed {
@@ -29,6 +30,11 @@ bool debug_detail() {
 uint32_t tag_of(uint64_t seq) { return uint32_t(seq & 0x7fffffffu); }
 uint32_t fingerprint_tag_of(uint64_t seq) { return tag_of(seq) | 0x80000000u; }
 
+// "all_reduce (sequence 3)"; send and recv have no sequence number.
+std::string labelled(const std::string& op, uint64_t seq) {
+  return seq ? op + " (sequence " + std::to_string(seq) + ")" : op;
+}
+
 std::string rank_key(const char* what, int rank) { return std::string(what) + "/" + std::to_string(rank); }
 
 // How long a failing rank waits for its peers' failure reports: long
@@ -38,7 +44,19 @@ Millis report_grace(Millis timeout) { return std::clamp(timeout / 10, Millis(250
 
 }  // namespace
 
-ProcessGroup::ProcessGroup(const GroupOptions& options) : timeout_(options.timeout), detail_(debug_detail()) {
+ProcessGroup::ProcessGroup(const GroupOptions& options)
+    : timeout_(options.timeout), detail_(debug_detail()), mpi_(options.mpi) {
+  if (mpi_) {
+    // mpirun did the rendezvous: rank and world size are MPI's.
+    auto backend = std::make_unique<MpiBackend>(options.rank, options.world_size, timeout_);
+    rank_ = backend->rank();
+    size_ = backend->size();
+    name_ = "default_pg";
+    for (int i = 0; i < size_; ++i) global_ranks_.push_back(i);
+    cpu_backend_ = std::move(backend);
+    worker_ = std::thread([this] { worker_loop(); });
+    return;
+  }
   // An NCCL-only group on a machine without CUDA devices or NCCL fails
   // here, saying why, not at its first collective.
   if (options.backend == TSR_DIST_NCCL) NcclBackend::check_available();
@@ -48,12 +66,79 @@ ProcessGroup::ProcessGroup(const GroupOptions& options) : timeout_(options.timeo
   file_store_ = r.file_store;
   server_ = std::move(r.server);
   base_store_ = r.store;
-  store_ = std::make_shared<PrefixStore>("default_pg", r.store);
+  open_store_ = r.open_store;
+  listen_host_ = r.listen_host;
+  name_ = "default_pg";
+  for (int i = 0; i < size_; ++i) global_ranks_.push_back(i);
+  store_ = std::make_shared<PrefixStore>(name_, r.store);
   join();
   if (options.backend != TSR_DIST_NCCL)
-    cpu_backend_ = std::make_unique<GlooBackend>(*store_, rank_, size_, r.listen_host, timeout_);
+    cpu_backend_ = std::make_unique<GlooBackend>(*store_, rank_, size_, listen_host_, timeout_);
   if (options.backend != TSR_DIST_GLOO) cuda_backend_ = std::make_unique<NcclBackend>(store_, rank_, size_);
   worker_ = std::thread([this] { worker_loop(); });
+}
+
+ProcessGroup::ProcessGroup(ProcessGroup& parent, const std::string& name, const std::vector<int>& members,
+                           Millis timeout)
+    : size_(int(members.size())),
+      timeout_(timeout),
+      detail_(parent.detail_),
+      name_(name),
+      is_job_group_(false),
+      open_store_(parent.open_store_),
+      listen_host_(parent.listen_host_),
+      server_(parent.server_),
+      file_store_(parent.file_store_) {
+  const auto me = std::find(members.begin(), members.end(), parent.rank());
+  TSR_CHECK(me != members.end(), TSR_ERR_INTERNAL, "rank ", parent.rank(), " is not a member of subgroup ", name);
+  rank_ = int(me - members.begin());
+  for (int m : members) global_ranks_.push_back(parent.global_rank(m));
+  // A connection of its own: the parent's worker may use the parent's
+  // store meanwhile (failure reports).
+  base_store_ = open_store_(timeout_);
+  store_ = std::make_shared<PrefixStore>(name_, base_store_);
+  join();
+  // The parent's engines: the subgroup's NCCL communicator is its own
+  // (made lazily, its unique id under the subgroup's store prefix).
+  if (parent.cpu_backend_)
+    cpu_backend_ = std::make_unique<GlooBackend>(*store_, rank_, size_, listen_host_, timeout_);
+  if (parent.cuda_backend_) cuda_backend_ = std::make_unique<NcclBackend>(store_, rank_, size_);
+  worker_ = std::thread([this] { worker_loop(); });
+}
+
+int ProcessGroup::group_rank(int global) const {
+  const auto it = std::find(global_ranks_.begin(), global_ranks_.end(), global);
+  return it == global_ranks_.end() ? -1 : int(it - global_ranks_.begin());
+}
+
+std::string ProcessGroup::next_subgroup_name() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return name_ + "/" + std::to_string(subgroups_made_++);
+}
+
+void ProcessGroup::run_in_background(std::function<void()> fn) {
+  auto done = std::make_shared<std::atomic<bool>>(false);
+  std::thread t([fn = std::move(fn), done] {
+    fn();
+    done->store(true);
+  });
+  std::lock_guard<std::mutex> lock(mutex_);
+  // Reap the threads that have ended, so a long run of isend/irecv does
+  // not pile them up.
+  for (auto it = background_.begin(); it != background_.end();) {
+    if (it->done->load()) {
+      it->thread.join();
+      it = background_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  background_.push_back(Background{std::move(t), std::move(done)});
+}
+
+void ProcessGroup::fail_transfer(const Collective& c, const std::string& cause, double seconds) {
+  const bool timed_out = cause.find("Timed out") != std::string::npos || seconds >= 0.95 * Seconds(timeout_).count();
+  fail_group(0, c, cause, seconds, timed_out);
 }
 
 void ProcessGroup::join() {
@@ -86,10 +171,10 @@ void ProcessGroup::check_device(tsr_device_type device, const char* op) const {
     TSR_CHECK(cpu_backend_, TSR_ERR_UNSUPPORTED, op, ": a CPU tensor in a TSR_DIST_NCCL process group, which ",
               "takes CUDA tensors only (NCCL); use TSR_DIST_DEFAULT for Gloo on CPU tensors and NCCL on CUDA tensors");
   else if (device == TSR_DEVICE_CUDA)
-    TSR_CHECK(cuda_backend_, TSR_ERR_UNSUPPORTED, op, ": a CUDA tensor in a TSR_DIST_GLOO process group, which ",
-              "takes CPU tensors only; use TSR_DIST_DEFAULT or TSR_DIST_NCCL for CUDA tensors");
+    TSR_CHECK(cuda_backend_, TSR_ERR_UNSUPPORTED, op, ": a CUDA tensor in a ", mpi_ ? "TSR_DIST_MPI" : "TSR_DIST_GLOO",
+              " process group, which takes CPU tensors only; use TSR_DIST_DEFAULT or TSR_DIST_NCCL for CUDA tensors");
   else
-    fail(TSR_ERR_UNSUPPORTED, op, ": process groups take CPU tensors (Gloo) and CUDA tensors (NCCL), not ",
+    fail(TSR_ERR_UNSUPPORTED, op, ": process groups take CPU tensors (Gloo, MPI) and CUDA tensors (NCCL), not ",
          device_type_name(device), " tensors");
 }
 
@@ -105,13 +190,22 @@ ProcessGroup::~ProcessGroup() {
   }
   cv_.notify_all();
   if (worker_.joinable()) worker_.join();
+  // Sends and receives still waiting for their peers: each ends at the
+  // latest at the group's timeout.
+  std::vector<Background> background;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    background.swap(background_);
+  }
+  for (Background& b : background) b.thread.join();
   cuda_backend_.reset();
   cpu_backend_.reset();
   cleanup_store();
 }
 
 void ProcessGroup::cleanup_store() {
-  if (!file_store_) return;
+  // Only the job's group clears the directory (a subgroup's keys go with it).
+  if (!file_store_ || !is_job_group_) return;
   // torch's FileStore: the last rank out removes the keys, so the
   // directory can hold the next job's.
   try {
@@ -124,8 +218,8 @@ void ProcessGroup::cleanup_store() {
 std::shared_ptr<Work> ProcessGroup::submit(Collective c, bool async) {
   auto work = std::make_shared<Work>();
   std::unique_lock<std::mutex> lock(mutex_);
-  const uint64_t seq = next_seq_++;
-  recorder_.queued(seq, c.op + "(" + c.signature + ")");
+  const uint64_t seq = c.point_to_point ? 0 : next_seq_++;
+  if (seq) recorder_.queued(seq, c.op + "(" + c.signature + ")");
   if (!async && queue_.empty() && !busy_) {
     // Nothing ahead of it: run here, sparing the hand-off to the worker.
     busy_ = true;
@@ -192,25 +286,26 @@ void ProcessGroup::worker_loop() {
 void ProcessGroup::execute(const Item& item) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    TSR_CHECK(failure_.empty(), TSR_ERR_DISTRIBUTED, item.collective.op, " (sequence ", item.seq,
-              ") refused: the process group failed earlier and takes no more work. The first failure: ", failure_);
+    TSR_CHECK(failure_.empty(), TSR_ERR_DISTRIBUTED, labelled(item.collective.op, item.seq),
+              " refused: the process group failed earlier and takes no more work. The first failure: ", failure_);
   }
-  recorder_.started(item.seq);
+  const bool recorded = item.seq != 0;  // send and recv have no sequence number
+  if (recorded) recorder_.started(item.seq);
   const auto start = Clock::now();
   try {
-    if (detail_ && size_ > 1) check_fingerprints(item.seq, item.collective);
+    if (detail_ && size_ > 1 && !item.collective.point_to_point) check_fingerprints(item.seq, item.collective);
     const Collective& c = item.collective;
     c.run(backend_for(c.device), CallOptions{tag_of(item.seq), timeout_, c.device_index});
   } catch (const Error&) {
-    recorder_.finished(item.seq, false);
+    if (recorded) recorder_.finished(item.seq, false);
     throw;
   } catch (const std::exception& e) {
-    recorder_.finished(item.seq, false);
+    if (recorded) recorder_.finished(item.seq, false);
     const double seconds = Seconds(Clock::now() - start).count();
     const bool timed_out = std::strstr(e.what(), "Timed out") || seconds >= 0.95 * Seconds(timeout_).count();
     fail_group(item.seq, item.collective, e.what(), seconds, timed_out);
   }
-  recorder_.finished(item.seq, true);
+  if (recorded) recorder_.finished(item.seq, true);
 }
 
 void ProcessGroup::check_fingerprints(uint64_t seq, const Collective& c) {
@@ -218,9 +313,10 @@ void ProcessGroup::check_fingerprints(uint64_t seq, const Collective& c) {
   std::vector<char> mine(kLength, 0), all(kLength * size_t(size_), 0);
   std::snprintf(mine.data(), kLength, "sequence %llu: %s(%s)", (unsigned long long)seq, c.op.c_str(),
                 c.signature.c_str());
-  // Through Gloo where the group has it: host memory, no device staging.
-  (cpu_backend_ ? *cpu_backend_ : backend_for(c.device)).all_gather_bytes(mine.data(), all.data(), kLength,
-                                         CallOptions{fingerprint_tag_of(seq), timeout_, c.device_index});
+  // Through the CPU engine where the group has one: host memory, no
+  // device staging.
+  (cpu_backend_ ? *cpu_backend_ : backend_for(c.device))
+      .all_gather_bytes(mine.data(), all.data(), kLength, CallOptions{fingerprint_tag_of(seq), timeout_, c.device_index});
   for (int r = 0; r < size_; ++r) {
     const char* theirs = all.data() + size_t(r) * kLength;
     if (std::memcmp(theirs, mine.data(), kLength) == 0) continue;
@@ -251,7 +347,7 @@ void ProcessGroup::fail_group(uint64_t seq, const Collective& c, const std::stri
   char waited[32];
   std::snprintf(waited, sizeof waited, "%.2f s", seconds);
   std::string message =
-      str(c.op, " (sequence ", seq, ") failed on rank ", rank_, " of world size ", size_, " after ", waited);
+      str(labelled(c.op, seq), " failed on rank ", rank_, " of world size ", size_, " after ", waited);
   if (timed_out) message += str(" (the group's timeout is ", timeout_.count(), " ms)");
   message += str(": ", missing, ". ", backend.name(), ": ", cause);
   {
@@ -266,6 +362,9 @@ void ProcessGroup::fail_group(uint64_t seq, const Collective& c, const std::stri
 
 std::string ProcessGroup::missing_ranks_report(uint64_t seq) {
   if (size_ == 1) return "no peer is involved";
+  if (mpi_)
+    return "the missing ranks are unknown under MPI (an MPI group has no store to report failures through; "
+           "mpirun ends the job when this process exits)";
   const Millis grace = report_grace(timeout_);
   try {
     base_store_->set_timeout(grace);

@@ -26,6 +26,17 @@ struct Max {
   template <typename T> static T apply(T a, T b) { return (a != a || a > b) ? a : b; }
 };
 
+// The bitwise reductions (torch's ReduceOp.BAND, BOR, BXOR): integers only.
+struct BitAnd {
+  template <typename T> static T apply(T a, T b) { return a & b; }
+};
+struct BitOr {
+  template <typename T> static T apply(T a, T b) { return a | b; }
+};
+struct BitXor {
+  template <typename T> static T apply(T a, T b) { return a ^ b; }
+};
+
 template <typename T, typename Op>
 void plain(void* c, const void* a, const void* b, size_t n) {
   auto* pc = static_cast<T*>(c);
@@ -70,6 +81,13 @@ void bool_and(void* c, const void* a, const void* b, size_t n) {
   auto* pb = static_cast<const uint8_t*>(b);
   for (size_t i = 0; i < n; ++i) pc[i] = uint8_t(pa[i] != 0 && pb[i] != 0);
 }
+// BXOR of bools: torch.bitwise_xor's bool (true when exactly one is).
+void bool_xor(void* c, const void* a, const void* b, size_t n) {
+  auto* pc = static_cast<uint8_t*>(c);
+  auto* pa = static_cast<const uint8_t*>(a);
+  auto* pb = static_cast<const uint8_t*>(b);
+  for (size_t i = 0; i < n; ++i) pc[i] = uint8_t((pa[i] != 0) != (pb[i] != 0));
+}
 
 // The vectorized form of Op for a floating dtype, or nullptr.
 template <typename Op>
@@ -108,11 +126,37 @@ ReduceFn for_dtype(tsr_dtype dtype) {
   }
 }
 
+template <typename Op>
+ReduceFn bitwise_for(tsr_dtype dtype, tsr_reduce_op op) {
+  switch (dtype) {
+    case TSR_UINT8: return plain<uint8_t, Op>;
+    case TSR_INT8: return plain<int8_t, Op>;
+    case TSR_INT16: return plain<int16_t, Op>;
+    case TSR_INT32: return plain<int32_t, Op>;
+    case TSR_INT64: return plain<int64_t, Op>;
+    default:
+      // torch's check (ProcessGroupGloo), with the dtype named.
+      fail(TSR_ERR_DTYPE_MISMATCH, "Cannot use ReduceOp.", reduce_op_name(op), " with non-integral dtype (got ",
+           dtype_name(dtype), ")");
+  }
+}
+
 }  // namespace
 
 ReduceFn reduce_function(tsr_dtype dtype, tsr_reduce_op op) {
-  if (dtype == TSR_BOOL) return (op == TSR_REDUCE_PRODUCT || op == TSR_REDUCE_MIN) ? bool_and : bool_or;
+  if (dtype == TSR_BOOL) {
+    switch (op) {
+      case TSR_REDUCE_PRODUCT:
+      case TSR_REDUCE_MIN:
+      case TSR_REDUCE_BAND: return bool_and;
+      case TSR_REDUCE_BXOR: return bool_xor;
+      default: return bool_or;
+    }
+  }
   switch (op) {
+    case TSR_REDUCE_BAND: return bitwise_for<BitAnd>(dtype, op);
+    case TSR_REDUCE_BOR: return bitwise_for<BitOr>(dtype, op);
+    case TSR_REDUCE_BXOR: return bitwise_for<BitXor>(dtype, op);
     case TSR_REDUCE_SUM:
     case TSR_REDUCE_AVG: return for_dtype<Sum>(dtype);
     case TSR_REDUCE_PRODUCT: return for_dtype<Product>(dtype);
@@ -129,6 +173,9 @@ const char* reduce_op_name(tsr_reduce_op op) {
     case TSR_REDUCE_PRODUCT: return "PRODUCT";
     case TSR_REDUCE_MIN: return "MIN";
     case TSR_REDUCE_MAX: return "MAX";
+    case TSR_REDUCE_BAND: return "BAND";
+    case TSR_REDUCE_BOR: return "BOR";
+    case TSR_REDUCE_BXOR: return "BXOR";
   }
   return "?";
 }

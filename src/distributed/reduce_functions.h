@@ -1,7 +1,8 @@
 // The element-wise reductions Gloo's algorithms apply, per dtype and op:
 // c[i] = a[i] op b[i]. float16 and bfloat16 compute in float32 and round
-// once (Gloo's own float16 does the same); bool is or (SUM, MAX) and and
-// (PRODUCT, MIN). AVG is not here: the group sums, then divides.
+// once (Gloo's own float16 does the same); bool is or (SUM, MAX, BOR), and
+// (PRODUCT, MIN, BAND) and xor (BXOR). BAND, BOR and BXOR take integers
+// and bool only. AVG is not here: the group sums, then divides.
 #pragma once
 
 #include <cstddef>
@@ -16,7 +17,9 @@ namespace tsr::distributed {
 using ReduceFn = void (*)(void* c, const void* a, const void* b, size_t n);
 
 // Throws TSR_ERR_UNSUPPORTED for a dtype without arithmetic (the
-// storage-only ones).
+// storage-only ones), TSR_ERR_DTYPE_MISMATCH for a bitwise op on a
+// floating dtype (torch's "Cannot use ReduceOp.BAND with non-integral
+// dtype").
 ReduceFn reduce_function(tsr_dtype dtype, tsr_reduce_op op);
 
 // AVG after SUM, for engines without an average: floating types divide

@@ -109,13 +109,16 @@ Rendezvous rendezvous(const std::string& init_method, int rank, int world_size, 
   check_rank(r.rank, r.world_size);
 
   if (r.file_store) {
-    r.store = std::make_shared<FileStore>(init_method.substr(7), timeout);
+    const std::string directory = init_method.substr(7);
+    r.open_store = [directory](Millis t) { return std::make_shared<FileStore>(directory, t); };
+    r.store = r.open_store(timeout);
     // No host to route towards: the interface of the default route (any
     // public address only picks the route; nothing is sent).
     r.listen_host = r.world_size > 1 ? local_address_towards("192.0.2.1", 9) : "127.0.0.1";
   } else {
     if (r.rank == 0) r.server = std::make_unique<TcpStoreServer>(host, port);
-    r.store = std::make_shared<TcpStore>(host, port, timeout);
+    r.open_store = [host, port](Millis t) { return std::make_shared<TcpStore>(host, port, t); };
+    r.store = r.open_store(timeout);
     r.listen_host = local_address_towards(host, port);
   }
   if (const char* ifname = env("GLOO_SOCKET_IFNAME")) r.listen_host = interface_address(ifname);

@@ -3,6 +3,7 @@
 // rank 0 also hosts the TCP store's server.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -20,6 +21,8 @@ struct Rendezvous {
   // The address Gloo listens on: the interface that reaches the store's
   // host (or GLOO_SOCKET_IFNAME's).
   std::string listen_host;
+  // Opens another connection to the same store (subgroups have their own).
+  std::function<std::shared_ptr<Store>(Millis)> open_store;
 };
 
 // rank / world_size < 0: from the environment (RANK, WORLD_SIZE, then Open

@@ -7,6 +7,7 @@
 // naming the store when it cannot be reached or a key does not appear.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <string>
@@ -36,11 +37,13 @@ class Store : public gloo::rendezvous::Store {
   // Where the store is, for messages ("127.0.0.1:29500", "/shared/dir").
   virtual std::string describe() const = 0;
 
-  Millis timeout() const { return timeout_; }
-  void set_timeout(Millis t) { timeout_ = t; }
+  Millis timeout() const { return timeout_.load(); }
+  void set_timeout(Millis t) { timeout_.store(t); }
 
  private:
-  Millis timeout_{std::chrono::minutes(30)};
+  // Atomic: a group's failure reports (its worker, or the thread of a
+  // failed send or receive) may set it while another thread reads it.
+  std::atomic<Millis> timeout_{std::chrono::minutes(30)};
 };
 
 // Every key under a prefix, so that several groups share one store.

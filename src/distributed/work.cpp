@@ -21,6 +21,16 @@ bool Work::wait_for(std::chrono::milliseconds timeout) {
   return cv_.wait_for(lock, timeout, [&] { return done_; });
 }
 
+void Work::set_peer(int peer) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  peer_ = peer;
+}
+
+int Work::peer() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return peer_;
+}
+
 bool Work::done() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return done_;

@@ -14,6 +14,9 @@ namespace tsr::distributed {
 class Work {
  public:
   void complete(tsr_status status, std::string message);
+  // A receive's sender (torch's Work._source_rank()), set before complete().
+  void set_peer(int peer);
+  int peer() const;
   // True when done within the timeout (negative: no limit).
   bool wait_for(std::chrono::milliseconds timeout);
   bool done() const;
@@ -25,6 +28,7 @@ class Work {
   std::condition_variable cv_;
   bool done_ = false;
   tsr_status status_ = TSR_OK;
+  int peer_ = -1;
   std::string message_;
 };
 

@@ -13,6 +13,7 @@
 #include "autocast/cast_inputs.h"
 #include "autograd/run.h"
 #include "cpu/kernels/attention.h"
+#include "device/attention.h"
 #include "ops/grad_util.h"
 #include "primitive/op_names.h"
 
@@ -65,6 +66,11 @@ class AttentionBackward final : public prim::Primitive {
         kernels::sdpa_backward(args_of(in[1], in[2], in[3], mask(in), causal_, scale_, d_), in[0], in[4], in[5]);
     return {g.dq, g.dk, g.dv};
   }
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override {
+    const kernels::SdpaGrads g = device::sdpa_backward(k, args_of(in[1], in[2], in[3], mask(in), causal_, scale_, d_),
+                                                       in[0], in[4], in[5]);
+    return {g.dq, g.dk, g.dv};
+  }
 
  private:
   static Tensor mask(const Tensors& in) { return in.size() > 6 ? in[6] : Tensor(); }
@@ -91,6 +97,15 @@ class Attention final : public prim::Primitive {
     take_position(sh);
     const kernels::SdpaForwardResult r =
         kernels::sdpa_forward(args_of(in[0], in[1], in[2], mask(in), causal_, scale_, d_));
+    return {r.out, r.lse};
+  }
+  // The device's attention kernels (device/attention.h), the same Philox
+  // words for the dropout mask as the CPU.
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override {
+    const kernels::SdpaShape sh = kernels::sdpa_shape(in[0], in[1], in[2], mask(in));
+    take_position(sh);
+    const kernels::SdpaForwardResult r =
+        device::sdpa_forward(k, args_of(in[0], in[1], in[2], mask(in), causal_, scale_, d_));
     return {r.out, r.lse};
   }
   prim::SaveSpec save_spec(const prim::RequiresGrad&) const override {

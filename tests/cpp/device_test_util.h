@@ -141,6 +141,8 @@ class RecordingKernels final : public DeviceKernels {
     c.unscale = args;
     calls.push_back(c);
   }
+  void sdpa_forward(const SdpaDeviceArgs&, Stream) override { calls.push_back({"sdpa_forward", {}, {}}); }
+  void sdpa_backward(const SdpaDeviceArgs&, Stream) override { calls.push_back({"sdpa_backward", {}, {}}); }
 };
 
 // copy and fill run for real on the simulated device (an element loop over
@@ -181,6 +183,8 @@ class CopyOnlyKernels final : public DeviceKernels {
   }
   void gemm(const GemmArgs&, Stream) override { refuse("gemm"); }
   void non_finite_check_and_unscale(const UnscaleArgs&, Stream) override { refuse("non_finite_check_and_unscale"); }
+  void sdpa_forward(const SdpaDeviceArgs&, Stream) override { refuse("sdpa_forward"); }
+  void sdpa_backward(const SdpaDeviceArgs&, Stream) override { refuse("sdpa_backward"); }
 
  private:
   template <typename Fn>

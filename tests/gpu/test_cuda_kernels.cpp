@@ -422,6 +422,48 @@ TEST(CudaKernels, NonFiniteCheckAndUnscale) {
   }
 }
 
+// Attention forward and backward against the emulator (sums in another
+// order only through the GPU's fma contraction: a few float32 ULPs).
+TEST(CudaKernels, Attention) {
+  EmulatedKernels emu;
+  const int64_t B = 3, L = 37, S = 41, E = 16, Ev = 8;
+  Tensor q = sample({B, L, E}, TSR_FLOAT32, 1, false), k = sample({B, S, E}, TSR_FLOAT32, 2, false),
+         v = sample({B, S, Ev}, TSR_FLOAT32, 3, false), go = sample({B, L, Ev}, TSR_FLOAT32, 4, false);
+  Tensor lse[2] = {host({B, L}, TSR_FLOAT32), host({B, L}, TSR_FLOAT32)};
+  Tensor acc[2] = {host({B, L, Ev}, TSR_FLOAT32), host({B, L, Ev}, TSR_FLOAT32)};
+  SdpaDeviceArgs a{};
+  a.batch = B, a.L = L, a.S = S, a.E = E, a.Ev = Ev;
+  a.dtype = TSR_FLOAT32;
+  a.causal = true;
+  a.scale = 0.25;
+  a.q = q.data_ptr(), a.k = k.data_ptr(), a.v = v.data_ptr();
+  a.lse = lse[0].data_ptr(), a.acc = acc[0].data_ptr();
+  emu.sdpa_forward(a, kNoStream);
+  DeviceCopy dq(q), dk(k), dv(v), dl(lse[1]), da(acc[1]);
+  SdpaDeviceArgs d = a;
+  d.q = dq.ptr, d.k = dk.ptr, d.v = dv.ptr, d.lse = dl.ptr, d.acc = da.ptr;
+  cuda::cuda_kernels().sdpa_forward(d, kCudaStream);
+  dl.back(lse[1]);
+  da.back(acc[1]);
+  EXPECT_TRUE(close(lse[0], lse[1], 1e-5));
+  EXPECT_TRUE(close(acc[0], acc[1], 1e-5));
+  // Backward from the emulator's forward (acc as the output, float32).
+  Tensor delta[2] = {host({B, L}, TSR_FLOAT32), host({B, L}, TSR_FLOAT32)};
+  Tensor grads[2][3] = {{host({B, L, E}, TSR_FLOAT32), host({B, S, E}, TSR_FLOAT32), host({B, S, Ev}, TSR_FLOAT32)},
+                        {host({B, L, E}, TSR_FLOAT32), host({B, S, E}, TSR_FLOAT32), host({B, S, Ev}, TSR_FLOAT32)}};
+  a.out = acc[0].data_ptr(), a.grad_out = go.data_ptr(), a.delta = delta[0].data_ptr();
+  a.acc = grads[0][0].data_ptr(), a.acc2 = grads[0][1].data_ptr(), a.acc3 = grads[0][2].data_ptr();
+  emu.sdpa_backward(a, kNoStream);
+  DeviceCopy dout(acc[0]), dgo(go), dlse(lse[0]), ddelta(delta[1]), g0(grads[1][0]), g1(grads[1][1]), g2(grads[1][2]);
+  d.out = dout.ptr, d.grad_out = dgo.ptr, d.lse = dlse.ptr, d.delta = ddelta.ptr;
+  d.acc = g0.ptr, d.acc2 = g1.ptr, d.acc3 = g2.ptr;
+  cuda::cuda_kernels().sdpa_backward(d, kCudaStream);
+  g0.back(grads[1][0]);
+  g1.back(grads[1][1]);
+  g2.back(grads[1][2]);
+  for (int i = 0; i < 3; ++i) EXPECT_TRUE(close(grads[0][i], grads[1][i], 1e-4)) << "gradient " << i;
+}
+
 TEST(CudaKernels, RefusedArgumentsLaunchNothing) {
   Tensor x = sample({4}, TSR_FLOAT32);
   expect_error(TSR_ERR_UNSUPPORTED, [&] {

@@ -449,10 +449,5 @@ ncclResult_t ncclReduceScatter(const void* in, void* out, size_t count, ncclData
                                ncclComm_t comm, cudaStream_t stream) {
   return enqueue(comm, Kind::ReduceScatter, in, out, count, type, op, 0, stream);
 }
-// Point to point is not simulated: tessera's backend does not use it yet.
-ncclResult_t ncclSend(const void*, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t) {
-  return ncclInvalidUsage;
-}
-ncclResult_t ncclRecv(void*, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t) { return ncclInvalidUsage; }
 
 }  // extern "C"

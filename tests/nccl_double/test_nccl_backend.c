@@ -335,6 +335,18 @@ Test(nccl_backend_errors, cpu_tensor_in_an_nccl_group) {
                      "communicator is on cuda:0 but the tensors are on cuda:1");
     tsr_tensor_release(other);
   }
+  /* bitwise reductions: NCCL has none (torch refuses them too) */
+  tsr_tensor* bits;
+  TSR_ASSERT_OK(tsr_zeros(1, &n, TSR_INT32, TSR_CUDA0, &bits));
+  TSR_ASSERT_FAILS(tsr_all_reduce(pg, bits, TSR_REDUCE_BXOR, NULL), TSR_ERR_UNSUPPORTED,
+                   "Cannot use ReduceOp.BXOR with NCCL");
+  TSR_ASSERT_OK(tsr_all_reduce(pg, bits, TSR_REDUCE_MAX, NULL));
+  tsr_tensor_release(bits);
+  /* point to point on CUDA tensors: not yet */
+  TSR_ASSERT_FAILS(tsr_send(pg, c, 0, 0, NULL), TSR_ERR_UNSUPPORTED, "send: point to point on CUDA tensors");
+  int32_t source = -7;
+  TSR_ASSERT_FAILS(tsr_recv(pg, c, 0, 0, &source, NULL), TSR_ERR_UNSUPPORTED, "recv: point to point on CUDA tensors");
+  cr_assert_eq(source, -7);
   /* output and input on different devices */
   tsr_tensor* g;
   TSR_ASSERT_OK(tsr_zeros(1, &n, TSR_FLOAT32, TSR_CUDA0, &g));

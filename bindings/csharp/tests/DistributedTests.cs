@@ -16,6 +16,8 @@ public static class DistributedTests {
     return "tcp://127.0.0.1:" + port;
   }
 
+  internal static string FreeAddressForRanks() => FreeAddress();
+
   [Test]
   public static void GroupOfOneReducesBroadcastsGathersWaits() {
     using (var pg = ProcessGroup.Create(DistBackend.Gloo, FreeAddress(), 0, 1, 0))
@@ -35,6 +37,7 @@ public static class DistributedTests {
       }
       Check.Close(new double[] {1, 2, 0, 0, 3, 4, 0, 0}, outp.ToFloat64(), 0,
                   "all_gather_into_tensor into a strided view");
+      pg.MonitoredBarrier(1000, true);
       using (var w = pg.Barrier(true)) w.Wait(10000);
     }
   }
@@ -54,6 +57,7 @@ public static class DistributedTests {
       Check.Throws(Status.ShapeMismatch, () => pg.AllGatherIntoTensor(small, t, false), "output size");
       pg.Dispose();
       Check.Throws(Status.InvalidArgument, () => pg.AllReduce(t, ReduceOp.Max, false), "a disposed group");
+      Check.Throws(Status.InvalidArgument, () => pg.MonitoredBarrier(0, false), "monitored_barrier of a disposed group");
     }
   }
 }

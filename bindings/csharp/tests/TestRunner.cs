@@ -15,6 +15,8 @@ sealed class TestAttribute : Attribute {}
 
 static class TestRunner {
   static int Main(string[] args) {
+    // One rank of DdpTests' two-process run: --ddp-rank ADDRESS RANK.
+    if (args.Length == 3 && args[0] == "--ddp-rank") return DdpWorker.Run(args[1], int.Parse(args[2]));
     if (args.Length < 1) {
       Console.Error.WriteLine("usage: mono TesseraTests.exe GOLDENS.txt [NAME-SUBSTRING]");
       return 2;

@@ -13,8 +13,11 @@ process group and its collectives) over include/tessera/distributed.h.
 
 Ranks find each other through init_method "env://" (the default; what
 tessera-run and torchrun set), "tcp://host:port" or "file:///dir". The
-backend is Gloo over TCP for CPU tensors ("gloo", or None / "cpu:gloo");
-"nccl" and "mpi" are not built and raise UnsupportedError (a RuntimeError).
+backend is Gloo over TCP for CPU tensors ("gloo", or None / "cpu:gloo"),
+or "mpi" where tessera was built with Open MPI (is_mpi_available()): run
+under mpirun, rank and world size come from MPI and init_method is not used
+(as torch's MPI backend). "nccl" is not built and raises UnsupportedError
+(a RuntimeError), as does "mpi" without the MPI module.
 
 Where this differs from torch 1.13's Gloo process group:
 - ReduceOp.AVG works (the sum divided by the world size, truncating for
@@ -27,7 +30,19 @@ Where this differs from torch 1.13's Gloo process group:
 - A rank outside [0, world_size) or a world_size < 1 raises
   InvalidArgumentError (a ValueError) at once instead of waiting for the
   rendezvous's timeout.
-- Only the default group exists (no new_group, store=, BAND/BOR/BXOR).
+- reduce, gather, scatter, all_to_all_single, all_to_all and the object
+  collectives are composed over all_reduce, broadcast and
+  all_gather_into_tensor (see _distributed_collectives.py for what that
+  changes: reduce leaves the other ranks' tensors as they were, all_to_all
+  works on Gloo); monitored_barrier goes through the group's store.
+- new_group(ranks) refuses repeated ranks (torch 1.13 accepts them and
+  then hangs); subgroups need no store-based barrier at their end.
+- send() to this process's own rank raises InvalidArgumentError (torch
+  1.13's Gloo crashes), a rank out of range InvalidArgumentError (torch:
+  IndexError).
+- BAND, BOR and BXOR also reduce bool tensors (logically); torch 1.13's
+  Gloo takes no bool tensor.
+- store= is not supported.
 
 Failures of the rendezvous or of a collective (a peer died, hung past the
 timeout, the store is unreachable) raise tessera.errors.DistBackendError,
@@ -51,7 +66,8 @@ __all__ = [
     "is_available", "is_initialized", "is_gloo_available", "is_nccl_available", "is_mpi_available",
     "is_ucc_available", "is_torchelastic_launched", "init_process_group", "destroy_process_group",
     "get_rank", "get_world_size", "get_backend", "all_reduce", "broadcast", "all_gather",
-    "all_gather_into_tensor", "reduce_scatter_tensor", "barrier", "DistBackendError",
+    "all_gather_into_tensor", "reduce_scatter_tensor", "barrier", "DistBackendError", "new_group",
+    "get_global_rank", "get_group_rank", "get_process_group_ranks", "send", "recv", "isend", "irecv",
 ]
 
 DistBackendError = _errors.DistBackendError
@@ -95,14 +111,18 @@ class Backend(str):
 
 
 class ReduceOp(_enum.IntEnum):
-    """torch.distributed.ReduceOp: SUM, AVG, PRODUCT, MIN, MAX (the values
-    are tsr_reduce_op's and torch's RedOpType's). Bool tensors reduce as
-    logical or (SUM, MAX) and and (PRODUCT, MIN)."""
+    """torch.distributed.ReduceOp: SUM, AVG, PRODUCT, MIN, MAX, BAND, BOR,
+    BXOR (the values are tsr_reduce_op's and torch's RedOpType's). Bool
+    tensors reduce as logical or (SUM, MAX, BOR), and (PRODUCT, MIN, BAND)
+    and xor (BXOR); BAND, BOR and BXOR take integer and bool tensors only."""
     SUM = _core.REDUCE_SUM
     AVG = _core.REDUCE_AVG
     PRODUCT = _core.REDUCE_PRODUCT
     MIN = _core.REDUCE_MIN
     MAX = _core.REDUCE_MAX
+    BAND = _core.REDUCE_BAND
+    BOR = _core.REDUCE_BOR
+    BXOR = _core.REDUCE_BXOR
 
     def __repr__(self):
         return "<ReduceOp.{}: {}>".format(self.name, int(self))
@@ -141,6 +161,11 @@ class Work(_Closable):
         self._completed()
         return True
 
+    def _source_rank(self):
+        """torch's Work._source_rank(): the sender's rank in the group of a
+        completed recv/irecv."""
+        return _core.Work.source_rank(self._handle)
+
     def is_completed(self):
         """Whether the collective has finished (successfully or not); never
         blocks."""
@@ -160,7 +185,7 @@ class Work(_Closable):
 
 class ProcessGroup(_Closable):
     """torch.distributed.ProcessGroup: the group init_process_group made
-    (group.WORLD). rank() and size() as torch's."""
+    (group.WORLD), or one of new_group's. rank() and size() as torch's."""
 
     def __init__(self, handle):
         self._handle = handle
@@ -220,7 +245,9 @@ def is_nccl_available():
 
 
 def is_mpi_available():
-    return False
+    """Whether the MPI module (libtessera_mpi.so) loads; MPI itself starts
+    with the first "mpi" group."""
+    return _core.ProcessGroup.available(_core.DIST_MPI)
 
 
 def is_ucc_available():
@@ -300,27 +327,112 @@ def _group(group_arg):
     raise RuntimeError("Invalid process group specified")
 
 
+# The groups new_group made (destroy_process_group() closes them too).
+_subgroups = []
+
+
 def destroy_process_group(group=None):
     """torch.distributed.destroy_process_group: waits for the group's queued
-    collectives, closes its connections and forgets the default group (a
-    later init_process_group makes a new one)."""
+    collectives and closes its connections. Without group, every group
+    (new_group's too) and the default group is forgotten (a later
+    init_process_group makes a new one)."""
+    if group is GroupMember.NON_GROUP_MEMBER:
+        return
     pg = _group(group)
-    _set_world(None)
+    if group is None or group is GroupMember.WORLD:
+        for sub in _subgroups:
+            sub.close()
+        del _subgroups[:]
+        _set_world(None)
+    elif pg in _subgroups:
+        _subgroups.remove(pg)
     pg.close()
 
 
 def get_rank(group=None):
-    """This process's rank in the group, in [0, get_world_size())."""
+    """This process's rank in the group, in [0, get_world_size()); -1 for
+    GroupMember.NON_GROUP_MEMBER."""
+    if group is GroupMember.NON_GROUP_MEMBER:
+        return -1
     return _group(group).rank()
 
 
 def get_world_size(group=None):
-    """The number of processes in the group."""
+    """The number of processes in the group; -1 for
+    GroupMember.NON_GROUP_MEMBER."""
+    if group is GroupMember.NON_GROUP_MEMBER:
+        return -1
     return _group(group).size()
 
 
+def new_group(ranks=None, timeout=None, backend=None, pg_options=None):
+    """torch.distributed.new_group: a group of the default group's ranks
+    (all of them when None; the new ranks follow their sorted order), with
+    connections and a worker of its own. Every rank of the default group
+    calls it, in the same order; the ranks outside get
+    GroupMember.NON_GROUP_MEMBER. timeout (a datetime.timedelta; None: 30
+    minutes, torch's default_pg_timeout) bounds its collectives."""
+    world = _group(None)
+    if timeout is None:
+        timeout = default_pg_timeout
+    if not isinstance(timeout, _datetime.timedelta):
+        raise RuntimeError("Expected timeout argument to be of type datetime.timedelta")
+    if backend is not None and Backend(backend) != Backend.GLOO:
+        raise _errors.UnsupportedError(_errors.Status.UNSUPPORTED,
+                                       "new_group: backend {!r}: subgroups use the default group's backend "
+                                       "(gloo)".format(backend))
+    if pg_options is not None:
+        raise RuntimeError("GLOO options not supported")
+    if ranks is None:
+        handle = _core.ProcessGroup.new_group(world._handle, [], True, _timeout_ms(timeout))
+    else:
+        ranks = [int(r) for r in ranks]
+        if len(ranks) > world.size():
+            raise RuntimeError("the new group's world size should be less or equal to the world size set by "
+                               "init_process_group")
+        if any(r < 0 or r >= world.size() for r in ranks):
+            raise RuntimeError("The new group's rank should be within the the world_size set by "
+                               "init_process_group")
+        handle = _core.ProcessGroup.new_group(world._handle, ranks, False, _timeout_ms(timeout))
+    if handle is None:
+        return GroupMember.NON_GROUP_MEMBER
+    pg = ProcessGroup(handle)
+    _subgroups.append(pg)
+    return pg
+
+
+def get_group_rank(group, global_rank):
+    """torch.distributed.get_group_rank: group's rank of the process whose
+    rank in the default group is global_rank (RuntimeError when it is not a
+    member)."""
+    if group is GroupMember.WORLD:
+        return global_rank
+    ranks = get_process_group_ranks(group)
+    if global_rank not in ranks:
+        raise RuntimeError("Global rank {} is not part of group {}".format(global_rank, group))
+    return ranks.index(global_rank)
+
+
+def get_global_rank(group, group_rank):
+    """torch.distributed.get_global_rank: the default group's rank of
+    group's rank group_rank (RuntimeError when out of range)."""
+    if group is GroupMember.WORLD:
+        return group_rank
+    pg = _group(group)
+    if not 0 <= group_rank < pg.size():
+        raise RuntimeError("Group rank {} is not part of group {}".format(group_rank, group))
+    return _core.ProcessGroup.global_rank(pg._handle, group_rank)
+
+
+def get_process_group_ranks(group):
+    """torch.distributed.get_process_group_ranks: the default group's ranks
+    of group's members, in group rank order."""
+    pg = _group(group)
+    return [_core.ProcessGroup.global_rank(pg._handle, r) for r in range(pg.size())]
+
+
 def get_backend(group=None):
-    """The group's backend for CPU tensors: "gloo"."""
+    """The group's backend for CPU tensors: "gloo" or "mpi"."""
     return Backend(_group(group).name())
 
 
@@ -353,15 +465,19 @@ def _wait_interruptible(handle, pg):
         raise
 
 
+def _check_not_aborted(pg):
+    if pg._aborted_by is not None:
+        raise _errors.DistBackendError(
+            _errors.Status.DISTRIBUTED, "the process group was aborted by a {} during a collective and takes no "
+            "more work".format(pg._aborted_by))
+
+
 def _run(pg, issue, async_op, on_complete=None):
     """Runs a collective: issue(async) is the native call. With async_op a
     Work; else None once complete. On the main thread a blocking collective
     is queued and waited for with wait_interruptible, so that Ctrl-C
     interrupts it (elsewhere the native call itself blocks)."""
-    if pg._aborted_by is not None:
-        raise _errors.DistBackendError(
-            _errors.Status.DISTRIBUTED, "the process group was aborted by a {} during a collective and takes no "
-            "more work".format(pg._aborted_by))
+    _check_not_aborted(pg)
     if async_op:
         return Work(issue(True), pg, on_complete)
     if _on_main_thread():
@@ -377,10 +493,91 @@ def _run(pg, issue, async_op, on_complete=None):
     return None
 
 
+def _not_in_group(group, op_name):
+    """torch's _rank_not_in_group: a call on NON_GROUP_MEMBER warns and does
+    nothing."""
+    if group is not GroupMember.NON_GROUP_MEMBER:
+        return False
+    import warnings
+    world = GroupMember.WORLD
+    warnings.warn("Running {} on global rank {} which does not belong to the given group.".format(
+        op_name, -1 if world is None else world.rank()))
+    return True
+
+
+def _peer_in(pg, group, rank):
+    """The group's rank of the default group's rank `rank` (torch's send and
+    recv take global ranks)."""
+    rank = int(rank)
+    if group is None or group is GroupMember.WORLD:
+        return rank
+    return get_group_rank(pg, rank)
+
+
+def isend(tensor, dst, group=None, tag=0):
+    """torch.distributed.isend: sends tensor to global rank dst; returns the
+    Work (tensor must not be written until it completes)."""
+    _check_single_tensor(tensor, "tensor")
+    if _not_in_group(group, "isend"):
+        return None
+    pg = _group(group)
+    peer = _peer_in(pg, group, dst)
+    return _run(pg, lambda a: _core.ProcessGroup.send(pg._handle, tensor, peer, int(tag), a), True)
+
+
+def send(tensor, dst, group=None, tag=0):
+    """torch.distributed.send: sends tensor to global rank dst and returns
+    once dst received it (tag matches the receiver's)."""
+    _check_single_tensor(tensor, "tensor")
+    if _not_in_group(group, "send"):
+        return None
+    pg = _group(group)
+    peer = _peer_in(pg, group, dst)
+    _run(pg, lambda a: _core.ProcessGroup.send(pg._handle, tensor, peer, int(tag), a), False)
+    return None
+
+
+def irecv(tensor, src=None, group=None, tag=0):
+    """torch.distributed.irecv: receives into tensor from global rank src
+    (None: any rank); returns the Work."""
+    _check_single_tensor(tensor, "tensor")
+    if _not_in_group(group, "irecv"):
+        return None
+    pg = _group(group)
+    peer = -1 if src is None else _peer_in(pg, group, src)
+    return _run(pg, lambda a: _core.ProcessGroup.irecv(pg._handle, tensor, peer, int(tag)), True)
+
+
+def recv(tensor, src=None, group=None, tag=0):
+    """torch.distributed.recv: receives into tensor from global rank src
+    (None: any rank) and returns the sender's global rank (-1 when this
+    process is not in group)."""
+    _check_single_tensor(tensor, "tensor")
+    if _not_in_group(group, "recv"):
+        return -1
+    pg = _group(group)
+    peer = -1 if src is None else _peer_in(pg, group, src)
+    _check_not_aborted(pg)
+    if _on_main_thread():  # interruptible, as _run's blocking collectives
+        work = Work(_core.ProcessGroup.irecv(pg._handle, tensor, peer, int(tag)), pg)
+        try:
+            _wait_interruptible(work._handle, pg)
+            source = work._source_rank()
+        finally:
+            work.close()
+    else:
+        source = _core.ProcessGroup.recv(pg._handle, tensor, peer, int(tag))
+    if group is None or group is GroupMember.WORLD:
+        return source
+    return get_global_rank(pg, source)
+
+
 def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     """torch.distributed.all_reduce: every rank's tensor (in place) becomes
     the reduction of all ranks' tensors (the same sizes and dtype on each)."""
     _check_single_tensor(tensor, "tensor")
+    if _not_in_group(group, "all_reduce"):
+        return None
     code = _check_op("all_reduce", op)
     pg = _group(group)
     return _run(pg, lambda a: _core.ProcessGroup.all_reduce(pg._handle, tensor, code, a), async_op)
@@ -390,8 +587,10 @@ def broadcast(tensor, src, group=None, async_op=False):
     """torch.distributed.broadcast: every rank's tensor (in place) becomes
     rank src's."""
     _check_single_tensor(tensor, "tensor")
+    if _not_in_group(group, "broadcast"):
+        return None
     pg = _group(group)
-    src = int(src)
+    src = _peer_in(pg, group, src)
     return _run(pg, lambda a: _core.ProcessGroup.broadcast(pg._handle, tensor, src, a), async_op)
 
 
@@ -401,6 +600,8 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
     (torch's [world*d0, ...] concatenation or [world, d0, ...] stack forms)."""
     _check_single_tensor(input_tensor, "input_tensor")
     _check_single_tensor(output_tensor, "output_tensor")
+    if _not_in_group(group, "all_gather_into_tensor"):
+        return None
     pg = _group(group)
     return _run(pg, lambda a: _core.ProcessGroup.all_gather_into_tensor(pg._handle, output_tensor, input_tensor, a),
                 async_op)
@@ -412,6 +613,8 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
     _check_single_tensor(output, "output")
     _check_single_tensor(input, "input")
     code = _check_op("reduce_scatter_tensor", op)
+    if _not_in_group(group, "reduce_scatter_tensor"):
+        return None
     pg = _group(group)
     return _run(pg, lambda a: _core.ProcessGroup.reduce_scatter_tensor(pg._handle, output, input, code, a), async_op)
 
@@ -424,6 +627,8 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
         raise RuntimeError("Invalid function argument. Expected parameter `tensor_list` to be of type "
                            "List[tessera.Tensor].")
     _check_single_tensor(tensor, "tensor")
+    if _not_in_group(group, "all_gather"):
+        return None
     for t in tensor_list:
         if t.dtype != tensor.dtype:
             raise _errors.DTypeMismatchError(
@@ -456,6 +661,8 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
 
 def barrier(group=None, async_op=False, device_ids=None):
     """torch.distributed.barrier: returns when every rank has entered it."""
+    if _not_in_group(group, "barrier"):
+        return None
     pg = _group(group)
     return _run(pg, lambda a: _core.ProcessGroup.barrier(pg._handle, a), async_op)
 
@@ -464,3 +671,12 @@ def barrier(group=None, async_op=False, device_ids=None):
 # DistributedDataParallel hooks; tessera.nn.parallel runs them).
 from . import _ddp_comm_hooks  # noqa: E402
 algorithms = _ddp_comm_hooks.algorithms
+
+# torch.distributed's collectives composed in Python over the ones above:
+# reduce, gather, scatter, all_to_all_single, all_to_all, the object
+# collectives and monitored_barrier (_distributed_collectives.py).
+from . import _distributed_collectives  # noqa: E402
+from ._distributed_collectives import (  # noqa: E402,F401
+    reduce, gather, scatter, all_to_all_single, all_to_all, all_gather_object, broadcast_object_list,
+    gather_object, scatter_object_list, monitored_barrier)
+__all__ += _distributed_collectives.__all__

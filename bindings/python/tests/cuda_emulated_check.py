@@ -158,6 +158,41 @@ class EmulatedCuda(unittest.TestCase):
             for a, b in zip(dev[0] + [dev[1]], cpu[0] + [cpu[1]]):
                 np.testing.assert_allclose(np.array(a), np.array(b), rtol=1e-6, atol=1e-7)
 
+    def test_scaled_dot_product_attention_matches_the_cpu(self):
+        """F.scaled_dot_product_attention on the device (one thread per row,
+        online softmax, the logsumexp kept for backward): the CPU's outputs
+        and gradients with broadcast batch dims, causal, bool and float
+        masks, dropout (the same Philox words), float32/bfloat16/float64."""
+        import tessera.nn.functional as F
+        tessera.manual_seed(0)
+        q, k, v = tessera.randn(2, 3, 5, 8), tessera.randn(2, 1, 7, 8), tessera.randn(1, 3, 7, 4)
+        bool_mask = tessera.randn(5, 7) > 0
+        bool_mask[2] = False  # a row with no key: NaN on both
+        cases = ({}, {"is_causal": True}, {"attn_mask": bool_mask}, {"attn_mask": tessera.randn(5, 7)},
+                 {"dropout_p": 0.3}, {"scale": 0.7})
+        for kwargs in cases:
+            for dt, tol in ((tessera.float32, 1e-5), (tessera.bfloat16, 2e-2), (tessera.float64, 1e-12)):
+                results = []
+                for dev in ("cpu", "cuda"):
+                    qq, kk, vv = [x.to(dt).to(dev).clone().requires_grad_() for x in (q, k, v)]
+                    args = {key: (val.to(dev) if key == "attn_mask" else val) for key, val in kwargs.items()}
+                    tessera.manual_seed(5)
+                    out = F.scaled_dot_product_attention(qq, kk, vv, **args)
+                    self.assertEqual((out.device.type, out.dtype), (dev, dt))
+                    # Row 2 is NaN under bool_mask: left out of the loss.
+                    loss = out[:, :, :2].double().pow(2).sum() + out[:, :, 3:].double().pow(2).sum()
+                    loss.backward()
+                    results.append([t.detach().cpu().double() for t in (out, qq.grad, kk.grad, vv.grad)])
+                for name, a, b in zip(("out", "dq", "dk", "dv"), *results):
+                    np.testing.assert_allclose(np.array(a.tolist()), np.array(b.tolist()), rtol=tol, atol=tol,
+                                               err_msg=f"{name} {kwargs} {dt}")
+        with_dropout = results[0][0]  # float64, scale 0.7: no dropout; compare dropout's effect
+        tessera.manual_seed(5)
+        dropped = F.scaled_dot_product_attention(q.cuda(), k.cuda(), v.cuda(), dropout_p=0.3).cpu()
+        plain = F.scaled_dot_product_attention(q.cuda(), k.cuda(), v.cuda()).cpu()
+        self.assertGreater((dropped - plain).abs().max().item(), 0.01)
+        self.assertEqual(with_dropout.shape, (2, 3, 5, 4))
+
     def test_profiler_cuda_time_columns(self):
         """The seeds' example: profile a device model, sort by cuda_time_total."""
         from tessera.profiler import profile, ProfilerActivity

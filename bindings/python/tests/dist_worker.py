@@ -103,6 +103,89 @@ def collectives(out, rank, world):
     out["rank"], out["world_size"], out["backend"] = dist.get_rank(), dist.get_world_size(), dist.get_backend()
 
 
+def groups(out, rank, world):
+    """World 3: new_group([2, 0]) (rank 1 outside it), collectives in it
+    interleaved with the default group's, the rank maps, send/recv (an
+    exchange, a ring, any source, tags, in the subgroup too) and the
+    bitwise reductions."""
+    sub = dist.new_group([2, 0])
+    member = sub is not dist.GroupMember.NON_GROUP_MEMBER
+    out["member"] = [member]
+    out["sub_rank_size"] = [dist.get_rank(sub), dist.get_world_size(sub)]
+    s = values(rank, torch.float32)
+    w = torch.ones(3) * (rank + 1)
+    if member:
+        work = dist.all_reduce(s, group=sub, async_op=True)
+    dist.all_reduce(w)  # the default group meanwhile
+    if member:
+        work.wait()
+        dist.broadcast(w, src=2, group=sub)  # src is a global rank
+        out["maps"] = [dist.get_global_rank(sub, 1), dist.get_group_rank(sub, 2),
+                       dist.get_process_group_ranks(sub)]
+    else:
+        import warnings
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            out["outside_all_reduce"] = [dist.all_reduce(s, group=sub)]
+        out["outside_warned"] = [len(caught) == 1 and "does not belong to the given group" in str(caught[0].message)]
+        out["outside_recv"] = [dist.recv(s, 0, group=sub)]
+    out["sub_all_reduce"] = s.tolist()
+    out["world_then_broadcast"] = w.tolist()
+
+    # The exchange: isend to the next rank, recv from the previous (a ring).
+    mine = torch.arange(4, dtype=torch.int64) + 10 * rank
+    got = torch.zeros(4, dtype=torch.int64)
+    work = dist.isend(mine, (rank + 1) % world, tag=3)
+    out["ring_source"] = [dist.recv(got, (rank + world - 1) % world, tag=3)]
+    work.wait()
+    out["ring"] = got.tolist()
+    # Tags out of order, blocking, between 0 and 2.
+    if rank == 0:
+        a, b = torch.full((2,), 1.5), torch.full((2,), 2.5)
+        wa = dist.isend(a, 2, tag=1)
+        wb = dist.isend(b, 2, tag=2)
+        wb.wait()
+        wa.wait()
+    elif rank == 2:
+        x = torch.zeros(2)
+        dist.recv(x, 0, tag=2)
+        y = torch.zeros(2)
+        dist.recv(y, 0, tag=1)
+        out["tags"] = [x.tolist(), y.tolist()]
+    # Any source: rank 0 receives from 1 and 2.
+    if rank == 0:
+        sources = []
+        for _ in range(2):
+            t = torch.zeros(4, dtype=torch.int64)
+            src = dist.recv(t)
+            sources.append([src, t.tolist()])
+        out["any_source"] = sorted(sources)
+        t = torch.zeros(4, dtype=torch.int64)
+        work = dist.irecv(t, tag=8)
+        work.wait()
+        out["irecv_any"] = [work._source_rank(), t.tolist()]
+    else:
+        dist.send(mine, 0)
+        if rank == 1:
+            dist.send(mine, 0, tag=8)
+    # In the subgroup, with global ranks: 2 sends to 0; 0 receives from any.
+    if member:
+        if rank == 2:
+            dist.send(mine, 0, group=sub)
+        else:
+            t = torch.zeros(4, dtype=torch.int64)
+            out["sub_any_source"] = [dist.recv(t, group=sub), t.tolist()]
+    # Bitwise reductions.
+    for oname in ("BAND", "BOR", "BXOR"):
+        for dname, dtype in (("int32", torch.int32), ("int64", torch.int64), ("uint8", torch.uint8)):
+            t = torch.tensor([(i * 37 + rank * 11 + 5) % 128 for i in range(6)], dtype=dtype)
+            dist.all_reduce(t, op=getattr(dist.ReduceOp, oname))
+            out["all_reduce_%s_%s" % (oname, dname)] = t.tolist()
+    dist.barrier()
+    if member:
+        dist.destroy_process_group(sub)
+
+
 def longest_gap_while(busy):
     """The longest time (s) this thread went without running while
     busy.is_set()."""

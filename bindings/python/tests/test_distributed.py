@@ -90,6 +90,13 @@ class MultiProcessTest(unittest.TestCase):
         got = self.compare_with_torch("collectives", 3)
         self.assertEqual([g["world_size"] for g in got], [3, 3, 3])
 
+    def test_groups_send_recv_bitwise_match_torch_3_ranks(self):
+        got = self.compare_with_torch("groups", 3)
+        self.assertEqual([g["member"] for g in got], [[True], [False], [True]])
+        self.assertEqual(got[0]["maps"], [2, 1, [0, 2]])
+        self.assertEqual(got[0]["any_source"][1][0], 2)
+        self.assertEqual(got[0]["sub_any_source"], [2, [20, 21, 22, 23]])
+
     def test_other_threads_run_during_a_collective(self):
         got = collect(self, start_ranks("tessera", "threads", 2), "threads")
         for where in ("main", "thread"):
@@ -185,10 +192,19 @@ class OneProcessGroupTest(unittest.TestCase):
             dist.Backend("foo")
         with self.assertRaisesRegex(ValueError, "Invalid backend"):
             dist.init_process_group("foo")
-        for name in ("nccl", "mpi", "ucc", "cpu:nccl"):
+        for name in ("nccl", "ucc", "cpu:nccl"):
             with self.assertRaisesRegex(errors.UnsupportedError, "not built") as cm:
                 dist.init_process_group(name, init_method="tcp://127.0.0.1:1", rank=0, world_size=1)
             self.assertIsInstance(cm.exception, RuntimeError)
+        # MPI where its module cannot be loaded (mpi_ranks.py runs it under
+        # mpirun where it is built); the load, and its failure, happen once
+        # per process, so only a subprocess can see both outcomes.
+        code = ("import tessera.distributed as d, tessera.errors as e\n"
+                "print(d.is_mpi_available())\n"
+                "try:\n d.init_process_group('mpi')\nexcept e.UnsupportedError as x:\n print(x)\n")
+        env = dict(os.environ, TSR_MPI_MODULE="/nonexistent/libtessera_mpi.so")
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+        self.assertIn("False\nMPI module not found: could not load /nonexistent/libtessera_mpi.so", out)
         self.assertFalse(dist.is_initialized())
         self.assertTrue(dist.is_available())
         self.assertFalse(dist.is_nccl_available())
@@ -262,6 +278,73 @@ class OneProcessGroupTest(unittest.TestCase):
         dist.destroy_process_group()
         with self.assertRaisesRegex(RuntimeError, "Invalid process group specified"):
             dist.all_reduce(t, group=old)
+
+    def test_bitwise_reduce_ops(self):
+        op = dist.ReduceOp
+        self.assertEqual((int(op.BAND), int(op.BOR), int(op.BXOR)), (5, 6, 7))  # torch's RedOpType values
+        self.init()
+        t = tessera.tensor([5, 3, 12], dtype=tessera.int32)
+        for o in (op.BAND, op.BOR, op.BXOR):
+            dist.all_reduce(t, op=o)  # a group of one: unchanged
+        self.assertEqual(t.tolist(), [5, 3, 12])
+        b = tessera.tensor([True, False])
+        dist.all_reduce(b, op=op.BXOR)
+        self.assertEqual(b.tolist(), [True, False])
+        f = tessera.ones(2)
+        for o in (op.BAND, op.BOR, op.BXOR):
+            with self.assertRaisesRegex(errors.DTypeMismatchError,
+                                        "Cannot use ReduceOp.{} with non-integral dtype".format(o.name)):
+                dist.all_reduce(f, op=o)
+        dist.barrier()  # the refusals left the group healthy
+
+    def test_new_group_and_point_to_point_checks(self):
+        self.init()
+        sub = dist.new_group([0], timeout=datetime.timedelta(seconds=20))
+        self.assertIsInstance(sub, dist.ProcessGroup)
+        self.assertEqual((dist.get_rank(sub), dist.get_world_size(sub)), (0, 1))
+        self.assertEqual(dist.get_global_rank(sub, 0), 0)
+        self.assertEqual(dist.get_group_rank(sub, 0), 0)
+        self.assertEqual(dist.get_process_group_ranks(sub), [0])
+        with self.assertRaisesRegex(RuntimeError, "Group rank 1 is not part of group"):
+            dist.get_global_rank(sub, 1)
+        with self.assertRaisesRegex(RuntimeError, "Global rank 3 is not part of group"):
+            dist.get_group_rank(sub, 3)
+        t = tessera.ones(2)
+        dist.all_reduce(t, group=sub)
+        dist.barrier(group=sub)
+        everyone = dist.new_group()
+        self.assertEqual(dist.get_world_size(everyone), 1)
+        with self.assertRaisesRegex(RuntimeError, "The new group's rank should be within"):
+            dist.new_group([1])
+        with self.assertRaisesRegex(RuntimeError, "world size should be less or equal"):
+            dist.new_group([0, 0])
+        with self.assertRaisesRegex(RuntimeError, "timedelta"):
+            dist.new_group([0], timeout=5)
+        with self.assertRaises(errors.UnsupportedError):
+            dist.new_group([0], backend="nccl")
+        outside = dist.GroupMember.NON_GROUP_MEMBER
+        self.assertEqual((dist.get_rank(outside), dist.get_world_size(outside)), (-1, -1))
+        with self.assertWarnsRegex(UserWarning, "does not belong to the given group"):
+            self.assertIsNone(dist.all_reduce(t, group=outside))
+        with self.assertWarnsRegex(UserWarning, "does not belong to the given group"):
+            self.assertEqual(dist.recv(t, 0, group=outside), -1)
+        with self.assertRaisesRegex(errors.InvalidArgumentError, "should not be the same as the rank"):
+            dist.send(t, 0)
+        with self.assertRaisesRegex(errors.InvalidArgumentError, "should not be the same as the rank"):
+            dist.irecv(t, 0)
+        with self.assertRaisesRegex(errors.InvalidArgumentError, "Invalid destination rank: 1"):
+            dist.isend(t, 1)
+        with self.assertRaisesRegex(errors.InvalidArgumentError, "Tag must be nonnegative"):
+            dist.isend(t, 0, tag=-1)
+        with self.assertRaisesRegex(RuntimeError, "Global rank 2 is not part of group"):
+            dist.send(t, 2, group=sub)
+        self.assertEqual(t.tolist(), [1.0, 1.0])
+        dist.destroy_process_group(sub)
+        with self.assertRaisesRegex(RuntimeError, "Invalid process group specified"):
+            dist.barrier(group=sub)
+        dist.destroy_process_group()  # closes `everyone` too
+        with self.assertRaisesRegex(RuntimeError, "Invalid process group specified"):
+            dist.barrier(group=everyone)
 
     def test_dist_backend_error_is_a_runtime_error(self):
         self.assertTrue(issubclass(dist.DistBackendError, RuntimeError))

@@ -49,6 +49,7 @@ public final class AllTests {
     OptimTests.register(r, tmp);
     GradScalerTests.register(r);
     DistributedTests.register(r);
+    DdpTests.register(r);
     TrainingTests.register(r);
     ModuleTests.register(r, tmp);
     FunctionTests.register(r);

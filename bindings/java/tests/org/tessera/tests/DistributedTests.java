@@ -25,6 +25,7 @@ final class DistributedTests {
   static void register(AllTests.Registry r) {
     r.add("distributed: a group of one reduces, broadcasts, gathers, waits", DistributedTests::groupOfOne);
     r.add("distributed: torch's errors as TesseraException", DistributedTests::errors);
+    r.add("distributed: new_group, send/recv checks, bitwise ops", DistributedTests::subgroups);
   }
 
   static String freeAddress() throws Exception {
@@ -50,6 +51,7 @@ final class DistributedTests {
         isTrue(w.isCompleted(), "completed after waitFor");
       }
       close(new double[] {1, 2, 0, 0, 3, 4, 0, 0}, out.toFloat64(), 0, "all_gather_into_tensor into a strided view");
+      pg.monitoredBarrier(1000, true);
       try (Work w = pg.barrier(true)) {
         w.waitFor(10_000);
       }
@@ -69,6 +71,23 @@ final class DistributedTests {
       throwsStatus(Status.ERR_SHAPE_MISMATCH, () -> pg.allGatherIntoTensor(small, t, false), "output size");
       pg.close();
       throwsStatus(Status.ERR_INVALID_ARGUMENT, () -> pg.allReduce(t), "a closed group");
+      throwsStatus(Status.ERR_INVALID_ARGUMENT, () -> pg.monitoredBarrier(0, false), "monitored_barrier of a closed group");
+    }
+  }
+
+  static void subgroups() throws Exception {
+    try (ProcessGroup pg = ProcessGroup.init(freeAddress(), 0, 1);
+        ProcessGroup sub = pg.newGroup(new long[] {0}, false, 0);
+        Tensor t = Tensor.fromFloat64(new double[] {6, 3}, new long[] {2}, DType.INT32);
+        Tensor f = Tensor.fromFloat64(new double[] {1}, new long[] {1}, DType.FLOAT32)) {
+      equal(1, sub.size(), "subgroup size");
+      equal(0, sub.globalRank(0), "get_global_rank");
+      sub.allReduce(t, ReduceOp.REDUCE_BXOR, false);
+      close(new double[] {6, 3}, t.toFloat64(), 0, "BXOR in a group of one");
+      throwsStatus(Status.ERR_INVALID_ARGUMENT, () -> pg.newGroup(new long[] {0, 1}, false, 0), "more ranks than pg");
+      throwsStatus(Status.ERR_INVALID_ARGUMENT, () -> pg.send(t, 0, 0, false), "send to itself");
+      throwsStatus(Status.ERR_INVALID_ARGUMENT, () -> pg.recv(t, 1, 0), "a source outside the group");
+      throwsStatus(Status.ERR_DTYPE_MISMATCH, () -> pg.allReduce(f, ReduceOp.REDUCE_BAND, false), "BAND of floats");
     }
   }
 }
