@@ -311,6 +311,7 @@ Test(nccl_backend, default_group_cpu_and_cuda_world_2) { run_world(2, default_bo
 
 Test(nccl_backend_errors, cpu_tensor_in_an_nccl_group) {
   tsr_process_group* pg = NULL;
+  cr_assert(tsr_dist_backend_is_available(TSR_DIST_NCCL));
   TSR_ASSERT_OK(nccl_init(dist_free_port(), 0, 1, TSR_DIST_NCCL, 10000, &pg));
   cr_assert_str_eq(tsr_process_group_backend(pg), "nccl");
   tsr_tensor* t;
@@ -361,6 +362,7 @@ Test(nccl_backend_errors, cpu_tensor_in_an_nccl_group) {
 
 Test(nccl_backend_errors, nccl_missing) {
   setenv("TSR_NCCL_LIBRARY", "/nonexistent/libnccl.so.2", 1);
+  cr_assert(!tsr_dist_backend_is_available(TSR_DIST_NCCL));
   tsr_process_group* pg = (tsr_process_group*)0x1;
   TSR_ASSERT_FAILS(nccl_init(dist_free_port(), 0, 1, TSR_DIST_NCCL, 10000, &pg), TSR_ERR_UNSUPPORTED,
                    "NCCL not found: could not load /nonexistent/libnccl.so.2 (from $TSR_NCCL_LIBRARY)");
