@@ -3,6 +3,7 @@
 #include "kernels/gemm_mapping.h"
 #include "kernels/gemm_zero_k.h"
 #include "kernels/kernel_dispatch.h"
+#include "kernels/select_dispatch.h"
 
 namespace tsr::gpu {
 
@@ -79,6 +80,35 @@ void EmulatedKernels::sdpa_forward(const SdpaDeviceArgs& args, Stream) {
 void EmulatedKernels::sdpa_backward(const SdpaDeviceArgs& args, Stream) {
   Launcher l{this};
   dispatch_sdpa_backward(l, args);
+}
+
+void EmulatedKernels::where(const KernelShape& shape, const KernelOperand& out, const KernelOperand& cond,
+                            const KernelOperand& a, const KernelOperand& b, Stream) {
+  Launcher l{this};
+  dispatch_where(l, shape, out, cond, a, b);
+}
+
+void EmulatedKernels::gather(const KernelShape& shape, const KernelOperand& out, const KernelOperand& in,
+                             const KernelOperand& index, int64_t in_dim_stride, Stream) {
+  Launcher l{this};
+  dispatch_gather(l, shape, out, in, index, in_dim_stride);
+}
+
+void EmulatedKernels::scatter_add(const ScatterAddArgs& args, Stream) {
+  Launcher l{this};
+  dispatch_scatter_add(l, args);
+}
+
+void EmulatedKernels::index_bounds(const KernelShape& shape, const KernelOperand& index, int64_t limit,
+                                   int64_t* first_bad, Stream) {
+  Launcher l{this};
+  dispatch_index_bounds(l, shape, index, limit, first_bad);
+}
+
+void EmulatedKernels::layer_norm(void* out, const void* x, const void* weight, const void* bias, tsr_dtype dtype,
+                                 int64_t rows, int64_t cols, double eps, Stream) {
+  Launcher l{this};
+  dispatch_layer_norm(l, out, x, weight, bias, dtype, rows, cols, eps);
 }
 
 namespace {

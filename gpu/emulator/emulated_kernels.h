@@ -45,6 +45,15 @@ class EmulatedKernels final : public DeviceKernels {
   // Row-major gemm through the same column-major mapping the CUDA plugin
   // gives cuBLAS (gemm_mapping.h), computed by a plain loop.
   void gemm(const GemmArgs& args, Stream s) override;
+  void where(const KernelShape& shape, const KernelOperand& out, const KernelOperand& cond, const KernelOperand& a,
+             const KernelOperand& b, Stream s) override;
+  void gather(const KernelShape& shape, const KernelOperand& out, const KernelOperand& in, const KernelOperand& index,
+              int64_t in_dim_stride, Stream s) override;
+  void scatter_add(const ScatterAddArgs& args, Stream s) override;
+  void index_bounds(const KernelShape& shape, const KernelOperand& index, int64_t limit, int64_t* first_bad,
+                    Stream s) override;
+  void layer_norm(void* out, const void* x, const void* weight, const void* bias, tsr_dtype dtype, int64_t rows,
+                  int64_t cols, double eps, Stream s) override;
 
   // The launcher kernel_dispatch.h drives.
   struct Launcher {

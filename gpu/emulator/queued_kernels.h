@@ -78,6 +78,30 @@ class QueuedEmulatedKernels : public DeviceKernels {
   void sdpa_backward(const SdpaDeviceArgs& args, Stream s) override {
     run(s, [=, this] { emu_.sdpa_backward(args, s); });
   }
+  void where(const KernelShape& sh, const KernelOperand& o, const KernelOperand& c, const KernelOperand& a,
+             const KernelOperand& b, Stream s) override {
+    check(sh, o);
+    run(s, [=, this] { emu_.where(sh, o, c, a, b, s); });
+  }
+  void gather(const KernelShape& sh, const KernelOperand& o, const KernelOperand& in, const KernelOperand& index,
+              int64_t in_dim_stride, Stream s) override {
+    check(sh, o);
+    run(s, [=, this] { emu_.gather(sh, o, in, index, in_dim_stride, s); });
+  }
+  // Each column is one thread's: columns must not share an output element
+  // (the indexed dim's offsets come from the index, in order, on that thread).
+  void scatter_add(const ScatterAddArgs& args, Stream s) override {
+    check(args.columns, args.out);
+    run(s, [=, this] { emu_.scatter_add(args, s); });
+  }
+  void index_bounds(const KernelShape& sh, const KernelOperand& index, int64_t limit, int64_t* first_bad,
+                    Stream s) override {
+    run(s, [=, this] { emu_.index_bounds(sh, index, limit, first_bad, s); });
+  }
+  void layer_norm(void* out, const void* x, const void* w, const void* b, tsr_dtype dt, int64_t rows,
+                  int64_t cols, double eps, Stream s) override {
+    run(s, [=, this] { emu_.layer_norm(out, x, w, b, dt, rows, cols, eps, s); });
+  }
 
   // Launches run so far (the caller waits for its streams first).
   size_t launches() {

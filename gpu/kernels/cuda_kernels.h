@@ -34,6 +34,16 @@ class CudaKernels final : public tsr::DeviceKernels {
   void sdpa_backward(const SdpaDeviceArgs& args, Stream s) override;
   // cublasGemmStridedBatchedEx through gemm_mapping.h (gemm.cu).
   void gemm(const GemmArgs& args, Stream s) override;
+  // Selection and layer_norm (cuda_select.cu).
+  void where(const KernelShape& shape, const KernelOperand& out, const KernelOperand& cond, const KernelOperand& a,
+             const KernelOperand& b, Stream s) override;
+  void gather(const KernelShape& shape, const KernelOperand& out, const KernelOperand& in, const KernelOperand& index,
+              int64_t in_dim_stride, Stream s) override;
+  void scatter_add(const ScatterAddArgs& args, Stream s) override;
+  void index_bounds(const KernelShape& shape, const KernelOperand& index, int64_t limit, int64_t* first_bad,
+                    Stream s) override;
+  void layer_norm(void* out, const void* x, const void* weight, const void* bias, tsr_dtype dtype, int64_t rows,
+                  int64_t cols, double eps, Stream s) override;
 };
 
 // The process-wide instance (stateless but for cuBLAS handles, created per

@@ -34,6 +34,23 @@ TSR_HOST_DEVICE inline float m_sqrt(float x) { return ::sqrtf(x); }
 TSR_HOST_DEVICE inline double m_sqrt(double x) { return ::sqrt(x); }
 TSR_HOST_DEVICE inline float m_pow(float x, float e) { return ::powf(x, e); }
 TSR_HOST_DEVICE inline double m_pow(double x, double e) { return ::pow(x, e); }
+TSR_HOST_DEVICE inline float m_expm1(float x) { return ::expm1f(x); }
+TSR_HOST_DEVICE inline double m_expm1(double x) { return ::expm1(x); }
+TSR_HOST_DEVICE inline float m_sin(float x) { return ::sinf(x); }
+TSR_HOST_DEVICE inline double m_sin(double x) { return ::sin(x); }
+TSR_HOST_DEVICE inline float m_cos(float x) { return ::cosf(x); }
+TSR_HOST_DEVICE inline double m_cos(double x) { return ::cos(x); }
+TSR_HOST_DEVICE inline float m_floor(float x) { return ::floorf(x); }
+TSR_HOST_DEVICE inline double m_floor(double x) { return ::floor(x); }
+TSR_HOST_DEVICE inline float m_ceil(float x) { return ::ceilf(x); }
+TSR_HOST_DEVICE inline double m_ceil(double x) { return ::ceil(x); }
+TSR_HOST_DEVICE inline float m_trunc(float x) { return ::truncf(x); }
+TSR_HOST_DEVICE inline double m_trunc(double x) { return ::trunc(x); }
+// Half to even (the default rounding mode), as torch's nearbyint.
+TSR_HOST_DEVICE inline float m_round(float x) { return ::nearbyintf(x); }
+TSR_HOST_DEVICE inline double m_round(double x) { return ::nearbyint(x); }
+TSR_HOST_DEVICE inline float m_abs(float x) { return ::fabsf(x); }
+TSR_HOST_DEVICE inline double m_abs(double x) { return ::fabs(x); }
 
 // Integer arithmetic in uint64_t: defined on overflow, as torch wraps.
 TSR_HOST_DEVICE inline int64_t wrap_add(int64_t x, int64_t y) { return int64_t(uint64_t(x) + uint64_t(y)); }
@@ -91,22 +108,102 @@ TSR_HOST_DEVICE inline C unary_float(UnaryKernel op, C x, double alpha, tsr_dtyp
     case UnaryKernel::Sqrt: return m_sqrt(x);
     case UnaryKernel::Erf: return m_erf(x);
     case UnaryKernel::PowScalar: return pow_scalar(x, alpha, op_dtype);
+    // std::max(x, lo) and std::min(x, hi) as activation.cpp's clamp writes
+    // them (a NaN x passes; a NaN bound leaves x), the bound an element of
+    // the op's dtype (as_element).
+    case UnaryKernel::ClampMin: {
+      const C lo = round16(C(alpha), op_dtype);
+      return x < lo ? lo : x;
+    }
+    case UnaryKernel::ClampMax: {
+      const C hi = round16(C(alpha), op_dtype);
+      return hi < x ? hi : x;
+    }
+    // eq_scalar_mask compares in double; in_range_mask against the bound
+    // as an element.
+    case UnaryKernel::EqScalar: return C(double(x) == alpha ? 1 : 0);
+    case UnaryKernel::GeScalar: return C(x >= round16(C(alpha), op_dtype) ? 1 : 0);
+    case UnaryKernel::LeScalar: return C(x <= round16(C(alpha), op_dtype) ? 1 : 0);
+    // pointwise.cpp's float_map, the parameter an element (C(T(C(a)))).
+    case UnaryKernel::Silu: return x / (C(1) + m_exp(-x));
+    case UnaryKernel::LeakyRelu: return x > C(0) ? x : x * round16(C(alpha), op_dtype);
+    case UnaryKernel::Elu: return x > C(0) ? x : round16(C(alpha), op_dtype) * m_expm1(x);
+    case UnaryKernel::Sin: return m_sin(x);
+    case UnaryKernel::Cos: return m_cos(x);
+    case UnaryKernel::Rsqrt: return C(1) / m_sqrt(x);
+    case UnaryKernel::Reciprocal: return C(1) / x;
+    case UnaryKernel::Floor: return m_floor(x);
+    case UnaryKernel::Ceil: return m_ceil(x);
+    case UnaryKernel::Round: return m_round(x);
+    case UnaryKernel::Trunc: return m_trunc(x);
+    case UnaryKernel::Sign: return C((C(0) < x) - (x < C(0)));  // NaN: 0
+    case UnaryKernel::Abs: return m_abs(x);
+    case UnaryKernel::GtScalar: return C(double(x) > alpha ? 1 : 0);
   }
   return x;
 }
 
 // The integer ops (the others are refused before a launch:
-// unary_supported).
-TSR_HOST_DEVICE inline int64_t unary_int(UnaryKernel op, int64_t x) {
+// unary_supported); the masks compare in double, as the CPU's.
+TSR_HOST_DEVICE inline int64_t unary_int(UnaryKernel op, int64_t x, double alpha) {
   switch (op) {
     case UnaryKernel::Neg: return wrap_sub(0, x);
     case UnaryKernel::Relu: return x <= 0 ? 0 : x;
-    default: return x;
+    case UnaryKernel::EqScalar: return double(x) == alpha;
+    case UnaryKernel::GeScalar: return double(x) >= alpha;
+    case UnaryKernel::LeScalar: return double(x) <= alpha;
+    case UnaryKernel::GtScalar: return double(x) > alpha;
+    // hardtanh's integer bounds, already the element type's (the caller
+    // wraps them as torch's T(toLong(bound))).
+    case UnaryKernel::ClampMin: return x < int64_t(alpha) ? int64_t(alpha) : x;
+    case UnaryKernel::ClampMax: return int64_t(alpha) < x ? int64_t(alpha) : x;
+    case UnaryKernel::Sign: return (0 < x) - (x < 0);
+    case UnaryKernel::Abs: return x < 0 ? wrap_sub(0, x) : x;  // the minimum wraps to itself when stored
+    default: return x;  // Floor, Ceil, Round, Trunc: integers are their own rounding
   }
 }
 
 TSR_HOST_DEVICE inline bool unary_supported(UnaryKernel op, bool int_compute) {
-  return !int_compute || op == UnaryKernel::Neg || op == UnaryKernel::Relu;
+  switch (op) {
+    case UnaryKernel::Neg: case UnaryKernel::Relu: case UnaryKernel::EqScalar: case UnaryKernel::GeScalar:
+    case UnaryKernel::LeScalar: case UnaryKernel::GtScalar: case UnaryKernel::ClampMin: case UnaryKernel::ClampMax:
+    case UnaryKernel::Sign: case UnaryKernel::Abs: case UnaryKernel::Floor: case UnaryKernel::Ceil:
+    case UnaryKernel::Round: case UnaryKernel::Trunc:
+      return true;
+    default: return !int_compute;
+  }
+}
+
+// The comparisons (compare.cpp), 1 or 0 in any compute type.
+TSR_HOST_DEVICE inline bool is_compare(BinaryKernel op) { return op >= BinaryKernel::Eq && op <= BinaryKernel::Ge; }
+template <typename C>
+TSR_HOST_DEVICE inline C compare(BinaryKernel op, C a, C b) {
+  switch (op) {
+    case BinaryKernel::Eq: return C(a == b ? 1 : 0);
+    case BinaryKernel::Ne: return C(a != b ? 1 : 0);
+    case BinaryKernel::Lt: return C(a < b ? 1 : 0);
+    case BinaryKernel::Le: return C(a <= b ? 1 : 0);
+    case BinaryKernel::Gt: return C(a > b ? 1 : 0);
+    default: return C(a >= b ? 1 : 0);
+  }
+}
+
+// ATen's powi (activation.cpp): repeated squaring in 64-bit wrapping
+// arithmetic, whose low bits are the narrow type's wrapped result; a
+// negative exponent gives 0 unless the base is 1 or -1.
+TSR_HOST_DEVICE inline int64_t powi(int64_t a, int64_t b) {
+  if (b < 0) {
+    if (a == 1) return 1;
+    if (a == -1) return (b % 2) ? -1 : 1;
+    return 0;
+  }
+  uint64_t result = 1, base = uint64_t(a);
+  while (b) {
+    if (b & 1) result *= base;
+    b /= 2;
+    base *= base;
+  }
+  return int64_t(result);
 }
 
 // k * b rounded on its own, as the CPU kernels round it before adding it
@@ -150,24 +247,35 @@ TSR_HOST_DEVICE inline C binary_float(BinaryKernel op, C a, C b, C k) {
     case BinaryKernel::TanhBackward: return a * (C(1) - b * b);
     case BinaryKernel::SigmoidBackward: return a * (C(1) - b) * b;
     case BinaryKernel::SqrtBackward: return a / (C(2) * b);
+    case BinaryKernel::Pow: return m_pow(a, b);
+    // pointwise.cpp's clamp_tensor: a NaN bound gives NaN, else std::max /
+    // std::min (a NaN a passes).
+    case BinaryKernel::Max: return b != b ? b : (a < b ? b : a);
+    case BinaryKernel::Min: return b != b ? b : (b < a ? b : a);
+    default: return compare(op, a, b);
   }
-  return a;
 }
 
 // Integers: add/sub (with torch.add's alpha)/mul wrap; bool (op dtype
 // bool): add is or, mul is and, as PyTorch's bool arithmetic.
 TSR_HOST_DEVICE inline int64_t binary_int(BinaryKernel op, int64_t a, int64_t b, int64_t k, bool is_bool) {
+  if (is_compare(op)) return compare(op, a, b);
+  if (op == BinaryKernel::Max) return a < b ? b : a;
+  if (op == BinaryKernel::Min) return b < a ? b : a;
   if (is_bool) return op == BinaryKernel::Add ? int64_t(a != 0 || (k != 0 && b != 0)) : int64_t(a != 0 && b != 0);
   switch (op) {
     case BinaryKernel::Add: return wrap_add(a, wrap_mul(k, b));
     case BinaryKernel::Sub: return wrap_sub(a, wrap_mul(k, b));
+    case BinaryKernel::Pow: return powi(a, b);
     default: return wrap_mul(a, b);
   }
 }
 
 TSR_HOST_DEVICE inline bool binary_supported(BinaryKernel op, bool int_compute, bool is_bool) {
+  if (is_compare(op) || op == BinaryKernel::Max || op == BinaryKernel::Min) return true;
   if (is_bool) return op == BinaryKernel::Add || op == BinaryKernel::Mul;
-  return !int_compute || op == BinaryKernel::Add || op == BinaryKernel::Sub || op == BinaryKernel::Mul;
+  return !int_compute || op == BinaryKernel::Add || op == BinaryKernel::Sub || op == BinaryKernel::Mul ||
+         op == BinaryKernel::Pow;
 }
 
 }  // namespace tsr::gpu

@@ -59,7 +59,7 @@ struct UnaryFn {
     const auto off = calc.get(i);
     const C x = load_as<C>(in, int64_t(off.v[1]), in_dtype, op_dtype);
     C y;
-    if constexpr (kIsIntCompute<C>) y = unary_int(op, x);
+    if constexpr (kIsIntCompute<C>) y = unary_int(op, x, alpha);
     else y = unary_float<C>(op, x, alpha, op_dtype);
     store_as<C>(out, int64_t(off.v[0]), out_dtype, y);
   }

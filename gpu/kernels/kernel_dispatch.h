@@ -125,7 +125,7 @@ void dispatch_unary(Launcher& l, UnaryKernel op, const KernelShape& shape, const
   check_dtype(out.dtype, "unary");
   check_dtype(in.dtype, "unary");
   check_dtype(compute, "unary");
-  TSR_CHECK(int32_t(op) >= 0 && op <= UnaryKernel::PowScalar, TSR_ERR_INVALID_ARGUMENT,
+  TSR_CHECK(int32_t(op) >= 0 && op <= UnaryKernel::GtScalar, TSR_ERR_INVALID_ARGUMENT,
             "unary: invalid op ", int32_t(op));
   TSR_CHECK(unary_supported(op, !is_floating(compute)), TSR_ERR_UNSUPPORTED, "unary: op ",
             int32_t(op), " is not supported for compute dtype ", dtype_name(compute));
@@ -153,7 +153,7 @@ void dispatch_binary(Launcher& l, BinaryKernel op, const KernelShape& shape, con
   check_dtype(a.dtype, "binary");
   check_dtype(b.dtype, "binary");
   check_dtype(compute, "binary");
-  TSR_CHECK(int32_t(op) >= 0 && op <= BinaryKernel::SqrtBackward, TSR_ERR_INVALID_ARGUMENT,
+  TSR_CHECK(int32_t(op) >= 0 && op <= BinaryKernel::Ge, TSR_ERR_INVALID_ARGUMENT,
             "binary: invalid op ", int32_t(op));
   const bool is_bool = compute == TSR_BOOL;
   TSR_CHECK(binary_supported(op, !is_floating(compute), is_bool), TSR_ERR_UNSUPPORTED,

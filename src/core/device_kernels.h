@@ -19,6 +19,7 @@
 
 #include <tessera/types.h>
 
+#include "core/error.h"
 #include "core/host_device.h"
 #include "core/stream.h"
 
@@ -57,10 +58,18 @@ struct KernelOperand {
 // alpha, AddScalar: in + alpha) and activation.cpp (Gelu, GeluTanh, Tanh,
 // Sigmoid, Sqrt, Erf, PowScalar: in ** alpha). The value is computed in
 // `compute` (float for float16/bfloat16 operands, as the CPU does) and
-// stored converted to out's dtype.
+// stored converted to out's dtype. ClampMin and ClampMax (activation.cpp's
+// clamp: std::max(in, alpha), std::min(in, alpha), alpha rounded to the
+// op's dtype first); the masks EqScalar, GeScalar, LeScalar (in == / >= /
+// <= alpha, alpha rounded the same way) give 1 or 0, stored as bool. The
+// pointwise family (src/cpu/kernels/pointwise.cpp's float_map and integer
+// rules; LeakyRelu's slope and Elu's alpha in alpha), Abs and Sign
+// (compare.cpp), and GtScalar (greater_mask: in > alpha in double).
 enum class UnaryKernel : int32_t {
   Neg, Exp, Log, Relu, MulScalar, AddScalar,
   Gelu, GeluTanh, Tanh, Sigmoid, Sqrt, Erf, PowScalar,
+  ClampMin, ClampMax, EqScalar, GeScalar, LeScalar,
+  Silu, LeakyRelu, Elu, Sin, Cos, Rsqrt, Reciprocal, Floor, Ceil, Round, Trunc, Sign, Abs, GtScalar,
 };
 
 // Binary elementwise ops, out = f(a, b, alpha): Add is a + alpha * b
@@ -68,10 +77,14 @@ enum class UnaryKernel : int32_t {
 // fused backward formulas of activation.cpp with a = grad and b = the saved
 // tensor: ReluBackward (grad where result > 0), GeluBackward and
 // GeluTanhBackward (b = x), TanhBackward and SigmoidBackward (b = result),
-// SqrtBackward (b = result).
+// SqrtBackward (b = result). Pow: a ** b (activation.cpp's pow: std::pow
+// for floats, ATen's powi for integers). Max, Min: clamp with tensor
+// bounds (pointwise.cpp: std::max(a, b), std::min(a, b); NaN propagates).
+// Eq, Ne, Lt, Le, Gt, Ge: comparisons in `compute` (compare.cpp), 1 or 0.
 enum class BinaryKernel : int32_t {
   Add, Sub, Mul, Div,
   ReluBackward, GeluBackward, GeluTanhBackward, TanhBackward, SigmoidBackward, SqrtBackward,
+  Pow, Max, Min, Eq, Ne, Lt, Le, Gt, Ge,
 };
 
 // A reduction: out over `outer` (the kept dims) from in over outer x inner
@@ -152,6 +165,21 @@ struct SdpaDeviceArgs {
   void *lse, *delta, *acc, *acc2, *acc3;
 };
 
+// index_add / scatter_add into an output (indexing.cpp's index_add_zeros
+// and scatter_add_zeros): for every element c of `columns` (the output's
+// coordinates other than the indexed dim) and j = 0, 1, ... len - 1 in that
+// order, out[c + index[c, j] * out_dim_stride] += src[c, j], where operand
+// X's element (c, j) lives at X.strides over columns plus j * x_dim_stride.
+// A column's additions run in index order on one thread (no atomics), so
+// the result is the CPU's, bit for bit; index int32 or int64, every value
+// already checked in range; src and out of one dtype.
+struct ScatterAddArgs {
+  KernelShape columns;
+  KernelOperand out, src, index;
+  int64_t len;
+  int64_t out_dim_stride, src_dim_stride, index_dim_stride;
+};
+
 // What a device computes. Every method queues work on s and may throw
 // tsr::Error (TSR_ERR_UNSUPPORTED for a dtype the device lacks, with the
 // CPU's message where it has one; TSR_ERR_INTERNAL when a launch fails).
@@ -202,6 +230,56 @@ class DeviceKernels {
   virtual void non_finite_check_and_unscale(const UnscaleArgs& args, Stream s) = 0;
   virtual void sdpa_forward(const SdpaDeviceArgs& args, Stream s) = 0;
   virtual void sdpa_backward(const SdpaDeviceArgs& args, Stream s) = 0;
+
+  // Selection and normalization (issue 32). Not pure: a device without them
+  // says so (TSR_ERR_UNSUPPORTED), as a primitive without eval_device does.
+  //
+  // out = cond ? a : b (kernels::where): cond bool or uint8 (nonzero is
+  // true), a and b converted to out's dtype; all four over shape.
+  virtual void where(const KernelShape& shape, const KernelOperand& out, const KernelOperand& cond,
+                     const KernelOperand& a, const KernelOperand& b, Stream s);
+  // out = in[offset + index * in_dim_stride] (kernels::gather, index_select,
+  // embedding): out, in (its indexed dim's stride 0 in `strides`) and index
+  // (int32 or int64, values already checked) over shape; in and out of one
+  // dtype.
+  virtual void gather(const KernelShape& shape, const KernelOperand& out, const KernelOperand& in,
+                      const KernelOperand& index, int64_t in_dim_stride, Stream s);
+  virtual void scatter_add(const ScatterAddArgs& args, Stream s);
+  // *first_bad (device memory, int64) = the first element, in row-major
+  // order over shape, of index (int32 or int64) outside [0, limit), or -1.
+  virtual void index_bounds(const KernelShape& shape, const KernelOperand& index, int64_t limit,
+                            int64_t* first_bad, Stream s);
+  // layer_norm of contiguous rows [rows, cols] (kernels::layer_norm: mean
+  // and biased variance accumulated in double, then as the CPU's row code);
+  // weight and bias contiguous [cols] of dtype, or null.
+  virtual void layer_norm(void* out, const void* x, const void* weight, const void* bias, tsr_dtype dtype,
+                          int64_t rows, int64_t cols, double eps, Stream s);
 };
+
+// The defaults of the non-pure methods: inline, so a DeviceKernels built
+// into a plugin needs nothing from libtessera for them.
+namespace device_kernels_detail {
+[[noreturn]] inline void no_kernel(const char* what) {
+  fail(TSR_ERR_UNSUPPORTED, what, ": this device has no kernel for it");
+}
+}  // namespace device_kernels_detail
+inline void DeviceKernels::where(const KernelShape&, const KernelOperand&, const KernelOperand&,
+                                 const KernelOperand&, const KernelOperand&, Stream) {
+  device_kernels_detail::no_kernel("where");
+}
+inline void DeviceKernels::gather(const KernelShape&, const KernelOperand&, const KernelOperand&,
+                                  const KernelOperand&, int64_t, Stream) {
+  device_kernels_detail::no_kernel("gather");
+}
+inline void DeviceKernels::scatter_add(const ScatterAddArgs&, Stream) {
+  device_kernels_detail::no_kernel("scatter_add");
+}
+inline void DeviceKernels::index_bounds(const KernelShape&, const KernelOperand&, int64_t, int64_t*, Stream) {
+  device_kernels_detail::no_kernel("index_bounds");
+}
+inline void DeviceKernels::layer_norm(void*, const void*, const void*, const void*, tsr_dtype, int64_t, int64_t,
+                                      double, Stream) {
+  device_kernels_detail::no_kernel("layer_norm");
+}
 
 }  // namespace tsr

@@ -21,9 +21,10 @@
 namespace tsr {
 
 // Bumped whenever device_backend.h, device_kernels.h, device_collectives.h
-// or this file change
-// in a way that changes the objects' layout or meaning.
-constexpr uint32_t kDevicePluginAbi = 2;  // 2: collectives (device_collectives.h)
+// or this file change in a way that changes the objects' layout or meaning.
+// 2: DeviceKernels gained selection, layer_norm, the fused unscale and
+// attention; 3: collectives (device_collectives.h).
+constexpr uint32_t kDevicePluginAbi = 3;
 
 // What the plugin fills in on success.
 struct DevicePluginExports {

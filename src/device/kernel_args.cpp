@@ -45,6 +45,7 @@ Iteration coalesce(const Shape& sizes, std::vector<Shape> strides) {
     case 1: return geometry<1>(sizes, strides);
     case 2: return geometry<2>(sizes, strides);
     case 3: return geometry<3>(sizes, strides);
+    case 4: return geometry<4>(sizes, strides);  // where: out, cond, a, b
   }
   fail(TSR_ERR_INTERNAL, "coalesce: ", strides.size(), " operands");
 }

@@ -12,6 +12,7 @@
 #include "autograd/run.h"
 #include "device/any_device.h"
 #include "device/device_ops.h"
+#include "device/select_ops.h"
 #include "cpu/kernels/activation.h"
 #include "cpu/kernels/elementwise.h"
 #include "ops/grad_util.h"
@@ -165,6 +166,7 @@ class PowTensor final : public prim::Primitive {
     return {{broadcast_shapes(in[0].sizes(), in[1].sizes()), kernels::pow_result_dtype(in[0], in[1])}};
   }
   Tensors eval_cpu(const Tensors& in) override { return {kernels::pow(in[0], in[1])}; }
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override { return {device::pow(k, in[0], in[1])}; }
   prim::SaveSpec save_spec(const prim::RequiresGrad& rg) const override {
     return {bit(0) | bit(1), rg[1] ? bit(0) : 0u};
   }
@@ -174,13 +176,13 @@ class PowTensor final : public prim::Primitive {
     Tensor a = ctx.input(0), b = ctx.input(1);
     if (a.dtype() != d) a = to_dtype(a, d);
     if (b.dtype() != d) b = to_dtype(b, d);
-    Tensor zero = kernels::zeros({}, d);
+    Tensor zero = device::zeros_on({}, d, g.device());
     Tensor ga, gb;
     if (ctx.needs_input_grad(0))
-      ga = to_input(where(kernels::eq_scalar_mask(b, 0.0), zero, mul(g, mul(b, pow(a, add_scalar(b, -1.0))))),
+      ga = to_input(where(device::eq_scalar_mask_any(b, 0.0), zero, mul(g, mul(b, pow(a, add_scalar(b, -1.0))))),
                     ctx.input_meta(0));
     if (ctx.needs_input_grad(1))
-      gb = to_input(mul(g, where(kernels::zero_base_mask(a, b), zero, mul(ctx.output(0), log(a)))),
+      gb = to_input(mul(g, where(device::zero_base_mask_any(a, b), zero, mul(ctx.output(0), log(a)))),
                     ctx.input_meta(1));
     return {ga, gb};
   }
@@ -197,10 +199,11 @@ class Clamp final : public prim::Primitive {
     return {{in[0].sizes(), kernels::clamp_result_dtype(in[0].dtype())}};
   }
   Tensors eval_cpu(const Tensors& in) override { return {kernels::clamp(in[0], lo_, hi_)}; }
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override { return {device::clamp(k, in[0], lo_, hi_)}; }
   prim::SaveSpec save_spec(const prim::RequiresGrad&) const override { return {bit(0), 0}; }
   Tensors backward(const BackwardContext& ctx) override {
     const Tensor& g = ctx.grad(0);
-    return {where(kernels::in_range_mask(ctx.input(0), lo_, hi_), g, kernels::zeros({}, g.dtype()))};
+    return {where(device::in_range_mask_any(ctx.input(0), lo_, hi_), g, device::zeros_on({}, g.dtype(), g.device()))};
   }
 
  private:

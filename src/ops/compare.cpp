@@ -1,10 +1,12 @@
 // Comparison primitives (eq, ne, lt, le, gt, ge: bool results, so autograd
 // records nothing) and abs with its derivative, grad * sign(x)
-// (tools/autograd/derivatives.yaml). CPU kernels only: on another device
-// they are TSR_ERR_UNSUPPORTED, as every primitive without eval_device.
+// (tools/autograd/derivatives.yaml). All of them also run on other devices
+// (device/select_ops.h, device/pointwise_ops.h).
 #include "primitive/op_names.h"
 #include "autograd/run.h"
 #include "cpu/kernels/compare.h"
+#include "device/pointwise_ops.h"
+#include "device/select_ops.h"
 #include "ops/compare.h"
 #include "ops/grad_util.h"
 #include "ops/math.h"
@@ -41,6 +43,7 @@ class Compare final : public prim::Primitive {
     return {{broadcast_shapes(in[0].sizes(), in[1].sizes()), TSR_BOOL}};
   }
   Tensors eval_cpu(const Tensors& in) override { return {kernels::compare(op_, in[0], in[1])}; }
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override { return {device::compare(k, op_, in[0], in[1])}; }
 
  private:
   CompareOp op_;
@@ -55,6 +58,7 @@ class Sign final : public prim::Primitive {
     return {{in[0].sizes(), in[0].dtype()}};
   }
   Tensors eval_cpu(const Tensors& in) override { return {kernels::sign(in[0])}; }
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override { return {device::sign(k, in[0])}; }
   Tensors backward(const BackwardContext&) override { return {Tensor()}; }
 };
 
@@ -66,6 +70,7 @@ class Abs final : public prim::Primitive {
     return {{in[0].sizes(), in[0].dtype()}};
   }
   Tensors eval_cpu(const Tensors& in) override { return {kernels::abs(in[0])}; }
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override { return {device::abs(k, in[0])}; }
   prim::SaveSpec save_spec(const prim::RequiresGrad&) const override { return {bit(0), 0}; }
   Tensors backward(const BackwardContext& ctx) override {
     return {mul(ctx.grad(0), run1<Sign>({ctx.input(0)}))};

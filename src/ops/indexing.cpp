@@ -8,6 +8,8 @@
 #include "autograd/run.h"
 #include "cpu/kernels/elementwise.h"
 #include "cpu/kernels/indexing.h"
+#include "device/any_device.h"
+#include "device/select_ops.h"
 #include "ops/grad_util.h"
 #include "ops/nn_functional.h"
 #include "ops/views.h"
@@ -33,12 +35,13 @@ class Where final : public prim::Primitive {
     return {{broadcast_shapes(broadcast_shapes(in[0].sizes(), in[1].sizes()), in[2].sizes()), d}};
   }
   Tensors eval_cpu(const Tensors& in) override { return {kernels::where(in[0], in[1], in[2])}; }
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override { return {device::where(k, in[0], in[1], in[2])}; }
   prim::SaveSpec save_spec(const prim::RequiresGrad&) const override { return {bit(0), 0}; }
   // where(cond, g, 0) for a, where(cond, 0, g) for b.
   Tensors backward(const BackwardContext& ctx) override {
     const Tensor& g = ctx.grad(0);
     Tensor cond = ctx.input(0);
-    Tensor zero = kernels::zeros({}, g.dtype());
+    Tensor zero = device::zeros_on({}, g.dtype(), g.device());
     Tensor ga, gb;
     if (ctx.needs_input_grad(1)) ga = to_input(where(cond, g, zero), ctx.input_meta(1));
     if (ctx.needs_input_grad(2)) gb = to_input(where(cond, zero, g), ctx.input_meta(2));
@@ -56,6 +59,9 @@ class IndexAdd final : public prim::Primitive {
   const char* op() const override { return "index_add"; }
   std::vector<TensorMeta> output_meta(const Tensors& in) const override { return {{sizes_, in[0].dtype()}}; }
   Tensors eval_cpu(const Tensors& in) override { return {kernels::index_add_zeros(sizes_, dim_, in[1], in[0])}; }
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override {
+    return {device::index_add_zeros(k, sizes_, dim_, in[1], in[0])};
+  }
   prim::SaveSpec save_spec(const prim::RequiresGrad&) const override { return {bit(1), 0}; }
   Tensors backward(const BackwardContext& ctx) override {
     return {index_select(ctx.grad(0), dim_, ctx.input(1)), Tensor()};
@@ -75,6 +81,9 @@ class IndexSelect final : public prim::Primitive {
     return {{kernels::index_select_sizes(in[0], dim_, in[1]), in[0].dtype()}};
   }
   Tensors eval_cpu(const Tensors& in) override { return {kernels::index_select(in[0], dim_, in[1])}; }
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override {
+    return {device::index_select(k, in[0], dim_, in[1])};
+  }
   prim::SaveSpec save_spec(const prim::RequiresGrad&) const override { return {bit(1), 0}; }
   Tensors backward(const BackwardContext& ctx) override {
     const Shape& sizes = ctx.input_meta(0).sizes;
@@ -95,6 +104,9 @@ class ScatterAdd final : public prim::Primitive {
   const char* op() const override { return "scatter_add"; }
   std::vector<TensorMeta> output_meta(const Tensors& in) const override { return {{sizes_, in[0].dtype()}}; }
   Tensors eval_cpu(const Tensors& in) override { return {kernels::scatter_add_zeros(sizes_, dim_, in[1], in[0])}; }
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override {
+    return {device::scatter_add_zeros(k, sizes_, dim_, in[1], in[0])};
+  }
   prim::SaveSpec save_spec(const prim::RequiresGrad&) const override { return {bit(1), 0}; }
   Tensors backward(const BackwardContext& ctx) override {
     return {gather(ctx.grad(0), dim_, ctx.input(1)), Tensor()};
@@ -115,6 +127,7 @@ class Gather final : public prim::Primitive {
     return {{in[1].sizes(), in[0].dtype()}};
   }
   Tensors eval_cpu(const Tensors& in) override { return {kernels::gather(in[0], dim_, in[1])}; }
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override { return {device::gather(k, in[0], dim_, in[1])}; }
   prim::SaveSpec save_spec(const prim::RequiresGrad&) const override { return {bit(1), 0}; }
   Tensors backward(const BackwardContext& ctx) override {
     const Shape& sizes = ctx.input_meta(0).sizes;
@@ -136,6 +149,7 @@ class Embedding final : public prim::Primitive {
     return {{kernels::embedding_sizes(in[0], in[1]), in[0].dtype()}};
   }
   Tensors eval_cpu(const Tensors& in) override { return {kernels::embedding(in[0], in[1])}; }
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override { return {device::embedding(k, in[0], in[1])}; }
   prim::SaveSpec save_spec(const prim::RequiresGrad&) const override { return {bit(1), 0}; }
   Tensors backward(const BackwardContext& ctx) override {
     const Shape& wsizes = ctx.input_meta(0).sizes;

@@ -8,7 +8,9 @@
 #include "autograd/run.h"
 #include "cpu/kernels/elementwise.h"
 #include "cpu/kernels/normalization.h"
+#include "device/any_device.h"
 #include "device/device_ops.h"
+#include "device/select_ops.h"
 #include "ops/grad_util.h"
 #include "ops/nn_functional.h"
 
@@ -67,6 +69,9 @@ class LayerNorm final : public prim::Primitive {
   Tensors eval_cpu(const Tensors& in) override {
     return {kernels::layer_norm(in[0], shape_, in[1], in[2], eps_)};
   }
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override {
+    return {device::layer_norm(k, in[0], shape_, in[1], in[2], eps_)};
+  }
   // x for every gradient; weight for x's.
   prim::SaveSpec save_spec(const prim::RequiresGrad& rg) const override {
     return {bit(0) | (rg[0] ? bit(1) : 0), 0};
@@ -76,16 +81,20 @@ class LayerNorm final : public prim::Primitive {
     Tensor x = ctx.input(0);
     Tensor w = ctx.needs_input_grad(0) ? ctx.input(1) : Tensor();
     const bool nx = ctx.needs_input_grad(0), nw = ctx.needs_input_grad(1), nb = ctx.needs_input_grad(2);
-    if (!autograd::is_grad_enabled()) {
+    if (!autograd::is_grad_enabled() && g.device().type == TSR_DEVICE_CPU) {
       auto r = kernels::layer_norm_backward(g, x, shape_, w, eps_, nx, nw, nb);
       return {r.x, r.weight, r.bias};
     }
-    // xhat = (x - mean) * rstd over the normalised dims, in ops.
+    // xhat = (x - mean) * rstd over the normalised dims, in ops (on a
+    // device also without create_graph: its kernels are these ops').
+    // mean and rstd are recomputed in x's dtype, where ATen's fused kernel
+    // keeps them in the accumulation type: within rounding of the CPU's.
     Shape dims;
     for (int64_t i = 0; i < int64_t(shape_.size()); ++i) dims.push_back(x.ndim() - 1 - i);
     Tensor xc = sub(x, mean(x, dims, true));
     Tensor var = mean(mul(xc, xc), dims, true);
-    Tensor one = kernels::add_scalar(kernels::zeros({}, x.dtype()), 1.0);
+    Tensor one = device::zeros_on({}, x.dtype(), x.device());
+    device::fill_any(one, 1.0);
     Tensor rstd = div(one, sqrt(add_scalar(var, eps_)));
     Tensor xhat = mul(xc, rstd);
     Tensor gx, gw, gb;

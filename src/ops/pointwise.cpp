@@ -8,6 +8,8 @@
 #include "cpu/kernels/elementwise.h"
 #include "cpu/kernels/pointwise.h"
 #include "device/any_device.h"
+#include "device/pointwise_ops.h"
+#include "device/select_ops.h"
 #include "ops/compare.h"
 #include "ops/grad_util.h"
 #include "ops/math.h"
@@ -55,6 +57,9 @@ class Pointwise final : public prim::Primitive {
     return {{in[0].sizes(), kernels::pw_result_dtype(op_, in[0].dtype(), args_)}};
   }
   Tensors eval_cpu(const Tensors& in) override { return {kernels::pointwise(op_, in[0], args_)}; }
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override {
+    return {device::pointwise(k, op_, in[0], args_)};
+  }
   // rsqrt and reciprocal read their result, the rounding ops nothing.
   prim::SaveSpec save_spec(const prim::RequiresGrad&) const override {
     if (op_ == Pw::Rsqrt || op_ == Pw::Reciprocal) return {0, bit(0)};
@@ -70,23 +75,23 @@ class Pointwise final : public prim::Primitive {
       return {mul(g, neg(mul(y, y)))};  // -y^2
     }
     const Tensor x = ctx.input(0);
-    const Tensor zero = kernels::zeros({}, g.dtype());
+    const Tensor zero = device::zeros_on({}, g.dtype(), g.device());
     switch (op_) {
       case Pw::Silu: {  // s (1 + x (1 - s)), s = sigmoid(x)
         const Tensor s = sigmoid(x);
         return {mul(g, mul(s, add_scalar(mul(x, add_scalar(neg(s), 1.0)), 1.0)))};
       }
       case Pw::LeakyRelu:  // x > 0 ? g : g * slope
-        return {where(kernels::greater_mask(x, 0.0), g, mul_scalar(g, args_.a))};
+        return {where(device::greater_mask_any(x, 0.0), g, mul_scalar(g, args_.a))};
       case Pw::Elu:  // x <= 0 ? g * alpha * exp(x) : g
-        return {where(kernels::in_range_mask(x, std::nullopt, 0.0), mul(g, mul_scalar(exp(x), args_.a)), g)};
+        return {where(device::in_range_mask_any(x, std::nullopt, 0.0), mul(g, mul_scalar(exp(x), args_.a)), g)};
       case Pw::Softplus: {  // x beta > threshold ? g : g * sigmoid(x beta)
         const Tensor xb = mul_scalar(x, args_.a);
-        return {where(kernels::greater_mask(xb, args_.b), g, mul(g, sigmoid(xb)))};
+        return {where(device::greater_mask_any(xb, args_.b), g, mul(g, sigmoid(xb)))};
       }
       case Pw::Hardtanh:  // x <= min || x >= max ? 0 : g
-        return {where(kernels::in_range_mask(x, std::nullopt, args_.a), zero,
-                      where(kernels::in_range_mask(x, args_.b, std::nullopt), zero, g))};
+        return {where(device::in_range_mask_any(x, std::nullopt, args_.a), zero,
+                      where(device::in_range_mask_any(x, args_.b, std::nullopt), zero, g))};
       case Pw::Sin: return {mul(g, cos(x))};
       case Pw::Cos: return {mul(g, neg(sin(x)))};
       default: break;
@@ -115,12 +120,15 @@ class ClampTensor final : public prim::Primitive {
     return {{shape, kernels::clamp_tensor_result_dtype(in[0], bounds(in))}};
   }
   Tensors eval_cpu(const Tensors& in) override { return {kernels::clamp_tensor(in[0], bounds(in), has_lo_, has_hi_)}; }
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override {
+    return {device::clamp_tensor(k, in[0], bounds(in), has_lo_, has_hi_)};
+  }
   prim::SaveSpec save_spec(const prim::RequiresGrad&) const override {
     return {has_lo_ && has_hi_ ? bit(0) | bit(1) | bit(2) : bit(0) | bit(1), 0};
   }
   Tensors backward(const BackwardContext& ctx) override {
     const Tensor& g = ctx.grad(0);
-    const Tensor zero = kernels::zeros({}, g.dtype());
+    const Tensor zero = device::zeros_on({}, g.dtype(), g.device());
     const Tensor x = ctx.input(0);
     const Tensor lo = has_lo_ ? ctx.input(1) : Tensor();
     const Tensor hi = has_hi_ ? ctx.input(has_lo_ ? 2 : 1) : Tensor();

@@ -4,7 +4,9 @@
 #include "primitive/op_names.h"
 #include "autograd/run.h"
 #include "core/layout.h"
+#include "core/views.h"
 #include "device/device_ops.h"
+#include "device/select_ops.h"
 #include "cpu/kernels/copy.h"
 #include "cpu/kernels/reduce.h"
 #include "ops/grad_util.h"
@@ -99,6 +101,16 @@ class ValueSelectingBackward final : public prim::Primitive {
   std::vector<TensorMeta> output_meta(const Tensors& in) const override { return {{input_sizes_, in[0].dtype()}}; }
   Tensors eval_cpu(const Tensors& in) override {
     return {kernels::max_dim_backward(in[0], in[1], input_sizes_, dim_, keepdim_)};
+  }
+  // zeros.scatter(dim, indices, grad) as a scatter_add into zeros: one
+  // index per output column, so 0 + g = g (a -0.0 gradient becomes +0.0).
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override {
+    Tensor g = in[0], idx = in[1];
+    if (!keepdim_ && !input_sizes_.empty()) {
+      g = views::unsqueeze(g, dim_);
+      idx = views::unsqueeze(idx, dim_);
+    }
+    return {device::scatter_add_zeros(k, input_sizes_, dim_, idx, g)};
   }
 
  private:

@@ -8,7 +8,9 @@
 #include <algorithm>
 
 #include "autograd/run.h"
+#include "core/factory.h"
 #include "core/views.h"
+#include "device/device_ops.h"
 #include "cpu/kernels/copy.h"
 #include "cpu/kernels/shape_ops.h"
 #include "ops/math.h"
@@ -75,6 +77,48 @@ class Flip final : public prim::Primitive {
   Shape dims_;
 };
 
+// kernels::roll and kernels::repeat on a device: the same slices and
+// expanded views, moved by the device's copy kernel.
+Tensor roll_on(DeviceKernels& k, const Tensor& x, const Shape& shifts, const Shape& dims) {
+  Tensor cur = x;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    const int64_t d = dims[i], n = cur.sizes()[size_t(d)];
+    Tensor next = empty(cur.sizes(), cur.dtype(), TSR_CONTIGUOUS_FORMAT, cur.device());
+    if (n == 0 || next.numel() == 0) return next;
+    const int64_t sh = ((shifts[i] % n) + n) % n;
+    if (sh == 0) {
+      device::copy_into(k, next, cur);
+    } else {
+      device::copy_into(k, views::narrow(next, d, sh, n - sh), views::narrow(cur, d, 0, n - sh));
+      device::copy_into(k, views::narrow(next, d, 0, sh), views::narrow(cur, d, n - sh, sh));
+    }
+    cur = next;
+  }
+  if (cur.is_same(x)) return device::copy(k, x, x.dtype(), TSR_CONTIGUOUS_FORMAT);  // no dims rolled: a copy
+  return cur;
+}
+
+Tensor repeat_on(DeviceKernels& k, const Tensor& x, const Shape& repeats) {
+  const size_t nd = repeats.size(), lead = nd - size_t(x.ndim());
+  Shape xs(nd, 1), xst(nd, 0), out_sizes(nd), pair_sizes, pair_src;
+  for (size_t i = 0; i < size_t(x.ndim()); ++i) {
+    xs[lead + i] = x.sizes()[i];
+    xst[lead + i] = x.strides()[i];
+  }
+  for (size_t i = 0; i < nd; ++i) {
+    out_sizes[i] = repeats[i] * xs[i];
+    pair_sizes.push_back(repeats[i]);
+    pair_sizes.push_back(xs[i]);
+    pair_src.push_back(0);
+    pair_src.push_back(xst[i]);
+  }
+  Tensor out = empty(out_sizes, x.dtype(), TSR_CONTIGUOUS_FORMAT, x.device());
+  if (out.numel() == 0) return out;
+  device::copy_into(k, make_view(out, pair_sizes, contiguous_strides(pair_sizes), 0),
+                    make_view(x, pair_sizes, pair_src, x.storage_offset()));
+  return out;
+}
+
 class Roll final : public prim::Primitive {
  public:
   Roll(Shape shifts, Shape dims) : shifts_(std::move(shifts)), dims_(std::move(dims)) {}
@@ -93,6 +137,16 @@ class Roll final : public prim::Primitive {
       return {make_view(r, in[0].sizes(), contiguous_strides(in[0].sizes()), 0)};
     }
     return {kernels::roll(in[0], shifts_, checked_dims(dims_, in[0].ndim()))};
+  }
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override {
+    check(in[0]);
+    if (dims_.empty()) {
+      const Tensor flat = device::contiguous(k, in[0], in[0].dtype());
+      const Tensor line = make_view(flat, {flat.numel()}, {1}, flat.storage_offset());
+      const Tensor r = roll_on(k, line, shifts_, {0});
+      return {make_view(r, in[0].sizes(), contiguous_strides(in[0].sizes()), 0)};
+    }
+    return {roll_on(k, in[0], shifts_, checked_dims(dims_, in[0].ndim()))};
   }
   Tensors backward(const BackwardContext& ctx) override {
     Shape back;
@@ -135,6 +189,10 @@ class Repeat final : public prim::Primitive {
   Tensors eval_cpu(const Tensors& in) override {
     output_meta(in);
     return {kernels::repeat(in[0], repeats_)};
+  }
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override {
+    output_meta(in);
+    return {repeat_on(k, in[0], repeats_)};
   }
   // The gradient seen as [r0, s0, r1, s1, ...], summed over the r's.
   Tensors backward(const BackwardContext& ctx) override {

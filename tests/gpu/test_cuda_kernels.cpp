@@ -98,7 +98,7 @@ TEST(CudaKernels, DensePaths) {
   EmulatedKernels emu;
   auto& dev = cuda::cuda_kernels();
   const Shape s{1000, 1003};
-  for (int op = 0; op <= int(UnaryKernel::PowScalar); ++op) {
+  for (int op = 0; op <= int(UnaryKernel::GtScalar); ++op) {
     Tensor x = sample(s, TSR_FLOAT32);
     Tensor want = host(s, TSR_FLOAT32), got = host(s, TSR_FLOAT32);
     emu.unary(UnaryKernel(op), kshape(s), kop(want), kop(x), 1.5, TSR_FLOAT32, kNoStream);
@@ -108,7 +108,7 @@ TEST(CudaKernels, DensePaths) {
     o.back(got);
     EXPECT_TRUE(close(want, got, tolerance(TSR_FLOAT32))) << "unary " << op;
   }
-  for (int op = 0; op <= int(BinaryKernel::SqrtBackward); ++op) {
+  for (int op = 0; op <= int(BinaryKernel::Ge); ++op) {
     Tensor a = sample(s, TSR_FLOAT32, 1), b = sample(s, TSR_FLOAT32, 2);
     Tensor want = host(s, TSR_FLOAT32), got = host(s, TSR_FLOAT32);
     emu.binary(BinaryKernel(op), kshape(s), kop(want), kop(a), kop(b), 0.75, TSR_FLOAT32, kNoStream);
@@ -156,7 +156,7 @@ TEST(CudaKernels, FillUnaryBinary) {
     EXPECT_TRUE(same_bits(want, got)) << dtype_name(d);
   }
   for (tsr_dtype d : {TSR_BFLOAT16, TSR_FLOAT32, TSR_FLOAT64})
-    for (int op = 0; op <= int(UnaryKernel::PowScalar); ++op) {
+    for (int op = 0; op <= int(UnaryKernel::GtScalar); ++op) {
       Tensor x = views::t(sample({60, 7}, d));
       Tensor want = host(x.sizes(), d), got = host(x.sizes(), d);
       emu.unary(UnaryKernel(op), kshape(x.sizes()), kop(want), kop(x), 1.7, d, kNoStream);
@@ -167,7 +167,7 @@ TEST(CudaKernels, FillUnaryBinary) {
       EXPECT_TRUE(close(want, got, tolerance(d))) << "unary " << op << " " << dtype_name(d);
     }
   for (tsr_dtype d : {TSR_INT32, TSR_UINT8, TSR_FLOAT16, TSR_FLOAT32, TSR_FLOAT64, TSR_BOOL})
-    for (int op = 0; op <= int(BinaryKernel::SqrtBackward); ++op) {
+    for (int op = 0; op <= int(BinaryKernel::Ge); ++op) {
       const bool is_float = d != TSR_INT32 && d != TSR_UINT8 && d != TSR_BOOL;
       if (!is_float && op > int(BinaryKernel::Mul)) continue;
       if (d == TSR_BOOL && op != int(BinaryKernel::Add) && op != int(BinaryKernel::Mul)) continue;
@@ -348,6 +348,89 @@ TEST(CudaKernels, BlockRows) {
     lo.back(lg);
     EXPECT_TRUE(close(lw, lg, tolerance(d))) << dtype_name(d) << " nll_loss";
   }
+}
+
+// The selection and layer_norm methods (issue 32) on the GPU against the
+// emulator: where, gather and scatter_add bit for bit (selections and
+// in-order additions), the index check's first bad position, layer_norm
+// within the dtype's tolerance (its row sums split differently per path).
+TEST(CudaKernels, SelectionAndLayerNorm) {
+  EmulatedKernels emu;
+  auto& dev = cuda::cuda_kernels();
+  for (tsr_dtype d : {TSR_FLOAT32, TSR_FLOAT16, TSR_INT64, TSR_UINT8}) {
+    const Shape s{30, 40};
+    Tensor c = sample(s, TSR_BOOL, 3), a = sample(s, d, 1), b = views::t(sample({40, 30}, d, 2));
+    Tensor want = host(s, d), got = host(s, d);
+    emu.where(kshape(s), kop(want), kop(c), kop(a), kop(b), kNoStream);
+    DeviceCopy ci(c), ai(a), bi(b), o(got);
+    dev.where(kshape(s), o.op(got, s), ci.op(c, s), ai.op(a, s), bi.op(b, s), kCudaStream);
+    o.back(got);
+    EXPECT_TRUE(same_bits(want, got)) << "where " << dtype_name(d);
+  }
+  // gather along dim 1 of a [30, 40] source by an int64 index [30, 25].
+  {
+    const Shape s{30, 25};
+    Tensor x = sample({30, 40}, TSR_FLOAT32, 1);
+    Tensor idx = host(s, TSR_INT64);
+    for (int64_t i = 0; i < idx.numel(); ++i) idx.data<int64_t>()[i] = (i * 7) % 40;
+    KernelOperand xin = kop(x, s);
+    xin.strides[1] = 0;
+    Tensor want = host(s, TSR_FLOAT32), got = host(s, TSR_FLOAT32);
+    emu.gather(kshape(s), kop(want), xin, kop(idx), 1, kNoStream);
+    DeviceCopy xi(x), ii(idx), o(got);
+    KernelOperand xdev = xi.op(x, s);
+    xdev.strides[1] = 0;
+    dev.gather(kshape(s), o.op(got, s), xdev, ii.op(idx, s), 1, kCudaStream);
+    o.back(got);
+    EXPECT_TRUE(same_bits(want, got)) << "gather";
+    // scatter_add of src [30, 25] into zeros [30, 40] by the same index.
+    Tensor src = sample(s, TSR_FLOAT32, 2);
+    Tensor want2 = host({30, 40}, TSR_FLOAT32), got2 = host({30, 40}, TSR_FLOAT32);
+    emu.fill(kshape({30, 40}), kop(want2), 0.0, kNoStream);
+    // A column is a row here: operand strides over the 30 rows.
+    auto rows = [](void* data, tsr_dtype dt, int64_t stride) { return KernelOperand{data, dt, {stride}}; };
+    ScatterAddArgs args{};
+    args.columns = kshape({30});
+    args.out = rows(want2.data_ptr(), TSR_FLOAT32, 40);
+    args.src = rows(src.data_ptr(), TSR_FLOAT32, 25);
+    args.index = rows(idx.data_ptr(), TSR_INT64, 25);
+    args.len = 25;
+    args.out_dim_stride = 1;
+    args.src_dim_stride = 1;
+    args.index_dim_stride = 1;
+    emu.scatter_add(args, kNoStream);
+    DeviceCopy si(src), o2(got2);
+    dev.fill(kshape({30, 40}), o2.op(got2, {30, 40}), 0.0, kCudaStream);
+    ScatterAddArgs dargs = args;
+    dargs.out = rows(o2.ptr, TSR_FLOAT32, 40);
+    dargs.src = rows(si.ptr, TSR_FLOAT32, 25);
+    dargs.index = rows(ii.ptr, TSR_INT64, 25);
+    dev.scatter_add(dargs, kCudaStream);
+    o2.back(got2);
+    EXPECT_TRUE(same_bits(want2, got2)) << "scatter_add";
+    // index_bounds: both row paths (a short index, a long one), one bad value.
+    for (int64_t n : {10, 700}) {
+      Tensor bad = host({n}, TSR_INT64);
+      for (int64_t i = 0; i < n; ++i) bad.data<int64_t>()[i] = i % 5;
+      bad.data<int64_t>()[n - 3] = 5;
+      Tensor first = host({1}, TSR_INT64);
+      DeviceCopy bi(bad), fi(first);
+      dev.index_bounds(kshape({n}), bi.op(bad, {n}), 5, static_cast<int64_t*>(fi.ptr), kCudaStream);
+      fi.back(first);
+      EXPECT_EQ(first.data<int64_t>()[0], n - 3) << "index_bounds n=" << n;
+    }
+  }
+  // layer_norm: short rows (a thread per row) and long ones (a block per row).
+  for (int64_t cols : {24, 500})
+    for (tsr_dtype d : {TSR_FLOAT32, TSR_BFLOAT16, TSR_FLOAT64}) {
+      Tensor x = sample({7, cols}, d, 1, false), w = sample({cols}, d, 2, false), b = sample({cols}, d, 3, false);
+      Tensor want = host({7, cols}, d), got = host({7, cols}, d);
+      emu.layer_norm(want.data_ptr(), x.data_ptr(), w.data_ptr(), b.data_ptr(), d, 7, cols, 1e-5, kNoStream);
+      DeviceCopy xi(x), wi(w), bi(b), o(got);
+      dev.layer_norm(o.ptr, xi.ptr, wi.ptr, bi.ptr, d, 7, cols, 1e-5, kCudaStream);
+      o.back(got);
+      EXPECT_TRUE(close(want, got, tolerance(d))) << "layer_norm " << cols << " " << dtype_name(d);
+    }
 }
 
 TEST(CudaKernels, Gemm) {

@@ -66,17 +66,25 @@ Shape index_select_sizes(const Tensor& x, int64_t dim, const Tensor& index) {
   return sizes;
 }
 
+void check_index_select_axis(const Tensor& x, int64_t dim, int64_t index_numel) {
+  TSR_CHECK(index_numel == 0 || x.ndim() == 0 || size_or_one(x, dim) > 0, TSR_ERR_INDEX_OUT_OF_RANGE,
+            "index_select(): self indexing axis dim should be positive (dim ", dim, " of x ", x.sizes(),
+            " is empty)");
+}
+
+void check_index_select_values(const std::vector<int64_t>& idx, int64_t dim, int64_t n) {
+  for (size_t i = 0; i < idx.size(); ++i)
+    TSR_CHECK(idx[i] >= 0 && idx[i] < n, TSR_ERR_INDEX_OUT_OF_RANGE, "index out of range in self: index ",
+              idx[i], " (at position ", i, ") is out of bounds for dimension ", dim, " with size ", n);
+}
+
 Tensor index_select(const Tensor& x, int64_t dim0, const Tensor& index) {
   const Shape sizes = index_select_sizes(x, dim0, index);
   const int64_t dim = wrap_dim(dim0, x.ndim());
   const std::vector<int64_t> idx = index_values(index);
   const int64_t n = size_or_one(x, dim);
-  TSR_CHECK(idx.empty() || x.ndim() == 0 || n > 0, TSR_ERR_INDEX_OUT_OF_RANGE,
-            "index_select(): self indexing axis dim should be positive (dim ", dim, " of x ", x.sizes(),
-            " is empty)");
-  for (size_t i = 0; i < idx.size(); ++i)
-    TSR_CHECK(idx[i] >= 0 && idx[i] < n, TSR_ERR_INDEX_OUT_OF_RANGE, "index out of range in self: index ",
-              idx[i], " (at position ", i, ") is out of bounds for dimension ", dim, " with size ", n);
+  check_index_select_axis(x, dim, int64_t(idx.size()));
+  check_index_select_values(idx, dim, n);
   Tensor out = empty_cpu(sizes, x.dtype());
   if (x.ndim() == 0) {
     copy_strided(out, x);

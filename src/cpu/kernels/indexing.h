@@ -4,6 +4,8 @@
 // its dim is TSR_ERR_INDEX_OUT_OF_RANGE, raised before anything is written.
 #pragma once
 
+#include <vector>
+
 #include "core/tensor.h"
 
 namespace tsr::kernels {
@@ -19,6 +21,11 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
 // contiguous. index_select_sizes checks everything but the index values.
 Shape index_select_sizes(const Tensor& x, int64_t dim, const Tensor& index);
 Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index);
+// index_select's checks of the index (dim wrapped), shared with the device
+// path: a non-empty index into an empty dim, then every value against n
+// (x's size along dim, 1 for a 0-dim x); TSR_ERR_INDEX_OUT_OF_RANGE.
+void check_index_select_axis(const Tensor& x, int64_t dim, int64_t index_numel);
+void check_index_select_values(const std::vector<int64_t>& idx, int64_t dim, int64_t n);
 // zeros(sizes).index_add_(dim, index, src): index_select's adjoint.
 // Repeated indices accumulate, in index order, in src's dtype.
 Tensor index_add_zeros(const Shape& sizes, int64_t dim, const Tensor& index, const Tensor& src);
