@@ -11,6 +11,7 @@
 #include "core/device_plugin.h"
 #include "cuda_device.h"
 #include "cuda_host_device.h"
+#include "nccl_collectives.h"
 
 namespace {
 
@@ -58,7 +59,9 @@ extern "C" __attribute__((visibility("default"))) int tsr_cuda_plugin_init(
   // Made on the first successful call and kept: the loader calls this once.
   static tsr::cuda::CudaDevice device(count);
   static tsr::cuda::CudaHostDevice pinned_host(device);
-  *out = tsr::DevicePluginExports{tsr::kDevicePluginAbi, TSR_VERSION_NUMBER, &device, &pinned_host};
+  // NCCL itself is loaded on the first collective, not here.
+  static tsr::cuda::NcclCollectives collectives;
+  *out = tsr::DevicePluginExports{tsr::kDevicePluginAbi, TSR_VERSION_NUMBER, &device, &pinned_host, &collectives};
   write_why(why, why_capacity, "");  // why is a string on every return
   return 0;
 }

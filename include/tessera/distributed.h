@@ -8,11 +8,14 @@
  * Every process of a job creates one group with the same rendezvous
  * settings; the group then runs collectives over the engine of its
  * backend: Gloo's TCP transport for CPU tensors (the library torch's
- * ProcessGroupGloo uses). NCCL (CUDA tensors) is not built yet: asking for
- * it gives TSR_ERR_UNSUPPORTED. MPI (TSR_DIST_MPI, torch's ProcessGroupMPI)
- * runs where tessera was built with Open MPI (libtessera_mpi.so, loaded on
- * first use) under mpirun: rank and world size come from MPI and
- * init_method is not used.
+ * ProcessGroupGloo uses) and NCCL for CUDA tensors (torch's
+ * ProcessGroupNCCL). NCCL lives in the CUDA plugin, which loads
+ * libnccl.so.2 at run time ($TSR_NCCL_LIBRARY names another): a machine
+ * without CUDA or NCCL runs CPU groups, and a CUDA collective there fails
+ * with TSR_ERR_UNSUPPORTED saying what is missing. MPI (TSR_DIST_MPI,
+ * torch's ProcessGroupMPI) runs where tessera was built with Open MPI
+ * (libtessera_mpi.so, loaded on first use) under mpirun: rank and world
+ * size come from MPI and init_method is not used.
  *
  * @code
  *   // every rank, started by tessera-run (or torchrun, mpirun):
@@ -57,6 +60,21 @@
  * TSR_ERR_DTYPE_MISMATCH). AVG is SUM then a division by the world size (truncating for
  * integers, as NCCL's ncclAvg); Gloo has no AVG of its own. The result is
  * written into the tensor's memory and its version is bumped.
+ *
+ * **CUDA tensors (NCCL).** A TSR_DIST_DEFAULT group runs Gloo on CPU
+ * tensors and NCCL on CUDA tensors (c10d's "cpu:gloo,cuda:nccl");
+ * TSR_DIST_NCCL takes CUDA tensors only. The communicator is made on the
+ * first CUDA collective (rank 0's ncclUniqueId goes through the store),
+ * on that tensor's device: one CUDA device per rank and group. NCCL's
+ * dtypes are uint8, int8, int32, int64, float16, bfloat16, float32,
+ * float64 and bool (others: TSR_ERR_UNSUPPORTED); AVG is ncclAvg. Each
+ * collective runs on the group's comm stream after the work queued so far
+ * on the calling thread's current stream, which then waits for it; the
+ * call (or tsr_work_wait()) returns when it has finished on the device.
+ * The communicator is non-blocking, and a watchdog thread polls NCCL's
+ * asynchronous errors and the timeout: on either it aborts the
+ * communicator (ncclCommAbort) and the group fails, naming NCCL's error
+ * (e.g. ncclRemoteError) or the timeout.
  *
  * **Asynchronous work.** With a non-NULL work pointer a collective is
  * queued to the group's worker thread and returns at once; the tensors
@@ -116,7 +134,7 @@ typedef struct tsr_work tsr_work;
 typedef enum tsr_dist_backend {
   TSR_DIST_DEFAULT = 0, /**< Gloo for CPU tensors, NCCL for CUDA tensors, as c10d */
   TSR_DIST_GLOO = 1,    /**< Gloo over TCP */
-  TSR_DIST_NCCL = 2,    /**< NCCL (CUDA); not built yet: TSR_ERR_UNSUPPORTED */
+  TSR_DIST_NCCL = 2,    /**< NCCL, CUDA tensors only (through the CUDA plugin) */
   TSR_DIST_MPI = 3      /**< MPI (under mpirun); TSR_ERR_UNSUPPORTED where libtessera_mpi.so is not built */
 } tsr_dist_backend;
 
@@ -163,9 +181,10 @@ typedef struct tsr_process_group_options {
  *   TSR_ERR_INVALID_ARGUMENT for a NULL out, a bad struct_size, backend or
  *   init_method, a missing or malformed environment variable (named), a
  *   rank outside [0, world_size) or world_size < 1;
- *   TSR_ERR_UNSUPPORTED for the NCCL backend (not built yet), and for MPI
- *   where libtessera_mpi.so was not built or cannot be loaded (the reason
- *   is named; $TSR_MPI_MODULE gives another path);
+ *   TSR_ERR_UNSUPPORTED for TSR_DIST_NCCL where the CUDA plugin, a CUDA
+ *   device or NCCL is missing (the message says which), and for MPI where
+ *   libtessera_mpi.so was not built or cannot be loaded (the reason is
+ *   named; $TSR_MPI_MODULE gives another path);
  *   TSR_ERR_INVALID_ARGUMENT under MPI for a rank or world_size other
  *   than -1 and MPI's;
  *   TSR_ERR_DISTRIBUTED when rank 0 cannot listen on the store's port
@@ -195,8 +214,9 @@ TSR_API int32_t tsr_process_group_size(const tsr_process_group* pg);
  * @brief Whether this build can run a backend: torch.distributed's
  * is_gloo_available(), is_nccl_available(), is_mpi_available().
  *
- * TSR_DIST_DEFAULT and TSR_DIST_GLOO: true. TSR_DIST_NCCL: false (not built
- * yet). TSR_DIST_MPI: whether the MPI module (libtessera_mpi.so, beside
+ * TSR_DIST_DEFAULT and TSR_DIST_GLOO: true. TSR_DIST_NCCL: whether the CUDA
+ * plugin starts (a CUDA device) and NCCL loads.
+ * TSR_DIST_MPI: whether the MPI module (libtessera_mpi.so, beside
  * libtessera.so or at $TSR_MPI_MODULE) loads; loading it does not start
  * MPI. Never records an error.
  * @param[in] backend the backend asked about; an unknown value is false
@@ -206,8 +226,9 @@ TSR_API int32_t tsr_process_group_size(const tsr_process_group* pg);
 TSR_API bool tsr_dist_backend_is_available(tsr_dist_backend backend);
 
 /**
- * @brief Name of the group's backend for its CPU tensors ("gloo", "mpi"), as
- * torch.distributed.get_backend().
+ * @brief Name of the group's backend, as torch.distributed.get_backend():
+ * "nccl" for a TSR_DIST_NCCL group, else that of its CPU tensors ("gloo",
+ * "mpi").
  * @param[in] pg the group
  * @return a static string; NULL for a NULL pg (recorded as
  *   TSR_ERR_INVALID_ARGUMENT)
@@ -398,15 +419,17 @@ TSR_API int32_t tsr_work_source_rank(const tsr_work* work);
  *
  * @param[in]     pg     the group
  * @param[in,out] tensor any sizes and strides, the same sizes and dtype on
- *                       every rank; CPU
+ *                       every rank; CPU (Gloo) or CUDA (NCCL)
  * @param[in]     op     the reduction
  * @param[out]    work   NULL: returns when complete; else a handle for
  *                       tsr_work_wait() (unchanged on failure)
  * @return TSR_OK;
  *   TSR_ERR_INVALID_ARGUMENT for NULL arguments, a bad op, or a tensor
  *   that overlaps itself (expanded);
- *   TSR_ERR_UNSUPPORTED for a storage-only dtype, or a device the group
- *   has no backend for;
+ *   TSR_ERR_UNSUPPORTED for a storage-only dtype, a dtype NCCL lacks on a
+ *   CUDA tensor, a device the group has no backend for (a CPU tensor in a
+ *   TSR_DIST_NCCL group), or a CUDA tensor where NCCL cannot be loaded
+ *   (the group stays usable);
  *   TSR_ERR_DISTRIBUTED when the collective failed (a peer died, hung past
  *   the timeout, or called a different collective under DETAIL), or the
  *   group failed earlier. With work, errors of the collective itself come
@@ -439,7 +462,8 @@ TSR_API tsr_status tsr_broadcast(tsr_process_group* pg, tsr_tensor* tensor, int3
  * @param[out]    work   as tsr_all_reduce()
  * @return as tsr_all_reduce(); TSR_ERR_SHAPE_MISMATCH when output does not
  *   have world_size · n elements; TSR_ERR_DTYPE_MISMATCH for different
- *   dtypes
+ *   dtypes; TSR_ERR_DEVICE_MISMATCH when output and input are on
+ *   different devices
  */
 TSR_API tsr_status tsr_all_gather_into_tensor(tsr_process_group* pg, tsr_tensor* output, const tsr_tensor* input,
                                               tsr_work** work);
@@ -461,7 +485,8 @@ TSR_API tsr_status tsr_reduce_scatter_tensor(tsr_process_group* pg, tsr_tensor* 
 
 /**
  * @brief torch.distributed.barrier(group, async_op): returns when every
- * rank has entered it.
+ * rank has entered it. Gloo's barrier, or in a TSR_DIST_NCCL group an
+ * all-reduce of one element on the group's CUDA device (torch's).
  * @param[in]  pg   the group
  * @param[out] work as tsr_all_reduce()
  * @return as tsr_all_reduce()

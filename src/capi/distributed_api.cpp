@@ -12,6 +12,7 @@
 #include "capi/struct_size.h"
 #include "distributed/collectives.h"
 #include "distributed/mpi_loader.h"
+#include "distributed/nccl_backend.h"
 #include "distributed/process_group.h"
 #include "distributed/subgroups.h"
 
@@ -80,8 +81,6 @@ TSR_EXTERN tsr_status tsr_process_group_init(const tsr_process_group_options* op
     const int backend = enum_arg(o.backend);
     TSR_CHECK(backend >= TSR_DIST_DEFAULT && backend <= TSR_DIST_MPI, TSR_ERR_INVALID_ARGUMENT,
               "options.backend: unknown backend ", backend, " (TSR_DIST_DEFAULT..TSR_DIST_MPI)");
-    TSR_CHECK(backend != TSR_DIST_NCCL, TSR_ERR_UNSUPPORTED,
-              "the NCCL backend is not built in this version of tessera; use the Gloo backend (CPU tensors)");
     TSR_CHECK(o.timeout_ms >= 0, TSR_ERR_INVALID_ARGUMENT, "options.timeout_ms must be >= 0 (0: 30 minutes), got ",
               o.timeout_ms);
     TSR_CHECK(o.rank >= -1, TSR_ERR_INVALID_ARGUMENT, "options.rank must be >= 0, or -1 for the environment, got ",
@@ -92,6 +91,7 @@ TSR_EXTERN tsr_status tsr_process_group_init(const tsr_process_group_options* op
     g.init_method = o.init_method ? o.init_method : "";
     g.rank = o.rank;
     g.world_size = o.world_size;
+    g.backend = tsr_dist_backend(backend);
     if (o.timeout_ms > 0) g.timeout = distributed::Millis(o.timeout_ms);
     g.mpi = backend == TSR_DIST_MPI;  // rank and world size from MPI; init_method unused
     auto group = std::make_shared<distributed::ProcessGroup>(g);
@@ -111,6 +111,13 @@ TSR_EXTERN bool tsr_dist_backend_is_available(tsr_dist_backend backend) {
   switch (int(backend)) {
     case TSR_DIST_DEFAULT:
     case TSR_DIST_GLOO: return true;
+    case TSR_DIST_NCCL:
+      try {
+        distributed::NcclBackend::check_available();
+        return true;
+      } catch (const std::exception&) {
+        return false;
+      }
     case TSR_DIST_MPI:
       try {
         distributed::mpi_module();

@@ -16,14 +16,16 @@
 #include <cstdint>
 
 #include "core/device_backend.h"
+#include "core/device_collectives.h"
 
 namespace tsr {
 
-// Bumped whenever device_backend.h, device_kernels.h or this file change
-// in a way that changes the objects' layout or meaning.
-// 2 (0.3): DeviceKernels gained selection, layer_norm, the fused unscale
-// and attention; DeviceBackend gained dnn_kernels (cuDNN).
-constexpr uint32_t kDevicePluginAbi = 2;
+// Bumped whenever device_backend.h, device_kernels.h, device_collectives.h
+// or this file change in a way that changes the objects' layout or meaning.
+// 3 (0.3): DeviceKernels gained selection, layer_norm, the fused unscale
+// and attention; DeviceBackend gained dnn_kernels (cuDNN); the plugin
+// exports collectives (device_collectives.h).
+constexpr uint32_t kDevicePluginAbi = 3;
 
 // What the plugin fills in on success.
 struct DevicePluginExports {
@@ -31,6 +33,9 @@ struct DevicePluginExports {
   uint32_t version_number;   // the plugin's TSR_VERSION_NUMBER
   DeviceBackend* device;     // TSR_DEVICE_CUDA: cudaMalloc'd memory, streams, events, kernels
   DeviceBackend* pinned_host;  // TSR_DEVICE_CUDA_HOST: cudaHostAlloc'd memory
+  // Collectives between processes on TSR_DEVICE_CUDA memory (NCCL, loaded
+  // by the plugin on first use: a machine without NCCL still gets devices).
+  DeviceCollectives* collectives;
 };
 
 }  // namespace tsr

@@ -39,6 +39,9 @@ class BackendFailure : public std::runtime_error {
 struct CallOptions {
   uint32_t tag = 0;  // unique among the group's operations in flight
   Millis timeout{0};
+  // The device index of the collective's tensors, for what runs without
+  // them on a device engine (the DETAIL fingerprints before it); -1: none.
+  int32_t device_index = -1;
 };
 
 // A posted send or receive (c10d's SendWork / RecvWork).

@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "core/factory.h"
 #include "core/layout.h"
+#include "core/stream.h"
 #include "cpu/kernels/copy.h"
 #include "distributed/reduce_functions.h"
 #include "core/dtype.h"
@@ -34,6 +35,25 @@ struct Staged {
   }
 };
 
+// A device collective runs after the work the caller queued on its
+// current stream of the tensors' device, whichever thread runs it (the
+// group's worker has its own current streams): that stream is made current
+// there for the collective, staging copies included (c10d's
+// ProcessGroupNCCL orders after the issuing thread's current stream).
+std::function<void(Backend&, const CallOptions&)> on_caller_stream(
+    const Tensor& t, std::function<void(Backend&, const CallOptions&)> run) {
+  if (t.device().type == TSR_DEVICE_CPU) return run;
+  const Stream caller = current_stream(t.device());
+  return [caller, run = std::move(run)](Backend& b, const CallOptions& o) {
+    struct Restore {
+      Stream previous;
+      ~Restore() { set_current_stream(previous); }
+    } restore{current_stream(caller.device)};
+    set_current_stream(caller);
+    run(b, o);
+  };
+}
+
 // An input the collective only reads, C-contiguous.
 Tensor contiguous_input(const Tensor& t) {
   if (c_contiguous(t)) return t;
@@ -41,10 +61,8 @@ Tensor contiguous_input(const Tensor& t) {
   return ops::contiguous(t, TSR_CONTIGUOUS_FORMAT);
 }
 
-void check_tensor(const ProcessGroup&, const Tensor& t, const char* op, const char* what, bool written) {
-  TSR_CHECK(t.device().type == TSR_DEVICE_CPU, TSR_ERR_UNSUPPORTED, op, ": ", what, " is on ",
-            device_type_name(t.device().type),
-            "; this build's process groups reduce CPU tensors only (Gloo; the NCCL backend is not built yet)");
+void check_tensor(const ProcessGroup& pg, const Tensor& t, const char* op, const char* what, bool written) {
+  pg.check_device(t.device().type, op);
   TSR_CHECK(!is_storage_only(t.dtype()), TSR_ERR_UNSUPPORTED, op, ": collectives do not take ",
             dtype_name(t.dtype()), " tensors (a storage-only dtype)");
   if (!written) return;
@@ -68,16 +86,19 @@ std::string describe(const Tensor& t) { return str("dtype=", dtype_name(t.dtype(
 std::shared_ptr<Work> all_reduce(ProcessGroup& pg, const Tensor& tensor, tsr_reduce_op op, bool async) {
   check_op(op);
   check_tensor(pg, tensor, "all_reduce", "tensor", true);
-  reduce_function(tensor.dtype(), op);  // refuses what cannot be reduced, now
+  // Refuses what cannot be reduced, now (Gloo's reductions; NCCL refuses
+  // its own before queueing anything).
+  if (tensor.device().type == TSR_DEVICE_CPU) reduce_function(tensor.dtype(), op);
   Collective c;
   c.op = "all_reduce";
   c.signature = describe(tensor) + ", op=" + reduce_op_name(op);
   c.device = tensor.device().type;
-  c.run = [tensor, op](Backend& b, const CallOptions& o) {
+  c.device_index = tensor.device().index;
+  c.run = on_caller_stream(tensor, [tensor, op](Backend& b, const CallOptions& o) {
     Staged s(tensor, true);
     b.all_reduce(s.buffer, op, o);
     s.finish();
-  };
+  });
   return pg.submit(std::move(c), async);
 }
 
@@ -89,12 +110,13 @@ std::shared_ptr<Work> broadcast(ProcessGroup& pg, const Tensor& tensor, int root
   c.op = "broadcast";
   c.signature = describe(tensor) + ", root=" + std::to_string(root);
   c.device = tensor.device().type;
+  c.device_index = tensor.device().index;
   const bool is_root = pg.rank() == root;
-  c.run = [tensor, root, is_root](Backend& b, const CallOptions& o) {
+  c.run = on_caller_stream(tensor, [tensor, root, is_root](Backend& b, const CallOptions& o) {
     Staged s(tensor, is_root);
     b.broadcast(s.buffer, root, o);
     s.finish();
-  };
+  });
   return pg.submit(std::move(c), async);
 }
 
@@ -102,6 +124,8 @@ std::shared_ptr<Work> all_gather_into_tensor(ProcessGroup& pg, const Tensor& out
                                              bool async) {
   check_tensor(pg, output, "all_gather_into_tensor", "output", true);
   check_tensor(pg, input, "all_gather_into_tensor", "input", false);
+  TSR_CHECK(output.device() == input.device(), TSR_ERR_DEVICE_MISMATCH, "all_gather_into_tensor: output is on ",
+            device_name(output.device()), " but input is on ", device_name(input.device()));
   TSR_CHECK(output.dtype() == input.dtype(), TSR_ERR_DTYPE_MISMATCH,
             "all_gather_into_tensor: output and input must have the same dtype, got ", dtype_name(output.dtype()),
             " and ", dtype_name(input.dtype()));
@@ -114,11 +138,12 @@ std::shared_ptr<Work> all_gather_into_tensor(ProcessGroup& pg, const Tensor& out
   c.op = "all_gather_into_tensor";
   c.signature = describe(input) + ", output sizes=" + str(output.sizes());
   c.device = input.device().type;
-  c.run = [output, input](Backend& b, const CallOptions& o) {
+  c.device_index = input.device().index;
+  c.run = on_caller_stream(output, [output, input](Backend& b, const CallOptions& o) {
     Staged out(output, false);
     b.all_gather(out.buffer, contiguous_input(input), o);
     out.finish();
-  };
+  });
   return pg.submit(std::move(c), async);
 }
 
@@ -127,28 +152,32 @@ std::shared_ptr<Work> reduce_scatter_tensor(ProcessGroup& pg, const Tensor& outp
   check_op(op);
   check_tensor(pg, output, "reduce_scatter_tensor", "output", true);
   check_tensor(pg, input, "reduce_scatter_tensor", "input", false);
+  TSR_CHECK(output.device() == input.device(), TSR_ERR_DEVICE_MISMATCH, "reduce_scatter_tensor: output is on ",
+            device_name(output.device()), " but input is on ", device_name(input.device()));
   TSR_CHECK(output.dtype() == input.dtype(), TSR_ERR_DTYPE_MISMATCH,
             "reduce_scatter_tensor: output and input must have the same dtype, got ", dtype_name(output.dtype()),
             " and ", dtype_name(input.dtype()));
   TSR_CHECK(input.numel() == output.numel() * pg.size(), TSR_ERR_SHAPE_MISMATCH,
             "reduce_scatter_tensor: input tensor size must be equal to world_size times output tensor size "
             "(input has ", input.numel(), " elements, output ", output.numel(), ", world size ", pg.size(), ")");
-  reduce_function(input.dtype(), op);
+  if (input.device().type == TSR_DEVICE_CPU) reduce_function(input.dtype(), op);
   Collective c;
   c.op = "reduce_scatter_tensor";
   c.signature = describe(input) + ", op=" + reduce_op_name(op);
   c.device = input.device().type;
-  c.run = [output, input, op](Backend& b, const CallOptions& o) {
+  c.device_index = input.device().index;
+  c.run = on_caller_stream(output, [output, input, op](Backend& b, const CallOptions& o) {
     Staged out(output, false);
     b.reduce_scatter(out.buffer, contiguous_input(input), op, o);
     out.finish();
-  };
+  });
   return pg.submit(std::move(c), async);
 }
 
 std::shared_ptr<Work> barrier(ProcessGroup& pg, bool async) {
   Collective c;
   c.op = "barrier";
+  c.device = pg.barrier_device();
   c.run = [](Backend& b, const CallOptions& o) { b.barrier(o); };
   return pg.submit(std::move(c), async);
 }
@@ -193,6 +222,8 @@ std::shared_ptr<Work> point_to_point(ProcessGroup& pg, const Tensor& tensor, int
                                      bool async) {
   const char* op = receiving ? "recv" : "send";
   check_tensor(pg, tensor, op, "tensor", receiving);
+  TSR_CHECK(tensor.device().type == TSR_DEVICE_CPU, TSR_ERR_UNSUPPORTED, op,
+            ": point to point on CUDA tensors (NCCL's send/recv) is not supported yet; send a CPU copy (Gloo)");
   check_peer(pg, peer, receiving, receiving ? "source" : "destination", tag);
   // Staged now, on the caller's thread: a send reads the tensor's values
   // as they are at the call.

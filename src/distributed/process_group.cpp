@@ -10,6 +10,7 @@
 #include "distributed/file_store.h"
 #include "distributed/gloo_backend.h"
 #include "distributed/mpi_backend.h"
+#include "distributed/nccl_backend.h"
 
 namespace tsr::distributed {
 namespace {
@@ -56,6 +57,9 @@ ProcessGroup::ProcessGroup(const GroupOptions& options)
     worker_ = std::thread([this] { worker_loop(); });
     return;
   }
+  // An NCCL-only group on a machine without CUDA devices or NCCL fails
+  // here, saying why, not at its first collective.
+  if (options.backend == TSR_DIST_NCCL) NcclBackend::check_available();
   Rendezvous r = rendezvous(options.init_method, options.rank, options.world_size, timeout_);
   rank_ = r.rank;
   size_ = r.world_size;
@@ -68,7 +72,9 @@ ProcessGroup::ProcessGroup(const GroupOptions& options)
   for (int i = 0; i < size_; ++i) global_ranks_.push_back(i);
   store_ = std::make_shared<PrefixStore>(name_, r.store);
   join();
-  cpu_backend_ = std::make_unique<GlooBackend>(*store_, rank_, size_, listen_host_, timeout_);
+  if (options.backend != TSR_DIST_NCCL)
+    cpu_backend_ = std::make_unique<GlooBackend>(*store_, rank_, size_, listen_host_, timeout_);
+  if (options.backend != TSR_DIST_GLOO) cuda_backend_ = std::make_unique<NcclBackend>(store_, rank_, size_);
   worker_ = std::thread([this] { worker_loop(); });
 }
 
@@ -92,7 +98,11 @@ ProcessGroup::ProcessGroup(ProcessGroup& parent, const std::string& name, const 
   base_store_ = open_store_(timeout_);
   store_ = std::make_shared<PrefixStore>(name_, base_store_);
   join();
-  cpu_backend_ = std::make_unique<GlooBackend>(*store_, rank_, size_, listen_host_, timeout_);
+  // The parent's engines: the subgroup's NCCL communicator is its own
+  // (made lazily, its unique id under the subgroup's store prefix).
+  if (parent.cpu_backend_)
+    cpu_backend_ = std::make_unique<GlooBackend>(*store_, rank_, size_, listen_host_, timeout_);
+  if (parent.cuda_backend_) cuda_backend_ = std::make_unique<NcclBackend>(store_, rank_, size_);
   worker_ = std::thread([this] { worker_loop(); });
 }
 
@@ -156,10 +166,21 @@ void ProcessGroup::join() {
   }
 }
 
+void ProcessGroup::check_device(tsr_device_type device, const char* op) const {
+  if (device == TSR_DEVICE_CPU)
+    TSR_CHECK(cpu_backend_, TSR_ERR_UNSUPPORTED, op, ": a CPU tensor in a TSR_DIST_NCCL process group, which ",
+              "takes CUDA tensors only (NCCL); use TSR_DIST_DEFAULT for Gloo on CPU tensors and NCCL on CUDA tensors");
+  else if (device == TSR_DEVICE_CUDA)
+    TSR_CHECK(cuda_backend_, TSR_ERR_UNSUPPORTED, op, ": a CUDA tensor in a ", mpi_ ? "TSR_DIST_MPI" : "TSR_DIST_GLOO",
+              " process group, which takes CPU tensors only; use TSR_DIST_DEFAULT or TSR_DIST_NCCL for CUDA tensors");
+  else
+    fail(TSR_ERR_UNSUPPORTED, op, ": process groups take CPU tensors (Gloo, MPI) and CUDA tensors (NCCL), not ",
+         device_type_name(device), " tensors");
+}
+
 Backend& ProcessGroup::backend_for(tsr_device_type device) {
-  if (device == TSR_DEVICE_CPU) return *cpu_backend_;
-  fail(TSR_ERR_UNSUPPORTED, "this process group has no backend for ", device_type_name(device),
-       " tensors (Gloo reduces CPU tensors)");
+  check_device(device, "process group");
+  return device == TSR_DEVICE_CPU ? *cpu_backend_ : *cuda_backend_;
 }
 
 ProcessGroup::~ProcessGroup() {
@@ -177,6 +198,7 @@ ProcessGroup::~ProcessGroup() {
     background.swap(background_);
   }
   for (Background& b : background) b.thread.join();
+  cuda_backend_.reset();
   cpu_backend_.reset();
   cleanup_store();
 }
@@ -272,7 +294,8 @@ void ProcessGroup::execute(const Item& item) {
   const auto start = Clock::now();
   try {
     if (detail_ && size_ > 1 && !item.collective.point_to_point) check_fingerprints(item.seq, item.collective);
-    item.collective.run(backend_for(item.collective.device), CallOptions{tag_of(item.seq), timeout_});
+    const Collective& c = item.collective;
+    c.run(backend_for(c.device), CallOptions{tag_of(item.seq), timeout_, c.device_index});
   } catch (const Error&) {
     if (recorded) recorder_.finished(item.seq, false);
     throw;
@@ -290,8 +313,10 @@ void ProcessGroup::check_fingerprints(uint64_t seq, const Collective& c) {
   std::vector<char> mine(kLength, 0), all(kLength * size_t(size_), 0);
   std::snprintf(mine.data(), kLength, "sequence %llu: %s(%s)", (unsigned long long)seq, c.op.c_str(),
                 c.signature.c_str());
-  backend_for(c.device).all_gather_bytes(mine.data(), all.data(), kLength,
-                                         CallOptions{fingerprint_tag_of(seq), timeout_});
+  // Through the CPU engine where the group has one: host memory, no
+  // device staging.
+  (cpu_backend_ ? *cpu_backend_ : backend_for(c.device))
+      .all_gather_bytes(mine.data(), all.data(), kLength, CallOptions{fingerprint_tag_of(seq), timeout_, c.device_index});
   for (int r = 0; r < size_; ++r) {
     const char* theirs = all.data() + size_t(r) * kLength;
     if (std::memcmp(theirs, mine.data(), kLength) == 0) continue;
@@ -312,9 +337,12 @@ void ProcessGroup::fail_group(uint64_t seq, const Collective& c, const std::stri
     std::lock_guard<std::mutex> lock(mutex_);
     if (failure_.empty()) failure_ = c.op + " failed";
   }
-  // Peers blocked on this rank fail now instead of at their timeout.
+  // Peers blocked on this rank fail now instead of at their timeout; the
+  // group's other engine goes too, as c10d aborts every backend.
   Backend& backend = backend_for(c.device);
   backend.abort();
+  for (Backend* other : {cpu_backend_.get(), cuda_backend_.get()})
+    if (other && other != &backend) other->abort();
   const std::string missing = missing_ranks_report(seq);
   char waited[32];
   std::snprintf(waited, sizeof waited, "%.2f s", seconds);

@@ -38,6 +38,9 @@ struct GroupOptions {
   // TSR_DIST_MPI: the engine is MPI (mpi_backend.h) over the processes
   // mpirun started; there is no rendezvous and no store. Else Gloo.
   bool mpi = false;
+  // Else DEFAULT: Gloo for CPU tensors, NCCL for CUDA tensors (c10d's
+  // "cpu:gloo,cuda:nccl"); GLOO: CPU only; NCCL: CUDA only.
+  tsr_dist_backend backend = TSR_DIST_DEFAULT;
 };
 
 // What a collective does, given the backend of its tensors' device, a tag
@@ -51,6 +54,7 @@ struct Collective {
   // sequence number (tags of collectives must agree across ranks, and only
   // the two peers take part) and has no fingerprint.
   bool point_to_point = false;
+  int32_t device_index = -1;  // the tensors' device index (-1: none, a barrier)
 };
 
 class ProcessGroup {
@@ -70,8 +74,15 @@ class ProcessGroup {
   int rank() const { return rank_; }
   int size() const { return size_; }
   Millis timeout() const { return timeout_; }
-  // "gloo" or "mpi", as torch's get_backend() prints it.
-  const char* backend_name() const { return mpi_ ? "mpi" : "gloo"; }
+  // "gloo", "mpi" or "nccl" (a TSR_DIST_NCCL group), as torch's
+  // get_backend() prints it.
+  const char* backend_name() const { return mpi_ ? "mpi" : cpu_backend_ ? "gloo" : "nccl"; }
+  // Throws TSR_ERR_UNSUPPORTED when the group has no backend for tensors
+  // on device (a CPU tensor in a TSR_DIST_NCCL group): checked when a
+  // collective is issued.
+  void check_device(tsr_device_type device, const char* op) const;
+  // Where a barrier runs: CPU (Gloo, MPI) unless the group is NCCL only.
+  tsr_device_type barrier_device() const { return cpu_backend_ ? TSR_DEVICE_CPU : TSR_DEVICE_CUDA; }
   // Rank in the job's group (tsr_process_group_init's) of this group's
   // rank r, and the inverse (-1 when that process is not in this group).
   int global_rank(int r) const { return global_ranks_.at(size_t(r)); }
@@ -134,7 +145,8 @@ class ProcessGroup {
   std::shared_ptr<Store> base_store_;  // the store itself
   std::shared_ptr<Store> store_;       // this group's keys in it
   bool file_store_ = false;
-  std::unique_ptr<Backend> cpu_backend_;  // Gloo, or MPI
+  std::unique_ptr<Backend> cpu_backend_;   // Gloo, or MPI; none in a TSR_DIST_NCCL group
+  std::unique_ptr<Backend> cuda_backend_;  // NCCL (communicator made lazily); none for GLOO and MPI
   FlightRecorder recorder_;
 
   std::mutex mutex_;  // guards what follows

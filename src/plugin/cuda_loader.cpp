@@ -20,6 +20,7 @@
 
 #include "alloc/caching_allocator.h"
 #include "core/device_allocator.h"
+#include "core/device_collectives.h"
 #include "core/device_plugin.h"
 #include "core/error.h"
 #include <tessera/version.h>
@@ -114,6 +115,8 @@ void load_plugin() {
   check_versions(got, path);
   alloc::register_caching_backend(got.device);
   alloc::register_caching_backend(got.pinned_host);
+  // Optional: a plugin without collectives still serves devices.
+  if (got.collectives) register_device_collectives(TSR_DEVICE_CUDA, got.collectives);
 }
 
 // Runs load_plugin once for both CUDA types and repeats its failure.

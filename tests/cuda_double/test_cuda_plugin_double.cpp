@@ -54,7 +54,7 @@ InitResult init(uint32_t abi = kDevicePluginAbi, uint32_t version = TSR_VERSION_
                 size_t why_capacity = 512) {
   InitResult r{};
   std::vector<char> why(why_capacity + 1, '#');
-  r.out = DevicePluginExports{77, 77, nullptr, nullptr};
+  r.out = DevicePluginExports{77, 77, nullptr, nullptr, nullptr};
   r.rc = plugin_init()(abi, version, &r.out, why.data(), why_capacity);
   r.why = why.data();
   return r;
@@ -66,7 +66,7 @@ InitResult init(uint32_t abi = kDevicePluginAbi, uint32_t version = TSR_VERSION_
 DevicePluginExports& plugin() {
   static DevicePluginExports exports = [] {
     setenv("TSR_CUDA_PLUGIN", TSR_CUDA_DOUBLE_PLUGIN, 1);
-    DevicePluginExports e{kDevicePluginAbi, TSR_VERSION_NUMBER, nullptr, nullptr};
+    DevicePluginExports e{kDevicePluginAbi, TSR_VERSION_NUMBER, nullptr, nullptr, nullptr};
     try {
       e.device = &backend_for(kCuda0);
       e.pinned_host = &backend_for(Device{TSR_DEVICE_CUDA_HOST, 0});
@@ -181,6 +181,7 @@ TEST(CudaPluginInit, ReturnsBothBackends) {
   EXPECT_EQ(r.out.version_number, static_cast<uint32_t>(TSR_VERSION_NUMBER));
   ASSERT_NE(r.out.device, nullptr);
   ASSERT_NE(r.out.pinned_host, nullptr);
+  EXPECT_NE(r.out.collectives, nullptr);  // NCCL, loaded on the first collective
   EXPECT_EQ(r.out.device->type(), TSR_DEVICE_CUDA);
   EXPECT_EQ(r.out.device->device_count(), 2);
   EXPECT_EQ(r.out.pinned_host->type(), TSR_DEVICE_CUDA_HOST);

@@ -4,7 +4,8 @@
  * Checks: CUDA is available with 2 devices; tensors are allocated on cuda:0,
  * cuda:1 and pinned memory through their caching allocators (statistics
  * per device); tsr_cuda_synchronize accepts -1, 0 and 1 and refuses 2 and
- * -2. Exits 0 when all hold, 1 naming the first that does not. */
+ * -2; a TSR_DIST_NCCL group is refused (the fake has no collectives).
+ * Exits 0 when all hold, 1 naming the first that does not. */
 #include <stdio.h>
 #include <string.h>
 
@@ -58,6 +59,21 @@ int main(void) {
   expect(tsr_cuda_synchronize(-2) == TSR_ERR_INVALID_ARGUMENT &&
              strstr(tsr_last_error_message(), "got -2"),
          "tsr_cuda_synchronize(-2) is invalid");
+
+  /* This fake plugin has no collectives: an NCCL group is refused before
+   * any rendezvous, saying so. */
+  tsr_process_group_options o = TSR_PROCESS_GROUP_OPTIONS_INIT;
+  o.backend = TSR_DIST_NCCL;
+  o.init_method = "tcp://127.0.0.1:1";
+  o.rank = 0;
+  o.world_size = 1;
+  o.timeout_ms = 1000;
+  tsr_process_group* pg = NULL;
+  expect(tsr_process_group_init(&o, &pg) == TSR_ERR_UNSUPPORTED &&
+             strstr(tsr_last_error_message(), "the NCCL backend needs CUDA devices and NCCL") &&
+             strstr(tsr_last_error_message(), "device plugin provides no collectives between processes") &&
+             pg == NULL,
+         "an NCCL group without the plugin's collectives is refused");
 
   tsr_tensor_release(pinned);
   tsr_tensor_release(b);

@@ -241,7 +241,9 @@ def is_gloo_available():
 
 
 def is_nccl_available():
-    return False
+    """Whether NCCL can be used: the CUDA plugin starts (a CUDA device) and
+    NCCL (libnccl.so.2, or $TSR_NCCL_LIBRARY) loads."""
+    return _core.ProcessGroup.available(_core.DIST_NCCL)
 
 
 def is_mpi_available():

@@ -16,6 +16,36 @@ class EmulatedCuda(unittest.TestCase):
         if not tessera.cuda.is_available():
             self.fail("TSR_CUDA_PLUGIN does not name a working CUDA plugin")
 
+    def test_nccl_group_of_one(self):
+        """init_process_group("nccl") and the default "cpu:gloo,cuda:nccl" on
+        the emulated device, NCCL being the tests' double ($TSR_NCCL_LIBRARY;
+        tests/nccl_double/test_nccl_backend.c runs the numbers at world 2 and 3)."""
+        import socket
+        import tessera.distributed as dist
+        import tessera.errors as errors
+        self.assertTrue(dist.is_nccl_available())
+        for backend in ("nccl", None):
+            with socket.socket() as s:
+                s.bind(("127.0.0.1", 0))
+                port = s.getsockname()[1]
+            dist.init_process_group(backend, init_method="tcp://127.0.0.1:%d" % port, rank=0, world_size=1)
+            try:
+                self.assertEqual(dist.get_backend(), "nccl" if backend else "gloo")
+                t = tessera.arange(4.).cuda()
+                dist.all_reduce(t, op=dist.ReduceOp.MAX)
+                dist.all_reduce(t, async_op=True).wait()
+                self.assertEqual((t.device.type, t.cpu().tolist()), ("cuda", [0., 1., 2., 3.]))
+                dist.barrier()
+                cpu = tessera.ones(2)
+                if backend == "nccl":
+                    with self.assertRaisesRegex(errors.UnsupportedError, "a CPU tensor in a TSR_DIST_NCCL"):
+                        dist.all_reduce(cpu)
+                else:
+                    dist.all_reduce(cpu)
+                    self.assertEqual(cpu.tolist(), [1., 1.])
+            finally:
+                dist.destroy_process_group()
+
     def test_queries(self):
         self.assertGreaterEqual(tessera.cuda.device_count(), 1)
         self.assertEqual(tessera.cuda.current_device(), 0)

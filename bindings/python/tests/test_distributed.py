@@ -192,8 +192,11 @@ class OneProcessGroupTest(unittest.TestCase):
             dist.Backend("foo")
         with self.assertRaisesRegex(ValueError, "Invalid backend"):
             dist.init_process_group("foo")
-        for name in ("nccl", "ucc", "cpu:nccl"):
-            with self.assertRaisesRegex(errors.UnsupportedError, "not built") as cm:
+        # NCCL needs a CUDA device (none here: the emulated one is
+        # cuda_emulated_check.py's); UCC is not built.
+        for name, why in (("nccl", "the NCCL backend needs CUDA devices and NCCL"), ("ucc", "not built"),
+                          ("cpu:nccl", "the NCCL backend needs CUDA devices and NCCL")):
+            with self.assertRaisesRegex(errors.UnsupportedError, why) as cm:
                 dist.init_process_group(name, init_method="tcp://127.0.0.1:1", rank=0, world_size=1)
             self.assertIsInstance(cm.exception, RuntimeError)
         # MPI where its module cannot be loaded (mpi_ranks.py runs it under
@@ -207,7 +210,7 @@ class OneProcessGroupTest(unittest.TestCase):
         self.assertIn("False\nMPI module not found: could not load /nonexistent/libtessera_mpi.so", out)
         self.assertFalse(dist.is_initialized())
         self.assertTrue(dist.is_available())
-        self.assertFalse(dist.is_nccl_available())
+        self.assertFalse(dist.is_nccl_available())  # no CUDA device (or no plugin) here
         for name in (None, "cpu:gloo", "cpu:gloo,cuda:nccl", dist.Backend.GLOO):
             dist.init_process_group(name, init_method="tcp://127.0.0.1:%d" % free_port(), rank=0, world_size=1)
             self.assertEqual(dist.get_backend(), "gloo")
