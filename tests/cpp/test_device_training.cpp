@@ -130,7 +130,9 @@ TEST_F(DeviceTraining, GradScalerUnscalesDenseGradientsInOneLaunchPer32) {
           ASSERT_EQ(tsr_transpose(grad.h, 0, 1, &t), TSR_OK);
           grad = T(t);
         }
-        if (poison && i == 20) ASSERT_EQ(tsr_fill_(grad.h, INFINITY), TSR_OK);
+        if (poison && i == 20) {
+          ASSERT_EQ(tsr_fill_(grad.h, INFINITY), TSR_OK);
+        }
         ASSERT_EQ(tsr_set_grad(list->back().h, grad.h), TSR_OK) << tsr_last_error_message();
       }
     }
