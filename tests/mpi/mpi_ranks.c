@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include <tessera/tessera.h>
+#include "dist_values.h"
 
 #define TSR_CPU TSR_DEVICE_CPU, 0 /* as tests/helpers.h */
 
@@ -64,27 +65,11 @@ static const tsr_dtype kDtypes[] = {TSR_FLOAT32, TSR_FLOAT64, TSR_FLOAT16, TSR_B
 static const tsr_reduce_op kOps[] = {TSR_REDUCE_SUM, TSR_REDUCE_AVG, TSR_REDUCE_PRODUCT, TSR_REDUCE_MIN,
                                      TSR_REDUCE_MAX};
 
-/* Rank r's element i: small integers; 1 or 2 for products. g_offset 3
- * makes them non-negative (uint8). */
+/* g_offset 3 makes the values non-negative (uint8). */
 static int g_offset = 0;
-static double value(tsr_reduce_op op, int r, int64_t i) {
-  if (op == TSR_REDUCE_PRODUCT) return 1 + ((i + r) % 2);
-  return (double)((i * 7 + r * 3) % 11) - 3 + g_offset;
-}
-
+static double value(tsr_reduce_op op, int r, int64_t i) { return dist_value(op, r, i, g_offset); }
 static double reduce(tsr_reduce_op op, int world, int64_t i, int integer) {
-  double acc = value(op, 0, i);
-  for (int r = 1; r < world; ++r) {
-    const double v = value(op, r, i);
-    switch (op) {
-      case TSR_REDUCE_SUM: case TSR_REDUCE_AVG: acc += v; break;
-      case TSR_REDUCE_PRODUCT: acc *= v; break;
-      case TSR_REDUCE_MIN: acc = v < acc ? v : acc; break;
-      case TSR_REDUCE_MAX: acc = v > acc ? v : acc; break;
-    }
-  }
-  if (op == TSR_REDUCE_AVG) acc = integer ? trunc(acc / world) : acc / world;
-  return acc;
+  return dist_reduced(op, world, i, integer, g_offset);
 }
 
 static int is_integer(tsr_dtype d) { return d != TSR_FLOAT32 && d != TSR_FLOAT64 && d != TSR_FLOAT16 && d != TSR_BFLOAT16; }

@@ -15,6 +15,7 @@
 #include <math.h>
 
 #include "dist_harness.h"
+#include "dist_values.h"
 #include "helpers.h"
 #include "tsr_cuda_double.h"
 
@@ -38,25 +39,9 @@ static tsr_status nccl_init(int port, int rank, int world, tsr_dist_backend back
   return tsr_process_group_init(&o, pg);
 }
 
-/* Rank r's element i: small integers, exact in every dtype; 1 or 2 for products. */
-static double value(tsr_reduce_op op, int r, int64_t i) {
-  if (op == TSR_REDUCE_PRODUCT) return 1 + ((i + r) % 2);
-  return (double)((i * 7 + r * 3) % 11) - 3;
-}
-
+static double value(tsr_reduce_op op, int r, int64_t i) { return dist_value(op, r, i, 0); }
 static double reduce(tsr_reduce_op op, int world, int64_t i, int integer) {
-  double acc = value(op, 0, i);
-  for (int r = 1; r < world; ++r) {
-    const double v = value(op, r, i);
-    switch (op) {
-      case TSR_REDUCE_SUM: case TSR_REDUCE_AVG: acc += v; break;
-      case TSR_REDUCE_PRODUCT: acc *= v; break;
-      case TSR_REDUCE_MIN: acc = v < acc ? v : acc; break;
-      case TSR_REDUCE_MAX: acc = v > acc ? v : acc; break;
-    }
-  }
-  if (op == TSR_REDUCE_AVG) acc = integer ? trunc(acc / world) : acc / world;
-  return acc;
+  return dist_reduced(op, world, i, integer, 0);
 }
 
 /* A CUDA tensor of dtype holding n doubles. */
