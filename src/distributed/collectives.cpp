@@ -260,26 +260,15 @@ std::shared_ptr<Work> point_to_point(ProcessGroup& pg, const Tensor& tensor, int
   // (c10d's Gloo send returns once posted).
   pg.run_in_background([&pg, info, posting, pending, work, receiving]() mutable {
     posting->wait_for(Millis(-1));
-    tsr_status status = posting->status();
-    std::string message = posting->message();
+    RankOutcome outcome{posting->status(), posting->message()};
     int from = -1;
-    if (status == TSR_OK) {
-      try {
-        from = finish_transfer(pg, info, *pending);
-      } catch (const Error& e) {
-        status = e.status();
-        message = e.what();
-      } catch (const std::exception& e) {
-        status = TSR_ERR_INTERNAL;
-        message = e.what();
-      }
-    }
+    if (outcome.status == TSR_OK) outcome = outcome_of([&] { from = finish_transfer(pg, info, *pending); });
     // Drop the tensors before waking the waiter, as the worker does: once
     // a wait returns, the group holds no reference to them.
     pending.reset();
     posting.reset();
-    if (receiving && status == TSR_OK) work->set_peer(from);
-    work->complete(status, std::move(message));
+    if (receiving && outcome.status == TSR_OK) work->set_peer(from);
+    work->complete(outcome.status, std::move(outcome.message));
   });
   return work;
 }

@@ -22,12 +22,6 @@ namespace tsr::distributed {
 // fails.
 std::vector<std::string> all_gather_strings(ProcessGroup& pg, const std::string& mine);
 
-// What one rank reports in an agreement: TSR_OK, or its failure.
-struct RankOutcome {
-  tsr_status status = TSR_OK;
-  std::string message;
-};
-
 // Every rank's outcome; then, when any rank failed, throws on every rank:
 // the failing rank rethrows its own error as it was; the others throw the
 // lowest failing rank's status with "<what> failed on rank <r> of <w>:
@@ -38,22 +32,5 @@ void agree(ProcessGroup& pg, const RankOutcome& mine, const std::string& what);
 // that carries either this rank's failure or its payload.
 std::vector<std::string> agree_and_gather(ProcessGroup& pg, const RankOutcome& mine, const std::string& payload,
                                           const std::string& what);
-
-// Runs f, turning what it throws into an outcome (out of memory as
-// TSR_ERR_OUT_OF_MEMORY, another std::exception as TSR_ERR_INTERNAL), so
-// this rank still takes part in the agreement that follows.
-template <typename F>
-RankOutcome outcome_of(F&& f) {
-  try {
-    f();
-    return {};
-  } catch (const Error& e) {
-    return RankOutcome{e.status(), e.what()};
-  } catch (const std::bad_alloc&) {
-    return RankOutcome{TSR_ERR_OUT_OF_MEMORY, "out of memory"};
-  } catch (const std::exception& e) {
-    return RankOutcome{TSR_ERR_INTERNAL, e.what()};
-  }
-}
 
 }  // namespace tsr::distributed

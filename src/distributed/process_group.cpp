@@ -261,22 +261,12 @@ void ProcessGroup::worker_loop() {
     queue_.pop_front();
     busy_ = true;
     lock.unlock();
-    tsr_status status = TSR_OK;
-    std::string message;
-    try {
-      execute(item);
-    } catch (const Error& e) {
-      status = e.status();
-      message = e.what();
-    } catch (const std::exception& e) {
-      status = TSR_ERR_INTERNAL;
-      message = e.what();
-    }
+    RankOutcome outcome = outcome_of([&] { execute(item); });
     // Drop the collective's tensors before waking the waiter: once a wait
     // returns, the group holds no reference to them.
     std::shared_ptr<Work> work = std::move(item.work);
     item = Item{};
-    work->complete(status, std::move(message));
+    work->complete(outcome.status, std::move(outcome.message));
     lock.lock();
     busy_ = false;
     cv_.notify_all();

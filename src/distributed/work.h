@@ -5,11 +5,38 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <new>
 #include <string>
 
 #include <tessera/types.h>
 
+#include "core/error.h"
+
 namespace tsr::distributed {
+
+// What running an operation ended with: TSR_OK, or its failure. A Work
+// reports one; the ranks of an agreement (exchange.h) exchange them.
+struct RankOutcome {
+  tsr_status status = TSR_OK;
+  std::string message;
+};
+
+// Runs f, turning what it throws into an outcome (a tsr::Error as it is,
+// out of memory as TSR_ERR_OUT_OF_MEMORY, another std::exception as
+// TSR_ERR_INTERNAL).
+template <typename F>
+RankOutcome outcome_of(F&& f) {
+  try {
+    f();
+    return {};
+  } catch (const Error& e) {
+    return RankOutcome{e.status(), e.what()};
+  } catch (const std::bad_alloc&) {
+    return RankOutcome{TSR_ERR_OUT_OF_MEMORY, "out of memory"};
+  } catch (const std::exception& e) {
+    return RankOutcome{TSR_ERR_INTERNAL, e.what()};
+  }
+}
 
 class Work {
  public:
