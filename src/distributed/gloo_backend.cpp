@@ -35,6 +35,26 @@ void gloo_call(Fn&& fn) {
 
 }  // namespace
 
+// Gloo 0.5's device thread may still lock a failed operation's unbound
+// buffers after the operation threw (a peer died in the middle of it):
+// destroying the options then frees a mutex that thread holds (TSan saw it
+// in the killed-rank tests). A failed operation's options therefore stay
+// alive until the context, and with it every pair that could touch them,
+// is gone (failed_operations_ is declared before context_).
+template <typename Options, typename Run>
+void GlooBackend::run(Run&& run) {
+  auto options = std::make_shared<Options>(context_);
+  try {
+    run(*options);
+  } catch (const Error&) {
+    failed_operations_.push_back(options);
+    throw;
+  } catch (const gloo::Exception& e) {
+    failed_operations_.push_back(options);
+    throw BackendFailure(e.what());
+  }
+}
+
 GlooBackend::GlooBackend(Store& store, int rank, int size, const std::string& listen_host, Millis timeout) {
   try {
     gloo::transport::tcp::attr attr;
@@ -46,10 +66,11 @@ GlooBackend::GlooBackend(Store& store, int rank, int size, const std::string& li
     context_ = context;
     // Every rank is connected before any returns: rank 0 may release the
     // store's server as soon as it returns.
-    gloo::BarrierOptions o(context_);
-    o.setTag(0);
-    o.setTimeout(timeout);
-    gloo::barrier(o);
+    run<gloo::BarrierOptions>([&](gloo::BarrierOptions& o) {
+      o.setTag(0);
+      o.setTimeout(timeout);
+      gloo::barrier(o);
+    });
   } catch (const Error&) {
     throw;
   } catch (const std::exception& e) {
@@ -61,8 +82,7 @@ GlooBackend::GlooBackend(Store& store, int rank, int size, const std::string& li
 void GlooBackend::all_reduce(const Tensor& buffer, tsr_reduce_op op, const CallOptions& o) {
   const size_t n = size_t(buffer.numel());
   if (n == 0) return;
-  gloo_call([&] {
-    gloo::AllreduceOptions a(context_);
+  run<gloo::AllreduceOptions>([&](gloo::AllreduceOptions& a) {
     // The element type only sets the element size; the function does the math.
     void* p = buffer.data_ptr();
     switch (buffer.element_size()) {
@@ -81,8 +101,7 @@ void GlooBackend::all_reduce(const Tensor& buffer, tsr_reduce_op op, const CallO
 
 void GlooBackend::broadcast(const Tensor& buffer, int root, const CallOptions& o) {
   if (buffer.numel() == 0) return;
-  gloo_call([&] {
-    gloo::BroadcastOptions b(context_);
+  run<gloo::BroadcastOptions>([&](gloo::BroadcastOptions& b) {
     // In place on every rank, root included: an input buffer object on the
     // root, even over the same memory, makes Gloo copy the buffer onto
     // itself while its send reads it.
@@ -115,8 +134,7 @@ void GlooBackend::reduce_scatter(const Tensor& output, const Tensor& input, tsr_
 }
 
 void GlooBackend::barrier(const CallOptions& o) {
-  gloo_call([&] {
-    gloo::BarrierOptions b(context_);
+  run<gloo::BarrierOptions>([&](gloo::BarrierOptions& b) {
     b.setTag(o.tag);
     b.setTimeout(o.timeout);
     gloo::barrier(b);
@@ -186,8 +204,7 @@ std::unique_ptr<Transfer> GlooBackend::recv(const Tensor& buffer, int peer, cons
 }
 
 void GlooBackend::all_gather_bytes(const void* in, void* out, size_t bytes_per_rank, const CallOptions& o) {
-  gloo_call([&] {
-    gloo::AllgatherOptions g(context_);
+  run<gloo::AllgatherOptions>([&](gloo::AllgatherOptions& g) {
     g.setInput(static_cast<char*>(const_cast<void*>(in)), bytes_per_rank);
     g.setOutput(static_cast<char*>(out), bytes_per_rank * size_t(context_->size));
     g.setTag(o.tag);

@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <gloo/context.h>
 
@@ -33,6 +34,14 @@ class GlooBackend final : public Backend {
   void abort() noexcept override;
 
  private:
+  // Runs one Gloo operation on a fresh Options over the context; Gloo's
+  // exceptions leave as BackendFailure, and a failed operation's options
+  // are kept in failed_operations_ (gloo_backend.cpp says why).
+  template <typename Options, typename Run>
+  void run(Run&& run);
+
+  // Declared before context_ so that they are destroyed after it.
+  std::vector<std::shared_ptr<void>> failed_operations_;
   std::shared_ptr<gloo::Context> context_;
 };
 
