@@ -75,6 +75,14 @@ class EmulatedKernels final : public DeviceKernels {
       self->launches_.push_back(name);
       emulate_block_rows(rows, block_row_grid(rows, width, self->shape_.max_grid), width * depth, width, f);
     }
+    // A block-tiled kernel: F::kRows threads per block, at most shape_'s
+    // max_grid blocks, `shared` bytes of poisoned shared memory each.
+    template <typename F>
+    void launch_block_tiles(const char* name, const F& f, size_t shared) {
+      self->launches_.push_back(name);
+      emulate_block_tiles(uint32_t(std::min<int64_t>(std::max<int64_t>(f.blocks(), 1), self->shape_.max_grid)), f,
+                          shared);
+    }
     // A tiled copy's tiles: kTileThreads threads per block (fixed, as the
     // CUDA launcher's), at most shape_'s max_grid blocks.
     template <typename F>

@@ -321,13 +321,24 @@ inline void check_sdpa(const SdpaDeviceArgs& a, const char* what) {
             ": mask dtype ", dtype_name(a.mask_dtype));
 }
 
-// One thread per query row; compute type double for float64, else float.
+// Shared-memory tiles (SdpaForwardTiles) when a tile of K and V fits in a
+// block's default 48 KiB (E + Ev up to 384 in float, 192 in double), else
+// one thread per query row; compute type double for float64, else float.
+constexpr size_t kSdpaTileSharedBytes = 48 * 1024;
+template <typename C, typename Launcher>
+void sdpa_forward_as(Launcher& l, const SdpaDeviceArgs& a) {
+  using Tiles = SdpaForwardTiles<C>;
+  const size_t shared = size_t(Tiles::shared_elements(a)) * sizeof(C);
+  if (shared <= kSdpaTileSharedBytes) l.launch_block_tiles("sdpa_forward_tiles", Tiles{a}, shared);
+  else l.launch("sdpa_forward", a.batch * a.L, SdpaForwardFn<C>{a});
+}
+
 template <typename Launcher>
 void dispatch_sdpa_forward(Launcher& l, const SdpaDeviceArgs& a) {
   check_sdpa(a, "sdpa_forward");
   if (a.batch * a.L == 0) return;
-  if (a.dtype == TSR_FLOAT64) l.launch("sdpa_forward", a.batch * a.L, SdpaForwardFn<double>{a});
-  else l.launch("sdpa_forward", a.batch * a.L, SdpaForwardFn<float>{a});
+  if (a.dtype == TSR_FLOAT64) sdpa_forward_as<double>(l, a);
+  else sdpa_forward_as<float>(l, a);
 }
 
 // Query rows first (D and dq), then key rows (dk, dv), in stream order.
