@@ -92,8 +92,10 @@ enum class BinaryKernel : int32_t {
 // double for floating inputs and int64 for integers and bool, then scales by
 // `scale` (1 for sum, 1/count for mean) and converts to out's dtype; Max
 // gives the first maximum (NaN counts as the maximum) and its int64 index
-// along the single inner dim in `indices`.
-enum class ReduceKernel : int32_t { Sum, Max };
+// along the single inner dim in `indices`. Min (appended for issue 32's
+// min/amin) is Max with the order reversed: the first NaN, else the first
+// minimum (minmax.cpp's min_dim, extrema.cpp's amin).
+enum class ReduceKernel : int32_t { Sum, Max, Min };
 struct ReduceArgs {
   KernelShape outer;
   KernelOperand out;      // strides over outer

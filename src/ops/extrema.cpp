@@ -12,6 +12,8 @@
 #include "cpu/kernels/extrema.h"
 #include "cpu/kernels/map.h"
 #include "cpu/kernels/reduce.h"
+#include "device/any_device.h"
+#include "device/reduce_ops.h"
 #include "ops/compare.h"
 #include "ops/grad_util.h"
 #include "ops/indexing_ops.h"
@@ -41,15 +43,20 @@ class Extremum final : public prim::Primitive {
   Tensors eval_cpu(const Tensors& in) override {
     return {max_ ? kernels::maximum(in[0], in[1]) : kernels::minimum(in[0], in[1])};
   }
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override {
+    return {device::extremum(k, in[0], in[1], max_)};
+  }
   prim::SaveSpec save_spec(const prim::RequiresGrad&) const override { return {bit(0) | bit(1), 0}; }
   // where(a == b, g / 2, g), zeroed where the other side wins.
   Tensors backward(const BackwardContext& ctx) override {
     const Tensor& g = ctx.grad(0);
     const Tensor a = ctx.input(0), b = ctx.input(1);
     const Tensor shared = where(eq(a, b), mul_scalar(g, 0.5), g);
+    // masked_fill(shared, loses, 0) as a where, which every device has.
+    const Tensor zero = device::zeros_on({}, shared.dtype(), shared.device());
     Tensor ga, gb;
-    if (ctx.needs_input_grad(0)) ga = to_input(masked_fill(shared, max_ ? lt(a, b) : gt(a, b), 0.0), ctx.input_meta(0));
-    if (ctx.needs_input_grad(1)) gb = to_input(masked_fill(shared, max_ ? gt(a, b) : lt(a, b), 0.0), ctx.input_meta(1));
+    if (ctx.needs_input_grad(0)) ga = to_input(where(max_ ? lt(a, b) : gt(a, b), zero, shared), ctx.input_meta(0));
+    if (ctx.needs_input_grad(1)) gb = to_input(where(max_ ? gt(a, b) : lt(a, b), zero, shared), ctx.input_meta(1));
     return {ga, gb};
   }
 
@@ -83,6 +90,9 @@ class ExtremeOver final : public prim::Primitive {
   Tensors eval_cpu(const Tensors& in) override {
     const auto mask = kernels::reduction_mask(in[0], dims_);
     return {max_ ? kernels::amax(in[0], mask, keepdim_) : kernels::amin(in[0], mask, keepdim_)};
+  }
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override {
+    return {device::extreme_over(k, in[0], kernels::reduction_mask(in[0], dims_), keepdim_, max_)};
   }
   prim::SaveSpec save_spec(const prim::RequiresGrad&) const override { return {bit(0), bit(0)}; }
   // grad shared evenly among the elements equal to the result.

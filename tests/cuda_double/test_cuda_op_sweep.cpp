@@ -253,6 +253,196 @@ constexpr tsr_dtype kFloats[] = {TSR_FLOAT32, TSR_FLOAT64, TSR_FLOAT16, TSR_BFLO
 constexpr tsr_dtype kAll[] = {TSR_FLOAT32, TSR_FLOAT64, TSR_FLOAT16, TSR_BFLOAT16, TSR_INT64,
                               TSR_INT32,   TSR_INT8,    TSR_UINT8,   TSR_BOOL};
 
+// ---- reductions, extrema, scans, statistics (issue 32, cuda-reduce) -----
+
+// Given values (NaN, signed zeros, ties) in dtype.
+tsr_tensor* doubles_cpu(const std::vector<double>& v, std::vector<int64_t> sizes, tsr_dtype dtype) {
+  tsr_tensor* d = nullptr;
+  ok(tsr_from_data(v.data(), v.size() * sizeof(double), int64_t(sizes.size()), sizes.data(), TSR_FLOAT64, &d), d);
+  if (dtype == TSR_FLOAT64) return d;
+  tsr_tensor* out = nullptr;
+  const tsr_status s = tsr_to_dtype(d, dtype, &out);
+  tsr_tensor_release(d);
+  return ok(s, out);
+}
+
+// 1 / t: tells -0 (-inf) from +0 (+inf) in the comparison, which takes
+// -0 == +0.
+tsr_status signed_zeros(tsr_status s, tsr_tensor** o) {
+  if (s != TSR_OK) return s;
+  tsr_tensor* r = nullptr;
+  const tsr_status s2 = tsr_reciprocal(*o, &r);
+  tsr_tensor_release(*o);
+  *o = r;
+  return s2;
+}
+
+void add_reduce_cases(std::vector<Case>& cs) {
+  const std::vector<double> special = {1.0, -0.0, 0.0, NAN, 2.0, 2.0, -3.0, 0.0, -0.0, 2.0, NAN, -3.0};
+  const std::vector<double> ties = {-0.0, 0.0, 1.5, 1.5, 0.0, -0.0, -2.0, 3.0, -2.0, 3.0, 0.0, 0.0};
+  // ---- maximum / minimum: every dtype, broadcast, promoted ----------------
+  using Binary = std::function<tsr_status(const tsr_tensor*, const tsr_tensor*, tsr_tensor**)>;
+  for (const auto& [name, fn] : std::vector<std::pair<std::string, Binary>>{{"maximum", tsr_maximum},
+                                                                         {"minimum", tsr_minimum}}) {
+    for (tsr_dtype d : kAll)
+      for (tsr_dtype e : {d, TSR_FLOAT32, TSR_INT64}) {
+        cs.push_back({name + "/" + dname(d) + "," + dname(e),
+                      [d, e](Dev dev, Inputs& in) {
+                        in.push_back(transposed(on(dev, values_cpu({4, 3}, d, 3.0)), 0, 1));
+                        in.push_back(leaf(on(dev, values_cpu({4}, e, 2.0, 0.5))));
+                      },
+                      [fn = fn](const Inputs& in, tsr_tensor** o) { return fn(in[0].get(), in[1].get(), o); }, 0,
+                      0});
+      }
+    // NaN on either side, equal values (the backward halves the gradient)
+    cs.push_back({name + "/nan and ties",
+                  [special, ties](Dev dev, Inputs& in) {
+                    in.push_back(leaf(on(dev, doubles_cpu(special, {3, 4}, TSR_FLOAT32))));
+                    in.push_back(transposed(on(dev, doubles_cpu(ties, {4, 3}, TSR_FLOAT32)), 0, 1));
+                  },
+                  [fn = fn](const Inputs& in, tsr_tensor** o) { return fn(in[0].get(), in[1].get(), o); }, 0, 0});
+    cs.push_back({name + "/signed zeros",
+                  [special, ties](Dev dev, Inputs& in) {
+                    in.push_back(leaf(on(dev, doubles_cpu(special, {12}, TSR_FLOAT16))));
+                    in.push_back(leaf(on(dev, doubles_cpu(ties, {12}, TSR_FLOAT64))));
+                  },
+                  [fn = fn](const Inputs& in, tsr_tensor** o) {
+                    return signed_zeros(fn(in[0].get(), in[1].get(), o), o);
+                  },
+                  0, 0, false});
+    cs.push_back({name + "/expanded, empty",
+                  [](Dev dev, Inputs& in) {
+                    in.push_back(expanded(on(dev, values_cpu({1, 3}, TSR_FLOAT64)), {0, 3}));
+                    in.push_back(leaf(on(dev, values_cpu({3}, TSR_FLOAT64))));
+                  },
+                  [fn = fn](const Inputs& in, tsr_tensor** o) { return fn(in[0].get(), in[1].get(), o); }, 0, 0});
+  }
+  // ---- amax / amin: dims in any order of a transposed input ---------------
+  using Over = std::function<tsr_status(const tsr_tensor*, int64_t, const int64_t*, bool, tsr_tensor**)>;
+  for (const auto& [name, fn] : std::vector<std::pair<std::string, Over>>{{"amax", tsr_amax}, {"amin", tsr_amin}}) {
+    for (tsr_dtype d : kAll) {
+      cs.push_back({name + "/" + dname(d),
+                    [d](Dev dev, Inputs& in) { in.push_back(transposed(on(dev, values_cpu({5, 3, 4}, d, 6.0)), 0, 2)); },
+                    [fn = fn](const Inputs& in, tsr_tensor** o) {
+                      const int64_t dims[] = {2, 0};
+                      return fn(in[0].get(), 2, dims, false, o);
+                    },
+                    0, 0});
+      cs.push_back({name + "/all, keepdim/" + dname(d),
+                    [d](Dev dev, Inputs& in) { in.push_back(sliced(on(dev, values_cpu({9, 4}, d, 6.0)), 0, 1, 9, 3)); },
+                    [fn = fn](const Inputs& in, tsr_tensor** o) { return fn(in[0].get(), 0, nullptr, true, o); },
+                    0, 0});
+    }
+    cs.push_back({name + "/nan, ties (the backward shares the gradient)",
+                  [ties](Dev dev, Inputs& in) {
+                    std::vector<double> v = ties;
+                    v[7] = NAN;
+                    in.push_back(transposed(on(dev, doubles_cpu(v, {4, 3}, TSR_FLOAT64)), 0, 1));
+                  },
+                  [fn = fn](const Inputs& in, tsr_tensor** o) {
+                    const int64_t dims[] = {1};
+                    return fn(in[0].get(), 1, dims, true, o);
+                  },
+                  0, 0});
+    cs.push_back({name + "/signed zeros",  // the first of -0 and +0 in C order
+                  [ties](Dev dev, Inputs& in) {
+                    in.push_back(transposed(on(dev, doubles_cpu(ties, {3, 2, 2}, TSR_FLOAT32)), 0, 2));
+                  },
+                  [fn = fn](const Inputs& in, tsr_tensor** o) {
+                    const int64_t dims[] = {0, 1};
+                    return signed_zeros(fn(in[0].get(), 2, dims, false, o), o);
+                  },
+                  0, 0, false});
+    cs.push_back({name + "/0-dim", [](Dev dev, Inputs& in) { in.push_back(leaf(on(dev, values_cpu({}, TSR_FLOAT32)))); },
+                  [fn = fn](const Inputs& in, tsr_tensor** o) { return fn(in[0].get(), 0, nullptr, false, o); }, 0,
+                  0});
+  }
+  // ---- min / max over a dim (values, indices) and over everything ---------
+  using DimFn = std::function<tsr_status(const tsr_tensor*, int64_t, bool, tsr_tensor**, tsr_tensor**)>;
+  for (const auto& [name, fn] :
+       std::vector<std::pair<std::string, DimFn>>{{"min_dim", tsr_min_dim}, {"max_dim", tsr_max_dim}}) {
+    for (tsr_dtype d : kAll) {
+      for (bool indices : {false, true}) {
+        cs.push_back({name + (indices ? "/indices/" : "/values/") + dname(d),
+                      [d](Dev dev, Inputs& in) { in.push_back(transposed(on(dev, values_cpu({6, 5}, d, 4.0)), 0, 1)); },
+                      [fn = fn, indices](const Inputs& in, tsr_tensor** o) {
+                        H other;
+                        return indices ? fn(in[0].get(), 1, true, &other.h, o) : fn(in[0].get(), -1, false, o, &other.h);
+                      },
+                      0, 0});
+      }
+    }
+    for (bool indices : {false, true})
+      cs.push_back({name + "/nan, ties/" + (indices ? "indices" : "values"),
+                    [special](Dev dev, Inputs& in) { in.push_back(leaf(on(dev, doubles_cpu(special, {2, 6}, TSR_FLOAT32)))); },
+                    [fn = fn, indices](const Inputs& in, tsr_tensor** o) {
+                      H other;
+                      return indices ? fn(in[0].get(), 1, false, &other.h, o) : fn(in[0].get(), 0, false, o, &other.h);
+                    },
+                    0, 0});
+    cs.push_back({name + "/0-dim", [](Dev dev, Inputs& in) { in.push_back(leaf(on(dev, values_cpu({}, TSR_FLOAT64)))); },
+                  [fn = fn](const Inputs& in, tsr_tensor** o) {
+                    H idx;
+                    return fn(in[0].get(), 0, false, o, &idx.h);
+                  },
+                  0, 0});
+  }
+  // long rows: split over a block (rows of unit stride) or column blocks
+  // (rows whose neighbours are adjacent), the ties' first index kept by
+  // the combine
+  for (const auto& [name, fn] :
+       std::vector<std::pair<std::string, DimFn>>{{"min_dim", tsr_min_dim}, {"max_dim", tsr_max_dim}}) {
+    for (bool columns : {false, true})
+      cs.push_back({name + "/long rows, ties/" + (columns ? "column blocks" : "block per row"),
+                    [columns](Dev dev, Inputs& in) {
+                      if (columns) in.push_back(transposed(on(dev, values_cpu({200, 3}, TSR_INT8, 4.0)), 0, 1));
+                      else in.push_back(leaf(on(dev, values_cpu({3, 200}, TSR_INT8, 4.0))));
+                    },
+                    [fn = fn](const Inputs& in, tsr_tensor** o) {
+                      H values;
+                      return fn(in[0].get(), 1, false, &values.h, o);
+                    },
+                    0, 0});
+  }
+  for (const auto& [name, fn] : std::vector<std::pair<std::string, Over>>{{"amax", tsr_amax}, {"amin", tsr_amin}})
+    cs.push_back({name + "/long rows, nan",
+                  [](Dev dev, Inputs& in) {
+                    std::vector<double> v(600);
+                    for (size_t i = 0; i < v.size(); ++i) v[i] = std::sin(0.3 * double(i));
+                    v[250] = NAN;
+                    in.push_back(leaf(on(dev, doubles_cpu(v, {3, 200}, TSR_FLOAT32))));
+                  },
+                  [fn = fn](const Inputs& in, tsr_tensor** o) {
+                    const int64_t dims[] = {1};
+                    return fn(in[0].get(), 1, dims, false, o);
+                  },
+                  0, 0});
+  using Unary = std::function<tsr_status(const tsr_tensor*, tsr_tensor**)>;
+  for (const auto& [name, fn] : std::vector<std::pair<std::string, Unary>>{{"min", tsr_min}, {"max", tsr_max}}) {
+    for (tsr_dtype d : kAll)
+      cs.push_back({name + "/" + dname(d),
+                    [d](Dev dev, Inputs& in) { in.push_back(transposed(on(dev, values_cpu({4, 3, 5}, d, 5.0)), 0, 2)); },
+                    [fn = fn](const Inputs& in, tsr_tensor** o) { return fn(in[0].get(), o); }, 0, 0});
+    // evenly_distribute_backward: the gradient shared among the ties, then
+    // among the NaNs
+    cs.push_back({name + "/ties", [ties](Dev dev, Inputs& in) { in.push_back(leaf(on(dev, doubles_cpu(ties, {12}, TSR_FLOAT16)))); },
+                  [fn = fn](const Inputs& in, tsr_tensor** o) { return fn(in[0].get(), o); }, 0, 0});
+    cs.push_back({name + "/nan", [special](Dev dev, Inputs& in) { in.push_back(transposed(on(dev, doubles_cpu(special, {3, 4}, TSR_BFLOAT16)), 0, 1)); },
+                  [fn = fn](const Inputs& in, tsr_tensor** o) { return fn(in[0].get(), o); }, 0, 0});
+    cs.push_back({name + "/signed zeros", [ties](Dev dev, Inputs& in) { in.push_back(transposed(on(dev, doubles_cpu(ties, {3, 4}, TSR_FLOAT64)), 0, 1)); },
+                  [fn = fn](const Inputs& in, tsr_tensor** o) { return signed_zeros(fn(in[0].get(), o), o); }, 0, 0,
+                  false});
+  }
+  for (const auto& [name, fn] : std::vector<std::pair<std::string, DimFn>>{
+           {"argmin", [](const tsr_tensor* a, int64_t d, bool k, tsr_tensor** o, tsr_tensor**) { return tsr_argmin(a, d, k, o); }},
+           {"argmax", [](const tsr_tensor* a, int64_t d, bool k, tsr_tensor** o, tsr_tensor**) { return tsr_argmax(a, d, k, o); }}})
+    for (tsr_dtype d : {TSR_FLOAT32, TSR_INT8, TSR_BOOL})
+      cs.push_back({name + "/" + dname(d),
+                    [d](Dev dev, Inputs& in) { in.push_back(transposed(on(dev, values_cpu({6, 5}, d, 4.0)), 0, 1)); },
+                    [fn = fn](const Inputs& in, tsr_tensor** o) { return fn(in[0].get(), 0, true, o, nullptr); }, 0,
+                    0});
+}
+
 std::vector<Case> cases() {
   std::vector<Case> cs;
   const double lo = -0.5, hi = 0.75;
@@ -568,6 +758,7 @@ std::vector<Case> cases() {
     ce.ulp_factor = 16;
     cs.push_back(ce);
   }
+  add_reduce_cases(cs);
   return cs;
 }
 
@@ -582,7 +773,7 @@ const char* const kKnownGaps[] = {
     "softplus",
     "index (advanced indexing), index_put(_), nonzero, masked_fill(_), masked_select",
     "scatter(_), scatter_add(_) (the public ones), scatter_reduce(_), index_add(_), index_copy(_), index_fill(_)",
-    "maximum, minimum, amax, amin, norm, min (dim and all), max (all), evenly_distribute_backward",
+    "norm",
     "cumsum, cumprod, prod", "sort, topk, kthvalue", "var, std, var_mean, std_mean, logsumexp",
     "bmm, baddbmm", "flip",
     "binary_cross_entropy(_with_logits), the pointwise losses (mse, l1, smooth_l1, ...), loss's div, "
@@ -683,6 +874,42 @@ TEST_F(CudaOpSweep, ArgumentErrorsSayWhatTheCpuSays) {
   expect_same_error([](Dev dev, tsr_tensor** o) {  // gather with an int32 index
     H x(on(dev, values_cpu({3}, TSR_FLOAT32))), i(on(dev, ints_cpu({0}, {1}, TSR_INT32)));
     return tsr_gather(x.h, 0, i.h, o);
+  });
+}
+
+}  // namespace
+
+// ---- reductions, extrema, scans, statistics: error paths (cuda-reduce) ----
+namespace {
+
+TEST_F(CudaOpSweep, ReductionErrorsSayWhatTheCpuSays) {
+  for (auto fn : {tsr_min, tsr_max})  // nothing to reduce
+    expect_same_error([fn](Dev dev, tsr_tensor** o) {
+      H x(on(dev, values_cpu({0, 3}, TSR_FLOAT32)));
+      return fn(x.h, o);
+    });
+  for (auto fn : {tsr_min_dim, tsr_max_dim})  // an empty reduced dim
+    expect_same_error([fn](Dev dev, tsr_tensor** o) {
+      H x(on(dev, values_cpu({2, 0}, TSR_FLOAT32))), idx;
+      return fn(x.h, 1, false, o, &idx.h);
+    });
+  for (auto fn : {tsr_amax, tsr_amin})
+    expect_same_error([fn](Dev dev, tsr_tensor** o) {
+      H x(on(dev, values_cpu({0, 3}, TSR_FLOAT32)));
+      const int64_t dims[] = {0};
+      return fn(x.h, 1, dims, false, o);
+    });
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // a dim out of range
+    H x(on(dev, values_cpu({2, 3}, TSR_FLOAT32))), idx;
+    return tsr_min_dim(x.h, 2, false, o, &idx.h);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // argmin of bools
+    H x(on(dev, ints_cpu({1, 0}, {2}, TSR_BOOL)));
+    return tsr_argmin(x.h, 0, false, o);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // shapes that do not broadcast
+    H a(on(dev, values_cpu({2, 3}, TSR_FLOAT32))), b(on(dev, values_cpu({2}, TSR_FLOAT32)));
+    return tsr_maximum(a.h, b.h, o);
   });
 }
 

@@ -1,0 +1,144 @@
+#include "device/reduce_ops.h"
+
+#include "core/dtype.h"
+#include "core/error.h"
+#include "core/factory.h"
+#include "core/layout.h"
+#include "cpu/kernels/compare.h"
+#include "cpu/kernels/elementwise.h"
+#include "cpu/kernels/extrema.h"
+#include "cpu/kernels/minmax.h"
+#include "cpu/kernels/reduce.h"
+#include "device/device_ops.h"
+#include "device/kernel_args.h"
+#include "device/select_ops.h"
+
+namespace tsr::device {
+
+namespace {
+
+Stream stream_of(const Tensor& t) { return current_stream(t.device()); }
+
+// The reduced dims of t in C order, size-1 dims dropped, a dim merged into
+// the one before it where they step as one: unlike coalesce(), never
+// reordered, so element j of a row is the CPU's j-th (its as_rows view),
+// and "the first" extreme is the CPU's.
+Iteration inner_in_order(const Tensor& t, const std::vector<bool>& mask) {
+  Iteration it{{}, {Shape{}}};
+  for (int64_t d = 0; d < t.ndim(); ++d) {
+    if (!mask[size_t(d)]) continue;
+    const int64_t size = t.sizes()[size_t(d)], stride = t.strides()[size_t(d)];
+    if (size == 1) continue;
+    if (!it.sizes.empty() && it.strides[0].back() == size * stride) {
+      it.sizes.back() *= size;
+      it.strides[0].back() = stride;
+      continue;
+    }
+    it.sizes.push_back(size);
+    it.strides[0].push_back(stride);
+  }
+  return it;
+}
+
+// out (and indices for Max/Min, else undefined) = op over t's mask dims:
+// device_ops.cpp's reduction call, with the reduced dims in C order
+// (inner_in_order) instead of coalesced by stride. out and indices are
+// contiguous with the CPU's reduced sizes (keepdim or not).
+void reduce_in_order(DeviceKernels& k, ReduceKernel op, const Tensor& t, const std::vector<bool>& mask,
+                     const Tensor& out, const Tensor& indices, double scale) {
+  if (is_storage_only(t.dtype())) fail_dtype_dispatch(t.dtype());
+  Shape outer_sizes, in_outer, out_outer;
+  const bool keepdim = out.ndim() == t.ndim();
+  int64_t od = 0;
+  for (int64_t d = 0; d < t.ndim(); ++d) {
+    if (mask[size_t(d)]) {
+      if (keepdim) ++od;
+      continue;
+    }
+    outer_sizes.push_back(t.sizes()[size_t(d)]);
+    in_outer.push_back(t.strides()[size_t(d)]);
+    out_outer.push_back(out.strides()[size_t(od++)]);
+  }
+  const Iteration outer = coalesce(outer_sizes, {out_outer, in_outer});
+  const Iteration inner = inner_in_order(t, mask);
+  if (checked_numel(outer.sizes) == 0) return;
+  TSR_CHECK(outer.sizes.size() <= size_t(kMaxKernelDims) && inner.sizes.size() <= size_t(kMaxKernelDims),
+            TSR_ERR_UNSUPPORTED, "reduction over a layout of more than ", kMaxKernelDims, " dims on ",
+            device_name(t.device()));
+  ReduceArgs args{};
+  args.outer = kernel_shape(outer.sizes);
+  args.out = kernel_operand(static_cast<char*>(out.data_ptr()), out.dtype(), outer.strides[0]);
+  args.indices = indices.defined()
+                     ? kernel_operand(static_cast<char*>(indices.data_ptr()), TSR_INT64, outer.strides[0])
+                     : kernel_operand(nullptr, TSR_INT64, {});
+  args.inner = kernel_shape(inner.sizes);
+  args.in = kernel_operand(static_cast<char*>(t.data_ptr()), t.dtype(), outer.strides[1]);
+  for (size_t d = 0; d < inner.sizes.size(); ++d) args.in_inner_strides[d] = inner.strides[0][d];
+  args.scale = scale;
+  k.reduce(op, args, stream_of(t));
+}
+
+Tensor fresh(const Shape& sizes, tsr_dtype dtype, Device device) {
+  return empty(sizes, dtype, TSR_CONTIGUOUS_FORMAT, device);
+}
+
+}  // namespace
+
+Tensor extremum(DeviceKernels& k, const Tensor& a, const Tensor& b, bool max) {
+  const tsr_dtype d = kernels::extremum_result_dtype(a, b);
+  compute_dtype(d);  // a storage-only dtype: the CPU's dispatch error
+  const Shape shape = broadcast_shapes(a.sizes(), b.sizes());
+  Tensor out = empty_strided(shape, kernels::output_strides(shape, {&a, &b}), d, a.device());
+  // The kernel's Max(p, q) is "q if q is NaN, else p < q ? q : p" (clamp's
+  // rule); with p = b, q = a that is the CPU's "a if a is NaN, b if b is,
+  // else a > b ? a : b", ties of -0 and +0 going to b as there. Min alike.
+  binary_into(k, max ? BinaryKernel::Max : BinaryKernel::Min, out, b, a, 1.0);
+  return out;
+}
+
+std::pair<Tensor, Tensor> min_dim(DeviceKernels& k, const Tensor& t, int64_t dim, bool keepdim) {
+  kernels::check_min_dim(t, &dim, "min");
+  std::vector<bool> mask(size_t(t.ndim()), false);
+  if (t.ndim() > 0) mask[size_t(dim)] = true;
+  const Shape sizes = kernels::reduced_sizes(t.sizes(), mask, keepdim);
+  Tensor values = fresh(sizes, t.dtype(), t.device());
+  Tensor indices = fresh(sizes, TSR_INT64, t.device());
+  reduce_in_order(k, ReduceKernel::Min, t, mask, values, indices, 1.0);
+  return {values, indices};
+}
+
+Tensor extreme_all(DeviceKernels& k, const Tensor& t, bool max) {
+  TSR_CHECK(t.numel() > 0, TSR_ERR_SHAPE_MISMATCH, max ? "max" : "min",
+            "(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim "
+            "with the 'dim' argument.");
+  Tensor out = fresh({}, t.dtype(), t.device());
+  reduce_in_order(k, max ? ReduceKernel::Max : ReduceKernel::Min, t, std::vector<bool>(size_t(t.ndim()), true), out,
+                  Tensor(), 1.0);
+  return out;
+}
+
+Tensor extreme_over(DeviceKernels& k, const Tensor& t, const std::vector<bool>& mask, bool keepdim, bool max) {
+  kernels::check_extreme_over(t, mask, max ? "amax" : "amin");
+  Tensor out = fresh(kernels::reduced_sizes(t.sizes(), mask, keepdim), t.dtype(), t.device());
+  reduce_in_order(k, max ? ReduceKernel::Max : ReduceKernel::Min, t, mask, out, Tensor(), 1.0);
+  return out;
+}
+
+Tensor evenly_distribute_backward(DeviceKernels& k, const Tensor& grad, const Tensor& input, const Tensor& result) {
+  const tsr_dtype d = grad.dtype();
+  dispatch_floating(d, "max backward", []<typename T>() {});  // the CPU's refusal
+  const Tensor x = contiguous(k, input, d);
+  const Tensor m = contiguous(k, result, d);
+  // hit = x == m, or x is NaN when m is: (x == m) | ((x != x) & (m != m)),
+  // bool | and & as the bool kernels' add and mul.
+  const Tensor eq = compare(k, kernels::CompareOp::Eq, x, m);
+  const Tensor both_nan = binary(k, BinaryKernel::Mul, compare(k, kernels::CompareOp::Ne, x, x),
+                                 compare(k, kernels::CompareOp::Ne, m, m), 1.0, TSR_BOOL);
+  const Tensor hit = binary(k, BinaryKernel::Add, eq, both_nan, 1.0, TSR_BOOL);
+  // grad / count in the compute type (float for 16-bit floats), as the CPU.
+  const Tensor count = sum(k, hit, std::vector<bool>(size_t(hit.ndim()), true), false);
+  const Tensor share = binary(k, BinaryKernel::Div, grad, count, 1.0, d);
+  return where(k, hit, share, zeros(k, {}, d, grad.device()));
+}
+
+}  // namespace tsr::device

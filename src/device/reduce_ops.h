@@ -1,0 +1,37 @@
+// Extrema, products, scans and statistics on a device other than the CPU
+// (issue 32), through its DeviceKernels, with the CPU kernels' checks,
+// dtype rules and output layouts (src/cpu/kernels/extrema.h, minmax.h,
+// reduce.h, scan.h, statistics.h): the eval_device of maximum / minimum,
+// amax / amin, min / max over a dim and over everything,
+// evenly_distribute_backward, prod, cumsum / cumprod, var / std (and their
+// _mean forms), logsumexp and norm.
+#pragma once
+
+#include <utility>
+#include <vector>
+
+#include "core/device_kernels.h"
+#include "core/tensor.h"
+#include "cpu/kernels/scan.h"
+
+namespace tsr::device {
+
+// kernels::maximum / minimum: broadcast, torch.result_type's dtype (bool
+// stays bool), NaN wins, TensorIterator's layout; bit for bit the CPU's
+// (ties of -0 and +0 included).
+Tensor extremum(DeviceKernels& k, const Tensor& a, const Tensor& b, bool max);
+// kernels::min_dim: values and int64 indices of the first minimum along
+// dim (the first NaN when there is one). max_dim is device_ops.h's.
+std::pair<Tensor, Tensor> min_dim(DeviceKernels& k, const Tensor& t, int64_t dim, bool keepdim);
+// max() / min() over every element in C order (ops/reduction.cpp's MaxAll,
+// kernels::min_all), with the CPU's message for an empty t.
+Tensor extreme_all(DeviceKernels& k, const Tensor& t, bool max);
+// kernels::amax / amin over mask's dims: the first NaN, else the first
+// extreme value in C order of the reduced dims (so the sign of a zero is
+// the CPU's too).
+Tensor extreme_over(DeviceKernels& k, const Tensor& t, const std::vector<bool>& mask, bool keepdim, bool max);
+// kernels::max_all_backward: grad (0-dim) / count at every element of
+// input equal to result (its NaNs when result is NaN), else 0; contiguous.
+Tensor evenly_distribute_backward(DeviceKernels& k, const Tensor& grad, const Tensor& input, const Tensor& result);
+
+}  // namespace tsr::device
