@@ -1,5 +1,8 @@
 #include "device/reduce_ops.h"
 
+#include <cmath>
+#include <limits>
+
 #include "core/dtype.h"
 #include "core/error.h"
 #include "core/factory.h"
@@ -9,6 +12,7 @@
 #include "cpu/kernels/extrema.h"
 #include "cpu/kernels/minmax.h"
 #include "cpu/kernels/reduce.h"
+#include "cpu/kernels/statistics.h"
 #include "device/device_ops.h"
 #include "device/kernel_args.h"
 #include "device/select_ops.h"
@@ -139,6 +143,98 @@ Tensor evenly_distribute_backward(DeviceKernels& k, const Tensor& grad, const Te
   const Tensor count = sum(k, hit, std::vector<bool>(size_t(hit.ndim()), true), false);
   const Tensor share = binary(k, BinaryKernel::Div, grad, count, 1.0, d);
   return where(k, hit, share, zeros(k, {}, d, grad.device()));
+}
+
+namespace {
+
+// t in float64 (the CPU's rows_of: every statistic computes in double).
+Tensor as_double(DeviceKernels& k, const Tensor& t) {
+  return t.dtype() == TSR_FLOAT64 ? t : copy(k, t, TSR_FLOAT64, TSR_PRESERVE_FORMAT);
+}
+
+// A keepdim result (contiguous) without its reduced dims unless keepdim,
+// converted to dtype (contiguous, as the CPU's contiguous_copy).
+Tensor finish(DeviceKernels& k, const Tensor& kept, const std::vector<bool>& mask, bool keepdim, tsr_dtype dtype) {
+  Tensor r = kept;
+  if (!keepdim) {
+    const Shape sizes = kernels::reduced_sizes(kept.sizes(), mask, false);
+    r = make_view(kept, sizes, contiguous_strides(sizes), kept.storage_offset());
+  }
+  return r.dtype() == dtype ? r : copy(k, r, dtype, TSR_CONTIGUOUS_FORMAT);
+}
+
+Tensor filled(DeviceKernels& k, const Shape& sizes, tsr_dtype dtype, Device device, double value) {
+  Tensor out = fresh(sizes, dtype, device);
+  fill(k, out, value);
+  return out;
+}
+
+}  // namespace
+
+std::pair<Tensor, Tensor> var_mean(DeviceKernels& k, const Tensor& t, const std::vector<bool>& mask,
+                                   int64_t correction, bool keepdim, bool take_sqrt) {
+  kernels::check_var_dtype(t.dtype(), "std and var");
+  const int64_t n = kernels::reduced_count(t.sizes(), mask);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const Tensor x = as_double(k, t);
+  const Tensor mean = reduce_sum(k, x, mask, true, n > 0 ? 1.0 / double(n) : nan, TSR_FLOAT64);
+  const Tensor centered = binary(k, BinaryKernel::Sub, x, mean, 1.0, TSR_FLOAT64);
+  const Tensor squares = binary(k, BinaryKernel::Mul, centered, centered, 1.0, TSR_FLOAT64);
+  // ss / 0 is inf (NaN for ss = 0), as ss * (1 / 0).
+  const double divisor = double(std::max<int64_t>(n - correction, 0));
+  Tensor var = reduce_sum(k, squares, mask, true, n > 0 ? 1.0 / divisor : nan, TSR_FLOAT64);
+  if (take_sqrt) var = unary(k, UnaryKernel::Sqrt, var, 0.0, TSR_FLOAT64);
+  return {finish(k, var, mask, keepdim, t.dtype()), finish(k, mean, mask, keepdim, t.dtype())};
+}
+
+Tensor logsumexp(DeviceKernels& k, const Tensor& t, const std::vector<bool>& mask, bool keepdim) {
+  const tsr_dtype result = kernels::logsumexp_result_dtype(t.dtype());
+  const Shape kept = kernels::reduced_sizes(t.sizes(), mask, true);
+  // An empty row: the CPU's shift 0 and log(0).
+  if (kernels::reduced_count(t.sizes(), mask) == 0)
+    return finish(k, filled(k, kept, TSR_FLOAT64, t.device(), -std::numeric_limits<double>::infinity()), mask,
+                  keepdim, result);
+  const Tensor x = as_double(k, t);
+  // The shift: each row's max, 0 where it is infinite. A row with a NaN
+  // gives NaN either way (the CPU skips NaN in its max, then sums exp(NaN)).
+  Tensor m = fresh(kept, TSR_FLOAT64, t.device());
+  reduce_in_order(k, ReduceKernel::Max, x, mask, m, Tensor(), 1.0);
+  const Tensor infinite = eq_scalar_mask_any(unary(k, UnaryKernel::Abs, m, 0.0, TSR_FLOAT64),
+                                             std::numeric_limits<double>::infinity());
+  const Tensor shift = where(k, infinite, zeros(k, {}, TSR_FLOAT64, t.device()), m);
+  const Tensor e = unary(k, UnaryKernel::Exp, binary(k, BinaryKernel::Sub, x, shift, 1.0, TSR_FLOAT64), 0.0,
+                         TSR_FLOAT64);
+  const Tensor s = reduce_sum(k, e, mask, true, 1.0, TSR_FLOAT64);
+  const Tensor r = binary(k, BinaryKernel::Add, unary(k, UnaryKernel::Log, s, 0.0, TSR_FLOAT64), shift, 1.0,
+                          TSR_FLOAT64);
+  return finish(k, r, mask, keepdim, result);
+}
+
+Tensor norm(DeviceKernels& k, const Tensor& t, double p, const std::vector<bool>& mask, bool keepdim) {
+  const Shape kept = kernels::reduced_sizes(t.sizes(), mask, true);
+  const int64_t n = kernels::reduced_count(t.sizes(), mask);
+  const double inf = std::numeric_limits<double>::infinity();
+  const Tensor a = unary(k, UnaryKernel::Abs, as_double(k, t), 0.0, TSR_FLOAT64);
+  Tensor r;
+  if (std::isinf(p)) {
+    // the largest (smallest) |x|, NaN when there is one; 0 (inf) for none
+    if (n == 0) return finish(k, filled(k, kept, TSR_FLOAT64, t.device(), p > 0 ? 0.0 : inf), mask, keepdim, t.dtype());
+    r = fresh(kept, TSR_FLOAT64, t.device());
+    reduce_in_order(k, p > 0 ? ReduceKernel::Max : ReduceKernel::Min, a, mask, r, Tensor(), 1.0);
+  } else if (p == 0) {
+    r = reduce_sum(k, compare(k, kernels::CompareOp::Ne, a, zeros(k, {}, TSR_FLOAT64, t.device())), mask, true,
+                   1.0, TSR_FLOAT64);
+  } else if (p == 1) {
+    r = reduce_sum(k, a, mask, true, 1.0, TSR_FLOAT64);
+  } else if (p == 2) {
+    r = unary(k, UnaryKernel::Sqrt, reduce_sum(k, binary(k, BinaryKernel::Mul, a, a, 1.0, TSR_FLOAT64), mask, true,
+                                               1.0, TSR_FLOAT64),
+              0.0, TSR_FLOAT64);
+  } else {
+    const Tensor s = reduce_sum(k, unary(k, UnaryKernel::PowScalar, a, p, TSR_FLOAT64), mask, true, 1.0, TSR_FLOAT64);
+    r = unary(k, UnaryKernel::PowScalar, s, 1.0 / p, TSR_FLOAT64);
+  }
+  return finish(k, r, mask, keepdim, t.dtype());
 }
 
 }  // namespace tsr::device

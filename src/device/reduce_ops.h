@@ -34,4 +34,17 @@ Tensor extreme_over(DeviceKernels& k, const Tensor& t, const std::vector<bool>& 
 // input equal to result (its NaNs when result is NaN), else 0; contiguous.
 Tensor evenly_distribute_backward(DeviceKernels& k, const Tensor& grad, const Tensor& input, const Tensor& result);
 
+// kernels::var_mean: variance (its square root when take_sqrt) with
+// divisor max(N - correction, 0) and the mean over mask's dims, computed in
+// float64 as the CPU (two passes: the mean, then the squared deviations),
+// in t's dtype, contiguous. Sums add in another order than the CPU's: a
+// few ULPs of float64 apart.
+std::pair<Tensor, Tensor> var_mean(DeviceKernels& k, const Tensor& t, const std::vector<bool>& mask,
+                                   int64_t correction, bool keepdim, bool take_sqrt);
+// kernels::logsumexp: log(sum(exp(x - m))) + m over mask, m each row's max
+// (0 when infinite), in float64, result kernels::logsumexp_result_dtype.
+Tensor logsumexp(DeviceKernels& k, const Tensor& t, const std::vector<bool>& mask, bool keepdim);
+// kernels::norm: the p-norm over mask in float64, result in t's dtype.
+Tensor norm(DeviceKernels& k, const Tensor& t, double p, const std::vector<bool>& mask, bool keepdim);
+
 }  // namespace tsr::device

@@ -16,7 +16,6 @@
 #include "device/reduce_ops.h"
 #include "ops/compare.h"
 #include "ops/grad_util.h"
-#include "ops/indexing_ops.h"
 #include "ops/nn_functional.h"
 #include "ops/pointwise.h"
 #include "ops/views.h"
@@ -125,6 +124,10 @@ class Norm final : public prim::Primitive {
     output_meta(in);
     return {kernels::norm(in[0], p_, kernels::reduction_mask(in[0], dims_), keepdim_)};
   }
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override {
+    output_meta(in);
+    return {device::norm(k, in[0], p_, kernels::reduction_mask(in[0], dims_), keepdim_)};
+  }
   prim::SaveSpec save_spec(const prim::RequiresGrad&) const override { return {bit(0), bit(0)}; }
   Tensors backward(const BackwardContext& ctx) override;
 
@@ -139,20 +142,21 @@ Tensors Norm::backward(const BackwardContext& ctx) {
   const Tensor x = ctx.input(0);
   const auto mask = kernels::reduction_mask(x, dims_);
   const Tensor g = keep_dims(ctx.grad(0), mask, keepdim_), n = keep_dims(ctx.output(0), mask, keepdim_);
-  const Tensor zero = kernels::zeros({}, x.dtype());
+  // masked_fill(r, m, 0) written where(m, zero, r): where runs on every device.
+  const Tensor zero = device::zeros_on({}, x.dtype(), x.device());
   if (p_ == 0) return {mul_scalar(x, 0.0)};
   if (p_ == 1) return {mul(sign(x), g)};
-  if (p_ == 2) return {mul(x, masked_fill(div(g, n), eq(n, zero), 0.0))};
+  if (p_ == 2) return {mul(x, where(eq(n, zero), zero, div(g, n)))};
   if (std::isinf(p_)) {
     const Tensor hit = to_dtype(eq(abs(x), n), x.dtype());
     return {mul(mul(sign(x), div(g, sum(hit, mask_dims(mask), true))), hit)};
   }
   if (p_ < 1) {
     const Tensor r = div(mul(mul(sign(x), pow_scalar(abs(x), p_ - 1)), g), pow_scalar(n, p_ - 1));
-    return {masked_fill(r, eq(x, zero), 0.0)};
+    return {where(eq(x, zero), zero, r)};
   }
   const Tensor r = div(mul(mul(x, pow_scalar(abs(x), p_ - 2)), g), pow_scalar(n, p_ - 1));
-  return {masked_fill(r, eq(n, zero), 0.0)};
+  return {where(eq(n, zero), zero, r)};
 }
 
 }  // namespace

@@ -433,6 +433,124 @@ void add_reduce_cases(std::vector<Case>& cs) {
                   [fn = fn](const Inputs& in, tsr_tensor** o) { return signed_zeros(fn(in[0].get(), o), o); }, 0, 0,
                   false});
   }
+  // ---- var / std (and their _mean forms), logsumexp, norm ----------------
+  using Stat = std::function<tsr_status(const tsr_tensor*, int64_t, const int64_t*, int64_t, bool, tsr_tensor**)>;
+  const std::vector<std::pair<std::string, Stat>> stats = {
+      {"var", tsr_var},
+      {"std", tsr_std},
+      {"var_mean/var",
+       [](const tsr_tensor* a, int64_t n, const int64_t* d, int64_t c, bool k, tsr_tensor** o) {
+         H mean;
+         return tsr_var_mean(a, n, d, c, k, o, &mean.h);
+       }},
+      {"var_mean/mean",
+       [](const tsr_tensor* a, int64_t n, const int64_t* d, int64_t c, bool k, tsr_tensor** o) {
+         H var;
+         return tsr_var_mean(a, n, d, c, k, &var.h, o);
+       }},
+      {"std_mean/std",
+       [](const tsr_tensor* a, int64_t n, const int64_t* d, int64_t c, bool k, tsr_tensor** o) {
+         H mean;
+         return tsr_std_mean(a, n, d, c, k, o, &mean.h);
+       }},
+      {"std_mean/mean",
+       [](const tsr_tensor* a, int64_t n, const int64_t* d, int64_t c, bool k, tsr_tensor** o) {
+         H sd;
+         return tsr_std_mean(a, n, d, c, k, &sd.h, o);
+       }},
+  };
+  struct StatArgs {
+    std::string what;
+    std::vector<int64_t> dims;
+    int64_t correction;
+    bool keepdim;
+  };
+  const std::vector<StatArgs> stat_args = {
+      {"dims 2,0", {2, 0}, 1, false}, {"dim 1, biased, keepdim", {1}, 0, true}, {"all", {}, 1, false},
+      {"correction beyond N", {1}, 5, false}};
+  for (const auto& [name, fn] : stats) {
+    for (tsr_dtype d : kAll)
+      for (const StatArgs& a : stat_args) {
+        Case c{name + "/" + a.what + "/" + dname(d),
+               [d](Dev dev, Inputs& in) { in.push_back(transposed(on(dev, values_cpu({5, 3, 4}, d, 3.0, 0.5)), 0, 2)); },
+               [fn = fn, a](const Inputs& in, tsr_tensor** o) {
+                 return fn(in[0].get(), int64_t(a.dims.size()), a.dims.data(), a.correction, a.keepdim, o);
+               },
+               0, 0};
+        c.ulp_factor = 16;
+        cs.push_back(c);
+      }
+    cs.push_back({name + "/empty dim",  // N = 0: NaN
+                  [](Dev dev, Inputs& in) { in.push_back(leaf(on(dev, values_cpu({3, 0}, TSR_FLOAT32)))); },
+                  [fn = fn](const Inputs& in, tsr_tensor** o) {
+                    const int64_t dims[] = {1};
+                    return fn(in[0].get(), 1, dims, 1, false, o);
+                  },
+                  0, 0});
+  }
+  for (tsr_dtype d : kAll)
+    for (bool all : {false, true}) {
+      Case c{std::string("logsumexp/") + (all ? "all/" : "dims 0,2/") + dname(d),
+             [d](Dev dev, Inputs& in) { in.push_back(transposed(on(dev, values_cpu({4, 3, 5}, d, 4.0)), 1, 2)); },
+             [all](const Inputs& in, tsr_tensor** o) {
+               const int64_t dims[] = {0, 2};
+               return tsr_logsumexp(in[0].get(), all ? 0 : 2, dims, !all, o);
+             },
+             0, 0};
+      c.ulp_factor = 16;
+      cs.push_back(c);
+    }
+  {
+    const double inf = INFINITY;
+    // rows: all -inf, one +inf, a NaN, finite
+    const std::vector<double> v = {-inf, -inf, -inf, 1.0, inf, 2.0, NAN, 0.5, 3.0, -1.0, 2.0, 700.0};
+    cs.push_back({"logsumexp/infinite rows",
+                  [v](Dev dev, Inputs& in) { in.push_back(leaf(on(dev, doubles_cpu(v, {4, 3}, TSR_FLOAT64)))); },
+                  [](const Inputs& in, tsr_tensor** o) {
+                    const int64_t dims[] = {1};
+                    return tsr_logsumexp(in[0].get(), 1, dims, false, o);
+                  },
+                  1e-13, 0, false});
+    cs.push_back({"logsumexp/empty dim",
+                  [](Dev dev, Inputs& in) { in.push_back(leaf(on(dev, values_cpu({2, 0}, TSR_FLOAT32)))); },
+                  [](const Inputs& in, tsr_tensor** o) {
+                    const int64_t dims[] = {1};
+                    return tsr_logsumexp(in[0].get(), 1, dims, true, o);
+                  },
+                  0, 0});
+  }
+  for (double p : {2.0, 1.0, 0.0, 3.0, 0.5, double(INFINITY), -double(INFINITY)})
+    for (tsr_dtype d : kAll) {
+      // zeros in the input: norm's backward masks them for p < 1
+      Case c{"norm/p=" + std::to_string(p) + "/" + dname(d),
+             [d](Dev dev, Inputs& in) {
+               std::vector<double> v(24);
+               for (size_t i = 0; i < v.size(); ++i) v[i] = i % 5 == 2 ? 0.0 : 3.0 * std::sin(0.9 * double(i));
+               in.push_back(transposed(on(dev, doubles_cpu(v, {4, 6}, d)), 0, 1));
+             },
+             [p](const Inputs& in, tsr_tensor** o) {
+               const int64_t dims[] = {1};
+               return tsr_norm(in[0].get(), p, 1, dims, false, o);
+             },
+             0, 0};
+      c.ulp_factor = 16;
+      cs.push_back(c);
+    }
+  for (double p : {2.0, double(INFINITY), -double(INFINITY), 3.0})
+    cs.push_back({"norm/all, keepdim, nan, p=" + std::to_string(p),
+                  [](Dev dev, Inputs& in) {
+                    in.push_back(leaf(on(dev, doubles_cpu({1.0, -2.0, NAN, 0.0, 4.0, -0.5}, {2, 3}, TSR_FLOAT32))));
+                  },
+                  [p](const Inputs& in, tsr_tensor** o) { return tsr_norm(in[0].get(), p, 0, nullptr, true, o); }, 0,
+                  0, false});
+  for (double p : {double(INFINITY), -double(INFINITY), 2.0})
+    cs.push_back({"norm/empty dim, p=" + std::to_string(p),
+                  [](Dev dev, Inputs& in) { in.push_back(leaf(on(dev, values_cpu({3, 0}, TSR_FLOAT32)))); },
+                  [p](const Inputs& in, tsr_tensor** o) {
+                    const int64_t dims[] = {1};
+                    return tsr_norm(in[0].get(), p, 1, dims, false, o);
+                  },
+                  0, 0});
   for (const auto& [name, fn] : std::vector<std::pair<std::string, DimFn>>{
            {"argmin", [](const tsr_tensor* a, int64_t d, bool k, tsr_tensor** o, tsr_tensor**) { return tsr_argmin(a, d, k, o); }},
            {"argmax", [](const tsr_tensor* a, int64_t d, bool k, tsr_tensor** o, tsr_tensor**) { return tsr_argmax(a, d, k, o); }}})
@@ -773,8 +891,7 @@ const char* const kKnownGaps[] = {
     "softplus",
     "index (advanced indexing), index_put(_), nonzero, masked_fill(_), masked_select",
     "scatter(_), scatter_add(_) (the public ones), scatter_reduce(_), index_add(_), index_copy(_), index_fill(_)",
-    "norm",
-    "cumsum, cumprod, prod", "sort, topk, kthvalue", "var, std, var_mean, std_mean, logsumexp",
+    "cumsum, cumprod, prod", "sort, topk, kthvalue",
     "bmm, baddbmm", "flip",
     "binary_cross_entropy(_with_logits), the pointwise losses (mse, l1, smooth_l1, ...), loss's div, "
     "nll_loss/nll_loss2d beyond [N, C] (ignore_index, weights, label smoothing)",
