@@ -3,6 +3,7 @@
 #include "kernels/gemm_mapping.h"
 #include "kernels/gemm_zero_k.h"
 #include "kernels/kernel_dispatch.h"
+#include "kernels/scan_dispatch.h"
 #include "kernels/select_dispatch.h"
 
 namespace tsr::gpu {
@@ -156,6 +157,12 @@ void EmulatedKernels::gemm(const GemmArgs& args, Stream) {
     case TSR_BFLOAT16: return column_major_gemm<BFloat16, float>(m.gemm, alpha, beta);
     default: return column_major_gemm<double>(m.gemm, args.alpha, args.beta);
   }
+}
+
+// ---- scans and products (issue 32, cuda-reduce) ----
+void EmulatedKernels::scan(const ScanArgs& args, Stream) {
+  Launcher l{this};
+  dispatch_scan(l, args);
 }
 
 }  // namespace tsr::gpu

@@ -102,6 +102,10 @@ class QueuedEmulatedKernels : public DeviceKernels {
                   int64_t cols, double eps, Stream s) override {
     run(s, [=, this] { emu_.layer_norm(out, x, w, b, dt, rows, cols, eps, s); });
   }
+  // ---- scans and products (issue 32, cuda-reduce) ----
+  void scan(const ScanArgs& args, Stream s) override {
+    run(s, [=, this] { emu_.scan(args, s); });
+  }
 
   // Launches run so far (the caller waits for its streams first).
   size_t launches() {

@@ -182,6 +182,28 @@ struct ScatterAddArgs {
   int64_t out_dim_stride, src_dim_stride, index_dim_stride;
 };
 
+// Scans and products along one dim (issue 32; src/cpu/kernels/scan.cpp):
+// for each line (every coordinate over `lines`, the dims other than the
+// scanned one), elements j = 0 .. len - 1 at in + j * in_stride are
+// combined in order (from the end when reverse), one thread per line, so
+// the result is the CPU's bit for bit. in and out are of one dtype (the
+// result dtype; src/device/ converts the input first). CumSum / CumProd
+// write every running value at out + j * out_stride, accumulated in
+// ATen's CPU acc type (double for float32 and float64, float for the
+// 16-bit floats, wrapping int64 for integers; bool: or / and). Prod writes
+// one product per line at out, multiplied in the dtype itself (float for
+// the 16-bit floats); 1 for an empty line.
+enum class ScanKernel : int32_t { CumSum, CumProd, Prod };
+struct ScanArgs {
+  ScanKernel op;
+  KernelShape lines;
+  KernelOperand out;  // strides over lines
+  KernelOperand in;   // strides over lines
+  int64_t len;
+  int64_t in_stride, out_stride;
+  bool reverse;
+};
+
 // What a device computes. Every method queues work on s and may throw
 // tsr::Error (TSR_ERR_UNSUPPORTED for a dtype the device lacks, with the
 // CPU's message where it has one; TSR_ERR_INTERNAL when a launch fails).
@@ -256,6 +278,11 @@ class DeviceKernels {
   // weight and bias contiguous [cols] of dtype, or null.
   virtual void layer_norm(void* out, const void* x, const void* weight, const void* bias, tsr_dtype dtype,
                           int64_t rows, int64_t cols, double eps, Stream s);
+
+  // ---- scans and products (issue 32, cuda-reduce) ----
+  // cumsum / cumprod / prod along a line (ScanArgs; kernels::scan and
+  // kernels::prod).
+  virtual void scan(const ScanArgs& args, Stream s);
 };
 
 // The defaults of the non-pure methods: inline, so a DeviceKernels built
@@ -283,5 +310,7 @@ inline void DeviceKernels::layer_norm(void*, const void*, const void*, const voi
                                       double, Stream) {
   device_kernels_detail::no_kernel("layer_norm");
 }
+// ---- scans and products (issue 32, cuda-reduce) ----
+inline void DeviceKernels::scan(const ScanArgs&, Stream) { device_kernels_detail::no_kernel("scan"); }
 
 }  // namespace tsr

@@ -147,6 +147,81 @@ Tensor evenly_distribute_backward(DeviceKernels& k, const Tensor& grad, const Te
 
 namespace {
 
+// One thread per line of t along dim (every other dim a line coordinate),
+// out's line starts given by out_strides over those dims.
+void scan_lines(DeviceKernels& k, ScanKernel op, const Tensor& src, int64_t dim, const Tensor& out,
+                const Shape& out_strides, int64_t out_stride, bool reverse) {
+  Shape sizes, in_strides;
+  for (int64_t d = 0; d < src.ndim(); ++d) {
+    if (d == dim) continue;
+    sizes.push_back(src.sizes()[size_t(d)]);
+    in_strides.push_back(src.strides()[size_t(d)]);
+  }
+  const Iteration lines = coalesce(sizes, {out_strides, in_strides});
+  if (checked_numel(lines.sizes) == 0) return;
+  TSR_CHECK(lines.sizes.size() <= size_t(kMaxKernelDims), TSR_ERR_UNSUPPORTED, "scan over a layout of more than ",
+            kMaxKernelDims, " dims on ", device_name(src.device()));
+  ScanArgs args{};
+  args.op = op;
+  args.lines = kernel_shape(lines.sizes);
+  args.out = kernel_operand(static_cast<char*>(out.data_ptr()), out.dtype(), lines.strides[0]);
+  args.in = kernel_operand(static_cast<char*>(src.data_ptr()), src.dtype(), lines.strides[1]);
+  args.len = src.ndim() ? src.sizes()[size_t(dim)] : 1;
+  args.in_stride = src.ndim() ? src.strides()[size_t(dim)] : 0;
+  args.out_stride = out_stride;
+  args.reverse = reverse;
+  k.scan(args, stream_of(out));
+}
+
+// t in the result dtype (the CPU's dense_input converts first).
+Tensor in_dtype(DeviceKernels& k, const Tensor& t, tsr_dtype d) {
+  return t.dtype() == d ? t : copy(k, t, d, TSR_PRESERVE_FORMAT);
+}
+
+}  // namespace
+
+Tensor scan(DeviceKernels& k, const Tensor& t, int64_t dim, kernels::ScanOp op, tsr_dtype result, bool reverse) {
+  kernels::check_scan_dtype(op, result);
+  const Tensor src = in_dtype(k, t, result);
+  Tensor out = fresh(t.sizes(), result, t.device());
+  if (out.numel() == 0) return out;
+  Shape out_strides;
+  for (int64_t d = 0; d < t.ndim(); ++d)
+    if (d != dim) out_strides.push_back(out.strides()[size_t(d)]);
+  scan_lines(k, op == kernels::ScanOp::kSum ? ScanKernel::CumSum : ScanKernel::CumProd, src, dim, out, out_strides,
+             t.ndim() ? out.strides()[size_t(dim)] : 0, reverse);
+  return out;
+}
+
+Tensor prod(DeviceKernels& k, const Tensor& t, bool all, int64_t dim, bool keepdim, tsr_dtype result) {
+  kernels::check_prod_dtype(result);
+  if (all || t.ndim() == 0) {
+    // One line: every element in C order (the CPU's contiguous input).
+    const Tensor dense = contiguous(k, t, result);
+    const Tensor line = make_view(dense, {t.numel()}, {1}, dense.storage_offset());
+    Tensor out = fresh({}, result, t.device());
+    scan_lines(k, ScanKernel::Prod, line, 0, out, {}, 0, false);
+    return out;
+  }
+  const Tensor src = in_dtype(k, t, result);
+  Shape sizes = t.sizes();
+  if (keepdim) sizes[size_t(dim)] = 1;
+  else sizes.erase(sizes.begin() + dim);
+  Tensor out = fresh(sizes, result, t.device());
+  Shape out_strides;
+  for (int64_t d = 0, od = 0; d < t.ndim(); ++d) {
+    if (d == dim) {
+      od += keepdim;
+      continue;
+    }
+    out_strides.push_back(out.strides()[size_t(od++)]);
+  }
+  scan_lines(k, ScanKernel::Prod, src, dim, out, out_strides, 0, false);
+  return out;
+}
+
+namespace {
+
 // t in float64 (the CPU's rows_of: every statistic computes in double).
 Tensor as_double(DeviceKernels& k, const Tensor& t) {
   return t.dtype() == TSR_FLOAT64 ? t : copy(k, t, TSR_FLOAT64, TSR_PRESERVE_FORMAT);

@@ -34,6 +34,13 @@ Tensor extreme_over(DeviceKernels& k, const Tensor& t, const std::vector<bool>& 
 // input equal to result (its NaNs when result is NaN), else 0; contiguous.
 Tensor evenly_distribute_backward(DeviceKernels& k, const Tensor& grad, const Tensor& input, const Tensor& result);
 
+// kernels::scan: the inclusive cumsum / cumprod of t along dim (wrapped; 0
+// for a 0-dim t) in `result` (t converted first), from the end when
+// reverse; contiguous, bit for bit the CPU's.
+Tensor scan(DeviceKernels& k, const Tensor& t, int64_t dim, kernels::ScanOp op, tsr_dtype result, bool reverse);
+// kernels::prod: the product over dim (wrapped), or over every element in
+// C order when all; bit for bit the CPU's.
+Tensor prod(DeviceKernels& k, const Tensor& t, bool all, int64_t dim, bool keepdim, tsr_dtype result);
 // kernels::var_mean: variance (its square root when take_sqrt) with
 // divisor max(N - correction, 0) and the mean over mask's dims, computed in
 // float64 as the CPU (two passes: the mean, then the squared deviations),

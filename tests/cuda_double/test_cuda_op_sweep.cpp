@@ -551,6 +551,84 @@ void add_reduce_cases(std::vector<Case>& cs) {
                     return tsr_norm(in[0].get(), p, 1, dims, false, o);
                   },
                   0, 0});
+  // ---- cumsum / cumprod / prod: one thread per line, the CPU's order -----
+  using ScanFnC = std::function<tsr_status(const tsr_tensor*, int64_t, const tsr_dtype*, tsr_tensor**)>;
+  for (const auto& [name, fn] :
+       std::vector<std::pair<std::string, ScanFnC>>{{"cumsum", tsr_cumsum}, {"cumprod", tsr_cumprod}}) {
+    for (tsr_dtype d : kAll)
+      for (int64_t dim : {0, 1, -1})
+        cs.push_back({name + "/dim " + std::to_string(dim) + "/" + dname(d),
+                      [d](Dev dev, Inputs& in) { in.push_back(transposed(on(dev, values_cpu({3, 5, 4}, d, 2.0, 0.3)), 0, 2)); },
+                      [fn = fn, dim](const Inputs& in, tsr_tensor** o) { return fn(in[0].get(), dim, nullptr, o); }, 0,
+                      0});
+    for (tsr_dtype d : {TSR_INT8, TSR_FLOAT32, TSR_FLOAT64})  // the dtype argument: converted first
+      for (tsr_dtype r : {TSR_FLOAT32, TSR_FLOAT64, TSR_INT16, TSR_BOOL})
+        cs.push_back({name + "/" + dname(d) + " as " + (r == TSR_INT16 ? "int16" : dname(r)),
+                      [d](Dev dev, Inputs& in) { in.push_back(sliced(on(dev, values_cpu({4, 9}, d, 3.0)), 1, 1, 9, 2)); },
+                      [fn = fn, r](const Inputs& in, tsr_tensor** o) { return fn(in[0].get(), 1, &r, o); }, 0, 0});
+    // zeros: cumprod's backward before, at and after a line's first zero
+    cs.push_back({name + "/zeros",
+                  [](Dev dev, Inputs& in) {
+                    in.push_back(transposed(
+                        on(dev, doubles_cpu({1.5, 0.0, 2.0, -1.0, 0.0, 3.0, 0.5, 2.0, 0.0, 0.0, 1.0, -2.0, 4.0, 1.0, 0.5},
+                                            {5, 3}, TSR_FLOAT64)),
+                        0, 1));
+                  },
+                  [fn = fn](const Inputs& in, tsr_tensor** o) { return fn(in[0].get(), 1, nullptr, o); }, 0, 0});
+    cs.push_back({name + "/long lines", [](Dev dev, Inputs& in) { in.push_back(leaf(on(dev, values_cpu({2, 150}, TSR_FLOAT32, 1.0, 1.0)))); },
+                  [fn = fn](const Inputs& in, tsr_tensor** o) { return fn(in[0].get(), 1, nullptr, o); }, 0, 0});
+    cs.push_back({name + "/0-dim", [](Dev dev, Inputs& in) { in.push_back(leaf(on(dev, values_cpu({}, TSR_FLOAT32)))); },
+                  [fn = fn](const Inputs& in, tsr_tensor** o) { return fn(in[0].get(), -1, nullptr, o); }, 0, 0});
+    cs.push_back({name + "/empty", [](Dev dev, Inputs& in) { in.push_back(leaf(on(dev, values_cpu({3, 0}, TSR_FLOAT32)))); },
+                  [fn = fn](const Inputs& in, tsr_tensor** o) { return fn(in[0].get(), 0, nullptr, o); }, 0, 0});
+    Case ex{name + "/expanded",
+            [](Dev dev, Inputs& in) { in.push_back(expanded(on(dev, values_cpu({1, 4}, TSR_FLOAT32)), {3, 4})); },
+            [fn = fn](const Inputs& in, tsr_tensor** o) { return fn(in[0].get(), 0, nullptr, o); }, 0, 0};
+    ex.ulp_factor = 4;  // exact forward; the gradient is summed over the expanded dim, in another order
+    cs.push_back(ex);
+  }
+  for (tsr_dtype d : kAll) {
+    for (int64_t dim : {0, 2})
+      for (bool keepdim : {false, true})
+        cs.push_back({"prod_dim/dim " + std::to_string(dim) + (keepdim ? ", keepdim/" : "/") + dname(d),
+                      [d](Dev dev, Inputs& in) { in.push_back(transposed(on(dev, values_cpu({3, 5, 4}, d, 2.0, 0.3)), 0, 1)); },
+                      [dim, keepdim](const Inputs& in, tsr_tensor** o) {
+                        return tsr_prod_dim(in[0].get(), dim, keepdim, nullptr, o);
+                      },
+                      0, 0});
+    cs.push_back({std::string("prod/") + dname(d),
+                  [d](Dev dev, Inputs& in) { in.push_back(transposed(on(dev, values_cpu({3, 4}, d, 2.0, 0.5)), 0, 1)); },
+                  [](const Inputs& in, tsr_tensor** o) { return tsr_prod(in[0].get(), nullptr, o); }, 0, 0});
+  }
+  // zeros: none, one and two per line (prod's backward cases)
+  for (bool all : {false, true})
+    cs.push_back({std::string("prod/zeros") + (all ? ", all" : ""),
+                  [all](Dev dev, Inputs& in) {
+                    std::vector<double> v = {1.5, 0.0, 2.0, -1.0, 0.5, 3.0, 0.5, 2.0, 0.0, 0.0, 1.0, -2.0};
+                    if (all) v = {1.5, 2.0, 0.0, -1.0, 0.5, 3.0};
+                    in.push_back(transposed(on(dev, doubles_cpu(v, {int64_t(v.size()) / 3, 3}, TSR_FLOAT32)), 0, 1));
+                  },
+                  [all](const Inputs& in, tsr_tensor** o) {
+                    return all ? tsr_prod(in[0].get(), nullptr, o) : tsr_prod_dim(in[0].get(), 1, false, nullptr, o);
+                  },
+                  0, 0});
+  {
+    const tsr_dtype f64 = TSR_FLOAT64, i16 = TSR_INT16;
+    cs.push_back({"prod/float32 as float64",
+                  [](Dev dev, Inputs& in) { in.push_back(leaf(on(dev, values_cpu({7}, TSR_FLOAT32, 2.0, 0.3)))); },
+                  [f64](const Inputs& in, tsr_tensor** o) { return tsr_prod(in[0].get(), &f64, o); }, 0, 0});
+    cs.push_back({"prod_dim/int64 as int16 (wraps)",
+                  [](Dev dev, Inputs& in) { in.push_back(leaf(on(dev, ints_cpu({300, 200, 7, -9, 1000, 3}, {2, 3})))); },
+                  [i16](const Inputs& in, tsr_tensor** o) { return tsr_prod_dim(in[0].get(), 1, false, &i16, o); }, 0, 0});
+  }
+  cs.push_back({"prod/empty", [](Dev dev, Inputs& in) { in.push_back(leaf(on(dev, values_cpu({0, 3}, TSR_FLOAT32)))); },
+                [](const Inputs& in, tsr_tensor** o) { return tsr_prod(in[0].get(), nullptr, o); }, 0, 0});
+  cs.push_back({"prod_dim/empty dim", [](Dev dev, Inputs& in) { in.push_back(leaf(on(dev, values_cpu({0, 3}, TSR_FLOAT32)))); },
+                [](const Inputs& in, tsr_tensor** o) { return tsr_prod_dim(in[0].get(), 0, true, nullptr, o); }, 0, 0});
+  cs.push_back({"prod_dim/0-dim", [](Dev dev, Inputs& in) { in.push_back(leaf(on(dev, values_cpu({}, TSR_FLOAT64)))); },
+                [](const Inputs& in, tsr_tensor** o) { return tsr_prod_dim(in[0].get(), -1, false, nullptr, o); }, 0, 0});
+  cs.push_back({"prod/long", [](Dev dev, Inputs& in) { in.push_back(leaf(on(dev, values_cpu({130}, TSR_FLOAT32, 0.3, 1.0)))); },
+                [](const Inputs& in, tsr_tensor** o) { return tsr_prod(in[0].get(), nullptr, o); }, 0, 0});
   for (const auto& [name, fn] : std::vector<std::pair<std::string, DimFn>>{
            {"argmin", [](const tsr_tensor* a, int64_t d, bool k, tsr_tensor** o, tsr_tensor**) { return tsr_argmin(a, d, k, o); }},
            {"argmax", [](const tsr_tensor* a, int64_t d, bool k, tsr_tensor** o, tsr_tensor**) { return tsr_argmax(a, d, k, o); }}})
@@ -891,7 +969,7 @@ const char* const kKnownGaps[] = {
     "softplus",
     "index (advanced indexing), index_put(_), nonzero, masked_fill(_), masked_select",
     "scatter(_), scatter_add(_) (the public ones), scatter_reduce(_), index_add(_), index_copy(_), index_fill(_)",
-    "cumsum, cumprod, prod", "sort, topk, kthvalue",
+    "sort, topk, kthvalue",
     "bmm, baddbmm", "flip",
     "binary_cross_entropy(_with_logits), the pointwise losses (mse, l1, smooth_l1, ...), loss's div, "
     "nll_loss/nll_loss2d beyond [N, C] (ignore_index, weights, label smoothing)",
