@@ -301,15 +301,17 @@ void add_reduce_cases(std::vector<Case>& cs) {
                     in.push_back(transposed(on(dev, doubles_cpu(ties, {4, 3}, TSR_FLOAT32)), 0, 1));
                   },
                   [fn = fn](const Inputs& in, tsr_tensor** o) { return fn(in[0].get(), in[1].get(), o); }, 0, 0});
-    cs.push_back({name + "/signed zeros",
-                  [special, ties](Dev dev, Inputs& in) {
-                    in.push_back(leaf(on(dev, doubles_cpu(special, {12}, TSR_FLOAT16))));
-                    in.push_back(leaf(on(dev, doubles_cpu(ties, {12}, TSR_FLOAT64))));
-                  },
-                  [fn = fn](const Inputs& in, tsr_tensor** o) {
-                    return signed_zeros(fn(in[0].get(), in[1].get(), o), o);
-                  },
-                  0, 0, false});
+    // promoted (float16 with float64), and dense float32 (the packed path)
+    for (tsr_dtype d : {TSR_FLOAT16, TSR_FLOAT32})
+      cs.push_back({name + "/signed zeros/" + dname(d),
+                    [special, ties, d](Dev dev, Inputs& in) {
+                      in.push_back(leaf(on(dev, doubles_cpu(special, {12}, d))));
+                      in.push_back(leaf(on(dev, doubles_cpu(ties, {12}, d == TSR_FLOAT16 ? TSR_FLOAT64 : d))));
+                    },
+                    [fn = fn](const Inputs& in, tsr_tensor** o) {
+                      return signed_zeros(fn(in[0].get(), in[1].get(), o), o);
+                    },
+                    0, 0, false});
     cs.push_back({name + "/expanded, empty",
                   [](Dev dev, Inputs& in) {
                     in.push_back(expanded(on(dev, values_cpu({1, 3}, TSR_FLOAT64)), {0, 3}));
@@ -1105,6 +1107,38 @@ TEST_F(CudaOpSweep, ReductionErrorsSayWhatTheCpuSays) {
   expect_same_error([](Dev dev, tsr_tensor** o) {  // shapes that do not broadcast
     H a(on(dev, values_cpu({2, 3}, TSR_FLOAT32))), b(on(dev, values_cpu({2}, TSR_FLOAT32)));
     return tsr_maximum(a.h, b.h, o);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // var of integers
+    H x(on(dev, ints_cpu({1, 2, 3}, {3})));
+    return tsr_var(x.h, 0, nullptr, 1, false, o);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // a repeated dim
+    H x(on(dev, values_cpu({2, 3}, TSR_FLOAT32)));
+    const int64_t dims[] = {1, -1};
+    return tsr_std(x.h, 2, dims, 1, false, o);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // norm of integers
+    H x(on(dev, ints_cpu({1, 2, 3}, {3})));
+    return tsr_norm(x.h, 2.0, 0, nullptr, false, o);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // a scan dim out of range
+    H x(on(dev, values_cpu({2, 3}, TSR_FLOAT32)));
+    return tsr_cumsum(x.h, 2, nullptr, o);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // a storage-only result dtype
+    H x(on(dev, values_cpu({2, 3}, TSR_FLOAT32)));
+    const tsr_dtype u16 = TSR_UINT16;
+    return tsr_cumprod(x.h, 0, &u16, o);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {
+    H x(on(dev, values_cpu({2, 3}, TSR_FLOAT32)));
+    const tsr_dtype u16 = TSR_UINT16;
+    return tsr_prod_dim(x.h, -3, false, &u16, o);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {
+    H x(on(dev, values_cpu({2, 3}, TSR_FLOAT32)));
+    const tsr_dtype u32 = TSR_UINT32;
+    return tsr_prod(x.h, &u32, o);
   });
 }
 
