@@ -220,6 +220,18 @@ Tensor prod(DeviceKernels& k, const Tensor& t, bool all, int64_t dim, bool keepd
   return out;
 }
 
+Tensor any_all(DeviceKernels& k, const Tensor& t0, const std::vector<bool>& mask, bool keepdim, bool is_all) {
+  const tsr_dtype result = t0.dtype() == TSR_UINT8 ? TSR_UINT8 : TSR_BOOL;
+  // The storage-only dtypes are read as the CPU reads every input: as double.
+  const Tensor t = is_storage_only(t0.dtype()) ? copy(k, t0, TSR_FLOAT64, TSR_PRESERVE_FORMAT) : t0;
+  // any: a sum of (x != 0) stored as bool is "some"; all: none is x == 0.
+  const Tensor zero = zeros(k, {}, t.dtype(), t.device());
+  const Tensor hits = compare(k, is_all ? kernels::CompareOp::Eq : kernels::CompareOp::Ne, t, zero);
+  Tensor some = reduce_sum(k, hits, mask, keepdim, 1.0, TSR_BOOL);
+  if (is_all) some = compare(k, kernels::CompareOp::Eq, some, zeros(k, {}, TSR_BOOL, t.device()));
+  return some.dtype() == result ? some : copy(k, some, result, TSR_CONTIGUOUS_FORMAT);
+}
+
 namespace {
 
 // t in float64 (the CPU's rows_of: every statistic computes in double).

@@ -41,6 +41,10 @@ Tensor scan(DeviceKernels& k, const Tensor& t, int64_t dim, kernels::ScanOp op, 
 // kernels::prod: the product over dim (wrapped), or over every element in
 // C order when all; bit for bit the CPU's.
 Tensor prod(DeviceKernels& k, const Tensor& t, bool all, int64_t dim, bool keepdim, tsr_dtype result);
+// kernels::any_all: whether any (all) element over mask is non-zero (NaN
+// counts), uint8 for uint8 input, else bool; empty slices give false
+// (true); contiguous.
+Tensor any_all(DeviceKernels& k, const Tensor& t, const std::vector<bool>& mask, bool keepdim, bool is_all);
 // kernels::var_mean: variance (its square root when take_sqrt) with
 // divisor max(N - correction, 0) and the mean over mask's dims, computed in
 // float64 as the CPU (two passes: the mean, then the squared deviations),

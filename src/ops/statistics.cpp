@@ -9,6 +9,7 @@
 #include "cpu/kernels/reduce.h"
 #include "cpu/kernels/statistics.h"
 #include "device/any_device.h"
+#include "device/device_ops.h"
 #include "device/reduce_ops.h"
 #include "ops/compare.h"
 #include "ops/grad_util.h"
@@ -158,9 +159,9 @@ Tensor logsumexp(const Tensor& a, const Shape& dims, bool keepdim) {
 }
 
 Tensor any_all(const Tensor& a, bool all_dims, int64_t dim, bool keepdim, bool is_all) {
-  TSR_CHECK(a.device().type == TSR_DEVICE_CPU, TSR_ERR_UNSUPPORTED, is_all ? "all" : "any",
-            ": only CPU tensors are supported");
   const std::vector<bool> mask = kernels::reduction_mask(a, all_dims ? Shape{} : Shape{dim});
+  if (a.device().type != TSR_DEVICE_CPU)
+    return device::any_all(device::kernels_for(a.device()), a, mask, keepdim, is_all);
   return kernels::any_all(a, mask, keepdim, is_all);
 }
 

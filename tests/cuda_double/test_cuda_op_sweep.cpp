@@ -631,6 +631,34 @@ void add_reduce_cases(std::vector<Case>& cs) {
                 [](const Inputs& in, tsr_tensor** o) { return tsr_prod_dim(in[0].get(), -1, false, nullptr, o); }, 0, 0});
   cs.push_back({"prod/long", [](Dev dev, Inputs& in) { in.push_back(leaf(on(dev, values_cpu({130}, TSR_FLOAT32, 0.3, 1.0)))); },
                 [](const Inputs& in, tsr_tensor** o) { return tsr_prod(in[0].get(), nullptr, o); }, 0, 0});
+  // ---- any / all: uint8 stays uint8, NaN is true, empty slices ----------
+  for (bool is_all : {false, true}) {
+    const std::string name = is_all ? "all" : "any";
+    // rows: zeros only, a NaN among zeros, mixed, no zero
+    const std::vector<double> v = {0, 0, 0, 0, NAN, 0, 0, 2, -1, 3, 1, 0.5};
+    for (tsr_dtype d : {TSR_FLOAT32, TSR_FLOAT16, TSR_FLOAT64, TSR_INT64, TSR_INT8, TSR_UINT8, TSR_BOOL, TSR_UINT16})
+      for (int64_t dim : {-1, 0, 99}) {  // 99: over everything
+        cs.push_back({name + (dim == 99 ? "/all dims/" : "/dim " + std::to_string(dim) + "/") +
+                          (d == TSR_UINT16 ? "uint16" : dname(d)),
+                      [v, d](Dev dev, Inputs& in) {
+                        std::vector<double> w = v;
+                        if (!is_float(d)) w[4] = 0;  // NaN only where it exists
+                        if (d == TSR_UINT16 || d == TSR_UINT8) w[8] = 1;
+                        in.push_back(transposed(on(dev, doubles_cpu(w, {3, 4}, d)), 0, 1));
+                      },
+                      [dim, is_all](const Inputs& in, tsr_tensor** o) {
+                        if (dim == 99) return is_all ? tsr_all(in[0].get(), o) : tsr_any(in[0].get(), o);
+                        return is_all ? tsr_all_dim(in[0].get(), dim, dim == 0, o) : tsr_any_dim(in[0].get(), dim, false, o);
+                      },
+                      0, 0, false});
+      }
+    cs.push_back({name + "/empty",
+                  [](Dev dev, Inputs& in) { in.push_back(leaf(on(dev, values_cpu({2, 0}, TSR_FLOAT32)))); },
+                  [is_all](const Inputs& in, tsr_tensor** o) {
+                    return is_all ? tsr_all_dim(in[0].get(), 1, false, o) : tsr_any_dim(in[0].get(), 1, true, o);
+                  },
+                  0, 0, false});
+  }
   for (const auto& [name, fn] : std::vector<std::pair<std::string, DimFn>>{
            {"argmin", [](const tsr_tensor* a, int64_t d, bool k, tsr_tensor** o, tsr_tensor**) { return tsr_argmin(a, d, k, o); }},
            {"argmax", [](const tsr_tensor* a, int64_t d, bool k, tsr_tensor** o, tsr_tensor**) { return tsr_argmax(a, d, k, o); }}})
