@@ -4,6 +4,7 @@
 #include "kernels/gemm_zero_k.h"
 #include "kernels/kernel_dispatch.h"
 #include "kernels/pool_dispatch.h"
+#include "kernels/scan_dispatch.h"
 #include "kernels/select_dispatch.h"
 
 namespace tsr::gpu {
@@ -167,6 +168,12 @@ void EmulatedKernels::max_pool2d(const MaxPool2dArgs& args, Stream) {
 void EmulatedKernels::max_pool2d_backward(const MaxPool2dArgs& args, Stream) {
   Launcher l{this};
   dispatch_max_pool2d_backward(l, args);
+}
+
+// ---- scans and products (issue 32, cuda-reduce) ----
+void EmulatedKernels::scan(const ScanArgs& args, Stream) {
+  Launcher l{this};
+  dispatch_scan(l, args);
 }
 
 }  // namespace tsr::gpu

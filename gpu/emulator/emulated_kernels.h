@@ -56,6 +56,8 @@ class EmulatedKernels final : public DeviceKernels {
                   int64_t cols, double eps, Stream s) override;
   void max_pool2d(const MaxPool2dArgs& args, Stream s) override;
   void max_pool2d_backward(const MaxPool2dArgs& args, Stream s) override;
+  // ---- scans and products (issue 32, cuda-reduce) ----
+  void scan(const ScanArgs& args, Stream s) override;
 
   // The launcher kernel_dispatch.h drives.
   struct Launcher {

@@ -108,6 +108,10 @@ class QueuedEmulatedKernels : public DeviceKernels {
   void max_pool2d_backward(const MaxPool2dArgs& args, Stream s) override {
     run(s, [=, this] { emu_.max_pool2d_backward(args, s); });
   }
+  // ---- scans and products (issue 32, cuda-reduce) ----
+  void scan(const ScanArgs& args, Stream s) override {
+    run(s, [=, this] { emu_.scan(args, s); });
+  }
 
   // Launches run so far (the caller waits for its streams first).
   size_t launches() {

@@ -47,6 +47,8 @@ class CudaKernels final : public tsr::DeviceKernels {
   // Max pooling (cuda_pool.cu).
   void max_pool2d(const MaxPool2dArgs& args, Stream s) override;
   void max_pool2d_backward(const MaxPool2dArgs& args, Stream s) override;
+  // ---- scans and products (issue 32, cuda-reduce; cuda_scan.cu) ----
+  void scan(const ScanArgs& args, Stream s) override;
 };
 
 // The process-wide instance (stateless but for cuBLAS handles, created per

@@ -92,8 +92,10 @@ enum class BinaryKernel : int32_t {
 // double for floating inputs and int64 for integers and bool, then scales by
 // `scale` (1 for sum, 1/count for mean) and converts to out's dtype; Max
 // gives the first maximum (NaN counts as the maximum) and its int64 index
-// along the single inner dim in `indices`.
-enum class ReduceKernel : int32_t { Sum, Max };
+// along the single inner dim in `indices`. Min (appended for issue 32's
+// min/amin) is Max with the order reversed: the first NaN, else the first
+// minimum (minmax.cpp's min_dim, extrema.cpp's amin).
+enum class ReduceKernel : int32_t { Sum, Max, Min };
 struct ReduceArgs {
   KernelShape outer;
   KernelOperand out;      // strides over outer
@@ -205,6 +207,28 @@ struct MaxPool2dArgs {
   int64_t indices_strides[4];
 };
 
+// Scans and products along one dim (issue 32; src/cpu/kernels/scan.cpp):
+// for each line (every coordinate over `lines`, the dims other than the
+// scanned one), elements j = 0 .. len - 1 at in + j * in_stride are
+// combined in order (from the end when reverse), one thread per line, so
+// the result is the CPU's bit for bit. in and out are of one dtype (the
+// result dtype; src/device/ converts the input first). CumSum / CumProd
+// write every running value at out + j * out_stride, accumulated in
+// ATen's CPU acc type (double for float32 and float64, float for the
+// 16-bit floats, wrapping int64 for integers; bool: or / and). Prod writes
+// one product per line at out, multiplied in the dtype itself (float for
+// the 16-bit floats); 1 for an empty line.
+enum class ScanKernel : int32_t { CumSum, CumProd, Prod };
+struct ScanArgs {
+  ScanKernel op;
+  KernelShape lines;
+  KernelOperand out;  // strides over lines
+  KernelOperand in;   // strides over lines
+  int64_t len;
+  int64_t in_stride, out_stride;
+  bool reverse;
+};
+
 // What a device computes. Every method queues work on s and may throw
 // tsr::Error (TSR_ERR_UNSUPPORTED for a dtype the device lacks, with the
 // CPU's message where it has one; TSR_ERR_INTERNAL when a launch fails).
@@ -283,6 +307,10 @@ class DeviceKernels {
   // Max pooling (MaxPool2dArgs), forward and backward.
   virtual void max_pool2d(const MaxPool2dArgs& args, Stream s);
   virtual void max_pool2d_backward(const MaxPool2dArgs& args, Stream s);
+  // ---- scans and products (issue 32, cuda-reduce) ----
+  // cumsum / cumprod / prod along a line (ScanArgs; kernels::scan and
+  // kernels::prod).
+  virtual void scan(const ScanArgs& args, Stream s);
 };
 
 // The defaults of the non-pure methods: inline, so a DeviceKernels built
@@ -314,5 +342,7 @@ inline void DeviceKernels::max_pool2d(const MaxPool2dArgs&, Stream) { device_ker
 inline void DeviceKernels::max_pool2d_backward(const MaxPool2dArgs&, Stream) {
   device_kernels_detail::no_kernel("max_pool2d_backward");
 }
+// ---- scans and products (issue 32, cuda-reduce) ----
+inline void DeviceKernels::scan(const ScanArgs&, Stream) { device_kernels_detail::no_kernel("scan"); }
 
 }  // namespace tsr

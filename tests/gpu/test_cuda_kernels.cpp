@@ -211,24 +211,47 @@ TEST(CudaKernels, RowsAndNoise) {
     r.in_inner_strides[0] = 4;
     r.scale = 1;
     Tensor sw = host({30, 4}, d), sg = host({30, 4}, d), iw = host({30, 4}, TSR_INT64), ig = host({30, 4}, TSR_INT64);
-    for (ReduceKernel op : {ReduceKernel::Sum, ReduceKernel::Max}) {
+    for (ReduceKernel op : {ReduceKernel::Sum, ReduceKernel::Max, ReduceKernel::Min}) {
       r.out = kop(sw);
-      r.indices = op == ReduceKernel::Max ? kop(iw) : KernelOperand{nullptr, TSR_INT64, {}};
+      r.indices = op != ReduceKernel::Sum ? kop(iw) : KernelOperand{nullptr, TSR_INT64, {}};
       emu.reduce(op, r, kNoStream);
       DeviceCopy so(sg), io(ig);
       ReduceArgs rd = r;
       rd.in.data = xi.ptr;
       rd.out = so.op(sg, sg.sizes());
-      rd.indices = op == ReduceKernel::Max ? io.op(ig, ig.sizes()) : KernelOperand{nullptr, TSR_INT64, {}};
+      rd.indices = op != ReduceKernel::Sum ? io.op(ig, ig.sizes()) : KernelOperand{nullptr, TSR_INT64, {}};
       dev.reduce(op, rd, kCudaStream);
       so.back(sg);
       io.back(ig);
-      if (op == ReduceKernel::Max) {
+      if (op != ReduceKernel::Sum) {
         EXPECT_TRUE(same_bits(sw, sg));
         EXPECT_TRUE(same_bits(iw, ig));
       } else {
         EXPECT_TRUE(close(sw, sg, tolerance(d)));
       }
+    }
+    // cumsum (from the end) and prod along dim 1 (issue 32's scan kernel):
+    // one thread per line, the emulator's result bit for bit.
+    for (ScanKernel op : {ScanKernel::CumSum, ScanKernel::Prod}) {
+      const bool prod = op == ScanKernel::Prod;
+      Tensor cw = host(prod ? Shape{30, 4} : Shape{30, 70, 4}, d), cg = host(cw.sizes(), d);
+      ScanArgs a{};
+      a.op = op;
+      a.lines = kshape({30, 4});
+      a.in = KernelOperand{x.data_ptr(), d, {280, 1}};
+      a.out = KernelOperand{cw.data_ptr(), d, {prod ? 4 : 280, 1}};
+      a.len = 70;
+      a.in_stride = 4;
+      a.out_stride = prod ? 0 : 4;
+      a.reverse = !prod;
+      emu.scan(a, kNoStream);
+      DeviceCopy co(cg);
+      ScanArgs ad = a;
+      ad.in.data = xi.ptr;
+      ad.out.data = co.ptr;
+      dev.scan(ad, kCudaStream);
+      co.back(cg);
+      EXPECT_TRUE(same_bits(cw, cg)) << dtype_name(d) << (prod ? " prod" : " cumsum");
     }
     // nll loss and its backward.
     Tensor logp = sample({50, 7}, d, 5, false);
