@@ -253,6 +253,69 @@ constexpr tsr_dtype kFloats[] = {TSR_FLOAT32, TSR_FLOAT64, TSR_FLOAT16, TSR_BFLO
 constexpr tsr_dtype kAll[] = {TSR_FLOAT32, TSR_FLOAT64, TSR_FLOAT16, TSR_BFLOAT16, TSR_INT64,
                               TSR_INT32,   TSR_INT8,    TSR_UINT8,   TSR_BOOL};
 
+// ---- bmm/baddbmm, softplus, losses, sort/topk/kthvalue (issue 32, the
+// cuda-sort-loss family) ------------------------------------------------------
+void sort_loss_cases(std::vector<Case>& cs) {
+  // bmm: a transposed batch1, a sliced batch2; float16/bfloat16 sum in
+  // float on both devices (rounded once), in another order.
+  for (tsr_dtype d : kFloats) {
+    Case bmm{std::string("bmm/") + dname(d),
+             [d](Dev dev, Inputs& in) {
+               in.push_back(transposed(on(dev, values_cpu({3, 5, 4}, d)), 1, 2));  // [3, 4, 5]
+               in.push_back(sliced(on(dev, values_cpu({3, 5, 4}, d, 1.0)), 2, 0, 4, 2));  // [3, 5, 2]
+             },
+             [](const Inputs& in, tsr_tensor** o) { return tsr_bmm(in[0].get(), in[1].get(), o); }, 0, 0};
+    bmm.ulp_factor = 16;
+    cs.push_back(bmm);
+    for (double beta : {0.0, 1.0, -0.5}) {
+      Case ab{std::string("baddbmm/beta ") + std::to_string(beta) + "/" + dname(d),
+              [d](Dev dev, Inputs& in) {
+                in.push_back(expanded(on(dev, values_cpu({1, 2}, d, 1.0, 0.5)), {3, 4, 2}));  // broadcast input
+                in.push_back(leaf(on(dev, values_cpu({3, 4, 5}, d))));
+                in.push_back(transposed(on(dev, values_cpu({3, 2, 5}, d, 1.5)), 1, 2));  // [3, 5, 2]
+              },
+              [beta](const Inputs& in, tsr_tensor** o) {
+                return tsr_baddbmm(in[0].get(), in[1].get(), in[2].get(), beta, 0.75, o);
+              },
+              0, 0};
+      ab.ulp_factor = 16;
+      cs.push_back(ab);
+    }
+  }
+  cs.push_back({"baddbmm/beta 0 ignores NaN input, k = 0",
+                [](Dev dev, Inputs& in) {
+                  in.push_back(leaf(on(dev, values_cpu({2, 3, 4}, TSR_FLOAT32, NAN))));
+                  in.push_back(leaf(on(dev, values_cpu({2, 3, 0}, TSR_FLOAT32))));
+                  in.push_back(leaf(on(dev, values_cpu({2, 0, 4}, TSR_FLOAT32))));
+                },
+                [](const Inputs& in, tsr_tensor** o) {
+                  return tsr_baddbmm(in[0].get(), in[1].get(), in[2].get(), 0.0, 2.0, o);
+                },
+                0, 0, false});
+  cs.push_back({"baddbmm/k = 0 scales input, float64 input into float32",
+                [](Dev dev, Inputs& in) {
+                  in.push_back(leaf(on(dev, values_cpu({3, 4}, TSR_FLOAT64))));
+                  in.push_back(leaf(on(dev, values_cpu({2, 3, 0}, TSR_FLOAT32))));
+                  in.push_back(leaf(on(dev, values_cpu({2, 0, 4}, TSR_FLOAT32))));
+                },
+                [](const Inputs& in, tsr_tensor** o) {
+                  return tsr_baddbmm(in[0].get(), in[1].get(), in[2].get(), 0.5, 2.0, o);
+                },
+                1e-6, 0, false});
+  cs.push_back({"bmm/empty batch",
+                [](Dev dev, Inputs& in) {
+                  in.push_back(leaf(on(dev, values_cpu({0, 3, 2}, TSR_FLOAT32))));
+                  in.push_back(leaf(on(dev, values_cpu({0, 2, 4}, TSR_FLOAT32))));
+                },
+                [](const Inputs& in, tsr_tensor** o) { return tsr_bmm(in[0].get(), in[1].get(), o); }, 0, 0});
+  cs.push_back({"bmm/int64 refused as on the CPU",
+                [](Dev dev, Inputs& in) {
+                  in.push_back(leaf(on(dev, ints_cpu({1, 2, 3, 4}, {1, 2, 2}))));
+                  in.push_back(leaf(on(dev, ints_cpu({1, 2, 3, 4}, {1, 2, 2}))));
+                },
+                [](const Inputs& in, tsr_tensor** o) { return tsr_bmm(in[0].get(), in[1].get(), o); }, 0, 0});
+}
+
 std::vector<Case> cases() {
   std::vector<Case> cs;
   const double lo = -0.5, hi = 0.75;
@@ -568,6 +631,7 @@ std::vector<Case> cases() {
     ce.ulp_factor = 16;
     cs.push_back(ce);
   }
+  sort_loss_cases(cs);
   return cs;
 }
 
@@ -584,7 +648,7 @@ const char* const kKnownGaps[] = {
     "scatter(_), scatter_add(_) (the public ones), scatter_reduce(_), index_add(_), index_copy(_), index_fill(_)",
     "maximum, minimum, amax, amin, norm, min (dim and all), max (all), evenly_distribute_backward",
     "cumsum, cumprod, prod", "sort, topk, kthvalue", "var, std, var_mean, std_mean, logsumexp",
-    "bmm, baddbmm", "flip",
+    "flip",
     "binary_cross_entropy(_with_logits), the pointwise losses (mse, l1, smooth_l1, ...), loss's div, "
     "nll_loss/nll_loss2d beyond [N, C] (ignore_index, weights, label smoothing)",
     "_scaled_dot_product_flash_attention_for_cpu (+backward)",
@@ -683,6 +747,19 @@ TEST_F(CudaOpSweep, ArgumentErrorsSayWhatTheCpuSays) {
   expect_same_error([](Dev dev, tsr_tensor** o) {  // gather with an int32 index
     H x(on(dev, values_cpu({3}, TSR_FLOAT32))), i(on(dev, ints_cpu({0}, {1}, TSR_INT32)));
     return tsr_gather(x.h, 0, i.h, o);
+  });
+}
+
+// The cuda-sort-loss family's argument errors (issue 32).
+TEST_F(CudaOpSweep, SortLossErrorsSayWhatTheCpuSays) {
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // bmm: inner sizes differ
+    H a(on(dev, values_cpu({2, 3, 4}, TSR_FLOAT32))), b(on(dev, values_cpu({2, 5, 2}, TSR_FLOAT32)));
+    return tsr_bmm(a.h, b.h, o);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // baddbmm: input does not broadcast
+    H i(on(dev, values_cpu({3, 3}, TSR_FLOAT32))), a(on(dev, values_cpu({2, 3, 4}, TSR_FLOAT32))),
+        b(on(dev, values_cpu({2, 4, 2}, TSR_FLOAT32)));
+    return tsr_baddbmm(i.h, a.h, b.h, 1.0, 1.0, o);
   });
 }
 
