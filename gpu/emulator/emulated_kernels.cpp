@@ -4,6 +4,7 @@
 #include "kernels/gemm_zero_k.h"
 #include "kernels/kernel_dispatch.h"
 #include "kernels/select_dispatch.h"
+#include "kernels/loss_dispatch.h"
 
 namespace tsr::gpu {
 
@@ -156,6 +157,12 @@ void EmulatedKernels::gemm(const GemmArgs& args, Stream) {
     case TSR_BFLOAT16: return column_major_gemm<BFloat16, float>(m.gemm, alpha, beta);
     default: return column_major_gemm<double>(m.gemm, args.alpha, args.beta);
   }
+}
+
+// ---- softplus and the elementwise losses (cuda-sort-loss) -------------------
+void EmulatedKernels::loss_map(LossKernel op, const LossMapArgs& args, Stream) {
+  Launcher l{this};
+  dispatch_loss_map(l, op, args);
 }
 
 }  // namespace tsr::gpu

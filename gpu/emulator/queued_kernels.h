@@ -102,6 +102,11 @@ class QueuedEmulatedKernels : public DeviceKernels {
                   int64_t cols, double eps, Stream s) override {
     run(s, [=, this] { emu_.layer_norm(out, x, w, b, dt, rows, cols, eps, s); });
   }
+  // Softplus and the elementwise losses (cuda-sort-loss).
+  void loss_map(LossKernel op, const LossMapArgs& args, Stream s) override {
+    check(args.shape, args.out);
+    run(s, [=, this] { emu_.loss_map(op, args, s); });
+  }
 
   // Launches run so far (the caller waits for its streams first).
   size_t launches() {

@@ -180,6 +180,26 @@ struct ScatterAddArgs {
   int64_t out_dim_stride, src_dim_stride, index_dim_stride;
 };
 
+// ---- softplus and the elementwise losses (issue 32, cuda-sort-loss) ------
+// out = op(a, b, c, d) element by element over shape, computed in float for
+// float16/bfloat16 (double for float64, float for float32) from operands
+// converted to out's dtype first, stored rounded once: the CPU kernels'
+// formulas, branch for branch. Softplus (pointwise.cpp's float_map: a x
+// > threshold ? x : log1p(exp(a x)) / a with p = beta, q = threshold, each
+// rounded to out's dtype first); Mse, SmoothL1 (p = beta) and Huber (p =
+// delta) of a - b (loss.cpp's pointwise_loss); AbsBelow / AbsAtMost (|a| <
+// p, |a| <= p: loss.cpp's abs_below, out bool, computed in a's dtype);
+// DivScalar (a / p, loss.cpp's div_scalar); Bce (binary_cross_entropy of
+// input a, target b, weight c, logs clamped at -100) and BceWithLogits
+// (input a, target b, weight c, pos_weight d). Unused operands' data null.
+enum class LossKernel : int32_t { Softplus, Mse, SmoothL1, Huber, AbsBelow, AbsAtMost, DivScalar, Bce, BceWithLogits };
+struct LossMapArgs {
+  KernelShape shape;
+  KernelOperand out, a, b, c, d;
+  double p, q;
+  tsr_dtype compute;  // the operands' dtype (out's, or a's for the masks)
+};
+
 // What a device computes. Every method queues work on s and may throw
 // tsr::Error (TSR_ERR_UNSUPPORTED for a dtype the device lacks, with the
 // CPU's message where it has one; TSR_ERR_INTERNAL when a launch fails).
@@ -254,6 +274,9 @@ class DeviceKernels {
   // weight and bias contiguous [cols] of dtype, or null.
   virtual void layer_norm(void* out, const void* x, const void* weight, const void* bias, tsr_dtype dtype,
                           int64_t rows, int64_t cols, double eps, Stream s);
+
+  // Softplus and the elementwise losses (cuda-sort-loss, issue 32).
+  virtual void loss_map(LossKernel op, const LossMapArgs& args, Stream s);
 };
 
 // The defaults of the non-pure methods: inline, so a DeviceKernels built
@@ -280,6 +303,9 @@ inline void DeviceKernels::index_bounds(const KernelShape&, const KernelOperand&
 inline void DeviceKernels::layer_norm(void*, const void*, const void*, const void*, tsr_dtype, int64_t, int64_t,
                                       double, Stream) {
   device_kernels_detail::no_kernel("layer_norm");
+}
+inline void DeviceKernels::loss_map(LossKernel, const LossMapArgs&, Stream) {
+  device_kernels_detail::no_kernel("loss_map");
 }
 
 }  // namespace tsr

@@ -314,6 +314,126 @@ void sort_loss_cases(std::vector<Case>& cs) {
                   in.push_back(leaf(on(dev, ints_cpu({1, 2, 3, 4}, {1, 2, 2}))));
                 },
                 [](const Inputs& in, tsr_tensor** o) { return tsr_bmm(in[0].get(), in[1].get(), o); }, 0, 0});
+  // softplus: both branches of the threshold, beta != 1; integers refused.
+  for (tsr_dtype d : kAll) {
+    for (double beta : {1.0, 2.5}) {
+      Case sp{std::string("softplus/beta ") + std::to_string(beta) + "/" + dname(d),
+              [d](Dev dev, Inputs& in) { in.push_back(transposed(on(dev, values_cpu({5, 6}, d, 12.0, 1.0)), 0, 1)); },
+              [beta](const Inputs& in, tsr_tensor** o) { return tsr_softplus(in[0].get(), beta, 8.0, o); }, 0, 0};
+      sp.ulp_factor = 4;
+      cs.push_back(sp);
+    }
+  }
+  // The pointwise losses: every reduction, a broadcast target (expanded),
+  // a transposed input; float16/bfloat16 where the CPU takes them.
+  using Loss = std::function<tsr_status(const tsr_tensor*, const tsr_tensor*, tsr_loss_reduction, tsr_tensor**)>;
+  const std::vector<std::pair<std::string, Loss>> losses = {
+      {"mse_loss", tsr_mse_loss},
+      {"l1_loss", tsr_l1_loss},
+      {"smooth_l1_loss", [](const tsr_tensor* x, const tsr_tensor* y, tsr_loss_reduction r,
+                            tsr_tensor** o) { return tsr_smooth_l1_loss(x, y, r, 0.75, o); }},
+      {"smooth_l1_loss beta 0", [](const tsr_tensor* x, const tsr_tensor* y, tsr_loss_reduction r,
+                                   tsr_tensor** o) { return tsr_smooth_l1_loss(x, y, r, 0.0, o); }},
+      {"huber_loss", [](const tsr_tensor* x, const tsr_tensor* y, tsr_loss_reduction r, tsr_tensor** o) {
+         return tsr_huber_loss(x, y, r, 0.6, o);
+       }},
+      {"kl_div", [](const tsr_tensor* x, const tsr_tensor* y, tsr_loss_reduction r, tsr_tensor** o) {
+         return tsr_kl_div(x, y, r, false, o);
+       }},
+      {"kl_div log_target", [](const tsr_tensor* x, const tsr_tensor* y, tsr_loss_reduction r, tsr_tensor** o) {
+         return tsr_kl_div(x, y, r, true, o);
+       }},
+  };
+  for (const auto& [name, fn] : losses)
+    for (tsr_dtype d : kFloats)
+      for (tsr_loss_reduction r : {TSR_REDUCTION_NONE, TSR_REDUCTION_MEAN, TSR_REDUCTION_SUM}) {
+        Case c{name + "/" + dname(d) + "/reduction " + std::to_string(int(r)),
+               [d](Dev dev, Inputs& in) {
+                 in.push_back(transposed(on(dev, values_cpu({6, 4}, d, 2.0)), 0, 1));  // [4, 6]
+                 in.push_back(expanded(on(dev, values_cpu({1, 6}, d, 1.5, 0.5)), {4, 6}));
+               },
+               [fn = fn, r](const Inputs& in, tsr_tensor** o) { return fn(in[0].get(), in[1].get(), r, o); }, 0, 0};
+        c.ulp_factor = 16;
+        cs.push_back(c);
+      }
+  cs.push_back({"mse_loss/float32 input, float64 target (promoted)",
+                [](Dev dev, Inputs& in) {
+                  in.push_back(leaf(on(dev, values_cpu({3, 4}, TSR_FLOAT32))));
+                  in.push_back(leaf(on(dev, values_cpu({4}, TSR_FLOAT64, 1.0))));
+                },
+                [](const Inputs& in, tsr_tensor** o) { return tsr_mse_loss(in[0].get(), in[1].get(), TSR_REDUCTION_MEAN, o); },
+                1e-13, 1e-13});
+  cs.push_back({"mse_loss/empty, mean is NaN",
+                [](Dev dev, Inputs& in) {
+                  in.push_back(leaf(on(dev, values_cpu({0, 3}, TSR_FLOAT32))));
+                  in.push_back(leaf(on(dev, values_cpu({0, 3}, TSR_FLOAT32))));
+                },
+                [](const Inputs& in, tsr_tensor** o) { return tsr_mse_loss(in[0].get(), in[1].get(), TSR_REDUCTION_MEAN, o); },
+                0, 0});
+  // binary_cross_entropy: probabilities in (0, 1) plus exact 0 and 1 (the
+  // -100 clamp), a weight broadcast along rows.
+  for (tsr_dtype d : kFloats)
+    for (tsr_loss_reduction r : {TSR_REDUCTION_NONE, TSR_REDUCTION_MEAN, TSR_REDUCTION_SUM})
+      for (bool weighted : {false, true}) {
+        Case c{std::string("binary_cross_entropy/") + dname(d) + "/reduction " + std::to_string(int(r)) +
+                   (weighted ? "/weight" : ""),
+               [d, weighted](Dev dev, Inputs& in) {
+                 tsr_tensor* x = nullptr;
+                 tsr_tensor* v = values_cpu({5, 4}, TSR_FLOAT64, 0.45, 0.5);
+                 const double lo = 0.0, hi = 1.0;  // a few exact 0s and 1s
+                 tsr_tensor* w = nullptr;
+                 ok(tsr_mul_scalar(v, 1.2, &w), w);
+                 ok(tsr_clamp(w, &lo, &hi, &x), x);
+                 tsr_tensor_release(v);
+                 tsr_tensor_release(w);
+                 tsr_tensor* xd = nullptr;
+                 ok(tsr_to_dtype(x, d, &xd), xd);
+                 tsr_tensor_release(x);
+                 in.push_back(transposed(on(dev, xd), 0, 1));  // [4, 5]
+                 in.push_back(leaf(on(dev, values_cpu({4, 5}, d, 0.5, 0.5))));
+                 if (weighted) in.push_back(leaf(on(dev, values_cpu({5}, d, 1.0, 1.5))));
+               },
+               [r, weighted](const Inputs& in, tsr_tensor** o) {
+                 return tsr_binary_cross_entropy(in[0].get(), in[1].get(), weighted ? in[2].get() : nullptr, r, o);
+               },
+               0, 0};
+        c.ulp_factor = 16;
+        cs.push_back(c);
+      }
+  for (tsr_dtype d : kFloats)
+    for (tsr_loss_reduction r : {TSR_REDUCTION_NONE, TSR_REDUCTION_MEAN, TSR_REDUCTION_SUM})
+      for (int variant = 0; variant < 3; ++variant) {  // plain, weight, weight + pos_weight
+        Case c{std::string("binary_cross_entropy_with_logits/") + dname(d) + "/reduction " + std::to_string(int(r)) +
+                   "/variant " + std::to_string(variant),
+               [d, variant](Dev dev, Inputs& in) {
+                 in.push_back(transposed(on(dev, values_cpu({5, 4}, d, 6.0)), 0, 1));  // [4, 5]
+                 in.push_back(leaf(on(dev, values_cpu({4, 5}, d, 0.5, 0.5))));
+                 if (variant >= 1) in.push_back(expanded(on(dev, values_cpu({4, 1}, d, 1.0, 1.5)), {4, 5}));
+                 if (variant >= 2) in.push_back(leaf(on(dev, values_cpu({5}, d, 1.0, 2.0))));
+               },
+               [r, variant](const Inputs& in, tsr_tensor** o) {
+                 return tsr_binary_cross_entropy_with_logits(in[0].get(), in[1].get(),
+                                                             variant >= 1 ? in[2].get() : nullptr,
+                                                             variant >= 2 ? in[3].get() : nullptr, r, o);
+               },
+               0, 0};
+        c.ulp_factor = 16;
+        cs.push_back(c);
+      }
+  // cross_entropy with class probabilities: mean divides by N (loss's div).
+  for (tsr_dtype d : {TSR_FLOAT32, TSR_FLOAT64}) {
+    Case c{std::string("cross_entropy_loss/probabilities/") + dname(d),
+           [d](Dev dev, Inputs& in) {
+             in.push_back(leaf(on(dev, values_cpu({3, 5, 2}, d, 3.0))));
+             in.push_back(leaf(on(dev, values_cpu({3, 5, 2}, d, 0.5, 0.5))));
+           },
+           [](const Inputs& in, tsr_tensor** o) {
+             return tsr_cross_entropy_loss(in[0].get(), in[1].get(), nullptr, TSR_REDUCTION_MEAN, -100, 0.0, o);
+           },
+           0, 0};
+    c.ulp_factor = 16;
+    cs.push_back(c);
+  }
 }
 
 std::vector<Case> cases() {
@@ -643,13 +763,11 @@ const char* const kKnownGaps[] = {
     "convolution, convolution_backward (conv2d)",
     "native_batch_norm, native_batch_norm_backward",
     "max_pool2d_with_indices (+backward), avg_pool2d (+backward), adaptive_avg_pool2d (+backward)",
-    "softplus",
     "index (advanced indexing), index_put(_), nonzero, masked_fill(_), masked_select",
     "scatter(_), scatter_add(_) (the public ones), scatter_reduce(_), index_add(_), index_copy(_), index_fill(_)",
     "maximum, minimum, amax, amin, norm, min (dim and all), max (all), evenly_distribute_backward",
     "cumsum, cumprod, prod", "sort, topk, kthvalue", "var, std, var_mean, std_mean, logsumexp",
     "flip",
-    "binary_cross_entropy(_with_logits), the pointwise losses (mse, l1, smooth_l1, ...), loss's div, "
     "nll_loss/nll_loss2d beyond [N, C] (ignore_index, weights, label smoothing)",
     "_scaled_dot_product_flash_attention_for_cpu (+backward)",
 };
@@ -760,6 +878,35 @@ TEST_F(CudaOpSweep, SortLossErrorsSayWhatTheCpuSays) {
     H i(on(dev, values_cpu({3, 3}, TSR_FLOAT32))), a(on(dev, values_cpu({2, 3, 4}, TSR_FLOAT32))),
         b(on(dev, values_cpu({2, 4, 2}, TSR_FLOAT32)));
     return tsr_baddbmm(i.h, a.h, b.h, 1.0, 1.0, o);
+  });
+  for (double bad : {1.5, -0.25, double(NAN)})  // binary_cross_entropy: an input outside [0, 1]
+    expect_same_error([bad](Dev dev, tsr_tensor** o) {
+      std::vector<double> v = {0.5, 0.25, 1.0, 0.0, bad, 0.75};
+      tsr_tensor* xc = nullptr;
+      const int64_t n = 6;
+      ok(tsr_from_data(v.data(), v.size() * sizeof(double), 1, &n, TSR_FLOAT64, &xc), xc);
+      H x(on(dev, xc)), t(on(dev, values_cpu({6}, TSR_FLOAT64, 0.5, 0.5)));
+      return tsr_binary_cross_entropy(x.h, t.h, nullptr, TSR_REDUCTION_MEAN, o);
+    });
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // binary_cross_entropy: a target of another dtype
+    H x(on(dev, values_cpu({4}, TSR_FLOAT32, 0.4, 0.5))), t(on(dev, values_cpu({4}, TSR_FLOAT64, 0.5, 0.5)));
+    return tsr_binary_cross_entropy(x.h, t.h, nullptr, TSR_REDUCTION_MEAN, o);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // softplus of integers
+    H x(on(dev, ints_cpu({1, 2, 3}, {3})));
+    return tsr_softplus(x.h, 1.0, 20.0, o);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // mse_loss of integers
+    H x(on(dev, ints_cpu({1, 2, 3}, {3}))), y(on(dev, ints_cpu({1, 2, 3}, {3})));
+    return tsr_mse_loss(x.h, y.h, TSR_REDUCTION_MEAN, o);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // an invalid reduction
+    H x(on(dev, values_cpu({3}, TSR_FLOAT32))), y(on(dev, values_cpu({3}, TSR_FLOAT32)));
+    return tsr_smooth_l1_loss(x.h, y.h, tsr_loss_reduction(3), 1.0, o);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // huber_loss: delta must be positive
+    H x(on(dev, values_cpu({3}, TSR_FLOAT32))), y(on(dev, values_cpu({3}, TSR_FLOAT32)));
+    return tsr_huber_loss(x.h, y.h, TSR_REDUCTION_MEAN, 0.0, o);
   });
 }
 
