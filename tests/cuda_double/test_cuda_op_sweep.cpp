@@ -420,6 +420,72 @@ void sort_loss_cases(std::vector<Case>& cs) {
         c.ulp_factor = 16;
         cs.push_back(c);
       }
+  // nll_loss beyond [N, C]: class weights, ignore_index (some targets
+  // ignored), every reduction, [C], [N, C], [N, C, L] (run as 4-D) and
+  // [N, C, H, W] with a transposed input.
+  struct NllShape {
+    const char* name;
+    std::vector<int64_t> input, target;
+    std::vector<int64_t> targets;  // values, ignore_index -1 among them
+  };
+  const std::vector<NllShape> nll_shapes = {
+      {"[C]", {5}, {}, {3}},
+      {"[C] ignored", {5}, {}, {-1}},
+      {"[N, C]", {4, 5}, {4}, {4, -1, 0, 2}},
+      {"[N, C, L]", {2, 4, 3}, {2, 3}, {3, 0, -1, 1, 1, 2}},
+      {"[N, C, H, W]", {2, 3, 2, 2}, {2, 2, 2}, {2, 0, 1, -1, 0, 0, 2, 1}},
+  };
+  for (const NllShape& sh : nll_shapes)
+    for (tsr_dtype d : kFloats)
+      for (tsr_loss_reduction r : {TSR_REDUCTION_NONE, TSR_REDUCTION_MEAN, TSR_REDUCTION_SUM})
+        for (bool weighted : {false, true}) {
+          Case c{std::string("nll_loss/") + sh.name + "/" + dname(d) + "/reduction " + std::to_string(int(r)) +
+                     (weighted ? "/weight" : ""),
+                 [d, sh, weighted](Dev dev, Inputs& in) {
+                   const int64_t classes = sh.input.size() == 1 ? sh.input[0] : sh.input[1];
+                   if (sh.input.size() == 4) {  // a transposed [N, C, W, H] seen as [N, C, H, W]
+                     in.push_back(transposed(
+                         on(dev, values_cpu({sh.input[0], sh.input[1], sh.input[3], sh.input[2]}, d, 3.0, -2.0)), 2, 3));
+                   } else {
+                     in.push_back(leaf(on(dev, values_cpu(sh.input, d, 3.0, -2.0))));
+                   }
+                   in.push_back(leaf(on(dev, ints_cpu(sh.targets, sh.target))));
+                   if (weighted) in.push_back(Input{H(on(dev, values_cpu({classes}, d, 1.0, 1.5))), H()});  // no grad
+                 },
+                 [r, weighted](const Inputs& in, tsr_tensor** o) {
+                   return tsr_nll_loss(in[0].get(), in[1].get(), weighted ? in[2].get() : nullptr, r, -1, o);
+                 },
+                 0, 0};
+          c.ulp_factor = 16;
+          cs.push_back(c);
+        }
+  // cross_entropy with class indices: label smoothing, weights, ignore_index.
+  for (tsr_dtype d : {TSR_FLOAT32, TSR_FLOAT64})
+    for (tsr_loss_reduction r : {TSR_REDUCTION_NONE, TSR_REDUCTION_MEAN, TSR_REDUCTION_SUM})
+      for (bool weighted : {false, true}) {
+        Case c{std::string("cross_entropy_loss/label smoothing/") + dname(d) + "/reduction " + std::to_string(int(r)) +
+                   (weighted ? "/weight" : ""),
+               [d, weighted](Dev dev, Inputs& in) {
+                 in.push_back(leaf(on(dev, values_cpu({3, 4, 2}, d, 3.0))));
+                 in.push_back(leaf(on(dev, ints_cpu({1, 3, 7, 0, 2, 7}, {3, 2}))));
+                 if (weighted) in.push_back(Input{H(on(dev, values_cpu({4}, d, 0.5, 1.0))), H()});  // no grad
+               },
+               [r, weighted](const Inputs& in, tsr_tensor** o) {
+                 return tsr_cross_entropy_loss(in[0].get(), in[1].get(), weighted ? in[2].get() : nullptr, r, 7, 0.2, o);
+               },
+               0, 0};
+        c.ulp_factor = 16;
+        cs.push_back(c);
+      }
+  cs.push_back({"nll_loss/empty batch, mean is NaN",
+                [](Dev dev, Inputs& in) {
+                  in.push_back(leaf(on(dev, values_cpu({0, 3}, TSR_FLOAT32))));
+                  in.push_back(leaf(on(dev, ints_cpu({}, {0}))));
+                },
+                [](const Inputs& in, tsr_tensor** o) {
+                  return tsr_nll_loss(in[0].get(), in[1].get(), nullptr, TSR_REDUCTION_MEAN, -100, o);
+                },
+                0, 0});
   // cross_entropy with class probabilities: mean divides by N (loss's div).
   for (tsr_dtype d : {TSR_FLOAT32, TSR_FLOAT64}) {
     Case c{std::string("cross_entropy_loss/probabilities/") + dname(d),
@@ -768,7 +834,6 @@ const char* const kKnownGaps[] = {
     "maximum, minimum, amax, amin, norm, min (dim and all), max (all), evenly_distribute_backward",
     "cumsum, cumprod, prod", "sort, topk, kthvalue", "var, std, var_mean, std_mean, logsumexp",
     "flip",
-    "nll_loss/nll_loss2d beyond [N, C] (ignore_index, weights, label smoothing)",
     "_scaled_dot_product_flash_attention_for_cpu (+backward)",
 };
 
@@ -903,6 +968,23 @@ TEST_F(CudaOpSweep, SortLossErrorsSayWhatTheCpuSays) {
   expect_same_error([](Dev dev, tsr_tensor** o) {  // an invalid reduction
     H x(on(dev, values_cpu({3}, TSR_FLOAT32))), y(on(dev, values_cpu({3}, TSR_FLOAT32)));
     return tsr_smooth_l1_loss(x.h, y.h, tsr_loss_reduction(3), 1.0, o);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // nll_loss: the first bad target (not the ignored one)
+    H x(on(dev, values_cpu({2, 3, 2}, TSR_FLOAT32))), t(on(dev, ints_cpu({1, -5, 2, 3}, {2, 2})));
+    return tsr_nll_loss(x.h, t.h, nullptr, TSR_REDUCTION_MEAN, -5, o);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // nll_loss: a negative target
+    H x(on(dev, values_cpu({3, 4}, TSR_FLOAT32))), t(on(dev, ints_cpu({1, -2, 7}, {3})));
+    return tsr_nll_loss(x.h, t.h, nullptr, TSR_REDUCTION_SUM, -100, o);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // cross_entropy with label smoothing: a bad target
+    H x(on(dev, values_cpu({3, 4}, TSR_FLOAT32))), t(on(dev, ints_cpu({1, 4, 0}, {3})));
+    return tsr_cross_entropy_loss(x.h, t.h, nullptr, TSR_REDUCTION_MEAN, -100, 0.1, o);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // nll_loss: a weight of the wrong size
+    H x(on(dev, values_cpu({3, 4}, TSR_FLOAT32))), t(on(dev, ints_cpu({1, 2, 0}, {3}))),
+        w(on(dev, values_cpu({3}, TSR_FLOAT32)));
+    return tsr_nll_loss(x.h, t.h, w.h, TSR_REDUCTION_MEAN, -100, o);
   });
   expect_same_error([](Dev dev, tsr_tensor** o) {  // huber_loss: delta must be positive
     H x(on(dev, values_cpu({3}, TSR_FLOAT32))), y(on(dev, values_cpu({3}, TSR_FLOAT32)));
