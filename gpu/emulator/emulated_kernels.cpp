@@ -5,6 +5,7 @@
 #include "kernels/kernel_dispatch.h"
 #include "kernels/select_dispatch.h"
 #include "kernels/loss_dispatch.h"
+#include "kernels/sort_dispatch.h"
 
 namespace tsr::gpu {
 
@@ -163,6 +164,11 @@ void EmulatedKernels::gemm(const GemmArgs& args, Stream) {
 void EmulatedKernels::loss_map(LossKernel op, const LossMapArgs& args, Stream) {
   Launcher l{this};
   dispatch_loss_map(l, op, args);
+}
+
+void EmulatedKernels::sort_slices(const SortSlicesArgs& args, Stream) {
+  Launcher l{this};
+  dispatch_sort_slices(l, args);
 }
 
 }  // namespace tsr::gpu

@@ -56,6 +56,8 @@ class EmulatedKernels final : public DeviceKernels {
                   int64_t cols, double eps, Stream s) override;
   // Softplus and the elementwise losses (cuda-sort-loss).
   void loss_map(LossKernel op, const LossMapArgs& args, Stream s) override;
+  // sort, topk, kthvalue (cuda-sort-loss).
+  void sort_slices(const SortSlicesArgs& args, Stream s) override;
 
   // The launcher kernel_dispatch.h drives.
   struct Launcher {

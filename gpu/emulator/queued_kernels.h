@@ -107,6 +107,10 @@ class QueuedEmulatedKernels : public DeviceKernels {
     check(args.shape, args.out);
     run(s, [=, this] { emu_.loss_map(op, args, s); });
   }
+  // sort, topk, kthvalue (cuda-sort-loss): each slice is one thread's.
+  void sort_slices(const SortSlicesArgs& args, Stream s) override {
+    run(s, [=, this] { emu_.sort_slices(args, s); });
+  }
 
   // Launches run so far (the caller waits for its streams first).
   size_t launches() {

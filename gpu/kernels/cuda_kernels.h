@@ -46,6 +46,8 @@ class CudaKernels final : public tsr::DeviceKernels {
                   int64_t cols, double eps, Stream s) override;
   // Softplus and the elementwise losses (cuda_loss.cu; cuda-sort-loss).
   void loss_map(LossKernel op, const LossMapArgs& args, Stream s) override;
+  // sort, topk, kthvalue (cuda_sort.cu; cuda-sort-loss).
+  void sort_slices(const SortSlicesArgs& args, Stream s) override;
 };
 
 // The process-wide instance (stateless but for cuBLAS handles, created per

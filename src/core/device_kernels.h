@@ -200,6 +200,25 @@ struct LossMapArgs {
   tsr_dtype compute;  // the operands' dtype (out's, or a's for the masks)
 };
 
+// ---- sort, topk, kthvalue (issue 32, cuda-sort-loss) ---------------------
+// One thread per slice (src/cpu/kernels/sort.cpp's order): slice s of `in`
+// holds the n elements at in's offset over `outer` plus j * in_dim_stride;
+// its positions 0..n-1 are ordered by (key, position), the key the CPU's
+// (floats by value with -0 as +0 and every NaN the largest, integers and
+// bool by value; descending inverts it), in scratch[s n .. s n + n) (int64
+// device memory the caller provides); ranks first..last-1 of that order
+// are written: values[r - first] (in's dtype, the element copied) and
+// indices[r - first] (int64, its position), each at its operand's offset
+// over outer plus (r - first) * its dim stride.
+struct SortSlicesArgs {
+  KernelShape outer;
+  KernelOperand in, values, indices;  // strides over outer
+  int64_t n, first, last;
+  int64_t in_dim_stride, values_dim_stride, indices_dim_stride;
+  bool descending;
+  int64_t* scratch;
+};
+
 // What a device computes. Every method queues work on s and may throw
 // tsr::Error (TSR_ERR_UNSUPPORTED for a dtype the device lacks, with the
 // CPU's message where it has one; TSR_ERR_INTERNAL when a launch fails).
@@ -277,6 +296,8 @@ class DeviceKernels {
 
   // Softplus and the elementwise losses (cuda-sort-loss, issue 32).
   virtual void loss_map(LossKernel op, const LossMapArgs& args, Stream s);
+  // sort, topk and kthvalue (cuda-sort-loss, issue 32).
+  virtual void sort_slices(const SortSlicesArgs& args, Stream s);
 };
 
 // The defaults of the non-pure methods: inline, so a DeviceKernels built
@@ -306,6 +327,9 @@ inline void DeviceKernels::layer_norm(void*, const void*, const void*, const voi
 }
 inline void DeviceKernels::loss_map(LossKernel, const LossMapArgs&, Stream) {
   device_kernels_detail::no_kernel("loss_map");
+}
+inline void DeviceKernels::sort_slices(const SortSlicesArgs&, Stream) {
+  device_kernels_detail::no_kernel("sort_slices");
 }
 
 }  // namespace tsr

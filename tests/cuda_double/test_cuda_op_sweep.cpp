@@ -253,6 +253,39 @@ constexpr tsr_dtype kFloats[] = {TSR_FLOAT32, TSR_FLOAT64, TSR_FLOAT16, TSR_BFLO
 constexpr tsr_dtype kAll[] = {TSR_FLOAT32, TSR_FLOAT64, TSR_FLOAT16, TSR_BFLOAT16, TSR_INT64,
                               TSR_INT32,   TSR_INT8,    TSR_UINT8,   TSR_BOOL};
 
+// Values with ties, NaN, -0 and +0 and infinities (sorting's corner
+// cases), cycled over sizes, in dtype; integers and bool get small
+// integers with ties instead.
+tsr_tensor* tied_cpu(std::vector<int64_t> sizes, tsr_dtype dtype) {
+  int64_t n = 1;
+  for (int64_t s : sizes) n *= s;
+  if (!is_float(dtype)) {
+    const int64_t pattern[] = {3, -1, 3, 0, 7, -1, 2, 3, 1, 0, -5, 2, 9};
+    std::vector<int64_t> v(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) v[size_t(i)] = pattern[i % 13] + (i / 13) % 3;
+    return ints_cpu(v, sizes, dtype);
+  }
+  const double pattern[] = {1.5, NAN, -0.0, 0.0, -2.0, 1.5, INFINITY, -INFINITY, 3.0, 1.5, NAN, -1.0, 0.0};
+  std::vector<double> v(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) v[size_t(i)] = i % 2 ? pattern[i % 13] : std::sin(0.3 * double(i));
+  tsr_tensor* d = nullptr;
+  ok(tsr_from_data(v.data(), v.size() * sizeof(double), int64_t(sizes.size()), sizes.data(), TSR_FLOAT64, &d), d);
+  if (dtype == TSR_FLOAT64) return d;
+  tsr_tensor* out = nullptr;
+  const tsr_status st = tsr_to_dtype(d, dtype, &out);
+  tsr_tensor_release(d);
+  return ok(st, out);
+}
+
+// A two-output op's values (which = 0) or indices (1), the other released.
+using TwoOutputs = std::function<tsr_status(const tsr_tensor*, tsr_tensor**, tsr_tensor**)>;
+RunOp output_of(TwoOutputs fn, int which) {
+  return [fn, which](const Inputs& in, tsr_tensor** o) {
+    H other;
+    return which == 0 ? fn(in[0].get(), o, &other.h) : fn(in[0].get(), &other.h, o);
+  };
+}
+
 // ---- bmm/baddbmm, softplus, losses, sort/topk/kthvalue (issue 32, the
 // cuda-sort-loss family) ------------------------------------------------------
 void sort_loss_cases(std::vector<Case>& cs) {
@@ -486,6 +519,73 @@ void sort_loss_cases(std::vector<Case>& cs) {
                   return tsr_nll_loss(in[0].get(), in[1].get(), nullptr, TSR_REDUCTION_MEAN, -100, o);
                 },
                 0, 0});
+  // sort, topk, kthvalue: values (and their gradient, scattered back) and
+  // indices, exact; ties, NaN, -0/+0 and infinities in every dtype; a
+  // transposed input, both directions, both dims.
+  for (tsr_dtype d : kAll)
+    for (int which : {0, 1}) {
+      const std::string what = which ? "/indices/" : "/values/";
+      for (bool descending : {false, true})
+        for (int64_t dim : {0, -1}) {
+          cs.push_back({std::string("sort") + what + (descending ? "descending/" : "ascending/") + "dim " +
+                            std::to_string(dim) + "/" + dname(d),
+                        [d](Dev dev, Inputs& in) { in.push_back(transposed(on(dev, tied_cpu({9, 6}, d)), 0, 1)); },
+                        output_of(
+                            [descending, dim](const tsr_tensor* x, tsr_tensor** v, tsr_tensor** i) {
+                              return tsr_sort(x, dim, descending, true, v, i);
+                            },
+                            which),
+                        0, 0});
+        }
+      for (bool largest : {true, false})
+        cs.push_back({std::string("topk") + what + (largest ? "largest/" : "smallest/") + dname(d),
+                      [d](Dev dev, Inputs& in) { in.push_back(transposed(on(dev, tied_cpu({7, 4}, d)), 0, 1)); },
+                      output_of(
+                          [largest](const tsr_tensor* x, tsr_tensor** v, tsr_tensor** i) {
+                            return tsr_topk(x, 3, 1, largest, v, i);
+                          },
+                          which),
+                      0, 0});
+      for (bool keepdim : {false, true})
+        cs.push_back({std::string("kthvalue") + what + (keepdim ? "keepdim/" : "") + dname(d),
+                      [d](Dev dev, Inputs& in) { in.push_back(sliced(on(dev, tied_cpu({4, 13}, d)), 1, 1, 13, 2)); },
+                      output_of(
+                          [keepdim](const tsr_tensor* x, tsr_tensor** v, tsr_tensor** i) {
+                            return tsr_kthvalue(x, 4, 1, keepdim, v, i);
+                          },
+                          which),
+                      0, 0});
+    }
+  for (int which : {0, 1}) {
+    const std::string what = which ? "/indices" : "/values";
+    cs.push_back({"sort/long rows" + what,
+                  [](Dev dev, Inputs& in) { in.push_back(leaf(on(dev, tied_cpu({2, 300}, TSR_FLOAT32)))); },
+                  output_of([](const tsr_tensor* x, tsr_tensor** v,
+                               tsr_tensor** i) { return tsr_sort(x, 1, true, false, v, i); },
+                            which),
+                  0, 0});
+    cs.push_back({"sort/0-dim" + what, [](Dev dev, Inputs& in) { in.push_back(leaf(on(dev, values_cpu({}, TSR_FLOAT32)))); },
+                  output_of([](const tsr_tensor* x, tsr_tensor** v,
+                               tsr_tensor** i) { return tsr_sort(x, 0, false, false, v, i); },
+                            which),
+                  0, 0});
+    cs.push_back({"sort/empty" + what, [](Dev dev, Inputs& in) { in.push_back(leaf(on(dev, values_cpu({3, 0}, TSR_FLOAT32)))); },
+                  output_of([](const tsr_tensor* x, tsr_tensor** v,
+                               tsr_tensor** i) { return tsr_sort(x, 0, false, false, v, i); },
+                            which),
+                  0, 0});
+    cs.push_back({"topk/k 0" + what, [](Dev dev, Inputs& in) { in.push_back(leaf(on(dev, values_cpu({3, 4}, TSR_FLOAT64)))); },
+                  output_of([](const tsr_tensor* x, tsr_tensor** v,
+                               tsr_tensor** i) { return tsr_topk(x, 0, 1, true, v, i); },
+                            which),
+                  0, 0});
+    cs.push_back({"kthvalue/0-dim" + what,
+                  [](Dev dev, Inputs& in) { in.push_back(leaf(on(dev, values_cpu({}, TSR_FLOAT64)))); },
+                  output_of([](const tsr_tensor* x, tsr_tensor** v,
+                               tsr_tensor** i) { return tsr_kthvalue(x, 1, 0, false, v, i); },
+                            which),
+                  0, 0});
+  }
   // cross_entropy with class probabilities: mean divides by N (loss's div).
   for (tsr_dtype d : {TSR_FLOAT32, TSR_FLOAT64}) {
     Case c{std::string("cross_entropy_loss/probabilities/") + dname(d),
@@ -832,7 +932,7 @@ const char* const kKnownGaps[] = {
     "index (advanced indexing), index_put(_), nonzero, masked_fill(_), masked_select",
     "scatter(_), scatter_add(_) (the public ones), scatter_reduce(_), index_add(_), index_copy(_), index_fill(_)",
     "maximum, minimum, amax, amin, norm, min (dim and all), max (all), evenly_distribute_backward",
-    "cumsum, cumprod, prod", "sort, topk, kthvalue", "var, std, var_mean, std_mean, logsumexp",
+    "cumsum, cumprod, prod", "var, std, var_mean, std_mean, logsumexp",
     "flip",
     "_scaled_dot_product_flash_attention_for_cpu (+backward)",
 };
@@ -985,6 +1085,22 @@ TEST_F(CudaOpSweep, SortLossErrorsSayWhatTheCpuSays) {
     H x(on(dev, values_cpu({3, 4}, TSR_FLOAT32))), t(on(dev, ints_cpu({1, 2, 0}, {3}))),
         w(on(dev, values_cpu({3}, TSR_FLOAT32)));
     return tsr_nll_loss(x.h, t.h, w.h, TSR_REDUCTION_MEAN, -100, o);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // topk: k beyond the dim
+    H x(on(dev, values_cpu({3, 4}, TSR_FLOAT32))), i;
+    return tsr_topk(x.h, 5, 1, true, o, &i.h);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // kthvalue: k = 0
+    H x(on(dev, values_cpu({3, 4}, TSR_FLOAT32))), i;
+    return tsr_kthvalue(x.h, 0, 1, false, o, &i.h);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // kthvalue: an empty dim
+    H x(on(dev, values_cpu({3, 0}, TSR_FLOAT32))), i;
+    return tsr_kthvalue(x.h, 1, 1, false, o, &i.h);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // sort: a dim out of range
+    H x(on(dev, values_cpu({3, 4}, TSR_FLOAT32))), i;
+    return tsr_sort(x.h, 2, false, false, o, &i.h);
   });
   expect_same_error([](Dev dev, tsr_tensor** o) {  // huber_loss: delta must be positive
     H x(on(dev, values_cpu({3}, TSR_FLOAT32))), y(on(dev, values_cpu({3}, TSR_FLOAT32)));
