@@ -102,6 +102,12 @@ class QueuedEmulatedKernels : public DeviceKernels {
                   int64_t cols, double eps, Stream s) override {
     run(s, [=, this] { emu_.layer_norm(out, x, w, b, dt, rows, cols, eps, s); });
   }
+  void max_pool2d(const MaxPool2dArgs& args, Stream s) override {
+    run(s, [=, this] { emu_.max_pool2d(args, s); });
+  }
+  void max_pool2d_backward(const MaxPool2dArgs& args, Stream s) override {
+    run(s, [=, this] { emu_.max_pool2d_backward(args, s); });
+  }
   // Softplus and the elementwise losses (cuda-sort-loss).
   void loss_map(LossKernel op, const LossMapArgs& args, Stream s) override {
     check(args.shape, args.out);

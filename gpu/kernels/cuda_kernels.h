@@ -44,6 +44,9 @@ class CudaKernels final : public tsr::DeviceKernels {
                     Stream s) override;
   void layer_norm(void* out, const void* x, const void* weight, const void* bias, tsr_dtype dtype, int64_t rows,
                   int64_t cols, double eps, Stream s) override;
+  // Max pooling (cuda_pool.cu).
+  void max_pool2d(const MaxPool2dArgs& args, Stream s) override;
+  void max_pool2d_backward(const MaxPool2dArgs& args, Stream s) override;
   // Softplus and the elementwise losses (cuda_loss.cu; cuda-sort-loss).
   void loss_map(LossKernel op, const LossMapArgs& args, Stream s) override;
   // sort, topk, kthvalue (cuda_sort.cu; cuda-sort-loss).

@@ -922,19 +922,17 @@ std::vector<Case> cases() {
 }
 
 // The public ops with no CUDA path yet (TSR_ERR_UNSUPPORTED there); each
-// leaves this list when it gains one and joins the sweep above.
+// leaves this list when it gains one and joins the sweep above. conv2d,
+// batch norm and the poolings (max pooling included) are checked against
+// the CPU by cuda_emulated_cudnn, attention by bindings_python_cuda_emulated.
 const char* const kKnownGaps[] = {
     // Every primitive without eval_device when this was written (grep
     // eval_cpu without eval_device under src/ops), by family:
-    "convolution, convolution_backward (conv2d)",
-    "native_batch_norm, native_batch_norm_backward",
-    "max_pool2d_with_indices (+backward), avg_pool2d (+backward), adaptive_avg_pool2d (+backward)",
     "index (advanced indexing), index_put(_), nonzero, masked_fill(_), masked_select",
     "scatter(_), scatter_add(_) (the public ones), scatter_reduce(_), index_add(_), index_copy(_), index_fill(_)",
     "maximum, minimum, amax, amin, norm, min (dim and all), max (all), evenly_distribute_backward",
     "cumsum, cumprod, prod", "var, std, var_mean, std_mean, logsumexp",
     "flip",
-    "_scaled_dot_product_flash_attention_for_cpu (+backward)",
 };
 
 class CudaOpSweep : public ::testing::Test {
