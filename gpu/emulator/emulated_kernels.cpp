@@ -6,6 +6,8 @@
 #include "kernels/pool_dispatch.h"
 #include "kernels/scan_dispatch.h"
 #include "kernels/select_dispatch.h"
+#include "kernels/loss_dispatch.h"
+#include "kernels/sort_dispatch.h"
 
 namespace tsr::gpu {
 
@@ -174,6 +176,17 @@ void EmulatedKernels::max_pool2d_backward(const MaxPool2dArgs& args, Stream) {
 void EmulatedKernels::scan(const ScanArgs& args, Stream) {
   Launcher l{this};
   dispatch_scan(l, args);
+}
+
+// ---- softplus and the elementwise losses (cuda-sort-loss) -------------------
+void EmulatedKernels::loss_map(LossKernel op, const LossMapArgs& args, Stream) {
+  Launcher l{this};
+  dispatch_loss_map(l, op, args);
+}
+
+void EmulatedKernels::sort_slices(const SortSlicesArgs& args, Stream) {
+  Launcher l{this};
+  dispatch_sort_slices(l, args);
 }
 
 }  // namespace tsr::gpu

@@ -58,6 +58,10 @@ class EmulatedKernels final : public DeviceKernels {
   void max_pool2d_backward(const MaxPool2dArgs& args, Stream s) override;
   // ---- scans and products (issue 32, cuda-reduce) ----
   void scan(const ScanArgs& args, Stream s) override;
+  // Softplus and the elementwise losses (cuda-sort-loss).
+  void loss_map(LossKernel op, const LossMapArgs& args, Stream s) override;
+  // sort, topk, kthvalue (cuda-sort-loss).
+  void sort_slices(const SortSlicesArgs& args, Stream s) override;
 
   // The launcher kernel_dispatch.h drives.
   struct Launcher {

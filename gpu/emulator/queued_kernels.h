@@ -112,6 +112,15 @@ class QueuedEmulatedKernels : public DeviceKernels {
   void scan(const ScanArgs& args, Stream s) override {
     run(s, [=, this] { emu_.scan(args, s); });
   }
+  // Softplus and the elementwise losses (cuda-sort-loss).
+  void loss_map(LossKernel op, const LossMapArgs& args, Stream s) override {
+    check(args.shape, args.out);
+    run(s, [=, this] { emu_.loss_map(op, args, s); });
+  }
+  // sort, topk, kthvalue (cuda-sort-loss): each slice is one thread's.
+  void sort_slices(const SortSlicesArgs& args, Stream s) override {
+    run(s, [=, this] { emu_.sort_slices(args, s); });
+  }
 
   // Launches run so far (the caller waits for its streams first).
   size_t launches() {

@@ -49,6 +49,10 @@ class CudaKernels final : public tsr::DeviceKernels {
   void max_pool2d_backward(const MaxPool2dArgs& args, Stream s) override;
   // ---- scans and products (issue 32, cuda-reduce; cuda_scan.cu) ----
   void scan(const ScanArgs& args, Stream s) override;
+  // Softplus and the elementwise losses (cuda_loss.cu; cuda-sort-loss).
+  void loss_map(LossKernel op, const LossMapArgs& args, Stream s) override;
+  // sort, topk, kthvalue (cuda_sort.cu; cuda-sort-loss).
+  void sort_slices(const SortSlicesArgs& args, Stream s) override;
 };
 
 // The process-wide instance (stateless but for cuBLAS handles, created per

@@ -229,6 +229,45 @@ struct ScanArgs {
   bool reverse;
 };
 
+// ---- softplus and the elementwise losses (issue 32, cuda-sort-loss) ------
+// out = op(a, b, c, d) element by element over shape, computed in float for
+// float16/bfloat16 (double for float64, float for float32) from operands
+// converted to out's dtype first, stored rounded once: the CPU kernels'
+// formulas, branch for branch. Softplus (pointwise.cpp's float_map: a x
+// > threshold ? x : log1p(exp(a x)) / a with p = beta, q = threshold, each
+// rounded to out's dtype first); Mse, SmoothL1 (p = beta) and Huber (p =
+// delta) of a - b (loss.cpp's pointwise_loss); AbsBelow / AbsAtMost (|a| <
+// p, |a| <= p: loss.cpp's abs_below, out bool, computed in a's dtype);
+// DivScalar (a / p, loss.cpp's div_scalar); Bce (binary_cross_entropy of
+// input a, target b, weight c, logs clamped at -100) and BceWithLogits
+// (input a, target b, weight c, pos_weight d). Unused operands' data null.
+enum class LossKernel : int32_t { Softplus, Mse, SmoothL1, Huber, AbsBelow, AbsAtMost, DivScalar, Bce, BceWithLogits };
+struct LossMapArgs {
+  KernelShape shape;
+  KernelOperand out, a, b, c, d;
+  double p, q;
+  tsr_dtype compute;  // the operands' dtype (out's, or a's for the masks)
+};
+
+// ---- sort, topk, kthvalue (issue 32, cuda-sort-loss) ---------------------
+// One thread per slice (src/cpu/kernels/sort.cpp's order): slice s of `in`
+// holds the n elements at in's offset over `outer` plus j * in_dim_stride;
+// its positions 0..n-1 are ordered by (key, position), the key the CPU's
+// (floats by value with -0 as +0 and every NaN the largest, integers and
+// bool by value; descending inverts it), in scratch[s n .. s n + n) (int64
+// device memory the caller provides); ranks first..last-1 of that order
+// are written: values[r - first] (in's dtype, the element copied) and
+// indices[r - first] (int64, its position), each at its operand's offset
+// over outer plus (r - first) * its dim stride.
+struct SortSlicesArgs {
+  KernelShape outer;
+  KernelOperand in, values, indices;  // strides over outer
+  int64_t n, first, last;
+  int64_t in_dim_stride, values_dim_stride, indices_dim_stride;
+  bool descending;
+  int64_t* scratch;
+};
+
 // What a device computes. Every method queues work on s and may throw
 // tsr::Error (TSR_ERR_UNSUPPORTED for a dtype the device lacks, with the
 // CPU's message where it has one; TSR_ERR_INTERNAL when a launch fails).
@@ -311,6 +350,10 @@ class DeviceKernels {
   // cumsum / cumprod / prod along a line (ScanArgs; kernels::scan and
   // kernels::prod).
   virtual void scan(const ScanArgs& args, Stream s);
+  // Softplus and the elementwise losses (cuda-sort-loss, issue 32).
+  virtual void loss_map(LossKernel op, const LossMapArgs& args, Stream s);
+  // sort, topk and kthvalue (cuda-sort-loss, issue 32).
+  virtual void sort_slices(const SortSlicesArgs& args, Stream s);
 };
 
 // The defaults of the non-pure methods: inline, so a DeviceKernels built
@@ -344,5 +387,11 @@ inline void DeviceKernels::max_pool2d_backward(const MaxPool2dArgs&, Stream) {
 }
 // ---- scans and products (issue 32, cuda-reduce) ----
 inline void DeviceKernels::scan(const ScanArgs&, Stream) { device_kernels_detail::no_kernel("scan"); }
+inline void DeviceKernels::loss_map(LossKernel, const LossMapArgs&, Stream) {
+  device_kernels_detail::no_kernel("loss_map");
+}
+inline void DeviceKernels::sort_slices(const SortSlicesArgs&, Stream) {
+  device_kernels_detail::no_kernel("sort_slices");
+}
 
 }  // namespace tsr

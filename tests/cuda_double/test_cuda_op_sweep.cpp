@@ -669,6 +669,355 @@ void add_reduce_cases(std::vector<Case>& cs) {
                     0});
 }
 
+// Values with ties, NaN, -0 and +0 and infinities (sorting's corner
+// cases), cycled over sizes, in dtype; integers and bool get small
+// integers with ties instead.
+tsr_tensor* tied_cpu(std::vector<int64_t> sizes, tsr_dtype dtype) {
+  int64_t n = 1;
+  for (int64_t s : sizes) n *= s;
+  if (!is_float(dtype)) {
+    const int64_t pattern[] = {3, -1, 3, 0, 7, -1, 2, 3, 1, 0, -5, 2, 9};
+    std::vector<int64_t> v(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) v[size_t(i)] = pattern[i % 13] + (i / 13) % 3;
+    return ints_cpu(v, sizes, dtype);
+  }
+  const double pattern[] = {1.5, NAN, -0.0, 0.0, -2.0, 1.5, INFINITY, -INFINITY, 3.0, 1.5, NAN, -1.0, 0.0};
+  std::vector<double> v(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) v[size_t(i)] = i % 2 ? pattern[i % 13] : std::sin(0.3 * double(i));
+  tsr_tensor* d = nullptr;
+  ok(tsr_from_data(v.data(), v.size() * sizeof(double), int64_t(sizes.size()), sizes.data(), TSR_FLOAT64, &d), d);
+  if (dtype == TSR_FLOAT64) return d;
+  tsr_tensor* out = nullptr;
+  const tsr_status st = tsr_to_dtype(d, dtype, &out);
+  tsr_tensor_release(d);
+  return ok(st, out);
+}
+
+// A two-output op's values (which = 0) or indices (1), the other released.
+using TwoOutputs = std::function<tsr_status(const tsr_tensor*, tsr_tensor**, tsr_tensor**)>;
+RunOp output_of(TwoOutputs fn, int which) {
+  return [fn, which](const Inputs& in, tsr_tensor** o) {
+    H other;
+    return which == 0 ? fn(in[0].get(), o, &other.h) : fn(in[0].get(), &other.h, o);
+  };
+}
+
+// ---- bmm/baddbmm, softplus, losses, sort/topk/kthvalue (issue 32, the
+// cuda-sort-loss family) ------------------------------------------------------
+void sort_loss_cases(std::vector<Case>& cs) {
+  // bmm: a transposed batch1, a sliced batch2; float16/bfloat16 sum in
+  // float on both devices (rounded once), in another order.
+  for (tsr_dtype d : kFloats) {
+    Case bmm{std::string("bmm/") + dname(d),
+             [d](Dev dev, Inputs& in) {
+               in.push_back(transposed(on(dev, values_cpu({3, 5, 4}, d)), 1, 2));  // [3, 4, 5]
+               in.push_back(sliced(on(dev, values_cpu({3, 5, 4}, d, 1.0)), 2, 0, 4, 2));  // [3, 5, 2]
+             },
+             [](const Inputs& in, tsr_tensor** o) { return tsr_bmm(in[0].get(), in[1].get(), o); }, 0, 0};
+    bmm.ulp_factor = 16;
+    cs.push_back(bmm);
+    for (double beta : {0.0, 1.0, -0.5}) {
+      Case ab{std::string("baddbmm/beta ") + std::to_string(beta) + "/" + dname(d),
+              [d](Dev dev, Inputs& in) {
+                in.push_back(expanded(on(dev, values_cpu({1, 2}, d, 1.0, 0.5)), {3, 4, 2}));  // broadcast input
+                in.push_back(leaf(on(dev, values_cpu({3, 4, 5}, d))));
+                in.push_back(transposed(on(dev, values_cpu({3, 2, 5}, d, 1.5)), 1, 2));  // [3, 5, 2]
+              },
+              [beta](const Inputs& in, tsr_tensor** o) {
+                return tsr_baddbmm(in[0].get(), in[1].get(), in[2].get(), beta, 0.75, o);
+              },
+              0, 0};
+      ab.ulp_factor = 16;
+      cs.push_back(ab);
+    }
+  }
+  cs.push_back({"baddbmm/beta 0 ignores NaN input, k = 0",
+                [](Dev dev, Inputs& in) {
+                  in.push_back(leaf(on(dev, values_cpu({2, 3, 4}, TSR_FLOAT32, NAN))));
+                  in.push_back(leaf(on(dev, values_cpu({2, 3, 0}, TSR_FLOAT32))));
+                  in.push_back(leaf(on(dev, values_cpu({2, 0, 4}, TSR_FLOAT32))));
+                },
+                [](const Inputs& in, tsr_tensor** o) {
+                  return tsr_baddbmm(in[0].get(), in[1].get(), in[2].get(), 0.0, 2.0, o);
+                },
+                0, 0, false});
+  cs.push_back({"baddbmm/k = 0 scales input, float64 input into float32",
+                [](Dev dev, Inputs& in) {
+                  in.push_back(leaf(on(dev, values_cpu({3, 4}, TSR_FLOAT64))));
+                  in.push_back(leaf(on(dev, values_cpu({2, 3, 0}, TSR_FLOAT32))));
+                  in.push_back(leaf(on(dev, values_cpu({2, 0, 4}, TSR_FLOAT32))));
+                },
+                [](const Inputs& in, tsr_tensor** o) {
+                  return tsr_baddbmm(in[0].get(), in[1].get(), in[2].get(), 0.5, 2.0, o);
+                },
+                1e-6, 0, false});
+  cs.push_back({"bmm/empty batch",
+                [](Dev dev, Inputs& in) {
+                  in.push_back(leaf(on(dev, values_cpu({0, 3, 2}, TSR_FLOAT32))));
+                  in.push_back(leaf(on(dev, values_cpu({0, 2, 4}, TSR_FLOAT32))));
+                },
+                [](const Inputs& in, tsr_tensor** o) { return tsr_bmm(in[0].get(), in[1].get(), o); }, 0, 0});
+  cs.push_back({"bmm/int64 refused as on the CPU",
+                [](Dev dev, Inputs& in) {
+                  in.push_back(leaf(on(dev, ints_cpu({1, 2, 3, 4}, {1, 2, 2}))));
+                  in.push_back(leaf(on(dev, ints_cpu({1, 2, 3, 4}, {1, 2, 2}))));
+                },
+                [](const Inputs& in, tsr_tensor** o) { return tsr_bmm(in[0].get(), in[1].get(), o); }, 0, 0});
+  // softplus: both branches of the threshold, beta != 1; integers refused.
+  for (tsr_dtype d : kAll) {
+    for (double beta : {1.0, 2.5}) {
+      Case sp{std::string("softplus/beta ") + std::to_string(beta) + "/" + dname(d),
+              [d](Dev dev, Inputs& in) { in.push_back(transposed(on(dev, values_cpu({5, 6}, d, 12.0, 1.0)), 0, 1)); },
+              [beta](const Inputs& in, tsr_tensor** o) { return tsr_softplus(in[0].get(), beta, 8.0, o); }, 0, 0};
+      sp.ulp_factor = 4;
+      cs.push_back(sp);
+    }
+  }
+  // The pointwise losses: every reduction, a broadcast target (expanded),
+  // a transposed input; float16/bfloat16 where the CPU takes them.
+  using Loss = std::function<tsr_status(const tsr_tensor*, const tsr_tensor*, tsr_loss_reduction, tsr_tensor**)>;
+  const std::vector<std::pair<std::string, Loss>> losses = {
+      {"mse_loss", tsr_mse_loss},
+      {"l1_loss", tsr_l1_loss},
+      {"smooth_l1_loss", [](const tsr_tensor* x, const tsr_tensor* y, tsr_loss_reduction r,
+                            tsr_tensor** o) { return tsr_smooth_l1_loss(x, y, r, 0.75, o); }},
+      {"smooth_l1_loss beta 0", [](const tsr_tensor* x, const tsr_tensor* y, tsr_loss_reduction r,
+                                   tsr_tensor** o) { return tsr_smooth_l1_loss(x, y, r, 0.0, o); }},
+      {"huber_loss", [](const tsr_tensor* x, const tsr_tensor* y, tsr_loss_reduction r, tsr_tensor** o) {
+         return tsr_huber_loss(x, y, r, 0.6, o);
+       }},
+      {"kl_div", [](const tsr_tensor* x, const tsr_tensor* y, tsr_loss_reduction r, tsr_tensor** o) {
+         return tsr_kl_div(x, y, r, false, o);
+       }},
+      {"kl_div log_target", [](const tsr_tensor* x, const tsr_tensor* y, tsr_loss_reduction r, tsr_tensor** o) {
+         return tsr_kl_div(x, y, r, true, o);
+       }},
+  };
+  for (const auto& [name, fn] : losses)
+    for (tsr_dtype d : kFloats)
+      for (tsr_loss_reduction r : {TSR_REDUCTION_NONE, TSR_REDUCTION_MEAN, TSR_REDUCTION_SUM}) {
+        Case c{name + "/" + dname(d) + "/reduction " + std::to_string(int(r)),
+               [d](Dev dev, Inputs& in) {
+                 in.push_back(transposed(on(dev, values_cpu({6, 4}, d, 2.0)), 0, 1));  // [4, 6]
+                 in.push_back(expanded(on(dev, values_cpu({1, 6}, d, 1.5, 0.5)), {4, 6}));
+               },
+               [fn = fn, r](const Inputs& in, tsr_tensor** o) { return fn(in[0].get(), in[1].get(), r, o); }, 0, 0};
+        c.ulp_factor = 16;
+        cs.push_back(c);
+      }
+  cs.push_back({"mse_loss/float32 input, float64 target (promoted)",
+                [](Dev dev, Inputs& in) {
+                  in.push_back(leaf(on(dev, values_cpu({3, 4}, TSR_FLOAT32))));
+                  in.push_back(leaf(on(dev, values_cpu({4}, TSR_FLOAT64, 1.0))));
+                },
+                [](const Inputs& in, tsr_tensor** o) { return tsr_mse_loss(in[0].get(), in[1].get(), TSR_REDUCTION_MEAN, o); },
+                1e-13, 1e-13});
+  cs.push_back({"mse_loss/empty, mean is NaN",
+                [](Dev dev, Inputs& in) {
+                  in.push_back(leaf(on(dev, values_cpu({0, 3}, TSR_FLOAT32))));
+                  in.push_back(leaf(on(dev, values_cpu({0, 3}, TSR_FLOAT32))));
+                },
+                [](const Inputs& in, tsr_tensor** o) { return tsr_mse_loss(in[0].get(), in[1].get(), TSR_REDUCTION_MEAN, o); },
+                0, 0});
+  // binary_cross_entropy: probabilities in (0, 1) plus exact 0 and 1 (the
+  // -100 clamp), a weight broadcast along rows.
+  for (tsr_dtype d : kFloats)
+    for (tsr_loss_reduction r : {TSR_REDUCTION_NONE, TSR_REDUCTION_MEAN, TSR_REDUCTION_SUM})
+      for (bool weighted : {false, true}) {
+        Case c{std::string("binary_cross_entropy/") + dname(d) + "/reduction " + std::to_string(int(r)) +
+                   (weighted ? "/weight" : ""),
+               [d, weighted](Dev dev, Inputs& in) {
+                 tsr_tensor* x = nullptr;
+                 tsr_tensor* v = values_cpu({5, 4}, TSR_FLOAT64, 0.45, 0.5);
+                 const double lo = 0.0, hi = 1.0;  // a few exact 0s and 1s
+                 tsr_tensor* w = nullptr;
+                 ok(tsr_mul_scalar(v, 1.2, &w), w);
+                 ok(tsr_clamp(w, &lo, &hi, &x), x);
+                 tsr_tensor_release(v);
+                 tsr_tensor_release(w);
+                 tsr_tensor* xd = nullptr;
+                 ok(tsr_to_dtype(x, d, &xd), xd);
+                 tsr_tensor_release(x);
+                 in.push_back(transposed(on(dev, xd), 0, 1));  // [4, 5]
+                 in.push_back(leaf(on(dev, values_cpu({4, 5}, d, 0.5, 0.5))));
+                 if (weighted) in.push_back(leaf(on(dev, values_cpu({5}, d, 1.0, 1.5))));
+               },
+               [r, weighted](const Inputs& in, tsr_tensor** o) {
+                 return tsr_binary_cross_entropy(in[0].get(), in[1].get(), weighted ? in[2].get() : nullptr, r, o);
+               },
+               0, 0};
+        c.ulp_factor = 16;
+        cs.push_back(c);
+      }
+  for (tsr_dtype d : kFloats)
+    for (tsr_loss_reduction r : {TSR_REDUCTION_NONE, TSR_REDUCTION_MEAN, TSR_REDUCTION_SUM})
+      for (int variant = 0; variant < 3; ++variant) {  // plain, weight, weight + pos_weight
+        Case c{std::string("binary_cross_entropy_with_logits/") + dname(d) + "/reduction " + std::to_string(int(r)) +
+                   "/variant " + std::to_string(variant),
+               [d, variant](Dev dev, Inputs& in) {
+                 in.push_back(transposed(on(dev, values_cpu({5, 4}, d, 6.0)), 0, 1));  // [4, 5]
+                 in.push_back(leaf(on(dev, values_cpu({4, 5}, d, 0.5, 0.5))));
+                 if (variant >= 1) in.push_back(expanded(on(dev, values_cpu({4, 1}, d, 1.0, 1.5)), {4, 5}));
+                 if (variant >= 2) in.push_back(leaf(on(dev, values_cpu({5}, d, 1.0, 2.0))));
+               },
+               [r, variant](const Inputs& in, tsr_tensor** o) {
+                 return tsr_binary_cross_entropy_with_logits(in[0].get(), in[1].get(),
+                                                             variant >= 1 ? in[2].get() : nullptr,
+                                                             variant >= 2 ? in[3].get() : nullptr, r, o);
+               },
+               0, 0};
+        c.ulp_factor = 16;
+        cs.push_back(c);
+      }
+  // nll_loss beyond [N, C]: class weights, ignore_index (some targets
+  // ignored), every reduction, [C], [N, C], [N, C, L] (run as 4-D) and
+  // [N, C, H, W] with a transposed input.
+  struct NllShape {
+    const char* name;
+    std::vector<int64_t> input, target;
+    std::vector<int64_t> targets;  // values, ignore_index -1 among them
+  };
+  const std::vector<NllShape> nll_shapes = {
+      {"[C]", {5}, {}, {3}},
+      {"[C] ignored", {5}, {}, {-1}},
+      {"[N, C]", {4, 5}, {4}, {4, -1, 0, 2}},
+      {"[N, C, L]", {2, 4, 3}, {2, 3}, {3, 0, -1, 1, 1, 2}},
+      {"[N, C, H, W]", {2, 3, 2, 2}, {2, 2, 2}, {2, 0, 1, -1, 0, 0, 2, 1}},
+  };
+  for (const NllShape& sh : nll_shapes)
+    for (tsr_dtype d : kFloats)
+      for (tsr_loss_reduction r : {TSR_REDUCTION_NONE, TSR_REDUCTION_MEAN, TSR_REDUCTION_SUM})
+        for (bool weighted : {false, true}) {
+          Case c{std::string("nll_loss/") + sh.name + "/" + dname(d) + "/reduction " + std::to_string(int(r)) +
+                     (weighted ? "/weight" : ""),
+                 [d, sh, weighted](Dev dev, Inputs& in) {
+                   const int64_t classes = sh.input.size() == 1 ? sh.input[0] : sh.input[1];
+                   if (sh.input.size() == 4) {  // a transposed [N, C, W, H] seen as [N, C, H, W]
+                     in.push_back(transposed(
+                         on(dev, values_cpu({sh.input[0], sh.input[1], sh.input[3], sh.input[2]}, d, 3.0, -2.0)), 2, 3));
+                   } else {
+                     in.push_back(leaf(on(dev, values_cpu(sh.input, d, 3.0, -2.0))));
+                   }
+                   in.push_back(leaf(on(dev, ints_cpu(sh.targets, sh.target))));
+                   if (weighted) in.push_back(Input{H(on(dev, values_cpu({classes}, d, 1.0, 1.5))), H()});  // no grad
+                 },
+                 [r, weighted](const Inputs& in, tsr_tensor** o) {
+                   return tsr_nll_loss(in[0].get(), in[1].get(), weighted ? in[2].get() : nullptr, r, -1, o);
+                 },
+                 0, 0};
+          c.ulp_factor = 16;
+          cs.push_back(c);
+        }
+  // cross_entropy with class indices: label smoothing, weights, ignore_index.
+  for (tsr_dtype d : {TSR_FLOAT32, TSR_FLOAT64})
+    for (tsr_loss_reduction r : {TSR_REDUCTION_NONE, TSR_REDUCTION_MEAN, TSR_REDUCTION_SUM})
+      for (bool weighted : {false, true}) {
+        Case c{std::string("cross_entropy_loss/label smoothing/") + dname(d) + "/reduction " + std::to_string(int(r)) +
+                   (weighted ? "/weight" : ""),
+               [d, weighted](Dev dev, Inputs& in) {
+                 in.push_back(leaf(on(dev, values_cpu({3, 4, 2}, d, 3.0))));
+                 in.push_back(leaf(on(dev, ints_cpu({1, 3, 7, 0, 2, 7}, {3, 2}))));
+                 if (weighted) in.push_back(Input{H(on(dev, values_cpu({4}, d, 0.5, 1.0))), H()});  // no grad
+               },
+               [r, weighted](const Inputs& in, tsr_tensor** o) {
+                 return tsr_cross_entropy_loss(in[0].get(), in[1].get(), weighted ? in[2].get() : nullptr, r, 7, 0.2, o);
+               },
+               0, 0};
+        c.ulp_factor = 16;
+        cs.push_back(c);
+      }
+  cs.push_back({"nll_loss/empty batch, mean is NaN",
+                [](Dev dev, Inputs& in) {
+                  in.push_back(leaf(on(dev, values_cpu({0, 3}, TSR_FLOAT32))));
+                  in.push_back(leaf(on(dev, ints_cpu({}, {0}))));
+                },
+                [](const Inputs& in, tsr_tensor** o) {
+                  return tsr_nll_loss(in[0].get(), in[1].get(), nullptr, TSR_REDUCTION_MEAN, -100, o);
+                },
+                0, 0});
+  // sort, topk, kthvalue: values (and their gradient, scattered back) and
+  // indices, exact; ties, NaN, -0/+0 and infinities in every dtype; a
+  // transposed input, both directions, both dims.
+  for (tsr_dtype d : kAll)
+    for (int which : {0, 1}) {
+      const std::string what = which ? "/indices/" : "/values/";
+      for (bool descending : {false, true})
+        for (int64_t dim : {0, -1}) {
+          cs.push_back({std::string("sort") + what + (descending ? "descending/" : "ascending/") + "dim " +
+                            std::to_string(dim) + "/" + dname(d),
+                        [d](Dev dev, Inputs& in) { in.push_back(transposed(on(dev, tied_cpu({9, 6}, d)), 0, 1)); },
+                        output_of(
+                            [descending, dim](const tsr_tensor* x, tsr_tensor** v, tsr_tensor** i) {
+                              return tsr_sort(x, dim, descending, true, v, i);
+                            },
+                            which),
+                        0, 0});
+        }
+      for (bool largest : {true, false})
+        cs.push_back({std::string("topk") + what + (largest ? "largest/" : "smallest/") + dname(d),
+                      [d](Dev dev, Inputs& in) { in.push_back(transposed(on(dev, tied_cpu({7, 4}, d)), 0, 1)); },
+                      output_of(
+                          [largest](const tsr_tensor* x, tsr_tensor** v, tsr_tensor** i) {
+                            return tsr_topk(x, 3, 1, largest, v, i);
+                          },
+                          which),
+                      0, 0});
+      for (bool keepdim : {false, true})
+        cs.push_back({std::string("kthvalue") + what + (keepdim ? "keepdim/" : "") + dname(d),
+                      [d](Dev dev, Inputs& in) { in.push_back(sliced(on(dev, tied_cpu({4, 13}, d)), 1, 1, 13, 2)); },
+                      output_of(
+                          [keepdim](const tsr_tensor* x, tsr_tensor** v, tsr_tensor** i) {
+                            return tsr_kthvalue(x, 4, 1, keepdim, v, i);
+                          },
+                          which),
+                      0, 0});
+    }
+  for (int which : {0, 1}) {
+    const std::string what = which ? "/indices" : "/values";
+    cs.push_back({"sort/long rows" + what,
+                  [](Dev dev, Inputs& in) { in.push_back(leaf(on(dev, tied_cpu({2, 300}, TSR_FLOAT32)))); },
+                  output_of([](const tsr_tensor* x, tsr_tensor** v,
+                               tsr_tensor** i) { return tsr_sort(x, 1, true, false, v, i); },
+                            which),
+                  0, 0});
+    cs.push_back({"sort/0-dim" + what, [](Dev dev, Inputs& in) { in.push_back(leaf(on(dev, values_cpu({}, TSR_FLOAT32)))); },
+                  output_of([](const tsr_tensor* x, tsr_tensor** v,
+                               tsr_tensor** i) { return tsr_sort(x, 0, false, false, v, i); },
+                            which),
+                  0, 0});
+    cs.push_back({"sort/empty" + what, [](Dev dev, Inputs& in) { in.push_back(leaf(on(dev, values_cpu({3, 0}, TSR_FLOAT32)))); },
+                  output_of([](const tsr_tensor* x, tsr_tensor** v,
+                               tsr_tensor** i) { return tsr_sort(x, 0, false, false, v, i); },
+                            which),
+                  0, 0});
+    cs.push_back({"topk/k 0" + what, [](Dev dev, Inputs& in) { in.push_back(leaf(on(dev, values_cpu({3, 4}, TSR_FLOAT64)))); },
+                  output_of([](const tsr_tensor* x, tsr_tensor** v,
+                               tsr_tensor** i) { return tsr_topk(x, 0, 1, true, v, i); },
+                            which),
+                  0, 0});
+    cs.push_back({"kthvalue/0-dim" + what,
+                  [](Dev dev, Inputs& in) { in.push_back(leaf(on(dev, values_cpu({}, TSR_FLOAT64)))); },
+                  output_of([](const tsr_tensor* x, tsr_tensor** v,
+                               tsr_tensor** i) { return tsr_kthvalue(x, 1, 0, false, v, i); },
+                            which),
+                  0, 0});
+  }
+  // cross_entropy with class probabilities: mean divides by N (loss's div).
+  for (tsr_dtype d : {TSR_FLOAT32, TSR_FLOAT64}) {
+    Case c{std::string("cross_entropy_loss/probabilities/") + dname(d),
+           [d](Dev dev, Inputs& in) {
+             in.push_back(leaf(on(dev, values_cpu({3, 5, 2}, d, 3.0))));
+             in.push_back(leaf(on(dev, values_cpu({3, 5, 2}, d, 0.5, 0.5))));
+           },
+           [](const Inputs& in, tsr_tensor** o) {
+             return tsr_cross_entropy_loss(in[0].get(), in[1].get(), nullptr, TSR_REDUCTION_MEAN, -100, 0.0, o);
+           },
+           0, 0};
+    c.ulp_factor = 16;
+    cs.push_back(c);
+  }
+}
+
 std::vector<Case> cases() {
   std::vector<Case> cs;
   const double lo = -0.5, hi = 0.75;
@@ -985,6 +1334,7 @@ std::vector<Case> cases() {
     cs.push_back(ce);
   }
   add_reduce_cases(cs);
+  sort_loss_cases(cs);
   return cs;
 }
 
@@ -995,13 +1345,9 @@ std::vector<Case> cases() {
 const char* const kKnownGaps[] = {
     // Every primitive without eval_device when this was written (grep
     // eval_cpu without eval_device under src/ops), by family:
-    "softplus",
     "index (advanced indexing), index_put(_), nonzero, masked_fill(_), masked_select",
     "scatter(_), scatter_add(_) (the public ones), scatter_reduce(_), index_add(_), index_copy(_), index_fill(_)",
-    "sort, topk, kthvalue",
-    "bmm, baddbmm", "flip",
-    "binary_cross_entropy(_with_logits), the pointwise losses (mse, l1, smooth_l1, ...), loss's div, "
-    "nll_loss/nll_loss2d beyond [N, C] (ignore_index, weights, label smoothing)",
+    "flip",
 };
 
 class CudaOpSweep : public ::testing::Test {
@@ -1097,6 +1443,81 @@ TEST_F(CudaOpSweep, ArgumentErrorsSayWhatTheCpuSays) {
   expect_same_error([](Dev dev, tsr_tensor** o) {  // gather with an int32 index
     H x(on(dev, values_cpu({3}, TSR_FLOAT32))), i(on(dev, ints_cpu({0}, {1}, TSR_INT32)));
     return tsr_gather(x.h, 0, i.h, o);
+  });
+}
+
+// The cuda-sort-loss family's argument errors (issue 32).
+TEST_F(CudaOpSweep, SortLossErrorsSayWhatTheCpuSays) {
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // bmm: inner sizes differ
+    H a(on(dev, values_cpu({2, 3, 4}, TSR_FLOAT32))), b(on(dev, values_cpu({2, 5, 2}, TSR_FLOAT32)));
+    return tsr_bmm(a.h, b.h, o);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // baddbmm: input does not broadcast
+    H i(on(dev, values_cpu({3, 3}, TSR_FLOAT32))), a(on(dev, values_cpu({2, 3, 4}, TSR_FLOAT32))),
+        b(on(dev, values_cpu({2, 4, 2}, TSR_FLOAT32)));
+    return tsr_baddbmm(i.h, a.h, b.h, 1.0, 1.0, o);
+  });
+  for (double bad : {1.5, -0.25, double(NAN)})  // binary_cross_entropy: an input outside [0, 1]
+    expect_same_error([bad](Dev dev, tsr_tensor** o) {
+      std::vector<double> v = {0.5, 0.25, 1.0, 0.0, bad, 0.75};
+      tsr_tensor* xc = nullptr;
+      const int64_t n = 6;
+      ok(tsr_from_data(v.data(), v.size() * sizeof(double), 1, &n, TSR_FLOAT64, &xc), xc);
+      H x(on(dev, xc)), t(on(dev, values_cpu({6}, TSR_FLOAT64, 0.5, 0.5)));
+      return tsr_binary_cross_entropy(x.h, t.h, nullptr, TSR_REDUCTION_MEAN, o);
+    });
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // binary_cross_entropy: a target of another dtype
+    H x(on(dev, values_cpu({4}, TSR_FLOAT32, 0.4, 0.5))), t(on(dev, values_cpu({4}, TSR_FLOAT64, 0.5, 0.5)));
+    return tsr_binary_cross_entropy(x.h, t.h, nullptr, TSR_REDUCTION_MEAN, o);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // softplus of integers
+    H x(on(dev, ints_cpu({1, 2, 3}, {3})));
+    return tsr_softplus(x.h, 1.0, 20.0, o);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // mse_loss of integers
+    H x(on(dev, ints_cpu({1, 2, 3}, {3}))), y(on(dev, ints_cpu({1, 2, 3}, {3})));
+    return tsr_mse_loss(x.h, y.h, TSR_REDUCTION_MEAN, o);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // an invalid reduction
+    H x(on(dev, values_cpu({3}, TSR_FLOAT32))), y(on(dev, values_cpu({3}, TSR_FLOAT32)));
+    return tsr_smooth_l1_loss(x.h, y.h, tsr_loss_reduction(3), 1.0, o);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // nll_loss: the first bad target (not the ignored one)
+    H x(on(dev, values_cpu({2, 3, 2}, TSR_FLOAT32))), t(on(dev, ints_cpu({1, -5, 2, 3}, {2, 2})));
+    return tsr_nll_loss(x.h, t.h, nullptr, TSR_REDUCTION_MEAN, -5, o);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // nll_loss: a negative target
+    H x(on(dev, values_cpu({3, 4}, TSR_FLOAT32))), t(on(dev, ints_cpu({1, -2, 7}, {3})));
+    return tsr_nll_loss(x.h, t.h, nullptr, TSR_REDUCTION_SUM, -100, o);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // cross_entropy with label smoothing: a bad target
+    H x(on(dev, values_cpu({3, 4}, TSR_FLOAT32))), t(on(dev, ints_cpu({1, 4, 0}, {3})));
+    return tsr_cross_entropy_loss(x.h, t.h, nullptr, TSR_REDUCTION_MEAN, -100, 0.1, o);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // nll_loss: a weight of the wrong size
+    H x(on(dev, values_cpu({3, 4}, TSR_FLOAT32))), t(on(dev, ints_cpu({1, 2, 0}, {3}))),
+        w(on(dev, values_cpu({3}, TSR_FLOAT32)));
+    return tsr_nll_loss(x.h, t.h, w.h, TSR_REDUCTION_MEAN, -100, o);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // topk: k beyond the dim
+    H x(on(dev, values_cpu({3, 4}, TSR_FLOAT32))), i;
+    return tsr_topk(x.h, 5, 1, true, o, &i.h);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // kthvalue: k = 0
+    H x(on(dev, values_cpu({3, 4}, TSR_FLOAT32))), i;
+    return tsr_kthvalue(x.h, 0, 1, false, o, &i.h);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // kthvalue: an empty dim
+    H x(on(dev, values_cpu({3, 0}, TSR_FLOAT32))), i;
+    return tsr_kthvalue(x.h, 1, 1, false, o, &i.h);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // sort: a dim out of range
+    H x(on(dev, values_cpu({3, 4}, TSR_FLOAT32))), i;
+    return tsr_sort(x.h, 2, false, false, o, &i.h);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // huber_loss: delta must be positive
+    H x(on(dev, values_cpu({3}, TSR_FLOAT32))), y(on(dev, values_cpu({3}, TSR_FLOAT32)));
+    return tsr_huber_loss(x.h, y.h, TSR_REDUCTION_MEAN, 0.0, o);
   });
 }
 
