@@ -4,6 +4,7 @@
 #include "kernels/gemm_zero_k.h"
 #include "kernels/kernel_dispatch.h"
 #include "kernels/select_dispatch.h"
+#include "kernels/index_dispatch.h"
 
 namespace tsr::gpu {
 
@@ -156,6 +157,18 @@ void EmulatedKernels::gemm(const GemmArgs& args, Stream) {
     case TSR_BFLOAT16: return column_major_gemm<BFloat16, float>(m.gemm, alpha, beta);
     default: return column_major_gemm<double>(m.gemm, args.alpha, args.beta);
   }
+}
+
+// ---- the scatter / index family ----------------------------------------------
+
+void EmulatedKernels::scatter_reduce(const ScatterReduceArgs& args, Stream) {
+  Launcher l{this};
+  dispatch_scatter_reduce(l, args);
+}
+
+void EmulatedKernels::nonzero_blocks(const NonzeroArgs& args, Stream) {
+  Launcher l{this};
+  dispatch_nonzero_blocks(l, args);
 }
 
 }  // namespace tsr::gpu

@@ -54,6 +54,9 @@ class EmulatedKernels final : public DeviceKernels {
                     Stream s) override;
   void layer_norm(void* out, const void* x, const void* weight, const void* bias, tsr_dtype dtype, int64_t rows,
                   int64_t cols, double eps, Stream s) override;
+  // The scatter / index family.
+  void scatter_reduce(const ScatterReduceArgs& args, Stream s) override;
+  void nonzero_blocks(const NonzeroArgs& args, Stream s) override;
 
   // The launcher kernel_dispatch.h drives.
   struct Launcher {
