@@ -102,8 +102,10 @@ struct ScatterReduceFn {
       const C x = wide_to<C>(load_wide(out, o, d));
       C y = wide_to<C>(load_wide(a.base.src.data, int64_t(off.v[1]) + j * a.base.src_dim_stride, d));
       if (a.alpha != 1.0) {  // index_add_'s alpha (add_into's k * b)
-        if constexpr (kIsIntCompute<C>) y = is_bool ? C(a.alpha != 0.0 && y != 0) : wrap_mul(wide_to<C>(wide_float(a.alpha)), y);
-        else y = C(C(a.alpha) * y);
+        if constexpr (kIsIntCompute<C>)
+          y = is_bool ? C(a.alpha != 0.0 && y != 0) : wrap_mul(wide_to<C>(wide_float(a.alpha)), y);
+        else
+          y = C(C(a.alpha) * y);
       }
       store_as<C>(out, o, d, scatter_apply<C>(a.op, x, y, is_bool));
       if (mean) ++count[int64_t(off.v[3]) + index_at(off, j) * a.count_dim_stride];

@@ -43,7 +43,8 @@ class Index final : public prim::Primitive {
   const char* op() const override { return "index"; }
   std::vector<prim::TensorMeta> output_meta(const Tensors& in) const override {
     if (in[0].device().type != TSR_DEVICE_CPU)  // masks counted and indices checked there
-      return {{device::index_result_sizes(device::kernels_for(in[0].device()), in[0], tail(in, 1)), in[0].dtype()}};
+      return {{device::index_result_sizes(device::kernels_for(in[0].device()), in[0], tail(in, 1)),
+               in[0].dtype()}};
     return {{kernels::plan_index(in[0], tail(in, 1)).result_sizes, in[0].dtype()}};
   }
   Tensors eval_cpu(const Tensors& in) override { return {kernels::index(kernels::plan_index(in[0], tail(in, 1)))}; }
