@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "core/factory.h"
 #include "core/layout.h"
+#include "core/pinned_stream.h"
 #include "core/views.h"
 #include "cpu/kernels/advanced_index.h"
 #include "cpu/kernels/index_walk.h"
@@ -404,13 +405,15 @@ Tensor flip(DeviceKernels& k, const Tensor& x, const Shape& dims) {
     copy_into(k, out, x);
     return out;
   }
-  // One gather per flipped dim, its index n-1, ..., 0 (made on the host).
+  // One gather per flipped dim, its index n-1, ..., 0 made on the host: in
+  // pinned memory for a CUDA device, so the upload is queued, not waited for.
+  const bool pinned = x.device().type == TSR_DEVICE_CUDA;
   Tensor cur = x;
   for (size_t i = 0; i < flipped.size(); ++i) {
     const int64_t d = flipped[i], n = x.sizes()[size_t(d)];
-    Tensor rev_host = empty({n}, TSR_INT64, TSR_CONTIGUOUS_FORMAT, kCpu);
+    Tensor rev_host = empty({n}, TSR_INT64, TSR_CONTIGUOUS_FORMAT, pinned ? kPinnedHost : kCpu);
     for (int64_t j = 0; j < n; ++j) rev_host.data<int64_t>()[j] = n - 1 - j;
-    const Tensor rev = to_device(rev_host, x.device(), false);
+    const Tensor rev = to_device(rev_host, x.device(), pinned);
     Tensor dst = i + 1 == flipped.size() ? out : empty(x.sizes(), x.dtype(), TSR_CONTIGUOUS_FORMAT, x.device());
     Shape in_strides = cur.strides(), index_strides(x.sizes().size(), 0);
     in_strides[size_t(d)] = 0;

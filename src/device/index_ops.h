@@ -33,7 +33,9 @@ void masked_fill_into(DeviceKernels& k, const Tensor& self, const Tensor& mask, 
 Tensor masked_select(DeviceKernels& k, const Tensor& x, const Tensor& mask);
 // kernels::nonzero: [n, x.ndim] int64, contiguous.
 Tensor nonzero(DeviceKernels& k, const Tensor& x);
-// kernels::flip with dims already wrapped and distinct: contiguous.
+// kernels::flip with dims already wrapped and distinct: contiguous; one
+// gather per flipped dim by an n-1 .. 0 index uploaded from pinned memory
+// (queued, no synchronization).
 Tensor flip(DeviceKernels& k, const Tensor& x, const Shape& dims);
 
 // kernels::scatter_into (src read at index's positions; a 0-stride src
