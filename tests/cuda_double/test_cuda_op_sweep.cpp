@@ -497,6 +497,16 @@ void add_index_family_cases(std::vector<Case>& cs) {
                   return tsr_scatter_reduce_(c, 1, in[1].get(), in[2].get(), TSR_SCATTER_MEAN, true);
                 }),
                 0, 0});
+  cs.push_back({"scatter_reduce_/amax, float32 (with grad: through a copy, CopyBackwards)",
+                [sidx](Dev dev, Inputs& in) {
+                  in.push_back(leaf(on(dev, values_cpu({4, 5}, TSR_FLOAT32, 4.0))));
+                  in.push_back(leaf(on(dev, ints_cpu(sidx, {3, 4}))));
+                  in.push_back(leaf(on(dev, values_cpu({3, 4}, TSR_FLOAT32, 3.0, 1.0))));
+                },
+                on_clone([](tsr_tensor* c, const Inputs& in) {
+                  return tsr_scatter_reduce_(c, 1, in[1].get(), in[2].get(), TSR_SCATTER_AMAX, true);
+                }),
+                0, 0});
   cs.push_back({"scatter/0-dim",
                 [](Dev dev, Inputs& in) {
                   in.push_back(leaf(on(dev, values_cpu({}, TSR_FLOAT32))));
