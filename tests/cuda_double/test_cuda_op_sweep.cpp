@@ -266,6 +266,18 @@ tsr_tensor* mask_cpu(std::vector<int64_t> sizes, double shift = 0.0) {
   return m;
 }
 
+// Explicit values (NaN and infinities included) in dtype.
+tsr_tensor* doubles_cpu(const std::vector<double>& v, std::vector<int64_t> sizes, tsr_dtype dtype) {
+  tsr_tensor* d = nullptr;
+  ok(tsr_from_data(v.data(), v.size() * sizeof(double), int64_t(sizes.size()), sizes.data(), TSR_FLOAT64, &d), d);
+  if (dtype == TSR_FLOAT64) return d;
+  tsr_tensor* out = nullptr;
+  const tsr_status st = tsr_to_dtype(d, dtype, &out);
+  tsr_tensor_release(d);
+  ok(st, out);
+  return out;
+}
+
 // The op in place on a differentiable clone of input 0 (so the leaf still
 // gets a gradient through it); the clone is the result. Its version must
 // move by one, as torch's in-place ops bump it.
@@ -507,6 +519,28 @@ void add_index_family_cases(std::vector<Case>& cs) {
                   return tsr_scatter_reduce_(c, 1, in[1].get(), in[2].get(), TSR_SCATTER_AMAX, true);
                 }),
                 0, 0});
+  // NaN, infinities and zeros through every reduction (amax / amin let a
+  // NaN win, prod's zeros), and integer wrap-around (int8 sums and
+  // products past 127).
+  for (int r = 0; r < 5; ++r)
+    for (tsr_dtype d : {TSR_FLOAT32, TSR_BFLOAT16, TSR_INT8}) {
+      const double nan = std::nan(""), inf = INFINITY;
+      const bool fp = d != TSR_INT8;
+      const std::vector<double> self_v = fp ? std::vector<double>{1, nan, -inf, 0, 2, 3}
+                                            : std::vector<double>{100, -100, 7, 0, 90, -128};
+      const std::vector<double> src_v = fp ? std::vector<double>{nan, 2, inf, -1, 0, 5, -inf, 4}
+                                           : std::vector<double>{100, 77, -90, 3, 127, 2, 64, -2};
+      cs.push_back({std::string("scatter_reduce/special values/") + rnames[r] + "/" + dname(d),
+                    [d, self_v, src_v](Dev dev, Inputs& in) {
+                      in.push_back(leaf(on(dev, doubles_cpu(self_v, {6}, d))));
+                      in.push_back(leaf(on(dev, ints_cpu({0, 0, 1, 2, 3, 3, 5, 5}, {8}))));
+                      in.push_back(leaf(on(dev, doubles_cpu(src_v, {8}, d))));
+                    },
+                    [red = reductions[r]](const Inputs& in, tsr_tensor** o) {
+                      return tsr_scatter_reduce(in[0].get(), 0, in[1].get(), in[2].get(), red, true, o);
+                    },
+                    0, 0, false});
+    }
   cs.push_back({"scatter/0-dim",
                 [](Dev dev, Inputs& in) {
                   in.push_back(leaf(on(dev, values_cpu({}, TSR_FLOAT32))));
