@@ -21,8 +21,8 @@ void dispatch_scatter_reduce(Launcher& l, const ScatterReduceArgs& a) {
   check_dtype(b.out.dtype, "scatter_reduce");
   TSR_CHECK(b.src.dtype == b.out.dtype, TSR_ERR_INVALID_ARGUMENT, "scatter_reduce: source dtype ",
             dtype_name(b.src.dtype), " differs from the output's ", dtype_name(b.out.dtype));
-  TSR_CHECK(!is_storage_only(b.out.dtype), TSR_ERR_UNSUPPORTED, "scatter_reduce: dtype ", dtype_name(b.out.dtype),
-            " is not supported on this device");
+  TSR_CHECK(a.op == ScatterKernel::Assign || !is_storage_only(b.out.dtype), TSR_ERR_UNSUPPORTED,
+            "scatter_reduce: dtype ", dtype_name(b.out.dtype), " is not supported on this device");
   check_index_dtype(b.index.dtype, "scatter_reduce");
   TSR_CHECK(b.len >= 0, TSR_ERR_INVALID_ARGUMENT, "scatter_reduce: negative length ", b.len);
   TSR_CHECK(int32_t(a.op) >= 0 && int32_t(a.op) <= int32_t(ScatterKernel::Amin), TSR_ERR_INVALID_ARGUMENT,

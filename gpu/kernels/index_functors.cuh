@@ -97,6 +97,11 @@ struct ScatterReduceFn {
       const Wide id = scatter_identity(a.op, d);
       for (int64_t j = 0; j < a.base.len; ++j) store_wide(out, out_at(off, j), d, id);
     }
+    if (a.op == ScatterKernel::Assign) {  // the element's bytes, as the CPU's copy (any dtype)
+      for (int64_t j = 0; j < a.base.len; ++j)
+        move_element(out, out_at(off, j), d, a.base.src.data, int64_t(off.v[1]) + j * a.base.src_dim_stride, d);
+      return;
+    }
     for (int64_t j = 0; j < a.base.len; ++j) {
       const int64_t o = out_at(off, j);
       const C x = wide_to<C>(load_wide(out, o, d));

@@ -188,7 +188,8 @@ struct ScatterAddArgs {
 // column c, one thread, in index order j = 0 .. len - 1: when !include_self
 // (and op is not Assign) first every out[p_j] = the reduction's identity
 // (Prod 1, Amax the dtype's lowest / -inf, Amin its max / +inf, else 0);
-// then out[p_j] = op(out[p_j], src[c, j]) (Assign: src; Sum and Mean add,
+// then out[p_j] = op(out[p_j], src[c, j]) (Assign: src's bytes, for any
+// dtype, the storage-only ones included; Sum and Mean add,
 // integers wrapping and bool or-ing; Prod multiplies (bool and-s); Amax and
 // Amin keep the larger / smaller, a NaN winning), computed in the compute
 // type (float for the 16-bit floats) and rounded after every step; Mean

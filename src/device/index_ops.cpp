@@ -80,6 +80,13 @@ Tensor wrapped_index(DeviceKernels& k, const Tensor& index, int64_t size, Report
   return binary(k, BinaryKernel::Add, shifted, nonneg, -double(size), TSR_INT64);
 }
 
+// Refuses what no CPU kernel computes (the storage-only dtypes) with the
+// CPU's dispatch message, where the CPU's kernel would dispatch. (The
+// kernels check too, but a device may run them after the call returned.)
+void require_computable(tsr_dtype d) {
+  if (is_storage_only(d)) fail_dtype_dispatch(d);
+}
+
 // One scatter_reduce launch over `sizes` (the iteration, dim included):
 // columns are the other dims, each operand's strides split into the
 // columns' and dim's. count: mean's int64 counts, or undefined.
@@ -190,6 +197,9 @@ void update_along(DeviceKernels& k, const ScatterRun& r, const Tensor& self, int
                   const Tensor& src) {
   const int64_t n = index.numel();
   if (n == 0 || self.numel() == 0) return;
+  // index_add_'s add_into computes; index_copy_ and index_fill_ only move
+  // elements (any dtype, as the CPU's copy and fill).
+  if (r.op != ScatterKernel::Assign) require_computable(self.dtype());
   const int64_t index_stride = index.ndim() ? index.strides()[0] : 0;
   if (self.ndim() == 0) {  // every index is 0: src's elements go to the one element, in order
     const int64_t src_stride = src.ndim() ? src.strides()[0] : 0;
@@ -432,6 +442,7 @@ void scatter_into(DeviceKernels& k, const Tensor& self, int64_t dim0, const Tens
   const int64_t n = kernels::size_or_one(self, dim);
   check_values(k, index, n, [&](const Tensor& host) { kernels::check_gather_indices(host, dim, n); });
   if (index.numel() == 0) return;
+  require_computable(self.dtype());  // scatter_into's dispatch_all, assignment included
   const size_t nd = size_t(std::max<int64_t>(index.ndim(), 1));
   const Shape isizes = index.ndim() ? index.sizes() : Shape{1};
   Tensor count;
@@ -498,6 +509,7 @@ void index_put_into(DeviceKernels& k, const Tensor& self, const std::vector<Tens
             TSR_ERR_SHAPE_MISMATCH, "shape mismatch: value tensor of shape ", values.sizes(),
             " cannot be broadcast to indexing result of shape ", p.result_sizes);
   if (numel_of(p.result_sizes) == 0) return;
+  require_computable(self.dtype());  // index_put_into's dispatch_all
   // values in the result's shape; its index dims read as one (a copy when
   // several of them do not merge).
   Tensor v = views::expand_or_self(values, p.result_sizes);

@@ -541,6 +541,82 @@ void add_index_family_cases(std::vector<Case>& cs) {
                     },
                     0, 0, false});
     }
+  // The storage-only dtypes: the writes that only move elements work as
+  // on the CPU; the reductions are refused with the CPU's message.
+  for (tsr_dtype d : {TSR_UINT16, TSR_UINT64, TSR_FLOAT8_E4M3FN}) {
+    const std::string dn = std::to_string(int(d));
+    cs.push_back({"scatter/storage-only dtype " + dn,
+                  [d, sidx](Dev dev, Inputs& in) {
+                    in.push_back(leaf(on(dev, values_cpu({4, 5}, d, 9.0, 10.0))));
+                    in.push_back(leaf(on(dev, ints_cpu(sidx, {3, 4}))));
+                    in.push_back(leaf(on(dev, values_cpu({3, 4}, d, 4.0, 5.0))));
+                  },
+                  [](const Inputs& in, tsr_tensor** o) {
+                    return tsr_scatter(in[0].get(), 1, in[1].get(), in[2].get(), o);
+                  },
+                  0, 0, false});
+    cs.push_back({"scatter_add/storage-only dtype " + dn,
+                  [d, sidx](Dev dev, Inputs& in) {
+                    in.push_back(leaf(on(dev, values_cpu({4, 5}, d, 9.0, 10.0))));
+                    in.push_back(leaf(on(dev, ints_cpu(sidx, {3, 4}))));
+                    in.push_back(leaf(on(dev, values_cpu({3, 4}, d, 4.0, 5.0))));
+                  },
+                  [](const Inputs& in, tsr_tensor** o) {
+                    return tsr_scatter_add(in[0].get(), 1, in[1].get(), in[2].get(), o);
+                  },
+                  0, 0, false});
+    cs.push_back({"index_copy/storage-only dtype " + dn,
+                  [d](Dev dev, Inputs& in) {
+                    in.push_back(leaf(on(dev, values_cpu({5, 3}, d, 9.0, 10.0))));
+                    in.push_back(leaf(on(dev, ints_cpu({4, 0, 2}, {3}))));
+                    in.push_back(leaf(on(dev, values_cpu({3, 3}, d, 4.0, 5.0))));
+                  },
+                  [](const Inputs& in, tsr_tensor** o) {
+                    return tsr_index_copy(in[0].get(), 0, in[1].get(), in[2].get(), o);
+                  },
+                  0, 0, false});
+    cs.push_back({"index_fill/storage-only dtype " + dn,
+                  [d](Dev dev, Inputs& in) {
+                    in.push_back(leaf(on(dev, values_cpu({5, 3}, d, 9.0, 10.0))));
+                    in.push_back(leaf(on(dev, ints_cpu({4, -5}, {2}))));
+                  },
+                  [](const Inputs& in, tsr_tensor** o) { return tsr_index_fill(in[0].get(), 0, in[1].get(), 3.0, o); },
+                  0, 0, false});
+    cs.push_back({"index_put/storage-only dtype " + dn,
+                  [d](Dev dev, Inputs& in) {
+                    in.push_back(leaf(on(dev, values_cpu({5, 3}, d, 9.0, 10.0))));
+                    in.push_back(leaf(on(dev, ints_cpu({4, 1, 4}, {3}))));
+                    in.push_back(leaf(on(dev, values_cpu({3}, d, 4.0, 5.0))));
+                  },
+                  [](const Inputs& in, tsr_tensor** o) {
+                    const tsr_tensor* idx[] = {in[1].get()};
+                    return tsr_index_put(in[0].get(), 1, idx, in[2].get(), false, o);
+                  },
+                  0, 0, false});
+    cs.push_back({"flip, index, masked_select/storage-only dtype " + dn,
+                  [d](Dev dev, Inputs& in) {
+                    in.push_back(leaf(on(dev, values_cpu({4, 3}, d, 9.0, 10.0))));
+                    in.push_back(leaf(on(dev, mask_cpu({3}))));
+                    in.push_back(leaf(on(dev, ints_cpu({2, 0}, {2}))));
+                  },
+                  [](const Inputs& in, tsr_tensor** o) {  // these move elements: any dtype
+                    H b, c;
+                    const int64_t dims[] = {0};
+                    tsr_status st = tsr_flip(in[0].get(), 1, dims, &b.h);
+                    if (st != TSR_OK) return st;
+                    const tsr_tensor* idx[] = {in[2].get()};
+                    if ((st = tsr_index(b.h, 1, idx, &c.h)) != TSR_OK) return st;
+                    return tsr_masked_select(c.h, in[1].get(), o);
+                  },
+                  0, 0, false});
+    cs.push_back({"masked_fill/storage-only dtype " + dn,
+                  [d](Dev dev, Inputs& in) {
+                    in.push_back(leaf(on(dev, values_cpu({4, 3}, d, 9.0, 10.0))));
+                    in.push_back(leaf(on(dev, mask_cpu({3}))));
+                  },
+                  [](const Inputs& in, tsr_tensor** o) { return tsr_masked_fill(in[0].get(), in[1].get(), 2.0, o); },
+                  0, 0, false});
+  }
   cs.push_back({"scatter/0-dim",
                 [](Dev dev, Inputs& in) {
                   in.push_back(leaf(on(dev, values_cpu({}, TSR_FLOAT32))));
