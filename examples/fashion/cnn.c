@@ -78,6 +78,21 @@ void cnn_copy(cnn* dst, const cnn* src, tsr_memory_format memory_format) {
   dst->batch_norm = src->batch_norm;
 }
 
+static tsr_tensor* moved(tsr_tensor* t, tsr_device_type device) {
+  tsr_tensor* there = NULL;
+  CHECK(tsr_to_device(t, device, 0, false, &there));
+  tsr_tensor_release(t);
+  return there;
+}
+
+void cnn_to_device(cnn* m, tsr_device_type device) {
+  /* Under no_grad: each moved parameter is a leaf of its own. */
+  bool prev = tsr_set_grad_enabled(false);
+  for (int i = 0; i < CNN_NPARAMS; ++i) m->params[i] = parameter(moved(m->params[i], device));
+  for (int i = 0; i < CNN_NBUFFERS; ++i) m->buffers[i] = moved(m->buffers[i], device);
+  tsr_set_grad_enabled(prev);
+}
+
 /* conv 3x3 (padding 1) -> batch norm (unless !m->batch_norm) -> relu ->
  * max pool 2x2. */
 static tsr_tensor* block(cnn* m, const tsr_tensor* x, int conv, int bn_buffers, bool training) {

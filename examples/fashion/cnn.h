@@ -59,6 +59,9 @@ void cnn_init(cnn* m, tsr_generator* g);
 /* A copy of src with its own tensors (same values), the 4-D weights in
  * memory_format, as copy.deepcopy(model).to(memory_format=...). */
 void cnn_copy(cnn* dst, const cnn* src, tsr_memory_format memory_format);
+/* Moves every parameter and buffer of m to the device (model.to(device)):
+ * the parameters stay leaves requiring grad; a no-op on their device. */
+void cnn_to_device(cnn* m, tsr_device_type device);
 /* logits [B, 10] for x [B, 1, 28, 28] (any format; it is laid out in
  * m->memory_format first). training: batch statistics and running-stat
  * updates (model.train()); false: running statistics (model.eval()).

@@ -4,7 +4,7 @@
  *   fashion [--epochs N] [--train-limit N] [--memory-format channels_last|contiguous|both]
  *           [--timing-steps N] [--checkpoint] [--autocast bf16|f16] [--min-accuracy A]
  *           [--no-batchnorm] [--max-steps N] [--log-every N] [--ddp]
- *           [DATA_DIR [CHECKPOINT]]
+ *           [--device cpu|cuda] [--test-limit N] [--batch-size N] [DATA_DIR [CHECKPOINT]]
  *
  * Reads Fashion-MNIST (Zalando's 70,000 28x28 grey photos of clothes and
  * shoes in 10 classes, Debian package dataset-fashion-mnist, default
@@ -27,6 +27,11 @@
  * --no-batchnorm drops batch norm from the blocks; --max-steps ends
  * training after N optimizer steps; --log-every prints the loss of every
  * Nth step (`step N loss L`).
+ * --device cuda trains and evaluates on CUDA device 0 (model.to("cuda"),
+ * batches moved there, autocast("cuda") with --autocast, the profile
+ * sorted by CUDA time, the CUDA allocator's statistics); exits 3 with the
+ * reason when CUDA cannot be used. --test-limit evaluates on the first N
+ * test images only; --batch-size sets the images per step (default 64).
  * With --ddp (run under `tessera-run --nproc-per-node W fashion --ddp ...`,
  * env:// rendezvous) each rank trains on its slice of every global batch
  * (the same batch of 64 in the same order as the single-process run) in a
@@ -58,7 +63,9 @@
 #include "cnn.h"
 #include "idx.h"
 
-enum { SEED = 20241126, BATCH = 64, PROFILED_STEPS = 10, COMPARE_BATCH = 256, TIMING_STEPS = 60 };
+enum { SEED = 20241126, PROFILED_STEPS = 10, COMPARE_BATCH = 256, TIMING_STEPS = 60 };
+/* Images per training step (--batch-size). */
+static int g_batch = 64;
 static const double LEARNING_RATE = 1e-3, WEIGHT_DECAY = 1e-2;
 /* Fashion-MNIST's training-set pixel mean and standard deviation (of
  * grey levels scaled to [0, 1]), the usual transforms.Normalize values. */
@@ -78,6 +85,8 @@ typedef struct options {
   int64_t max_steps; /* 0: no limit */
   int64_t log_every; /* 0: no step lines */
   bool ddp;
+  tsr_device_type device;
+  int64_t test_limit; /* 0: the whole test set */
   const char* data_dir;
   const char* checkpoint_path;
 } options;
@@ -96,9 +105,21 @@ static double mib(int64_t bytes) { return (double)bytes / (1024.0 * 1024.0); }
 
 /* The lower precision of --autocast (TSR_FLOAT32: none). */
 static tsr_dtype g_autocast = TSR_FLOAT32;
+/* Where the model and the data live (--device). */
+static tsr_device_type g_device = TSR_DEVICE_CPU;
+
+static const char* device_name(tsr_device_type d) { return d == TSR_DEVICE_CUDA ? "cuda" : "cpu"; }
+
+/* t moved to g_device (a new reference; t is released). */
+static tsr_tensor* to_device(tsr_tensor* t) {
+  tsr_tensor* there = NULL;
+  CHECK(tsr_to_device(t, g_device, 0, false, &there));
+  tsr_tensor_release(t);
+  return there;
+}
 
 static void autocast_begin(void) {
-  if (g_autocast != TSR_FLOAT32) CHECK(tsr_autocast_begin(TSR_DEVICE_CPU, g_autocast, true));
+  if (g_autocast != TSR_FLOAT32) CHECK(tsr_autocast_begin(g_device, g_autocast, true));
 }
 
 static void autocast_end(void) {
@@ -231,14 +252,15 @@ static double train_epoch(cnn* m, tsr_optimizer* opt, const options* opts, const
   int64_t n = tsr_tensor_numel(y);
   tsr_tensor *perm = NULL, *Xs = NULL, *ys = NULL;
   CHECK(tsr_randperm(n, g, &perm));
+  perm = to_device(perm); /* drawn on the CPU generator, as DataLoader's sampler */
   CHECK(tsr_index_select(X, 0, perm, &Xs));
   CHECK(tsr_index_select(y, 0, perm, &ys));
   tsr_tensor_release(perm);
   const bool tty = isatty(STDOUT_FILENO);
   double start = now_seconds(), last_report = start, loss_sum = 0;
   int64_t batches = 0;
-  for (int64_t first = 0; first < n && !(opts->max_steps && *steps >= opts->max_steps); first += BATCH) {
-    int64_t len = n - first < BATCH ? n - first : BATCH;
+  for (int64_t first = 0; first < n && !(opts->max_steps && *steps >= opts->max_steps); first += g_batch) {
+    int64_t len = n - first < g_batch ? n - first : g_batch;
     double loss = train_global_batch(m, opt, Xs, ys, first, len);
     loss_sum += loss;
     ++batches;
@@ -257,7 +279,7 @@ static double train_epoch(cnn* m, tsr_optimizer* opt, const options* opts, const
     }
   }
   if (tty) printf("\r%70s\r", "");
-  *images = batches * BATCH < n ? batches * BATCH : n;
+  *images = batches * g_batch < n ? batches * g_batch : n;
   tsr_tensor_release(ys);
   tsr_tensor_release(Xs);
   return batches ? loss_sum / (double)batches : NAN;
@@ -289,10 +311,10 @@ static void train(cnn* m, const options* opts, const tsr_tensor* X, const tsr_te
   }
   printf("\ntraining in %s%s: AdamW lr %g weight_decay %g, batch %d, %d epochs\n",
          format_name(m->memory_format), m->checkpoint_blocks ? " with a checkpoint region per block" : "",
-         LEARNING_RATE, WEIGHT_DECAY, BATCH, opts->epochs);
+         LEARNING_RATE, WEIGHT_DECAY, g_batch, opts->epochs);
   if (g_pg)
     printf("data parallel: %d ranks, %d images of each batch of %d per rank\n", g_world,
-           BATCH / g_world, BATCH);
+           g_batch / g_world, g_batch);
   int64_t steps = 0;
   for (int epoch = 1; epoch <= opts->epochs; ++epoch) {
     if (opts->max_steps && steps >= opts->max_steps) { /* --max-steps reached */
@@ -326,9 +348,9 @@ static double ms_per_step(const cnn* m, tsr_memory_format fmt, const tsr_tensor*
   for (int i = 0; i <= steps; ++i) {
     if (i == 1) t0 = now_seconds();
     tsr_tensor *xb = NULL, *yb = NULL;
-    int64_t first = ((int64_t)i * BATCH) % (n - BATCH + 1);
-    CHECK(tsr_narrow(X, 0, first, BATCH, &xb));
-    CHECK(tsr_narrow(y, 0, first, BATCH, &yb));
+    int64_t first = ((int64_t)i * g_batch) % (n - g_batch + 1);
+    CHECK(tsr_narrow(X, 0, first, g_batch, &xb));
+    CHECK(tsr_narrow(y, 0, first, g_batch, &yb));
     train_step(&scratch, opt, xb, yb);
     tsr_tensor_release(yb);
     tsr_tensor_release(xb);
@@ -346,11 +368,11 @@ static double ms_per_step(const cnn* m, tsr_memory_format fmt, const tsr_tensor*
  * milliseconds per step, and what that makes an epoch of n images. */
 static void compare_formats(const cnn* m, const tsr_tensor* X, const tsr_tensor* y, int steps) {
   static const tsr_memory_format formats[2] = {TSR_CHANNELS_LAST, TSR_CONTIGUOUS_FORMAT};
-  const int64_t n = tsr_tensor_numel(y), batches = (n + BATCH - 1) / BATCH;
+  const int64_t n = tsr_tensor_numel(y), batches = (n + g_batch - 1) / g_batch;
   double ms[2];
   for (int k = 0; k < 2; ++k) ms[k] = ms_per_step(m, formats[k], X, y, steps);
   printf("\nmemory formats, %d training steps of batch %d each (%" PRId64 " threads):\n", steps,
-         BATCH, tsr_get_num_threads());
+         g_batch, tsr_get_num_threads());
   for (int k = 0; k < 2; ++k)
     printf("  %-14s %8.2f ms/step   %7.1f s per epoch of %" PRId64 " images\n",
            format_name(formats[k]), ms[k], ms[k] * (double)batches / 1e3, n);
@@ -372,7 +394,7 @@ static void compare_autocast(const cnn* m, tsr_memory_format fmt, const tsr_tens
     ms[k] = ms_per_step(m, fmt, X, y, steps);
   }
   g_autocast = chosen;
-  printf("\nautocast, %d training steps of batch %d each in %s (%" PRId64 " threads):\n", steps, BATCH,
+  printf("\nautocast, %d training steps of batch %d each in %s (%" PRId64 " threads):\n", steps, g_batch,
          format_name(fmt), tsr_get_num_threads());
   printf("  float32            %8.2f ms/step\n", ms[0]);
   printf("  %-8s autocast  %8.2f ms/step\n", tsr_dtype_name(chosen), ms[1]);
@@ -392,11 +414,12 @@ static void profile_steps(const cnn* m, const tsr_tensor* X, const tsr_tensor* y
   tsr_profiler_options_init(&po);
   po.record_shapes = false;
   po.profile_memory = true;
+  if (g_device == TSR_DEVICE_CUDA) po.activities = TSR_PROFILER_ACTIVITY_CPU | TSR_PROFILER_ACTIVITY_CUDA;
   CHECK(tsr_profiler_start(&po));
   for (int i = 0; i < PROFILED_STEPS; ++i) {
     tsr_tensor *xb = NULL, *yb = NULL;
-    CHECK(tsr_narrow(X, 0, (int64_t)i * BATCH, BATCH, &xb));
-    CHECK(tsr_narrow(y, 0, (int64_t)i * BATCH, BATCH, &yb));
+    CHECK(tsr_narrow(X, 0, (int64_t)i * g_batch, g_batch, &xb));
+    CHECK(tsr_narrow(y, 0, (int64_t)i * g_batch, g_batch, &yb));
     train_step(&scratch, opt, xb, yb);
     tsr_tensor_release(yb);
     tsr_tensor_release(xb);
@@ -404,9 +427,10 @@ static void profile_steps(const cnn* m, const tsr_tensor* X, const tsr_tensor* y
   tsr_profiler_result* result = NULL;
   CHECK(tsr_profiler_stop(&result));
   char* table = NULL;
-  CHECK(tsr_profiler_table(result, "self_cpu_time_total", 12, &table));
-  printf("\nprofile of %d training steps in %s (batch %d), top ops by self time:\n%s",
-         PROFILED_STEPS, format_name(m->memory_format), BATCH, table);
+  const bool cuda = g_device == TSR_DEVICE_CUDA;
+  CHECK(tsr_profiler_table(result, cuda ? "cuda_time_total" : "self_cpu_time_total", 12, &table));
+  printf("\nprofile of %d training steps in %s (batch %d), top ops by %s:\n%s", PROFILED_STEPS,
+         format_name(m->memory_format), g_batch, cuda ? "CUDA time" : "self time", table);
   tsr_free_string(table);
   tsr_profiler_result_release(result);
   tsr_optimizer_release(opt);
@@ -431,14 +455,14 @@ static bool compare_checkpointing(const cnn* m, const tsr_tensor* X, const tsr_t
     cnn_copy(&scratch, m, m->memory_format);
     scratch.checkpoint_blocks = regions == 1;
     int64_t base = 0, peak = 0;
-    CHECK(tsr_memory_allocated(TSR_DEVICE_CPU, 0, &base));
-    CHECK(tsr_reset_peak_memory_stats(TSR_DEVICE_CPU, 0));
+    CHECK(tsr_memory_allocated(g_device, 0, &base));
+    CHECK(tsr_reset_peak_memory_stats(g_device, 0));
     tsr_tensor *loss = NULL, *logits = cnn_forward(&scratch, xb, true);
     CHECK(tsr_cross_entropy(logits, yb, &loss));
     tsr_tensor_release(logits);
     CHECK(tsr_backward(loss, NULL, false));
     tsr_tensor_release(loss);
-    CHECK(tsr_max_memory_allocated(TSR_DEVICE_CPU, 0, &peak));
+    CHECK(tsr_max_memory_allocated(g_device, 0, &peak));
     peaks[regions] = peak - base;
     for (int i = 0; i < CNN_NPARAMS; ++i) CHECK(tsr_grad(scratch.params[i], &grads[regions][i]));
     cnn_release(&scratch);
@@ -507,6 +531,7 @@ static void load_state(const char* path, tsr_memory_format memory_format, bool b
   tsr_tensor_map_release(map);
   loaded.memory_format = TSR_CONTIGUOUS_FORMAT;
   loaded.batch_norm = batch_norm;
+  cnn_to_device(&loaded, g_device);
   cnn_copy(out, &loaded, memory_format);
   cnn_release(&loaded);
 }
@@ -519,7 +544,7 @@ static int usage(const char* argv0) {
           "[--memory-format channels_last|contiguous|both]\n"
           "          [--timing-steps N] [--checkpoint] [--autocast bf16|f16] [--min-accuracy A]\n"
           "          [--no-batchnorm] [--max-steps N] [--log-every N] [--ddp]\n"
-          "          [DATA_DIR [CHECKPOINT]]\n"
+          "          [--device cpu|cuda] [--test-limit N] [--batch-size N] [DATA_DIR [CHECKPOINT]]\n"
           "  --ddp runs under tessera-run (env://), e.g. tessera-run --nproc-per-node 2 %s --ddp\n"
           "  (one memory format, no --checkpoint)\n",
           argv0, argv0);
@@ -528,7 +553,8 @@ static int usage(const char* argv0) {
 
 static bool parse_args(int argc, char** argv, options* o) {
   *o = (options){2, TIMING_STEPS, 0, 1, {TSR_CHANNELS_LAST, TSR_CONTIGUOUS_FORMAT}, false, TSR_FLOAT32, 0.89,
-                 true, 0, 0, false, "/usr/share/datasets/fashion-mnist", "fashion-checkpoint.tsr"};
+                 true, 0, 0, false, TSR_DEVICE_CPU, 0, "/usr/share/datasets/fashion-mnist",
+                 "fashion-checkpoint.tsr"};
   int n_positional = 0;
   for (int i = 1; i < argc; ++i) {
     const char* a = argv[i];
@@ -540,10 +566,21 @@ static bool parse_args(int argc, char** argv, options* o) {
       o->batch_norm = false;
     } else if (strcmp(a, "--ddp") == 0) {
       o->ddp = true;
-    } else if ((strcmp(a, "--max-steps") == 0 || strcmp(a, "--log-every") == 0) && v) {
+    } else if ((strcmp(a, "--max-steps") == 0 || strcmp(a, "--log-every") == 0 ||
+                strcmp(a, "--test-limit") == 0) && v) {
       long long n = strtoll(v, &end, 10);
       if (*end || n < 1) return false;
-      *(a[2] == 'm' ? &o->max_steps : &o->log_every) = n;
+      *(a[2] == 'm' ? &o->max_steps : a[2] == 'l' ? &o->log_every : &o->test_limit) = n;
+      ++i;
+    } else if (strcmp(a, "--batch-size") == 0 && v) {
+      long n = strtol(v, &end, 10);
+      if (*end || n < 1 || n > 4096) return false;
+      g_batch = (int)n;
+      ++i;
+    } else if (strcmp(a, "--device") == 0 && v) {
+      if (strcmp(v, "cpu") == 0) o->device = TSR_DEVICE_CPU;
+      else if (strcmp(v, "cuda") == 0) o->device = TSR_DEVICE_CUDA;
+      else return false;
       ++i;
     } else if (strcmp(a, "--autocast") == 0 && v) {
       if (strcmp(v, "bf16") == 0) o->autocast = TSR_BFLOAT16;
@@ -613,12 +650,18 @@ int main(int argc, char** argv) {
   options opts;
   if (!parse_args(argc, argv, &opts)) return usage(argv[0]);
   g_autocast = opts.autocast;
+  g_device = opts.device;
+  if (g_device == TSR_DEVICE_CUDA && tsr_cuda_init() != TSR_OK) {
+    fprintf(stderr, "fashion: CUDA is not available: %s\n", tsr_last_error_message());
+    return 3;
+  }
   if (opts.ddp) join_process_group();
-  printf("tessera %s, %" PRId64 " threads\n", tsr_version_string(), tsr_get_num_threads());
+  printf("tessera %s, %" PRId64 " threads, device %s\n", tsr_version_string(), tsr_get_num_threads(),
+         device_name(g_device));
 
   fashion_split train_split, test_split;
   if (fashion_split_load(opts.data_dir, "train", opts.train_limit, &train_split) != 0 ||
-      fashion_split_load(opts.data_dir, "t10k", 0, &test_split) != 0)
+      fashion_split_load(opts.data_dir, "t10k", opts.test_limit, &test_split) != 0)
     return 1;
   printf("read %" PRId64 " training and %" PRId64 " test images of %dx%d pixels from %s\n",
          train_split.n, test_split.n, FASHION_SIDE, FASHION_SIDE, opts.data_dir);
@@ -627,12 +670,18 @@ int main(int argc, char** argv) {
   split_tensors(&test_split, &X_test, &y_test);
   fashion_split_free(&train_split);
   fashion_split_free(&test_split);
+  /* The images on the device; the test labels stay on the host, where
+   * accuracy() reads them. */
+  X_train = to_device(X_train);
+  y_train = to_device(y_train);
+  X_test = to_device(X_test);
 
   tsr_generator* init_gen = NULL;
   CHECK(tsr_generator_create(SEED, &init_gen));
   cnn initial;
   cnn_init(&initial, init_gen);
   tsr_generator_release(init_gen);
+  cnn_to_device(&initial, g_device);
   initial.batch_norm = opts.batch_norm;
   if (opts.batch_norm)
     printf("network: conv 32 -> bn -> relu -> pool -> conv 64 -> bn -> relu -> pool -> linear 10,"
@@ -709,8 +758,8 @@ int main(int argc, char** argv) {
   tsr_memory_stats_t s;
   memset(&s, 0, sizeof s);
   s.struct_size = sizeof s;
-  CHECK(tsr_memory_stats(TSR_DEVICE_CPU, 0, &s));
-  printf("\nallocator (CPU caching allocator):\n");
+  CHECK(tsr_memory_stats(g_device, 0, &s));
+  printf("\nallocator (%s caching allocator):\n", g_device == TSR_DEVICE_CUDA ? "CUDA" : "CPU");
   printf("  allocated  %8.1f MiB now, %8.1f MiB peak  (%" PRId64 " blocks live)\n",
          mib(s.allocated_bytes.current), mib(s.allocated_bytes.peak), s.allocation.current);
   printf("  reserved   %8.1f MiB now, %8.1f MiB peak  (segments held: %" PRId64 ")\n",
@@ -744,8 +793,10 @@ int main(int argc, char** argv) {
   tsr_tensor_release(y_train);
   tsr_tensor_release(X_train);
 
-  int64_t still_allocated = -1;
+  int64_t still_allocated = -1, still_on_device = 0;
   CHECK(tsr_memory_allocated(TSR_DEVICE_CPU, 0, &still_allocated));
+  if (g_device != TSR_DEVICE_CPU) CHECK(tsr_memory_allocated(g_device, 0, &still_on_device));
+  still_allocated += still_on_device;
   printf("after releasing every handle: %" PRId64 " bytes allocated\n", still_allocated);
 
   int rc = 0;

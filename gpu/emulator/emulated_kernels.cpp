@@ -3,6 +3,7 @@
 #include "kernels/gemm_mapping.h"
 #include "kernels/gemm_zero_k.h"
 #include "kernels/kernel_dispatch.h"
+#include "kernels/pool_dispatch.h"
 #include "kernels/select_dispatch.h"
 #include "kernels/index_dispatch.h"
 
@@ -157,6 +158,16 @@ void EmulatedKernels::gemm(const GemmArgs& args, Stream) {
     case TSR_BFLOAT16: return column_major_gemm<BFloat16, float>(m.gemm, alpha, beta);
     default: return column_major_gemm<double>(m.gemm, args.alpha, args.beta);
   }
+}
+
+void EmulatedKernels::max_pool2d(const MaxPool2dArgs& args, Stream) {
+  Launcher l{this};
+  dispatch_max_pool2d(l, args);
+}
+
+void EmulatedKernels::max_pool2d_backward(const MaxPool2dArgs& args, Stream) {
+  Launcher l{this};
+  dispatch_max_pool2d_backward(l, args);
 }
 
 // ---- the scatter / index family ----------------------------------------------

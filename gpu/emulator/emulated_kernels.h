@@ -54,6 +54,8 @@ class EmulatedKernels final : public DeviceKernels {
                     Stream s) override;
   void layer_norm(void* out, const void* x, const void* weight, const void* bias, tsr_dtype dtype, int64_t rows,
                   int64_t cols, double eps, Stream s) override;
+  void max_pool2d(const MaxPool2dArgs& args, Stream s) override;
+  void max_pool2d_backward(const MaxPool2dArgs& args, Stream s) override;
   // The scatter / index family.
   void scatter_reduce(const ScatterReduceArgs& args, Stream s) override;
   void nonzero_blocks(const NonzeroArgs& args, Stream s) override;

@@ -102,6 +102,12 @@ class QueuedEmulatedKernels : public DeviceKernels {
                   int64_t cols, double eps, Stream s) override {
     run(s, [=, this] { emu_.layer_norm(out, x, w, b, dt, rows, cols, eps, s); });
   }
+  void max_pool2d(const MaxPool2dArgs& args, Stream s) override {
+    run(s, [=, this] { emu_.max_pool2d(args, s); });
+  }
+  void max_pool2d_backward(const MaxPool2dArgs& args, Stream s) override {
+    run(s, [=, this] { emu_.max_pool2d_backward(args, s); });
+  }
   // The scatter / index family. scatter_reduce's columns, like
   // scatter_add's, never share an output element.
   void scatter_reduce(const ScatterReduceArgs& args, Stream s) override {

@@ -790,9 +790,11 @@ typedef struct tsr_ddp_options {
  *
  * @param[in]  pg       the group; kept alive by the reducer
  * @param[in]  n_params number of parameters (>= 1)
- * @param[in]  params   n_params distinct leaves that require grad, CPU
- *                      tensors of a floating dtype; kept alive by the
- *                      reducer; their values are written (rank 0's)
+ * @param[in]  params   n_params distinct leaves that require grad, of a
+ *                      floating dtype, all on one device: CPU (reduced
+ *                      by Gloo or MPI) or CUDA (reduced by NCCL, the
+ *                      group's backend for CUDA tensors); kept alive by
+ *                      the reducer; their values are written (rank 0's)
  * @param[in]  options  the settings (NULL: TSR_DDP_OPTIONS_INIT)
  * @param[out] out      the reducer, released with tsr_ddp_release();
  *                      unchanged on failure
@@ -807,7 +809,10 @@ typedef struct tsr_ddp_options {
  *   "[r]: params[p] in this process with sizes [..] appears not to match
  *   sizes of the same param in process 0." on the ranks that differ from
  *   rank 0 and a message naming those ranks on the others);
- *   TSR_ERR_UNSUPPORTED for a parameter not on the CPU;
+ *   TSR_ERR_INVALID_ARGUMENT for parameters on different devices;
+ *   TSR_ERR_UNSUPPORTED for parameters on a device the group has no
+ *   backend for (CUDA in a TSR_DIST_GLOO or TSR_DIST_MPI group, CPU in a
+ *   TSR_DIST_NCCL group);
  *   TSR_ERR_DISTRIBUTED when a collective failed (a rank missing or dead).
  */
 TSR_API tsr_status tsr_ddp_create(tsr_process_group* pg, int64_t n_params, tsr_tensor* const* params,

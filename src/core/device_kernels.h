@@ -180,6 +180,31 @@ struct ScatterAddArgs {
   int64_t out_dim_stride, src_dim_stride, index_dim_stride;
 };
 
+// Max pooling of x [batch, channels, height, width] into y and indices
+// [batch, channels, out_height, out_width], every operand at its element
+// strides (N, C, H, W order; any layout, channels_last included). The CPU's
+// rules (src/cpu/kernels/pooling_ref.cpp's max_forward, ATen's): the window
+// of (oh, ow) starts at (oh * stride - padding) and steps by dilation,
+// clipped to the input; its elements are read in (h, w) order and one
+// replaces the best so far when it is greater or NaN (the first maximum,
+// the last NaN), starting from -inf at the window's first element; an
+// index is h * width + w. Compared in float (double for float64), stored
+// in dtype. The backward (max_pool2d_backward) writes every element of
+// grad_input (the `input` operand): the sum, in float (double for float64)
+// and in (oh, ow) order, of grad_output (the `output` operand) over the
+// outputs whose index names it, rounded once: the CPU's sums bit for bit.
+struct MaxPool2dArgs {
+  int64_t batch, channels, height, width, out_height, out_width;
+  int64_t kernel[2], stride[2], padding[2], dilation[2];
+  tsr_dtype dtype;         // float16, bfloat16, float32 or float64
+  void* input;             // forward: x (read); backward: grad_input (written)
+  int64_t input_strides[4];
+  void* output;            // forward: y (written); backward: grad_output (read)
+  int64_t output_strides[4];
+  int64_t* indices;        // forward: written; backward: read
+  int64_t indices_strides[4];
+};
+
 // ---- the scatter / index family (issue 32: scatter, index_*, index_put,
 // nonzero, masked_select) ----------------------------------------------------
 //
@@ -305,6 +330,9 @@ class DeviceKernels {
   virtual void layer_norm(void* out, const void* x, const void* weight, const void* bias, tsr_dtype dtype,
                           int64_t rows, int64_t cols, double eps, Stream s);
 
+  // Max pooling (MaxPool2dArgs), forward and backward.
+  virtual void max_pool2d(const MaxPool2dArgs& args, Stream s);
+  virtual void max_pool2d_backward(const MaxPool2dArgs& args, Stream s);
   // The scatter / index family (issue 32; see ScatterReduceArgs and
   // NonzeroArgs above).
   virtual void scatter_reduce(const ScatterReduceArgs& args, Stream s);
@@ -335,6 +363,10 @@ inline void DeviceKernels::index_bounds(const KernelShape&, const KernelOperand&
 inline void DeviceKernels::layer_norm(void*, const void*, const void*, const void*, tsr_dtype, int64_t, int64_t,
                                       double, Stream) {
   device_kernels_detail::no_kernel("layer_norm");
+}
+inline void DeviceKernels::max_pool2d(const MaxPool2dArgs&, Stream) { device_kernels_detail::no_kernel("max_pool2d"); }
+inline void DeviceKernels::max_pool2d_backward(const MaxPool2dArgs&, Stream) {
+  device_kernels_detail::no_kernel("max_pool2d_backward");
 }
 
 // The scatter / index family's defaults.

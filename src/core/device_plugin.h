@@ -24,8 +24,10 @@ namespace tsr {
 // or this file change in a way that changes the objects' layout or meaning.
 // 3 (0.3): DeviceKernels gained selection, layer_norm, the fused unscale
 // and attention; DeviceBackend gained dnn_kernels (cuDNN); the plugin
-// exports collectives (device_collectives.h).
-constexpr uint32_t kDevicePluginAbi = 3;
+// exports collectives (device_collectives.h). 4 (0.3): DeviceKernels gained
+// max pooling and the kernels of the indexing, reduction, scan, sort and
+// loss families (issue 32).
+constexpr uint32_t kDevicePluginAbi = 4;
 
 // What the plugin fills in on success.
 struct DevicePluginExports {

@@ -15,6 +15,7 @@
 #include "ops/inplace.h"
 #include "ops/layout.h"
 #include "ops/loss_util.h"
+#include "ops/to_device.h"
 #include "ops/views.h"
 
 namespace tsr::distributed {
@@ -71,9 +72,6 @@ void check_param(const Tensor& p, size_t i) {
   TSR_CHECK(autograd::requires_grad(p) && autograd::is_leaf(p), TSR_ERR_INVALID_ARGUMENT, "params[", i,
             "] is not a leaf that requires grad: DistributedDataParallel reduces the gradients of parameters "
             "(tsr_set_requires_grad(t, true) on a tensor no op produced)");
-  TSR_CHECK(p.device().type == TSR_DEVICE_CPU, TSR_ERR_UNSUPPORTED, "params[", i, "] is on ",
-            device_type_name(p.device().type),
-            "; this build's DistributedDataParallel reduces CPU parameters only (Gloo)");
   TSR_CHECK(is_floating(p.dtype()) && !is_storage_only(p.dtype()), TSR_ERR_INVALID_ARGUMENT, "params[", i,
             "] has dtype ", dtype_name(p.dtype()), "; DistributedDataParallel takes floating-point parameters");
 }
@@ -100,10 +98,17 @@ std::shared_ptr<Reducer> Reducer::create(std::shared_ptr<ProcessGroup> pg, std::
             "gradient.");
   for (size_t i = 0; i < params.size(); ++i) {
     check_param(params[i], i);
+    // One device, as torch's DDP module (device_ids: a single device):
+    // every bucket is reduced by the group's backend for it (Gloo or MPI
+    // on CPU, NCCL on CUDA).
+    TSR_CHECK(params[i].device() == params[0].device(), TSR_ERR_INVALID_ARGUMENT, "params[0] is on ",
+              device_name(params[0].device()), " and params[", i, "] on ", device_name(params[i].device()),
+              "; DistributedDataParallel takes parameters on one device");
     for (size_t j = 0; j < i; ++j)
       TSR_CHECK(!params[j].is_same(params[i]), TSR_ERR_INVALID_ARGUMENT, "params[", j, "] and params[", i,
                 "] are the same tensor; pass each parameter once (torch's DDP reduces a shared parameter once)");
   }
+  pg->check_device(params[0].device().type, "DistributedDataParallel");
   verify_params_across_processes(*pg, params);
   broadcast_params(*pg, params);
   std::shared_ptr<Reducer> r(new Reducer(std::move(pg), std::move(params), options));
@@ -280,7 +285,8 @@ void Reducer::launch_ready_buckets() {
 // ones stay positive in every floating dtype, which is all that is read.
 void Reducer::write_tail(const Tensor& reduced, int64_t offset) {
   autograd::NoGradGuard no_grad;
-  Tensor tail = empty(Shape{tail_elements_}, TSR_FLOAT64, TSR_CONTIGUOUS_FORMAT, reduced.device());
+  // Written on the host, copied (and converted) into the bucket's device.
+  Tensor tail = empty(Shape{tail_elements_}, TSR_FLOAT64, TSR_CONTIGUOUS_FORMAT, Device{TSR_DEVICE_CPU, 0});
   double* t = tail.data<double>();
   std::fill(t, t + tail_elements_, 0.0);
   t[pg_->rank()] = marked_at_end_ ? 1.0 : 0.0;
@@ -325,7 +331,7 @@ void Reducer::finalize_backward() {
       autograd::NoGradGuard no_grad;
       const Bucket& last = buckets_.back();
       Tensor t = ops::to_dtype(ops::narrow(last.reduced, 0, last.tail_offset, tail_elements_), TSR_FLOAT64);
-      t = ops::contiguous(t, TSR_CONTIGUOUS_FORMAT);
+      t = ops::contiguous(ops::to_device(t, Device{TSR_DEVICE_CPU, 0}, false), TSR_CONTIGUOUS_FORMAT);
       std::memcpy(tail.data(), t.data_ptr(), tail.size() * sizeof(double));
     }
     if (!options_.find_unused_parameters) {
@@ -391,7 +397,7 @@ void Reducer::rebuild_buckets() {
       compute_bucket_assignment_by_size(tensors, {kDefaultFirstBucketBytes, options_.bucket_cap_bytes}, order);
   // [indices of bucket 0, bucket 1, ...; the size of each bucket, padded
   // to n; the number of buckets], one broadcast from rank 0.
-  Tensor msg = empty(Shape{2 * n + 1}, TSR_INT64, TSR_CONTIGUOUS_FORMAT, params_[0].device());
+  Tensor msg = empty(Shape{2 * n + 1}, TSR_INT64, TSR_CONTIGUOUS_FORMAT, Device{TSR_DEVICE_CPU, 0});
   int64_t* m = msg.data<int64_t>();
   std::fill(m, m + 2 * n + 1, 0);
   int64_t k = 0;
@@ -400,7 +406,14 @@ void Reducer::rebuild_buckets() {
     m[n + int64_t(b)] = int64_t(assignment[b].size());
   }
   m[2 * n] = int64_t(assignment.size());
-  broadcast(*pg_, msg, 0, false);
+  {
+    // Sent on the parameters' device (their backend: NCCL for CUDA), read
+    // on the host.
+    autograd::NoGradGuard no_grad;
+    Tensor sent = ops::to_device(msg, params_[0].device(), false);
+    broadcast(*pg_, sent, 0, false);
+    if (!sent.is_same(msg)) ops::copy_(msg, sent);
+  }
   const int64_t count = m[2 * n];
   TSR_CHECK(count >= 1 && count <= n, TSR_ERR_INTERNAL, "DistributedDataParallel: rank 0 sent ", count,
             " buckets for ", n, " parameters");

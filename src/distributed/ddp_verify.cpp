@@ -5,7 +5,9 @@
 
 #include "core/dtype.h"
 #include "core/factory.h"
+#include "autograd/grad_mode.h"
 #include "distributed/collectives.h"
+#include "ops/to_device.h"
 
 namespace tsr::distributed {
 namespace {
@@ -31,11 +33,18 @@ int64_t fnv1a(const std::vector<int64_t>& v) {
   return r;
 }
 
-Tensor int64_tensor(const std::vector<int64_t>& v) {
-  Tensor t = empty(Shape{int64_t(v.size())}, TSR_INT64, TSR_CONTIGUOUS_FORMAT, Device{TSR_DEVICE_CPU, 0});
+const Device kHost{TSR_DEVICE_CPU, 0};
+
+// v on device d (the parameters': the collectives run on their backend,
+// NCCL for CUDA, as torch's DDP verifies on the module's device).
+Tensor int64_tensor(const std::vector<int64_t>& v, Device d) {
+  Tensor t = empty(Shape{int64_t(v.size())}, TSR_INT64, TSR_CONTIGUOUS_FORMAT, kHost);
   if (!v.empty()) std::memcpy(t.data_ptr(), v.data(), v.size() * sizeof(int64_t));
-  return t;
+  return ops::to_device(t, d, false);
 }
+
+// t's values on the host (t itself when it is there).
+Tensor on_host(const Tensor& t) { return ops::to_device(t, kHost, false); }
 
 std::string join_ints(const std::vector<int64_t>& v) {
   std::string s;
@@ -76,10 +85,13 @@ void verify_params_across_processes(ProcessGroup& pg, const std::vector<Tensor>&
   std::vector<int64_t> meta;
   for (const Tensor& p : params) describe(p, meta);
   // Step 1, fixed size on every rank: count, description length, hash.
-  Tensor mine = int64_tensor({int64_t(params.size()), int64_t(meta.size()), fnv1a(meta)});
-  Tensor all = empty(Shape{world, 3}, TSR_INT64, TSR_CONTIGUOUS_FORMAT, Device{TSR_DEVICE_CPU, 0});
+  autograd::NoGradGuard no_grad;
+  const Device device = params.front().device();
+  Tensor mine = int64_tensor({int64_t(params.size()), int64_t(meta.size()), fnv1a(meta)}, device);
+  Tensor all = empty(Shape{world, 3}, TSR_INT64, TSR_CONTIGUOUS_FORMAT, device);
   all_gather_into_tensor(pg, all, mine, false);
-  const int64_t* rows = all.data<int64_t>();
+  const Tensor all_host = on_host(all);
+  const int64_t* rows = all_host.data<int64_t>();
   auto row = [&](int r, int c) { return rows[3 * r + c]; };
   for (int r = 0; r < world; ++r)
     TSR_CHECK(row(r, 0) == int64_t(params.size()), TSR_ERR_INVALID_ARGUMENT,
@@ -93,9 +105,9 @@ void verify_params_across_processes(ProcessGroup& pg, const std::vector<Tensor>&
   // name its parameter.
   std::vector<int64_t> root_meta(size_t(row(0, 1)));
   if (rank == 0) root_meta = meta;
-  Tensor root = int64_tensor(root_meta);
+  Tensor root = int64_tensor(root_meta, device);
   broadcast(pg, root, 0, false);
-  std::memcpy(root_meta.data(), root.data_ptr(), root_meta.size() * sizeof(int64_t));
+  if (!root_meta.empty()) std::memcpy(root_meta.data(), on_host(root).data_ptr(), root_meta.size() * sizeof(int64_t));
   const std::string mismatch = first_difference(rank, params, root_meta);
   if (!mismatch.empty()) fail(TSR_ERR_INVALID_ARGUMENT, mismatch);
   fail(TSR_ERR_INVALID_ARGUMENT, "DDP expects same model across all ranks, but the parameters of rank(s) ",

@@ -15,6 +15,7 @@
 #include "device/select_ops.h"
 #include "cpu/kernels/activation.h"
 #include "cpu/kernels/elementwise.h"
+#include "ops/cpu_scalar.h"
 #include "ops/grad_util.h"
 #include "ops/nn_functional.h"
 
@@ -220,7 +221,9 @@ Tensor sigmoid(const Tensor& x) { return run1<Activation>({x}, Act::Sigmoid); }
 Tensor sqrt(const Tensor& x) { return run1<Activation>({x}, Act::Sqrt); }
 Tensor erf(const Tensor& x) { return run1<Activation>({x}, Act::Erf); }
 Tensor pow_scalar(const Tensor& x, double exponent) { return run1<PowScalar>({x}, exponent); }
-Tensor pow(const Tensor& x, const Tensor& exponent) { return run1<PowTensor>({x, exponent}); }
+Tensor pow(const Tensor& x, const Tensor& exponent) {
+  return run1<PowTensor>({cpu_scalar_to_device_of(x, {&exponent}), cpu_scalar_to_device_of(exponent, {&x})});
+}
 Tensor clamp(const Tensor& x, std::optional<double> lo, std::optional<double> hi) {
   // torch checks this before anything else.
   TSR_CHECK(lo || hi, TSR_ERR_INVALID_ARGUMENT, "torch.clamp: At least one of 'min' or 'max' must not be None");

@@ -6,6 +6,7 @@
 #include "autograd/run.h"
 #include "device/device_ops.h"
 #include "cpu/kernels/elementwise.h"
+#include "ops/cpu_scalar.h"
 #include "ops/grad_util.h"
 
 namespace tsr::ops {
@@ -216,10 +217,15 @@ class Unary final : public prim::Primitive {
 }  // namespace
 
 Tensor threshold_backward(const Tensor& grad, const Tensor& result) { return run1<ReluBackwardOp>({grad, result}); }
-Tensor add(const Tensor& a, const Tensor& b) { return run1<Binary>({a, b}, BinaryOp::Add); }
-Tensor sub(const Tensor& a, const Tensor& b) { return run1<Binary>({a, b}, BinaryOp::Sub); }
-Tensor mul(const Tensor& a, const Tensor& b) { return run1<Binary>({a, b}, BinaryOp::Mul); }
-Tensor div(const Tensor& a, const Tensor& b) { return run1<Binary>({a, b}, BinaryOp::Div); }
+namespace {
+Tensor run_binary(BinaryOp op, const Tensor& a, const Tensor& b) {
+  return run1<Binary>({cpu_scalar_to_device_of(a, {&b}), cpu_scalar_to_device_of(b, {&a})}, op);
+}
+}  // namespace
+Tensor add(const Tensor& a, const Tensor& b) { return run_binary(BinaryOp::Add, a, b); }
+Tensor sub(const Tensor& a, const Tensor& b) { return run_binary(BinaryOp::Sub, a, b); }
+Tensor mul(const Tensor& a, const Tensor& b) { return run_binary(BinaryOp::Mul, a, b); }
+Tensor div(const Tensor& a, const Tensor& b) { return run_binary(BinaryOp::Div, a, b); }
 Tensor mul_scalar(const Tensor& a, double s) { return run1<Scalar>({a}, true, s); }
 Tensor add_scalar(const Tensor& a, double s) { return run1<Scalar>({a}, false, s); }
 Tensor neg(const Tensor& a) { return run1<Unary>({a}, UnaryOp::Neg); }

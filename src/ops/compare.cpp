@@ -7,6 +7,7 @@
 #include "cpu/kernels/compare.h"
 #include "device/pointwise_ops.h"
 #include "device/select_ops.h"
+#include "ops/cpu_scalar.h"
 #include "ops/compare.h"
 #include "ops/grad_util.h"
 #include "ops/math.h"
@@ -77,7 +78,9 @@ class Abs final : public prim::Primitive {
   }
 };
 
-Tensor run_compare(CompareOp op, const Tensor& a, const Tensor& b) { return run1<Compare>({a, b}, op); }
+Tensor run_compare(CompareOp op, const Tensor& a, const Tensor& b) {
+  return run1<Compare>({cpu_scalar_to_device_of(a, {&b}), cpu_scalar_to_device_of(b, {&a})}, op);
+}
 
 }  // namespace
 

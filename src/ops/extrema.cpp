@@ -3,6 +3,7 @@
 // ties, amax's even distribution, norm_backward), written with ops so they
 // are differentiable again.
 #include "primitive/op_names.h"
+#include "ops/cpu_scalar.h"
 #include "ops/reductions.h"
 
 #include <cmath>
@@ -147,8 +148,12 @@ Tensors Norm::backward(const BackwardContext& ctx) {
 
 }  // namespace
 
-Tensor maximum(const Tensor& a, const Tensor& b) { return run1<Extremum>({a, b}, true); }
-Tensor minimum(const Tensor& a, const Tensor& b) { return run1<Extremum>({a, b}, false); }
+Tensor maximum(const Tensor& a, const Tensor& b) {
+  return run1<Extremum>({cpu_scalar_to_device_of(a, {&b}), cpu_scalar_to_device_of(b, {&a})}, true);
+}
+Tensor minimum(const Tensor& a, const Tensor& b) {
+  return run1<Extremum>({cpu_scalar_to_device_of(a, {&b}), cpu_scalar_to_device_of(b, {&a})}, false);
+}
 Tensor amax(const Tensor& a, const Shape& dims, bool keepdim) { return run1<ExtremeOver>({a}, true, dims, keepdim); }
 Tensor amin(const Tensor& a, const Shape& dims, bool keepdim) { return run1<ExtremeOver>({a}, false, dims, keepdim); }
 Tensor norm(const Tensor& a, double p, const Shape& dims, bool keepdim) { return run1<Norm>({a}, p, dims, keepdim); }

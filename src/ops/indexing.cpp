@@ -10,6 +10,7 @@
 #include "cpu/kernels/indexing.h"
 #include "device/any_device.h"
 #include "device/select_ops.h"
+#include "ops/cpu_scalar.h"
 #include "ops/grad_util.h"
 #include "ops/nn_functional.h"
 #include "ops/views.h"
@@ -168,6 +169,9 @@ Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
 Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) { return run1<Gather>({x, index}, dim); }
 Tensor embedding(const Tensor& weight, const Tensor& indices) { return run1<Embedding>({weight, indices}); }
 
-Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) { return run1<Where>({cond, a, b}); }
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
+  return run1<Where>({cpu_scalar_to_device_of(cond, {&a, &b}), cpu_scalar_to_device_of(a, {&cond, &b}),
+                      cpu_scalar_to_device_of(b, {&cond, &a})});
+}
 
 }  // namespace tsr::ops

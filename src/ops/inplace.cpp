@@ -1,4 +1,5 @@
 #include "primitive/op_names.h"
+#include "ops/cpu_scalar.h"
 #include "ops/inplace.h"
 #include "ops/grad_util.h"
 #include "ops/layout.h"
@@ -163,7 +164,9 @@ class CopyInPlace final : public InPlace {
 
 }  // namespace
 
-void add_(const Tensor& self, const Tensor& other, double alpha) { autograd::run1<AddInPlace>({self, other}, alpha); }
+void add_(const Tensor& self, const Tensor& other, double alpha) {
+  autograd::run1<AddInPlace>({self, cpu_scalar_to_device_of(other, {&self})}, alpha);
+}
 void mul_scalar_(const Tensor& self, double scalar) { autograd::run1<MulScalarInPlace>({self}, scalar); }
 void fill_(const Tensor& self, double value) { autograd::run1<Fill>({self}, value, false); }
 void zero_(const Tensor& self) { autograd::run1<Fill>({self}, 0.0, true); }

@@ -1,6 +1,7 @@
 // Pointwise primitives: one class, the op and its two scalar parameters.
 // Backward is derivatives.yaml's formula written in differentiable ops (the
 // masks are constants of x), so create_graph and double backward work.
+#include "ops/cpu_scalar.h"
 #include "ops/pointwise.h"
 
 #include "autograd/run.h"
@@ -177,8 +178,8 @@ Tensor sign(const Tensor& x) { return run_pw(Pw::Sign, x); }
 Tensor clamp_tensor(const Tensor& x, const Tensor* lo, const Tensor* hi) {
   TSR_CHECK(lo || hi, TSR_ERR_INVALID_ARGUMENT, "torch.clamp: At least one of 'min' or 'max' must not be None");
   Tensors in{x};
-  if (lo) in.push_back(*lo);
-  if (hi) in.push_back(*hi);
+  if (lo) in.push_back(cpu_scalar_to_device_of(*lo, {&x}));
+  if (hi) in.push_back(cpu_scalar_to_device_of(*hi, {&x}));
   return run1<ClampTensor>(in, lo != nullptr, hi != nullptr);
 }
 

@@ -6,6 +6,7 @@
 // pooling, a gather at the saved indices).
 #include "autograd/run.h"
 #include "device/cnn.h"
+#include "device/max_pool.h"
 #include "cpu/kernels/cnn.h"
 #include "ops/cnn.h"
 #include "ops/grad_util.h"
@@ -43,13 +44,20 @@ const bool registered = prim::register_op_names({"max_pool2d_with_indices", "max
 // indices: torch's max_pool_double_backward.
 class MaxPoolBackward final : public prim::Primitive {
  public:
-  MaxPoolBackward(Shape x_sizes, tsr_memory_format fmt) : x_sizes_(std::move(x_sizes)), fmt_(fmt) {}
+  MaxPoolBackward(Pool2dArgs a, Shape x_sizes, tsr_memory_format fmt)
+      : a_(a), x_sizes_(std::move(x_sizes)), fmt_(fmt) {}
   const char* name() const override { return "MaxPool2DWithIndicesBackwardBackward0"; }
   const char* op() const override { return "max_pool2d_with_indices_backward"; }
   std::vector<TensorMeta> output_meta(const Tensors& in) const override { return {{x_sizes_, in[0].dtype()}}; }
   Tensors eval_cpu(const Tensors& in) override {
     return {like_input(kernels::max_pool2d_backward(batched_dense(in[0], fmt_), batched_dense(in[1], fmt_),
                                                     batched_sizes(x_sizes_), fmt_),
+                       x_sizes_.size() == 3)};
+  }
+  // Each input element sums the gradients that chose it (src/device/max_pool.cpp).
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override {
+    return {like_input(device::max_pool2d_backward(k, kernels::as_batched(in[0]), kernels::as_batched(in[1]),
+                                                   batched_sizes(x_sizes_), a_, fmt_),
                        x_sizes_.size() == 3)};
   }
   prim::SaveSpec save_spec(const prim::RequiresGrad&) const override { return {bit(1), 0}; }
@@ -62,6 +70,7 @@ class MaxPoolBackward final : public prim::Primitive {
   }
 
  private:
+  Pool2dArgs a_;
   Shape x_sizes_;
   tsr_memory_format fmt_;
 };
@@ -80,9 +89,15 @@ class MaxPool final : public prim::Primitive {
     const bool unb = in[0].ndim() == 3;
     return {like_input(y, unb), like_input(i, unb)};
   }
+  // The CPU's window scan, one output per thread (src/device/max_pool.cpp).
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override {
+    auto [y, i] = device::max_pool2d(k, kernels::as_batched(in[0]), a_, fmt_);
+    const bool unb = in[0].ndim() == 3;
+    return {like_input(y, unb), like_input(i, unb)};
+  }
   prim::SaveSpec save_spec(const prim::RequiresGrad&) const override { return {0, bit(1)}; }
   Tensors backward(const BackwardContext& ctx) override {
-    return {autograd::run1<MaxPoolBackward>({ctx.grad(0), ctx.output(1)}, ctx.input_meta(0).sizes, fmt_)};
+    return {autograd::run1<MaxPoolBackward>({ctx.grad(0), ctx.output(1)}, a_, ctx.input_meta(0).sizes, fmt_)};
   }
 
  private:

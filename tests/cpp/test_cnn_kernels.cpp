@@ -268,7 +268,10 @@ TEST_F(CnnDeviceTest, MixedDevicesRefusedAndOtherDevicesUnsupported) {
   Tensor xd = dev({2, 3, 5, 5});
   expect_status(TSR_ERR_UNSUPPORTED, "no kernel for device", [&] { ops::conv2d(xd, w, Tensor(), a); });
   const Pool2dArgs p{{2, 2}, {2, 2}, {0, 0}, {1, 1}, false, true};
-  expect_status(TSR_ERR_UNSUPPORTED, "no kernel for device", [&] { ops::max_pool2d(xd, p); });
+  // max pooling has a device path: a device whose DeviceKernels lack the
+  // kernel says so.
+  expect_status(TSR_ERR_UNSUPPORTED, "max_pool2d: this device has no kernel for it",
+                [&] { ops::max_pool2d(xd, p); });
   expect_status(TSR_ERR_UNSUPPORTED, "no kernel for device", [&] { ops::avg_pool2d(xd, p); });
   expect_status(TSR_ERR_UNSUPPORTED, "no kernel for device", [&] { ops::adaptive_avg_pool2d(xd, {1, 1}); });
   // batch_norm's running stats on another device: refused before the

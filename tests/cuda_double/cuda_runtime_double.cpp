@@ -5,7 +5,9 @@
 // follows the CUDA runtime documentation where the plugin depends on it:
 // sticky errors until cudaGetLastError, cudaErrorNotReady from queries,
 // events recordable only on streams of the device they were created on,
-// elapsed time only between timing events.
+// elapsed time only between timing events. Environment: TSR_DOUBLE_DEVICES,
+// TSR_DOUBLE_CAPACITY (bytes per device), TSR_DOUBLE_NO_DRIVER_VM=1,
+// TSR_DOUBLE_HOST_ACCESS=1 (see sim()).
 #include <cuda_runtime_api.h>
 
 #include <cstdio>
@@ -93,9 +95,15 @@ cudaError_t guarded(cudaError_t err, Fn fn) {
 }  // namespace
 
 simdev::SimulatedDevice& sim() {
-  static simdev::SimulatedDevice* device = new simdev::SimulatedDevice(
-      static_cast<int32_t>(env_size("TSR_DOUBLE_DEVICES", 2)),
-      env_size("TSR_DOUBLE_CAPACITY", size_t{256} << 20));
+  static simdev::SimulatedDevice* device = [] {
+    auto* d = new simdev::SimulatedDevice(static_cast<int32_t>(env_size("TSR_DOUBLE_DEVICES", 2)),
+                                          env_size("TSR_DOUBLE_CAPACITY", size_t{256} << 20));
+    // TSR_DOUBLE_HOST_ACCESS=1: device memory readable from the host
+    // (SimulatedDevice::allow_host_access), for long training runs.
+    const char* open = std::getenv("TSR_DOUBLE_HOST_ACCESS");
+    if (open != nullptr && std::strcmp(open, "1") == 0) d->allow_host_access();
+    return d;
+  }();
   return *device;
 }
 

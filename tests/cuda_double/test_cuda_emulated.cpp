@@ -4,7 +4,8 @@
 // emulator) through $TSR_CUDA_PLUGIN, exactly as it loads the real one.
 // Only public headers are used, plus the double's controls
 // (tsr_cuda_double.h) to hold a stream and so check what waits for what.
-// Covered: element reads and writes, save of CUDA tensors, DLPack exchange
+// Covered: element reads and writes, 0-dim CPU tensors as operands of
+// elementwise ops on the device, save of CUDA tensors, DLPack exchange
 // of CUDA and pinned tensors with the exchange protocol's stream argument,
 // and stream-to-stream ordering (wait_event, wait_stream).
 #include <gtest/gtest.h>
@@ -228,6 +229,70 @@ TEST_F(CudaEmulated, CatAndStackMatchTheCpu) {
 }
 
 // ---- files ----------------------------------------------------------------------
+
+// A 0-dim CPU tensor joins elementwise ops on CUDA tensors (torch's
+// TensorIterator is_cpu_scalar rule): the result is on the device, and the
+// scalar's gradient comes back on the CPU. x = [-3, -1.5, 0, 1.5], s = 2.5.
+TEST_F(CudaEmulated, ZeroDimCpuTensorsJoinElementwiseOpsOnTheDevice) {
+  T host, x, s, grad_x, grad_s;
+  cpu_tensor(iota(4, 1.5f), {4}, &host);
+  T moved;
+  to_cuda(host.h, &moved);
+  ASSERT_OK(tsr_detach(moved.h, &x.h));
+  ASSERT_OK(tsr_set_requires_grad(x.h, true));
+  const float two_and_half = 2.5f;
+  ASSERT_OK(tsr_from_data(&two_and_half, sizeof two_and_half, 0, nullptr, TSR_FLOAT32, &s.h));
+  ASSERT_OK(tsr_set_requires_grad(s.h, true));
+  // y = x * s + s - x / s, summed: dy/dx = s - 1/s, dy/ds = sum(x) + 4 + sum(x) / s^2.
+  T prod, plus, quot, y, total;
+  ASSERT_OK(tsr_mul(x.h, s.h, &prod.h));
+  ASSERT_OK(tsr_add(prod.h, s.h, &plus.h));
+  ASSERT_OK(tsr_div(x.h, s.h, &quot.h));
+  ASSERT_OK(tsr_sub(plus.h, quot.h, &y.h));
+  EXPECT_EQ(tsr_tensor_device_type(y.h), TSR_DEVICE_CUDA);
+  const std::vector<float> yv = values_of(y.h);
+  const std::vector<float> xv = iota(4, 1.5f);
+  for (size_t i = 0; i < 4; ++i) EXPECT_FLOAT_EQ(yv[i], xv[i] * 2.5f + 2.5f - xv[i] / 2.5f) << i;
+  ASSERT_OK(tsr_sum(y.h, 0, nullptr, false, &total.h));
+  ASSERT_OK(tsr_backward(total.h, nullptr, false));
+  ASSERT_OK(tsr_grad(x.h, &grad_x.h));
+  ASSERT_OK(tsr_grad(s.h, &grad_s.h));
+  EXPECT_EQ(tsr_tensor_device_type(grad_x.h), TSR_DEVICE_CUDA);
+  EXPECT_EQ(tsr_tensor_device_type(grad_s.h), TSR_DEVICE_CPU);
+  for (float g : values_of(grad_x.h)) EXPECT_FLOAT_EQ(g, 2.5f - 1.0f / 2.5f);
+  const float sum_x = -3.0f - 1.5f + 0.0f + 1.5f;
+  EXPECT_NEAR(values_of(grad_s.h)[0], sum_x + 4.0f + sum_x / (2.5f * 2.5f), 1e-5);
+
+  // Comparisons, pow, where and clamp take it too; add_ in place.
+  T gt, pw, cond, wh, lo_clamped, inplace;
+  ASSERT_OK(tsr_gt(x.h, s.h, &gt.h));
+  ASSERT_OK(tsr_pow(x.h, s.h, &pw.h));
+  ASSERT_OK(tsr_lt(x.h, s.h, &cond.h));
+  ASSERT_OK(tsr_where(cond.h, x.h, s.h, &wh.h));
+  ASSERT_OK(tsr_clamp_tensor(x.h, s.h, nullptr, &lo_clamped.h));
+  for (const T* r : {&gt, &pw, &wh, &lo_clamped}) EXPECT_EQ(tsr_tensor_device_type(r->h), TSR_DEVICE_CUDA);
+  const std::vector<float> whv = values_of(wh.h), lov = values_of(lo_clamped.h);
+  for (size_t i = 0; i < 4; ++i) {
+    EXPECT_FLOAT_EQ(whv[i], xv[i] < 2.5f ? xv[i] : 2.5f) << i;
+    EXPECT_FLOAT_EQ(lov[i], std::max(xv[i], 2.5f)) << i;
+  }
+  ASSERT_OK(tsr_clone(moved.h, TSR_CONTIGUOUS_FORMAT, &inplace.h));
+  ASSERT_OK(tsr_add_(inplace.h, s.h, 1.0));
+  const std::vector<float> iv = values_of(inplace.h);
+  for (size_t i = 0; i < 4; ++i) EXPECT_FLOAT_EQ(iv[i], xv[i] + 2.5f) << i;
+
+  // Only 0-dim CPU tensors: a [1] CPU tensor, or a CUDA scalar with a CPU
+  // tensor, is two devices (torch's message).
+  T one_elem, cuda_scalar, out;
+  const int64_t one = 1;
+  ASSERT_OK(tsr_from_data(&two_and_half, sizeof two_and_half, 1, &one, TSR_FLOAT32, &one_elem.h));
+  EXPECT_EQ(tsr_mul(x.h, one_elem.h, &out.h), TSR_ERR_DEVICE_MISMATCH);
+  expect_last_error("Expected all tensors to be on the same device, but found at least two devices");
+  EXPECT_EQ(out.h, nullptr);
+  to_cuda(s.h, &cuda_scalar);
+  EXPECT_EQ(tsr_mul(host.h, cuda_scalar.h, &out.h), TSR_ERR_DEVICE_MISMATCH);
+  EXPECT_EQ(out.h, nullptr);
+}
 
 TEST_F(CudaEmulated, SaveWritesDeviceTensorsAndLoadGivesThemBackOnTheCpu) {
   T host, dev, tr;

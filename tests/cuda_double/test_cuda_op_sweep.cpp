@@ -1139,20 +1139,18 @@ std::vector<Case> cases() {
 }
 
 // The public ops with no CUDA path yet (TSR_ERR_UNSUPPORTED there); each
-// leaves this list when it gains one and joins the sweep above.
+// leaves this list when it gains one and joins the sweep above. conv2d,
+// batch norm and the poolings (max pooling included) are checked against
+// the CPU by cuda_emulated_cudnn, attention by bindings_python_cuda_emulated.
 const char* const kKnownGaps[] = {
     // Every primitive without eval_device when this was written (grep
     // eval_cpu without eval_device under src/ops), by family:
-    "convolution, convolution_backward (conv2d)",
-    "native_batch_norm, native_batch_norm_backward",
-    "max_pool2d_with_indices (+backward), avg_pool2d (+backward), adaptive_avg_pool2d (+backward)",
     "softplus",
     "maximum, minimum, amax, amin, norm, min (dim and all), max (all), evenly_distribute_backward",
     "cumsum, cumprod, prod", "sort, topk, kthvalue", "var, std, var_mean, std_mean, logsumexp",
     "bmm, baddbmm",
     "binary_cross_entropy(_with_logits), the pointwise losses (mse, l1, smooth_l1, ...), loss's div, "
     "nll_loss/nll_loss2d beyond [N, C] (ignore_index, weights, label smoothing)",
-    "_scaled_dot_product_flash_attention_for_cpu (+backward)",
 };
 
 class CudaOpSweep : public ::testing::Test {

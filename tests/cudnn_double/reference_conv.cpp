@@ -13,7 +13,8 @@ namespace {
 
 Shape sizes_of(const Operand& o) { return Shape(o.sizes, o.sizes + 4); }
 
-// The reference loops take float32 and float64.
+// The CPU's convolution takes float32 and float64 here (16-bit operands
+// are widened: cuDNN computes them in float too).
 tsr_dtype compute_dtype(tsr_dtype d) { return d == TSR_FLOAT64 ? TSR_FLOAT64 : TSR_FLOAT32; }
 
 }  // namespace
@@ -86,18 +87,18 @@ void compute(Pass pass, const Operand& x, const Operand& w, const Operand& y, co
   const tsr_memory_format fmt = format_of(pass == Pass::BackwardData ? y : x);
   switch (pass) {
     case Pass::Forward: {
-      const Tensor r = kernels::ref::conv2d(dense_compute(x, fmt), dense_compute(w, fmt), Tensor(), a, fmt);
+      const Tensor r = kernels::conv2d(dense_compute(x, fmt), dense_compute(w, fmt), Tensor(), a, fmt);
       write(y, r, alpha, beta);
       return;
     }
     case Pass::BackwardData: {
-      const kernels::ConvGrads g = kernels::ref::conv2d_backward(dense_compute(y, fmt), Tensor(), dense_compute(w, fmt),
+      const kernels::ConvGrads g = kernels::conv2d_backward(dense_compute(y, fmt), Tensor(), dense_compute(w, fmt),
                                                                  sizes_of(x), sizes_of(w), a, fmt, true, false, false);
       write(x, g.input, alpha, beta);
       return;
     }
     case Pass::BackwardFilter: {
-      const kernels::ConvGrads g = kernels::ref::conv2d_backward(dense_compute(y, fmt), dense_compute(x, fmt), Tensor(),
+      const kernels::ConvGrads g = kernels::conv2d_backward(dense_compute(y, fmt), dense_compute(x, fmt), Tensor(),
                                                                  sizes_of(x), sizes_of(w), a, fmt, false, true, false);
       write(w, g.weight, alpha, beta);
       return;

@@ -8,7 +8,8 @@
 // torch.backends.cudnn (heuristics, benchmark timed once per shape,
 // deterministic); workspaces in device memory; bad input as on the CPU;
 // batch norm (training with running statistics, evaluation, backward) in
-// both layouts and dtypes cuDNN takes.
+// both layouts and dtypes cuDNN takes; average pooling through cuDNN and
+// max pooling through tessera's own kernel (indices), against the CPU.
 #include <gtest/gtest.h>
 
 #include <tessera/tessera.h>
@@ -576,6 +577,128 @@ TEST_F(CudaEmulatedConv, PoolingWindowsCudnnLacksAreUnsupported) {
     EXPECT_NE(std::string(tsr_last_error_message()).find(why[i]), std::string::npos) << tsr_last_error_message();
     EXPECT_EQ(out, nullptr);
     EXPECT_EQ(tsr_cudnn_double_get_counters().pooling_calls[0], 0);
+  }
+}
+
+// ---- max pooling (tessera's own kernel: cuDNN's gives no indices) ------------
+
+struct MaxPoolCase {
+  const char* name;
+  std::vector<int64_t> sizes;  // 4-D, or unbatched 3-D
+  int64_t kernel[2], stride[2], padding[2], dilation[2];
+  bool ceil_mode, channels_last;
+  tsr_dtype dtype;
+  bool with_nan;  // a NaN at element 5 (the maximum of its windows, as torch)
+};
+
+struct MaxPoolResult {
+  std::vector<double> y, indices, gx;
+  bool y_channels_last = false, indices_channels_last = false, gx_channels_last = false;
+};
+
+void run_max_pool(const MaxPoolCase& c, tsr_device_type device, MaxPoolResult* r) {
+  T x, xd;
+  ASSERT_NO_FATAL_FAILURE(make(c.sizes, c.dtype, 21, c.channels_last, &x));
+  if (c.with_nan) {
+    T flat, nan_value, row;
+    const int64_t at[1] = {5};
+    ASSERT_OK(tsr_full(0, nullptr, std::nan(""), c.dtype, TSR_DEVICE_CPU, 0, &nan_value.h));
+    ASSERT_OK(tsr_flatten(x.h, 0, -1, &flat.h));
+    ASSERT_OK(tsr_narrow(flat.h, 0, at[0], 1, &row.h));
+    ASSERT_OK(tsr_copy_(row.h, nan_value.h));
+  }
+  ASSERT_OK(tsr_to_device(x.h, device, 0, 0, &xd.h));
+  ASSERT_OK(tsr_set_requires_grad(xd.h, true));
+  T y, indices;
+  ASSERT_OK(tsr_max_pool2d(xd.h, c.kernel, c.stride, c.padding, c.dilation, c.ceil_mode, &y.h, &indices.h));
+  EXPECT_EQ(tsr_tensor_device_type(y.h), device);
+  EXPECT_EQ(tsr_tensor_device_type(indices.h), device);
+  r->y = read(y.h);
+  r->indices = read(indices.h);
+  const bool batched = tsr_tensor_ndim(y.h) == 4;
+  r->y_channels_last = batched && is_channels_last(y.h);
+  r->indices_channels_last = batched && is_channels_last(indices.h);
+  std::vector<int64_t> ys(tsr_tensor_sizes(y.h), tsr_tensor_sizes(y.h) + tsr_tensor_ndim(y.h));
+  T g, gd;
+  ASSERT_NO_FATAL_FAILURE(make(ys, c.dtype, 22, false, &g));
+  ASSERT_OK(tsr_to_device(g.h, device, 0, 0, &gd.h));
+  ASSERT_OK(tsr_backward(y.h, gd.h, false));
+  T gx;
+  ASSERT_OK(tsr_grad(xd.h, &gx.h));
+  r->gx = read(gx.h);
+  r->gx_channels_last = batched && is_channels_last(gx.h);
+}
+
+void expect_same(const std::vector<double>& got, const std::vector<double>& want, const char* what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (std::isnan(want[i])) {
+      EXPECT_TRUE(std::isnan(got[i])) << what << " element " << i;
+    } else {
+      ASSERT_EQ(got[i], want[i]) << what << " element " << i;
+    }
+  }
+}
+
+// Values, indices and the input gradient equal the CPU's bit for bit: the
+// same comparisons in the same order, and each input element's gradient
+// summed in the same order and rounded once (overlapping windows make the
+// 16-bit sums' rounding visible).
+TEST_F(CudaEmulatedConv, MaxPoolingMatchesTheCpuExactly) {
+  const MaxPoolCase cases[] = {
+      {"nchw_3x3_s2_p1", {2, 3, 7, 8}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, false, false, TSR_FLOAT32, false},
+      {"nhwc_2x2_fashion", {3, 8, 6, 6}, {2, 2}, {2, 2}, {0, 0}, {1, 1}, false, true, TSR_FLOAT32, false},
+      {"overlapping_dilated_ceil", {2, 3, 9, 7}, {3, 2}, {1, 2}, {1, 1}, {2, 1}, true, true, TSR_FLOAT32, false},
+      {"unbatched_float64", {3, 5, 6}, {2, 3}, {1, 2}, {1, 1}, {1, 1}, false, false, TSR_FLOAT64, false},
+      {"float16_overlapping", {2, 4, 7, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, false, true, TSR_FLOAT16, false},
+      {"bfloat16_overlapping", {2, 4, 7, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, false, false, TSR_BFLOAT16, false},
+      {"nan_wins", {1, 2, 5, 5}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, false, false, TSR_FLOAT32, true},
+  };
+  for (const MaxPoolCase& c : cases) {
+    SCOPED_TRACE(c.name);
+    const tsr_cudnn_double_counters before = tsr_cudnn_double_get_counters();
+    MaxPoolResult cpu, cuda;
+    ASSERT_NO_FATAL_FAILURE(run_max_pool(c, TSR_DEVICE_CPU, &cpu));
+    ASSERT_NO_FATAL_FAILURE(run_max_pool(c, TSR_DEVICE_CUDA, &cuda));
+    expect_same(cuda.y, cpu.y, "output");
+    expect_same(cuda.indices, cpu.indices, "indices");
+    expect_same(cuda.gx, cpu.gx, "input gradient");
+    EXPECT_EQ(cuda.y_channels_last, cpu.y_channels_last);
+    EXPECT_EQ(cuda.indices_channels_last, cpu.indices_channels_last);
+    EXPECT_EQ(cuda.gx_channels_last, cpu.gx_channels_last);
+    EXPECT_EQ(cuda.y_channels_last, c.channels_last && c.sizes.size() == 4);
+    if (kDouble) {  // not cuDNN's pooling
+      EXPECT_EQ(tsr_cudnn_double_get_counters().pooling_calls[0], before.pooling_calls[0]);
+    }
+  }
+}
+
+// A strided (transposed) input is read in place, and bad arguments fail on
+// the device as on the CPU, with nothing returned.
+TEST_F(CudaEmulatedConv, MaxPoolingOfAViewAndBadArguments) {
+  T x, xd, xt_cpu, xt;
+  ASSERT_NO_FATAL_FAILURE(make({2, 3, 5, 6}, TSR_FLOAT32, 23, false, &x));
+  ASSERT_OK(tsr_to_device(x.h, TSR_DEVICE_CUDA, 0, 0, &xd.h));
+  ASSERT_OK(tsr_transpose(x.h, 2, 3, &xt_cpu.h));
+  ASSERT_OK(tsr_transpose(xd.h, 2, 3, &xt.h));
+  const int64_t k[2] = {2, 2}, s[2] = {2, 1}, p[2] = {1, 0}, d[2] = {1, 1};
+  T y_cpu, i_cpu, y, i;
+  ASSERT_OK(tsr_max_pool2d(xt_cpu.h, k, s, p, d, false, &y_cpu.h, &i_cpu.h));
+  ASSERT_OK(tsr_max_pool2d(xt.h, k, s, p, d, false, &y.h, &i.h));
+  expect_same(read(y.h), read(y_cpu.h), "output of a transposed input");
+  expect_same(read(i.h), read(i_cpu.h), "indices of a transposed input");
+
+  const int64_t big_pad[2] = {2, 0}, zero_stride[2] = {0, 1};
+  for (const int64_t* bad : {big_pad, zero_stride}) {
+    const bool pad = bad == big_pad;
+    tsr_tensor *out_cpu = nullptr, *out = nullptr, *ind = nullptr;
+    const tsr_status s_cpu = tsr_max_pool2d(x.h, k, pad ? s : bad, pad ? bad : p, d, false, &out_cpu, nullptr);
+    const std::string m_cpu = tsr_last_error_message();
+    EXPECT_EQ(tsr_max_pool2d(xd.h, k, pad ? s : bad, pad ? bad : p, d, false, &out, &ind), s_cpu);
+    EXPECT_EQ(tsr_last_error_message(), m_cpu);
+    EXPECT_NE(s_cpu, TSR_OK);
+    EXPECT_EQ(out, nullptr);
+    EXPECT_EQ(ind, nullptr);
   }
 }
 

@@ -4,8 +4,9 @@
  * and backward-filter with their heuristics, Find and workspace queries)
  * on the CUDA runtime double's simulated device: each convolution is
  * queued on the handle's stream (tsr_double_launch) and computed there by
- * tessera's CPU reference loops (kernels::ref::conv2d, conv2d_backward) on
- * the device memory, which is host memory.
+ * tessera's CPU convolution (kernels::conv2d, conv2d_backward: oneDNN
+ * where it applies, as the CPU path, else the reference loops) on the
+ * device memory, which is host memory.
  *
  * The double's algorithms, so that algorithm choice can be seen:
  *   forward:         IMPLICIT_GEMM (0), IMPLICIT_PRECOMP_GEMM (1), GEMM (2),

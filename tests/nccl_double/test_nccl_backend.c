@@ -17,53 +17,17 @@
 #include "dist_harness.h"
 #include "dist_values.h"
 #include "helpers.h"
+#include "nccl_ranks.h"
 #include "tsr_cuda_double.h"
-
-#define TSR_CUDA0 TSR_DEVICE_CUDA, 0
 
 static const tsr_dtype kDtypes[] = {TSR_FLOAT32, TSR_FLOAT16, TSR_BFLOAT16, TSR_INT64};
 static const tsr_reduce_op kOps[] = {TSR_REDUCE_SUM, TSR_REDUCE_AVG, TSR_REDUCE_PRODUCT, TSR_REDUCE_MIN,
                                      TSR_REDUCE_MAX};
 static const int64_t kSizes[] = {0, 1, 7};
 
-static tsr_status nccl_init(int port, int rank, int world, tsr_dist_backend backend, int64_t timeout_ms,
-                            tsr_process_group** pg) {
-  char method[64];
-  snprintf(method, sizeof method, "tcp://127.0.0.1:%d", port);
-  tsr_process_group_options o = TSR_PROCESS_GROUP_OPTIONS_INIT;
-  o.backend = backend;
-  o.init_method = method;
-  o.rank = rank;
-  o.world_size = world;
-  o.timeout_ms = timeout_ms;
-  return tsr_process_group_init(&o, pg);
-}
-
 static double value(tsr_reduce_op op, int r, int64_t i) { return dist_value(op, r, i, 0); }
 static double reduce(tsr_reduce_op op, int world, int64_t i, int integer) {
   return dist_reduced(op, world, i, integer, 0);
-}
-
-/* A CUDA tensor of dtype holding n doubles. */
-static tsr_tensor* cuda_of(const double* v, int64_t n, tsr_dtype dtype) {
-  tsr_tensor *d, *t, *c;
-  DCHECK_OK(tsr_from_data(v, (size_t)n * sizeof(double), 1, &n, TSR_FLOAT64, &d));
-  DCHECK_OK(tsr_to_dtype(d, dtype, &t));
-  DCHECK_OK(tsr_to_device(t, TSR_CUDA0, 0, &c));
-  tsr_tensor_release(d);
-  tsr_tensor_release(t);
-  return c;
-}
-
-/* t's elements as doubles (n of them) into out. */
-static void read_back(const tsr_tensor* t, double* out, int64_t n) {
-  tsr_tensor *cpu, *d;
-  DCHECK_OK(tsr_to_device(t, TSR_CPU, 0, &cpu));
-  DCHECK_OK(tsr_to_dtype(cpu, TSR_FLOAT64, &d));
-  size_t need = 0;
-  if (n > 0) DCHECK_OK(tsr_copy_to_buffer(d, out, (size_t)n * sizeof(double), &need));
-  tsr_tensor_release(cpu);
-  tsr_tensor_release(d);
 }
 
 static int close_to(double got, double want, tsr_dtype d) {

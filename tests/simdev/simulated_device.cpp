@@ -360,7 +360,7 @@ void* SimulatedDevice::allocate_segment(int32_t index, size_t bytes, std::string
     return nullptr;
   }
   // PROT_NONE: host code reading "device" memory faults, as on a GPU.
-  void* p = mmap(nullptr, page_ceil(bytes), PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+  void* p = mmap(nullptr, page_ceil(bytes), device_memory_prot(), MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
                  -1, 0);
   if (p == MAP_FAILED) {
     *why = str("simulated device: mmap of ", bytes, " bytes failed: ", std::strerror(errno));
@@ -471,6 +471,7 @@ bool SimulatedDevice::map_pages(int32_t index, void* ptr, size_t bytes, std::str
                " with ", free_bytes, " of ", capacity_[index], " bytes free");
     return false;
   }
+  if (host_access_) mprotect(ptr, bytes, PROT_READ | PROT_WRITE);
   for (size_t i = first; i < first + pages; ++i) r->mapped[i] = true;
   used_[index] += bytes;
   count([&](SimCounters& c) { c.pages_mapped += static_cast<int64_t>(pages); });
@@ -489,6 +490,7 @@ void SimulatedDevice::unmap_pages(int32_t index, void* ptr, size_t bytes) noexce
   }
   // The physical pages go: their contents are lost, as after cuMemRelease.
   madvise(ptr, bytes, MADV_DONTNEED);
+  if (host_access_) mprotect(ptr, bytes, PROT_NONE);
   for (size_t i = first; i < first + pages; ++i) r->mapped[i] = false;
   used_[index] -= bytes;
   count([&](SimCounters& c) { c.pages_unmapped += static_cast<int64_t>(pages); });
@@ -530,8 +532,8 @@ void SimulatedDevice::run_copy(int32_t index, void* dst, const void* src, size_t
     return;
   }
   // Open exactly the pages touched, for this copy only.
-  auto open = [](uintptr_t p, size_t len, int prot) {
-    mprotect(reinterpret_cast<void*>(page_floor(p)), page_ceil(p + len) - page_floor(p), prot);
+  auto open = [this](uintptr_t p, size_t len, int prot) {
+    if (!host_access_) mprotect(reinterpret_cast<void*>(page_floor(p)), page_ceil(p + len) - page_floor(p), prot);
   };
   if (dst_dev) open(d, n, PROT_READ | PROT_WRITE);
   if (src_dev) open(s, n, PROT_READ | PROT_WRITE);
@@ -543,6 +545,7 @@ void SimulatedDevice::run_copy(int32_t index, void* dst, const void* src, size_t
 }
 
 void SimulatedDevice::protect_device_locked(int32_t index, int prot) {
+  if (host_access_) return;  // always open
   for (auto& [base, r] : regions_) {
     if (r.index != index) continue;
     if (!r.reservation) {

@@ -32,6 +32,8 @@
 #include <string>
 #include <unordered_map>
 #include <utility>
+
+#include <sys/mman.h>
 #include <vector>
 
 #include "core/device_backend.h"
@@ -76,6 +78,14 @@ class SimulatedDevice final : public DeviceBackend {
   ~SimulatedDevice() override;
   SimulatedDevice(const SimulatedDevice&) = delete;
   SimulatedDevice& operator=(const SimulatedDevice&) = delete;
+
+  // Device memory stays readable and writable from the host: no mprotect
+  // around every launch and copy (their cost grows with the memory in use:
+  // about 0.3 s of system time per Fashion CNN training step), so host
+  // reads of device memory are no longer caught. For long training runs
+  // only (TSR_DOUBLE_HOST_ACCESS=1 in the CUDA runtime double); call before
+  // the first allocation.
+  void allow_host_access() { host_access_ = true; }
 
   Device device(int32_t index) const { return Device{kSimDeviceType, index}; }
   Stream stream(int32_t index, int64_t id) const { return Stream{device(index), id}; }
@@ -190,6 +200,8 @@ class SimulatedDevice final : public DeviceBackend {
   bool accessible_locked(int32_t index, uintptr_t p, size_t n);
   // Opens (prot) every allocated page of device index; mem_mu_ held.
   void protect_device_locked(int32_t index, int prot);
+  int device_memory_prot() const { return host_access_ ? PROT_READ | PROT_WRITE : PROT_NONE; }
+  bool host_access_ = false;
   void enqueue_copy(void* dst, const void* src, size_t n, bool dst_dev, bool src_dev, Stream s,
                     int fill_value);
   void run_copy(int32_t index, void* dst, const void* src, size_t n, bool dst_dev, bool src_dev,

@@ -89,12 +89,16 @@ class DistributedDataParallel(_Module):
         if len(devices) != 1:
             raise ValueError("DistributedDataParallel's input module must be on the same type of devices, but "
                              "input module parameters locate in {}.".format(devices))
-        if devices != {"cpu"}:
-            raise _errors.UnsupportedError(
-                _errors.Status.UNSUPPORTED,
-                "DistributedDataParallel: this build reduces CPU parameters only (Gloo); the module is on "
-                "{}".format(devices.pop()))
-        if device_ids or output_device:
+        if devices == {"cuda"}:
+            # A single-device CUDA module (NCCL reduces its buckets):
+            # device_ids / output_device name that device or nothing.
+            module_device = next(iter(module.parameters())).device
+            for d in list(device_ids or []) + ([output_device] if output_device is not None else []):
+                index = d if isinstance(d, int) else getattr(d, "index", d)
+                if index is not None and index != module_device.index:
+                    raise ValueError("DistributedDataParallel: device_ids / output_device {} do not name the "
+                                     "module's device {}".format(d, module_device))
+        elif device_ids or output_device:
             raise ValueError(
                 "DistributedDataParallel device_ids and output_device arguments only work with "
                 "single-device/multiple-device GPU modules or CPU modules, but got device_ids {}, output_device "
@@ -118,8 +122,10 @@ class DistributedDataParallel(_Module):
                                    "init_process_group.")
         self.module = module
         self.process_group = process_group
-        self.device_ids = None
-        self.output_device = None
+        # torch's: [the device] and the device for a CUDA module, None for a CPU one.
+        cuda_index = next(iter(module.parameters())).device.index if devices == {"cuda"} else None
+        self.device_ids = None if cuda_index is None else [cuda_index]
+        self.output_device = cuda_index
         self.dim = dim
         self.broadcast_buffers = broadcast_buffers
         self.find_unused_parameters = find_unused_parameters
