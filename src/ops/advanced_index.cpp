@@ -14,6 +14,7 @@
 #include "device/any_device.h"
 #include "device/device_ops.h"
 #include "device/index_ops.h"
+#include "device/transfer.h"
 #include "ops/nn_functional.h"
 #include "ops/views.h"
 #include "ops/writes_self.h"
@@ -32,8 +33,15 @@ std::vector<Tensor> tail(const Tensors& in, size_t from) {
   return std::vector<Tensor>(in.begin() + from, in.end());
 }
 
+// head, then the indices: an index on the CPU moves to the indexed
+// tensor's device first (torch: cuda_x[cpu_index] works; an index has no
+// gradient).
 Tensors with_indices(Tensors head, const std::vector<Tensor>& indices) {
-  for (const Tensor& t : indices) head.push_back(t);
+  const Device to = head[0].device();
+  for (const Tensor& t : indices)
+    head.push_back(t.defined() && t.device().type == TSR_DEVICE_CPU && to.type != TSR_DEVICE_CPU
+                       ? device::to_device(t, to, false)
+                       : t);
   return head;
 }
 

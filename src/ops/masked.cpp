@@ -11,6 +11,7 @@
 #include "device/any_device.h"
 #include "device/device_ops.h"
 #include "device/index_ops.h"
+#include "ops/cpu_scalar.h"
 #include "ops/math.h"
 #include "ops/nn_functional.h"
 #include "ops/views.h"
@@ -119,14 +120,16 @@ class MaskedSelect final : public prim::Primitive {
 Tensor masked_fill(const Tensor& self, const Tensor& mask, double value) {
   return run1<MaskedFill>({self, mask}, false, value);
 }
+// A 0-dim CPU value joins self on its device (torch reads it with item();
+// its gradient returns to the CPU).
 Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value) {
-  return run1<MaskedFill>({self, mask, value}, false, std::nullopt);
+  return run1<MaskedFill>({self, mask, cpu_scalar_to_device_of(value, {&self})}, false, std::nullopt);
 }
 void masked_fill_(const Tensor& self, const Tensor& mask, double value) {
   run1<MaskedFill>({self, mask}, true, value);
 }
 void masked_fill_(const Tensor& self, const Tensor& mask, const Tensor& value) {
-  run1<MaskedFill>({self, mask, value}, true, std::nullopt);
+  run1<MaskedFill>({self, mask, cpu_scalar_to_device_of(value, {&self})}, true, std::nullopt);
 }
 Tensor masked_select(const Tensor& x, const Tensor& mask) { return run1<MaskedSelect>({x, mask}); }
 

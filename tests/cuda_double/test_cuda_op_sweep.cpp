@@ -1377,4 +1377,48 @@ TEST_F(CudaOpSweep, IndexFamilyInPlaceRulesAreTheCpus) {
   });
 }
 
+// torch's cuda_x[cpu_index] and masked_fill with a 0-dim CPU value: the
+// index moves to the tensor's device, the value joins it (its gradient
+// returns to the CPU); a CPU mask is still refused (torch's masked_fill
+// wants self and mask on one device).
+TEST_F(CudaOpSweep, CpuIndicesAndCpuScalarValuesJoinTheCudaTensor) {
+  H x_cpu(values_cpu({4, 3}, TSR_FLOAT32)), x(on(kCudaDev, values_cpu({4, 3}, TSR_FLOAT32)));
+  H idx(ints_cpu({2, -1, 0}, {3}));
+  const tsr_tensor* ix[] = {idx.h};
+  H want, got;
+  ASSERT_OK(tsr_index(x_cpu.h, 1, ix, &want.h));
+  ASSERT_OK(tsr_index(x.h, 1, ix, &got.h));
+  expect_close("cuda_x[cpu_index]", want.h, got.h, 0, 0);
+  H m(mask_cpu({4}, 0.1)), v(values_cpu({}, TSR_FLOAT32, 0.0, 7.0));
+  const tsr_tensor* im[] = {m.h};
+  H want2, got2;
+  ASSERT_OK(tsr_index_put(x_cpu.h, 1, im, v.h, false, &want2.h));
+  H v_dev(on(kCudaDev, values_cpu({}, TSR_FLOAT32, 0.0, 7.0)));
+  ASSERT_OK(tsr_index_put(x.h, 1, im, v_dev.h, false, &got2.h));
+  expect_close("cuda_x[cpu_mask] = v", want2.h, got2.h, 0, 0);
+  // masked_fill with a CPU value that requires grad
+  H mask_dev(on(kCudaDev, mask_cpu({4, 3}, 0.2))), mask_host(mask_cpu({4, 3}, 0.2));
+  H val(values_cpu({}, TSR_FLOAT32, 0.0, 3.0)), val2(values_cpu({}, TSR_FLOAT32, 0.0, 3.0));
+  ASSERT_OK(tsr_set_requires_grad(val.h, true));
+  ASSERT_OK(tsr_set_requires_grad(val2.h, true));
+  H y_cpu, y;
+  ASSERT_OK(tsr_masked_fill_tensor(x_cpu.h, mask_host.h, val.h, &y_cpu.h));
+  ASSERT_OK(tsr_masked_fill_tensor(x.h, mask_dev.h, val2.h, &y.h));
+  expect_close("masked_fill(cpu value)", y_cpu.h, y.h, 0, 0);
+  H seed_cpu(values_cpu({4, 3}, TSR_FLOAT32, 1.0, 0.5)), seed(on(kCudaDev, values_cpu({4, 3}, TSR_FLOAT32, 1.0, 0.5)));
+  ASSERT_OK(tsr_backward(y_cpu.h, seed_cpu.h, false));
+  ASSERT_OK(tsr_backward(y.h, seed.h, false));
+  H g_cpu, g;
+  ASSERT_OK(tsr_grad(val.h, &g_cpu.h));
+  ASSERT_OK(tsr_grad(val2.h, &g.h));
+  ASSERT_NE(g.h, nullptr);
+  EXPECT_EQ(tsr_tensor_device_type(g.h), TSR_DEVICE_CPU);
+  const std::vector<double> a = host_values(g_cpu.h), b = host_values(g.h);
+  EXPECT_NEAR(a[0], b[0], 1e-5);
+  // a CPU mask for a CUDA tensor: refused
+  H refused;
+  EXPECT_EQ(tsr_masked_fill(x.h, mask_host.h, 1.0, &refused.h), TSR_ERR_DEVICE_MISMATCH) << tsr_last_error_message();
+  EXPECT_EQ(refused.h, nullptr);
+}
+
 }  // namespace
