@@ -4,7 +4,10 @@
 #include "kernels/gemm_zero_k.h"
 #include "kernels/kernel_dispatch.h"
 #include "kernels/pool_dispatch.h"
+#include "kernels/scan_dispatch.h"
 #include "kernels/select_dispatch.h"
+#include "kernels/loss_dispatch.h"
+#include "kernels/sort_dispatch.h"
 #include "kernels/index_dispatch.h"
 
 namespace tsr::gpu {
@@ -168,6 +171,23 @@ void EmulatedKernels::max_pool2d(const MaxPool2dArgs& args, Stream) {
 void EmulatedKernels::max_pool2d_backward(const MaxPool2dArgs& args, Stream) {
   Launcher l{this};
   dispatch_max_pool2d_backward(l, args);
+}
+
+// ---- scans and products (issue 32, cuda-reduce) ----
+void EmulatedKernels::scan(const ScanArgs& args, Stream) {
+  Launcher l{this};
+  dispatch_scan(l, args);
+}
+
+// ---- softplus and the elementwise losses (cuda-sort-loss) -------------------
+void EmulatedKernels::loss_map(LossKernel op, const LossMapArgs& args, Stream) {
+  Launcher l{this};
+  dispatch_loss_map(l, op, args);
+}
+
+void EmulatedKernels::sort_slices(const SortSlicesArgs& args, Stream) {
+  Launcher l{this};
+  dispatch_sort_slices(l, args);
 }
 
 // ---- the scatter / index family ----------------------------------------------

@@ -56,6 +56,12 @@ class EmulatedKernels final : public DeviceKernels {
                   int64_t cols, double eps, Stream s) override;
   void max_pool2d(const MaxPool2dArgs& args, Stream s) override;
   void max_pool2d_backward(const MaxPool2dArgs& args, Stream s) override;
+  // ---- scans and products (issue 32, cuda-reduce) ----
+  void scan(const ScanArgs& args, Stream s) override;
+  // Softplus and the elementwise losses (cuda-sort-loss).
+  void loss_map(LossKernel op, const LossMapArgs& args, Stream s) override;
+  // sort, topk, kthvalue (cuda-sort-loss).
+  void sort_slices(const SortSlicesArgs& args, Stream s) override;
   // The scatter / index family.
   void scatter_reduce(const ScatterReduceArgs& args, Stream s) override;
   void nonzero_blocks(const NonzeroArgs& args, Stream s) override;
@@ -77,6 +83,14 @@ class EmulatedKernels final : public DeviceKernels {
     void launch_rows(const char* name, int64_t rows, uint32_t width, uint32_t depth, const F& f) {
       self->launches_.push_back(name);
       emulate_block_rows(rows, block_row_grid(rows, width, self->shape_.max_grid), width * depth, width, f);
+    }
+    // A block-tiled kernel: F::kRows threads per block, at most shape_'s
+    // max_grid blocks, `shared` bytes of poisoned shared memory each.
+    template <typename F>
+    void launch_block_tiles(const char* name, const F& f, size_t shared) {
+      self->launches_.push_back(name);
+      emulate_block_tiles(uint32_t(std::min<int64_t>(std::max<int64_t>(f.blocks(), 1), self->shape_.max_grid)), f,
+                          shared);
     }
     // A tiled copy's tiles: kTileThreads threads per block (fixed, as the
     // CUDA launcher's), at most shape_'s max_grid blocks.

@@ -7,7 +7,8 @@
 // computes, not its races.
 //
 // Block-cooperative kernels (row kernels, kernels/block_rows.cuh; tiled
-// copies, kernels/tiled_copy.cuh) are emulated block synchronously: every
+// copies, kernels/tiled_copy.cuh; attention's tiles,
+// kernels/attention_functors.cuh) are emulated block synchronously: every
 // thread of a block runs one step (the code between two __syncthreads of
 // the __global__ wrapper) before any thread runs the next, with an emulated
 // shared-memory array per block. The steps are the kernel's, in its order,
@@ -114,6 +115,31 @@ void emulate_tiles(int64_t tiles, uint32_t grid_dim, const F& f) {
     for (int64_t i = b; i < tiles; i += grid_dim) {
       for (uint32_t t = 0; t < kTileThreads; ++t) f.load(i, t, shared);
       for (uint32_t t = 0; t < kTileThreads; ++t) f.store(i, t, shared);
+    }
+  }
+}
+
+// cuda_launch.cuh's block_tiles_kernel<F>(f) launched as grid_dim blocks of
+// F::kRows threads: per block, start for every thread, then per tile load
+// for every thread and consume for every thread (the barriers between),
+// then finish. Shared memory starts poisoned (0x5a bytes: huge values no
+// max or sum survives), each thread's State lives across the steps.
+template <typename F>
+void emulate_block_tiles(uint32_t grid_dim, const F& f, size_t shared_bytes) {
+  TSR_CHECK(grid_dim > 0, TSR_ERR_INVALID_ARGUMENT, "emulate_block_tiles: empty launch");
+  using Shared = typename F::Shared;
+  std::vector<Shared> shared((shared_bytes + sizeof(Shared) - 1) / sizeof(Shared) + 1);
+  std::vector<typename F::State> states(F::kRows);
+  for (uint32_t b = 0; b < grid_dim; ++b) {
+    std::memset(static_cast<void*>(shared.data()), 0x5a, shared.size() * sizeof(Shared));
+    for (int64_t blk = b; blk < f.blocks(); blk += grid_dim) {
+      for (uint32_t t = 0; t < F::kRows; ++t) f.start(blk, t, states[t]);
+      const int64_t tiles = f.tiles(blk);
+      for (int64_t tile = 0; tile < tiles; ++tile) {
+        for (uint32_t t = 0; t < F::kRows; ++t) f.load(blk, tile, t, shared.data());
+        for (uint32_t t = 0; t < F::kRows; ++t) f.consume(blk, tile, t, shared.data(), states[t]);
+      }
+      for (uint32_t t = 0; t < F::kRows; ++t) f.finish(blk, t, states[t]);
     }
   }
 }

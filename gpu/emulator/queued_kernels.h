@@ -108,6 +108,19 @@ class QueuedEmulatedKernels : public DeviceKernels {
   void max_pool2d_backward(const MaxPool2dArgs& args, Stream s) override {
     run(s, [=, this] { emu_.max_pool2d_backward(args, s); });
   }
+  // ---- scans and products (issue 32, cuda-reduce) ----
+  void scan(const ScanArgs& args, Stream s) override {
+    run(s, [=, this] { emu_.scan(args, s); });
+  }
+  // Softplus and the elementwise losses (cuda-sort-loss).
+  void loss_map(LossKernel op, const LossMapArgs& args, Stream s) override {
+    check(args.shape, args.out);
+    run(s, [=, this] { emu_.loss_map(op, args, s); });
+  }
+  // sort, topk, kthvalue (cuda-sort-loss): each slice is one thread's.
+  void sort_slices(const SortSlicesArgs& args, Stream s) override {
+    run(s, [=, this] { emu_.sort_slices(args, s); });
+  }
   // The scatter / index family. scatter_reduce's columns, like
   // scatter_add's, never share an output element.
   void scatter_reduce(const ScatterReduceArgs& args, Stream s) override {

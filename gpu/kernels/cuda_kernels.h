@@ -47,6 +47,12 @@ class CudaKernels final : public tsr::DeviceKernels {
   // Max pooling (cuda_pool.cu).
   void max_pool2d(const MaxPool2dArgs& args, Stream s) override;
   void max_pool2d_backward(const MaxPool2dArgs& args, Stream s) override;
+  // ---- scans and products (issue 32, cuda-reduce; cuda_scan.cu) ----
+  void scan(const ScanArgs& args, Stream s) override;
+  // Softplus and the elementwise losses (cuda_loss.cu; cuda-sort-loss).
+  void loss_map(LossKernel op, const LossMapArgs& args, Stream s) override;
+  // sort, topk, kthvalue (cuda_sort.cu; cuda-sort-loss).
+  void sort_slices(const SortSlicesArgs& args, Stream s) override;
   // The scatter / index family (cuda_index.cu).
   void scatter_reduce(const ScatterReduceArgs& args, Stream s) override;
   void nonzero_blocks(const NonzeroArgs& args, Stream s) override;

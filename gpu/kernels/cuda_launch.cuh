@@ -38,6 +38,28 @@ __global__ void tiles_kernel(int64_t tiles, F f) {
   }
 }
 
+// Blocks blockIdx.x, blockIdx.x + gridDim.x, ... of a block-tiled kernel
+// (attention_functors.cuh's SdpaForwardTiles), F::kRows threads per block,
+// `shared` bytes of dynamic shared memory. The emulator's
+// emulate_block_tiles (gpu/emulator/grid_emulator.h) runs the same steps.
+template <typename F>
+__global__ void block_tiles_kernel(F f) {
+  extern __shared__ __align__(16) unsigned char block_tiles_shared[];
+  auto* shared = reinterpret_cast<typename F::Shared*>(block_tiles_shared);
+  for (int64_t blk = blockIdx.x; blk < f.blocks(); blk += gridDim.x) {
+    typename F::State st;
+    f.start(blk, threadIdx.x, st);
+    const int64_t tiles = f.tiles(blk);
+    for (int64_t tile = 0; tile < tiles; ++tile) {
+      f.load(blk, tile, threadIdx.x, shared);
+      __syncthreads();
+      f.consume(blk, tile, threadIdx.x, shared, st);
+      __syncthreads();  // every read of this tile before the next tile's load
+    }
+    f.finish(blk, threadIdx.x, st);
+  }
+}
+
 // Throws TSR_ERR_INTERNAL naming the kernel when the last launch failed
 // (cudaGetLastError also clears the error for the next call).
 inline void check_launch(const char* name) {
@@ -86,6 +108,15 @@ class CudaLauncher {
     const uint32_t blocks = gpu::block_row_grid(rows, width, uint32_t(kMaxGrid));
     const size_t shared = size_t(threads) * sizeof(typename F::Partial);
     block_rows_kernel<F><<<blocks, threads, shared, stream_>>>(rows, width, f);
+    check_launch(name);
+  }
+
+  // A block-tiled kernel's f.blocks() blocks of F::kRows threads with
+  // `shared` bytes of shared memory each.
+  template <typename F>
+  void launch_block_tiles(const char* name, const F& f, size_t shared) {
+    const int64_t blocks = std::min<int64_t>(f.blocks(), kMaxGrid);
+    block_tiles_kernel<F><<<unsigned(blocks), F::kRows, shared, stream_>>>(f);
     check_launch(name);
   }
 

@@ -185,14 +185,15 @@ void dispatch_reduce(Launcher& l, ReduceKernel op, const ReduceArgs& args) {
   check_shape(args.inner, "reduce");
   check_dtype(args.out.dtype, "reduce");
   check_dtype(args.in.dtype, "reduce");
-  TSR_CHECK(op == ReduceKernel::Sum || op == ReduceKernel::Max, TSR_ERR_INVALID_ARGUMENT,
-            "reduce: invalid op ", int32_t(op));
+  TSR_CHECK(op == ReduceKernel::Sum || op == ReduceKernel::Max || op == ReduceKernel::Min,
+            TSR_ERR_INVALID_ARGUMENT, "reduce: invalid op ", int32_t(op));
+  const bool extremum = op != ReduceKernel::Sum;
   const int64_t rows = args.outer.numel(), inner = args.inner.numel();
   if (rows == 0) return;
-  TSR_CHECK(op != ReduceKernel::Max || inner > 0, TSR_ERR_INVALID_ARGUMENT,
-            "reduce: max over an empty dimension has no identity");
-  TSR_CHECK(op != ReduceKernel::Max || args.indices.data == nullptr || args.indices.dtype == TSR_INT64,
-            TSR_ERR_INVALID_ARGUMENT, "reduce: max indices must be int64");
+  TSR_CHECK(!extremum || inner > 0, TSR_ERR_INVALID_ARGUMENT,
+            "reduce: max/min over an empty dimension has no identity");
+  TSR_CHECK(!extremum || args.indices.data == nullptr || args.indices.dtype == TSR_INT64,
+            TSR_ERR_INVALID_ARGUMENT, "reduce: max/min indices must be int64");
   KernelOperand in_inner{args.in.data, args.in.dtype, {}};
   for (int32_t d = 0; d < args.inner.ndim; ++d) in_inner.strides[d] = args.in_inner_strides[d];
   const KernelOperand* const outer_ops[3] = {&args.out, &args.indices, &args.in};
@@ -218,18 +219,19 @@ void dispatch_reduce(Launcher& l, ReduceKernel op, const ReduceArgs& args) {
                            inner,
                            args.out.data,
                            args.out.dtype,
-                           kOp == ReduceKernel::Max ? static_cast<int64_t*>(args.indices.data) : nullptr,
+                           kOp != ReduceKernel::Sum ? static_cast<int64_t*>(args.indices.data) : nullptr,
                            args.in.data,
                            args.in.dtype,
                            args.scale};
-    const RowNames names = kOp == ReduceKernel::Sum
-                               ? RowNames{"reduce_sum", "reduce_sum_block", "reduce_sum_columns"}
-                               : RowNames{"reduce_max", "reduce_max_block", "reduce_max_columns"};
+    const RowNames names = kOp == ReduceKernel::Sum   ? RowNames{"reduce_sum", "reduce_sum_block", "reduce_sum_columns"}
+                           : kOp == ReduceKernel::Max ? RowNames{"reduce_max", "reduce_max_block", "reduce_max_columns"}
+                                                      : RowNames{"reduce_min", "reduce_min_block", "reduce_min_columns"};
     launch_rows(l, names, rows, inner, unit_stride, rows_adjacent, f);
   };
   auto run_op = [&](auto index) {
     if (op == ReduceKernel::Sum) run(index, std::integral_constant<ReduceKernel, ReduceKernel::Sum>{});
-    else run(index, std::integral_constant<ReduceKernel, ReduceKernel::Max>{});
+    else if (op == ReduceKernel::Max) run(index, std::integral_constant<ReduceKernel, ReduceKernel::Max>{});
+    else run(index, std::integral_constant<ReduceKernel, ReduceKernel::Min>{});
   };
   if (narrow) run_op(uint32_t{});
   else run_op(int64_t{});
@@ -321,13 +323,24 @@ inline void check_sdpa(const SdpaDeviceArgs& a, const char* what) {
             ": mask dtype ", dtype_name(a.mask_dtype));
 }
 
-// One thread per query row; compute type double for float64, else float.
+// Shared-memory tiles (SdpaForwardTiles) when a tile of K and V fits in a
+// block's default 48 KiB (E + Ev up to 384 in float, 192 in double), else
+// one thread per query row; compute type double for float64, else float.
+constexpr size_t kSdpaTileSharedBytes = 48 * 1024;
+template <typename C, typename Launcher>
+void sdpa_forward_as(Launcher& l, const SdpaDeviceArgs& a) {
+  using Tiles = SdpaForwardTiles<C>;
+  const size_t shared = size_t(Tiles::shared_elements(a)) * sizeof(C);
+  if (shared <= kSdpaTileSharedBytes) l.launch_block_tiles("sdpa_forward_tiles", Tiles{a}, shared);
+  else l.launch("sdpa_forward", a.batch * a.L, SdpaForwardFn<C>{a});
+}
+
 template <typename Launcher>
 void dispatch_sdpa_forward(Launcher& l, const SdpaDeviceArgs& a) {
   check_sdpa(a, "sdpa_forward");
   if (a.batch * a.L == 0) return;
-  if (a.dtype == TSR_FLOAT64) l.launch("sdpa_forward", a.batch * a.L, SdpaForwardFn<double>{a});
-  else l.launch("sdpa_forward", a.batch * a.L, SdpaForwardFn<float>{a});
+  if (a.dtype == TSR_FLOAT64) sdpa_forward_as<double>(l, a);
+  else sdpa_forward_as<float>(l, a);
 }
 
 // Query rows first (D and dq), then key rows (dk, dv), in stream order.

@@ -1,7 +1,8 @@
-// Sum and Max over args.inner (reduce.cpp's sum/mean/max_dim) as phase
+// Sum, Max and Min over args.inner (reduce.cpp's sum/mean/max_dim,
+// minmax.cpp's min_dim, extrema.cpp's amax/amin) as phase
 // functors (block_rows.cuh): each thread reduces its strided share of row
 // r, then the partials combine. Integer sums (wrapping, so associative)
-// and Max are bit for bit the CPU's however the row is split; floating
+// and Max/Min are bit for bit the CPU's however the row is split; floating
 // sums accumulate in double, so they differ from the CPU's (float32 summed
 // in float with ATen's cascade) only in rounding.
 #pragma once
@@ -36,14 +37,17 @@ TSR_HOST_DEVICE inline bool wide_greater(const Wide& a, const Wide& b) {
 // equal to the greatest (ties, -0 == +0 included, go to the smaller index).
 // Both rules compare indices, not the order a tree happens to combine in,
 // so the combine is associative and commutative.
+// Min's is the same with the comparison reversed (the CPU's min is max of
+// the order-reversed values, NaN still winning).
+template <bool kMin = false>
 TSR_HOST_DEVICE inline ReducePartial max_combine(const ReducePartial& a, const ReducePartial& b) {
   if (a.idx < 0) return b;
   if (b.idx < 0) return a;
   const bool a_nan = wide_is_nan(a.v), b_nan = wide_is_nan(b.v);
   if (a_nan != b_nan) return a_nan ? a : b;
   if (!a_nan) {
-    if (wide_greater(a.v, b.v)) return a;
-    if (wide_greater(b.v, a.v)) return b;
+    if (kMin ? wide_greater(b.v, a.v) : wide_greater(a.v, b.v)) return a;
+    if (kMin ? wide_greater(a.v, b.v) : wide_greater(b.v, a.v)) return b;
   }
   return a.idx < b.idx ? a : b;
 }
@@ -112,11 +116,12 @@ struct ReduceFn {
       return {acc, 0};
     } else {
       // The CPU's scan over this share: the first element, then a greater
-      // one, until the first NaN (nothing after it can win).
+      // (Min: smaller) one, until the first NaN (nothing after it can win).
       Partial best{wide_int(0), -1};
       scan_share<kUnroll>(t.tid, inner_numel, t.nthreads, load, [&](const Wide& v, int64_t j) {
         const bool nan = wide_is_nan(v);
-        if (best.idx < 0 || nan || wide_greater(v, best.v)) {
+        const bool better = Op == ReduceKernel::Min ? wide_greater(best.v, v) : wide_greater(v, best.v);
+        if (best.idx < 0 || nan || better) {
           best = {v, j};
           if (nan) return false;
         }
@@ -128,7 +133,7 @@ struct ReduceFn {
 
   TSR_HOST_DEVICE Partial combine(int, const Partial& a, const Partial& b) const {
     if constexpr (Op != ReduceKernel::Sum) {
-      return max_combine(a, b);
+      return max_combine<Op == ReduceKernel::Min>(a, b);
     } else {
       if (a.v.is_float) return {wide_float(a.v.f + b.v.f), 0};
       return {wide_int(wrap_add(a.v.i, b.v.i)), 0};

@@ -92,8 +92,10 @@ enum class BinaryKernel : int32_t {
 // double for floating inputs and int64 for integers and bool, then scales by
 // `scale` (1 for sum, 1/count for mean) and converts to out's dtype; Max
 // gives the first maximum (NaN counts as the maximum) and its int64 index
-// along the single inner dim in `indices`.
-enum class ReduceKernel : int32_t { Sum, Max };
+// along the single inner dim in `indices`. Min (appended for issue 32's
+// min/amin) is Max with the order reversed: the first NaN, else the first
+// minimum (minmax.cpp's min_dim, extrema.cpp's amin).
+enum class ReduceKernel : int32_t { Sum, Max, Min };
 struct ReduceArgs {
   KernelShape outer;
   KernelOperand out;      // strides over outer
@@ -203,6 +205,67 @@ struct MaxPool2dArgs {
   int64_t output_strides[4];
   int64_t* indices;        // forward: written; backward: read
   int64_t indices_strides[4];
+};
+
+// Scans and products along one dim (issue 32; src/cpu/kernels/scan.cpp):
+// for each line (every coordinate over `lines`, the dims other than the
+// scanned one), elements j = 0 .. len - 1 at in + j * in_stride are
+// combined in order (from the end when reverse), one thread per line, so
+// the result is the CPU's bit for bit. in and out are of one dtype (the
+// result dtype; src/device/ converts the input first). CumSum / CumProd
+// write every running value at out + j * out_stride, accumulated in
+// ATen's CPU acc type (double for float32 and float64, float for the
+// 16-bit floats, wrapping int64 for integers; bool: or / and). Prod writes
+// one product per line at out, multiplied in the dtype itself (float for
+// the 16-bit floats); 1 for an empty line.
+enum class ScanKernel : int32_t { CumSum, CumProd, Prod };
+struct ScanArgs {
+  ScanKernel op;
+  KernelShape lines;
+  KernelOperand out;  // strides over lines
+  KernelOperand in;   // strides over lines
+  int64_t len;
+  int64_t in_stride, out_stride;
+  bool reverse;
+};
+
+// ---- softplus and the elementwise losses (issue 32, cuda-sort-loss) ------
+// out = op(a, b, c, d) element by element over shape, computed in float for
+// float16/bfloat16 (double for float64, float for float32) from operands
+// converted to out's dtype first, stored rounded once: the CPU kernels'
+// formulas, branch for branch. Softplus (pointwise.cpp's float_map: a x
+// > threshold ? x : log1p(exp(a x)) / a with p = beta, q = threshold, each
+// rounded to out's dtype first); Mse, SmoothL1 (p = beta) and Huber (p =
+// delta) of a - b (loss.cpp's pointwise_loss); AbsBelow / AbsAtMost (|a| <
+// p, |a| <= p: loss.cpp's abs_below, out bool, computed in a's dtype);
+// DivScalar (a / p, loss.cpp's div_scalar); Bce (binary_cross_entropy of
+// input a, target b, weight c, logs clamped at -100) and BceWithLogits
+// (input a, target b, weight c, pos_weight d). Unused operands' data null.
+enum class LossKernel : int32_t { Softplus, Mse, SmoothL1, Huber, AbsBelow, AbsAtMost, DivScalar, Bce, BceWithLogits };
+struct LossMapArgs {
+  KernelShape shape;
+  KernelOperand out, a, b, c, d;
+  double p, q;
+  tsr_dtype compute;  // the operands' dtype (out's, or a's for the masks)
+};
+
+// ---- sort, topk, kthvalue (issue 32, cuda-sort-loss) ---------------------
+// One thread per slice (src/cpu/kernels/sort.cpp's order): slice s of `in`
+// holds the n elements at in's offset over `outer` plus j * in_dim_stride;
+// its positions 0..n-1 are ordered by (key, position), the key the CPU's
+// (floats by value with -0 as +0 and every NaN the largest, integers and
+// bool by value; descending inverts it), in scratch[s n .. s n + n) (int64
+// device memory the caller provides); ranks first..last-1 of that order
+// are written: values[r - first] (in's dtype, the element copied) and
+// indices[r - first] (int64, its position), each at its operand's offset
+// over outer plus (r - first) * its dim stride.
+struct SortSlicesArgs {
+  KernelShape outer;
+  KernelOperand in, values, indices;  // strides over outer
+  int64_t n, first, last;
+  int64_t in_dim_stride, values_dim_stride, indices_dim_stride;
+  bool descending;
+  int64_t* scratch;
 };
 
 // ---- the scatter / index family (issue 32: scatter, index_*, index_put,
@@ -333,6 +396,14 @@ class DeviceKernels {
   // Max pooling (MaxPool2dArgs), forward and backward.
   virtual void max_pool2d(const MaxPool2dArgs& args, Stream s);
   virtual void max_pool2d_backward(const MaxPool2dArgs& args, Stream s);
+  // ---- scans and products (issue 32, cuda-reduce) ----
+  // cumsum / cumprod / prod along a line (ScanArgs; kernels::scan and
+  // kernels::prod).
+  virtual void scan(const ScanArgs& args, Stream s);
+  // Softplus and the elementwise losses (cuda-sort-loss, issue 32).
+  virtual void loss_map(LossKernel op, const LossMapArgs& args, Stream s);
+  // sort, topk and kthvalue (cuda-sort-loss, issue 32).
+  virtual void sort_slices(const SortSlicesArgs& args, Stream s);
   // The scatter / index family (issue 32; see ScatterReduceArgs and
   // NonzeroArgs above).
   virtual void scatter_reduce(const ScatterReduceArgs& args, Stream s);
@@ -367,6 +438,14 @@ inline void DeviceKernels::layer_norm(void*, const void*, const void*, const voi
 inline void DeviceKernels::max_pool2d(const MaxPool2dArgs&, Stream) { device_kernels_detail::no_kernel("max_pool2d"); }
 inline void DeviceKernels::max_pool2d_backward(const MaxPool2dArgs&, Stream) {
   device_kernels_detail::no_kernel("max_pool2d_backward");
+}
+// ---- scans and products (issue 32, cuda-reduce) ----
+inline void DeviceKernels::scan(const ScanArgs&, Stream) { device_kernels_detail::no_kernel("scan"); }
+inline void DeviceKernels::loss_map(LossKernel, const LossMapArgs&, Stream) {
+  device_kernels_detail::no_kernel("loss_map");
+}
+inline void DeviceKernels::sort_slices(const SortSlicesArgs&, Stream) {
+  device_kernels_detail::no_kernel("sort_slices");
 }
 
 // The scatter / index family's defaults.

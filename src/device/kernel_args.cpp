@@ -46,6 +46,7 @@ Iteration coalesce(const Shape& sizes, std::vector<Shape> strides) {
     case 2: return geometry<2>(sizes, strides);
     case 3: return geometry<3>(sizes, strides);
     case 4: return geometry<4>(sizes, strides);  // where: out, cond, a, b
+    case 5: return geometry<5>(sizes, strides);  // bce_with_logits: out, input, target, weight, pos_weight
   }
   fail(TSR_ERR_INTERNAL, "coalesce: ", strides.size(), " operands");
 }

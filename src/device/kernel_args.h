@@ -23,7 +23,7 @@ struct Iteration {
   Shape sizes;
   std::vector<Shape> strides;
 };
-// kernels::make_geometry for 1 to 4 operands, dims outermost first: size-1
+// kernels::make_geometry for 1 to 5 operands, dims outermost first: size-1
 // dims dropped, dims ordered by operand 0's strides, neighbours contiguous
 // in every operand merged. An empty iteration (some size 0) keeps its sizes
 // as given.

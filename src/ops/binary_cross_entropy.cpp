@@ -9,6 +9,8 @@
 #include "cpu/kernels/elementwise.h"
 #include "cpu/kernels/loss.h"
 #include "cpu/kernels/map.h"
+#include "device/any_device.h"
+#include "device/loss_ops.h"
 #include "ops/loss.h"
 #include "ops/loss_util.h"
 #include "ops/math.h"
@@ -51,6 +53,9 @@ class BinaryCrossEntropyOp final : public prim::Primitive {
   Tensors eval_cpu(const Tensors& in) override {
     return {kernels::reduce_loss(kernels::binary_cross_entropy(in[0], in[1], in[2]), r_)};
   }
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override {
+    return {device::binary_cross_entropy(k, in[0], in[1], in[2], r_)};
+  }
   prim::SaveSpec save_spec(const prim::RequiresGrad&) const override { return {bit(0) | bit(1) | bit(2), 0}; }
   // input: g w (x - t) / max(x (1 - x), 1e-12); target: -g w logit(x).
   Tensors backward(const BackwardContext& ctx) override {
@@ -85,6 +90,9 @@ class BceWithLogitsOp final : public prim::Primitive {
   Tensors eval_cpu(const Tensors& in) override {
     return {kernels::reduce_loss(kernels::bce_with_logits(in[0], in[1], in[2], in[3]), r_)};
   }
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override {
+    return {device::bce_with_logits(k, in[0], in[1], in[2], in[3], r_)};
+  }
   prim::SaveSpec save_spec(const prim::RequiresGrad&) const override {
     return {bit(0) | bit(1) | bit(2) | bit(3), 0};
   }
@@ -116,7 +124,11 @@ class BceWithLogitsOp final : public prim::Primitive {
 // when undefined, else broadcast against `against` (torch's operand order
 // for its message) and expanded.
 Tensor weight_operand(const Tensor& weight, const Tensor& input, const Tensor& against, bool weight_first) {
-  if (!weight.defined()) return expand(kernels::add_scalar(kernels::zeros({}, input.dtype()), 1.0), input.sizes());
+  if (!weight.defined()) {
+    const Tensor one = device::zeros_on({}, input.dtype(), input.device());
+    device::fill_any(one, 1.0);
+    return expand(one, input.sizes());
+  }
   Shape s = weight_first ? broadcast_shapes(weight.sizes(), against.sizes())
                          : broadcast_shapes(against.sizes(), weight.sizes());
   TSR_CHECK(s == input.sizes(), TSR_ERR_SHAPE_MISMATCH, "weight of sizes ", weight.sizes(),
@@ -137,7 +149,7 @@ Tensor binary_cross_entropy(const Tensor& input_arg, const Tensor& target_arg, c
   TSR_CHECK(input.sizes() == target.sizes(), TSR_ERR_SHAPE_MISMATCH, "Using a target size (", target.sizes(),
             ") that is different to the input size (", input.sizes(),
             ") is deprecated. Please ensure they have the same size.");
-  kernels::check_bce_args(input, target);
+  device::check_bce_args_any(input, target);
   if (weight.defined())
     TSR_CHECK(weight.dtype() == input.dtype(), TSR_ERR_DTYPE_MISMATCH, "Found dtype ",
               kernels::scalar_type_name(weight.dtype()), " but expected ", kernels::scalar_type_name(input.dtype()));

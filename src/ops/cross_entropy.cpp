@@ -13,6 +13,9 @@
 #include "cpu/kernels/elementwise.h"
 #include "cpu/kernels/loss.h"
 #include "cpu/kernels/map.h"
+#include "device/any_device.h"
+#include "device/nll_ops.h"
+#include "device/select_ops.h"
 #include "ops/loss.h"
 #include "ops/loss_util.h"
 #include "ops/math.h"
@@ -49,6 +52,9 @@ class NllLossNdBackwardOp final : public prim::Primitive {
   Tensors eval_cpu(const Tensors& in) override {
     return {kernels::nll_loss_nd_backward(in[0], logp_sizes_, in[2], in[3], a_)};
   }
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override {
+    return {device::nll_loss_nd_backward(k, in[0], logp_sizes_, in[2], in[3], a_)};
+  }
   prim::SaveSpec save_spec(const prim::RequiresGrad&) const override { return {bit(2) | bit(3), 0}; }
   Tensors backward(const BackwardContext& ctx) override;
 
@@ -67,6 +73,9 @@ class NllLossNdOp final : public prim::Primitive {
     return {{s, in[0].dtype(), in[0].device()}};
   }
   Tensors eval_cpu(const Tensors& in) override { return {kernels::nll_loss_nd(in[0], in[1], in[2], a_)}; }
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override {
+    return {device::nll_loss_nd(k, in[0], in[1], in[2], a_)};
+  }
   prim::SaveSpec save_spec(const prim::RequiresGrad&) const override { return {bit(0) | bit(1) | bit(2), 0}; }
   Tensors backward(const BackwardContext& ctx) override {
     ctx.input(0);  // checked like PyTorch, which saves self
@@ -83,7 +92,8 @@ class NllLossNdOp final : public prim::Primitive {
 Tensors NllLossNdBackwardOp::backward(const BackwardContext& ctx) {
   const TensorMeta& logp = ctx.input_meta(1);
   return {run1<NllLossNdOp>({ctx.grad(0), ctx.input(2), ctx.input(3)}, a_, int64_t(logp_sizes_.size())),
-          ctx.needs_input_grad(1) ? kernels::zeros(logp.sizes, logp.dtype) : Tensor(), Tensor(), Tensor()};
+          ctx.needs_input_grad(1) ? device::zeros_on(logp.sizes, logp.dtype, logp.device) : Tensor(), Tensor(),
+          Tensor()};
 }
 
 int64_t class_count(const Tensor& input) { return input.ndim() == 1 ? input.sizes()[0] : input.sizes()[1]; }
@@ -168,11 +178,11 @@ Tensor cross_entropy(const Tensor& input_arg, const Tensor& target_arg, const Te
   const int64_t c = class_count(input);
   Tensor terms = weight.defined() ? mul(lp, class_weight_view(weight, input)) : lp;
   Tensor smooth = neg(sum(terms, {class_dim}, false));
-  Tensor ignored = kernels::eq_scalar_mask(target, double(ignore_index));
-  smooth = where(ignored, kernels::zeros({}, smooth.dtype()), smooth);
+  Tensor ignored = device::eq_scalar_mask_any(target, double(ignore_index));
+  smooth = where(ignored, device::zeros_on({}, smooth.dtype(), smooth.device()), smooth);
   if (r == LossReduction::Sum) smooth = sum(smooth, {}, false);
   if (r == LossReduction::Mean)
-    smooth = mul_scalar(sum(smooth, {}, false), 1.0 / kernels::nll_total_weight(target, weight, c, ignore_index));
+    smooth = mul_scalar(sum(smooth, {}, false), 1.0 / device::nll_total_weight_any(target, weight, c, ignore_index));
   return add(mul_scalar(nll, 1 - label_smoothing), mul_scalar(smooth, label_smoothing / double(c)));
 }
 

@@ -13,9 +13,10 @@
 #include "cpu/kernels/extrema.h"
 #include "cpu/kernels/map.h"
 #include "cpu/kernels/reduce.h"
+#include "device/any_device.h"
+#include "device/reduce_ops.h"
 #include "ops/compare.h"
 #include "ops/grad_util.h"
-#include "ops/indexing_ops.h"
 #include "ops/nn_functional.h"
 #include "ops/pointwise.h"
 #include "ops/views.h"
@@ -42,15 +43,20 @@ class Extremum final : public prim::Primitive {
   Tensors eval_cpu(const Tensors& in) override {
     return {max_ ? kernels::maximum(in[0], in[1]) : kernels::minimum(in[0], in[1])};
   }
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override {
+    return {device::extremum(k, in[0], in[1], max_)};
+  }
   prim::SaveSpec save_spec(const prim::RequiresGrad&) const override { return {bit(0) | bit(1), 0}; }
   // where(a == b, g / 2, g), zeroed where the other side wins.
   Tensors backward(const BackwardContext& ctx) override {
     const Tensor& g = ctx.grad(0);
     const Tensor a = ctx.input(0), b = ctx.input(1);
     const Tensor shared = where(eq(a, b), mul_scalar(g, 0.5), g);
+    // masked_fill(shared, loses, 0) as a where, which every device has.
+    const Tensor zero = device::zeros_on({}, shared.dtype(), shared.device());
     Tensor ga, gb;
-    if (ctx.needs_input_grad(0)) ga = to_input(masked_fill(shared, max_ ? lt(a, b) : gt(a, b), 0.0), ctx.input_meta(0));
-    if (ctx.needs_input_grad(1)) gb = to_input(masked_fill(shared, max_ ? gt(a, b) : lt(a, b), 0.0), ctx.input_meta(1));
+    if (ctx.needs_input_grad(0)) ga = to_input(where(max_ ? lt(a, b) : gt(a, b), zero, shared), ctx.input_meta(0));
+    if (ctx.needs_input_grad(1)) gb = to_input(where(max_ ? gt(a, b) : lt(a, b), zero, shared), ctx.input_meta(1));
     return {ga, gb};
   }
 
@@ -85,6 +91,9 @@ class ExtremeOver final : public prim::Primitive {
     const auto mask = kernels::reduction_mask(in[0], dims_);
     return {max_ ? kernels::amax(in[0], mask, keepdim_) : kernels::amin(in[0], mask, keepdim_)};
   }
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override {
+    return {device::extreme_over(k, in[0], kernels::reduction_mask(in[0], dims_), keepdim_, max_)};
+  }
   prim::SaveSpec save_spec(const prim::RequiresGrad&) const override { return {bit(0), bit(0)}; }
   // grad shared evenly among the elements equal to the result.
   Tensors backward(const BackwardContext& ctx) override {
@@ -116,6 +125,10 @@ class Norm final : public prim::Primitive {
     output_meta(in);
     return {kernels::norm(in[0], p_, kernels::reduction_mask(in[0], dims_), keepdim_)};
   }
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override {
+    output_meta(in);
+    return {device::norm(k, in[0], p_, kernels::reduction_mask(in[0], dims_), keepdim_)};
+  }
   prim::SaveSpec save_spec(const prim::RequiresGrad&) const override { return {bit(0), bit(0)}; }
   Tensors backward(const BackwardContext& ctx) override;
 
@@ -130,20 +143,21 @@ Tensors Norm::backward(const BackwardContext& ctx) {
   const Tensor x = ctx.input(0);
   const auto mask = kernels::reduction_mask(x, dims_);
   const Tensor g = keep_dims(ctx.grad(0), mask, keepdim_), n = keep_dims(ctx.output(0), mask, keepdim_);
-  const Tensor zero = kernels::zeros({}, x.dtype());
+  // masked_fill(r, m, 0) written where(m, zero, r): where runs on every device.
+  const Tensor zero = device::zeros_on({}, x.dtype(), x.device());
   if (p_ == 0) return {mul_scalar(x, 0.0)};
   if (p_ == 1) return {mul(sign(x), g)};
-  if (p_ == 2) return {mul(x, masked_fill(div(g, n), eq(n, zero), 0.0))};
+  if (p_ == 2) return {mul(x, where(eq(n, zero), zero, div(g, n)))};
   if (std::isinf(p_)) {
     const Tensor hit = to_dtype(eq(abs(x), n), x.dtype());
     return {mul(mul(sign(x), div(g, sum(hit, mask_dims(mask), true))), hit)};
   }
   if (p_ < 1) {
     const Tensor r = div(mul(mul(sign(x), pow_scalar(abs(x), p_ - 1)), g), pow_scalar(n, p_ - 1));
-    return {masked_fill(r, eq(x, zero), 0.0)};
+    return {where(eq(x, zero), zero, r)};
   }
   const Tensor r = div(mul(mul(x, pow_scalar(abs(x), p_ - 2)), g), pow_scalar(n, p_ - 1));
-  return {masked_fill(r, eq(n, zero), 0.0)};
+  return {where(eq(n, zero), zero, r)};
 }
 
 }  // namespace

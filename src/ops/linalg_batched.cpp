@@ -9,6 +9,8 @@
 #include "cpu/kernels/elementwise.h"
 #include "cpu/kernels/map.h"
 #include "cpu/kernels/matmul.h"
+#include "device/batched_matmul.h"
+#include "device/device_ops.h"
 #include "ops/grad_util.h"
 #include "ops/math.h"
 #include "ops/views.h"
@@ -48,6 +50,7 @@ class Bmm final : public prim::Primitive {
     return {{{in[0].sizes()[0], in[0].sizes()[1], in[1].sizes()[2]}, in[0].dtype()}};
   }
   Tensors eval_cpu(const Tensors& in) override { return {kernels::matmul(in[0], in[1])}; }
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override { return {device::matmul(k, in[0], in[1])}; }
   prim::SaveSpec save_spec(const prim::RequiresGrad& rg) const override {
     return {(rg[1] ? bit(0) : 0) | (rg[0] ? bit(1) : 0), 0};
   }
@@ -84,6 +87,9 @@ class Baddbmm final : public prim::Primitive {
       kernels::add_into(r, views::expand(input, r.sizes()), beta_);
     }
     return {narrow ? kernels::converted(r, dtype) : r};
+  }
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override {
+    return {device::baddbmm(k, in[0], in[1], in[2], beta_, alpha_)};
   }
   prim::SaveSpec save_spec(const prim::RequiresGrad& rg) const override {
     return {(rg[2] ? bit(1) : 0) | (rg[1] ? bit(2) : 0), 0};

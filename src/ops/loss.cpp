@@ -15,6 +15,8 @@
 #include "cpu/kernels/elementwise.h"
 #include "cpu/kernels/loss.h"
 #include "cpu/kernels/map.h"
+#include "device/any_device.h"
+#include "device/loss_ops.h"
 #include "ops/compare.h"
 #include "ops/math.h"
 #include "ops/grad_util.h"
@@ -56,6 +58,7 @@ class DivScalarOp final : public prim::Primitive {
   const char* op() const override { return "div"; }
   std::vector<TensorMeta> output_meta(const Tensors& in) const override { return {prim::meta_of(in[0])}; }
   Tensors eval_cpu(const Tensors& in) override { return {kernels::div_scalar(in[0], s_)}; }
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override { return {device::div_scalar(k, in[0], s_)}; }
   Tensors backward(const BackwardContext& ctx) override { return {run1<DivScalarOp>({ctx.grad(0)}, s_)}; }
 
  private:
@@ -88,6 +91,9 @@ class PointwiseLossOp final : public prim::Primitive {
   Tensors eval_cpu(const Tensors& in) override {
     return {kernels::reduce_loss(kernels::pointwise_loss(kind_, in[0], in[1], param_), r_)};
   }
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override {
+    return {device::pointwise_loss(k, kind_, in[0], in[1], param_, r_)};
+  }
   prim::SaveSpec save_spec(const prim::RequiresGrad&) const override { return {bit(0) | bit(1), 0}; }
   // derivatives.yaml: grad_input = dloss/dd * grad (/ numel for mean),
   // grad_target = -grad_input; dloss/dd is 2d, where(|d| < beta, d/beta,
@@ -103,11 +109,12 @@ class PointwiseLossOp final : public prim::Primitive {
     switch (kind_) {
       case PointwiseLoss::Mse: dl = mul_scalar(d, 2.0); break;
       case PointwiseLoss::SmoothL1:
-        dl = param_ == 0 ? kernels::sign(d)
-                         : where(kernels::abs_below(d, param_, false), mul_scalar(d, 1.0 / param_), kernels::sign(d));
+        dl = param_ == 0 ? device::sign_any(d)
+                         : where(device::abs_below_any(d, param_, false), mul_scalar(d, 1.0 / param_),
+                                 device::sign_any(d));
         break;
       case PointwiseLoss::Huber:
-        dl = where(kernels::abs_below(d, param_, true), d, kernels::mul_scalar(kernels::sign(d), param_));
+        dl = where(device::abs_below_any(d, param_, true), d, device::mul_scalar_any(device::sign_any(d), param_));
         break;
     }
     Tensor gx = mul(dl, g);
@@ -177,7 +184,7 @@ Tensor kl_div(const Tensor& input_arg, const Tensor& target_arg, int reduction, 
   if (log_target) {
     l = mul(exp(target), sub(target, input));
   } else {
-    Tensor zero = kernels::mul_scalar(kernels::sign(target), 0.0);
+    Tensor zero = device::mul_scalar_any(device::sign_any(target), 0.0);
     Tensor xlogy = where(eq(target, zero), zero, mul(target, log(target)));
     l = sub(xlogy, mul(target, input));
   }

@@ -7,6 +7,8 @@
 #include "cpu/kernels/map.h"
 #include "cpu/kernels/minmax.h"
 #include "cpu/kernels/reduce.h"
+#include "device/device_ops.h"
+#include "device/reduce_ops.h"
 #include "ops/grad_util.h"
 #include "ops/math.h"
 #include "ops/reductions.h"
@@ -40,6 +42,10 @@ class MinDim final : public prim::Primitive {
     auto [values, indices] = kernels::min_dim(in[0], dim_, keepdim_);
     return {values, indices};
   }
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override {
+    auto [values, indices] = device::min_dim(k, in[0], dim_, keepdim_);
+    return {values, indices};
+  }
   prim::SaveSpec save_spec(const prim::RequiresGrad&) const override { return {0, bit(1)}; }
   Tensors backward(const BackwardContext& ctx) override {
     const Shape& sizes = ctx.input_meta(0).sizes;
@@ -59,6 +65,7 @@ class MinAll final : public prim::Primitive {
   const char* op() const override { return "min"; }
   std::vector<TensorMeta> output_meta(const Tensors& in) const override { return {{{}, in[0].dtype()}}; }
   Tensors eval_cpu(const Tensors& in) override { return {kernels::min_all(in[0])}; }
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override { return {device::extreme_all(k, in[0], false)}; }
   prim::SaveSpec save_spec(const prim::RequiresGrad&) const override { return {bit(0), bit(0)}; }
   Tensors backward(const BackwardContext& ctx) override {
     return {evenly_distribute_backward(ctx.grad(0), ctx.input(0), ctx.output(0))};
@@ -75,9 +82,9 @@ std::pair<Tensor, Tensor> min_dim(const Tensor& a, int64_t dim, bool keepdim) {
 Tensor min(const Tensor& a) { return run1<MinAll>({a}); }
 
 Tensor argmin(const Tensor& a, int64_t dim, bool keepdim) {
-  TSR_CHECK(a.device().type == TSR_DEVICE_CPU, TSR_ERR_UNSUPPORTED, "argmin: only CPU tensors are supported");
   if (a.dtype() == TSR_BOOL) kernels::not_implemented("argmin", "argmin_cpu", a.dtype());
   kernels::check_min_dim(a, &dim, "argmin");
+  if (a.device().type != TSR_DEVICE_CPU) return device::min_dim(device::kernels_for(a.device()), a, dim, keepdim).second;
   return kernels::max_dim(kernels::order_reversed(a), dim, keepdim).second;
 }
 

@@ -9,6 +9,7 @@
 #include "cpu/kernels/elementwise.h"
 #include "cpu/kernels/pointwise.h"
 #include "device/any_device.h"
+#include "device/loss_ops.h"
 #include "device/pointwise_ops.h"
 #include "device/select_ops.h"
 #include "ops/compare.h"
@@ -59,6 +60,7 @@ class Pointwise final : public prim::Primitive {
   }
   Tensors eval_cpu(const Tensors& in) override { return {kernels::pointwise(op_, in[0], args_)}; }
   Tensors eval_device(const Tensors& in, DeviceKernels& k) override {
+    if (op_ == Pw::Softplus) return {device::softplus(k, in[0], args_.a, args_.b)};
     return {device::pointwise(k, op_, in[0], args_)};
   }
   // rsqrt and reciprocal read their result, the rounding ops nothing.

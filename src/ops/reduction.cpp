@@ -6,6 +6,7 @@
 #include "core/layout.h"
 #include "core/views.h"
 #include "device/device_ops.h"
+#include "device/reduce_ops.h"
 #include "device/select_ops.h"
 #include "cpu/kernels/copy.h"
 #include "cpu/kernels/reduce.h"
@@ -160,6 +161,9 @@ class EvenlyDistributeBackward final : public prim::Primitive {
     return {{in[1].sizes(), in[0].dtype()}};
   }
   Tensors eval_cpu(const Tensors& in) override { return {kernels::max_all_backward(in[0], in[1], in[2])}; }
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override {
+    return {device::evenly_distribute_backward(k, in[0], in[1], in[2])};
+  }
 };
 
 // max(): the gradient split evenly among all maximal elements.
@@ -179,6 +183,7 @@ class MaxAll final : public prim::Primitive {
     Tensor flat = make_view(dense, {a.numel()}, {1}, dense.storage_offset());
     return {kernels::max_dim(flat, 0, false).first};
   }
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override { return {device::extreme_all(k, in[0], true)}; }
   prim::SaveSpec save_spec(const prim::RequiresGrad&) const override { return {bit(0), bit(0)}; }
   Tensors backward(const BackwardContext& ctx) override {
     return {evenly_distribute_backward(ctx.grad(0), ctx.input(0), ctx.output(0))};

@@ -10,6 +10,8 @@
 #include "cpu/kernels/elementwise.h"
 #include "cpu/kernels/reduce.h"
 #include "cpu/kernels/scan.h"
+#include "device/any_device.h"
+#include "device/reduce_ops.h"
 #include "ops/compare.h"
 #include "ops/grad_util.h"
 #include "ops/nn_functional.h"
@@ -33,10 +35,10 @@ const bool registered = prim::register_op_names({"cumsum", "cumprod", "prod"});
 // and -1), torch's "Dimension out of range" otherwise.
 int64_t scan_dim(const Tensor& a, int64_t dim) { return wrap_dim(dim, std::max<int64_t>(a.ndim(), 1)); }
 
-// A 0-dim tensor of value v in dtype d.
-Tensor scalar(double v, tsr_dtype d) {
-  Tensor t = kernels::zeros({}, d);
-  kernels::fill(t, v);
+// A 0-dim tensor of value v in dtype d on device.
+Tensor scalar(double v, tsr_dtype d, Device device) {
+  Tensor t = device::zeros_on({}, d, device);
+  device::fill_any(t, v);
   return t;
 }
 
@@ -55,6 +57,9 @@ class Scan final : public prim::Primitive {
     return {{in[0].sizes(), result_}};
   }
   Tensors eval_cpu(const Tensors& in) override { return {kernels::scan(in[0], dim_, op_, result_, reverse_)}; }
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override {
+    return {device::scan(k, in[0], dim_, op_, result_, reverse_)};
+  }
   prim::SaveSpec save_spec(const prim::RequiresGrad&) const override {
     return op_ == ScanOp::kSum ? prim::SaveSpec{} : prim::SaveSpec{bit(0), bit(0)};
   }
@@ -72,12 +77,13 @@ class Scan final : public prim::Primitive {
   // with P the cumprod of x with x_z taken as 1. After it: 0.
   Tensor cumprod_backward(const Tensor& g, const Tensor& x, const Tensor& out) const {
     const tsr_dtype d = x.dtype();
-    Tensor zero = scalar(0, d), one = scalar(1, d);
+    const Device dev = x.device();
+    Tensor zero = scalar(0, d, dev), one = scalar(1, d, dev);
     Tensor is_zero = eq(x, zero);
-    Tensor zeros_so_far = kernels::scan(is_zero, dim_, ScanOp::kSum, TSR_INT64, false);
-    Tensor before = eq(zeros_so_far, scalar(0, TSR_INT64));
+    Tensor zeros_so_far = cumsum_impl(is_zero, dim_, TSR_INT64, false);
+    Tensor before = eq(zeros_so_far, scalar(0, TSR_INT64, dev));
     // The first zero: a zero with exactly one zero up to it.
-    Tensor is_first = where(is_zero, eq(zeros_so_far, scalar(1, TSR_INT64)), scalar(0, TSR_BOOL));
+    Tensor is_first = where(is_zero, eq(zeros_so_far, scalar(1, TSR_INT64, dev)), scalar(0, TSR_BOOL, dev));
     Tensor x_safe = where(before, x, one);
     Tensor ga = div(cumsum_impl(mul(g, out), dim_, d, true), x_safe);
     Tensor p = run1<Scan>({where(is_first, one, x)}, ScanOp::kProd, dim_, d, false);
@@ -111,6 +117,9 @@ class Prod final : public prim::Primitive {
     return {{s, result_}};
   }
   Tensors eval_cpu(const Tensors& in) override { return {kernels::prod(in[0], all_, dim_, keepdim_, result_)}; }
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override {
+    return {device::prod(k, in[0], all_, dim_, keepdim_, result_)};
+  }
   prim::SaveSpec save_spec(const prim::RequiresGrad&) const override { return {bit(0), bit(0)}; }
   // grad * (product of the other elements of the slice): result / x where
   // x != 0; at a zero, the product of the others when it is the slice's
@@ -132,13 +141,13 @@ class Prod final : public prim::Primitive {
       r = reshape(r, ones);
     }
     const tsr_dtype d = in.dtype;
-    Tensor zero = scalar(0, d), one = scalar(1, d);
+    const Device dev = x.device();
+    Tensor zero = scalar(0, d, dev), one = scalar(1, d, dev);
     Tensor is_zero = eq(x, zero);
     Tensor x_nz = where(is_zero, one, x);
     Tensor others_nz = div(r, x_nz);
-    Tensor zero_count = all_ ? kernels::sum(is_zero, std::vector<bool>(in.sizes.size(), true), true)
-                             : kernels::sum(is_zero, kernels::reduction_mask(x, {dim_}), true);
-    Tensor only_zero = eq(zero_count, scalar(1, TSR_INT64));
+    Tensor zero_count = sum(is_zero, all_ ? Shape{} : Shape{dim_}, true);
+    Tensor only_zero = eq(zero_count, scalar(1, TSR_INT64, dev));
     Tensor prod_nz = all_ ? reshape(run1<Prod>({x_nz}, true, int64_t(0), false, d), Shape(in.sizes.size(), 1))
                           : run1<Prod>({x_nz}, false, dim_, true, d);
     Tensor others_z = where(only_zero, prod_nz, zero);

@@ -8,7 +8,11 @@
 #include "autograd/run.h"
 #include "cpu/kernels/elementwise.h"
 #include "cpu/kernels/map.h"
+#include "cpu/kernels/indexing.h"
 #include "cpu/kernels/sort.h"
+#include "device/select_ops.h"
+#include "device/sort_ops.h"
+#include "ops/nn_functional.h"
 #include "ops/grad_util.h"
 #include "ops/indexing_ops.h"
 #include "ops/views.h"
@@ -35,8 +39,34 @@ int64_t dim_size(const Tensor& x, int64_t* dim) {
   return x.ndim() ? x.sizes()[size_t(*dim)] : 1;
 }
 
+// zeros(sizes).scatter(dim, index, grad) where the indices along dim are
+// distinct (a permutation, the top k, the k-th): the same as adding grad
+// into zeros, which is what a device has a kernel for (gather's backward).
+// Named as torch's ScatterBackward0; its backward is gather, so double
+// backward works.
+class ScatterIntoZeros final : public prim::Primitive {
+ public:
+  ScatterIntoZeros(Shape sizes, int64_t dim) : sizes_(std::move(sizes)), dim_(dim) {}
+  const char* name() const override { return "ScatterBackward0"; }
+  const char* op() const override { return "scatter"; }
+  std::vector<TensorMeta> output_meta(const Tensors& in) const override { return {{sizes_, in[0].dtype()}}; }
+  Tensors eval_cpu(const Tensors& in) override { return {kernels::scatter_add_zeros(sizes_, dim_, in[1], in[0])}; }
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override {
+    return {device::scatter_add_zeros(k, sizes_, dim_, in[1], in[0])};
+  }
+  prim::SaveSpec save_spec(const prim::RequiresGrad&) const override { return {bit(1), 0}; }
+  Tensors backward(const BackwardContext& ctx) override { return {gather(ctx.grad(0), dim_, ctx.input(1)), Tensor()}; }
+
+ private:
+  Shape sizes_;
+  int64_t dim_;
+};
+
 // grad scattered into zeros of the input's sizes at indices along dim.
 Tensor scattered_back(const Tensor& grad, const Tensor& indices, const TensorMeta& input, int64_t dim) {
+  if (grad.device().type != TSR_DEVICE_CPU)
+    return autograd::run1<ScatterIntoZeros>(
+        {grad, indices}, input.sizes, input.sizes.empty() ? 0 : wrap_dim(dim, int64_t(input.sizes.size())));
   const Tensor zeros = kernels::zeros(input.sizes, grad.dtype());
   if (input.sizes.empty()) return scatter(zeros, 0, indices, grad, ScatterReduce::Assign);
   return scatter(zeros, wrap_dim(dim, int64_t(input.sizes.size())), indices, grad, ScatterReduce::Assign);
@@ -54,6 +84,10 @@ class Sort final : public prim::Primitive {
   }
   Tensors eval_cpu(const Tensors& in) override {
     auto [values, indices] = kernels::sort(in[0], dim_, descending_);
+    return {values, indices};
+  }
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override {
+    auto [values, indices] = device::sort(k, in[0], dim_, descending_);
     return {values, indices};
   }
   prim::SaveSpec save_spec(const prim::RequiresGrad&) const override { return {0, bit(1)}; }
@@ -84,6 +118,11 @@ class Topk final : public prim::Primitive {
   Tensors eval_cpu(const Tensors& in) override {
     output_meta(in);
     auto [values, indices] = kernels::topk(in[0], k_, dim_, largest_);
+    return {values, indices};
+  }
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override {
+    output_meta(in);
+    auto [values, indices] = device::topk(k, in[0], k_, dim_, largest_);
     return {values, indices};
   }
   prim::SaveSpec save_spec(const prim::RequiresGrad&) const override { return {0, bit(1)}; }
@@ -119,6 +158,11 @@ class Kthvalue final : public prim::Primitive {
   Tensors eval_cpu(const Tensors& in) override {
     output_meta(in);
     auto [values, indices] = kernels::kthvalue(in[0], k_, dim_, keepdim_);
+    return {values, indices};
+  }
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override {
+    output_meta(in);
+    auto [values, indices] = device::kthvalue(k, in[0], k_, dim_, keepdim_);
     return {values, indices};
   }
   prim::SaveSpec save_spec(const prim::RequiresGrad&) const override { return {0, bit(1)}; }

@@ -8,6 +8,9 @@
 #include "cpu/kernels/elementwise.h"
 #include "cpu/kernels/reduce.h"
 #include "cpu/kernels/statistics.h"
+#include "device/any_device.h"
+#include "device/device_ops.h"
+#include "device/reduce_ops.h"
 #include "ops/compare.h"
 #include "ops/grad_util.h"
 #include "ops/nn_functional.h"
@@ -49,6 +52,11 @@ class VarStd final : public prim::Primitive {
     if (with_mean_) return {v, m};
     return {v};
   }
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override {
+    auto [v, m] = device::var_mean(k, in[0], mask_, correction_, keepdim_, sqrt_);
+    if (with_mean_) return {v, m};
+    return {v};
+  }
   prim::SaveSpec save_spec(const prim::RequiresGrad&) const override {
     return {bit(0), sqrt_ ? bit(0) : 0u};
   }
@@ -59,7 +67,7 @@ class VarStd final : public prim::Primitive {
     Tensor g = kept(ctx.grad(0));
     if (sqrt_) {
       Tensor r = kept(ctx.output(0));
-      Tensor zero = kernels::zeros({}, r.dtype());
+      Tensor zero = device::zeros_on({}, r.dtype(), r.device());
       g = where(eq(r, zero), zero, div(g, mul_scalar(r, 2.0)));
     }
     Shape dims;
@@ -107,6 +115,9 @@ class LogSumExp final : public prim::Primitive {
     return {{kernels::reduced_sizes(in[0].sizes(), mask_, keepdim_), kernels::logsumexp_result_dtype(in[0].dtype())}};
   }
   Tensors eval_cpu(const Tensors& in) override { return {kernels::logsumexp(in[0], mask_, keepdim_)}; }
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override {
+    return {device::logsumexp(k, in[0], mask_, keepdim_)};
+  }
   prim::SaveSpec save_spec(const prim::RequiresGrad&) const override { return {bit(0), bit(0)}; }
   Tensors backward(const BackwardContext& ctx) override {
     Tensor r = unsqueeze_mask(ctx.output(0), mask_, keepdim_);
@@ -148,9 +159,9 @@ Tensor logsumexp(const Tensor& a, const Shape& dims, bool keepdim) {
 }
 
 Tensor any_all(const Tensor& a, bool all_dims, int64_t dim, bool keepdim, bool is_all) {
-  TSR_CHECK(a.device().type == TSR_DEVICE_CPU, TSR_ERR_UNSUPPORTED, is_all ? "all" : "any",
-            ": only CPU tensors are supported");
   const std::vector<bool> mask = kernels::reduction_mask(a, all_dims ? Shape{} : Shape{dim});
+  if (a.device().type != TSR_DEVICE_CPU)
+    return device::any_all(device::kernels_for(a.device()), a, mask, keepdim, is_all);
   return kernels::any_all(a, mask, keepdim, is_all);
 }
 

@@ -253,6 +253,771 @@ constexpr tsr_dtype kFloats[] = {TSR_FLOAT32, TSR_FLOAT64, TSR_FLOAT16, TSR_BFLO
 constexpr tsr_dtype kAll[] = {TSR_FLOAT32, TSR_FLOAT64, TSR_FLOAT16, TSR_BFLOAT16, TSR_INT64,
                               TSR_INT32,   TSR_INT8,    TSR_UINT8,   TSR_BOOL};
 
+// ---- reductions, extrema, scans, statistics (issue 32, cuda-reduce) -----
+
+// Given values (NaN, signed zeros, ties) in dtype.
+tsr_tensor* doubles_cpu(const std::vector<double>& v, std::vector<int64_t> sizes, tsr_dtype dtype) {
+  tsr_tensor* d = nullptr;
+  ok(tsr_from_data(v.data(), v.size() * sizeof(double), int64_t(sizes.size()), sizes.data(), TSR_FLOAT64, &d), d);
+  if (dtype == TSR_FLOAT64) return d;
+  tsr_tensor* out = nullptr;
+  const tsr_status s = tsr_to_dtype(d, dtype, &out);
+  tsr_tensor_release(d);
+  return ok(s, out);
+}
+
+// 1 / t: tells -0 (-inf) from +0 (+inf) in the comparison, which takes
+// -0 == +0.
+tsr_status signed_zeros(tsr_status s, tsr_tensor** o) {
+  if (s != TSR_OK) return s;
+  tsr_tensor* r = nullptr;
+  const tsr_status s2 = tsr_reciprocal(*o, &r);
+  tsr_tensor_release(*o);
+  *o = r;
+  return s2;
+}
+
+void add_reduce_cases(std::vector<Case>& cs) {
+  const std::vector<double> special = {1.0, -0.0, 0.0, NAN, 2.0, 2.0, -3.0, 0.0, -0.0, 2.0, NAN, -3.0};
+  const std::vector<double> ties = {-0.0, 0.0, 1.5, 1.5, 0.0, -0.0, -2.0, 3.0, -2.0, 3.0, 0.0, 0.0};
+  // ---- maximum / minimum: every dtype, broadcast, promoted ----------------
+  using Binary = std::function<tsr_status(const tsr_tensor*, const tsr_tensor*, tsr_tensor**)>;
+  for (const auto& [name, fn] : std::vector<std::pair<std::string, Binary>>{{"maximum", tsr_maximum},
+                                                                         {"minimum", tsr_minimum}}) {
+    for (tsr_dtype d : kAll)
+      for (tsr_dtype e : {d, TSR_FLOAT32, TSR_INT64}) {
+        cs.push_back({name + "/" + dname(d) + "," + dname(e),
+                      [d, e](Dev dev, Inputs& in) {
+                        in.push_back(transposed(on(dev, values_cpu({4, 3}, d, 3.0)), 0, 1));
+                        in.push_back(leaf(on(dev, values_cpu({4}, e, 2.0, 0.5))));
+                      },
+                      [fn = fn](const Inputs& in, tsr_tensor** o) { return fn(in[0].get(), in[1].get(), o); }, 0,
+                      0});
+      }
+    // NaN on either side, equal values (the backward halves the gradient)
+    cs.push_back({name + "/nan and ties",
+                  [special, ties](Dev dev, Inputs& in) {
+                    in.push_back(leaf(on(dev, doubles_cpu(special, {3, 4}, TSR_FLOAT32))));
+                    in.push_back(transposed(on(dev, doubles_cpu(ties, {4, 3}, TSR_FLOAT32)), 0, 1));
+                  },
+                  [fn = fn](const Inputs& in, tsr_tensor** o) { return fn(in[0].get(), in[1].get(), o); }, 0, 0});
+    // promoted (float16 with float64), and dense float32 (the packed path)
+    for (tsr_dtype d : {TSR_FLOAT16, TSR_FLOAT32})
+      cs.push_back({name + "/signed zeros/" + dname(d),
+                    [special, ties, d](Dev dev, Inputs& in) {
+                      in.push_back(leaf(on(dev, doubles_cpu(special, {12}, d))));
+                      in.push_back(leaf(on(dev, doubles_cpu(ties, {12}, d == TSR_FLOAT16 ? TSR_FLOAT64 : d))));
+                    },
+                    [fn = fn](const Inputs& in, tsr_tensor** o) {
+                      return signed_zeros(fn(in[0].get(), in[1].get(), o), o);
+                    },
+                    0, 0, false});
+    cs.push_back({name + "/expanded, empty",
+                  [](Dev dev, Inputs& in) {
+                    in.push_back(expanded(on(dev, values_cpu({1, 3}, TSR_FLOAT64)), {0, 3}));
+                    in.push_back(leaf(on(dev, values_cpu({3}, TSR_FLOAT64))));
+                  },
+                  [fn = fn](const Inputs& in, tsr_tensor** o) { return fn(in[0].get(), in[1].get(), o); }, 0, 0});
+  }
+  // ---- amax / amin: dims in any order of a transposed input ---------------
+  using Over = std::function<tsr_status(const tsr_tensor*, int64_t, const int64_t*, bool, tsr_tensor**)>;
+  for (const auto& [name, fn] : std::vector<std::pair<std::string, Over>>{{"amax", tsr_amax}, {"amin", tsr_amin}}) {
+    for (tsr_dtype d : kAll) {
+      cs.push_back({name + "/" + dname(d),
+                    [d](Dev dev, Inputs& in) { in.push_back(transposed(on(dev, values_cpu({5, 3, 4}, d, 6.0)), 0, 2)); },
+                    [fn = fn](const Inputs& in, tsr_tensor** o) {
+                      const int64_t dims[] = {2, 0};
+                      return fn(in[0].get(), 2, dims, false, o);
+                    },
+                    0, 0});
+      cs.push_back({name + "/all, keepdim/" + dname(d),
+                    [d](Dev dev, Inputs& in) { in.push_back(sliced(on(dev, values_cpu({9, 4}, d, 6.0)), 0, 1, 9, 3)); },
+                    [fn = fn](const Inputs& in, tsr_tensor** o) { return fn(in[0].get(), 0, nullptr, true, o); },
+                    0, 0});
+    }
+    cs.push_back({name + "/nan, ties (the backward shares the gradient)",
+                  [ties](Dev dev, Inputs& in) {
+                    std::vector<double> v = ties;
+                    v[7] = NAN;
+                    in.push_back(transposed(on(dev, doubles_cpu(v, {4, 3}, TSR_FLOAT64)), 0, 1));
+                  },
+                  [fn = fn](const Inputs& in, tsr_tensor** o) {
+                    const int64_t dims[] = {1};
+                    return fn(in[0].get(), 1, dims, true, o);
+                  },
+                  0, 0});
+    cs.push_back({name + "/signed zeros",  // the first of -0 and +0 in C order
+                  [ties](Dev dev, Inputs& in) {
+                    in.push_back(transposed(on(dev, doubles_cpu(ties, {3, 2, 2}, TSR_FLOAT32)), 0, 2));
+                  },
+                  [fn = fn](const Inputs& in, tsr_tensor** o) {
+                    const int64_t dims[] = {0, 1};
+                    return signed_zeros(fn(in[0].get(), 2, dims, false, o), o);
+                  },
+                  0, 0, false});
+    cs.push_back({name + "/0-dim", [](Dev dev, Inputs& in) { in.push_back(leaf(on(dev, values_cpu({}, TSR_FLOAT32)))); },
+                  [fn = fn](const Inputs& in, tsr_tensor** o) { return fn(in[0].get(), 0, nullptr, false, o); }, 0,
+                  0});
+  }
+  // ---- min / max over a dim (values, indices) and over everything ---------
+  using DimFn = std::function<tsr_status(const tsr_tensor*, int64_t, bool, tsr_tensor**, tsr_tensor**)>;
+  for (const auto& [name, fn] :
+       std::vector<std::pair<std::string, DimFn>>{{"min_dim", tsr_min_dim}, {"max_dim", tsr_max_dim}}) {
+    for (tsr_dtype d : kAll) {
+      for (bool indices : {false, true}) {
+        cs.push_back({name + (indices ? "/indices/" : "/values/") + dname(d),
+                      [d](Dev dev, Inputs& in) { in.push_back(transposed(on(dev, values_cpu({6, 5}, d, 4.0)), 0, 1)); },
+                      [fn = fn, indices](const Inputs& in, tsr_tensor** o) {
+                        H other;
+                        return indices ? fn(in[0].get(), 1, true, &other.h, o) : fn(in[0].get(), -1, false, o, &other.h);
+                      },
+                      0, 0});
+      }
+    }
+    for (bool indices : {false, true})
+      cs.push_back({name + "/nan, ties/" + (indices ? "indices" : "values"),
+                    [special](Dev dev, Inputs& in) { in.push_back(leaf(on(dev, doubles_cpu(special, {2, 6}, TSR_FLOAT32)))); },
+                    [fn = fn, indices](const Inputs& in, tsr_tensor** o) {
+                      H other;
+                      return indices ? fn(in[0].get(), 1, false, &other.h, o) : fn(in[0].get(), 0, false, o, &other.h);
+                    },
+                    0, 0});
+    cs.push_back({name + "/0-dim", [](Dev dev, Inputs& in) { in.push_back(leaf(on(dev, values_cpu({}, TSR_FLOAT64)))); },
+                  [fn = fn](const Inputs& in, tsr_tensor** o) {
+                    H idx;
+                    return fn(in[0].get(), 0, false, o, &idx.h);
+                  },
+                  0, 0});
+  }
+  // long rows: split over a block (rows of unit stride) or column blocks
+  // (rows whose neighbours are adjacent), the ties' first index kept by
+  // the combine
+  for (const auto& [name, fn] :
+       std::vector<std::pair<std::string, DimFn>>{{"min_dim", tsr_min_dim}, {"max_dim", tsr_max_dim}}) {
+    for (bool columns : {false, true})
+      cs.push_back({name + "/long rows, ties/" + (columns ? "column blocks" : "block per row"),
+                    [columns](Dev dev, Inputs& in) {
+                      if (columns) in.push_back(transposed(on(dev, values_cpu({200, 3}, TSR_INT8, 4.0)), 0, 1));
+                      else in.push_back(leaf(on(dev, values_cpu({3, 200}, TSR_INT8, 4.0))));
+                    },
+                    [fn = fn](const Inputs& in, tsr_tensor** o) {
+                      H values;
+                      return fn(in[0].get(), 1, false, &values.h, o);
+                    },
+                    0, 0});
+  }
+  for (const auto& [name, fn] : std::vector<std::pair<std::string, Over>>{{"amax", tsr_amax}, {"amin", tsr_amin}})
+    cs.push_back({name + "/long rows, nan",
+                  [](Dev dev, Inputs& in) {
+                    std::vector<double> v(600);
+                    for (size_t i = 0; i < v.size(); ++i) v[i] = std::sin(0.3 * double(i));
+                    v[250] = NAN;
+                    in.push_back(leaf(on(dev, doubles_cpu(v, {3, 200}, TSR_FLOAT32))));
+                  },
+                  [fn = fn](const Inputs& in, tsr_tensor** o) {
+                    const int64_t dims[] = {1};
+                    return fn(in[0].get(), 1, dims, false, o);
+                  },
+                  0, 0});
+  using Unary = std::function<tsr_status(const tsr_tensor*, tsr_tensor**)>;
+  for (const auto& [name, fn] : std::vector<std::pair<std::string, Unary>>{{"min", tsr_min}, {"max", tsr_max}}) {
+    for (tsr_dtype d : kAll)
+      cs.push_back({name + "/" + dname(d),
+                    [d](Dev dev, Inputs& in) { in.push_back(transposed(on(dev, values_cpu({4, 3, 5}, d, 5.0)), 0, 2)); },
+                    [fn = fn](const Inputs& in, tsr_tensor** o) { return fn(in[0].get(), o); }, 0, 0});
+    // evenly_distribute_backward: the gradient shared among the ties, then
+    // among the NaNs
+    cs.push_back({name + "/ties", [ties](Dev dev, Inputs& in) { in.push_back(leaf(on(dev, doubles_cpu(ties, {12}, TSR_FLOAT16)))); },
+                  [fn = fn](const Inputs& in, tsr_tensor** o) { return fn(in[0].get(), o); }, 0, 0});
+    cs.push_back({name + "/nan", [special](Dev dev, Inputs& in) { in.push_back(transposed(on(dev, doubles_cpu(special, {3, 4}, TSR_BFLOAT16)), 0, 1)); },
+                  [fn = fn](const Inputs& in, tsr_tensor** o) { return fn(in[0].get(), o); }, 0, 0});
+    cs.push_back({name + "/signed zeros", [ties](Dev dev, Inputs& in) { in.push_back(transposed(on(dev, doubles_cpu(ties, {3, 4}, TSR_FLOAT64)), 0, 1)); },
+                  [fn = fn](const Inputs& in, tsr_tensor** o) { return signed_zeros(fn(in[0].get(), o), o); }, 0, 0,
+                  false});
+  }
+  // ---- var / std (and their _mean forms), logsumexp, norm ----------------
+  using Stat = std::function<tsr_status(const tsr_tensor*, int64_t, const int64_t*, int64_t, bool, tsr_tensor**)>;
+  const std::vector<std::pair<std::string, Stat>> stats = {
+      {"var", tsr_var},
+      {"std", tsr_std},
+      {"var_mean/var",
+       [](const tsr_tensor* a, int64_t n, const int64_t* d, int64_t c, bool k, tsr_tensor** o) {
+         H mean;
+         return tsr_var_mean(a, n, d, c, k, o, &mean.h);
+       }},
+      {"var_mean/mean",
+       [](const tsr_tensor* a, int64_t n, const int64_t* d, int64_t c, bool k, tsr_tensor** o) {
+         H var;
+         return tsr_var_mean(a, n, d, c, k, &var.h, o);
+       }},
+      {"std_mean/std",
+       [](const tsr_tensor* a, int64_t n, const int64_t* d, int64_t c, bool k, tsr_tensor** o) {
+         H mean;
+         return tsr_std_mean(a, n, d, c, k, o, &mean.h);
+       }},
+      {"std_mean/mean",
+       [](const tsr_tensor* a, int64_t n, const int64_t* d, int64_t c, bool k, tsr_tensor** o) {
+         H sd;
+         return tsr_std_mean(a, n, d, c, k, &sd.h, o);
+       }},
+  };
+  struct StatArgs {
+    std::string what;
+    std::vector<int64_t> dims;
+    int64_t correction;
+    bool keepdim;
+  };
+  const std::vector<StatArgs> stat_args = {
+      {"dims 2,0", {2, 0}, 1, false}, {"dim 1, biased, keepdim", {1}, 0, true}, {"all", {}, 1, false},
+      {"correction beyond N", {1}, 5, false}};
+  for (const auto& [name, fn] : stats) {
+    for (tsr_dtype d : kAll)
+      for (const StatArgs& a : stat_args) {
+        Case c{name + "/" + a.what + "/" + dname(d),
+               [d](Dev dev, Inputs& in) { in.push_back(transposed(on(dev, values_cpu({5, 3, 4}, d, 3.0, 0.5)), 0, 2)); },
+               [fn = fn, a](const Inputs& in, tsr_tensor** o) {
+                 return fn(in[0].get(), int64_t(a.dims.size()), a.dims.data(), a.correction, a.keepdim, o);
+               },
+               0, 0};
+        c.ulp_factor = 16;
+        cs.push_back(c);
+      }
+    cs.push_back({name + "/empty dim",  // N = 0: NaN
+                  [](Dev dev, Inputs& in) { in.push_back(leaf(on(dev, values_cpu({3, 0}, TSR_FLOAT32)))); },
+                  [fn = fn](const Inputs& in, tsr_tensor** o) {
+                    const int64_t dims[] = {1};
+                    return fn(in[0].get(), 1, dims, 1, false, o);
+                  },
+                  0, 0});
+  }
+  for (tsr_dtype d : kAll)
+    for (bool all : {false, true}) {
+      Case c{std::string("logsumexp/") + (all ? "all/" : "dims 0,2/") + dname(d),
+             [d](Dev dev, Inputs& in) { in.push_back(transposed(on(dev, values_cpu({4, 3, 5}, d, 4.0)), 1, 2)); },
+             [all](const Inputs& in, tsr_tensor** o) {
+               const int64_t dims[] = {0, 2};
+               return tsr_logsumexp(in[0].get(), all ? 0 : 2, dims, !all, o);
+             },
+             0, 0};
+      c.ulp_factor = 16;
+      cs.push_back(c);
+    }
+  {
+    const double inf = INFINITY;
+    // rows: all -inf, one +inf, a NaN, finite
+    const std::vector<double> v = {-inf, -inf, -inf, 1.0, inf, 2.0, NAN, 0.5, 3.0, -1.0, 2.0, 700.0};
+    cs.push_back({"logsumexp/infinite rows",
+                  [v](Dev dev, Inputs& in) { in.push_back(leaf(on(dev, doubles_cpu(v, {4, 3}, TSR_FLOAT64)))); },
+                  [](const Inputs& in, tsr_tensor** o) {
+                    const int64_t dims[] = {1};
+                    return tsr_logsumexp(in[0].get(), 1, dims, false, o);
+                  },
+                  1e-13, 0, false});
+    cs.push_back({"logsumexp/empty dim",
+                  [](Dev dev, Inputs& in) { in.push_back(leaf(on(dev, values_cpu({2, 0}, TSR_FLOAT32)))); },
+                  [](const Inputs& in, tsr_tensor** o) {
+                    const int64_t dims[] = {1};
+                    return tsr_logsumexp(in[0].get(), 1, dims, true, o);
+                  },
+                  0, 0});
+  }
+  for (double p : {2.0, 1.0, 0.0, 3.0, 0.5, double(INFINITY), -double(INFINITY)})
+    for (tsr_dtype d : kAll) {
+      // zeros in the input: norm's backward masks them for p < 1
+      Case c{"norm/p=" + std::to_string(p) + "/" + dname(d),
+             [d](Dev dev, Inputs& in) {
+               std::vector<double> v(24);
+               for (size_t i = 0; i < v.size(); ++i) v[i] = i % 5 == 2 ? 0.0 : 3.0 * std::sin(0.9 * double(i));
+               in.push_back(transposed(on(dev, doubles_cpu(v, {4, 6}, d)), 0, 1));
+             },
+             [p](const Inputs& in, tsr_tensor** o) {
+               const int64_t dims[] = {1};
+               return tsr_norm(in[0].get(), p, 1, dims, false, o);
+             },
+             0, 0};
+      c.ulp_factor = 16;
+      cs.push_back(c);
+    }
+  for (double p : {2.0, double(INFINITY), -double(INFINITY), 3.0})
+    cs.push_back({"norm/all, keepdim, nan, p=" + std::to_string(p),
+                  [](Dev dev, Inputs& in) {
+                    in.push_back(leaf(on(dev, doubles_cpu({1.0, -2.0, NAN, 0.0, 4.0, -0.5}, {2, 3}, TSR_FLOAT32))));
+                  },
+                  [p](const Inputs& in, tsr_tensor** o) { return tsr_norm(in[0].get(), p, 0, nullptr, true, o); }, 0,
+                  0, false});
+  for (double p : {double(INFINITY), -double(INFINITY), 2.0})
+    cs.push_back({"norm/empty dim, p=" + std::to_string(p),
+                  [](Dev dev, Inputs& in) { in.push_back(leaf(on(dev, values_cpu({3, 0}, TSR_FLOAT32)))); },
+                  [p](const Inputs& in, tsr_tensor** o) {
+                    const int64_t dims[] = {1};
+                    return tsr_norm(in[0].get(), p, 1, dims, false, o);
+                  },
+                  0, 0});
+  // ---- cumsum / cumprod / prod: one thread per line, the CPU's order -----
+  using ScanFnC = std::function<tsr_status(const tsr_tensor*, int64_t, const tsr_dtype*, tsr_tensor**)>;
+  for (const auto& [name, fn] :
+       std::vector<std::pair<std::string, ScanFnC>>{{"cumsum", tsr_cumsum}, {"cumprod", tsr_cumprod}}) {
+    for (tsr_dtype d : kAll)
+      for (int64_t dim : {0, 1, -1})
+        cs.push_back({name + "/dim " + std::to_string(dim) + "/" + dname(d),
+                      [d](Dev dev, Inputs& in) { in.push_back(transposed(on(dev, values_cpu({3, 5, 4}, d, 2.0, 0.3)), 0, 2)); },
+                      [fn = fn, dim](const Inputs& in, tsr_tensor** o) { return fn(in[0].get(), dim, nullptr, o); }, 0,
+                      0});
+    for (tsr_dtype d : {TSR_INT8, TSR_FLOAT32, TSR_FLOAT64})  // the dtype argument: converted first
+      for (tsr_dtype r : {TSR_FLOAT32, TSR_FLOAT64, TSR_INT16, TSR_BOOL})
+        cs.push_back({name + "/" + dname(d) + " as " + (r == TSR_INT16 ? "int16" : dname(r)),
+                      [d](Dev dev, Inputs& in) { in.push_back(sliced(on(dev, values_cpu({4, 9}, d, 3.0)), 1, 1, 9, 2)); },
+                      [fn = fn, r](const Inputs& in, tsr_tensor** o) { return fn(in[0].get(), 1, &r, o); }, 0, 0});
+    // zeros: cumprod's backward before, at and after a line's first zero
+    cs.push_back({name + "/zeros",
+                  [](Dev dev, Inputs& in) {
+                    in.push_back(transposed(
+                        on(dev, doubles_cpu({1.5, 0.0, 2.0, -1.0, 0.0, 3.0, 0.5, 2.0, 0.0, 0.0, 1.0, -2.0, 4.0, 1.0, 0.5},
+                                            {5, 3}, TSR_FLOAT64)),
+                        0, 1));
+                  },
+                  [fn = fn](const Inputs& in, tsr_tensor** o) { return fn(in[0].get(), 1, nullptr, o); }, 0, 0});
+    cs.push_back({name + "/long lines", [](Dev dev, Inputs& in) { in.push_back(leaf(on(dev, values_cpu({2, 150}, TSR_FLOAT32, 1.0, 1.0)))); },
+                  [fn = fn](const Inputs& in, tsr_tensor** o) { return fn(in[0].get(), 1, nullptr, o); }, 0, 0});
+    cs.push_back({name + "/0-dim", [](Dev dev, Inputs& in) { in.push_back(leaf(on(dev, values_cpu({}, TSR_FLOAT32)))); },
+                  [fn = fn](const Inputs& in, tsr_tensor** o) { return fn(in[0].get(), -1, nullptr, o); }, 0, 0});
+    cs.push_back({name + "/empty", [](Dev dev, Inputs& in) { in.push_back(leaf(on(dev, values_cpu({3, 0}, TSR_FLOAT32)))); },
+                  [fn = fn](const Inputs& in, tsr_tensor** o) { return fn(in[0].get(), 0, nullptr, o); }, 0, 0});
+    Case ex{name + "/expanded",
+            [](Dev dev, Inputs& in) { in.push_back(expanded(on(dev, values_cpu({1, 4}, TSR_FLOAT32)), {3, 4})); },
+            [fn = fn](const Inputs& in, tsr_tensor** o) { return fn(in[0].get(), 0, nullptr, o); }, 0, 0};
+    ex.ulp_factor = 4;  // exact forward; the gradient is summed over the expanded dim, in another order
+    cs.push_back(ex);
+  }
+  for (tsr_dtype d : kAll) {
+    for (int64_t dim : {0, 2})
+      for (bool keepdim : {false, true})
+        cs.push_back({"prod_dim/dim " + std::to_string(dim) + (keepdim ? ", keepdim/" : "/") + dname(d),
+                      [d](Dev dev, Inputs& in) { in.push_back(transposed(on(dev, values_cpu({3, 5, 4}, d, 2.0, 0.3)), 0, 1)); },
+                      [dim, keepdim](const Inputs& in, tsr_tensor** o) {
+                        return tsr_prod_dim(in[0].get(), dim, keepdim, nullptr, o);
+                      },
+                      0, 0});
+    cs.push_back({std::string("prod/") + dname(d),
+                  [d](Dev dev, Inputs& in) { in.push_back(transposed(on(dev, values_cpu({3, 4}, d, 2.0, 0.5)), 0, 1)); },
+                  [](const Inputs& in, tsr_tensor** o) { return tsr_prod(in[0].get(), nullptr, o); }, 0, 0});
+  }
+  // zeros: none, one and two per line (prod's backward cases)
+  for (bool all : {false, true})
+    cs.push_back({std::string("prod/zeros") + (all ? ", all" : ""),
+                  [all](Dev dev, Inputs& in) {
+                    std::vector<double> v = {1.5, 0.0, 2.0, -1.0, 0.5, 3.0, 0.5, 2.0, 0.0, 0.0, 1.0, -2.0};
+                    if (all) v = {1.5, 2.0, 0.0, -1.0, 0.5, 3.0};
+                    in.push_back(transposed(on(dev, doubles_cpu(v, {int64_t(v.size()) / 3, 3}, TSR_FLOAT32)), 0, 1));
+                  },
+                  [all](const Inputs& in, tsr_tensor** o) {
+                    return all ? tsr_prod(in[0].get(), nullptr, o) : tsr_prod_dim(in[0].get(), 1, false, nullptr, o);
+                  },
+                  0, 0});
+  {
+    const tsr_dtype f64 = TSR_FLOAT64, i16 = TSR_INT16;
+    cs.push_back({"prod/float32 as float64",
+                  [](Dev dev, Inputs& in) { in.push_back(leaf(on(dev, values_cpu({7}, TSR_FLOAT32, 2.0, 0.3)))); },
+                  [f64](const Inputs& in, tsr_tensor** o) { return tsr_prod(in[0].get(), &f64, o); }, 0, 0});
+    cs.push_back({"prod_dim/int64 as int16 (wraps)",
+                  [](Dev dev, Inputs& in) { in.push_back(leaf(on(dev, ints_cpu({300, 200, 7, -9, 1000, 3}, {2, 3})))); },
+                  [i16](const Inputs& in, tsr_tensor** o) { return tsr_prod_dim(in[0].get(), 1, false, &i16, o); }, 0, 0});
+  }
+  cs.push_back({"prod/empty", [](Dev dev, Inputs& in) { in.push_back(leaf(on(dev, values_cpu({0, 3}, TSR_FLOAT32)))); },
+                [](const Inputs& in, tsr_tensor** o) { return tsr_prod(in[0].get(), nullptr, o); }, 0, 0});
+  cs.push_back({"prod_dim/empty dim", [](Dev dev, Inputs& in) { in.push_back(leaf(on(dev, values_cpu({0, 3}, TSR_FLOAT32)))); },
+                [](const Inputs& in, tsr_tensor** o) { return tsr_prod_dim(in[0].get(), 0, true, nullptr, o); }, 0, 0});
+  cs.push_back({"prod_dim/0-dim", [](Dev dev, Inputs& in) { in.push_back(leaf(on(dev, values_cpu({}, TSR_FLOAT64)))); },
+                [](const Inputs& in, tsr_tensor** o) { return tsr_prod_dim(in[0].get(), -1, false, nullptr, o); }, 0, 0});
+  cs.push_back({"prod/long", [](Dev dev, Inputs& in) { in.push_back(leaf(on(dev, values_cpu({130}, TSR_FLOAT32, 0.3, 1.0)))); },
+                [](const Inputs& in, tsr_tensor** o) { return tsr_prod(in[0].get(), nullptr, o); }, 0, 0});
+  // ---- any / all: uint8 stays uint8, NaN is true, empty slices ----------
+  for (bool is_all : {false, true}) {
+    const std::string name = is_all ? "all" : "any";
+    // rows: zeros only, a NaN among zeros, mixed, no zero
+    const std::vector<double> v = {0, 0, 0, 0, NAN, 0, 0, 2, -1, 3, 1, 0.5};
+    for (tsr_dtype d : {TSR_FLOAT32, TSR_FLOAT16, TSR_FLOAT64, TSR_INT64, TSR_INT8, TSR_UINT8, TSR_BOOL, TSR_UINT16})
+      for (int64_t dim : {-1, 0, 99}) {  // 99: over everything
+        cs.push_back({name + (dim == 99 ? "/all dims/" : "/dim " + std::to_string(dim) + "/") +
+                          (d == TSR_UINT16 ? "uint16" : dname(d)),
+                      [v, d](Dev dev, Inputs& in) {
+                        std::vector<double> w = v;
+                        if (!is_float(d)) w[4] = 0;  // NaN only where it exists
+                        if (d == TSR_UINT16 || d == TSR_UINT8) w[8] = 1;
+                        in.push_back(transposed(on(dev, doubles_cpu(w, {3, 4}, d)), 0, 1));
+                      },
+                      [dim, is_all](const Inputs& in, tsr_tensor** o) {
+                        if (dim == 99) return is_all ? tsr_all(in[0].get(), o) : tsr_any(in[0].get(), o);
+                        return is_all ? tsr_all_dim(in[0].get(), dim, dim == 0, o) : tsr_any_dim(in[0].get(), dim, false, o);
+                      },
+                      0, 0, false});
+      }
+    cs.push_back({name + "/empty",
+                  [](Dev dev, Inputs& in) { in.push_back(leaf(on(dev, values_cpu({2, 0}, TSR_FLOAT32)))); },
+                  [is_all](const Inputs& in, tsr_tensor** o) {
+                    return is_all ? tsr_all_dim(in[0].get(), 1, false, o) : tsr_any_dim(in[0].get(), 1, true, o);
+                  },
+                  0, 0, false});
+  }
+  for (const auto& [name, fn] : std::vector<std::pair<std::string, DimFn>>{
+           {"argmin", [](const tsr_tensor* a, int64_t d, bool k, tsr_tensor** o, tsr_tensor**) { return tsr_argmin(a, d, k, o); }},
+           {"argmax", [](const tsr_tensor* a, int64_t d, bool k, tsr_tensor** o, tsr_tensor**) { return tsr_argmax(a, d, k, o); }}})
+    for (tsr_dtype d : {TSR_FLOAT32, TSR_INT8, TSR_BOOL})
+      cs.push_back({name + "/" + dname(d),
+                    [d](Dev dev, Inputs& in) { in.push_back(transposed(on(dev, values_cpu({6, 5}, d, 4.0)), 0, 1)); },
+                    [fn = fn](const Inputs& in, tsr_tensor** o) { return fn(in[0].get(), 0, true, o, nullptr); }, 0,
+                    0});
+}
+
+// Values with ties, NaN, -0 and +0 and infinities (sorting's corner
+// cases), cycled over sizes, in dtype; integers and bool get small
+// integers with ties instead.
+tsr_tensor* tied_cpu(std::vector<int64_t> sizes, tsr_dtype dtype) {
+  int64_t n = 1;
+  for (int64_t s : sizes) n *= s;
+  if (!is_float(dtype)) {
+    const int64_t pattern[] = {3, -1, 3, 0, 7, -1, 2, 3, 1, 0, -5, 2, 9};
+    std::vector<int64_t> v(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) v[size_t(i)] = pattern[i % 13] + (i / 13) % 3;
+    return ints_cpu(v, sizes, dtype);
+  }
+  const double pattern[] = {1.5, NAN, -0.0, 0.0, -2.0, 1.5, INFINITY, -INFINITY, 3.0, 1.5, NAN, -1.0, 0.0};
+  std::vector<double> v(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) v[size_t(i)] = i % 2 ? pattern[i % 13] : std::sin(0.3 * double(i));
+  tsr_tensor* d = nullptr;
+  ok(tsr_from_data(v.data(), v.size() * sizeof(double), int64_t(sizes.size()), sizes.data(), TSR_FLOAT64, &d), d);
+  if (dtype == TSR_FLOAT64) return d;
+  tsr_tensor* out = nullptr;
+  const tsr_status st = tsr_to_dtype(d, dtype, &out);
+  tsr_tensor_release(d);
+  return ok(st, out);
+}
+
+// A two-output op's values (which = 0) or indices (1), the other released.
+using TwoOutputs = std::function<tsr_status(const tsr_tensor*, tsr_tensor**, tsr_tensor**)>;
+RunOp output_of(TwoOutputs fn, int which) {
+  return [fn, which](const Inputs& in, tsr_tensor** o) {
+    H other;
+    return which == 0 ? fn(in[0].get(), o, &other.h) : fn(in[0].get(), &other.h, o);
+  };
+}
+
+// ---- bmm/baddbmm, softplus, losses, sort/topk/kthvalue (issue 32, the
+// cuda-sort-loss family) ------------------------------------------------------
+void sort_loss_cases(std::vector<Case>& cs) {
+  // bmm: a transposed batch1, a sliced batch2; float16/bfloat16 sum in
+  // float on both devices (rounded once), in another order.
+  for (tsr_dtype d : kFloats) {
+    Case bmm{std::string("bmm/") + dname(d),
+             [d](Dev dev, Inputs& in) {
+               in.push_back(transposed(on(dev, values_cpu({3, 5, 4}, d)), 1, 2));  // [3, 4, 5]
+               in.push_back(sliced(on(dev, values_cpu({3, 5, 4}, d, 1.0)), 2, 0, 4, 2));  // [3, 5, 2]
+             },
+             [](const Inputs& in, tsr_tensor** o) { return tsr_bmm(in[0].get(), in[1].get(), o); }, 0, 0};
+    bmm.ulp_factor = 16;
+    cs.push_back(bmm);
+    for (double beta : {0.0, 1.0, -0.5}) {
+      Case ab{std::string("baddbmm/beta ") + std::to_string(beta) + "/" + dname(d),
+              [d](Dev dev, Inputs& in) {
+                in.push_back(expanded(on(dev, values_cpu({1, 2}, d, 1.0, 0.5)), {3, 4, 2}));  // broadcast input
+                in.push_back(leaf(on(dev, values_cpu({3, 4, 5}, d))));
+                in.push_back(transposed(on(dev, values_cpu({3, 2, 5}, d, 1.5)), 1, 2));  // [3, 5, 2]
+              },
+              [beta](const Inputs& in, tsr_tensor** o) {
+                return tsr_baddbmm(in[0].get(), in[1].get(), in[2].get(), beta, 0.75, o);
+              },
+              0, 0};
+      ab.ulp_factor = 16;
+      cs.push_back(ab);
+    }
+  }
+  cs.push_back({"baddbmm/beta 0 ignores NaN input, k = 0",
+                [](Dev dev, Inputs& in) {
+                  in.push_back(leaf(on(dev, values_cpu({2, 3, 4}, TSR_FLOAT32, NAN))));
+                  in.push_back(leaf(on(dev, values_cpu({2, 3, 0}, TSR_FLOAT32))));
+                  in.push_back(leaf(on(dev, values_cpu({2, 0, 4}, TSR_FLOAT32))));
+                },
+                [](const Inputs& in, tsr_tensor** o) {
+                  return tsr_baddbmm(in[0].get(), in[1].get(), in[2].get(), 0.0, 2.0, o);
+                },
+                0, 0, false});
+  cs.push_back({"baddbmm/k = 0 scales input, float64 input into float32",
+                [](Dev dev, Inputs& in) {
+                  in.push_back(leaf(on(dev, values_cpu({3, 4}, TSR_FLOAT64))));
+                  in.push_back(leaf(on(dev, values_cpu({2, 3, 0}, TSR_FLOAT32))));
+                  in.push_back(leaf(on(dev, values_cpu({2, 0, 4}, TSR_FLOAT32))));
+                },
+                [](const Inputs& in, tsr_tensor** o) {
+                  return tsr_baddbmm(in[0].get(), in[1].get(), in[2].get(), 0.5, 2.0, o);
+                },
+                1e-6, 0, false});
+  cs.push_back({"bmm/empty batch",
+                [](Dev dev, Inputs& in) {
+                  in.push_back(leaf(on(dev, values_cpu({0, 3, 2}, TSR_FLOAT32))));
+                  in.push_back(leaf(on(dev, values_cpu({0, 2, 4}, TSR_FLOAT32))));
+                },
+                [](const Inputs& in, tsr_tensor** o) { return tsr_bmm(in[0].get(), in[1].get(), o); }, 0, 0});
+  cs.push_back({"bmm/int64 refused as on the CPU",
+                [](Dev dev, Inputs& in) {
+                  in.push_back(leaf(on(dev, ints_cpu({1, 2, 3, 4}, {1, 2, 2}))));
+                  in.push_back(leaf(on(dev, ints_cpu({1, 2, 3, 4}, {1, 2, 2}))));
+                },
+                [](const Inputs& in, tsr_tensor** o) { return tsr_bmm(in[0].get(), in[1].get(), o); }, 0, 0});
+  // softplus: both branches of the threshold, beta != 1; integers refused.
+  for (tsr_dtype d : kAll) {
+    for (double beta : {1.0, 2.5}) {
+      Case sp{std::string("softplus/beta ") + std::to_string(beta) + "/" + dname(d),
+              [d](Dev dev, Inputs& in) { in.push_back(transposed(on(dev, values_cpu({5, 6}, d, 12.0, 1.0)), 0, 1)); },
+              [beta](const Inputs& in, tsr_tensor** o) { return tsr_softplus(in[0].get(), beta, 8.0, o); }, 0, 0};
+      sp.ulp_factor = 4;
+      cs.push_back(sp);
+    }
+  }
+  // The pointwise losses: every reduction, a broadcast target (expanded),
+  // a transposed input; float16/bfloat16 where the CPU takes them.
+  using Loss = std::function<tsr_status(const tsr_tensor*, const tsr_tensor*, tsr_loss_reduction, tsr_tensor**)>;
+  const std::vector<std::pair<std::string, Loss>> losses = {
+      {"mse_loss", tsr_mse_loss},
+      {"l1_loss", tsr_l1_loss},
+      {"smooth_l1_loss", [](const tsr_tensor* x, const tsr_tensor* y, tsr_loss_reduction r,
+                            tsr_tensor** o) { return tsr_smooth_l1_loss(x, y, r, 0.75, o); }},
+      {"smooth_l1_loss beta 0", [](const tsr_tensor* x, const tsr_tensor* y, tsr_loss_reduction r,
+                                   tsr_tensor** o) { return tsr_smooth_l1_loss(x, y, r, 0.0, o); }},
+      {"huber_loss", [](const tsr_tensor* x, const tsr_tensor* y, tsr_loss_reduction r, tsr_tensor** o) {
+         return tsr_huber_loss(x, y, r, 0.6, o);
+       }},
+      {"kl_div", [](const tsr_tensor* x, const tsr_tensor* y, tsr_loss_reduction r, tsr_tensor** o) {
+         return tsr_kl_div(x, y, r, false, o);
+       }},
+      {"kl_div log_target", [](const tsr_tensor* x, const tsr_tensor* y, tsr_loss_reduction r, tsr_tensor** o) {
+         return tsr_kl_div(x, y, r, true, o);
+       }},
+  };
+  for (const auto& [name, fn] : losses)
+    for (tsr_dtype d : kFloats)
+      for (tsr_loss_reduction r : {TSR_REDUCTION_NONE, TSR_REDUCTION_MEAN, TSR_REDUCTION_SUM}) {
+        Case c{name + "/" + dname(d) + "/reduction " + std::to_string(int(r)),
+               [d](Dev dev, Inputs& in) {
+                 in.push_back(transposed(on(dev, values_cpu({6, 4}, d, 2.0)), 0, 1));  // [4, 6]
+                 in.push_back(expanded(on(dev, values_cpu({1, 6}, d, 1.5, 0.5)), {4, 6}));
+               },
+               [fn = fn, r](const Inputs& in, tsr_tensor** o) { return fn(in[0].get(), in[1].get(), r, o); }, 0, 0};
+        c.ulp_factor = 16;
+        cs.push_back(c);
+      }
+  cs.push_back({"mse_loss/float32 input, float64 target (promoted)",
+                [](Dev dev, Inputs& in) {
+                  in.push_back(leaf(on(dev, values_cpu({3, 4}, TSR_FLOAT32))));
+                  in.push_back(leaf(on(dev, values_cpu({4}, TSR_FLOAT64, 1.0))));
+                },
+                [](const Inputs& in, tsr_tensor** o) { return tsr_mse_loss(in[0].get(), in[1].get(), TSR_REDUCTION_MEAN, o); },
+                1e-13, 1e-13});
+  cs.push_back({"mse_loss/empty, mean is NaN",
+                [](Dev dev, Inputs& in) {
+                  in.push_back(leaf(on(dev, values_cpu({0, 3}, TSR_FLOAT32))));
+                  in.push_back(leaf(on(dev, values_cpu({0, 3}, TSR_FLOAT32))));
+                },
+                [](const Inputs& in, tsr_tensor** o) { return tsr_mse_loss(in[0].get(), in[1].get(), TSR_REDUCTION_MEAN, o); },
+                0, 0});
+  // binary_cross_entropy: probabilities in (0, 1) plus exact 0 and 1 (the
+  // -100 clamp), a weight broadcast along rows.
+  for (tsr_dtype d : kFloats)
+    for (tsr_loss_reduction r : {TSR_REDUCTION_NONE, TSR_REDUCTION_MEAN, TSR_REDUCTION_SUM})
+      for (bool weighted : {false, true}) {
+        Case c{std::string("binary_cross_entropy/") + dname(d) + "/reduction " + std::to_string(int(r)) +
+                   (weighted ? "/weight" : ""),
+               [d, weighted](Dev dev, Inputs& in) {
+                 tsr_tensor* x = nullptr;
+                 tsr_tensor* v = values_cpu({5, 4}, TSR_FLOAT64, 0.45, 0.5);
+                 const double lo = 0.0, hi = 1.0;  // a few exact 0s and 1s
+                 tsr_tensor* w = nullptr;
+                 ok(tsr_mul_scalar(v, 1.2, &w), w);
+                 ok(tsr_clamp(w, &lo, &hi, &x), x);
+                 tsr_tensor_release(v);
+                 tsr_tensor_release(w);
+                 tsr_tensor* xd = nullptr;
+                 ok(tsr_to_dtype(x, d, &xd), xd);
+                 tsr_tensor_release(x);
+                 in.push_back(transposed(on(dev, xd), 0, 1));  // [4, 5]
+                 in.push_back(leaf(on(dev, values_cpu({4, 5}, d, 0.5, 0.5))));
+                 if (weighted) in.push_back(leaf(on(dev, values_cpu({5}, d, 1.0, 1.5))));
+               },
+               [r, weighted](const Inputs& in, tsr_tensor** o) {
+                 return tsr_binary_cross_entropy(in[0].get(), in[1].get(), weighted ? in[2].get() : nullptr, r, o);
+               },
+               0, 0};
+        c.ulp_factor = 16;
+        cs.push_back(c);
+      }
+  for (tsr_dtype d : kFloats)
+    for (tsr_loss_reduction r : {TSR_REDUCTION_NONE, TSR_REDUCTION_MEAN, TSR_REDUCTION_SUM})
+      for (int variant = 0; variant < 3; ++variant) {  // plain, weight, weight + pos_weight
+        Case c{std::string("binary_cross_entropy_with_logits/") + dname(d) + "/reduction " + std::to_string(int(r)) +
+                   "/variant " + std::to_string(variant),
+               [d, variant](Dev dev, Inputs& in) {
+                 in.push_back(transposed(on(dev, values_cpu({5, 4}, d, 6.0)), 0, 1));  // [4, 5]
+                 in.push_back(leaf(on(dev, values_cpu({4, 5}, d, 0.5, 0.5))));
+                 if (variant >= 1) in.push_back(expanded(on(dev, values_cpu({4, 1}, d, 1.0, 1.5)), {4, 5}));
+                 if (variant >= 2) in.push_back(leaf(on(dev, values_cpu({5}, d, 1.0, 2.0))));
+               },
+               [r, variant](const Inputs& in, tsr_tensor** o) {
+                 return tsr_binary_cross_entropy_with_logits(in[0].get(), in[1].get(),
+                                                             variant >= 1 ? in[2].get() : nullptr,
+                                                             variant >= 2 ? in[3].get() : nullptr, r, o);
+               },
+               0, 0};
+        c.ulp_factor = 16;
+        cs.push_back(c);
+      }
+  // nll_loss beyond [N, C]: class weights, ignore_index (some targets
+  // ignored), every reduction, [C], [N, C], [N, C, L] (run as 4-D) and
+  // [N, C, H, W] with a transposed input.
+  struct NllShape {
+    const char* name;
+    std::vector<int64_t> input, target;
+    std::vector<int64_t> targets;  // values, ignore_index -1 among them
+  };
+  const std::vector<NllShape> nll_shapes = {
+      {"[C]", {5}, {}, {3}},
+      {"[C] ignored", {5}, {}, {-1}},
+      {"[N, C]", {4, 5}, {4}, {4, -1, 0, 2}},
+      {"[N, C, L]", {2, 4, 3}, {2, 3}, {3, 0, -1, 1, 1, 2}},
+      {"[N, C, H, W]", {2, 3, 2, 2}, {2, 2, 2}, {2, 0, 1, -1, 0, 0, 2, 1}},
+  };
+  for (const NllShape& sh : nll_shapes)
+    for (tsr_dtype d : kFloats)
+      for (tsr_loss_reduction r : {TSR_REDUCTION_NONE, TSR_REDUCTION_MEAN, TSR_REDUCTION_SUM})
+        for (bool weighted : {false, true}) {
+          Case c{std::string("nll_loss/") + sh.name + "/" + dname(d) + "/reduction " + std::to_string(int(r)) +
+                     (weighted ? "/weight" : ""),
+                 [d, sh, weighted](Dev dev, Inputs& in) {
+                   const int64_t classes = sh.input.size() == 1 ? sh.input[0] : sh.input[1];
+                   if (sh.input.size() == 4) {  // a transposed [N, C, W, H] seen as [N, C, H, W]
+                     in.push_back(transposed(
+                         on(dev, values_cpu({sh.input[0], sh.input[1], sh.input[3], sh.input[2]}, d, 3.0, -2.0)), 2, 3));
+                   } else {
+                     in.push_back(leaf(on(dev, values_cpu(sh.input, d, 3.0, -2.0))));
+                   }
+                   in.push_back(leaf(on(dev, ints_cpu(sh.targets, sh.target))));
+                   if (weighted) in.push_back(Input{H(on(dev, values_cpu({classes}, d, 1.0, 1.5))), H()});  // no grad
+                 },
+                 [r, weighted](const Inputs& in, tsr_tensor** o) {
+                   return tsr_nll_loss(in[0].get(), in[1].get(), weighted ? in[2].get() : nullptr, r, -1, o);
+                 },
+                 0, 0};
+          c.ulp_factor = 16;
+          cs.push_back(c);
+        }
+  // cross_entropy with class indices: label smoothing, weights, ignore_index.
+  for (tsr_dtype d : {TSR_FLOAT32, TSR_FLOAT64})
+    for (tsr_loss_reduction r : {TSR_REDUCTION_NONE, TSR_REDUCTION_MEAN, TSR_REDUCTION_SUM})
+      for (bool weighted : {false, true}) {
+        Case c{std::string("cross_entropy_loss/label smoothing/") + dname(d) + "/reduction " + std::to_string(int(r)) +
+                   (weighted ? "/weight" : ""),
+               [d, weighted](Dev dev, Inputs& in) {
+                 in.push_back(leaf(on(dev, values_cpu({3, 4, 2}, d, 3.0))));
+                 in.push_back(leaf(on(dev, ints_cpu({1, 3, 7, 0, 2, 7}, {3, 2}))));
+                 if (weighted) in.push_back(Input{H(on(dev, values_cpu({4}, d, 0.5, 1.0))), H()});  // no grad
+               },
+               [r, weighted](const Inputs& in, tsr_tensor** o) {
+                 return tsr_cross_entropy_loss(in[0].get(), in[1].get(), weighted ? in[2].get() : nullptr, r, 7, 0.2, o);
+               },
+               0, 0};
+        c.ulp_factor = 16;
+        cs.push_back(c);
+      }
+  cs.push_back({"nll_loss/empty batch, mean is NaN",
+                [](Dev dev, Inputs& in) {
+                  in.push_back(leaf(on(dev, values_cpu({0, 3}, TSR_FLOAT32))));
+                  in.push_back(leaf(on(dev, ints_cpu({}, {0}))));
+                },
+                [](const Inputs& in, tsr_tensor** o) {
+                  return tsr_nll_loss(in[0].get(), in[1].get(), nullptr, TSR_REDUCTION_MEAN, -100, o);
+                },
+                0, 0});
+  // sort, topk, kthvalue: values (and their gradient, scattered back) and
+  // indices, exact; ties, NaN, -0/+0 and infinities in every dtype; a
+  // transposed input, both directions, both dims.
+  for (tsr_dtype d : kAll)
+    for (int which : {0, 1}) {
+      const std::string what = which ? "/indices/" : "/values/";
+      for (bool descending : {false, true})
+        for (int64_t dim : {0, -1}) {
+          cs.push_back({std::string("sort") + what + (descending ? "descending/" : "ascending/") + "dim " +
+                            std::to_string(dim) + "/" + dname(d),
+                        [d](Dev dev, Inputs& in) { in.push_back(transposed(on(dev, tied_cpu({9, 6}, d)), 0, 1)); },
+                        output_of(
+                            [descending, dim](const tsr_tensor* x, tsr_tensor** v, tsr_tensor** i) {
+                              return tsr_sort(x, dim, descending, true, v, i);
+                            },
+                            which),
+                        0, 0});
+        }
+      for (bool largest : {true, false})
+        cs.push_back({std::string("topk") + what + (largest ? "largest/" : "smallest/") + dname(d),
+                      [d](Dev dev, Inputs& in) { in.push_back(transposed(on(dev, tied_cpu({7, 4}, d)), 0, 1)); },
+                      output_of(
+                          [largest](const tsr_tensor* x, tsr_tensor** v, tsr_tensor** i) {
+                            return tsr_topk(x, 3, 1, largest, v, i);
+                          },
+                          which),
+                      0, 0});
+      for (bool keepdim : {false, true})
+        cs.push_back({std::string("kthvalue") + what + (keepdim ? "keepdim/" : "") + dname(d),
+                      [d](Dev dev, Inputs& in) { in.push_back(sliced(on(dev, tied_cpu({4, 13}, d)), 1, 1, 13, 2)); },
+                      output_of(
+                          [keepdim](const tsr_tensor* x, tsr_tensor** v, tsr_tensor** i) {
+                            return tsr_kthvalue(x, 4, 1, keepdim, v, i);
+                          },
+                          which),
+                      0, 0});
+    }
+  for (int which : {0, 1}) {
+    const std::string what = which ? "/indices" : "/values";
+    cs.push_back({"sort/long rows" + what,
+                  [](Dev dev, Inputs& in) { in.push_back(leaf(on(dev, tied_cpu({2, 300}, TSR_FLOAT32)))); },
+                  output_of([](const tsr_tensor* x, tsr_tensor** v,
+                               tsr_tensor** i) { return tsr_sort(x, 1, true, false, v, i); },
+                            which),
+                  0, 0});
+    cs.push_back({"sort/0-dim" + what, [](Dev dev, Inputs& in) { in.push_back(leaf(on(dev, values_cpu({}, TSR_FLOAT32)))); },
+                  output_of([](const tsr_tensor* x, tsr_tensor** v,
+                               tsr_tensor** i) { return tsr_sort(x, 0, false, false, v, i); },
+                            which),
+                  0, 0});
+    cs.push_back({"sort/empty" + what, [](Dev dev, Inputs& in) { in.push_back(leaf(on(dev, values_cpu({3, 0}, TSR_FLOAT32)))); },
+                  output_of([](const tsr_tensor* x, tsr_tensor** v,
+                               tsr_tensor** i) { return tsr_sort(x, 0, false, false, v, i); },
+                            which),
+                  0, 0});
+    cs.push_back({"topk/k 0" + what, [](Dev dev, Inputs& in) { in.push_back(leaf(on(dev, values_cpu({3, 4}, TSR_FLOAT64)))); },
+                  output_of([](const tsr_tensor* x, tsr_tensor** v,
+                               tsr_tensor** i) { return tsr_topk(x, 0, 1, true, v, i); },
+                            which),
+                  0, 0});
+    cs.push_back({"kthvalue/0-dim" + what,
+                  [](Dev dev, Inputs& in) { in.push_back(leaf(on(dev, values_cpu({}, TSR_FLOAT64)))); },
+                  output_of([](const tsr_tensor* x, tsr_tensor** v,
+                               tsr_tensor** i) { return tsr_kthvalue(x, 1, 0, false, v, i); },
+                            which),
+                  0, 0});
+  }
+  // cross_entropy with class probabilities: mean divides by N (loss's div).
+  for (tsr_dtype d : {TSR_FLOAT32, TSR_FLOAT64}) {
+    Case c{std::string("cross_entropy_loss/probabilities/") + dname(d),
+           [d](Dev dev, Inputs& in) {
+             in.push_back(leaf(on(dev, values_cpu({3, 5, 2}, d, 3.0))));
+             in.push_back(leaf(on(dev, values_cpu({3, 5, 2}, d, 0.5, 0.5))));
+           },
+           [](const Inputs& in, tsr_tensor** o) {
+             return tsr_cross_entropy_loss(in[0].get(), in[1].get(), nullptr, TSR_REDUCTION_MEAN, -100, 0.0, o);
+           },
+           0, 0};
+    c.ulp_factor = 16;
+    cs.push_back(c);
+  }
+}
+
 // ---- the scatter / index family (masked_fill, masked_select, flip, nonzero,
 // scatter*, index_add/copy/fill, index, index_put): every result exact, as
 // the device walks each output column in the CPU's order --------------------
@@ -264,18 +1029,6 @@ tsr_tensor* mask_cpu(std::vector<int64_t> sizes, double shift = 0.0) {
   tsr_tensor* m = nullptr;
   ok(tsr_gt(v.h, z.h, &m), m);  // (ok's second argument may be read before the call fills m)
   return m;
-}
-
-// Explicit values (NaN and infinities included) in dtype.
-tsr_tensor* doubles_cpu(const std::vector<double>& v, std::vector<int64_t> sizes, tsr_dtype dtype) {
-  tsr_tensor* d = nullptr;
-  ok(tsr_from_data(v.data(), v.size() * sizeof(double), int64_t(sizes.size()), sizes.data(), TSR_FLOAT64, &d), d);
-  if (dtype == TSR_FLOAT64) return d;
-  tsr_tensor* out = nullptr;
-  const tsr_status st = tsr_to_dtype(d, dtype, &out);
-  tsr_tensor_release(d);
-  ok(st, out);
-  return out;
 }
 
 // The op in place on a differentiable clone of input 0 (so the leaf still
@@ -1134,6 +1887,8 @@ std::vector<Case> cases() {
     ce.ulp_factor = 16;
     cs.push_back(ce);
   }
+  add_reduce_cases(cs);
+  sort_loss_cases(cs);
   add_index_family_cases(cs);
   return cs;
 }
@@ -1142,15 +1897,9 @@ std::vector<Case> cases() {
 // leaves this list when it gains one and joins the sweep above. conv2d,
 // batch norm and the poolings (max pooling included) are checked against
 // the CPU by cuda_emulated_cudnn, attention by bindings_python_cuda_emulated.
-const char* const kKnownGaps[] = {
+const std::vector<const char*> kKnownGaps = {
     // Every primitive without eval_device when this was written (grep
-    // eval_cpu without eval_device under src/ops), by family:
-    "softplus",
-    "maximum, minimum, amax, amin, norm, min (dim and all), max (all), evenly_distribute_backward",
-    "cumsum, cumprod, prod", "sort, topk, kthvalue", "var, std, var_mean, std_mean, logsumexp",
-    "bmm, baddbmm",
-    "binary_cross_entropy(_with_logits), the pointwise losses (mse, l1, smooth_l1, ...), loss's div, "
-    "nll_loss/nll_loss2d beyond [N, C] (ignore_index, weights, label smoothing)",
+    // eval_cpu without eval_device under src/ops), by family: none left.
 };
 
 class CudaOpSweep : public ::testing::Test {
@@ -1246,6 +1995,149 @@ TEST_F(CudaOpSweep, ArgumentErrorsSayWhatTheCpuSays) {
   expect_same_error([](Dev dev, tsr_tensor** o) {  // gather with an int32 index
     H x(on(dev, values_cpu({3}, TSR_FLOAT32))), i(on(dev, ints_cpu({0}, {1}, TSR_INT32)));
     return tsr_gather(x.h, 0, i.h, o);
+  });
+}
+
+// The cuda-sort-loss family's argument errors (issue 32).
+TEST_F(CudaOpSweep, SortLossErrorsSayWhatTheCpuSays) {
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // bmm: inner sizes differ
+    H a(on(dev, values_cpu({2, 3, 4}, TSR_FLOAT32))), b(on(dev, values_cpu({2, 5, 2}, TSR_FLOAT32)));
+    return tsr_bmm(a.h, b.h, o);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // baddbmm: input does not broadcast
+    H i(on(dev, values_cpu({3, 3}, TSR_FLOAT32))), a(on(dev, values_cpu({2, 3, 4}, TSR_FLOAT32))),
+        b(on(dev, values_cpu({2, 4, 2}, TSR_FLOAT32)));
+    return tsr_baddbmm(i.h, a.h, b.h, 1.0, 1.0, o);
+  });
+  for (double bad : {1.5, -0.25, double(NAN)})  // binary_cross_entropy: an input outside [0, 1]
+    expect_same_error([bad](Dev dev, tsr_tensor** o) {
+      std::vector<double> v = {0.5, 0.25, 1.0, 0.0, bad, 0.75};
+      tsr_tensor* xc = nullptr;
+      const int64_t n = 6;
+      ok(tsr_from_data(v.data(), v.size() * sizeof(double), 1, &n, TSR_FLOAT64, &xc), xc);
+      H x(on(dev, xc)), t(on(dev, values_cpu({6}, TSR_FLOAT64, 0.5, 0.5)));
+      return tsr_binary_cross_entropy(x.h, t.h, nullptr, TSR_REDUCTION_MEAN, o);
+    });
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // binary_cross_entropy: a target of another dtype
+    H x(on(dev, values_cpu({4}, TSR_FLOAT32, 0.4, 0.5))), t(on(dev, values_cpu({4}, TSR_FLOAT64, 0.5, 0.5)));
+    return tsr_binary_cross_entropy(x.h, t.h, nullptr, TSR_REDUCTION_MEAN, o);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // softplus of integers
+    H x(on(dev, ints_cpu({1, 2, 3}, {3})));
+    return tsr_softplus(x.h, 1.0, 20.0, o);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // mse_loss of integers
+    H x(on(dev, ints_cpu({1, 2, 3}, {3}))), y(on(dev, ints_cpu({1, 2, 3}, {3})));
+    return tsr_mse_loss(x.h, y.h, TSR_REDUCTION_MEAN, o);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // an invalid reduction
+    H x(on(dev, values_cpu({3}, TSR_FLOAT32))), y(on(dev, values_cpu({3}, TSR_FLOAT32)));
+    return tsr_smooth_l1_loss(x.h, y.h, tsr_loss_reduction(3), 1.0, o);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // nll_loss: the first bad target (not the ignored one)
+    H x(on(dev, values_cpu({2, 3, 2}, TSR_FLOAT32))), t(on(dev, ints_cpu({1, -5, 2, 3}, {2, 2})));
+    return tsr_nll_loss(x.h, t.h, nullptr, TSR_REDUCTION_MEAN, -5, o);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // nll_loss: a negative target
+    H x(on(dev, values_cpu({3, 4}, TSR_FLOAT32))), t(on(dev, ints_cpu({1, -2, 7}, {3})));
+    return tsr_nll_loss(x.h, t.h, nullptr, TSR_REDUCTION_SUM, -100, o);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // cross_entropy with label smoothing: a bad target
+    H x(on(dev, values_cpu({3, 4}, TSR_FLOAT32))), t(on(dev, ints_cpu({1, 4, 0}, {3})));
+    return tsr_cross_entropy_loss(x.h, t.h, nullptr, TSR_REDUCTION_MEAN, -100, 0.1, o);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // nll_loss: a weight of the wrong size
+    H x(on(dev, values_cpu({3, 4}, TSR_FLOAT32))), t(on(dev, ints_cpu({1, 2, 0}, {3}))),
+        w(on(dev, values_cpu({3}, TSR_FLOAT32)));
+    return tsr_nll_loss(x.h, t.h, w.h, TSR_REDUCTION_MEAN, -100, o);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // topk: k beyond the dim
+    H x(on(dev, values_cpu({3, 4}, TSR_FLOAT32))), i;
+    return tsr_topk(x.h, 5, 1, true, o, &i.h);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // kthvalue: k = 0
+    H x(on(dev, values_cpu({3, 4}, TSR_FLOAT32))), i;
+    return tsr_kthvalue(x.h, 0, 1, false, o, &i.h);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // kthvalue: an empty dim
+    H x(on(dev, values_cpu({3, 0}, TSR_FLOAT32))), i;
+    return tsr_kthvalue(x.h, 1, 1, false, o, &i.h);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // sort: a dim out of range
+    H x(on(dev, values_cpu({3, 4}, TSR_FLOAT32))), i;
+    return tsr_sort(x.h, 2, false, false, o, &i.h);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // huber_loss: delta must be positive
+    H x(on(dev, values_cpu({3}, TSR_FLOAT32))), y(on(dev, values_cpu({3}, TSR_FLOAT32)));
+    return tsr_huber_loss(x.h, y.h, TSR_REDUCTION_MEAN, 0.0, o);
+  });
+}
+
+}  // namespace
+
+// ---- reductions, extrema, scans, statistics: error paths (cuda-reduce) ----
+namespace {
+
+TEST_F(CudaOpSweep, ReductionErrorsSayWhatTheCpuSays) {
+  for (auto fn : {tsr_min, tsr_max})  // nothing to reduce
+    expect_same_error([fn](Dev dev, tsr_tensor** o) {
+      H x(on(dev, values_cpu({0, 3}, TSR_FLOAT32)));
+      return fn(x.h, o);
+    });
+  for (auto fn : {tsr_min_dim, tsr_max_dim})  // an empty reduced dim
+    expect_same_error([fn](Dev dev, tsr_tensor** o) {
+      H x(on(dev, values_cpu({2, 0}, TSR_FLOAT32))), idx;
+      return fn(x.h, 1, false, o, &idx.h);
+    });
+  for (auto fn : {tsr_amax, tsr_amin})
+    expect_same_error([fn](Dev dev, tsr_tensor** o) {
+      H x(on(dev, values_cpu({0, 3}, TSR_FLOAT32)));
+      const int64_t dims[] = {0};
+      return fn(x.h, 1, dims, false, o);
+    });
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // a dim out of range
+    H x(on(dev, values_cpu({2, 3}, TSR_FLOAT32))), idx;
+    return tsr_min_dim(x.h, 2, false, o, &idx.h);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // argmin of bools
+    H x(on(dev, ints_cpu({1, 0}, {2}, TSR_BOOL)));
+    return tsr_argmin(x.h, 0, false, o);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // shapes that do not broadcast
+    H a(on(dev, values_cpu({2, 3}, TSR_FLOAT32))), b(on(dev, values_cpu({2}, TSR_FLOAT32)));
+    return tsr_maximum(a.h, b.h, o);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // var of integers
+    H x(on(dev, ints_cpu({1, 2, 3}, {3})));
+    return tsr_var(x.h, 0, nullptr, 1, false, o);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // a repeated dim
+    H x(on(dev, values_cpu({2, 3}, TSR_FLOAT32)));
+    const int64_t dims[] = {1, -1};
+    return tsr_std(x.h, 2, dims, 1, false, o);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // norm of integers
+    H x(on(dev, ints_cpu({1, 2, 3}, {3})));
+    return tsr_norm(x.h, 2.0, 0, nullptr, false, o);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // a scan dim out of range
+    H x(on(dev, values_cpu({2, 3}, TSR_FLOAT32)));
+    return tsr_cumsum(x.h, 2, nullptr, o);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // a storage-only result dtype
+    H x(on(dev, values_cpu({2, 3}, TSR_FLOAT32)));
+    const tsr_dtype u16 = TSR_UINT16;
+    return tsr_cumprod(x.h, 0, &u16, o);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {
+    H x(on(dev, values_cpu({2, 3}, TSR_FLOAT32)));
+    const tsr_dtype u16 = TSR_UINT16;
+    return tsr_prod_dim(x.h, -3, false, &u16, o);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {
+    H x(on(dev, values_cpu({2, 3}, TSR_FLOAT32)));
+    const tsr_dtype u32 = TSR_UINT32;
+    return tsr_prod(x.h, &u32, o);
   });
 }
 

@@ -15,6 +15,7 @@
 #include <cmath>
 
 #include "cpu/kernels/elementwise.h"
+#include "cpu/kernels/minmax.h"
 #include "cpu/kernels/nn.h"
 #include "cpu/kernels/reduce.h"
 #include "emulator/emulated_kernels.h"
@@ -241,6 +242,31 @@ TEST(EmulatedBlockRows, MaxAndArgmaxBitForBit) {
                                  : strided                ? RowPath::Columns
                                                           : RowPath::BlockPerRow;
             EXPECT_EQ(k.launches().back(), row_launch("reduce_max", path)) << what;
+            EXPECT_TRUE(same_bits(values, out)) << what;
+            EXPECT_TRUE(same_bits(indices, idx)) << what;
+          }
+}
+
+// Min (issue 32's min / amin): the CPU's min_dim (max of the order-reversed
+// values) on the same rows, every path.
+TEST(EmulatedBlockRows, MinAndArgminBitForBit) {
+  for (const LaunchShape& shape : kShapes)
+    for (tsr_dtype d : {TSR_FLOAT32, TSR_FLOAT16, TSR_INT32, TSR_BOOL})
+      for (int64_t len : {63, 64, 65, 1000})
+        for (const Tensor& rows : max_rows(d, len))
+          for (bool strided : {false, true}) {
+            EmulatedKernels k(shape);
+            Tensor x = strided ? views::t(kernels::contiguous_copy(views::t(rows), d)) : rows;
+            auto [values, indices] = kernels::min_dim(x, 1, false);
+            Tensor out = empty(values.sizes(), d, TSR_CONTIGUOUS_FORMAT, kCpu);
+            Tensor idx = empty(values.sizes(), TSR_INT64, TSR_CONTIGUOUS_FORMAT, kCpu);
+            k.reduce(ReduceKernel::Min, reduce_args(x, {false, true}, out, &idx, 1.0), kNoStream);
+            const std::string what = std::string(dtype_name(d)) + ", len " + std::to_string(len) +
+                                     (strided ? " strided" : "") + ", block_dim " + std::to_string(shape.block_dim);
+            const RowPath path = len < kBlockRowMinLength ? RowPath::OneThread
+                                 : strided                ? RowPath::Columns
+                                                          : RowPath::BlockPerRow;
+            EXPECT_EQ(k.launches().back(), row_launch("reduce_min", path)) << what;
             EXPECT_TRUE(same_bits(values, out)) << what;
             EXPECT_TRUE(same_bits(indices, idx)) << what;
           }

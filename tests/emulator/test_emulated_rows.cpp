@@ -5,6 +5,7 @@
 #include "cpu/kernels/elementwise.h"
 #include "cpu/kernels/nn.h"
 #include "cpu/kernels/reduce.h"
+#include "cpu/kernels/scan.h"
 #include "emulator/emulated_kernels.h"
 #include "emulator_test_util.h"
 #include "reduce_test_args.h"
@@ -73,6 +74,73 @@ TEST(EmulatedReduce, BadArguments) {
   r.inner.ndim = -1;
   expect_error(TSR_ERR_INVALID_ARGUMENT, [&] { k.reduce(ReduceKernel::Sum, r, kNoStream); });
   for (int i = 0; i < 3; ++i) EXPECT_EQ(out.data<float>()[i], 4.0f);
+}
+
+// Scans and products (issue 32): one thread per line, more lines than the
+// grid's threads (a grid-stride loop), against kernels::scan / prod bit for
+// bit in every dtype, both directions.
+TEST(EmulatedScan, ScansAndProductsBitForBit) {
+  EmulatedKernels k({4, 2});
+  for (tsr_dtype d : {TSR_FLOAT32, TSR_FLOAT64, TSR_FLOAT16, TSR_BFLOAT16, TSR_INT64, TSR_INT8, TSR_UINT8, TSR_BOOL})
+    for (int64_t dim : {0, 1, 2}) {
+      const Tensor x = kernels::contiguous_copy(views::permute(sample({5, 4, 6}, d, 3, false), {2, 0, 1}), d);
+      const Shape line_sizes = [&] {
+        Shape s = x.sizes();
+        s.erase(s.begin() + dim);
+        return s;
+      }();
+      ScanArgs a{};
+      a.lines = kshape(line_sizes);
+      a.in = KernelOperand{x.data_ptr(), d, {}};
+      for (int64_t e = 0, l = 0; e < 3; ++e)
+        if (e != dim) a.in.strides[l++] = x.strides()[size_t(e)];
+      a.len = x.sizes()[size_t(dim)];
+      a.in_stride = x.strides()[size_t(dim)];
+      const std::string what = std::string(dtype_name(d)) + " dim " + std::to_string(dim);
+      for (kernels::ScanOp op : {kernels::ScanOp::kSum, kernels::ScanOp::kProd})
+        for (bool reverse : {false, true}) {
+          const Tensor expected = kernels::scan(x, dim, op, d, reverse);
+          Tensor out = empty(x.sizes(), d, TSR_CONTIGUOUS_FORMAT, kCpu);
+          a.op = op == kernels::ScanOp::kSum ? ScanKernel::CumSum : ScanKernel::CumProd;
+          a.out = KernelOperand{out.data_ptr(), d, {}};
+          for (int64_t e = 0, l = 0; e < 3; ++e)
+            if (e != dim) a.out.strides[l++] = out.strides()[size_t(e)];
+          a.out_stride = out.strides()[size_t(dim)];
+          a.reverse = reverse;
+          k.scan(a, kNoStream);
+          EXPECT_TRUE(same_bits(expected, out)) << what << (reverse ? " reverse" : "");
+        }
+      const Tensor expected = kernels::prod(x, false, dim, false, d);
+      Tensor out = empty(expected.sizes(), d, TSR_CONTIGUOUS_FORMAT, kCpu);
+      a.op = ScanKernel::Prod;
+      a.reverse = false;
+      a.out = KernelOperand{out.data_ptr(), d, {}};
+      for (size_t l = 0; l < line_sizes.size(); ++l) a.out.strides[l] = out.strides()[l];
+      k.scan(a, kNoStream);
+      EXPECT_TRUE(same_bits(expected, out)) << what << " prod";
+    }
+}
+
+TEST(EmulatedScan, BadArguments) {
+  EmulatedKernels k;
+  Tensor x = sample({3}, TSR_FLOAT32), out = make_tensor({3}, TSR_FLOAT64, [](int64_t) { return 4.0; });
+  ScanArgs a{};
+  a.lines = kshape({});
+  a.in = KernelOperand{x.data_ptr(), TSR_FLOAT32, {}};
+  a.out = KernelOperand{out.data_ptr(), TSR_FLOAT64, {}};
+  a.len = 3;
+  a.in_stride = a.out_stride = 1;
+  expect_error(TSR_ERR_INVALID_ARGUMENT, [&] { k.scan(a, kNoStream); });  // dtypes differ
+  a.in.dtype = TSR_FLOAT64;
+  a.op = ScanKernel(9);
+  expect_error(TSR_ERR_INVALID_ARGUMENT, [&] { k.scan(a, kNoStream); });
+  a.op = ScanKernel::CumSum;
+  a.len = -1;
+  expect_error(TSR_ERR_INVALID_ARGUMENT, [&] { k.scan(a, kNoStream); });
+  a.len = 3;
+  a.in.dtype = a.out.dtype = TSR_UINT16;
+  expect_error(TSR_ERR_UNSUPPORTED, [&] { k.scan(a, kNoStream); });
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(out.data<double>()[i], 4.0);
 }
 
 TEST(EmulatedSoftmax, LogSoftmaxForwardBackwardAndSoftmax) {

@@ -211,24 +211,47 @@ TEST(CudaKernels, RowsAndNoise) {
     r.in_inner_strides[0] = 4;
     r.scale = 1;
     Tensor sw = host({30, 4}, d), sg = host({30, 4}, d), iw = host({30, 4}, TSR_INT64), ig = host({30, 4}, TSR_INT64);
-    for (ReduceKernel op : {ReduceKernel::Sum, ReduceKernel::Max}) {
+    for (ReduceKernel op : {ReduceKernel::Sum, ReduceKernel::Max, ReduceKernel::Min}) {
       r.out = kop(sw);
-      r.indices = op == ReduceKernel::Max ? kop(iw) : KernelOperand{nullptr, TSR_INT64, {}};
+      r.indices = op != ReduceKernel::Sum ? kop(iw) : KernelOperand{nullptr, TSR_INT64, {}};
       emu.reduce(op, r, kNoStream);
       DeviceCopy so(sg), io(ig);
       ReduceArgs rd = r;
       rd.in.data = xi.ptr;
       rd.out = so.op(sg, sg.sizes());
-      rd.indices = op == ReduceKernel::Max ? io.op(ig, ig.sizes()) : KernelOperand{nullptr, TSR_INT64, {}};
+      rd.indices = op != ReduceKernel::Sum ? io.op(ig, ig.sizes()) : KernelOperand{nullptr, TSR_INT64, {}};
       dev.reduce(op, rd, kCudaStream);
       so.back(sg);
       io.back(ig);
-      if (op == ReduceKernel::Max) {
+      if (op != ReduceKernel::Sum) {
         EXPECT_TRUE(same_bits(sw, sg));
         EXPECT_TRUE(same_bits(iw, ig));
       } else {
         EXPECT_TRUE(close(sw, sg, tolerance(d)));
       }
+    }
+    // cumsum (from the end) and prod along dim 1 (issue 32's scan kernel):
+    // one thread per line, the emulator's result bit for bit.
+    for (ScanKernel op : {ScanKernel::CumSum, ScanKernel::Prod}) {
+      const bool prod = op == ScanKernel::Prod;
+      Tensor cw = host(prod ? Shape{30, 4} : Shape{30, 70, 4}, d), cg = host(cw.sizes(), d);
+      ScanArgs a{};
+      a.op = op;
+      a.lines = kshape({30, 4});
+      a.in = KernelOperand{x.data_ptr(), d, {280, 1}};
+      a.out = KernelOperand{cw.data_ptr(), d, {prod ? 4 : 280, 1}};
+      a.len = 70;
+      a.in_stride = 4;
+      a.out_stride = prod ? 0 : 4;
+      a.reverse = !prod;
+      emu.scan(a, kNoStream);
+      DeviceCopy co(cg);
+      ScanArgs ad = a;
+      ad.in.data = xi.ptr;
+      ad.out.data = co.ptr;
+      dev.scan(ad, kCudaStream);
+      co.back(cg);
+      EXPECT_TRUE(same_bits(cw, cg)) << dtype_name(d) << (prod ? " prod" : " cumsum");
     }
     // nll loss and its backward.
     Tensor logp = sample({50, 7}, d, 5, false);
@@ -552,6 +575,90 @@ TEST(CudaKernels, RefusedArgumentsLaunchNothing) {
   expect_error(TSR_ERR_UNSUPPORTED, [&] {
     cuda::cuda_kernels().unary(UnaryKernel::Exp, kshape({4}), kop(x), kop(x), 0, TSR_INT32, kCudaStream);
   });
+}
+
+// ---- softplus and the losses, sort/topk/kthvalue (cuda-sort-loss) ----------
+// loss_map: every op, a transposed operand and a broadcast one, the
+// specials (NaN, infinities, -0) among the values; probabilities in [0, 1]
+// for binary_cross_entropy.
+TEST(CudaKernels, LossMap) {
+  EmulatedKernels emu;
+  auto& dev = cuda::cuda_kernels();
+  const Shape s{30, 40};
+  for (int op = 0; op <= int(LossKernel::BceWithLogits); ++op)
+    for (tsr_dtype d : {TSR_FLOAT32, TSR_FLOAT16, TSR_BFLOAT16, TSR_FLOAT64}) {
+      const bool bce = LossKernel(op) == LossKernel::Bce;
+      const bool mask = LossKernel(op) == LossKernel::AbsBelow || LossKernel(op) == LossKernel::AbsAtMost;
+      Tensor a = bce ? make_tensor(s, d, [](int64_t i) { return double((i * 37) % 101) / 100.0; })
+                     : views::t(sample({40, 30}, d, 1));
+      Tensor b = sample(s, d, 2), c = sample({40}, d, 3, false), e = sample({30, 1}, d, 4, false);
+      const tsr_dtype od = mask ? TSR_BOOL : d;
+      Tensor want = host(s, od), got = host(s, od);
+      KernelOperand cb = kop(c, s), eb = kop(e, s);  // broadcast: stride 0 over the missing / size-1 dims
+      cb.strides[0] = 0, cb.strides[1] = 1;
+      eb.strides[0] = 1, eb.strides[1] = 0;
+      LossMapArgs args{};
+      args.shape = kshape(s);
+      args.out = kop(want);
+      args.a = kop(a, s);
+      args.b = kop(b);
+      args.c = cb;
+      args.d = eb;
+      args.p = 0.75, args.q = 2.0, args.compute = d;
+      emu.loss_map(LossKernel(op), args, kNoStream);
+      DeviceCopy ai(a), bi(b), ci(c), ei(e), o(got);
+      LossMapArgs dargs = args;
+      dargs.out = o.op(got, s);
+      dargs.a = ai.op(a, s);
+      dargs.b = bi.op(b, s);
+      dargs.c.data = ci.ptr;
+      dargs.d.data = ei.ptr;
+      dev.loss_map(LossKernel(op), dargs, kCudaStream);
+      o.back(got);
+      EXPECT_TRUE(close(want, got, 4 * tolerance(d))) << "loss_map " << op << " " << dtype_name(d);
+    }
+}
+
+// sort_slices: every dtype (ties, NaN, -0 among the values), a transposed
+// input, rows short and long, both directions, all ranks and a middle band.
+TEST(CudaKernels, SortSlices) {
+  EmulatedKernels emu;
+  auto& dev = cuda::cuda_kernels();
+  for (tsr_dtype d : all_dtypes()) {
+    if (is_storage_only(d)) continue;
+    for (int64_t n : {7, 700})
+      for (bool descending : {false, true})
+        for (int64_t first : {int64_t(0), n / 2}) {
+          const int64_t rows = 13, last = first == 0 ? n : first + 1;
+          Tensor x = views::t(sample({n, rows}, d, 1));  // [rows, n], slices along dim 1 (stride rows)
+          const Shape out_sizes{rows, last - first};
+          Tensor want_v = host(out_sizes, d), got_v = host(out_sizes, d);
+          Tensor want_i = host(out_sizes, TSR_INT64), got_i = host(out_sizes, TSR_INT64);
+          Tensor scratch = host({rows * n}, TSR_INT64);
+          auto op = [](void* data, tsr_dtype dt, int64_t stride) { return KernelOperand{data, dt, {stride}}; };
+          SortSlicesArgs args{};
+          args.outer = kshape({rows});
+          args.in = op(x.data_ptr(), d, 1);
+          args.values = op(want_v.data_ptr(), d, last - first);
+          args.indices = op(want_i.data_ptr(), TSR_INT64, last - first);
+          args.n = n, args.first = first, args.last = last;
+          args.in_dim_stride = rows, args.values_dim_stride = 1, args.indices_dim_stride = 1;
+          args.descending = descending;
+          args.scratch = scratch.data<int64_t>();
+          emu.sort_slices(args, kNoStream);
+          DeviceCopy xi(x), vo(got_v), io(got_i), so(scratch);
+          SortSlicesArgs dargs = args;
+          dargs.in.data = xi.ptr;
+          dargs.values.data = vo.ptr;
+          dargs.indices.data = io.ptr;
+          dargs.scratch = static_cast<int64_t*>(so.ptr);
+          dev.sort_slices(dargs, kCudaStream);
+          vo.back(got_v);
+          io.back(got_i);
+          EXPECT_TRUE(same_bits(want_i, got_i)) << "sort_slices indices " << dtype_name(d) << " n " << n;
+          EXPECT_TRUE(same_bits(want_v, got_v)) << "sort_slices values " << dtype_name(d) << " n " << n;
+        }
+  }
 }
 
 // The scatter / index family (issue 32) on the GPU against the emulator,

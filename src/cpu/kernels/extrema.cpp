@@ -78,12 +78,7 @@ Tensor reduce_rows(const Tensor& x, const std::vector<bool>& mask, bool keepdim,
 
 template <bool Max>
 Tensor extreme_over(const Tensor& x, const std::vector<bool>& mask, bool keepdim) {
-  const char* name = Max ? "amax" : "amin";
-  for (int64_t d = 0; d < x.ndim(); ++d)
-    TSR_CHECK(!mask[size_t(d)] || x.sizes()[size_t(d)] > 0, TSR_ERR_INDEX_OUT_OF_RANGE, name,
-              "(): Expected reduction dim ", d, " to have non-zero size.");
-  TSR_CHECK(x.numel() > 0 || x.ndim() > 0, TSR_ERR_INDEX_OUT_OF_RANGE, name,
-            "(): Expected reduction dim to be specified for input.numel() == 0.");
+  check_extreme_over(x, mask, Max ? "amax" : "amin");
   return reduce_rows(x, mask, keepdim, x.dtype(), [](const auto* p, int64_t n) {
     using C = compute_t<std::remove_cv_t<std::remove_pointer_t<decltype(p)>>>;
     C best = C(p[0]);
@@ -103,6 +98,14 @@ Tensor extreme_over(const Tensor& x, const std::vector<bool>& mask, bool keepdim
 }
 
 }  // namespace
+
+void check_extreme_over(const Tensor& x, const std::vector<bool>& mask, const char* name) {
+  for (int64_t d = 0; d < x.ndim(); ++d)
+    TSR_CHECK(!mask[size_t(d)] || x.sizes()[size_t(d)] > 0, TSR_ERR_INDEX_OUT_OF_RANGE, name,
+              "(): Expected reduction dim ", d, " to have non-zero size.");
+  TSR_CHECK(x.numel() > 0 || x.ndim() > 0, TSR_ERR_INDEX_OUT_OF_RANGE, name,
+            "(): Expected reduction dim to be specified for input.numel() == 0.");
+}
 
 Tensor maximum(const Tensor& a, const Tensor& b) { return extremum<true>(a, b); }
 Tensor minimum(const Tensor& a, const Tensor& b) { return extremum<false>(a, b); }

@@ -14,6 +14,10 @@ namespace tsr::kernels {
 tsr_dtype extremum_result_dtype(const Tensor& a, const Tensor& b);
 Tensor maximum(const Tensor& a, const Tensor& b);
 Tensor minimum(const Tensor& a, const Tensor& b);
+// amax / amin's argument rule on every device (`name` "amax" or "amin"):
+// no reduced dim of size 0 (a 0-dim input has one element)
+// (TSR_ERR_INDEX_OUT_OF_RANGE, torch's messages).
+void check_extreme_over(const Tensor& x, const std::vector<bool>& mask, const char* name);
 // amax / amin over mask's dims (reduction_mask), NaN propagating; the
 // reduced dims must not be empty.
 Tensor amax(const Tensor& x, const std::vector<bool>& mask, bool keepdim);
