@@ -201,6 +201,35 @@ Test(indexing, gradcheck) {
   tsr_tensor_release(rows2);
 }
 
+/* A 0-dim self adds every source element into its one element; each gets
+ * the whole gradient (torch 1.13: source.grad is ones(3), self.grad 1). */
+Test(indexing, index_add_into_a_0_dim_self_gives_every_source_element_the_gradient) {
+  tg_arena a = {.n = 0}, *ar = &a;
+  tsr_tensor* x = T(tsr_full(0, NULL, 0.5, TSR_FLOAT64, TSR_CPU, &o_));
+  tsr_tensor* src = T(tsr_full(1, (int64_t[]){3}, 2, TSR_FLOAT64, TSR_CPU, &o_));
+  TSR_ASSERT_OK(tsr_set_requires_grad(x, true));
+  TSR_ASSERT_OK(tsr_set_requires_grad(src, true));
+  tsr_tensor* y = T(tsr_index_add(x, 0, LONGS(0, 0, 0), src, 1, &o_));
+  double* v = tg_values(y);
+  cr_expect_eq(v[0], 6.5);
+  free(v);
+  TSR_ASSERT_OK(tsr_backward(y, NULL, false));
+  tsr_tensor *gx = NULL, *gs = NULL;
+  TSR_ASSERT_OK(tsr_grad(x, &gx));
+  TSR_ASSERT_OK(tsr_grad(src, &gs));
+  cr_assert_not_null(gs);
+  cr_expect_eq(tsr_tensor_ndim(gs), 1);
+  double* g = tg_values(gs);
+  for (int k = 0; k < 3; ++k) cr_expect_eq(g[k], 1.0, "source grad %d: %g", k, g[k]);
+  free(g);
+  double* g0 = tg_values(gx);
+  cr_expect_eq(g0[0], 1.0);
+  free(g0);
+  tsr_tensor_release(gx);
+  tsr_tensor_release(gs);
+  tg_arena_release(ar);
+}
+
 /* ---- in place ------------------------------------------------------------------ */
 
 Test(indexing, in_place_forms_write_self_and_bump_its_version) {

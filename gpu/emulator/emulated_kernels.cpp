@@ -8,6 +8,7 @@
 #include "kernels/select_dispatch.h"
 #include "kernels/loss_dispatch.h"
 #include "kernels/sort_dispatch.h"
+#include "kernels/index_dispatch.h"
 
 namespace tsr::gpu {
 
@@ -187,6 +188,18 @@ void EmulatedKernels::loss_map(LossKernel op, const LossMapArgs& args, Stream) {
 void EmulatedKernels::sort_slices(const SortSlicesArgs& args, Stream) {
   Launcher l{this};
   dispatch_sort_slices(l, args);
+}
+
+// ---- the scatter / index family ----------------------------------------------
+
+void EmulatedKernels::scatter_reduce(const ScatterReduceArgs& args, Stream) {
+  Launcher l{this};
+  dispatch_scatter_reduce(l, args);
+}
+
+void EmulatedKernels::nonzero_blocks(const NonzeroArgs& args, Stream) {
+  Launcher l{this};
+  dispatch_nonzero_blocks(l, args);
 }
 
 }  // namespace tsr::gpu

@@ -62,6 +62,9 @@ class EmulatedKernels final : public DeviceKernels {
   void loss_map(LossKernel op, const LossMapArgs& args, Stream s) override;
   // sort, topk, kthvalue (cuda-sort-loss).
   void sort_slices(const SortSlicesArgs& args, Stream s) override;
+  // The scatter / index family.
+  void scatter_reduce(const ScatterReduceArgs& args, Stream s) override;
+  void nonzero_blocks(const NonzeroArgs& args, Stream s) override;
 
   // The launcher kernel_dispatch.h drives.
   struct Launcher {

@@ -121,6 +121,15 @@ class QueuedEmulatedKernels : public DeviceKernels {
   void sort_slices(const SortSlicesArgs& args, Stream s) override {
     run(s, [=, this] { emu_.sort_slices(args, s); });
   }
+  // The scatter / index family. scatter_reduce's columns, like
+  // scatter_add's, never share an output element.
+  void scatter_reduce(const ScatterReduceArgs& args, Stream s) override {
+    check(args.base.columns, args.base.out);
+    run(s, [=, this] { emu_.scatter_reduce(args, s); });
+  }
+  void nonzero_blocks(const NonzeroArgs& args, Stream s) override {
+    run(s, [=, this] { emu_.nonzero_blocks(args, s); });
+  }
 
   // Launches run so far (the caller waits for its streams first).
   size_t launches() {

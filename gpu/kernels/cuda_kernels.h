@@ -53,6 +53,9 @@ class CudaKernels final : public tsr::DeviceKernels {
   void loss_map(LossKernel op, const LossMapArgs& args, Stream s) override;
   // sort, topk, kthvalue (cuda_sort.cu; cuda-sort-loss).
   void sort_slices(const SortSlicesArgs& args, Stream s) override;
+  // The scatter / index family (cuda_index.cu).
+  void scatter_reduce(const ScatterReduceArgs& args, Stream s) override;
+  void nonzero_blocks(const NonzeroArgs& args, Stream s) override;
 };
 
 // The process-wide instance (stateless but for cuBLAS handles, created per

@@ -31,7 +31,9 @@ extern "C" {
  * gradient puts grad back with accumulation (tsr_index_put()).
  * @param[in]  self    the tensor indexed, any strides
  * @param[in]  n       number of entries in indices, at most self's ndim
- * @param[in]  indices n handles or NULLs, borrowed for the call
+ * @param[in]  indices n handles or NULLs, borrowed for the call; on self's
+ *                     device, or on the CPU (moved to self's device, as
+ *                     torch's cuda_x[cpu_index])
  * @param[out] out     new C-contiguous tensor (one reference)
  * @return TSR_OK; an index neither int64 nor bool/uint8:
  * TSR_ERR_DTYPE_MISMATCH ("tensors used as indices must be long, byte or
@@ -56,7 +58,8 @@ TSR_API tsr_status tsr_index(const tsr_tensor* self, int64_t n, const tsr_tensor
  * result is the same on every run). grad_fn IndexPutBackward0.
  * @param[in]  self       the tensor written (not changed: a copy is)
  * @param[in]  n          number of entries in indices
- * @param[in]  indices    n handles or NULLs, borrowed for the call
+ * @param[in]  indices    n handles or NULLs, borrowed for the call; on
+ *                        self's device or on the CPU (moved there)
  * @param[in]  values     the values, self's dtype
  * @param[in]  accumulate add instead of assigning
  * @param[out] out        new tensor of self's sizes and layout (one
@@ -80,7 +83,8 @@ TSR_API tsr_status tsr_index_put(const tsr_tensor* self, int64_t n, const tsr_te
  * requires grad (or a view of one).
  * @param[in,out] self       the tensor written
  * @param[in]     n          number of entries in indices
- * @param[in]     indices    n handles or NULLs, borrowed for the call
+ * @param[in]     indices    n handles or NULLs, borrowed for the call; on
+ *                           self's device or on the CPU (moved there)
  * @param[in]     values     the values, self's dtype
  * @param[in]     accumulate add instead of assigning
  * @return as tsr_index_put(); a leaf that requires grad: TSR_ERR_AUTOGRAD;
@@ -91,7 +95,9 @@ TSR_API tsr_status tsr_index_put_(tsr_tensor* self, int64_t n, const tsr_tensor*
 /**
  * @brief torch.nonzero(x): the coordinates of x's non-zero elements.
  *
- * Not differentiable. A 0-dim x gives [1, 0] or [0, 0].
+ * Not differentiable. A 0-dim x gives [1, 0] or [0, 0]. On CUDA the
+ * output's size is read back from the device (the call waits for the
+ * work queued before it, as torch's nonzero synchronizes).
  * @param[in]  x   any dtype, any strides
  * @param[out] out new int64 tensor [count, ndim], rows in C order (one
  *                 reference)
@@ -134,7 +140,9 @@ TSR_API tsr_status tsr_masked_fill_(tsr_tensor* self, const tsr_tensor* mask, do
  * gradient where mask is true.
  * @param[in]  self  the input
  * @param[in]  mask  bool, broadcasting to self
- * @param[in]  value a 0-dim tensor, converted to self's dtype
+ * @param[in]  value a 0-dim tensor, converted to self's dtype; on self's
+ *                   device or on the CPU (read as torch's value.item(); its
+ *                   gradient stays on the CPU)
  * @param[out] out   new tensor of self's sizes and layout (one reference)
  * @return as tsr_masked_fill(); a value with dims: TSR_ERR_INVALID_ARGUMENT
  * ("masked_fill_ only supports a 0-dimensional value tensor, but got
@@ -146,7 +154,7 @@ TSR_API tsr_status tsr_masked_fill_tensor(const tsr_tensor* self, const tsr_tens
  * @brief self.masked_fill_(mask, value) with a 0-dim tensor value.
  * @param[in,out] self  the tensor written
  * @param[in]     mask  bool, broadcasting to self
- * @param[in]     value a 0-dim tensor
+ * @param[in]     value a 0-dim tensor, on self's device or on the CPU
  * @return as tsr_masked_fill_tensor() and tsr_masked_fill_().
  */
 TSR_API tsr_status tsr_masked_fill_tensor_(tsr_tensor* self, const tsr_tensor* mask, const tsr_tensor* value);
@@ -154,7 +162,10 @@ TSR_API tsr_status tsr_masked_fill_tensor_(tsr_tensor* self, const tsr_tensor* m
  * @brief torch.masked_select(x, mask): the elements where mask is true.
  *
  * x and mask broadcast together; elements are taken in C order of the
- * broadcast shape. grad_fn MaskedSelectBackward0.
+ * broadcast shape. grad_fn MaskedSelectBackward0. On CUDA the output's
+ * length is read back from the device (a synchronization, as torch's); so
+ * is the count of a bool mask used as an index (tsr_index(),
+ * tsr_index_put()).
  * @param[in]  x    the input, any dtype and strides
  * @param[in]  mask bool (or uint8)
  * @param[out] out  new 1-D tensor of x's dtype (one reference)

@@ -268,6 +268,56 @@ struct SortSlicesArgs {
   int64_t* scratch;
 };
 
+// ---- the scatter / index family (issue 32: scatter, index_*, index_put,
+// nonzero, masked_select) ----------------------------------------------------
+//
+// scatter_reduce: ScatterAddArgs' column walk with a reduction
+// (src/cpu/kernels/scatter.cpp's scatter_into and Reduce<T>): for every
+// column c, one thread, in index order j = 0 .. len - 1: when !include_self
+// (and op is not Assign) first every out[p_j] = the reduction's identity
+// (Prod 1, Amax the dtype's lowest / -inf, Amin its max / +inf, else 0);
+// then out[p_j] = op(out[p_j], src[c, j]) (Assign: src's bytes, for any
+// dtype, the storage-only ones included; Sum and Mean add,
+// integers wrapping and bool or-ing; Prod multiplies (bool and-s); Amax and
+// Amin keep the larger / smaller, a NaN winning), computed in the compute
+// type (float for the 16-bit floats) and rounded after every step; Mean
+// also counts each position's values in `count` (int64, set by the caller
+// to 1 with self, else 0; strides over columns plus count_dim_stride) and
+// at the end divides each position with a count above 1 once (floats:
+// value / count in the compute type; integers: floor division; bool kept).
+// Columns never share an out element, so the result is the CPU's bit for
+// bit.
+enum class ScatterKernel : int32_t { Assign, Sum, Prod, Mean, Amax, Amin };
+struct ScatterReduceArgs {
+  ScatterAddArgs base;
+  ScatterKernel op;
+  bool include_self;
+  KernelOperand count;  // Mean only (int64); data null otherwise
+  int64_t count_dim_stride;
+  // Sum only: src scaled first, as index_add_'s alpha (add_into: a + k * b
+  // with k = alpha in the compute type; bool: a || (alpha != 0 && b)).
+  double alpha;
+};
+
+// nonzero in blocks (src/cpu/kernels/advanced_index.cpp's nonzero): mask is
+// numel contiguous elements of bool or uint8 (nonzero is true), cut into
+// blocks of `block` elements. count pass (write false): counts[b] = the
+// number of true elements of block b. Write pass: block b's true elements,
+// in order, become rows starts[b], starts[b] + 1, ... of out: their
+// coordinates over `shape` (out [n, shape.ndim] int64 contiguous) or, with
+// flat, their positions (out [n] int64). One thread per block, so rows come
+// out in C order, as the CPU's.
+struct NonzeroArgs {
+  const void* mask;
+  tsr_dtype mask_dtype;
+  int64_t numel, block;
+  KernelShape shape;
+  bool write, flat;
+  int64_t* counts;        // count pass: [blocks]
+  const int64_t* starts;  // write pass: [blocks]
+  int64_t* out;
+};
+
 // What a device computes. Every method queues work on s and may throw
 // tsr::Error (TSR_ERR_UNSUPPORTED for a dtype the device lacks, with the
 // CPU's message where it has one; TSR_ERR_INTERNAL when a launch fails).
@@ -354,6 +404,10 @@ class DeviceKernels {
   virtual void loss_map(LossKernel op, const LossMapArgs& args, Stream s);
   // sort, topk and kthvalue (cuda-sort-loss, issue 32).
   virtual void sort_slices(const SortSlicesArgs& args, Stream s);
+  // The scatter / index family (issue 32; see ScatterReduceArgs and
+  // NonzeroArgs above).
+  virtual void scatter_reduce(const ScatterReduceArgs& args, Stream s);
+  virtual void nonzero_blocks(const NonzeroArgs& args, Stream s);
 };
 
 // The defaults of the non-pure methods: inline, so a DeviceKernels built
@@ -392,6 +446,14 @@ inline void DeviceKernels::loss_map(LossKernel, const LossMapArgs&, Stream) {
 }
 inline void DeviceKernels::sort_slices(const SortSlicesArgs&, Stream) {
   device_kernels_detail::no_kernel("sort_slices");
+}
+
+// The scatter / index family's defaults.
+inline void DeviceKernels::scatter_reduce(const ScatterReduceArgs&, Stream) {
+  device_kernels_detail::no_kernel("scatter_reduce");
+}
+inline void DeviceKernels::nonzero_blocks(const NonzeroArgs&, Stream) {
+  device_kernels_detail::no_kernel("nonzero");
 }
 
 }  // namespace tsr

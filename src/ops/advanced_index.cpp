@@ -11,6 +11,10 @@
 #include "cpu/kernels/advanced_index.h"
 #include "cpu/kernels/elementwise.h"
 #include "cpu/kernels/map.h"
+#include "device/any_device.h"
+#include "device/device_ops.h"
+#include "device/index_ops.h"
+#include "device/transfer.h"
 #include "ops/nn_functional.h"
 #include "ops/views.h"
 #include "ops/writes_self.h"
@@ -29,8 +33,15 @@ std::vector<Tensor> tail(const Tensors& in, size_t from) {
   return std::vector<Tensor>(in.begin() + from, in.end());
 }
 
+// head, then the indices: an index on the CPU moves to the indexed
+// tensor's device first (torch: cuda_x[cpu_index] works; an index has no
+// gradient).
 Tensors with_indices(Tensors head, const std::vector<Tensor>& indices) {
-  for (const Tensor& t : indices) head.push_back(t);
+  const Device to = head[0].device();
+  for (const Tensor& t : indices)
+    head.push_back(t.defined() && t.device().type == TSR_DEVICE_CPU && to.type != TSR_DEVICE_CPU
+                       ? device::to_device(t, to, false)
+                       : t);
   return head;
 }
 
@@ -39,9 +50,13 @@ class Index final : public prim::Primitive {
   const char* name() const override { return "IndexBackward0"; }
   const char* op() const override { return "index"; }
   std::vector<prim::TensorMeta> output_meta(const Tensors& in) const override {
+    if (in[0].device().type != TSR_DEVICE_CPU)  // masks counted and indices checked there
+      return {{device::index_result_sizes(device::kernels_for(in[0].device()), in[0], tail(in, 1)),
+               in[0].dtype()}};
     return {{kernels::plan_index(in[0], tail(in, 1)).result_sizes, in[0].dtype()}};
   }
   Tensors eval_cpu(const Tensors& in) override { return {kernels::index(kernels::plan_index(in[0], tail(in, 1)))}; }
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override { return {device::index(k, in[0], tail(in, 1))}; }
   prim::SaveSpec save_spec(const prim::RequiresGrad& rg) const override {
     uint32_t all = 0;
     for (size_t i = 1; i < rg.size(); ++i) all |= bit(i);
@@ -51,7 +66,7 @@ class Index final : public prim::Primitive {
     const prim::TensorMeta& self = ctx.input_meta(0);
     std::vector<Tensor> indices;
     for (size_t i = 1; i < n_inputs_; ++i) indices.push_back(ctx.input(i));
-    Tensor zeros = kernels::zeros(self.sizes, ctx.grad(0).dtype());
+    Tensor zeros = device::zeros_on(self.sizes, ctx.grad(0).dtype(), ctx.grad(0).device());
     Tensors grads{index_put(zeros, indices, ctx.grad(0), true)};
     for (size_t i = 1; i < n_inputs_; ++i) grads.push_back(Tensor());
     return grads;
@@ -75,7 +90,7 @@ class IndexPut final : public WritesSelf {
     for (size_t i = 2; i < n_inputs_; ++i) indices.push_back(ctx.input(i));
     Tensor gs, gv;
     if (ctx.needs_input_grad(0))
-      gs = accumulate_ ? g : index_put(g, indices, kernels::zeros({}, g.dtype()), false);
+      gs = accumulate_ ? g : index_put(g, indices, device::zeros_on({}, g.dtype(), g.device()), false);
     if (ctx.needs_input_grad(1)) gv = to_input(index(g, indices), ctx.input_meta(1));
     Tensors grads{gs, gv};
     for (size_t i = 2; i < n_inputs_; ++i) grads.push_back(Tensor());
@@ -104,6 +119,10 @@ class IndexPut final : public WritesSelf {
     const kernels::IndexPlan plan = kernels::plan_index(self, indices);
     kernels::index_put_into(plan, source(self, in[1]), accumulate_);
   }
+  bool writes_on_devices() const override { return true; }
+  void write_device(const Tensor& self, const Tensors& in, DeviceKernels& k) override {
+    device::index_put_into(k, self, tail(in, 2), source(self, in[1]), accumulate_);
+  }
   bool accumulate_;
 };
 
@@ -112,9 +131,15 @@ class Nonzero final : public prim::Primitive {
   const char* name() const override { return "NonzeroBackward0"; }
   const char* op() const override { return "nonzero"; }
   std::vector<prim::TensorMeta> output_meta(const Tensors& in) const override {
+    if (in[0].device().type != TSR_DEVICE_CPU)
+      return {{{device::count_true(device::kernels_for(in[0].device()), in[0], in[0].sizes()), in[0].ndim()},
+               TSR_INT64}};
     return {{{kernels::count_true(in[0], in[0].sizes()), in[0].ndim()}, TSR_INT64}};
   }
   Tensors eval_cpu(const Tensors& in) override { return {kernels::nonzero(in[0])}; }
+  // The count comes back to the host to size the output: a
+  // synchronization, as torch's nonzero on CUDA.
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override { return {device::nonzero(k, in[0])}; }
 };
 
 }  // namespace

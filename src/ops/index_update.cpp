@@ -9,6 +9,7 @@
 #include "autograd/run.h"
 #include "core/views.h"
 #include "cpu/kernels/scatter.h"
+#include "device/index_ops.h"
 #include "ops/nn_functional.h"
 #include "ops/views.h"
 #include "ops/writes_self.h"
@@ -25,9 +26,11 @@ const bool registered =
     prim::register_op_names({"index_add_", "index_copy", "index_copy_", "index_fill", "index_fill_"});
 
 // The gradient of source: grad's slices at index, in source's shape (a
-// 0-dim source takes the one slice).
+// 0-dim source takes the one slice; a 0-dim self's one gradient goes to
+// every element of source, torch's expand_as).
 Tensor source_grad(const Tensor& g, int64_t dim, const Tensor& index, const prim::TensorMeta& source) {
-  Tensor s = g.ndim() ? index_select(g, dim, index) : g;
+  if (g.ndim() == 0) return source.sizes.empty() ? g : expand(g, source.sizes);
+  Tensor s = index_select(g, dim, index);
   return s.sizes() == source.sizes ? s : reshape(s, source.sizes);
 }
 
@@ -52,6 +55,10 @@ class IndexAddOp final : public WritesSelf {
   void write(const Tensor& self, const Tensors& in) override {
     kernels::index_add_into(self, dim_, in[1], source(self, in[2]), alpha_);
   }
+  bool writes_on_devices() const override { return true; }
+  void write_device(const Tensor& self, const Tensors& in, DeviceKernels& k) override {
+    device::index_add_into(k, self, dim_, in[1], source(self, in[2]), alpha_);
+  }
   int64_t dim_;
   double alpha_;
 };
@@ -75,6 +82,10 @@ class IndexCopyOp final : public WritesSelf {
   void write(const Tensor& self, const Tensors& in) override {
     kernels::index_copy_into(self, dim_, in[1], source(self, in[2]));
   }
+  bool writes_on_devices() const override { return true; }
+  void write_device(const Tensor& self, const Tensors& in, DeviceKernels& k) override {
+    device::index_copy_into(k, self, dim_, in[1], source(self, in[2]));
+  }
   int64_t dim_;
 };
 
@@ -90,6 +101,10 @@ class IndexFillOp final : public WritesSelf {
 
  private:
   void write(const Tensor& self, const Tensors& in) override { kernels::index_fill_into(self, dim_, in[1], value_); }
+  bool writes_on_devices() const override { return true; }
+  void write_device(const Tensor& self, const Tensors& in, DeviceKernels& k) override {
+    device::index_fill_into(k, self, dim_, in[1], value_);
+  }
   int64_t dim_;
   double value_;
 };

@@ -8,6 +8,10 @@
 #include "core/views.h"
 #include "cpu/kernels/advanced_index.h"
 #include "cpu/kernels/elementwise.h"
+#include "device/any_device.h"
+#include "device/device_ops.h"
+#include "device/index_ops.h"
+#include "ops/cpu_scalar.h"
 #include "ops/math.h"
 #include "ops/nn_functional.h"
 #include "ops/views.h"
@@ -41,7 +45,7 @@ class MaskedFill final : public WritesSelf {
     Tensor gs, gv;
     if (ctx.needs_input_grad(0)) gs = masked_fill(g, mask, 0.0);
     if (!value_ && ctx.needs_input_grad(2)) {
-      const Tensor zero = kernels::zeros({}, g.dtype());
+      const Tensor zero = device::zeros_on({}, g.dtype(), g.device());
       gv = sum(where(mask, g, zero), {}, false);
       if (gv.dtype() != ctx.input_meta(2).dtype) gv = to_dtype(gv, ctx.input_meta(2).dtype);
     }
@@ -62,6 +66,12 @@ class MaskedFill final : public WritesSelf {
     const Tensor mask = source(self, in[1]);
     kernels::masked_fill_into(self, mask, value_ ? *value_ : kernels::scalar_value(in[2]));
   }
+  bool writes_on_devices() const override { return true; }
+  void write_device(const Tensor& self, const Tensors& in, DeviceKernels& k) override {
+    const Tensor mask = source(self, in[1]);
+    if (value_) device::masked_fill_into(k, self, mask, *value_);
+    else device::masked_fill_into(k, self, mask, in[2]);
+  }
   std::optional<double> value_;
 };
 
@@ -76,12 +86,20 @@ class MaskedSelect final : public prim::Primitive {
   const char* name() const override { return "MaskedSelectBackward0"; }
   const char* op() const override { return "masked_select"; }
   std::vector<prim::TensorMeta> output_meta(const Tensors& in) const override {
-    // The length depends on the mask's values, so the rule reads them.
-    return {{{kernels::count_true(in[1], checked_shape(in))}, in[0].dtype()}};
+    // The length depends on the mask's values, so the rule reads them
+    // (on a device: counted there, a synchronization).
+    const Shape shape = checked_shape(in);
+    if (in[1].device().type != TSR_DEVICE_CPU)
+      return {{{device::count_true(device::kernels_for(in[1].device()), in[1], shape)}, in[0].dtype()}};
+    return {{{kernels::count_true(in[1], shape)}, in[0].dtype()}};
   }
   Tensors eval_cpu(const Tensors& in) override {
     checked_shape(in);  // the kernel counts the mask itself
     return {kernels::masked_select(in[0], in[1])};
+  }
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override {
+    checked_shape(in);
+    return {device::masked_select(k, in[0], in[1])};
   }
   prim::SaveSpec save_spec(const prim::RequiresGrad&) const override { return {bit(1), 0}; }
   // zeros of the broadcast shape with grad written where mask is true
@@ -91,7 +109,7 @@ class MaskedSelect final : public prim::Primitive {
     const Tensor mask = ctx.input(1);
     const prim::TensorMeta& x = ctx.input_meta(0);
     const Shape shape = broadcast_shapes(x.sizes, mask.sizes());
-    const Tensor zeros = kernels::zeros(shape, g.dtype());
+    const Tensor zeros = device::zeros_on(shape, g.dtype(), g.device());
     const Tensor full = index_put(zeros, {expand(mask, shape)}, g, false);
     return {to_input(full, x), Tensor()};
   }
@@ -102,14 +120,16 @@ class MaskedSelect final : public prim::Primitive {
 Tensor masked_fill(const Tensor& self, const Tensor& mask, double value) {
   return run1<MaskedFill>({self, mask}, false, value);
 }
+// A 0-dim CPU value joins self on its device (torch reads it with item();
+// its gradient returns to the CPU).
 Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value) {
-  return run1<MaskedFill>({self, mask, value}, false, std::nullopt);
+  return run1<MaskedFill>({self, mask, cpu_scalar_to_device_of(value, {&self})}, false, std::nullopt);
 }
 void masked_fill_(const Tensor& self, const Tensor& mask, double value) {
   run1<MaskedFill>({self, mask}, true, value);
 }
 void masked_fill_(const Tensor& self, const Tensor& mask, const Tensor& value) {
-  run1<MaskedFill>({self, mask, value}, true, std::nullopt);
+  run1<MaskedFill>({self, mask, cpu_scalar_to_device_of(value, {&self})}, true, std::nullopt);
 }
 Tensor masked_select(const Tensor& x, const Tensor& mask) { return run1<MaskedSelect>({x, mask}); }
 

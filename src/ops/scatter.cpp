@@ -10,6 +10,8 @@
 #include "autograd/run.h"
 #include "core/views.h"
 #include "cpu/kernels/elementwise.h"
+#include "device/any_device.h"
+#include "device/index_ops.h"
 #include "ops/compare.h"
 #include "ops/layout.h"
 #include "ops/math.h"
@@ -27,13 +29,13 @@ namespace {
 const bool registered = prim::register_op_names(
     {"scatter", "scatter_", "scatter_add", "scatter_add_", "scatter_reduce", "scatter_reduce_"});
 
-// A constant (no history) of these sizes and dtype.
-Tensor constant(const Shape& sizes, tsr_dtype dtype, double value) {
-  Tensor c = kernels::zeros(sizes, dtype);
-  if (value != 0.0) kernels::fill(c, value);
+// A constant (no history) of these sizes and dtype on device.
+Tensor constant(const Shape& sizes, tsr_dtype dtype, double value, Device device = kCpu) {
+  Tensor c = device::zeros_on(sizes, dtype, device);
+  if (value != 0.0) device::fill_any(c, value);
   return c;
 }
-Tensor constant_like(const Tensor& t, double value) { return constant(t.sizes(), t.dtype(), value); }
+Tensor constant_like(const Tensor& t, double value) { return constant(t.sizes(), t.dtype(), value, t.device()); }
 
 // Whether scatter_reduce's backward reads self's old value and the result.
 bool reads_self(ScatterReduce r) {
@@ -71,6 +73,12 @@ class Scatter final : public WritesSelf {
                               : source(self, in[2]);
     kernels::scatter_into(self, dim_, in[1], src, reduce_, true);
   }
+  bool writes_on_devices() const override { return true; }
+  void write_device(const Tensor& self, const Tensors& in, DeviceKernels& k) override {
+    const Tensor src = value_ ? views::expand_or_self(constant({}, self.dtype(), *value_, self.device()), in[1].sizes())
+                              : source(self, in[2]);
+    device::scatter_into(k, self, dim_, in[1], src, reduce_, true);
+  }
   int64_t dim_;
   ScatterReduce reduce_;
   std::optional<double> value_;
@@ -93,6 +101,10 @@ class ScatterAdd final : public WritesSelf {
   void check(const Tensors& in) const override { kernels::check_scatter(in[0], dim_, in[1], &in[2], "scatter_add"); }
   void write(const Tensor& self, const Tensors& in) override {
     kernels::scatter_into(self, dim_, in[1], source(self, in[2]), ScatterReduce::Sum, true);
+  }
+  bool writes_on_devices() const override { return true; }
+  void write_device(const Tensor& self, const Tensors& in, DeviceKernels& k) override {
+    device::scatter_into(k, self, dim_, in[1], source(self, in[2]), ScatterReduce::Sum, true);
   }
   int64_t dim_;
 };
@@ -117,6 +129,10 @@ class ScatterReduceOp final : public WritesSelf {
   void write(const Tensor& self, const Tensors& in) override {
     kernels::scatter_into(self, dim_, in[1], source(self, in[2]), reduce_, include_self_);
   }
+  bool writes_on_devices() const override { return true; }
+  void write_device(const Tensor& self, const Tensors& in, DeviceKernels& k) override {
+    device::scatter_into(k, self, dim_, in[1], source(self, in[2]), reduce_, include_self_);
+  }
   int64_t dim_;
   ScatterReduce reduce_;
   bool include_self_;
@@ -135,8 +151,8 @@ Tensors ScatterReduceOp::backward(const BackwardContext& ctx) {
       break;
     case ScatterReduce::Mean: {
       Tensor n = constant_like(g, include_self_ ? 1.0 : 0.0);
-      n = scatter_add(n, dim_, index, constant(src_meta.sizes, g.dtype(), 1.0));
-      n = masked_fill(n, eq(n, constant({}, n.dtype(), 0.0)), 1.0);
+      n = scatter_add(n, dim_, index, constant(src_meta.sizes, g.dtype(), 1.0, g.device()));
+      n = masked_fill(n, eq(n, constant({}, n.dtype(), 0.0, n.device())), 1.0);
       gs = div(g, n);
       gsrc = gather(gs, dim_, index);
       break;
@@ -157,7 +173,7 @@ Tensors ScatterReduceOp::backward(const BackwardContext& ctx) {
       // Zeros handled as torch: self's and src's zeros get the product of
       // the others (computed with the zeros masked to one).
       const Tensor self = ctx.input(0), src = ctx.input(2), result = ctx.output(0);
-      const Tensor zero = kernels::zeros({}, self.dtype());
+      const Tensor zero = device::zeros_on({}, self.dtype(), self.device());
       const Tensor self_zero = eq(self, zero);
       const Tensor masked_self = masked_fill(self, self_zero, 1.0);
       const Tensor masked_self_result = scatter_reduce(masked_self, dim_, index, src, reduce_, include_self_);

@@ -11,6 +11,7 @@
 #include "core/factory.h"
 #include "core/views.h"
 #include "device/device_ops.h"
+#include "device/index_ops.h"
 #include "cpu/kernels/copy.h"
 #include "cpu/kernels/shape_ops.h"
 #include "ops/math.h"
@@ -70,6 +71,9 @@ class Flip final : public prim::Primitive {
   }
   Tensors eval_cpu(const Tensors& in) override {
     return {kernels::flip(in[0], checked_dims(dims_, in[0].ndim()))};
+  }
+  Tensors eval_device(const Tensors& in, DeviceKernels& k) override {
+    return {device::flip(k, in[0], checked_dims(dims_, in[0].ndim()))};
   }
   Tensors backward(const BackwardContext& ctx) override { return {flip(ctx.grad(0), dims_)}; }
 

@@ -8,6 +8,7 @@
 
 #include "core/factory.h"
 #include "cpu/kernels/copy.h"
+#include "device/device_ops.h"
 #include "ops/grad_util.h"
 #include "ops/inplace.h"
 
@@ -34,12 +35,27 @@ class WritesSelf : public prim::Primitive {
     if (inplace_) self.bump_version();
     return {self};
   }
+  // The same on another device: self (or its copy, preserving its layout)
+  // written by write_device; ops without one say they have no kernel there.
+  prim::Tensors eval_device(const prim::Tensors& in, DeviceKernels& k) override {
+    if (!writes_on_devices()) return prim::Primitive::eval_device(in, k);
+    check(in);
+    Tensor self = in[0];
+    if (inplace_) check_inplace_allowed(self, op());
+    else self = device::copy(k, in[0], in[0].dtype(), TSR_PRESERVE_FORMAT);
+    write_device(self, in, k);
+    if (inplace_) self.bump_version();
+    return {self};
+  }
 
  protected:
   // Argument checks that need no values (dtypes, shapes): the shape rule
   // runs them too. The kernels check index values before writing.
   virtual void check(const prim::Tensors&) const {}
   virtual void write(const Tensor& self, const prim::Tensors& in) = 0;
+  // The device half (src/device/): true when write_device is implemented.
+  virtual bool writes_on_devices() const { return false; }
+  virtual void write_device(const Tensor&, const prim::Tensors&, DeviceKernels&) {}
   // An input the write reads: refused when it shares memory with self,
   // as torch's assert_no_overlap (the result would depend on the order of
   // the writes).

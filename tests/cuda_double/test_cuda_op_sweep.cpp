@@ -1018,6 +1018,560 @@ void sort_loss_cases(std::vector<Case>& cs) {
   }
 }
 
+// ---- the scatter / index family (masked_fill, masked_select, flip, nonzero,
+// scatter*, index_add/copy/fill, index, index_put): every result exact, as
+// the device walks each output column in the CPU's order --------------------
+
+// A bool mask of sizes: sin-valued positions above shift.
+tsr_tensor* mask_cpu(std::vector<int64_t> sizes, double shift = 0.0) {
+  H v(values_cpu(sizes, TSR_FLOAT32, 1.0, -shift));
+  H z(values_cpu({}, TSR_FLOAT32, 0.0));
+  tsr_tensor* m = nullptr;
+  ok(tsr_gt(v.h, z.h, &m), m);  // (ok's second argument may be read before the call fills m)
+  return m;
+}
+
+// The op in place on a differentiable clone of input 0 (so the leaf still
+// gets a gradient through it); the clone is the result. Its version must
+// move by one, as torch's in-place ops bump it.
+using InPlace = std::function<tsr_status(tsr_tensor*, const Inputs&)>;
+RunOp on_clone(InPlace op) {
+  return [op](const Inputs& in, tsr_tensor** o) {
+    tsr_tensor* c = nullptr;
+    tsr_status s = tsr_clone(in[0].get(), TSR_PRESERVE_FORMAT, &c);
+    if (s != TSR_OK) return s;
+    const int64_t v0 = tsr_version(c);
+    s = op(c, in);
+    if (s != TSR_OK) {
+      tsr_tensor_release(c);
+      return s;
+    }
+    EXPECT_EQ(tsr_version(c), v0 + 1) << "an in-place op's version bump";
+    *o = c;
+    return TSR_OK;
+  };
+}
+
+void add_index_family_cases(std::vector<Case>& cs) {
+  // ---- masked_fill(_) ---------------------------------------------------------
+  for (tsr_dtype d : kAll) {
+    cs.push_back({std::string("masked_fill/") + dname(d),
+                  [d](Dev dev, Inputs& in) {
+                    in.push_back(transposed(on(dev, values_cpu({3, 4}, d, 5.0)), 0, 1));  // [4, 3]
+                    in.push_back(leaf(on(dev, mask_cpu({3}))));                             // broadcast
+                  },
+                  [](const Inputs& in, tsr_tensor** o) { return tsr_masked_fill(in[0].get(), in[1].get(), 1.7, o); },
+                  0, 0});
+    cs.push_back({std::string("masked_fill_/") + dname(d),
+                  [d](Dev dev, Inputs& in) {
+                    in.push_back(leaf(on(dev, values_cpu({4, 5}, d, 5.0))));
+                    in.push_back(transposed(on(dev, ints_cpu({1, 0, 2, 0, 0, 1, 1, 0, 0, 0, 3, 1, 0, 1, 0, 0, 1, 0, 0, 9},
+                                                             {5, 4}, TSR_UINT8)),
+                                            0, 1));  // a uint8 mask, transposed
+                  },
+                  on_clone([](tsr_tensor* c, const Inputs& in) { return tsr_masked_fill_(c, in[1].get(), -2.5); }), 0,
+                  0});
+  }
+  for (tsr_dtype d : kFloats)
+    cs.push_back({std::string("masked_fill/tensor value/") + dname(d),
+                  [d](Dev dev, Inputs& in) {
+                    in.push_back(expanded(on(dev, values_cpu({1, 5}, d, 5.0)), {3, 5}));
+                    in.push_back(leaf(on(dev, mask_cpu({3, 5}, 0.2))));
+                    in.push_back(leaf(on(dev, values_cpu({}, TSR_FLOAT64, 1.0, 0.25))));  // a float64 value
+                  },
+                  [](const Inputs& in, tsr_tensor** o) {
+                    return tsr_masked_fill_tensor(in[0].get(), in[1].get(), in[2].get(), o);
+                  },
+                  16 * ulps(d), 16 * ulps(d)});  // value's gradient: a sum
+  cs.push_back({"masked_fill_/tensor value",
+                [](Dev dev, Inputs& in) {
+                  in.push_back(leaf(on(dev, values_cpu({6}, TSR_FLOAT32))));
+                  in.push_back(leaf(on(dev, mask_cpu({6}))));
+                  in.push_back(leaf(on(dev, values_cpu({}, TSR_FLOAT32, 1.0, 3.0))));
+                },
+                on_clone([](tsr_tensor* c, const Inputs& in) {
+                  return tsr_masked_fill_tensor_(c, in[1].get(), in[2].get());
+                }),
+                1e-6, 1e-6});
+  cs.push_back({"masked_fill/empty",
+                [](Dev dev, Inputs& in) {
+                  in.push_back(leaf(on(dev, values_cpu({0, 3}, TSR_FLOAT32))));
+                  in.push_back(leaf(on(dev, mask_cpu({3}))));
+                },
+                [](const Inputs& in, tsr_tensor** o) { return tsr_masked_fill(in[0].get(), in[1].get(), 1.0, o); }, 0,
+                0});
+  // ---- masked_select, nonzero ------------------------------------------------
+  for (tsr_dtype d : kAll)
+    cs.push_back({std::string("masked_select/") + dname(d),
+                  [d](Dev dev, Inputs& in) {
+                    in.push_back(transposed(on(dev, values_cpu({5, 4}, d, 5.0)), 0, 1));  // [4, 5]
+                    in.push_back(leaf(on(dev, mask_cpu({4, 1}, -0.3))));                   // broadcast
+                  },
+                  [](const Inputs& in, tsr_tensor** o) { return tsr_masked_select(in[0].get(), in[1].get(), o); }, 0,
+                  0});
+  cs.push_back({"masked_select/x broadcast to the mask",
+                [](Dev dev, Inputs& in) {
+                  in.push_back(leaf(on(dev, values_cpu({3}, TSR_FLOAT64))));
+                  in.push_back(transposed(on(dev, mask_cpu({3, 4}, 0.1)), 0, 1));  // [4, 3]
+                },
+                [](const Inputs& in, tsr_tensor** o) { return tsr_masked_select(in[0].get(), in[1].get(), o); }, 1e-13,
+                0});
+  cs.push_back({"masked_select/several blocks (5000 elements)",
+                [](Dev dev, Inputs& in) {
+                  in.push_back(leaf(on(dev, values_cpu({50, 100}, TSR_FLOAT32))));
+                  in.push_back(leaf(on(dev, mask_cpu({50, 100}, 0.6))));
+                },
+                [](const Inputs& in, tsr_tensor** o) { return tsr_masked_select(in[0].get(), in[1].get(), o); }, 0,
+                0});
+  cs.push_back({"masked_select/nothing selected",
+                [](Dev dev, Inputs& in) {
+                  in.push_back(leaf(on(dev, values_cpu({4}, TSR_FLOAT32))));
+                  in.push_back(leaf(on(dev, mask_cpu({4}, 5.0))));
+                },
+                [](const Inputs& in, tsr_tensor** o) { return tsr_masked_select(in[0].get(), in[1].get(), o); }, 0,
+                0});
+  for (tsr_dtype d : {TSR_FLOAT32, TSR_FLOAT16, TSR_INT64, TSR_UINT8, TSR_BOOL})
+    cs.push_back({std::string("nonzero/") + dname(d),
+                  [d](Dev dev, Inputs& in) {
+                    in.push_back(transposed(on(dev, ints_cpu({0, 3, 0, 0, 1, 2, 0, 0, 0, 5, 0, 1, 1, 0, 0, 0, 0, 4, 0, 0,
+                                                              2, 0, 0, 1},
+                                                             {2, 3, 4}, d)),
+                                            0, 2));  // [4, 3, 2]
+                  },
+                  [](const Inputs& in, tsr_tensor** o) { return tsr_nonzero(in[0].get(), o); }, 0, 0});
+  cs.push_back({"nonzero/0-dim",
+                [](Dev dev, Inputs& in) { in.push_back(leaf(on(dev, ints_cpu({7}, {})))); },
+                [](const Inputs& in, tsr_tensor** o) { return tsr_nonzero(in[0].get(), o); }, 0, 0});
+  cs.push_back({"nonzero/several blocks (6000 elements)",
+                [](Dev dev, Inputs& in) { in.push_back(leaf(on(dev, mask_cpu({20, 300}, 0.8)))); },
+                [](const Inputs& in, tsr_tensor** o) { return tsr_nonzero(in[0].get(), o); }, 0, 0});
+  cs.push_back({"nonzero/empty", [](Dev dev, Inputs& in) { in.push_back(leaf(on(dev, mask_cpu({0, 3})))); },
+                [](const Inputs& in, tsr_tensor** o) { return tsr_nonzero(in[0].get(), o); }, 0, 0});
+  // ---- flip ------------------------------------------------------------------
+  for (tsr_dtype d : kAll)
+    cs.push_back({std::string("flip/") + dname(d),
+                  [d](Dev dev, Inputs& in) { in.push_back(transposed(on(dev, values_cpu({4, 5, 3}, d, 9.0)), 0, 2)); },
+                  [](const Inputs& in, tsr_tensor** o) {
+                    const int64_t dims[] = {0, -1};
+                    return tsr_flip(in[0].get(), 2, dims, o);
+                  },
+                  0, 0});
+  cs.push_back({"flip/expanded, one dim",
+                [](Dev dev, Inputs& in) { in.push_back(expanded(on(dev, values_cpu({1, 4}, TSR_FLOAT32)), {3, 4})); },
+                [](const Inputs& in, tsr_tensor** o) {
+                  const int64_t dims[] = {1};
+                  return tsr_flip(in[0].get(), 1, dims, o);
+                },
+                0, 0});
+  cs.push_back({"flip/no dims, 0-dim",
+                [](Dev dev, Inputs& in) { in.push_back(leaf(on(dev, values_cpu({}, TSR_FLOAT32)))); },
+                [](const Inputs& in, tsr_tensor** o) { return tsr_flip(in[0].get(), 0, nullptr, o); }, 0, 0});
+  // ---- scatter, scatter_add, scatter_reduce ----------------------------------
+  // index [3, 4] into self [4, 5] along dim 1, with repeated positions.
+  const std::vector<int64_t> sidx = {4, 0, 4, 1, 2, 2, 3, 0, 1, 1, 1, 4};
+  for (tsr_dtype d : kAll) {
+    cs.push_back({std::string("scatter/") + dname(d),
+                  [d, sidx](Dev dev, Inputs& in) {
+                    in.push_back(transposed(on(dev, values_cpu({5, 4}, d, 9.0)), 0, 1));  // [4, 5]
+                    in.push_back(leaf(on(dev, ints_cpu(sidx, {3, 4}))));
+                    in.push_back(leaf(on(dev, values_cpu({3, 4}, d, 4.0, 1.0))));
+                  },
+                  [](const Inputs& in, tsr_tensor** o) {
+                    return tsr_scatter(in[0].get(), 1, in[1].get(), in[2].get(), o);
+                  },
+                  0, 0});
+    cs.push_back({std::string("scatter/src larger than index/") + dname(d),
+                  [d, sidx](Dev dev, Inputs& in) {
+                    in.push_back(leaf(on(dev, values_cpu({4, 5}, d, 9.0))));
+                    in.push_back(leaf(on(dev, ints_cpu(sidx, {3, 4}))));
+                    in.push_back(transposed(on(dev, values_cpu({6, 3}, d, 4.0, 1.0)), 0, 1));  // [3, 6]
+                  },
+                  [](const Inputs& in, tsr_tensor** o) {
+                    return tsr_scatter(in[0].get(), 1, in[1].get(), in[2].get(), o);
+                  },
+                  0, 0, false});  // forward only: torch's backward refuses src's [3, 4] gradient for [3, 6]
+    cs.push_back({std::string("scatter_add/") + dname(d),
+                  [d](Dev dev, Inputs& in) {
+                    in.push_back(leaf(on(dev, values_cpu({4, 5}, d, 9.0))));
+                    in.push_back(transposed(on(dev, ints_cpu({3, 0, 3, 1, 2, 2, 3, 0, 1, 1, 1, 0}, {4, 3})), 0, 1));
+                    in.push_back(leaf(on(dev, values_cpu({3, 4}, d, 4.0, 1.0))));
+                  },
+                  [](const Inputs& in, tsr_tensor** o) {
+                    return tsr_scatter_add(in[0].get(), 0, in[1].get(), in[2].get(), o);
+                  },
+                  0, 0});
+  }
+  cs.push_back({"scatter_value/float16",
+                [sidx](Dev dev, Inputs& in) {
+                  in.push_back(leaf(on(dev, values_cpu({4, 5}, TSR_FLOAT16))));
+                  in.push_back(leaf(on(dev, ints_cpu(sidx, {3, 4}))));
+                },
+                [](const Inputs& in, tsr_tensor** o) { return tsr_scatter_value(in[0].get(), 1, in[1].get(), 0.3, o); },
+                0, 0});
+  cs.push_back({"scatter_/float32",
+                [sidx](Dev dev, Inputs& in) {
+                  in.push_back(leaf(on(dev, values_cpu({4, 5}, TSR_FLOAT32))));
+                  in.push_back(leaf(on(dev, ints_cpu(sidx, {3, 4}))));
+                  in.push_back(leaf(on(dev, values_cpu({3, 4}, TSR_FLOAT32, 3.0))));
+                },
+                on_clone([](tsr_tensor* c, const Inputs& in) { return tsr_scatter_(c, 1, in[1].get(), in[2].get()); }),
+                0, 0});
+  cs.push_back({"scatter_add_/int64",
+                [sidx](Dev dev, Inputs& in) {
+                  in.push_back(leaf(on(dev, ints_cpu({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20},
+                                                     {4, 5}))));
+                  in.push_back(leaf(on(dev, ints_cpu(sidx, {3, 4}))));
+                  in.push_back(leaf(on(dev, ints_cpu({5, -3, 7, 1, 1, 2, 9, -8, 4, 4, 4, 4}, {3, 4}))));
+                },
+                on_clone([](tsr_tensor* c, const Inputs& in) { return tsr_scatter_add_(c, 1, in[1].get(), in[2].get()); }),
+                0, 0});
+  cs.push_back({"scatter_value_/int32",
+                [sidx](Dev dev, Inputs& in) {
+                  in.push_back(leaf(on(dev, ints_cpu({1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, {2, 5}, TSR_INT32))));
+                  in.push_back(leaf(on(dev, ints_cpu({4, 0, 4, 1, 2, 2}, {2, 3}))));
+                },
+                on_clone([](tsr_tensor* c, const Inputs& in) { return tsr_scatter_value_(c, 1, in[1].get(), -7.0); }),
+                0, 0});
+  const tsr_scatter_reduction reductions[] = {TSR_SCATTER_SUM, TSR_SCATTER_PROD, TSR_SCATTER_MEAN, TSR_SCATTER_AMAX,
+                                              TSR_SCATTER_AMIN};
+  const char* const rnames[] = {"sum", "prod", "mean", "amax", "amin"};
+  for (int r = 0; r < 5; ++r)
+    for (bool self_too : {true, false})
+      for (tsr_dtype d : {TSR_FLOAT32, TSR_FLOAT64, TSR_FLOAT16, TSR_INT64, TSR_INT8, TSR_BOOL}) {
+        Case c{std::string("scatter_reduce/") + rnames[r] + (self_too ? "" : "/without self") + "/" + dname(d),
+               [d, sidx](Dev dev, Inputs& in) {
+                 in.push_back(transposed(on(dev, values_cpu({5, 4}, d, 4.0, 0.5)), 0, 1));  // [4, 5]
+                 in.push_back(leaf(on(dev, ints_cpu(sidx, {3, 4}))));
+                 in.push_back(leaf(on(dev, values_cpu({3, 4}, d, 3.0, 1.0))));
+               },
+               [red = reductions[r], self_too](const Inputs& in, tsr_tensor** o) {
+                 return tsr_scatter_reduce(in[0].get(), 1, in[1].get(), in[2].get(), red, self_too, o);
+               },
+               0, 0};
+        c.ulp_factor = 16;  // the forward is exact; backward formulas divide and multiply in another order
+        cs.push_back(c);
+      }
+  cs.push_back({"scatter_reduce_/mean/int32",
+                [sidx](Dev dev, Inputs& in) {
+                  in.push_back(leaf(on(dev, ints_cpu({1, -2, 3, 4, 5, 6, -7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20},
+                                                     {4, 5}, TSR_INT32))));
+                  in.push_back(leaf(on(dev, ints_cpu(sidx, {3, 4}))));
+                  in.push_back(leaf(on(dev, ints_cpu({5, -3, 7, 1, 1, 2, 9, -8, 4, 4, 4, 4}, {3, 4}, TSR_INT32))));
+                },
+                on_clone([](tsr_tensor* c, const Inputs& in) {
+                  return tsr_scatter_reduce_(c, 1, in[1].get(), in[2].get(), TSR_SCATTER_MEAN, true);
+                }),
+                0, 0});
+  cs.push_back({"scatter_reduce_/amax, float32 (with grad: through a copy, CopyBackwards)",
+                [sidx](Dev dev, Inputs& in) {
+                  in.push_back(leaf(on(dev, values_cpu({4, 5}, TSR_FLOAT32, 4.0))));
+                  in.push_back(leaf(on(dev, ints_cpu(sidx, {3, 4}))));
+                  in.push_back(leaf(on(dev, values_cpu({3, 4}, TSR_FLOAT32, 3.0, 1.0))));
+                },
+                on_clone([](tsr_tensor* c, const Inputs& in) {
+                  return tsr_scatter_reduce_(c, 1, in[1].get(), in[2].get(), TSR_SCATTER_AMAX, true);
+                }),
+                0, 0});
+  // NaN, infinities and zeros through every reduction (amax / amin let a
+  // NaN win, prod's zeros), and integer wrap-around (int8 sums and
+  // products past 127).
+  for (int r = 0; r < 5; ++r)
+    for (tsr_dtype d : {TSR_FLOAT32, TSR_BFLOAT16, TSR_INT8}) {
+      const double nan = std::nan(""), inf = INFINITY;
+      const bool fp = d != TSR_INT8;
+      const std::vector<double> self_v = fp ? std::vector<double>{1, nan, -inf, 0, 2, 3}
+                                            : std::vector<double>{100, -100, 7, 0, 90, -128};
+      const std::vector<double> src_v = fp ? std::vector<double>{nan, 2, inf, -1, 0, 5, -inf, 4}
+                                           : std::vector<double>{100, 77, -90, 3, 127, 2, 64, -2};
+      cs.push_back({std::string("scatter_reduce/special values/") + rnames[r] + "/" + dname(d),
+                    [d, self_v, src_v](Dev dev, Inputs& in) {
+                      in.push_back(leaf(on(dev, doubles_cpu(self_v, {6}, d))));
+                      in.push_back(leaf(on(dev, ints_cpu({0, 0, 1, 2, 3, 3, 5, 5}, {8}))));
+                      in.push_back(leaf(on(dev, doubles_cpu(src_v, {8}, d))));
+                    },
+                    [red = reductions[r]](const Inputs& in, tsr_tensor** o) {
+                      return tsr_scatter_reduce(in[0].get(), 0, in[1].get(), in[2].get(), red, true, o);
+                    },
+                    0, 0, false});
+    }
+  // The storage-only dtypes: the writes that only move elements work as
+  // on the CPU; the reductions are refused with the CPU's message.
+  for (tsr_dtype d : {TSR_UINT16, TSR_UINT64, TSR_FLOAT8_E4M3FN}) {
+    const std::string dn = std::to_string(int(d));
+    cs.push_back({"scatter/storage-only dtype " + dn,
+                  [d, sidx](Dev dev, Inputs& in) {
+                    in.push_back(leaf(on(dev, values_cpu({4, 5}, d, 9.0, 10.0))));
+                    in.push_back(leaf(on(dev, ints_cpu(sidx, {3, 4}))));
+                    in.push_back(leaf(on(dev, values_cpu({3, 4}, d, 4.0, 5.0))));
+                  },
+                  [](const Inputs& in, tsr_tensor** o) {
+                    return tsr_scatter(in[0].get(), 1, in[1].get(), in[2].get(), o);
+                  },
+                  0, 0, false});
+    cs.push_back({"scatter_add/storage-only dtype " + dn,
+                  [d, sidx](Dev dev, Inputs& in) {
+                    in.push_back(leaf(on(dev, values_cpu({4, 5}, d, 9.0, 10.0))));
+                    in.push_back(leaf(on(dev, ints_cpu(sidx, {3, 4}))));
+                    in.push_back(leaf(on(dev, values_cpu({3, 4}, d, 4.0, 5.0))));
+                  },
+                  [](const Inputs& in, tsr_tensor** o) {
+                    return tsr_scatter_add(in[0].get(), 1, in[1].get(), in[2].get(), o);
+                  },
+                  0, 0, false});
+    cs.push_back({"index_copy/storage-only dtype " + dn,
+                  [d](Dev dev, Inputs& in) {
+                    in.push_back(leaf(on(dev, values_cpu({5, 3}, d, 9.0, 10.0))));
+                    in.push_back(leaf(on(dev, ints_cpu({4, 0, 2}, {3}))));
+                    in.push_back(leaf(on(dev, values_cpu({3, 3}, d, 4.0, 5.0))));
+                  },
+                  [](const Inputs& in, tsr_tensor** o) {
+                    return tsr_index_copy(in[0].get(), 0, in[1].get(), in[2].get(), o);
+                  },
+                  0, 0, false});
+    cs.push_back({"index_fill/storage-only dtype " + dn,
+                  [d](Dev dev, Inputs& in) {
+                    in.push_back(leaf(on(dev, values_cpu({5, 3}, d, 9.0, 10.0))));
+                    in.push_back(leaf(on(dev, ints_cpu({4, -5}, {2}))));
+                  },
+                  [](const Inputs& in, tsr_tensor** o) { return tsr_index_fill(in[0].get(), 0, in[1].get(), 3.0, o); },
+                  0, 0, false});
+    cs.push_back({"index_put/storage-only dtype " + dn,
+                  [d](Dev dev, Inputs& in) {
+                    in.push_back(leaf(on(dev, values_cpu({5, 3}, d, 9.0, 10.0))));
+                    in.push_back(leaf(on(dev, ints_cpu({4, 1, 4}, {3}))));
+                    in.push_back(leaf(on(dev, values_cpu({3}, d, 4.0, 5.0))));
+                  },
+                  [](const Inputs& in, tsr_tensor** o) {
+                    const tsr_tensor* idx[] = {in[1].get()};
+                    return tsr_index_put(in[0].get(), 1, idx, in[2].get(), false, o);
+                  },
+                  0, 0, false});
+    cs.push_back({"flip, index, masked_select/storage-only dtype " + dn,
+                  [d](Dev dev, Inputs& in) {
+                    in.push_back(leaf(on(dev, values_cpu({4, 3}, d, 9.0, 10.0))));
+                    in.push_back(leaf(on(dev, mask_cpu({3}))));
+                    in.push_back(leaf(on(dev, ints_cpu({2, 0}, {2}))));
+                  },
+                  [](const Inputs& in, tsr_tensor** o) {  // these move elements: any dtype
+                    H b, c;
+                    const int64_t dims[] = {0};
+                    tsr_status st = tsr_flip(in[0].get(), 1, dims, &b.h);
+                    if (st != TSR_OK) return st;
+                    const tsr_tensor* idx[] = {in[2].get()};
+                    if ((st = tsr_index(b.h, 1, idx, &c.h)) != TSR_OK) return st;
+                    return tsr_masked_select(c.h, in[1].get(), o);
+                  },
+                  0, 0, false});
+    cs.push_back({"masked_fill/storage-only dtype " + dn,
+                  [d](Dev dev, Inputs& in) {
+                    in.push_back(leaf(on(dev, values_cpu({4, 3}, d, 9.0, 10.0))));
+                    in.push_back(leaf(on(dev, mask_cpu({3}))));
+                  },
+                  [](const Inputs& in, tsr_tensor** o) { return tsr_masked_fill(in[0].get(), in[1].get(), 2.0, o); },
+                  0, 0, false});
+  }
+  cs.push_back({"scatter/0-dim",
+                [](Dev dev, Inputs& in) {
+                  in.push_back(leaf(on(dev, values_cpu({}, TSR_FLOAT32))));
+                  in.push_back(leaf(on(dev, ints_cpu({0}, {}))));
+                  in.push_back(leaf(on(dev, values_cpu({}, TSR_FLOAT32, 1.0, 3.0))));
+                },
+                [](const Inputs& in, tsr_tensor** o) {
+                  return tsr_scatter_add(in[0].get(), 0, in[1].get(), in[2].get(), o);
+                },
+                0, 0});
+  cs.push_back({"scatter/empty index",
+                [](Dev dev, Inputs& in) {
+                  in.push_back(leaf(on(dev, values_cpu({3, 4}, TSR_FLOAT32))));
+                  in.push_back(leaf(on(dev, ints_cpu({}, {0, 4}))));
+                  in.push_back(leaf(on(dev, values_cpu({2, 4}, TSR_FLOAT32))));
+                },
+                [](const Inputs& in, tsr_tensor** o) { return tsr_scatter(in[0].get(), 0, in[1].get(), in[2].get(), o); },
+                0, 0, false});  // forward only: torch's backward refuses src's [0, 4] gradient for [2, 4]
+  // ---- index_add, index_copy, index_fill -------------------------------------
+  for (tsr_dtype d : kAll) {
+    for (double alpha : {1.0, 2.5}) {
+      Case c{std::string("index_add/") + dname(d) + (alpha == 1.0 ? "" : "/alpha"),
+             [d](Dev dev, Inputs& in) {
+               in.push_back(transposed(on(dev, values_cpu({5, 4}, d, 9.0)), 0, 1));  // [4, 5]
+               in.push_back(leaf(on(dev, ints_cpu({3, 0, 3, 4, 3, 1}, {6}, TSR_INT32))));
+               in.push_back(leaf(on(dev, values_cpu({4, 6}, d, 4.0, 1.0))));
+             },
+             [alpha](const Inputs& in, tsr_tensor** o) {
+               return tsr_index_add(in[0].get(), 1, in[1].get(), in[2].get(), alpha, o);
+             },
+             0, 0};
+      c.ulp_factor = alpha == 1.0 ? 0 : 1;  // the CPU's scaled add may fuse its multiply (SIMD)
+      cs.push_back(c);
+    }
+    cs.push_back({std::string("index_copy/") + dname(d),
+                  [d](Dev dev, Inputs& in) {
+                    in.push_back(leaf(on(dev, values_cpu({5, 3}, d, 9.0))));
+                    in.push_back(sliced(on(dev, ints_cpu({4, 9, 0, 9, 4, 9, 2, 9}, {8})), 0, 0, 8, 2));  // {4, 0, 4, 2}
+                    in.push_back(transposed(on(dev, values_cpu({3, 4}, d, 4.0, 1.0)), 0, 1));  // [4, 3]
+                  },
+                  [](const Inputs& in, tsr_tensor** o) {
+                    return tsr_index_copy(in[0].get(), 0, in[1].get(), in[2].get(), o);
+                  },
+                  0, 0});
+    cs.push_back({std::string("index_fill/") + dname(d),
+                  [d](Dev dev, Inputs& in) {
+                    in.push_back(transposed(on(dev, values_cpu({4, 3, 2}, d, 9.0)), 0, 2));  // [2, 3, 4]
+                    in.push_back(leaf(on(dev, ints_cpu({-1, 0, 2, -4}, {4}))));
+                  },
+                  [](const Inputs& in, tsr_tensor** o) { return tsr_index_fill(in[0].get(), 2, in[1].get(), 0.75, o); },
+                  0, 0});
+  }
+  cs.push_back({"index_add_/float64",
+                [](Dev dev, Inputs& in) {
+                  in.push_back(leaf(on(dev, values_cpu({3, 4}, TSR_FLOAT64))));
+                  in.push_back(leaf(on(dev, ints_cpu({2, 2, 0}, {3}))));
+                  in.push_back(leaf(on(dev, values_cpu({3, 4}, TSR_FLOAT64, 3.0))));
+                },
+                on_clone([](tsr_tensor* c, const Inputs& in) {
+                  return tsr_index_add_(c, 0, in[1].get(), in[2].get(), 1.0);
+                }),
+                0, 0});
+  cs.push_back({"index_copy_/float32",
+                [](Dev dev, Inputs& in) {
+                  in.push_back(leaf(on(dev, values_cpu({3, 4}, TSR_FLOAT32))));
+                  in.push_back(leaf(on(dev, ints_cpu({3, 1}, {2}))));
+                  in.push_back(leaf(on(dev, values_cpu({3, 2}, TSR_FLOAT32, 3.0))));
+                },
+                on_clone([](tsr_tensor* c, const Inputs& in) { return tsr_index_copy_(c, 1, in[1].get(), in[2].get()); }),
+                0, 0});
+  cs.push_back({"index_fill_/bfloat16",
+                [](Dev dev, Inputs& in) {
+                  in.push_back(leaf(on(dev, values_cpu({3, 4}, TSR_BFLOAT16))));
+                  in.push_back(leaf(on(dev, ints_cpu({1}, {}))));  // a 0-dim index
+                },
+                on_clone([](tsr_tensor* c, const Inputs& in) { return tsr_index_fill_(c, 0, in[1].get(), -1.5); }), 0,
+                0});
+  cs.push_back({"index_add/0-dim self",
+                [](Dev dev, Inputs& in) {
+                  in.push_back(leaf(on(dev, values_cpu({}, TSR_FLOAT32))));
+                  in.push_back(leaf(on(dev, ints_cpu({0, 0, 0}, {3}))));
+                  in.push_back(leaf(on(dev, values_cpu({3}, TSR_FLOAT32, 2.0))));
+                },
+                [](const Inputs& in, tsr_tensor** o) {
+                  return tsr_index_add(in[0].get(), 0, in[1].get(), in[2].get(), 1.0, o);
+                },
+                0, 0});
+  // ---- advanced indexing: index, index_put(_) --------------------------------
+  // x [4, 5, 3] (transposed), indices by case.
+  struct IndexCase {
+    std::string name;
+    std::function<void(Dev, Inputs&)> indices;  // pushed after x
+    std::vector<int> slots;                     // per indexed dim: input number, or -1 for ":"
+  };
+  const std::vector<IndexCase> icases = {
+      {"int64 with negatives", [](Dev dev, Inputs& in) { in.push_back(leaf(on(dev, ints_cpu({3, -1, 0, 3, -4}, {5})))); },
+       {1}},
+      {"middle dim, 2-D index",
+       [](Dev dev, Inputs& in) { in.push_back(transposed(on(dev, ints_cpu({4, 0, -2, 1, 1, 4}, {2, 3})), 0, 1)); },
+       {-1, 1}},
+      {"two broadcast indices",
+       [](Dev dev, Inputs& in) {
+         in.push_back(leaf(on(dev, ints_cpu({0, 2, 3}, {3, 1}))));
+         in.push_back(leaf(on(dev, ints_cpu({4, 0, 1, 1}, {4}))));
+       },
+       {1, 2}},
+      {"non-adjacent (result dims first)",
+       [](Dev dev, Inputs& in) {
+         in.push_back(leaf(on(dev, ints_cpu({3, 1}, {2}))));
+         in.push_back(leaf(on(dev, ints_cpu({2, -3}, {2}))));
+       },
+       {1, -1, 2}},
+      {"bool mask over two dims", [](Dev dev, Inputs& in) { in.push_back(leaf(on(dev, mask_cpu({4, 5}, 0.2)))); }, {1}},
+      {"uint8 mask, middle dim",
+       [](Dev dev, Inputs& in) { in.push_back(leaf(on(dev, ints_cpu({1, 0, 2, 0, 1}, {5}, TSR_UINT8)))); },
+       {-1, 1}},
+      {"mask and int64", 
+       [](Dev dev, Inputs& in) {
+         in.push_back(leaf(on(dev, ints_cpu({1, 0, 1, 1}, {4}, TSR_BOOL))));
+         in.push_back(leaf(on(dev, ints_cpu({2, 2, 0}, {3}))));
+       },
+       {1, 2}},
+      {"0-dim index", [](Dev dev, Inputs& in) { in.push_back(leaf(on(dev, ints_cpu({2}, {})))); }, {-1, -1, 1}},
+      {"empty index", [](Dev dev, Inputs& in) { in.push_back(leaf(on(dev, ints_cpu({}, {0})))); }, {1}},
+  };
+  auto index_args = [](const Inputs& in, const std::vector<int>& slots) {
+    std::vector<const tsr_tensor*> idx;
+    for (int s : slots) idx.push_back(s < 0 ? nullptr : in[size_t(s)].get());
+    return idx;
+  };
+  for (const IndexCase& ic : icases) {
+    for (tsr_dtype d : {TSR_FLOAT32, TSR_FLOAT16, TSR_INT64, TSR_BOOL})
+      cs.push_back({"index/" + ic.name + "/" + dname(d),
+                    [d, ic](Dev dev, Inputs& in) {
+                      in.push_back(transposed(on(dev, values_cpu({3, 5, 4}, d, 9.0)), 0, 2));  // [4, 5, 3]
+                      ic.indices(dev, in);
+                    },
+                    [ic, index_args](const Inputs& in, tsr_tensor** o) {
+                      const auto idx = index_args(in, ic.slots);
+                      return tsr_index(in[0].get(), int64_t(idx.size()), idx.data(), o);
+                    },
+                    0, 0});
+    // index_put with values of the indexing result's shape (read from the
+    // CPU's index), then accumulating with a broadcast row
+    for (bool acc : {false, true})
+      for (tsr_dtype d : {TSR_FLOAT32, TSR_FLOAT64, TSR_INT32}) {
+        Case c{"index_put/" + ic.name + (acc ? "/accumulate/" : "/") + dname(d),
+               [d, ic, index_args](Dev dev, Inputs& in) {
+                 in.push_back(leaf(on(dev, values_cpu({4, 5, 3}, d, 9.0))));
+                 ic.indices(dev, in);
+                 // values: broadcast over the result's last dim (3 for
+                 // every case here but the non-adjacent one, whose last
+                 // dim is x's dim 1: 5)
+                 const int64_t last = ic.slots.size() == 3 && ic.slots[1] == -1 ? 5 : 3;
+                 in.push_back(leaf(on(dev, values_cpu({last}, d, 4.0, 1.0))));
+               },
+               [ic, acc, index_args](const Inputs& in, tsr_tensor** o) {
+                 const auto idx = index_args(in, ic.slots);
+                 return tsr_index_put(in[0].get(), int64_t(idx.size()), idx.data(), in.back().get(), acc, o);
+               },
+               0, 0};
+        c.ulp_factor = 4;  // the forward is exact; the gradient of broadcast values is a sum, in another order
+        if (ic.name == "0-dim index") continue;  // the result's last dim is 4 there
+        cs.push_back(c);
+      }
+  }
+  cs.push_back({"index_put_/bool mask, one value, float64",
+                [](Dev dev, Inputs& in) {
+                  in.push_back(leaf(on(dev, values_cpu({4, 5}, TSR_FLOAT64))));
+                  in.push_back(leaf(on(dev, mask_cpu({4, 5}, 0.3))));
+                  in.push_back(leaf(on(dev, values_cpu({}, TSR_FLOAT64, 1.0, 2.0))));
+                },
+                on_clone([](tsr_tensor* c, const Inputs& in) {
+                  const tsr_tensor* idx[] = {in[1].get()};
+                  return tsr_index_put_(c, 1, idx, in[2].get(), false);
+                }),
+                1e-13, 1e-13});
+  cs.push_back({"index_put_/accumulate, repeated positions, float32",
+                [](Dev dev, Inputs& in) {
+                  in.push_back(leaf(on(dev, values_cpu({6}, TSR_FLOAT32))));
+                  std::vector<int64_t> idx(40);
+                  for (size_t i = 0; i < idx.size(); ++i) idx[i] = int64_t((i * 5) % 6) - 3;
+                  in.push_back(leaf(on(dev, ints_cpu(idx, {40}))));
+                  in.push_back(leaf(on(dev, values_cpu({40}, TSR_FLOAT32, 3.0))));
+                },
+                on_clone([](tsr_tensor* c, const Inputs& in) {
+                  const tsr_tensor* idx[] = {in[1].get()};
+                  return tsr_index_put_(c, 1, idx, in[2].get(), true);
+                }),
+                0, 0});
+  cs.push_back({"index_put/no index tensors (all of self)",
+                [](Dev dev, Inputs& in) {
+                  in.push_back(leaf(on(dev, values_cpu({2, 3}, TSR_FLOAT32))));
+                  in.push_back(leaf(on(dev, values_cpu({3}, TSR_FLOAT32, 3.0))));
+                },
+                [](const Inputs& in, tsr_tensor** o) {
+                  const tsr_tensor* idx[] = {nullptr};
+                  return tsr_index_put(in[0].get(), 1, idx, in[1].get(), true, o);
+                },
+                0, 0});
+}
+
 std::vector<Case> cases() {
   std::vector<Case> cs;
   const double lo = -0.5, hi = 0.75;
@@ -1335,6 +1889,7 @@ std::vector<Case> cases() {
   }
   add_reduce_cases(cs);
   sort_loss_cases(cs);
+  add_index_family_cases(cs);
   return cs;
 }
 
@@ -1342,12 +1897,9 @@ std::vector<Case> cases() {
 // leaves this list when it gains one and joins the sweep above. conv2d,
 // batch norm and the poolings (max pooling included) are checked against
 // the CPU by cuda_emulated_cudnn, attention by bindings_python_cuda_emulated.
-const char* const kKnownGaps[] = {
+const std::vector<const char*> kKnownGaps = {
     // Every primitive without eval_device when this was written (grep
-    // eval_cpu without eval_device under src/ops), by family:
-    "index (advanced indexing), index_put(_), nonzero, masked_fill(_), masked_select",
-    "scatter(_), scatter_add(_) (the public ones), scatter_reduce(_), index_add(_), index_copy(_), index_fill(_)",
-    "flip",
+    // eval_cpu without eval_device under src/ops), by family: none left.
 };
 
 class CudaOpSweep : public ::testing::Test {
@@ -1587,6 +2139,178 @@ TEST_F(CudaOpSweep, ReductionErrorsSayWhatTheCpuSays) {
     const tsr_dtype u32 = TSR_UINT32;
     return tsr_prod(x.h, &u32, o);
   });
+}
+
+// ---- the scatter / index family's errors: the CPU's status and message ----
+
+TEST_F(CudaOpSweep, IndexFamilyErrorsSayWhatTheCpuSays) {
+  // index values out of range, each op's own message
+  expect_same_error([](Dev dev, tsr_tensor** o) {
+    H x(on(dev, values_cpu({3, 4}, TSR_FLOAT32))), i(on(dev, ints_cpu({0, 1, 4, 2}, {1, 4}))),
+        s(on(dev, values_cpu({1, 4}, TSR_FLOAT32)));
+    return tsr_scatter(x.h, 1, i.h, s.h, o);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {
+    H x(on(dev, values_cpu({3, 4}, TSR_FLOAT32))), i(on(dev, ints_cpu({0, -1}, {2, 1})));
+    return tsr_scatter_value(x.h, 0, i.h, 1.0, o);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {
+    H x(on(dev, values_cpu({3, 4}, TSR_FLOAT32))), i(on(dev, ints_cpu({1, 3}, {2}, TSR_INT32))),
+        s(on(dev, values_cpu({2, 4}, TSR_FLOAT32)));
+    return tsr_index_add(x.h, 0, i.h, s.h, 1.0, o);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {
+    H x(on(dev, values_cpu({3, 4}, TSR_FLOAT32))), i(on(dev, ints_cpu({-1}, {1}))),
+        s(on(dev, values_cpu({3, 1}, TSR_FLOAT32)));
+    return tsr_index_copy(x.h, 1, i.h, s.h, o);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {
+    H x(on(dev, values_cpu({3, 4}, TSR_FLOAT32))), i(on(dev, ints_cpu({0, 3, -5}, {3})));
+    return tsr_index_fill(x.h, 1, i.h, 2.0, o);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // the second index's dim: its own size
+    H x(on(dev, values_cpu({3, 4}, TSR_FLOAT32))), a(on(dev, ints_cpu({0, 2}, {2}))), b(on(dev, ints_cpu({1, -5}, {2})));
+    const tsr_tensor* idx[] = {a.h, b.h};
+    return tsr_index(x.h, 2, idx, o);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {
+    H x(on(dev, values_cpu({3, 4}, TSR_FLOAT32))), a(on(dev, ints_cpu({3}, {1}))), v(on(dev, values_cpu({4}, TSR_FLOAT32)));
+    const tsr_tensor* idx[] = {a.h};
+    return tsr_index_put(x.h, 1, idx, v.h, true, o);
+  });
+  // argument errors
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // values that do not broadcast to the result
+    H x(on(dev, values_cpu({3, 4}, TSR_FLOAT32))), a(on(dev, ints_cpu({0, 1}, {2}))), v(on(dev, values_cpu({3}, TSR_FLOAT32)));
+    const tsr_tensor* idx[] = {a.h};
+    return tsr_index_put(x.h, 1, idx, v.h, false, o);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // a mask of the wrong shape
+    H x(on(dev, values_cpu({3, 4}, TSR_FLOAT32))), m(on(dev, mask_cpu({3, 5})));
+    const tsr_tensor* idx[] = {m.h};
+    return tsr_index(x.h, 1, idx, o);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // indices that do not broadcast
+    H x(on(dev, values_cpu({3, 4}, TSR_FLOAT32))), a(on(dev, ints_cpu({0, 1}, {2}))), b(on(dev, ints_cpu({0, 1, 2}, {3})));
+    const tsr_tensor* idx[] = {a.h, b.h};
+    return tsr_index(x.h, 2, idx, o);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // a float index
+    H x(on(dev, values_cpu({3, 4}, TSR_FLOAT32))), a(on(dev, values_cpu({2}, TSR_FLOAT32)));
+    const tsr_tensor* idx[] = {a.h};
+    return tsr_index(x.h, 1, idx, o);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // a float mask
+    H x(on(dev, values_cpu({3}, TSR_FLOAT32))), m(on(dev, values_cpu({3}, TSR_FLOAT32)));
+    return tsr_masked_fill(x.h, m.h, 1.0, o);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {
+    H x(on(dev, values_cpu({3}, TSR_FLOAT32))), m(on(dev, ints_cpu({1, 0}, {2}, TSR_BOOL)));
+    return tsr_masked_select(x.h, m.h, o);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // scatter with an int32 index
+    H x(on(dev, values_cpu({3}, TSR_FLOAT32))), i(on(dev, ints_cpu({0}, {1}, TSR_INT32)));
+    return tsr_scatter_value(x.h, 0, i.h, 1.0, o);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // index_copy: source of another dtype
+    H x(on(dev, values_cpu({3}, TSR_FLOAT32))), i(on(dev, ints_cpu({0}, {1}))), s(on(dev, values_cpu({1}, TSR_FLOAT64)));
+    return tsr_index_copy(x.h, 0, i.h, s.h, o);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // index_add: wrong number of indices
+    H x(on(dev, values_cpu({3, 2}, TSR_FLOAT32))), i(on(dev, ints_cpu({0, 1}, {2}))), s(on(dev, values_cpu({3, 2}, TSR_FLOAT32)));
+    return tsr_index_add(x.h, 0, i.h, s.h, 1.0, o);
+  });
+  expect_same_error([](Dev dev, tsr_tensor** o) {  // flip: a dim twice
+    H x(on(dev, values_cpu({3, 2}, TSR_FLOAT32)));
+    const int64_t dims[] = {1, -1};
+    return tsr_flip(x.h, 2, dims, o);
+  });
+}
+
+// In-place writes keep torch's aliasing and version rules on CUDA: the same
+// refusals, and a saved tensor written in place fails the backward alike.
+void expect_same_failure(const std::function<tsr_status(Dev)>& op) {
+  const tsr_status s_cpu = op(kCpuDev);
+  const std::string m_cpu = tsr_last_error_message();
+  const tsr_status s_cuda = op(kCudaDev);
+  EXPECT_NE(s_cpu, TSR_OK);
+  EXPECT_EQ(s_cpu, s_cuda);
+  EXPECT_EQ(m_cpu, tsr_last_error_message());
+}
+
+TEST_F(CudaOpSweep, IndexFamilyInPlaceRulesAreTheCpus) {
+  expect_same_failure([](Dev dev) {  // source aliasing self
+    H x(on(dev, values_cpu({3, 3}, TSR_FLOAT32))), i(on(dev, ints_cpu({0, 1, 2}, {3})));
+    return tsr_index_copy_(x.h, 0, i.h, x.h);
+  });
+  expect_same_failure([](Dev dev) {  // a mask sharing self's memory
+    H x(on(dev, ints_cpu({1, 0, 1}, {3}, TSR_BOOL)));
+    return tsr_masked_fill_(x.h, x.h, 0.0);
+  });
+  expect_same_failure([](Dev dev) {  // writing an expanded tensor
+    H x(on(dev, values_cpu({1, 3}, TSR_FLOAT32))), e, m(on(dev, mask_cpu({2, 3})));
+    const int64_t sizes[] = {2, 3};
+    if (tsr_expand(x.h, 2, sizes, &e.h) != TSR_OK) return TSR_OK;
+    return tsr_masked_fill_(e.h, m.h, 1.0);
+  });
+  expect_same_failure([](Dev dev) {  // a leaf that requires grad
+    H x(on(dev, values_cpu({4}, TSR_FLOAT32))), i(on(dev, ints_cpu({1}, {1})));
+    tsr_set_requires_grad(x.h, true);
+    return tsr_index_fill_(x.h, 0, i.h, 0.0);
+  });
+  expect_same_failure([](Dev dev) {  // a saved tensor modified: backward refuses
+    H x(on(dev, values_cpu({4}, TSR_FLOAT32))), a, b, i(on(dev, ints_cpu({2, 0}, {2})));
+    tsr_set_requires_grad(x.h, true);
+    if (tsr_clone(x.h, TSR_PRESERVE_FORMAT, &a.h) != TSR_OK || tsr_mul(a.h, a.h, &b.h) != TSR_OK) return TSR_OK;
+    const tsr_tensor* idx[] = {i.h};
+    H v(on(dev, values_cpu({}, TSR_FLOAT32)));
+    if (tsr_index_put_(a.h, 1, idx, v.h, false) != TSR_OK) return TSR_OK;
+    H g(on(dev, values_cpu({4}, TSR_FLOAT32)));
+    return tsr_backward(b.h, g.h, false);
+  });
+}
+
+// torch's cuda_x[cpu_index] and masked_fill with a 0-dim CPU value: the
+// index moves to the tensor's device, the value joins it (its gradient
+// returns to the CPU); a CPU mask is still refused (torch's masked_fill
+// wants self and mask on one device).
+TEST_F(CudaOpSweep, CpuIndicesAndCpuScalarValuesJoinTheCudaTensor) {
+  H x_cpu(values_cpu({4, 3}, TSR_FLOAT32)), x(on(kCudaDev, values_cpu({4, 3}, TSR_FLOAT32)));
+  H idx(ints_cpu({2, -1, 0}, {3}));
+  const tsr_tensor* ix[] = {idx.h};
+  H want, got;
+  ASSERT_OK(tsr_index(x_cpu.h, 1, ix, &want.h));
+  ASSERT_OK(tsr_index(x.h, 1, ix, &got.h));
+  expect_close("cuda_x[cpu_index]", want.h, got.h, 0, 0);
+  H m(mask_cpu({4}, 0.1)), v(values_cpu({}, TSR_FLOAT32, 0.0, 7.0));
+  const tsr_tensor* im[] = {m.h};
+  H want2, got2;
+  ASSERT_OK(tsr_index_put(x_cpu.h, 1, im, v.h, false, &want2.h));
+  H v_dev(on(kCudaDev, values_cpu({}, TSR_FLOAT32, 0.0, 7.0)));
+  ASSERT_OK(tsr_index_put(x.h, 1, im, v_dev.h, false, &got2.h));
+  expect_close("cuda_x[cpu_mask] = v", want2.h, got2.h, 0, 0);
+  // masked_fill with a CPU value that requires grad
+  H mask_dev(on(kCudaDev, mask_cpu({4, 3}, 0.2))), mask_host(mask_cpu({4, 3}, 0.2));
+  H val(values_cpu({}, TSR_FLOAT32, 0.0, 3.0)), val2(values_cpu({}, TSR_FLOAT32, 0.0, 3.0));
+  ASSERT_OK(tsr_set_requires_grad(val.h, true));
+  ASSERT_OK(tsr_set_requires_grad(val2.h, true));
+  H y_cpu, y;
+  ASSERT_OK(tsr_masked_fill_tensor(x_cpu.h, mask_host.h, val.h, &y_cpu.h));
+  ASSERT_OK(tsr_masked_fill_tensor(x.h, mask_dev.h, val2.h, &y.h));
+  expect_close("masked_fill(cpu value)", y_cpu.h, y.h, 0, 0);
+  H seed_cpu(values_cpu({4, 3}, TSR_FLOAT32, 1.0, 0.5)), seed(on(kCudaDev, values_cpu({4, 3}, TSR_FLOAT32, 1.0, 0.5)));
+  ASSERT_OK(tsr_backward(y_cpu.h, seed_cpu.h, false));
+  ASSERT_OK(tsr_backward(y.h, seed.h, false));
+  H g_cpu, g;
+  ASSERT_OK(tsr_grad(val.h, &g_cpu.h));
+  ASSERT_OK(tsr_grad(val2.h, &g.h));
+  ASSERT_NE(g.h, nullptr);
+  EXPECT_EQ(tsr_tensor_device_type(g.h), TSR_DEVICE_CPU);
+  const std::vector<double> a = host_values(g_cpu.h), b = host_values(g.h);
+  EXPECT_NEAR(a[0], b[0], 1e-5);
+  // a CPU mask for a CUDA tensor: refused
+  H refused;
+  EXPECT_EQ(tsr_masked_fill(x.h, mask_host.h, 1.0, &refused.h), TSR_ERR_DEVICE_MISMATCH) << tsr_last_error_message();
+  EXPECT_EQ(refused.h, nullptr);
 }
 
 }  // namespace

@@ -661,6 +661,96 @@ TEST(CudaKernels, SortSlices) {
   }
 }
 
+// The scatter / index family (issue 32) on the GPU against the emulator,
+// bit for bit (each column's steps run in index order on one thread):
+// scatter_reduce's every reduction with and without self (mean with its
+// count buffer, sum with an alpha), nonzero_blocks' count and write passes
+// (coordinates and flat positions) over several blocks.
+TEST(CudaKernels, ScatterReduceAndNonzero) {
+  EmulatedKernels emu;
+  auto& dev = cuda::cuda_kernels();
+  const Shape s{30, 25};
+  Tensor idx = host(s, TSR_INT64);
+  for (int64_t i = 0; i < idx.numel(); ++i) idx.data<int64_t>()[i] = (i * 7) % 40;
+  DeviceCopy ii(idx);
+  auto rows = [](void* data, tsr_dtype dt, int64_t stride) { return KernelOperand{data, dt, {stride}}; };
+  for (tsr_dtype d : {TSR_FLOAT32, TSR_FLOAT16, TSR_INT64, TSR_INT8})
+    for (int op = 0; op <= int(ScatterKernel::Amin); ++op)
+      for (bool self_too : {true, false}) {
+        Tensor src = sample(s, d, 2, false);
+        Tensor want = sample({30, 40}, d, 1, false), got = sample({30, 40}, d, 1, false);
+        Tensor count = host({30, 40}, TSR_INT64), dcount_host = host({30, 40}, TSR_INT64);
+        const bool mean = ScatterKernel(op) == ScatterKernel::Mean;
+        ScatterReduceArgs a{};
+        a.base.columns = kshape({30});
+        a.base.out = rows(want.data_ptr(), d, 40);
+        a.base.src = rows(src.data_ptr(), d, 25);
+        a.base.index = rows(idx.data_ptr(), TSR_INT64, 25);
+        a.base.len = 25;
+        a.base.out_dim_stride = a.base.src_dim_stride = a.base.index_dim_stride = 1;
+        a.op = ScatterKernel(op);
+        a.include_self = self_too;
+        a.alpha = ScatterKernel(op) == ScatterKernel::Sum ? 2.0 : 1.0;
+        a.count = rows(mean ? count.data_ptr() : nullptr, TSR_INT64, 40);
+        a.count_dim_stride = 1;
+        emu.fill(kshape({30, 40}), kop(count), self_too ? 1.0 : 0.0, kNoStream);
+        emu.scatter_reduce(a, kNoStream);
+        DeviceCopy si(src), o(got), ci(dcount_host);
+        dev.fill(kshape({30, 40}), ci.op(dcount_host, {30, 40}), self_too ? 1.0 : 0.0, kCudaStream);
+        ScatterReduceArgs da = a;
+        da.base.out = rows(o.ptr, d, 40);
+        da.base.src = rows(si.ptr, d, 25);
+        da.base.index = rows(ii.ptr, TSR_INT64, 25);
+        da.count = rows(mean ? ci.ptr : nullptr, TSR_INT64, 40);
+        dev.scatter_reduce(da, kCudaStream);
+        o.back(got);
+        EXPECT_TRUE(same_bits(want, got)) << "scatter_reduce op " << op << " self " << self_too << " "
+                                          << dtype_name(d);
+      }
+  // nonzero over 5000 mask elements in blocks of 700: counts, then rows.
+  const Shape ms{50, 100};
+  Tensor mask = sample(ms, TSR_BOOL, 3);
+  const int64_t n = mask.numel(), block = 700, blocks = (n + block - 1) / block;
+  Tensor counts = host({blocks}, TSR_INT64), dcounts = host({blocks}, TSR_INT64);
+  NonzeroArgs a{};
+  a.mask = mask.data_ptr();
+  a.mask_dtype = TSR_BOOL;
+  a.numel = n;
+  a.block = block;
+  a.shape = kshape(ms);
+  a.counts = static_cast<int64_t*>(counts.data_ptr());
+  emu.nonzero_blocks(a, kNoStream);
+  DeviceCopy mi(mask), cdev(dcounts);
+  NonzeroArgs da = a;
+  da.mask = mi.ptr;
+  da.counts = static_cast<int64_t*>(cdev.ptr);
+  dev.nonzero_blocks(da, kCudaStream);
+  cdev.back(dcounts);
+  EXPECT_TRUE(same_bits(counts, dcounts)) << "nonzero counts";
+  Tensor starts = host({blocks}, TSR_INT64);
+  int64_t total = 0;
+  for (int64_t b = 0; b < blocks; ++b) {
+    starts.data<int64_t>()[b] = total;
+    total += counts.data<int64_t>()[b];
+  }
+  DeviceCopy sdev(starts);
+  for (bool flat : {false, true}) {
+    const Shape os = flat ? Shape{total} : Shape{total, 2};
+    Tensor want = host(os, TSR_INT64), got = host(os, TSR_INT64);
+    a.write = da.write = true;
+    a.flat = da.flat = flat;
+    a.starts = static_cast<const int64_t*>(starts.data_ptr());
+    a.out = static_cast<int64_t*>(want.data_ptr());
+    emu.nonzero_blocks(a, kNoStream);
+    DeviceCopy o(got);
+    da.starts = static_cast<const int64_t*>(sdev.ptr);
+    da.out = static_cast<int64_t*>(o.ptr);
+    dev.nonzero_blocks(da, kCudaStream);
+    o.back(got);
+    EXPECT_TRUE(same_bits(want, got)) << "nonzero rows, flat " << flat;
+  }
+}
+
 }  // namespace
 }  // namespace tsr::gpu::test
 

@@ -160,10 +160,6 @@ void scatter_into(const Tensor& self, int64_t dim0, const Tensor& index, const T
 
 // ---- index_add_ / index_copy_ / index_fill_ -----------------------------------
 
-namespace {
-
-// The checks index_add_ and index_copy_ share, torch's messages; returns
-// the wrapped dim.
 int64_t check_index_update(const Tensor& self, int64_t dim0, const Tensor& index, const Tensor& source,
                            const char* op) {
   const int64_t dim = wrap_dim(dim0, self.ndim());
@@ -191,7 +187,6 @@ int64_t check_index_update(const Tensor& self, int64_t dim0, const Tensor& index
   return dim;
 }
 
-// Every index in [0, size), torch's message for op; before any write.
 std::vector<int64_t> checked_indices(const Tensor& index, int64_t dim, int64_t size, const char* op, bool bare) {
   std::vector<int64_t> idx = index_values(index);
   for (int64_t i : idx) {
@@ -205,16 +200,43 @@ std::vector<int64_t> checked_indices(const Tensor& index, int64_t dim, int64_t s
   return idx;
 }
 
-Tensor slice_at(const Tensor& t, int64_t dim, int64_t i) { return t.ndim() ? views::select(t, dim, i) : t; }
-
-}  // namespace
-
-void index_add_into(const Tensor& self, int64_t dim0, const Tensor& index, const Tensor& source, double alpha) {
+void check_index_add_args(const Tensor& self, const Tensor& index, const Tensor& source) {
   TSR_CHECK(index.dtype() == TSR_INT64 || index.dtype() == TSR_INT32, TSR_ERR_DTYPE_MISMATCH,
             "index_add_(): Expected dtype int32/int64 for index but got: ", scalar_type_name(index.dtype()));
   TSR_CHECK(self.dtype() == source.dtype(), TSR_ERR_DTYPE_MISMATCH, "index_add_(): self (",
             scalar_type_name(self.dtype()), ") and source (", scalar_type_name(source.dtype()),
             ") must have the same scalar type");
+}
+
+void check_index_copy_args(const Tensor& self, const Tensor& index, const Tensor& source) {
+  TSR_CHECK(index.dtype() == TSR_INT64, TSR_ERR_DTYPE_MISMATCH,
+            "index_copy_(): Expected a long tensor for index, but got ", scalar_type_name(index.dtype()));
+  TSR_CHECK(self.dtype() == source.dtype(), TSR_ERR_DTYPE_MISMATCH,
+            "index_copy_(): self and source expected to have the same dtype, but got (self) ",
+            scalar_type_name(self.dtype()), " and (source) ", scalar_type_name(source.dtype()));
+}
+
+int64_t check_index_fill_args(const Tensor& self, int64_t dim0, const Tensor& index) {
+  const int64_t dim = wrap_dim(dim0, self.ndim());
+  TSR_CHECK(index.dtype() == TSR_INT64, TSR_ERR_DTYPE_MISMATCH,
+            "index_fill_(): Expected dtype int64 for index.");
+  TSR_CHECK(index.ndim() <= 1, TSR_ERR_INDEX_OUT_OF_RANGE, "index_fill_(): Index is supposed to be a vector");
+  return dim;
+}
+
+void check_index_fill_value(int64_t i, int64_t dim, int64_t size) {
+  TSR_CHECK(i >= -size && i < size, TSR_ERR_INDEX_OUT_OF_RANGE, "index ", i, " is out of bounds for dimension ",
+            dim, " with size ", size);
+}
+
+namespace {
+
+Tensor slice_at(const Tensor& t, int64_t dim, int64_t i) { return t.ndim() ? views::select(t, dim, i) : t; }
+
+}  // namespace
+
+void index_add_into(const Tensor& self, int64_t dim0, const Tensor& index, const Tensor& source, double alpha) {
+  check_index_add_args(self, index, source);
   const int64_t dim = check_index_update(self, dim0, index, source, "index_add_");
   const std::vector<int64_t> idx = checked_indices(index, dim, size_or_one(self, dim), "index_add_", true);
   for (size_t i = 0; i < idx.size(); ++i)
@@ -222,26 +244,18 @@ void index_add_into(const Tensor& self, int64_t dim0, const Tensor& index, const
 }
 
 void index_copy_into(const Tensor& self, int64_t dim0, const Tensor& index, const Tensor& source) {
-  TSR_CHECK(index.dtype() == TSR_INT64, TSR_ERR_DTYPE_MISMATCH,
-            "index_copy_(): Expected a long tensor for index, but got ", scalar_type_name(index.dtype()));
-  TSR_CHECK(self.dtype() == source.dtype(), TSR_ERR_DTYPE_MISMATCH,
-            "index_copy_(): self and source expected to have the same dtype, but got (self) ",
-            scalar_type_name(self.dtype()), " and (source) ", scalar_type_name(source.dtype()));
+  check_index_copy_args(self, index, source);
   const int64_t dim = check_index_update(self, dim0, index, source, "index_copy_");
   const std::vector<int64_t> idx = checked_indices(index, dim, size_or_one(self, dim), "index_copy_", false);
   for (size_t i = 0; i < idx.size(); ++i) copy_strided(slice_at(self, dim, idx[i]), slice_at(source, dim, int64_t(i)));
 }
 
 void index_fill_into(const Tensor& self, int64_t dim0, const Tensor& index, double value) {
-  const int64_t dim = wrap_dim(dim0, self.ndim());
-  TSR_CHECK(index.dtype() == TSR_INT64, TSR_ERR_DTYPE_MISMATCH,
-            "index_fill_(): Expected dtype int64 for index.");
-  TSR_CHECK(index.ndim() <= 1, TSR_ERR_INDEX_OUT_OF_RANGE, "index_fill_(): Index is supposed to be a vector");
+  const int64_t dim = check_index_fill_args(self, dim0, index);
   const int64_t size = size_or_one(self, dim);
   std::vector<int64_t> idx = index_values(index);
   for (int64_t& i : idx) {
-    TSR_CHECK(i >= -size && i < size, TSR_ERR_INDEX_OUT_OF_RANGE, "index ", i, " is out of bounds for dimension ",
-              dim, " with size ", size);
+    check_index_fill_value(i, dim, size);
     if (i < 0) i += size;
   }
   for (int64_t i : idx) fill(slice_at(self, dim, i), value);

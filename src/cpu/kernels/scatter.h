@@ -6,6 +6,8 @@
 // before anything is written; messages are torch 1.13's.
 #pragma once
 
+#include <vector>
+
 #include "core/tensor.h"
 
 namespace tsr::kernels {
@@ -32,5 +34,21 @@ void scatter_into(const Tensor& self, int64_t dim, const Tensor& index, const Te
 void index_add_into(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, double alpha);
 void index_copy_into(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source);
 void index_fill_into(const Tensor& self, int64_t dim, const Tensor& index, double value);
+
+// The checks of the three, in the order the kernels above run them (a
+// device runs them too, then checks the index values on the device and,
+// when one is bad, calls the value check on a host copy for the message):
+// the dtypes; check_index_update (index_add_ / index_copy_: index 0-/1-D,
+// shapes; returns the wrapped dim); checked_indices (every value in [0,
+// size), torch's message for op, `bare` for index_add_'s); index_fill_'s
+// dtype / dim checks (returns the wrapped dim) and its value check
+// (negative values count from the end).
+void check_index_add_args(const Tensor& self, const Tensor& index, const Tensor& source);
+void check_index_copy_args(const Tensor& self, const Tensor& index, const Tensor& source);
+int64_t check_index_update(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+                           const char* op);
+std::vector<int64_t> checked_indices(const Tensor& index, int64_t dim, int64_t size, const char* op, bool bare);
+int64_t check_index_fill_args(const Tensor& self, int64_t dim, const Tensor& index);
+void check_index_fill_value(int64_t i, int64_t dim, int64_t size);
 
 }  // namespace tsr::kernels
