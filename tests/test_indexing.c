@@ -230,6 +230,33 @@ Test(indexing, index_add_into_a_0_dim_self_gives_every_source_element_the_gradie
   tg_arena_release(ar);
 }
 
+/* A backward whose gradient cannot have its input's shape fails with
+ * torch 1.13's message (the engine's validate_outputs), instead of writing
+ * a [3, 4] gradient into src's [3, 6] .grad: scatter's source larger than
+ * its index, and an empty index. .grad stays undefined. */
+Test(indexing, a_gradient_of_the_wrong_shape_is_torchs_error) {
+  tg_arena a = {.n = 0}, *ar = &a;
+  const char* const want[2] = {"Function ScatterBackward0 returned an invalid gradient at index 1 - got [3, 4] "
+                               "but expected shape compatible with [3, 6]",
+                               "Function ScatterBackward0 returned an invalid gradient at index 1 - got [3, 0] "
+                               "but expected shape compatible with [3, 6]"};
+  for (int k = 0; k < 2; ++k) {
+    tsr_tensor* x = T(tsr_zeros(2, (int64_t[]){3, 6}, TSR_FLOAT32, TSR_CPU, &o_));
+    tsr_tensor* src = T(tsr_ones(2, (int64_t[]){3, 6}, TSR_FLOAT32, TSR_CPU, &o_));
+    TSR_ASSERT_OK(tsr_set_requires_grad(x, true));
+    TSR_ASSERT_OK(tsr_set_requires_grad(src, true));
+    tsr_tensor* idx = k == 0 ? LONGS2(3, 4, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3)
+                             : T(tsr_zeros(2, (int64_t[]){3, 0}, TSR_INT64, TSR_CPU, &o_));
+    tsr_tensor* y = T(tsr_scatter(x, 1, idx, src, &o_));
+    tsr_tensor* total = T(tsr_sum(y, 0, NULL, false, &o_));
+    TSR_ASSERT_FAILS(tsr_backward(total, NULL, false), TSR_ERR_SHAPE_MISMATCH, want[k]);
+    tsr_tensor* g = (tsr_tensor*)0x1;
+    TSR_ASSERT_OK(tsr_grad(src, &g));
+    cr_expect_null(g, "src.grad stays undefined");
+  }
+  tg_arena_release(ar);
+}
+
 /* ---- in place ------------------------------------------------------------------ */
 
 Test(indexing, in_place_forms_write_self_and_bump_its_version) {

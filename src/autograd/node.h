@@ -71,6 +71,10 @@ struct Node : std::enable_shared_from_this<Node> {
 
   // The forward op's name ("mul") where the node has one: anomaly messages.
   virtual const char* forward_op() const { return nullptr; }
+  // Input i's number as torch counts its node's inputs in messages (only
+  // the differentiable ones: scatter's src is input 1 of ScatterBackward0,
+  // the index not counted).
+  virtual size_t torch_input_index(size_t i) const { return i; }
 
   uint64_t sequence_nr;  // creation order: the engine runs newest first
   // Inline for the usual few inputs and outputs: a node is one allocation.

@@ -1,5 +1,7 @@
 #include "autograd/primitive_node.h"
 
+#include "core/dtype_info.h"
+
 namespace tsr::autograd {
 
 class PrimitiveNode::Context final : public prim::BackwardContext {
@@ -54,6 +56,12 @@ void PrimitiveNode::release_saved() {
     if (s.defined()) s.reset();
   primitive_->release_saved_state();
   released_ = true;
+}
+
+size_t PrimitiveNode::torch_input_index(size_t i) const {
+  size_t n = 0;
+  for (size_t j = 0; j < i && j < input_meta_.size(); ++j) n += is_floating(input_meta_[j].dtype) ? 1 : 0;
+  return n;
 }
 
 }  // namespace tsr::autograd

@@ -16,6 +16,9 @@ class PrimitiveNode final : public Node {
   const char* name() const override { return primitive_->name(); }
   const char* forward_op() const override { return primitive_->op(); }
   bool materialize_grads() const override { return primitive_->materialize_grads(); }
+  // Counting the floating-point inputs before i (integer and bool ones,
+  // indices and masks, are no inputs of torch's node).
+  size_t torch_input_index(size_t i) const override;
   void release_saved() override;
   void check_saved() const override;
 

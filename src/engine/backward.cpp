@@ -85,6 +85,24 @@ Tensor run_leaf_hooks(const AccumulateGrad& acc, const Tensor& g) {
   return hooks.empty() ? g : autograd::run_grad_hooks(hooks, g);
 }
 
+// torch's validate_outputs for gradient i of node, going along edge e: a
+// gradient of its input's shape passes; one that input's shape broadcasts
+// to is summed down to it (sum_to_size); any other is torch's error, before
+// anything could copy it into a buffer or .grad of the other shape.
+Tensor validated(const Node& node, size_t i, const Edge& e, const Tensor& g) {
+  if (!g.defined() || e.input_nr >= e.fn->outputs.size()) return g;
+  const Shape& want = e.fn->outputs[e.input_nr].sizes;
+  if (g.sizes() == want) return g;
+  bool expandable = want.size() <= g.sizes().size();
+  for (size_t k = 0; expandable && k < want.size(); ++k) {
+    const int64_t w = want[want.size() - 1 - k], got = g.sizes()[g.sizes().size() - 1 - k];
+    expandable = w == got || w == 1;
+  }
+  TSR_CHECK(expandable, TSR_ERR_SHAPE_MISMATCH, "Function ", node.name(), " returned an invalid gradient at index ",
+            node.torch_input_index(i), " - got ", g.sizes(), " but expected shape compatible with ", want);
+  return ops::sum_to_size(g, want);
+}
+
 // Anomaly mode: PyTorch's message for a backward that produced NaN, naming
 // the forward op too.
 void check_no_nan(const Node& node, const TensorList& grads) {
@@ -296,7 +314,7 @@ void GraphTask::execute() {
     for (size_t i = 0; i < outputs.size(); ++i) {
       const Edge& e = node->next_edges[i];
       if (!e.valid()) continue;
-      deliver(e, outputs[i]);
+      deliver(e, validated(*node, i, e, outputs[i]));
       if (--states_[index_of(e.fn.get())].deps == 0) ready.push(e.fn.get());
     }
   }
