@@ -51,17 +51,23 @@ static inline int dist_free_port(void) {
   return ntohs(a.sin_port);
 }
 
-/* tcp://127.0.0.1:port, rank and world given: a group for one child. */
-static inline tsr_status dist_init(int port, int rank, int world, int64_t timeout_ms, tsr_process_group** pg) {
+/* tcp://127.0.0.1:port, rank and world given: a group of `backend` for one child. */
+static inline tsr_status dist_init_backend(int port, int rank, int world, tsr_dist_backend backend,
+                                           int64_t timeout_ms, tsr_process_group** pg) {
   char method[64];
   snprintf(method, sizeof method, "tcp://127.0.0.1:%d", port);
   tsr_process_group_options o = TSR_PROCESS_GROUP_OPTIONS_INIT;
-  o.backend = TSR_DIST_GLOO;
+  o.backend = backend;
   o.init_method = method;
   o.rank = rank;
   o.world_size = world;
   o.timeout_ms = timeout_ms;
   return tsr_process_group_init(&o, pg);
+}
+
+/* The same over Gloo. */
+static inline tsr_status dist_init(int port, int rank, int world, int64_t timeout_ms, tsr_process_group** pg) {
+  return dist_init_backend(port, rank, world, TSR_DIST_GLOO, timeout_ms, pg);
 }
 
 typedef int (*dist_body)(int port, int rank, int world, void* arg);

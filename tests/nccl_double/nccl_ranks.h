@@ -14,15 +14,7 @@
 
 static inline tsr_status nccl_init(int port, int rank, int world, tsr_dist_backend backend,
                                    int64_t timeout_ms, tsr_process_group** pg) {
-  char method[64];
-  snprintf(method, sizeof method, "tcp://127.0.0.1:%d", port);
-  tsr_process_group_options o = TSR_PROCESS_GROUP_OPTIONS_INIT;
-  o.backend = backend;
-  o.init_method = method;
-  o.rank = rank;
-  o.world_size = world;
-  o.timeout_ms = timeout_ms;
-  return tsr_process_group_init(&o, pg);
+  return dist_init_backend(port, rank, world, backend, timeout_ms, pg);
 }
 
 /* A CUDA tensor of dtype holding n doubles. */
