@@ -117,10 +117,30 @@ Tensor binary(DeviceKernels& k, BinaryKernel op, const Tensor& a, const Tensor& 
 
 namespace {
 
-// One reduction call: kept dims (outer) against reduced dims (inner), each
-// coalesced on its own. indices: Max's int64 output, else undefined.
+// The reduced dims of t in C order, size-1 dims dropped, a dim merged into
+// the one before it where they step as one: unlike coalesce(), never
+// reordered, so element j of a row is the CPU's j-th (its as_rows view).
+Iteration inner_in_order(const Tensor& t, const std::vector<bool>& mask) {
+  Iteration it{{}, {Shape{}}};
+  for (int64_t d = 0; d < t.ndim(); ++d) {
+    if (!mask[size_t(d)]) continue;
+    const int64_t size = t.sizes()[size_t(d)], stride = t.strides()[size_t(d)];
+    if (size == 1) continue;
+    if (!it.sizes.empty() && it.strides[0].back() == size * stride) {
+      it.sizes.back() *= size;
+      it.strides[0].back() = stride;
+      continue;
+    }
+    it.sizes.push_back(size);
+    it.strides[0].push_back(stride);
+  }
+  return it;
+}
+
+}  // namespace
+
 void reduce_into(DeviceKernels& k, ReduceKernel op, const Tensor& t, const std::vector<bool>& mask,
-                 const Tensor& out, const Tensor& indices, double scale) {
+                 const Tensor& out, const Tensor& indices, double scale, ReducedOrder order) {
   if (is_storage_only(t.dtype())) fail_dtype_dispatch(t.dtype());
   // out's strides over t's kept dims: with keepdim out has every dim (the
   // reduced ones of size 1), without it only the kept ones, in order.
@@ -140,7 +160,7 @@ void reduce_into(DeviceKernels& k, ReduceKernel op, const Tensor& t, const std::
   }
   // indices is laid out as out (both fresh and contiguous).
   Iteration outer = coalesce(outer_sizes, {out_outer, in_outer});
-  Iteration inner = coalesce(inner_sizes, {in_inner});
+  Iteration inner = order == ReducedOrder::C ? inner_in_order(t, mask) : coalesce(inner_sizes, {in_inner});
   if (checked_numel(outer.sizes) == 0) return;
   TSR_CHECK(outer.sizes.size() <= size_t(kMaxKernelDims) && inner.sizes.size() <= size_t(kMaxKernelDims),
             TSR_ERR_UNSUPPORTED, "reduction over a layout of more than ", kMaxKernelDims,
@@ -157,8 +177,6 @@ void reduce_into(DeviceKernels& k, ReduceKernel op, const Tensor& t, const std::
   args.scale = scale;
   k.reduce(op, args, stream_of(t));
 }
-
-}  // namespace
 
 Tensor reduce_sum(DeviceKernels& k, const Tensor& t, const std::vector<bool>& mask, bool keepdim,
                   double scale, tsr_dtype out_dtype) {

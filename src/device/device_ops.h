@@ -47,6 +47,18 @@ Tensor binary(DeviceKernels& k, BinaryKernel op, const Tensor& a, const Tensor& 
 void binary_into(DeviceKernels& k, BinaryKernel op, const Tensor& out, const Tensor& a,
                  const Tensor& b, double alpha);
 
+// How a reduction walks the reduced dims: Coalesced (merged and ordered by
+// stride, the fastest for sums), or C order (merged only where they step as
+// one: element j of a row is the CPU's j-th, so "the first" extreme and the
+// sign of a zero tie are the CPU's).
+enum class ReducedOrder { Coalesced, C };
+// out (and indices, int64, for Max/Min; else undefined) = op over t's mask
+// dims, times scale for Sum; out and indices contiguous with the CPU's
+// reduced sizes (keepdim or not), out in the result dtype.
+void reduce_into(DeviceKernels& k, ReduceKernel op, const Tensor& t, const std::vector<bool>& mask,
+                 const Tensor& out, const Tensor& indices, double scale,
+                 ReducedOrder order = ReducedOrder::Coalesced);
+
 // Sum over mask's dims times scale (1: sum, 1/count: mean) in out_dtype
 // (kernels::sum / kernels::mean).
 Tensor reduce_sum(DeviceKernels& k, const Tensor& t, const std::vector<bool>& mask, bool keepdim,

@@ -23,65 +23,6 @@ namespace {
 
 Stream stream_of(const Tensor& t) { return current_stream(t.device()); }
 
-// The reduced dims of t in C order, size-1 dims dropped, a dim merged into
-// the one before it where they step as one: unlike coalesce(), never
-// reordered, so element j of a row is the CPU's j-th (its as_rows view),
-// and "the first" extreme is the CPU's.
-Iteration inner_in_order(const Tensor& t, const std::vector<bool>& mask) {
-  Iteration it{{}, {Shape{}}};
-  for (int64_t d = 0; d < t.ndim(); ++d) {
-    if (!mask[size_t(d)]) continue;
-    const int64_t size = t.sizes()[size_t(d)], stride = t.strides()[size_t(d)];
-    if (size == 1) continue;
-    if (!it.sizes.empty() && it.strides[0].back() == size * stride) {
-      it.sizes.back() *= size;
-      it.strides[0].back() = stride;
-      continue;
-    }
-    it.sizes.push_back(size);
-    it.strides[0].push_back(stride);
-  }
-  return it;
-}
-
-// out (and indices for Max/Min, else undefined) = op over t's mask dims:
-// device_ops.cpp's reduction call, with the reduced dims in C order
-// (inner_in_order) instead of coalesced by stride. out and indices are
-// contiguous with the CPU's reduced sizes (keepdim or not).
-void reduce_in_order(DeviceKernels& k, ReduceKernel op, const Tensor& t, const std::vector<bool>& mask,
-                     const Tensor& out, const Tensor& indices, double scale) {
-  if (is_storage_only(t.dtype())) fail_dtype_dispatch(t.dtype());
-  Shape outer_sizes, in_outer, out_outer;
-  const bool keepdim = out.ndim() == t.ndim();
-  int64_t od = 0;
-  for (int64_t d = 0; d < t.ndim(); ++d) {
-    if (mask[size_t(d)]) {
-      if (keepdim) ++od;
-      continue;
-    }
-    outer_sizes.push_back(t.sizes()[size_t(d)]);
-    in_outer.push_back(t.strides()[size_t(d)]);
-    out_outer.push_back(out.strides()[size_t(od++)]);
-  }
-  const Iteration outer = coalesce(outer_sizes, {out_outer, in_outer});
-  const Iteration inner = inner_in_order(t, mask);
-  if (checked_numel(outer.sizes) == 0) return;
-  TSR_CHECK(outer.sizes.size() <= size_t(kMaxKernelDims) && inner.sizes.size() <= size_t(kMaxKernelDims),
-            TSR_ERR_UNSUPPORTED, "reduction over a layout of more than ", kMaxKernelDims, " dims on ",
-            device_name(t.device()));
-  ReduceArgs args{};
-  args.outer = kernel_shape(outer.sizes);
-  args.out = kernel_operand(static_cast<char*>(out.data_ptr()), out.dtype(), outer.strides[0]);
-  args.indices = indices.defined()
-                     ? kernel_operand(static_cast<char*>(indices.data_ptr()), TSR_INT64, outer.strides[0])
-                     : kernel_operand(nullptr, TSR_INT64, {});
-  args.inner = kernel_shape(inner.sizes);
-  args.in = kernel_operand(static_cast<char*>(t.data_ptr()), t.dtype(), outer.strides[1]);
-  for (size_t d = 0; d < inner.sizes.size(); ++d) args.in_inner_strides[d] = inner.strides[0][d];
-  args.scale = scale;
-  k.reduce(op, args, stream_of(t));
-}
-
 Tensor fresh(const Shape& sizes, tsr_dtype dtype, Device device) {
   return empty(sizes, dtype, TSR_CONTIGUOUS_FORMAT, device);
 }
@@ -107,7 +48,7 @@ std::pair<Tensor, Tensor> min_dim(DeviceKernels& k, const Tensor& t, int64_t dim
   const Shape sizes = kernels::reduced_sizes(t.sizes(), mask, keepdim);
   Tensor values = fresh(sizes, t.dtype(), t.device());
   Tensor indices = fresh(sizes, TSR_INT64, t.device());
-  reduce_in_order(k, ReduceKernel::Min, t, mask, values, indices, 1.0);
+  reduce_into(k, ReduceKernel::Min, t, mask, values, indices, 1.0, ReducedOrder::C);
   return {values, indices};
 }
 
@@ -116,15 +57,15 @@ Tensor extreme_all(DeviceKernels& k, const Tensor& t, bool max) {
             "(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim "
             "with the 'dim' argument.");
   Tensor out = fresh({}, t.dtype(), t.device());
-  reduce_in_order(k, max ? ReduceKernel::Max : ReduceKernel::Min, t, std::vector<bool>(size_t(t.ndim()), true), out,
-                  Tensor(), 1.0);
+  reduce_into(k, max ? ReduceKernel::Max : ReduceKernel::Min, t, std::vector<bool>(size_t(t.ndim()), true), out,
+              Tensor(), 1.0, ReducedOrder::C);
   return out;
 }
 
 Tensor extreme_over(DeviceKernels& k, const Tensor& t, const std::vector<bool>& mask, bool keepdim, bool max) {
   kernels::check_extreme_over(t, mask, max ? "amax" : "amin");
   Tensor out = fresh(kernels::reduced_sizes(t.sizes(), mask, keepdim), t.dtype(), t.device());
-  reduce_in_order(k, max ? ReduceKernel::Max : ReduceKernel::Min, t, mask, out, Tensor(), 1.0);
+  reduce_into(k, max ? ReduceKernel::Max : ReduceKernel::Min, t, mask, out, Tensor(), 1.0, ReducedOrder::C);
   return out;
 }
 
@@ -285,7 +226,7 @@ Tensor logsumexp(DeviceKernels& k, const Tensor& t, const std::vector<bool>& mas
   // The shift: each row's max, 0 where it is infinite. A row with a NaN
   // gives NaN either way (the CPU skips NaN in its max, then sums exp(NaN)).
   Tensor m = fresh(kept, TSR_FLOAT64, t.device());
-  reduce_in_order(k, ReduceKernel::Max, x, mask, m, Tensor(), 1.0);
+  reduce_into(k, ReduceKernel::Max, x, mask, m, Tensor(), 1.0, ReducedOrder::C);
   const Tensor infinite = eq_scalar_mask_any(unary(k, UnaryKernel::Abs, m, 0.0, TSR_FLOAT64),
                                              std::numeric_limits<double>::infinity());
   const Tensor shift = where(k, infinite, zeros(k, {}, TSR_FLOAT64, t.device()), m);
@@ -307,7 +248,7 @@ Tensor norm(DeviceKernels& k, const Tensor& t, double p, const std::vector<bool>
     // the largest (smallest) |x|, NaN when there is one; 0 (inf) for none
     if (n == 0) return finish(k, filled(k, kept, TSR_FLOAT64, t.device(), p > 0 ? 0.0 : inf), mask, keepdim, t.dtype());
     r = fresh(kept, TSR_FLOAT64, t.device());
-    reduce_in_order(k, p > 0 ? ReduceKernel::Max : ReduceKernel::Min, a, mask, r, Tensor(), 1.0);
+    reduce_into(k, p > 0 ? ReduceKernel::Max : ReduceKernel::Min, a, mask, r, Tensor(), 1.0, ReducedOrder::C);
   } else if (p == 0) {
     r = reduce_sum(k, compare(k, kernels::CompareOp::Ne, a, zeros(k, {}, TSR_FLOAT64, t.device())), mask, true,
                    1.0, TSR_FLOAT64);
