@@ -13,16 +13,7 @@ namespace tsr::device {
 
 namespace {
 
-// logp as [n, c, s] (kernels::nll_geometry: [C] is [1, C, 1]).
-struct Geometry {
-  int64_t n, c, s;
-};
-Geometry geometry(const Shape& sizes) {
-  if (sizes.size() == 1) return {1, sizes[0], 1};
-  int64_t s = 1;
-  for (size_t i = 2; i < sizes.size(); ++i) s *= sizes[i];
-  return {sizes[0], sizes[1], s};
-}
+using Geometry = kernels::NllGeometry;
 
 // A contiguous copy of t (or t) viewed with sizes.
 Tensor viewed(DeviceKernels& k, const Tensor& t, const Shape& sizes) {
@@ -77,7 +68,7 @@ Tensor sum_all(DeviceKernels& k, const Tensor& t) { return sum(k, t, kernels::re
 
 Tensor nll_loss_nd(DeviceKernels& k, const Tensor& logp, const Tensor& target, const Tensor& weight,
                    kernels::NllArgs a) {
-  const Geometry g = geometry(logp.sizes());
+  const Geometry g = kernels::nll_geometry(logp.sizes());
   const Device dev = logp.device();
   const tsr_dtype dtype = logp.dtype();
   const Targets tw = targets(k, g, target, weight, a.ignore_index);
@@ -101,7 +92,7 @@ Tensor nll_loss_nd(DeviceKernels& k, const Tensor& logp, const Tensor& target, c
 
 Tensor nll_loss_nd_backward(DeviceKernels& k, const Tensor& grad, const Shape& logp_sizes, const Tensor& target,
                             const Tensor& weight, kernels::NllArgs a) {
-  const Geometry g = geometry(logp_sizes);
+  const Geometry g = kernels::nll_geometry(logp_sizes);
   const Device dev = grad.device();
   const Targets tw = targets(k, g, target, weight, a.ignore_index);
   const Shape sizes{g.n, 1, g.s};

@@ -98,10 +98,6 @@ Tensor abs_below(const Tensor& t, double bound, bool inclusive) {
 
 namespace tsr::kernels {
 
-namespace {
-struct NllGeometry {
-  int64_t n, c, s;
-};
 NllGeometry nll_geometry(const Shape& sizes) {
   if (sizes.size() == 1) return {1, sizes[0], 1};
   int64_t s = 1;
@@ -109,6 +105,7 @@ NllGeometry nll_geometry(const Shape& sizes) {
   return {sizes[0], sizes[1], s};
 }
 
+namespace {
 std::string shape_str(const Shape& s) {
   std::ostringstream o;
   o << "[";

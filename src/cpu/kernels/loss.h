@@ -39,6 +39,13 @@ struct NllArgs {
   LossReduction reduction;
   int64_t ignore_index;
 };
+// logp's sizes as [n, c, s]: [C] is [1, C, 1], [N, C, d1, ...] is
+// [N, C, d1 * ...].
+struct NllGeometry {
+  int64_t n, c, s;
+};
+NllGeometry nll_geometry(const Shape& sizes);
+
 // torch's argument rule (nll_loss_nd's messages and statuses): dims, batch
 // and target sizes, target int64, weight of C elements and logp's dtype,
 // logp's dtype one torch's CPU kernel takes (bfloat16, float32, float64).
