@@ -1,7 +1,6 @@
 #include "device/index_ops.h"
 
 #include <algorithm>
-#include <sstream>
 
 #include "core/dtype.h"
 #include "core/error.h"
@@ -29,8 +28,6 @@ int64_t numel_of(const Shape& s) {
   for (int64_t v : s) n *= v;
   return n;
 }
-
-Shape sub_shape(const Shape& s, size_t begin, size_t end) { return Shape(s.begin() + begin, s.begin() + end); }
 
 // A 0-dim tensor of dtype holding value (kernels::fill's conversion).
 Tensor scalar_on(DeviceKernels& k, double value, tsr_dtype dtype, Device device) {
@@ -232,87 +229,30 @@ struct DevicePlan {
 // kernels::plan_index's checks, in its order and with its messages, and
 // (when want_lin) the offsets, each index checked on the device.
 DevicePlan plan_index(DeviceKernels& k, const Tensor& self, const std::vector<Tensor>& given, bool want_lin) {
-  kernels::check_index_tensors(self, given);
-  std::vector<Tensor> idx;
-  for (const Tensor& t : given) {
-    if (!t.defined() || !is_mask(t)) {
-      idx.push_back(t);
-      continue;
-    }
-    const int64_t at = int64_t(idx.size());
-    for (int64_t j = 0; j < t.ndim(); ++j)
-      TSR_CHECK(t.sizes()[size_t(j)] == self.sizes()[size_t(at + j)], TSR_ERR_INDEX_OUT_OF_RANGE,
-                "The shape of the mask ", t.sizes(), " at index ", j,
-                " does not match the shape of the indexed tensor ", self.sizes(), " at index ", at + j);
-    if (t.ndim() == 0)
-      fail(TSR_ERR_INDEX_OUT_OF_RANGE, "a 0-dim mask cannot index a dim (unsqueeze self first, as x[True] does)");
-    const Tensor nz = true_elements(k, contiguous(k, t, t.dtype()), t.sizes(), false);
-    for (int64_t j = 0; j < t.ndim(); ++j) idx.push_back(views::select(nz, 1, j));
-  }
-  idx.resize(size_t(self.ndim()));
-
-  Shape bshape;
-  bool any = false;
-  std::ostringstream shapes;
-  for (const Tensor& t : idx)
-    if (t.defined()) {
-      if (any) shapes << ", ";
-      append_to(shapes, t.sizes());
-      any = true;
-    }
-  any = false;
-  for (const Tensor& t : idx)
-    if (t.defined()) {
-      if (!any) {
-        bshape = t.sizes();
-        any = true;
-        continue;
-      }
-      Shape out;
-      TSR_CHECK(try_broadcast_shapes(bshape, t.sizes(), &out), TSR_ERR_INDEX_OUT_OF_RANGE,
-                "shape mismatch: indexing tensors could not be broadcast together with shapes ", shapes.str());
-      bshape = out;
-    }
-
+  const kernels::IndexGeometry g = kernels::index_geometry(self, given, [&k](const Tensor& mask) {
+    return true_elements(k, contiguous(k, mask, mask.dtype()), mask.sizes(), false);
+  });
   DevicePlan plan;
-  plan.index_shape = bshape;
-  plan.src = self;
-  std::vector<int64_t> dims;
-  for (size_t d = 0; d < idx.size(); ++d)
-    if (idx[d].defined()) dims.push_back(int64_t(d));
-  plan.count = int64_t(dims.size());
-  if (dims.empty()) {
-    plan.index_shape = {};
-    plan.result_sizes = self.sizes();
-    if (want_lin) plan.lin = zeros(k, {1}, TSR_INT64, self.device());
+  plan.src = g.src;
+  plan.first = g.first;
+  plan.count = g.count;
+  plan.index_shape = g.index_shape;
+  plan.result_sizes = g.result_sizes;
+  if (!want_lin) return plan;
+  if (g.dims.empty()) {
+    plan.lin = zeros(k, {1}, TSR_INT64, self.device());
     return plan;
   }
-  if (dims.back() - dims.front() + 1 == int64_t(dims.size())) {
-    plan.first = dims.front();
-  } else {
-    Shape perm(dims.begin(), dims.end());
-    for (int64_t d = 0; d < self.ndim(); ++d)
-      if (!idx[size_t(d)].defined()) perm.push_back(d);
-    plan.src = views::permute(self, perm);
-    plan.first = 0;
-  }
-  if (want_lin) {
-    const int64_t nb = numel_of(bshape);
-    plan.lin = zeros(k, {nb}, TSR_INT64, self.device());
-    if (nb > 0)
-      for (int64_t d : dims) {
-        const int64_t size = self.sizes()[size_t(d)], stride = self.strides()[size_t(d)];
-        const Tensor w = wrapped_index(k, views::expand_or_self(idx[size_t(d)], bshape), size,
-                                       [&](int64_t i) { kernels::check_index_fill_value(i, d, size); });
-        binary_into(k, BinaryKernel::Add, plan.lin, plan.lin, make_view(w, {nb}, {1}, w.storage_offset()),
-                    double(stride));
-      }
-  }
-  const Shape& ss = plan.src.sizes();
-  plan.result_sizes = sub_shape(ss, 0, size_t(plan.first));
-  plan.result_sizes.insert(plan.result_sizes.end(), bshape.begin(), bshape.end());
-  const Shape post = sub_shape(ss, size_t(plan.first + plan.count), ss.size());
-  plan.result_sizes.insert(plan.result_sizes.end(), post.begin(), post.end());
+  const int64_t nb = numel_of(g.index_shape);
+  plan.lin = zeros(k, {nb}, TSR_INT64, self.device());
+  if (nb > 0)
+    for (int64_t d : g.dims) {
+      const int64_t size = self.sizes()[size_t(d)], stride = self.strides()[size_t(d)];
+      const Tensor w = wrapped_index(k, views::expand_or_self(g.idx[size_t(d)], g.index_shape), size,
+                                     [&](int64_t i) { kernels::check_index_fill_value(i, d, size); });
+      binary_into(k, BinaryKernel::Add, plan.lin, plan.lin, make_view(w, {nb}, {1}, w.storage_offset()),
+                  double(stride));
+    }
   return plan;
 }
 

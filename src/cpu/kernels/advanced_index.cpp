@@ -63,10 +63,12 @@ void check_index_tensors(const Tensor& self, const std::vector<Tensor>& indices)
             self.ndim(), " (got ", consumed, ")");
 }
 
-IndexPlan plan_index(const Tensor& self, const std::vector<Tensor>& given) {
+IndexGeometry index_geometry(const Tensor& self, const std::vector<Tensor>& given,
+                             const std::function<Tensor(const Tensor&)>& coordinates) {
   check_index_tensors(self, given);
   // Masks become their nonzero() coordinates, one int64 tensor per dim.
-  std::vector<Tensor> idx;
+  IndexGeometry g;
+  std::vector<Tensor>& idx = g.idx;
   for (const Tensor& t : given) {
     if (!t.defined() || !is_mask(t)) {
       idx.push_back(t);
@@ -82,7 +84,7 @@ IndexPlan plan_index(const Tensor& self, const std::vector<Tensor>& given) {
       // x[True] / x[False]); the caller unsqueezes, so it is refused here.
       fail(TSR_ERR_INDEX_OUT_OF_RANGE, "a 0-dim mask cannot index a dim (unsqueeze self first, as x[True] does)");
     }
-    const Tensor nz = nonzero(t);
+    const Tensor nz = coordinates(t);
     for (int64_t j = 0; j < t.ndim(); ++j) idx.push_back(views::select(nz, 1, j));
   }
   idx.resize(size_t(self.ndim()));
@@ -111,28 +113,42 @@ IndexPlan plan_index(const Tensor& self, const std::vector<Tensor>& given) {
       bshape = out;
     }
 
+  g.index_shape = bshape;
+  g.src = self;
+  for (size_t d = 0; d < idx.size(); ++d)  // the indexed dims, in self's numbering
+    if (idx[d].defined()) g.dims.push_back(int64_t(d));
+  g.count = int64_t(g.dims.size());
+  if (!g.dims.empty() && g.dims.back() - g.dims.front() + 1 == g.count) {
+    g.first = g.dims.front();
+  } else if (!g.dims.empty()) {  // torch's transposeToFront: indexed dims first, the others after
+    Shape perm(g.dims.begin(), g.dims.end());
+    for (int64_t d = 0; d < self.ndim(); ++d)
+      if (!idx[size_t(d)].defined()) perm.push_back(d);
+    g.src = views::permute(self, perm);
+  }
+  const Shape& ss = g.src.sizes();
+  g.result_sizes = sub_shape(ss, 0, size_t(g.first));
+  g.result_sizes.insert(g.result_sizes.end(), bshape.begin(), bshape.end());
+  const Shape post = sub_shape(ss, size_t(g.first + g.count), ss.size());
+  g.result_sizes.insert(g.result_sizes.end(), post.begin(), post.end());
+  return g;
+}
+
+IndexPlan plan_index(const Tensor& self, const std::vector<Tensor>& given) {
+  const IndexGeometry g = index_geometry(self, given, [](const Tensor& mask) { return nonzero(mask); });
   IndexPlan plan;
-  plan.index_shape = bshape;
-  plan.src = self;
-  std::vector<int64_t> dims;  // the indexed dims, in self's numbering
-  for (size_t d = 0; d < idx.size(); ++d)
-    if (idx[d].defined()) dims.push_back(int64_t(d));
-  plan.count = int64_t(dims.size());
-  if (dims.empty()) {
-    plan.result_sizes = self.sizes();
+  plan.src = g.src;
+  plan.first = g.first;
+  plan.count = g.count;
+  plan.index_shape = g.index_shape;
+  plan.result_sizes = g.result_sizes;
+  if (g.dims.empty()) {
     plan.offsets = {0};
     return plan;
   }
-  const bool adjacent = dims.back() - dims.front() + 1 == int64_t(dims.size());
-  if (adjacent) {
-    plan.first = dims.front();
-  } else {  // torch's transposeToFront: indexed dims first, the others after
-    Shape perm(dims.begin(), dims.end());
-    for (int64_t d = 0; d < self.ndim(); ++d)
-      if (!idx[size_t(d)].defined()) perm.push_back(d);
-    plan.src = views::permute(self, perm);
-    plan.first = 0;
-  }
+  const std::vector<Tensor>& idx = g.idx;
+  const std::vector<int64_t>& dims = g.dims;
+  const Shape& bshape = g.index_shape;
 
   // Offsets: every index checked (and wrapped) before anything uses them.
   int64_t nb = 1;
@@ -150,11 +166,6 @@ IndexPlan plan_index(const Tensor& self, const std::vector<Tensor>& given) {
       plan.offsets[size_t(b)] += i * stride;
     }
   }
-  const Shape& ss = plan.src.sizes();
-  plan.result_sizes = sub_shape(ss, 0, size_t(plan.first));
-  plan.result_sizes.insert(plan.result_sizes.end(), bshape.begin(), bshape.end());
-  const Shape post = sub_shape(ss, size_t(plan.first + plan.count), ss.size());
-  plan.result_sizes.insert(plan.result_sizes.end(), post.begin(), post.end());
   return plan;
 }
 

@@ -6,6 +6,7 @@
 // dim and its size.
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "core/tensor.h"
@@ -24,6 +25,23 @@ struct IndexPlan {
   std::vector<int64_t> offsets;  // per index position (C order): src element offset
   Shape result_sizes;            // src.sizes[:first] + index_shape + src.sizes[first+count:]
 };
+
+// The shape side of an advanced index, the same on every device: idx[d]
+// indexes self's dim d (int64, masks already replaced by their coordinates;
+// undefined: a full slice), dims lists the indexed ones, and src, first,
+// count, index_shape and result_sizes are IndexPlan's.
+struct IndexGeometry {
+  std::vector<Tensor> idx;
+  std::vector<int64_t> dims;
+  Tensor src;
+  int64_t first = 0, count = 0;
+  Shape index_shape, result_sizes;
+};
+// plan_index's checks, in its order and with its statuses and messages
+// (below), except the index values': every mask's coordinates come from
+// `coordinates` (nonzero on the mask's device, [count, ndim] int64).
+IndexGeometry index_geometry(const Tensor& self, const std::vector<Tensor>& indices,
+                             const std::function<Tensor(const Tensor&)>& coordinates);
 
 // indices[i] indexes self's dim i (after the dims earlier masks took); an
 // undefined Tensor is a full slice (torch's List[Optional[Tensor]]).
