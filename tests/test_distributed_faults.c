@@ -60,6 +60,48 @@ Test(distributed_faults, sigkill_mid_all_reduce_fails_peers_within_5s) {
   cr_assert(WIFSIGNALED(st[2]) && WTERMSIG(st[2]) == SIGKILL);
 }
 
+/* ---- SIGPIPE: a write to a dead peer fails, it does not kill ---------------- */
+
+/* Gloo writes with writev(2), which raises SIGPIPE on a connection the
+ * peer reset: the group init ignores SIGPIPE where its disposition is still
+ * the default. Runs in Criterion's per-test process, so the disposition it
+ * leaves does not reach other tests. */
+static int pipe_signals;
+static void count_pipe_signal(int signo) {
+  (void)signo;
+  ++pipe_signals;
+}
+
+static void expect_epipe_on_a_closed_socket(void) {
+  int fds[2];
+  cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, fds), 0);
+  close(fds[1]);
+  errno = 0;
+  cr_assert_eq(write(fds[0], "x", 1), -1, "a write to a closed peer succeeded");
+  cr_assert_eq(errno, EPIPE, "%s", strerror(errno));
+  close(fds[0]);
+}
+
+Test(distributed_faults, group_init_ignores_sigpipe_unless_the_application_handles_it) {
+  signal(SIGPIPE, SIG_DFL);
+  tsr_process_group* pg;
+  cr_assert_eq(dist_init(dist_free_port(), 0, 1, 10000, &pg), TSR_OK, "%s", tsr_last_error_message());
+  struct sigaction now;
+  cr_assert_eq(sigaction(SIGPIPE, NULL, &now), 0);
+  cr_assert_eq(now.sa_handler, SIG_IGN, "SIGPIPE still kills the process");
+  expect_epipe_on_a_closed_socket(); /* and this process is still alive */
+  tsr_process_group_release(pg);
+
+  /* an application's own handler is kept, and still called */
+  signal(SIGPIPE, count_pipe_signal);
+  cr_assert_eq(dist_init(dist_free_port(), 0, 1, 10000, &pg), TSR_OK, "%s", tsr_last_error_message());
+  cr_assert_eq(sigaction(SIGPIPE, NULL, &now), 0);
+  cr_assert_eq(now.sa_handler, count_pipe_signal, "the application's SIGPIPE handler was replaced");
+  expect_epipe_on_a_closed_socket();
+  cr_assert_eq(pipe_signals, 1);
+  tsr_process_group_release(pg);
+}
+
 /* ---- a rank that hangs: the others fail at the timeout ---------------------- */
 
 #define HANG_TIMEOUT_MS 3000

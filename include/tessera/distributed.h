@@ -174,6 +174,12 @@ typedef struct tsr_process_group_options {
  *
  * Blocks until all world_size ranks have joined, or the timeout.
  *
+ * SIGPIPE: where its disposition is still the default, this sets it to
+ * SIG_IGN (as Python does at start-up and gRPC at its initialisation), so
+ * that a write to a dead peer fails a collective with TSR_ERR_DISTRIBUTED
+ * instead of killing the process; Gloo's transport writes without
+ * MSG_NOSIGNAL. A handler or an ignore the application installed is kept.
+ *
  * @param[in]  options the settings (NULL: TSR_PROCESS_GROUP_OPTIONS_INIT)
  * @param[out] out     the new group, released with
  *                     tsr_process_group_release(); unchanged on failure

@@ -11,6 +11,7 @@
 #include "distributed/gloo_backend.h"
 #include "distributed/mpi_backend.h"
 #include "distributed/nccl_backend.h"
+#include "distributed/sigpipe.h"
 
 namespace tsr::distributed {
 namespace {
@@ -46,6 +47,8 @@ Millis report_grace(Millis timeout) { return std::clamp(timeout / 10, Millis(250
 
 ProcessGroup::ProcessGroup(const GroupOptions& options)
     : timeout_(options.timeout), detail_(debug_detail()), mpi_(options.mpi) {
+  // A peer's death must reach us as a failed collective, not as SIGPIPE.
+  ignore_sigpipe_unless_handled();
   if (mpi_) {
     // mpirun did the rendezvous: rank and world size are MPI's.
     auto backend = std::make_unique<MpiBackend>(options.rank, options.world_size, timeout_);
@@ -200,7 +203,31 @@ ProcessGroup::~ProcessGroup() {
   for (Background& b : background) b.thread.join();
   cuda_backend_.reset();
   cpu_backend_.reset();
+  linger_for_failure_reports();
   cleanup_store();
+}
+
+void ProcessGroup::linger_for_failure_reports() {
+  // Rank 0 hosts the TCP store. After a failure the other ranks poll it
+  // for each other's reports (missing_ranks_report), each for up to the
+  // grace from the moment it failed, which may come after rank 0's own
+  // report: closing the store under them made them name rank 0 as the
+  // missing one. So rank 0 waits, at most one more grace, for every rank
+  // to finish its report; a dead rank costs the whole grace.
+  if (rank_ != 0 || file_store_ || !server_ || !is_job_group_) return;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (failure_.empty()) return;
+  }
+  const Millis grace = report_grace(timeout_);
+  const auto deadline = Clock::now() + grace;
+  try {
+    base_store_->set_timeout(grace);
+    for (int r = 1; r < size_; ++r)
+      while (!store_->check({rank_key("reported", r)}) && Clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  } catch (const Error&) {
+  }
 }
 
 void ProcessGroup::cleanup_store() {
@@ -356,22 +383,32 @@ std::string ProcessGroup::missing_ranks_report(uint64_t seq) {
     return "the missing ranks are unknown under MPI (an MPI group has no store to report failures through; "
            "mpirun ends the job when this process exits)";
   const Millis grace = report_grace(timeout_);
+  std::vector<int> pending;
+  bool polled = false;
   try {
     base_store_->set_timeout(grace);
     store_->set(rank_key("failed", rank_), std::vector<char>(1, '1'));
     const auto deadline = Clock::now() + grace;
-    std::vector<int> pending;
     for (;;) {
-      pending.clear();
+      std::vector<int> still;
       for (int r = 0; r < size_; ++r)
-        if (r != rank_ && !store_->check({rank_key("failed", r)})) pending.push_back(r);
+        if (r != rank_ && !store_->check({rank_key("failed", r)})) still.push_back(r);
+      pending.swap(still);
+      polled = true;
       if (pending.empty() || Clock::now() >= deadline) break;
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
+    // Rank 0 keeps the store up until this is set (linger_for_failure_reports).
+    store_->set(rank_key("reported", rank_), std::vector<char>(1, '1'));
     if (pending.empty()) return "every other rank failed too (no rank is missing)";
     return str("missing ranks ", pending, " (they did not report this failure within ", grace.count(),
                " ms: dead, hung, or not at this collective)");
   } catch (const Error& e) {
+    // The store went away while we waited: the ranks that had reported by
+    // then are not missing, whoever hosted the store.
+    if (polled)
+      return str("missing ranks ", pending, " (they had not reported this failure when the store at ",
+                 store_->describe(), " went away: ", e.what(), ")");
     if (file_store_ || rank_ == 0)
       return str("the missing ranks are unknown (the store at ", store_->describe(), " failed: ", e.what(), ")");
     return str("missing ranks [0] (rank 0 hosts the store at ", store_->describe(), ", which is unreachable: ",

@@ -129,6 +129,9 @@ class ProcessGroup {
   // group has none.
   Backend& backend_for(tsr_device_type device);
   void cleanup_store();
+  // On rank 0 of a failed job group: keeps the TCP store up until the other
+  // ranks have finished their failure reports, at most one report grace.
+  void linger_for_failure_reports();
 
   int rank_ = 0;
   int size_ = 1;
