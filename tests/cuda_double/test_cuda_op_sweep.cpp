@@ -20,6 +20,8 @@
 
 #include <tessera/tessera.h>
 
+#include "tsr_cuda_double.h"
+
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -181,7 +183,21 @@ void expect_close(const std::string& what, const tsr_tensor* cpu, const tsr_tens
 }
 
 // The case on both devices: forward, then backward from a fixed gradient.
+void run_case_on_both(const Case& c);
+
+// A kernel the emulator refuses runs as queued work, after the launch
+// returned: the simulated device records it as a violation (and prints
+// "simdev: kernel ... threw") where a real launch would have failed. Each
+// case must leave none.
 void run_case(const Case& c) {
+  const size_t violations_before = tsr_double_violations();
+  run_case_on_both(c);
+  tsr_cuda_synchronize(0);
+  EXPECT_EQ(tsr_double_violations(), violations_before)
+      << c.name << ": the emulated device recorded a violation (stderr says which)";
+}
+
+void run_case_on_both(const Case& c) {
   SCOPED_TRACE(c.name);
   Inputs in_cpu, in_cuda;
   g_want_grad = c.backward;

@@ -27,11 +27,13 @@
 #include "tsr_cudnn_double.h"  // without the double: the counters' type only
 
 #ifdef TSR_CUDNN_DOUBLE
+#include "tsr_cuda_double.h"
 constexpr bool kDouble = true;
 #else
 constexpr bool kDouble = false;
 tsr_cudnn_double_counters tsr_cudnn_double_get_counters() { return tsr_cudnn_double_counters{}; }
 void tsr_cudnn_double_reset_counters() {}
+size_t tsr_double_violations() { return 0; }
 #endif
 
 namespace {
@@ -167,6 +169,8 @@ class CudaEmulatedConv : public ::testing::Test {
     const tsr_cudnn_double_counters k = tsr_cudnn_double_get_counters();
     EXPECT_EQ(k.failed_runs, 0);
     EXPECT_EQ(k.live_descriptors, 0) << "every descriptor the plugin made was destroyed";
+    // A kernel the emulator refused after its launch returned (stderr: "simdev: ...").
+    EXPECT_EQ(tsr_double_violations(), 0u);
   }
 };
 
