@@ -1232,3 +1232,4 @@ TsrTensorList* bind_autograd_grad(TsrTensorList* outputs, TsrTensorList* inputs,
 %include "autocast.i"
 %include "distributed.i"
 %include "ddp.i"
+%include "autograd_graph.i"

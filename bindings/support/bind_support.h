@@ -19,6 +19,7 @@
 typedef struct tsr_tensor TsrTensor;
 typedef struct tsr_storage TsrStorage;
 typedef struct tsr_generator TsrGenerator;
+typedef struct tsr_node TsrNode; /* bindings/autograd_graph.i */
 typedef struct tsr_tensor_map TsrTensorMap;
 typedef struct tsr_file TsrFile;
 /* A streaming save (tsr_saver) plus the progress reference it keeps

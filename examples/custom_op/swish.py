@@ -48,7 +48,7 @@ def main():
     (x * torch.sigmoid(x)).sum().backward()
     value_diff = (y - x * torch.sigmoid(x)).abs().max().item()
     grad_diff = (custom - x.grad).abs().max().item()
-    print(f"swish over 1000 float32 elements: grad_fn {y.grad_fn}")
+    print(f"swish over 1000 float32 elements: grad_fn {y.grad_fn.name()}")
     print(f"  max |custom - composed|: values {value_diff:.3g}, gradients {grad_diff:.3g}")
 
     m = torch.randn(8, 16, generator=g, requires_grad=True)

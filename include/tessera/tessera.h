@@ -28,6 +28,7 @@
 #include "cnn.h"
 #include "attention.h"
 #include "autograd.h"
+#include "autograd_graph.h"
 #include "checkpoint.h"
 #include "autocast.h"
 #include "function.h"

@@ -88,7 +88,8 @@ struct Node : std::enable_shared_from_this<Node> {
 struct AccumulateGrad final : Node {
   explicit AccumulateGrad(std::shared_ptr<TensorImpl> leaf) : variable(std::move(leaf)) {}
   TensorList apply(TensorList grads) override { return {}; }
-  const char* name() const override { return "AccumulateGrad"; }
+  // torch 1.13 Node.name() of a leaf's sink.
+  const char* name() const override { return "torch::autograd::AccumulateGrad"; }
   std::shared_ptr<TensorImpl> variable;
 };
 

@@ -13,7 +13,7 @@ custom functions (include/tessera/function.h).
             (y,) = ctx.saved_tensors
             return grad * y
 
-    y = Exp.apply(x)            # y.grad_fn == "ExpBackward"
+    y = Exp.apply(x)            # y.grad_fn.name() == "ExpBackward"
 
 forward runs with grad mode off; non-tensor arguments pass through to it
 (their gradient must be None). forward returns a tensor, or a tuple;

@@ -21,6 +21,7 @@ from ._dtypes import CPU, DTYPE_OF, STRUCT_FORMAT, DeviceType, device, dtype as 
 from ._dtypes import memory_format as _memory_format
 _device = device  # methods whose parameter is named device (cuda) reach the class by this name
 from . import _callback_errors
+from . import _graph
 from .errors import AutogradError, Error, InvalidArgumentError, UnsupportedError
 
 _N = _core.Tensor
@@ -380,9 +381,9 @@ class Tensor(AreaMethods, _N, Closable):
 
     @property
     def grad_fn(self):
-        """Name of the function that made this tensor ("MulBackward0"), or
-        None for a leaf."""
-        return _N.grad_fn_name(self)
+        """The node of the autograd graph that made this tensor (its class
+        and name() are torch's: MulBackward0), or None for a leaf."""
+        return _graph.grad_fn_of(self)
 
     @property
     def grad(self):

@@ -36,7 +36,7 @@ class Linalg(unittest.TestCase):
             at, bt = tsr(a0, True), tsr(b0, True)
             yt = fn(at, bt)
             self.check(yt, y)
-            self.assertEqual(yt.grad_fn, y.grad_fn.name())
+            self.assertEqual(yt.grad_fn.name(), y.grad_fn.name())
             g = torch.randn(y.shape, dtype=torch.float64)
             y.backward(g)
             yt.backward(tsr(g))
@@ -54,7 +54,7 @@ class Linalg(unittest.TestCase):
             ct, at, bt = tsr(c0, True), tsr(a0, True), tsr(b0, True)
             yt = fn(ct, at, bt)
             self.check(yt, y)
-            self.assertEqual(yt.grad_fn, y.grad_fn.name())
+            self.assertEqual(yt.grad_fn.name(), y.grad_fn.name())
             g = torch.randn(y.shape, dtype=torch.float64)
             y.backward(g)
             yt.backward(tsr(g))
@@ -68,7 +68,7 @@ class Linalg(unittest.TestCase):
         at = tsr(a, True)
         yt = ts.outer(at, tsr(b))
         self.check(yt, y, 1e-6)
-        self.assertEqual(yt.grad_fn, y.grad_fn.name())
+        self.assertEqual(yt.grad_fn.name(), y.grad_fn.name())
         self.check(tsr(a).outer(tsr(b)), a.outer(b), 1e-6)
 
     def test_errors(self):
@@ -153,7 +153,7 @@ class LowPrecision(unittest.TestCase):
         a, b = torch.randn(8, 16, requires_grad=True), torch.randn(16, 4)
         for dtype in (torch.bfloat16, torch.float16):
             at = tsr(a.to(dtype), True)
-            self.assertEqual(ts.matmul(at, tsr(b.to(dtype))).grad_fn, (a @ b).grad_fn.name())
+            self.assertEqual(ts.matmul(at, tsr(b.to(dtype))).grad_fn.name(), (a @ b).grad_fn.name())
 
     def test_mixed_dtypes_refused(self):
         bf, f = tsr(torch.ones(2, 2, dtype=torch.bfloat16)), tsr(torch.ones(2, 2))
