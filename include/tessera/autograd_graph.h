@@ -60,8 +60,10 @@ TSR_API tsr_status tsr_tensor_grad_fn(const tsr_tensor* t, tsr_node** out);
 TSR_API const char* tsr_node_name(const tsr_node* node);
 
 /**
- * @brief len(Node.next_functions): the number of the node's inputs, one
- * entry each, those that need no gradient included.
+ * @brief len(Node.next_functions): the number of the node's inputs torch
+ * lists, one entry each, those that need no gradient included; inputs of a
+ * non-floating dtype (where's condition, masked_fill's mask, an index) are
+ * not listed, as torch's schemas leave them out.
  * @param[in] node the node
  * @return the count (0 for an AccumulateGrad); -1 for a NULL node (recorded
  *   as TSR_ERR_INVALID_ARGUMENT).

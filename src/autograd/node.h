@@ -75,6 +75,11 @@ struct Node : std::enable_shared_from_this<Node> {
   // the differentiable ones: scatter's src is input 1 of ScatterBackward0,
   // the index not counted).
   virtual size_t torch_input_index(size_t i) const { return i; }
+  // Whether torch's node lists input i in next_functions: its schema leaves
+  // out the inputs it never differentiates (where's condition, masked_fill's
+  // mask, an index), which for our primitives are those of a non-floating
+  // dtype (the same count torch_input_index makes).
+  virtual bool torch_lists_input(size_t i) const { return true; }
 
   uint64_t sequence_nr;  // creation order: the engine runs newest first
   // Inline for the usual few inputs and outputs: a node is one allocation.

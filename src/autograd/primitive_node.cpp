@@ -60,8 +60,12 @@ void PrimitiveNode::release_saved() {
 
 size_t PrimitiveNode::torch_input_index(size_t i) const {
   size_t n = 0;
-  for (size_t j = 0; j < i && j < input_meta_.size(); ++j) n += is_floating(input_meta_[j].dtype) ? 1 : 0;
+  for (size_t j = 0; j < i && j < input_meta_.size(); ++j) n += torch_lists_input(j) ? 1 : 0;
   return n;
+}
+
+bool PrimitiveNode::torch_lists_input(size_t i) const {
+  return i >= input_meta_.size() || is_floating(input_meta_[i].dtype);
 }
 
 }  // namespace tsr::autograd

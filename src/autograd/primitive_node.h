@@ -19,6 +19,7 @@ class PrimitiveNode final : public Node {
   // Counting the floating-point inputs before i (integer and bool ones,
   // indices and masks, are no inputs of torch's node).
   size_t torch_input_index(size_t i) const override;
+  bool torch_lists_input(size_t i) const override;
   void release_saved() override;
   void check_saved() const override;
 

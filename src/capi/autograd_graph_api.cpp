@@ -1,7 +1,7 @@
 // C API: the autograd graph as objects (autograd_graph.h).
 #include <tessera/autograd_graph.h>
 
-#include <atomic>
+#include <vector>
 
 #include "autograd/node.h"
 #include "capi/barrier.h"
@@ -22,6 +22,14 @@ const autograd::Node& node_of(const tsr_node* n) { return *require(n, "node")->n
 
 tsr_node* reference(std::shared_ptr<autograd::Node> n) { return n ? new tsr_node(std::move(n)) : nullptr; }
 
+// The inputs next_functions lists, as torch's node does (Node::torch_lists_input).
+std::vector<size_t> listed_inputs(const autograd::Node& n) {
+  std::vector<size_t> listed;
+  for (size_t i = 0; i < n.next_edges.size(); ++i)
+    if (n.torch_lists_input(i)) listed.push_back(i);
+  return listed;
+}
+
 }  // namespace
 
 TSR_EXTERN tsr_status tsr_tensor_grad_fn(const tsr_tensor* t, tsr_node** out) {
@@ -37,17 +45,18 @@ TSR_EXTERN const char* tsr_node_name(const tsr_node* node) {
 }
 
 TSR_EXTERN int64_t tsr_node_num_next_functions(const tsr_node* node) {
-  return guarded_value<int64_t>(-1, [&] { return int64_t(node_of(node).next_edges.size()); });
+  return guarded_value<int64_t>(-1, [&] { return int64_t(listed_inputs(node_of(node)).size()); });
 }
 
 TSR_EXTERN tsr_status tsr_node_next_function(const tsr_node* node, int64_t i, tsr_node** next, int32_t* input_nr) {
   return guarded([&] {
     const autograd::Node& n = node_of(node);
     require(next, "next");
-    const int64_t count = int64_t(n.next_edges.size());
+    const std::vector<size_t> listed = listed_inputs(n);
+    const int64_t count = int64_t(listed.size());
     TSR_CHECK(i >= 0 && i < count, TSR_ERR_INDEX_OUT_OF_RANGE, "next_functions index ", i, " is out of range for ",
               n.name(), ", which has ", count);
-    const autograd::Edge& e = n.next_edges[size_t(i)];
+    const autograd::Edge& e = n.next_edges[listed[size_t(i)]];
     *next = reference(e.fn);
     if (input_nr) *input_nr = e.valid() ? int32_t(e.input_nr) : 0;
   });

@@ -17,6 +17,8 @@
 #include "device/reduce_ops.h"
 #include "ops/compare.h"
 #include "ops/grad_util.h"
+#include "ops/indexing_ops.h"
+#include "ops/loss_util.h"
 #include "ops/nn_functional.h"
 #include "ops/pointwise.h"
 #include "ops/views.h"
@@ -47,16 +49,16 @@ class Extremum final : public prim::Primitive {
     return {device::extremum(k, in[0], in[1], max_)};
   }
   prim::SaveSpec save_spec(const prim::RequiresGrad&) const override { return {bit(0) | bit(1), 0}; }
-  // where(a == b, g / 2, g), zeroed where the other side wins.
+  // torch 1.13's formula, op for op (so a create_graph backward has its
+  // nodes: MaskedFillBackward0, WhereBackward0, DivBackward1):
+  // where(a == b, g / 2, g).masked_fill_(side loses, 0).
   Tensors backward(const BackwardContext& ctx) override {
     const Tensor& g = ctx.grad(0);
     const Tensor a = ctx.input(0), b = ctx.input(1);
-    const Tensor shared = where(eq(a, b), mul_scalar(g, 0.5), g);
-    // masked_fill(shared, loses, 0) as a where, which every device has.
-    const Tensor zero = device::zeros_on({}, shared.dtype(), shared.device());
+    const Tensor shared = where(eq(a, b), div_scalar(g, 2.0), g);
     Tensor ga, gb;
-    if (ctx.needs_input_grad(0)) ga = to_input(where(max_ ? lt(a, b) : gt(a, b), zero, shared), ctx.input_meta(0));
-    if (ctx.needs_input_grad(1)) gb = to_input(where(max_ ? gt(a, b) : lt(a, b), zero, shared), ctx.input_meta(1));
+    if (ctx.needs_input_grad(0)) ga = to_input(masked_fill(shared, max_ ? lt(a, b) : gt(a, b), 0.0), ctx.input_meta(0));
+    if (ctx.needs_input_grad(1)) gb = to_input(masked_fill(shared, max_ ? gt(a, b) : lt(a, b), 0.0), ctx.input_meta(1));
     return {ga, gb};
   }
 

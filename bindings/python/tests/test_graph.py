@@ -34,6 +34,22 @@ class GradFnObjects(unittest.TestCase):
         ref, _, _ = program(real_torch)
         self.assertEqual(walk(mine.grad_fn), walk(ref.grad_fn))
 
+    def test_double_backward_graphs_are_torchs(self):
+        # maximum/minimum's backward is torch's formula op for op, and
+        # where's condition and masked_fill's mask are not listed
+        def run(torch):
+            a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+            b = torch.tensor([2.0, 2.0, 1.0], requires_grad=True)
+            graphs = []
+            for f in (torch.maximum, torch.minimum):
+                y = f(a, b)
+                ga, gb = torch.autograd.grad((y * y).sum(), (a, b), create_graph=True)
+                graphs += [ga.tolist(), gb.tolist(), walk(ga.grad_fn, 4), walk(gb.grad_fn, 4)]
+            m = torch.tensor([True, False, True])
+            graphs.append(walk(torch.where(m, a, b).masked_fill(m, 0.0).grad_fn, 2))
+            return graphs
+        self.assertEqual(run(tessera), run(real_torch))
+
     def test_input_nr_names_the_producers_output(self):
         def run(torch):
             x = torch.ones(4, requires_grad=True)
