@@ -171,6 +171,10 @@ static TsrTensor* bind_amin(TsrTensor* a, const tsr_i64* array, int64_t length, 
 static TsrTensor* bind_norm(TsrTensor* a, double p, const tsr_i64* array, int64_t length, bool keepdim) {
   TSR_RETURN_TENSOR(tsr_norm(a, p, length, (const int64_t*)array, keepdim, &out));
 }
+static TsrTensor* bind_linalg_vector_norm(TsrTensor* a, double ord, const tsr_i64* array, int64_t length,
+                                          bool keepdim) {
+  TSR_RETURN_TENSOR(tsr_linalg_vector_norm(a, ord, length, (const int64_t*)array, keepdim, &out));
+}
 %}
 
 %newobject bind_maximum;
@@ -188,3 +192,6 @@ TsrTensor* bind_amin(TsrTensor* a, const tsr_i64* array, int64_t length, bool ke
 %newobject bind_norm;
 %rename(norm) bind_norm;
 TsrTensor* bind_norm(TsrTensor* a, double p, const tsr_i64* array, int64_t length, bool keepdim);
+%newobject bind_linalg_vector_norm;
+%rename(linalg_vector_norm) bind_linalg_vector_norm;
+TsrTensor* bind_linalg_vector_norm(TsrTensor* a, double ord, const tsr_i64* array, int64_t length, bool keepdim);

@@ -45,6 +45,10 @@ Test(extrema, values_match_torch) {
   expect(T(tsr_norm(z, INFINITY, 1, (int64_t[]){0}, false, &o_)), (const double[]){4, 4, 2}, 3);
   expect(T(tsr_norm(z, -INFINITY, 0, NULL, false, &o_)), (const double[]){0.5}, 1);
   expect(T(tsr_norm(z, 0, 0, NULL, false, &o_)), (const double[]){6}, 1);
+  /* linalg.vector_norm: norm's values; grad_fn LinalgVectorNormBackward0 */
+  tsr_tensor* vn = T(tsr_linalg_vector_norm(z, 3, 1, (int64_t[]){1}, true, &o_));
+  tsr_assert_geometry(vn, 2, (int64_t[]){2, 1}, NULL);
+  expect(vn, (const double[]){3.30192733, 5.04132462}, 2);
   expect(T(tsr_norm(z, 3, 1, (int64_t[]){1}, false, &o_)), (const double[]){3.301927328109741, 5.041324615478516}, 2);
   /* dtypes: int64 with float32 gives float32; bool with bool stays bool */
   tsr_tensor* i = T(tsr_full(1, (int64_t[]){2}, 1, TSR_INT64, TSR_CPU, &o_));
@@ -79,6 +83,7 @@ Test(extrema, gradcheck_and_names) {
   cr_expect_str_eq(tsr_grad_fn_name(T(tsr_amax(x, 0, NULL, false, &o_))), "AmaxBackward0");
   cr_expect_str_eq(tsr_grad_fn_name(T(tsr_amin(x, 0, NULL, false, &o_))), "AminBackward0");
   cr_expect_str_eq(tsr_grad_fn_name(T(tsr_norm(x, 2, 0, NULL, false, &o_))), "NormBackward1");
+  cr_expect_str_eq(tsr_grad_fn_name(T(tsr_linalg_vector_norm(x, 2, 0, NULL, false, &o_))), "LinalgVectorNormBackward0");
   tg_arena_release(ar);
   tsr_tensor_release(x);
   tsr_tensor_release(y);
@@ -99,6 +104,22 @@ Test(extrema, errors) {
   TSR_ASSERT_FAILS(tsr_norm(l, 2, 0, NULL, false, &out), TSR_ERR_DTYPE_MISMATCH,
                    "norm(): input dtype should be either floating point or complex. Got Long instead.");
   TSR_ASSERT_FAILS(tsr_norm(NULL, 2, 0, NULL, false, &out), TSR_ERR_INVALID_ARGUMENT, "a is NULL");
+  /* torch.linalg.vector_norm's own messages */
+  TSR_ASSERT_FAILS(tsr_linalg_vector_norm(l, 2, 0, NULL, false, &out), TSR_ERR_DTYPE_MISMATCH,
+                   "linalg.vector_norm: Expected a floating point or complex tensor as input. Got Long");
+  TSR_ASSERT_FAILS(tsr_linalg_vector_norm(x, INFINITY, 0, NULL, false, &out), TSR_ERR_INVALID_ARGUMENT,
+                   "linalg.vector_norm cannot compute the inf norm on an empty tensor because the operation "
+                   "does not have an identity");
+  TSR_ASSERT_FAILS(tsr_linalg_vector_norm(x, -INFINITY, 1, (int64_t[]){-1}, false, &out), TSR_ERR_INVALID_ARGUMENT,
+                   "linalg.vector_norm cannot compute the -inf norm on the dimension 1because this dimension is "
+                   "empty and the operation does not have an identity");
+  TSR_ASSERT_FAILS(tsr_linalg_vector_norm(two, 2, 1, (int64_t[]){1}, false, &out), TSR_ERR_INVALID_ARGUMENT,
+                   "Dimension out of range");
+  TSR_ASSERT_FAILS(tsr_linalg_vector_norm(NULL, 2, 0, NULL, false, &out), TSR_ERR_INVALID_ARGUMENT, "a is NULL");
+  TSR_ASSERT_FAILS(tsr_linalg_vector_norm(two, 2, 0, NULL, false, NULL), TSR_ERR_INVALID_ARGUMENT, "out is NULL");
+  /* over a kept empty dim, or a 2-norm of nothing: fine, as torch */
+  tsr_assert_geometry(T(tsr_linalg_vector_norm(x, INFINITY, 1, (int64_t[]){0}, false, &o_)), 1, (int64_t[]){0}, NULL);
+  expect(T(tsr_linalg_vector_norm(x, 2, 0, NULL, false, &o_)), (const double[]){0}, 1);
   TSR_ASSERT_FAILS(tsr_maximum(two, two, NULL), TSR_ERR_INVALID_ARGUMENT, "out is NULL");
   cr_expect_eq(out, SENTINEL);
   /* an empty dim that is kept reduces to empty, as torch */

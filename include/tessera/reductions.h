@@ -326,6 +326,28 @@ TSR_API tsr_status tsr_amin(const tsr_tensor* a, int64_t n, const int64_t* dims,
  */
 TSR_API tsr_status tsr_norm(const tsr_tensor* a, double p, int64_t n, const int64_t* dims, bool keepdim,
                             tsr_tensor** out);
+/**
+ * @brief torch.linalg.vector_norm(a, ord, dims, keepdim): tsr_norm()'s
+ * values and gradient (p = ord, all dims when n = 0), with linalg's node
+ * (grad_fn LinalgVectorNormBackward0) and messages.
+ *
+ * For a dtype argument, as torch's dtype=, convert a first.
+ * @param[in]  a       floating dtype, any strides
+ * @param[in]  ord     the order: a number, INFINITY or -INFINITY
+ * @param[in]  n       number of dims (0: all)
+ * @param[in]  dims    n dims, distinct
+ * @param[in]  keepdim keep the reduced dims as size 1
+ * @param[out] out     new tensor of a's dtype (one reference)
+ * @return TSR_OK; an integer or bool a: TSR_ERR_DTYPE_MISMATCH
+ *   ("linalg.vector_norm: Expected a floating point or complex tensor as
+ *   input. Got Long"); ord = ±INFINITY over an empty tensor or an empty
+ *   reduced dim: TSR_ERR_INVALID_ARGUMENT ("linalg.vector_norm cannot
+ *   compute the inf norm on an empty tensor because the operation does not
+ *   have an identity", torch's); a dim out of range or twice, a NULL
+ *   handle: TSR_ERR_INVALID_ARGUMENT.
+ */
+TSR_API tsr_status tsr_linalg_vector_norm(const tsr_tensor* a, double ord, int64_t n, const int64_t* dims,
+                                          bool keepdim, tsr_tensor** out);
 
 #ifdef __cplusplus
 }

@@ -219,3 +219,13 @@ TSR_EXTERN tsr_status tsr_norm(const tsr_tensor* a, double p, int64_t n, const i
     emit(out, ops::norm(x, p, d, keepdim));
   });
 }
+
+TSR_EXTERN tsr_status tsr_linalg_vector_norm(const tsr_tensor* a, double ord, int64_t n, const int64_t* dims,
+                                             bool keepdim, tsr_tensor** out) {
+  return guarded([&] {
+    const Tensor& x = tensor_of(a, "a");
+    const Shape d = dims_arg(n, dims);
+    require(out, "out");
+    emit(out, ops::linalg_vector_norm(x, ord, d, keepdim));
+  });
+}

@@ -112,15 +112,25 @@ class ExtremeOver final : public prim::Primitive {
   bool keepdim_;
 };
 
+// torch.norm, or torch.linalg.vector_norm: the same values and gradient,
+// their own node names and messages.
+enum class NormFlavor { Norm, LinalgVectorNorm };
+
 class Norm final : public prim::Primitive {
  public:
-  Norm(double p, Shape dims, bool keepdim) : p_(p), dims_(std::move(dims)), keepdim_(keepdim) {}
-  const char* name() const override { return "NormBackward1"; }
-  const char* op() const override { return "norm"; }
+  Norm(double p, Shape dims, bool keepdim, NormFlavor flavor)
+      : p_(p), dims_(std::move(dims)), keepdim_(keepdim), flavor_(flavor) {}
+  const char* name() const override { return linalg() ? "LinalgVectorNormBackward0" : "NormBackward1"; }
+  const char* op() const override { return linalg() ? "linalg_vector_norm" : "norm"; }
   std::vector<TensorMeta> output_meta(const Tensors& in) const override {
+    const std::string dtype = kernels::scalar_type_name(in[0].dtype());
+    if (linalg()) {
+      TSR_CHECK(is_floating(in[0].dtype()), TSR_ERR_DTYPE_MISMATCH,
+                "linalg.vector_norm: Expected a floating point or complex tensor as input. Got ", dtype);
+      check_identity(in[0]);
+    }
     TSR_CHECK(is_floating(in[0].dtype()), TSR_ERR_DTYPE_MISMATCH,
-              "norm(): input dtype should be either floating point or complex. Got ",
-              kernels::scalar_type_name(in[0].dtype()), " instead.");
+              "norm(): input dtype should be either floating point or complex. Got ", dtype, " instead.");
     return {{kernels::reduced_sizes(in[0].sizes(), kernels::reduction_mask(in[0], dims_), keepdim_), in[0].dtype()}};
   }
   Tensors eval_cpu(const Tensors& in) override {
@@ -135,9 +145,26 @@ class Norm final : public prim::Primitive {
   Tensors backward(const BackwardContext& ctx) override;
 
  private:
+  bool linalg() const { return flavor_ == NormFlavor::LinalgVectorNorm; }
+  // linalg.vector_norm's refusal of a max/min over nothing (torch's
+  // messages, the missing space included).
+  void check_identity(const Tensor& x) const {
+    if (!std::isinf(p_) || x.numel() != 0) return;
+    const char* order = p_ > 0 ? "inf" : "-inf";
+    TSR_CHECK(!dims_.empty(), TSR_ERR_INVALID_ARGUMENT, "linalg.vector_norm cannot compute the ", order,
+              " norm on an empty tensor because the operation does not have an identity");
+    for (int64_t d : dims_) {
+      const int64_t dim = d < 0 ? d + x.ndim() : d;
+      TSR_CHECK(dim < 0 || dim >= x.ndim() || x.sizes()[size_t(dim)] != 0, TSR_ERR_INVALID_ARGUMENT,
+                "linalg.vector_norm cannot compute the ", order, " norm on the dimension ", dim,
+                "because this dimension is empty and the operation does not have an identity");
+    }
+  }
+
   double p_;
   Shape dims_;
   bool keepdim_;
+  NormFlavor flavor_;
 };
 
 // torch 1.13's norm_backward.
@@ -172,6 +199,12 @@ Tensor minimum(const Tensor& a, const Tensor& b) {
 }
 Tensor amax(const Tensor& a, const Shape& dims, bool keepdim) { return run1<ExtremeOver>({a}, true, dims, keepdim); }
 Tensor amin(const Tensor& a, const Shape& dims, bool keepdim) { return run1<ExtremeOver>({a}, false, dims, keepdim); }
-Tensor norm(const Tensor& a, double p, const Shape& dims, bool keepdim) { return run1<Norm>({a}, p, dims, keepdim); }
+Tensor norm(const Tensor& a, double p, const Shape& dims, bool keepdim) {
+  return run1<Norm>({a}, p, dims, keepdim, NormFlavor::Norm);
+}
+
+Tensor linalg_vector_norm(const Tensor& a, double ord, const Shape& dims, bool keepdim) {
+  return run1<Norm>({a}, ord, dims, keepdim, NormFlavor::LinalgVectorNorm);
+}
 
 }  // namespace tsr::ops

@@ -47,5 +47,7 @@ Tensor minimum(const Tensor& a, const Tensor& b);
 Tensor amax(const Tensor& a, const Shape& dims, bool keepdim);
 Tensor amin(const Tensor& a, const Shape& dims, bool keepdim);
 Tensor norm(const Tensor& a, double p, const Shape& dims, bool keepdim);
+// torch.linalg.vector_norm: norm's values and gradient, LinalgVectorNormBackward0.
+Tensor linalg_vector_norm(const Tensor& a, double ord, const Shape& dims, bool keepdim);
 
 }  // namespace tsr::ops

@@ -561,6 +561,28 @@ void add_reduce_cases(std::vector<Case>& cs) {
                   },
                   [p](const Inputs& in, tsr_tensor** o) { return tsr_norm(in[0].get(), p, 0, nullptr, true, o); }, 0,
                   0, false});
+  // linalg.vector_norm: norm's kernels, its own node (and, empty, its refusals)
+  for (double p : {2.0, double(INFINITY), -double(INFINITY), 0.5})
+    for (int64_t dim : {0, 1}) {
+      Case c{"linalg_vector_norm/dim " + std::to_string(dim) + ", p=" + std::to_string(p),
+             [](Dev dev, Inputs& in) {
+               in.push_back(leaf(on(dev, doubles_cpu({1.0, -2.0, 3.5, 0.25, 4.0, -0.5}, {2, 3}, TSR_FLOAT32))));
+               Input empty;  // no gradient: only its refusal (or its empty result) counts
+               empty.leaf = H(on(dev, values_cpu({3, 0}, TSR_FLOAT32)));
+               in.push_back(std::move(empty));
+             },
+             [p, dim](const Inputs& in, tsr_tensor** o) {
+               const int64_t dims[] = {dim};
+               tsr_tensor* empty_norm = nullptr;
+               const tsr_status s = tsr_linalg_vector_norm(in[1].get(), p, 1, dims, false, &empty_norm);
+               tsr_tensor_release(empty_norm);
+               if (s != TSR_OK) return s;
+               return tsr_linalg_vector_norm(in[0].get(), p, 1, dims, true, o);
+             },
+             0, 0};
+      c.ulp_factor = 16;
+      cs.push_back(c);
+    }
   for (double p : {double(INFINITY), -double(INFINITY), 2.0})
     cs.push_back({"norm/empty dim, p=" + std::to_string(p),
                   [](Dev dev, Inputs& in) { in.push_back(leaf(on(dev, values_cpu({3, 0}, TSR_FLOAT32)))); },

@@ -59,6 +59,7 @@ from ._autocast import (autocast, is_autocast_enabled, is_autocast_cpu_enabled, 
                         set_autocast_cache_enabled, clear_autocast_cache)
 from . import cpu                   # torch.cpu.amp.autocast
 from . import distributed           # torch.distributed (process groups over Gloo)
+from . import linalg                # torch.linalg (the norms, matmul)
 from ._tensor import Size
 import sys as _sys
 _sys.modules[__name__ + ".cuda"] = cuda

@@ -26,6 +26,7 @@ from . import cpu as cpu
 from . import _cuda as cuda
 from . import distributed as distributed
 from . import errors as errors
+from . import linalg as linalg
 from . import nn as nn
 from . import optim as optim
 from . import profiler as profiler
