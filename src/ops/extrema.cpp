@@ -32,7 +32,7 @@ using prim::Tensors;
 
 namespace {
 
-const bool registered = prim::register_op_names({"maximum", "minimum", "amax", "amin", "norm"});
+const bool registered = prim::register_op_names({"maximum", "minimum", "amax", "amin", "norm", "linalg_vector_norm"});
 
 class Extremum final : public prim::Primitive {
  public:
