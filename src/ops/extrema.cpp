@@ -123,14 +123,17 @@ class Norm final : public prim::Primitive {
   const char* name() const override { return linalg() ? "LinalgVectorNormBackward0" : "NormBackward1"; }
   const char* op() const override { return linalg() ? "linalg_vector_norm" : "norm"; }
   std::vector<TensorMeta> output_meta(const Tensors& in) const override {
-    const std::string dtype = kernels::scalar_type_name(in[0].dtype());
+    // The dtype's name only on failure: this runs at every forward.
     if (linalg()) {
       TSR_CHECK(is_floating(in[0].dtype()), TSR_ERR_DTYPE_MISMATCH,
-                "linalg.vector_norm: Expected a floating point or complex tensor as input. Got ", dtype);
+                "linalg.vector_norm: Expected a floating point or complex tensor as input. Got ",
+                kernels::scalar_type_name(in[0].dtype()));
       check_identity(in[0]);
+    } else {
+      TSR_CHECK(is_floating(in[0].dtype()), TSR_ERR_DTYPE_MISMATCH,
+                "norm(): input dtype should be either floating point or complex. Got ",
+                kernels::scalar_type_name(in[0].dtype()), " instead.");
     }
-    TSR_CHECK(is_floating(in[0].dtype()), TSR_ERR_DTYPE_MISMATCH,
-              "norm(): input dtype should be either floating point or complex. Got ", dtype, " instead.");
     return {{kernels::reduced_sizes(in[0].sizes(), kernels::reduction_mask(in[0], dims_), keepdim_), in[0].dtype()}};
   }
   Tensors eval_cpu(const Tensors& in) override {
